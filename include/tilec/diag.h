@@ -1,0 +1,66 @@
+/* tilec/diag.h — the context every tilec API call takes: an allocator and a list
+ * of structured diagnostics.  Errors are values: a call that fails returns a
+ * status (or NULL) and appends one or more diagnostics; the context stays usable.
+ * A context is not thread-safe; use one per thread. */
+#ifndef TILEC_DIAG_H
+#define TILEC_DIAG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    TILEC_OK = 0,
+    TILEC_E_ARG,         /* invalid argument to an API call */
+    TILEC_E_TYPE,        /* type mismatch */
+    TILEC_E_SHAPE,       /* index-space mismatch (join, broadcast, mma dims) */
+    TILEC_E_SCOPE,       /* region nesting, capture scope, visibility */
+    TILEC_E_VERIFY,      /* IR verifier rule violated */
+    TILEC_E_UNSUPPORTED, /* legal but not supported by this stage */
+    TILEC_E_BUDGET,      /* a configured budget was exceeded */
+    TILEC_E_PARSE,       /* text-form syntax error */
+    TILEC_E_NOMEM,       /* allocation failed */
+    TILEC_E_IO,          /* file or data-format error */
+    TILEC_E_RUNTIME      /* execution failed (bad buffers, ...) */
+} tilec_status;
+
+typedef struct tilec_context tilec_context;
+
+/* Optional user allocator; NULL means malloc/free. */
+typedef struct {
+    void *(*alloc)(void *user, size_t size);
+    void (*free)(void *user, void *ptr);
+    void *user;
+} tilec_allocator;
+
+/* A source location; file NULL or line 0 means "not from text". */
+typedef struct {
+    const char *file;
+    uint32_t line, column;
+} tilec_loc;
+
+typedef struct {
+    tilec_status status;
+    const char *code;    /* stable identifier, e.g. "TIR-V12" or "TIR-P03" */
+    const char *message; /* human-readable, names the offending object */
+    tilec_loc loc;
+} tilec_diag;
+
+tilec_status tilec_context_create(const tilec_allocator *alloc, tilec_context **out);
+void tilec_context_destroy(tilec_context *ctx);
+
+size_t tilec_diag_count(const tilec_context *ctx);
+const tilec_diag *tilec_diag_at(const tilec_context *ctx, size_t index);
+void tilec_diag_clear(tilec_context *ctx);
+/* Writes every diagnostic as "file:line:col: error[CODE]: message\n". */
+void tilec_diag_print(const tilec_context *ctx, FILE *out);
+const char *tilec_status_name(tilec_status status);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,33 @@
+/* context.h — internal side of tilec_context: allocation through the user's
+ * allocator (with a test hook that makes the N-th allocation fail) and the
+ * diagnostic sink.  Messages are copied into context-owned memory. */
+#ifndef TILEC_BASE_CONTEXT_H
+#define TILEC_BASE_CONTEXT_H
+
+#include "tilec/diag.h"
+#include <stdarg.h>
+#include <stdbool.h>
+
+void *tilec_alloc(tilec_context *ctx, size_t size);   /* zeroed; NULL on failure */
+void tilec_free(tilec_context *ctx, void *ptr);
+/* Grows a block from old_size to new_size bytes (copying); NULL on failure, and
+ * then the old block is still valid. */
+void *tilec_grow(tilec_context *ctx, void *ptr, size_t old_size, size_t new_size);
+
+/* Test hook: the allocation after `count` more successful ones fails
+ * (count < 0 disables). */
+void tilec_context_fail_allocation_after(tilec_context *ctx, long count);
+
+/* Appends a diagnostic; returns `status` so callers can `return tilec_error(...)`. */
+tilec_status tilec_error(tilec_context *ctx, tilec_status status, const char *code,
+                         tilec_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+tilec_status tilec_verror(tilec_context *ctx, tilec_status status, const char *code,
+                          tilec_loc loc, const char *fmt, va_list ap);
+
+static inline tilec_loc tilec_no_loc(void) {
+    tilec_loc loc = {0};
+    return loc;
+}
+
+#endif

@@ -1,0 +1,702 @@
+/* builder.c — the explicit SSA builder.  Every constructor checks its typing
+ * rule (the same rules tir_verify checks afterwards) and records a sticky,
+ * located diagnostic on failure; a failed call returns NULL / an error. */
+#include "tir/builder.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define CHECK_LIVE(b, ret) \
+    do { \
+        if (!(b) || (b)->status != TILEC_OK) return ret; \
+    } while (0)
+
+void tir_builder_fail(tir_builder *b, tilec_status status, const char *code, const char *fmt, ...) {
+    if (b->status != TILEC_OK) return;
+    b->status = status;
+    va_list ap;
+    va_start(ap, fmt);
+    tilec_verror(b->module->ctx, status, code, b->loc, fmt, ap);
+    va_end(ap);
+}
+
+static void *fail_oom(tir_builder *b) {
+    tir_builder_fail(b, TILEC_E_NOMEM, "TIR-M01", "out of memory building TileIR");
+    return NULL;
+}
+
+
+tir_builder *tir_builder_create(tir_func *f) {
+    tir_module *m = f->module;
+    tir_builder *b = tilec_alloc(m->ctx, sizeof *b);
+    if (!b) {
+        tilec_error(m->ctx, TILEC_E_NOMEM, "TIR-M01", tilec_no_loc(), "out of memory creating a builder");
+        return NULL;
+    }
+    b->module = m;
+    b->func = f;
+    b->loc = f->loc;
+    if (!tir_builder_push_frame(b, NULL, false)) {
+        tir_builder_destroy(b);
+        return NULL;
+    }
+    return b;
+}
+
+void tir_builder_destroy(tir_builder *b) {
+    if (!b) return;
+    tilec_context *ctx = b->module->ctx;
+    for (size_t i = 0; i < b->vars.len; i++) tilec_free(ctx, b->vars.data[i]);
+    VEC_FREE(ctx, &b->vars);
+    VEC_FREE(ctx, &b->slots);
+    VEC_FREE(ctx, &b->frames);
+    tilec_free(ctx, b);
+}
+
+tilec_status tir_builder_status(const tir_builder *b) { return b ? b->status : TILEC_E_ARG; }
+tir_module *tir_builder_module(const tir_builder *b) { return b->module; }
+void tir_builder_set_loc(tir_builder *b, tilec_loc loc) { b->loc = loc; }
+tir_frame *tir_builder_top(tir_builder *b) { return &VEC_LAST(&b->frames); }
+
+void tir_builder_emit(tir_builder *b, tir_op *op) { tir_op_insert_end(op, tir_builder_top(b)->block); }
+
+bool tir_builder_visible(tir_builder *b, const tir_value *v) {
+    const tir_block *home = v->def_op ? v->def_op->parent : v->def_block;
+    if (!home || home->func != b->func) return false;
+    for (size_t i = b->frames.len; i-- > 0;)
+        if (b->frames.data[i].block == home) return true;
+    return false;
+}
+
+static const char *value_label(const tir_value *v) { return v->name ? v->name : "value"; }
+
+/* Checks that every operand exists and is visible at the insertion point. */
+static bool check_operands(tir_builder *b, const char *what, size_t n, tir_value *const *vs) {
+    for (size_t i = 0; i < n; i++) {
+        if (!vs[i]) {
+            tir_builder_fail(b, TILEC_E_ARG, "TIR-B05", "%s: operand %zu is missing", what, i);
+            return false;
+        }
+        if (!tir_builder_visible(b, vs[i])) {
+            tir_builder_fail(b, TILEC_E_SCOPE, "TIR-B06",
+                             "%s: operand %zu ('%%%s') is not visible here (defined in a closed region or "
+                             "another kernel)", what, i, value_label(vs[i]));
+            return false;
+        }
+    }
+    return true;
+}
+
+static tir_op *new_op(tir_builder *b, tir_op_kind kind, size_t n, tir_value *const *operands) {
+    tir_op *op = tir_op_new(b->func, kind, b->loc);
+    if (!op) return fail_oom(b);
+    for (size_t i = 0; i < n; i++)
+        if (!tir_op_add_operand(op, operands[i])) return fail_oom(b);
+    return op;
+}
+
+static tir_value *add_result(tir_builder *b, tir_op *op, tir_type *type) {
+    tir_value *v = type ? tir_op_add_result(op, type) : NULL;
+    if (!v) return fail_oom(b);
+    return v;
+}
+
+/* ---- constants ---- */
+
+tir_value *tir_const(tir_builder *b, tir_type *type, tir_literal lit) {
+    CHECK_LIVE(b, NULL);
+    if (!type || type->kind == TIR_TYPE_VIEW) {
+        tir_builder_fail(b, TILEC_E_TYPE, "TIR-B07", "a constant must be an index, scalar or tile");
+        return NULL;
+    }
+    tir_scalar s = tir_type_elem(type);
+    bool is_bool = lit.kind == TIR_LIT_BOOL;
+    if (is_bool != (s == TIR_BOOL)) {
+        tir_builder_fail(b, TILEC_E_TYPE, "TIR-B08", "constant of type %s needs a %s literal", tir_scalar_name(s),
+                         s == TIR_BOOL ? "boolean" : "numeric");
+        return NULL;
+    }
+    if (lit.kind == TIR_LIT_FLOAT && !tir_scalar_is_float(s)) {
+        tir_builder_fail(b, TILEC_E_TYPE, "TIR-B08", "integer constant of type %s cannot take a fractional literal",
+                         tir_scalar_name(s));
+        return NULL;
+    }
+    tir_op *op = new_op(b, TIR_OP_CONSTANT, 0, NULL);
+    if (!op) return NULL;
+    op->literal = lit;
+    if (type->kind == TIR_TYPE_TILE) op->domain = type->space;
+    tir_value *v = add_result(b, op, type);
+    if (v) tir_builder_emit(b, op);
+    return v;
+}
+
+tir_value *tir_const_index(tir_builder *b, int64_t v) {
+    CHECK_LIVE(b, NULL);
+    return tir_const(b, tir_type_index(b->module), (tir_literal){TIR_LIT_INT, {.i = v}});
+}
+
+tir_value *tir_const_int(tir_builder *b, tir_scalar s, int64_t v) {
+    CHECK_LIVE(b, NULL);
+    return tir_const(b, tir_type_scalar(b->module, s), (tir_literal){TIR_LIT_INT, {.i = v}});
+}
+
+tir_value *tir_const_float(tir_builder *b, tir_scalar s, double v) {
+    CHECK_LIVE(b, NULL);
+    return tir_const(b, tir_type_scalar(b->module, s), (tir_literal){TIR_LIT_FLOAT, {.f = v}});
+}
+
+tir_value *tir_const_bool(tir_builder *b, bool v) {
+    CHECK_LIVE(b, NULL);
+    return tir_const(b, tir_type_scalar(b->module, TIR_BOOL), (tir_literal){TIR_LIT_BOOL, {.b = v}});
+}
+
+/* ---- elementwise ---- */
+
+static bool operand_kind_ok(tir_builder *b, tir_ew_op op, size_t i, const tir_value *v) {
+    tir_type_kind k = v->type->kind;
+    if (k == TIR_TYPE_INDEX || k == TIR_TYPE_SCALAR || k == TIR_TYPE_TILE) return true;
+    tir_builder_fail(b, TILEC_E_TYPE, "TIR-B09", "'%s': operand %zu must be an index, scalar or tile, not a view",
+                     tir_ew_name(op), i);
+    return false;
+}
+
+/* The result type of a lifted op over `operands` with element type `elem`:
+ * a Tile over the identity join when any operand is a Tile, otherwise Index when
+ * the element is i64 and some operand is Index, otherwise a scalar. */
+static tir_type *lifted_type(tir_builder *b, tir_ew_op op, size_t n, tir_value *const *operands, tir_scalar elem) {
+    tir_space *spaces[3];
+    size_t n_spaces = 0;
+    bool any_index = false;
+    /* SELECT prefers its value operands over the condition when ranks tie. */
+    size_t order[3] = {0, 1, 2};
+    if (op == TIR_EW_SELECT) order[0] = 1, order[1] = 2, order[2] = 0;
+    for (size_t k = 0; k < n; k++) {
+        const tir_value *v = operands[order[k]];
+        if (v->type->kind == TIR_TYPE_TILE) spaces[n_spaces++] = v->type->space;
+        if (v->type->kind == TIR_TYPE_INDEX) any_index = true;
+    }
+    if (n_spaces) {
+        tir_space *joined = tir_space_join(b->module, n_spaces, spaces);
+        if (!joined) {
+            /* tir_space_join already reported the conflicting dimension. */
+            b->status = TILEC_E_SHAPE;
+            tilec_error(b->module->ctx, TILEC_E_SHAPE, "TIR-B10", b->loc, "'%s': operand shapes do not join",
+                        tir_ew_name(op));
+            return NULL;
+        }
+        return tir_type_tile(b->module, elem, joined);
+    }
+    if (any_index && elem == TIR_I64 && op != TIR_EW_CAST) return tir_type_index(b->module);
+    return tir_type_scalar(b->module, elem);
+}
+
+tir_value *tir_ew(tir_builder *b, tir_ew_op op, size_t n, tir_value *const *operands) {
+    CHECK_LIVE(b, NULL);
+    if (op <= TIR_EW_INVALID || op >= TIR_EW_COUNT) {
+        tir_builder_fail(b, TILEC_E_ARG, "TIR-B11", "invalid elementwise opcode %d", (int)op);
+        return NULL;
+    }
+    if (op == TIR_EW_CAST) {
+        tir_builder_fail(b, TILEC_E_ARG, "TIR-B11", "'cast' needs a target type: use tir_cast");
+        return NULL;
+    }
+    const char *name = tir_ew_name(op);
+    if (n != tir_ew_arity(op)) {
+        tir_builder_fail(b, TILEC_E_ARG, "TIR-B12", "'%s' takes %u operands, got %zu", name, tir_ew_arity(op), n);
+        return NULL;
+    }
+    if (!check_operands(b, name, n, operands)) return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!operand_kind_ok(b, op, i, operands[i])) return NULL;
+    tir_ew_class cls = tir_ew_class_of(op);
+    /* Operands whose element types must agree: all but SELECT's condition. */
+    size_t first = cls == TIR_EWC_SELECT ? 1 : 0;
+    tir_scalar elem = tir_value_elem(operands[first]);
+    for (size_t i = first + 1; i < n; i++)
+        if (tir_value_elem(operands[i]) != elem) {
+            tir_builder_fail(b, TILEC_E_TYPE, "TIR-B13", "'%s': operand element types differ (%s and %s)", name,
+                             tir_scalar_name(elem), tir_scalar_name(tir_value_elem(operands[i])));
+            return NULL;
+        }
+    tir_scalar result = elem;
+    switch (cls) {
+    case TIR_EWC_NUMERIC:
+        if (elem == TIR_BOOL) goto bad_elem;
+        if (op == TIR_EW_NEG && !tir_scalar_is_signed(elem)) goto bad_elem;
+        break;
+    case TIR_EWC_INTEGER:
+        if (!tir_scalar_is_integer(elem)) goto bad_elem;
+        break;
+    case TIR_EWC_FLOAT:
+        if (!tir_scalar_is_float(elem)) goto bad_elem;
+        break;
+    case TIR_EWC_COMPARE: result = TIR_BOOL; break;
+    case TIR_EWC_LOGICAL:
+        if (elem != TIR_BOOL) goto bad_elem;
+        break;
+    case TIR_EWC_SELECT:
+        if (tir_value_elem(operands[0]) != TIR_BOOL) {
+            tir_builder_fail(b, TILEC_E_TYPE, "TIR-B14", "'select': the condition must be bool, not %s",
+                             tir_scalar_name(tir_value_elem(operands[0])));
+            return NULL;
+        }
+        break;
+    case TIR_EWC_CAST: break;
+    }
+    tir_type *type = lifted_type(b, op, n, operands, result);
+    if (!type) return NULL;
+    tir_op *o = new_op(b, TIR_OP_ELEMENTWISE, n, operands);
+    if (!o) return NULL;
+    o->ew = op;
+    tir_value *v = add_result(b, o, type);
+    if (v) tir_builder_emit(b, o);
+    return v;
+bad_elem:
+    tir_builder_fail(b, TILEC_E_TYPE, "TIR-B15", "'%s' is not defined for element type %s", name,
+                     tir_scalar_name(elem));
+    return NULL;
+}
+
+tir_value *tir_ew1(tir_builder *b, tir_ew_op op, tir_value *x) { return tir_ew(b, op, 1, &x); }
+
+tir_value *tir_ew2(tir_builder *b, tir_ew_op op, tir_value *x, tir_value *y) {
+    tir_value *operands[2] = {x, y};
+    return tir_ew(b, op, 2, operands);
+}
+
+tir_value *tir_cast(tir_builder *b, tir_value *v, tir_scalar to) {
+    CHECK_LIVE(b, NULL);
+    if (!check_operands(b, "cast", 1, &v) || !operand_kind_ok(b, TIR_EW_CAST, 0, v)) return NULL;
+    tir_type *type = v->type->kind == TIR_TYPE_TILE ? tir_type_tile(b->module, to, v->type->space)
+                                                     : tir_type_scalar(b->module, to);
+    if (!type) {
+        b->status = TILEC_E_TYPE;
+        return NULL;
+    }
+    tir_op *o = new_op(b, TIR_OP_ELEMENTWISE, 1, &v);
+    if (!o) return NULL;
+    o->ew = TIR_EW_CAST;
+    tir_value *r = add_result(b, o, type);
+    if (r) tir_builder_emit(b, o);
+    return r;
+}
+
+tir_value *tir_select(tir_builder *b, tir_value *cond, tir_value *t, tir_value *f) {
+    tir_value *operands[3] = {cond, t, f};
+    return tir_ew(b, TIR_EW_SELECT, 3, operands);
+}
+
+/* ---- extract, mma ---- */
+
+static bool check_indices(tir_builder *b, const char *what, size_t n, tir_value *const *idx) {
+    if (!check_operands(b, what, n, idx)) return false;
+    for (size_t i = 0; i < n; i++)
+        if (!tir_type_is_integer_scalar(idx[i]->type)) {
+            tir_builder_fail(b, TILEC_E_TYPE, "TIR-B16", "%s: index %zu must be an index or integer scalar", what, i);
+            return false;
+        }
+    return true;
+}
+
+tir_value *tir_extract(tir_builder *b, tir_value *tile, size_t n, tir_value *const *indices) {
+    CHECK_LIVE(b, NULL);
+    if (!check_operands(b, "extract", 1, &tile)) return NULL;
+    if (tile->type->kind != TIR_TYPE_TILE) {
+        tir_builder_fail(b, TILEC_E_TYPE, "TIR-B17", "extract: '%%%s' is not a tile", value_label(tile));
+        return NULL;
+    }
+    if (n != tile->type->space->rank) {
+        tir_builder_fail(b, TILEC_E_SHAPE, "TIR-B18", "extract: tile '%%%s' has rank %u but %zu indices were given",
+                         value_label(tile), tile->type->space->rank, n);
+        return NULL;
+    }
+    if (!check_indices(b, "extract", n, indices)) return NULL;
+    tir_op *o = new_op(b, TIR_OP_EXTRACT, 1, &tile);
+    if (!o) return NULL;
+    for (size_t i = 0; i < n; i++)
+        if (!tir_op_add_operand(o, indices[i])) return fail_oom(b);
+    tir_value *v = add_result(b, o, tir_type_scalar(b->module, tile->type->elem));
+    if (v) tir_builder_emit(b, o);
+    return v;
+}
+
+/* The named-form dimension rule of MMA; NULL when it holds, else the reason. */
+static const char *mma_dims_error(const tir_space *a, const tir_space *bm, const tir_space *c, char *buf, size_t n) {
+    const tir_space *sp[3] = {a, bm, c};
+    static const char *const names[3] = {"a", "b", "c"};
+    for (int s = 0; s < 3; s++)
+        for (uint32_t i = 0; i < sp[s]->rank; i++) {
+            const tir_axis *ax = &sp[s]->axes[i];
+            int found = 0;
+            for (int t = 0; t < 3; t++) {
+                if (t == s) continue;
+                int j = tir_space_find(sp[t], ax->dim);
+                if (j < 0) continue;
+                found++;
+                if (sp[t]->axes[j].extent != ax->extent) {
+                    snprintf(buf, n, "dimension '%s' has extent %llu in %s but %llu in %s", ax->dim->label,
+                             (unsigned long long)ax->extent, names[s], (unsigned long long)sp[t]->axes[j].extent,
+                             names[t]);
+                    return buf;
+                }
+            }
+            if (!found) {
+                snprintf(buf, n, "dimension '%s' of %s appears in neither of the other operands", ax->dim->label,
+                         names[s]);
+                return buf;
+            }
+        }
+    for (uint32_t i = 0; i < a->rank; i++)
+        if (tir_space_find(bm, a->axes[i].dim) >= 0 && tir_space_find(c, a->axes[i].dim) < 0) return NULL;
+    snprintf(buf, n, "a and b share no contracted dimension");
+    return buf;
+}
+
+tir_value *tir_mma(tir_builder *b, tir_value *a, tir_value *bm, tir_value *c, bool allow_reassociation) {
+    CHECK_LIVE(b, NULL);
+    tir_value *operands[3] = {a, bm, c};
+    if (!check_operands(b, "mma", 3, operands)) return NULL;
+    for (int i = 0; i < 3; i++)
+        if (operands[i]->type->kind != TIR_TYPE_TILE || operands[i]->type->elem == TIR_BOOL) {
+            tir_builder_fail(b, TILEC_E_TYPE, "TIR-B19", "mma: operand %d must be a numeric tile", i);
+            return NULL;
+        }
+    char why[256];
+    tir_space *sa = a->type->space, *sb = bm->type->space, *sc = c->type->space;
+    const char *error = mma_dims_error(sa, sb, sc, why, sizeof why);
+    if (error && sa->rank == 2 && sb->rank == 2 && sc->rank == 2 && sa->axes[0].extent == sc->axes[0].extent &&
+        sa->axes[1].extent == sb->axes[0].extent && sb->axes[1].extent == sc->axes[1].extent) {
+        /* Positional fallback: relabel a -> (c0, k'), b -> (k', c1). */
+        tir_dim *k = tir_dim_new(b->module, "k");
+        if (!k) return fail_oom(b);
+        tir_dim *da[2] = {sc->axes[0].dim, k}, *db[2] = {k, sc->axes[1].dim};
+        uint64_t ea[2] = {sa->axes[0].extent, sa->axes[1].extent}, eb[2] = {sb->axes[0].extent, sb->axes[1].extent};
+        tir_space *ra = tir_space_make(b->module, 2, da, ea), *rb = tir_space_make(b->module, 2, db, eb);
+        if (!ra || !rb) return fail_oom(b);
+        a = tir_lib_relabel(b, a, ra);
+        bm = tir_lib_relabel(b, bm, rb);
+        if (!a || !bm) return NULL;
+        error = NULL;
+    }
+    if (error) {
+        tir_builder_fail(b, TILEC_E_SHAPE, "TIR-B20", "mma: %s", error);
+        return NULL;
+    }
+    operands[0] = a;
+    operands[1] = bm;
+    tir_op *o = new_op(b, TIR_OP_MMA, 3, operands);
+    if (!o) return NULL;
+    o->allow_reassociation = allow_reassociation;
+    tir_value *v = add_result(b, o, c->type);
+    if (v) tir_builder_emit(b, o);
+    return v;
+}
+
+/* ---- memory access ---- */
+
+static bool inside_map(tir_builder *b) {
+    for (size_t i = b->frames.len; i-- > 1;)
+        if (b->frames.data[i].op->kind == TIR_OP_MAP) return true;
+    return false;
+}
+
+static bool check_view_access(tir_builder *b, const char *what, tir_value *view, size_t n_idx,
+                              tir_value *const *idx, bool store) {
+    if (!check_operands(b, what, 1, &view)) return false;
+    if (view->type->kind != TIR_TYPE_VIEW) {
+        tir_builder_fail(b, TILEC_E_TYPE, "TIR-B21", "%s: '%%%s' is not a view", what, value_label(view));
+        return false;
+    }
+    if (inside_map(b)) {
+        tir_builder_fail(b, TILEC_E_SCOPE, "TIR-B22", "%s: memory effects are not allowed inside a map", what);
+        return false;
+    }
+    if (store && view->read_only) {
+        tir_builder_fail(b, TILEC_E_TYPE, "TIR-B23", "%s: view '%%%s' is const", what, value_label(view));
+        return false;
+    }
+    (void)n_idx;
+    return check_indices(b, what, view->type->space->rank, idx);
+}
+
+static tir_op *view_op(tir_builder *b, tir_op_kind kind, tir_value *view, tir_value *const *idx) {
+    tir_op *o = new_op(b, kind, 1, &view);
+    if (!o) return NULL;
+    for (uint32_t i = 0; i < view->type->space->rank; i++)
+        if (!tir_op_add_operand(o, idx[i])) return fail_oom(b);
+    return o;
+}
+
+static bool check_subtile(tir_builder *b, const char *what, tir_value *view, tir_space *space) {
+    if (!space) {
+        tir_builder_fail(b, TILEC_E_ARG, "TIR-B24", "%s: missing tile space", what);
+        return false;
+    }
+    if (space->rank != view->type->space->rank) {
+        tir_builder_fail(b, TILEC_E_SHAPE, "TIR-B25", "%s: tile rank %u differs from view '%%%s' rank %u", what,
+                         space->rank, value_label(view), view->type->space->rank);
+        return false;
+    }
+    return true;
+}
+
+tir_value *tir_load_tile(tir_builder *b, tir_value *view, tir_value *const *origin, tir_space *space,
+                         tir_bounds bounds, tir_value *fill) {
+    CHECK_LIVE(b, NULL);
+    if (!check_view_access(b, "load", view, 0, origin, false) || !check_subtile(b, "load", view, space)) return NULL;
+    if (fill) {
+        if (!check_operands(b, "load fill", 1, &fill)) return NULL;
+        if (fill->type->kind != TIR_TYPE_SCALAR || fill->type->elem != view->type->elem) {
+            tir_builder_fail(b, TILEC_E_TYPE, "TIR-B26", "load: the fill must be a %s scalar",
+                             tir_scalar_name(view->type->elem));
+            return NULL;
+        }
+    }
+    tir_op *o = view_op(b, TIR_OP_VIEW_LOAD, view, origin);
+    if (!o || (fill && !tir_op_add_operand(o, fill))) return o ? fail_oom(b) : NULL;
+    o->domain = space;
+    o->bounds = bounds;
+    o->has_fill = fill != NULL;
+    tir_value *v = add_result(b, o, tir_type_tile(b->module, view->type->elem, space));
+    if (v) tir_builder_emit(b, o);
+    return v;
+}
+
+tilec_status tir_store_tile(tir_builder *b, tir_value *view, tir_value *const *origin, tir_value *tile,
+                            tir_bounds bounds) {
+    CHECK_LIVE(b, b ? b->status : TILEC_E_ARG);
+    if (!check_view_access(b, "store", view, 0, origin, true) || !check_operands(b, "store", 1, &tile))
+        return b->status;
+    if (tile->type->kind != TIR_TYPE_TILE || tile->type->elem != view->type->elem) {
+        tir_builder_fail(b, TILEC_E_TYPE, "TIR-B27", "store: the value must be a tile of %s",
+                         tir_scalar_name(view->type->elem));
+        return b->status;
+    }
+    if (!check_subtile(b, "store", view, tile->type->space)) return b->status;
+    tir_op *o = view_op(b, TIR_OP_VIEW_STORE, view, origin);
+    if (!o || !tir_op_add_operand(o, tile)) return o ? (fail_oom(b), b->status) : b->status;
+    o->domain = tile->type->space;
+    o->bounds = bounds;
+    tir_builder_emit(b, o);
+    return TILEC_OK;
+}
+
+tir_value *tir_load_elem(tir_builder *b, tir_value *view, tir_value *const *indices, tir_value *pred,
+                         tir_value *fallback) {
+    CHECK_LIVE(b, NULL);
+    if (!check_view_access(b, "load", view, 0, indices, false)) return NULL;
+    if ((pred == NULL) != (fallback == NULL)) {
+        tir_builder_fail(b, TILEC_E_ARG, "TIR-B28", "load: a masked load needs both a predicate and a fallback");
+        return NULL;
+    }
+    if (pred) {
+        tir_value *pf[2] = {pred, fallback};
+        if (!check_operands(b, "masked load", 2, pf)) return NULL;
+        if (pred->type->kind != TIR_TYPE_SCALAR || pred->type->elem != TIR_BOOL ||
+            fallback->type->kind != TIR_TYPE_SCALAR || fallback->type->elem != view->type->elem) {
+            tir_builder_fail(b, TILEC_E_TYPE, "TIR-B29",
+                             "load: the mask must be a bool scalar and the fallback a %s scalar",
+                             tir_scalar_name(view->type->elem));
+            return NULL;
+        }
+    }
+    tir_op *o = view_op(b, TIR_OP_VIEW_LOAD, view, indices);
+    if (!o) return NULL;
+    if (pred && (!tir_op_add_operand(o, pred) || !tir_op_add_operand(o, fallback))) return fail_oom(b);
+    o->masked = pred != NULL;
+    tir_value *v = add_result(b, o, tir_type_scalar(b->module, view->type->elem));
+    if (v) tir_builder_emit(b, o);
+    return v;
+}
+
+tilec_status tir_store_elem(tir_builder *b, tir_value *view, tir_value *const *indices, tir_value *v) {
+    CHECK_LIVE(b, b ? b->status : TILEC_E_ARG);
+    if (!check_view_access(b, "store", view, 0, indices, true) || !check_operands(b, "store", 1, &v))
+        return b->status;
+    if (v->type->kind != TIR_TYPE_SCALAR || v->type->elem != view->type->elem) {
+        tir_builder_fail(b, TILEC_E_TYPE, "TIR-B27", "store: the value must be a %s scalar",
+                         tir_scalar_name(view->type->elem));
+        return b->status;
+    }
+    tir_op *o = view_op(b, TIR_OP_VIEW_STORE, view, indices);
+    if (!o || !tir_op_add_operand(o, v)) return o ? (fail_oom(b), b->status) : b->status;
+    tir_builder_emit(b, o);
+    return TILEC_OK;
+}
+
+/* ---- regions ---- */
+
+static bool check_domain(tir_builder *b, const char *what, tir_space *domain) {
+    if (!domain || domain->rank == 0) {
+        tir_builder_fail(b, TILEC_E_SHAPE, "TIR-B30", "%s: the domain must have rank >= 1", what);
+        return false;
+    }
+    return true;
+}
+
+tir_op *tir_region_begin(tir_builder *b, tir_op_kind kind, tir_space *domain, const tir_region_opts *opts,
+                         size_t n_carry, tir_value *const *init) {
+    CHECK_LIVE(b, NULL);
+    tir_region_opts defaults = {0};
+    if (!opts) opts = &defaults;
+    if (kind != TIR_OP_PARALLEL && kind != TIR_OP_SERIAL && kind != TIR_OP_PIPELINE && kind != TIR_OP_REDUCE) {
+        tir_builder_fail(b, TILEC_E_ARG, "TIR-B31", "'%s' is not a region kind", tir_op_kind_name(kind));
+        return NULL;
+    }
+    const char *what = tir_op_kind_name(kind);
+    if (!check_domain(b, what, domain)) return NULL;
+    if (kind == TIR_OP_PARALLEL && n_carry) {
+        tir_builder_fail(b, TILEC_E_ARG, "TIR-B32", "parallel regions carry no values");
+        return NULL;
+    }
+    if (kind == TIR_OP_PARALLEL && opts->scope != TIR_SCOPE_AUTO)
+        for (size_t i = b->frames.len; i-- > 1;) {
+            tir_op *outer = b->frames.data[i].op;
+            if (outer->kind == TIR_OP_PARALLEL && outer->scope != TIR_SCOPE_AUTO && opts->scope < outer->scope) {
+                tir_builder_fail(b, TILEC_E_SCOPE, "TIR-B33", "parallel scope '%s' cannot nest inside scope '%s'",
+                                 tir_exec_scope_name(opts->scope), tir_exec_scope_name(outer->scope));
+                return NULL;
+            }
+        }
+    if (n_carry && !check_operands(b, what, n_carry, init)) return NULL;
+    for (size_t i = 0; i < n_carry; i++)
+        if (init[i]->type->kind == TIR_TYPE_VIEW) {
+            tir_builder_fail(b, TILEC_E_TYPE, "TIR-B34", "%s: views cannot be carried", what);
+            return NULL;
+        }
+    tir_op *o = new_op(b, kind, n_carry, init);
+    if (!o || !(o->body = tir_block_new(b->func, o))) return fail_oom(b);
+    o->domain = domain;
+    o->scope = opts->scope;
+    o->stages = opts->stages;
+    o->initiation_interval = opts->initiation_interval ? opts->initiation_interval : 1;
+    o->policy = opts->policy;
+    tir_type *index = tir_type_index(b->module);
+    for (uint32_t i = 0; i < domain->rank; i++)
+        if (!tir_block_add_arg(o->body, index)) return fail_oom(b);
+    for (size_t i = 0; i < n_carry; i++)
+        if (!tir_block_add_arg(o->body, init[i]->type) || !add_result(b, o, init[i]->type)) return NULL;
+    tir_builder_emit(b, o);
+    if (!tir_builder_push_frame(b, o, false)) return NULL;
+    return o;
+}
+
+tir_value *tir_region_coord(const tir_op *region, size_t axis) {
+    if (!region || !region->body || !region->domain || axis >= region->domain->rank) return NULL;
+    return region->body->args[axis];
+}
+
+tir_value *tir_region_carry(const tir_op *region, size_t index) {
+    if (!region || !region->body || !region->domain) return NULL;
+    size_t i = region->domain->rank + index;
+    return i < region->body->arg_count ? region->body->args[i] : NULL;
+}
+
+/* Pops the top frame after checking it belongs to `region`. */
+static bool close_frame(tir_builder *b, tir_op *region) {
+    if (b->frames.len <= 1 || tir_builder_top(b)->op != region) {
+        tir_builder_fail(b, TILEC_E_SCOPE, "TIR-B35", "'%s' region closed out of order (it is not the innermost open region)",
+                         region ? tir_op_kind_name(region->kind) : "?");
+        return false;
+    }
+    bool ok = tir_builder_top(b)->capture || tir_capture_check_unmutated(b, tir_builder_top(b));
+    b->slots.len = tir_builder_top(b)->slot_begin;
+    b->frames.len--;
+    tir_capture_retire_vars(b, b->frames.len);
+    return ok;
+}
+
+static bool emit_yield(tir_builder *b, tir_op *region, size_t n, tir_value *const *yields) {
+    tir_op *y = new_op(b, TIR_OP_YIELD, n, yields);
+    if (!y) return false;
+    tir_op_insert_end(y, region->body);
+    return true;
+}
+
+tilec_status tir_region_end(tir_builder *b, tir_op *region, size_t n_yield, tir_value *const *yields) {
+    CHECK_LIVE(b, b ? b->status : TILEC_E_ARG);
+    if (!region || !tir_op_is_region(region) || region->kind == TIR_OP_MAP) {
+        tir_builder_fail(b, TILEC_E_ARG, "TIR-B31", "region_end needs a parallel/serial/pipeline/reduce op");
+        return b->status;
+    }
+    const char *what = tir_op_kind_name(region->kind);
+    if (n_yield != region->result_count) {
+        tir_builder_fail(b, TILEC_E_ARG, "TIR-B36", "%s yields %zu values but carries %u", what, n_yield,
+                         region->result_count);
+        return b->status;
+    }
+    if (n_yield && !check_operands(b, what, n_yield, yields)) return b->status;
+    for (size_t i = 0; i < n_yield; i++)
+        if (yields[i]->type != region->results[i]->type) {
+            tir_builder_fail(b, TILEC_E_TYPE, "TIR-B37", "%s: yielded value %zu has a different type than its carry",
+                             what, i);
+            return b->status;
+        }
+    if (!emit_yield(b, region, n_yield, yields)) return b->status;
+    close_frame(b, region);
+    return b->status;
+}
+
+tir_op *tir_map_begin(tir_builder *b, tir_space *space, tir_scalar elem) {
+    CHECK_LIVE(b, NULL);
+    tir_type *type = space ? tir_type_tile(b->module, elem, space) : NULL;
+    if (!type) {
+        tir_builder_fail(b, TILEC_E_TYPE, "TIR-B38", "map: needs a space and a valid element type");
+        return NULL;
+    }
+    tir_op *o = new_op(b, TIR_OP_MAP, 0, NULL);
+    if (!o || !(o->body = tir_block_new(b->func, o))) return fail_oom(b);
+    o->domain = space;
+    tir_type *index = tir_type_index(b->module);
+    for (uint32_t i = 0; i < space->rank; i++)
+        if (!tir_block_add_arg(o->body, index)) return fail_oom(b);
+    if (!add_result(b, o, type)) return NULL;
+    tir_builder_emit(b, o);
+    if (!tir_builder_push_frame(b, o, false)) return NULL;
+    return o;
+}
+
+tir_value *tir_map_end(tir_builder *b, tir_op *map, tir_value *element) {
+    CHECK_LIVE(b, NULL);
+    if (!map || map->kind != TIR_OP_MAP) {
+        tir_builder_fail(b, TILEC_E_ARG, "TIR-B31", "map_end needs a map op");
+        return NULL;
+    }
+    if (!check_operands(b, "map", 1, &element)) return NULL;
+    tir_scalar elem = map->results[0]->type->elem;
+    if (element->type->kind == TIR_TYPE_INDEX) element = tir_cast(b, element, elem);
+    if (!element) return NULL;
+    if (element->type->kind != TIR_TYPE_SCALAR || element->type->elem != elem) {
+        tir_builder_fail(b, TILEC_E_TYPE, "TIR-B39", "map: the element must be a %s scalar", tir_scalar_name(elem));
+        return NULL;
+    }
+    if (!emit_yield(b, map, 1, &element) || !close_frame(b, map)) return NULL;
+    return map->results[0];
+}
+
+tilec_status tir_stage(tir_builder *b, const char *name) {
+    CHECK_LIVE(b, b ? b->status : TILEC_E_ARG);
+    tir_op *top = tir_builder_top(b)->op;
+    if (!top || top->kind != TIR_OP_PIPELINE) {
+        tir_builder_fail(b, TILEC_E_SCOPE, "TIR-B40", "stage%s%s%s must be directly inside a pipeline body",
+                         name ? " '" : "", name ? name : "", name ? "'" : "");
+        return b->status;
+    }
+    tir_op *o = new_op(b, TIR_OP_STAGE, 0, NULL);
+    if (!o) return b->status;
+    if (name && !(o->stage_name = arena_strdup(&b->module->arena, name))) return fail_oom(b), b->status;
+    tir_builder_emit(b, o);
+    return TILEC_OK;
+}
+
+tir_value *tir_index(tir_builder *b, tir_dim *d) {
+    CHECK_LIVE(b, NULL);
+    for (size_t i = b->frames.len; i-- > 1;) {
+        tir_op *op = b->frames.data[i].op;
+        int axis = d ? tir_space_find(op->domain, d) : -1;
+        if (axis >= 0) return op->body->args[axis];
+    }
+    tir_builder_fail(b, TILEC_E_SCOPE, "TIR-B41", "no open region binds dimension '%s'", d ? d->label : "?");
+    return NULL;
+}

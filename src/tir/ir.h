@@ -1,0 +1,148 @@
+/* ir.h — TileIR object layouts, shared by every module under src/tir and by the
+ * layers that read TileIR (planner, lowerer).  Public code uses tilec/tir.h.
+ *
+ * Ownership: every object lives in its module's arena (stable addresses).
+ * Regions: a structured op owns at most one body block (the language creates
+ * exactly one block per region), so "region" and "body block" coincide.
+ * Use lists: an attached op's operands are linked into their values' use lists;
+ * a detached op's are not (tir_op_detach unlinks, insert relinks). */
+#ifndef TILEC_TIR_IR_H
+#define TILEC_TIR_IR_H
+
+#include "tilec/tir.h"
+#include "base/arena.h"
+#include "base/vec.h"
+
+struct tir_dim {
+    uint32_t id;
+    const char *label;
+};
+
+typedef struct {
+    tir_dim *dim;
+    uint64_t extent;
+} tir_axis;
+
+struct tir_space {
+    tir_space *next_interned;
+    uint64_t hash;
+    uint32_t rank;
+    tir_axis axes[];
+};
+
+struct tir_type {
+    tir_type *next_interned;
+    tir_type_kind kind;
+    tir_scalar elem;   /* INVALID for Index */
+    tir_space *space;  /* Tile and View */
+};
+
+struct tir_use {
+    tir_op *user;
+    uint32_t index;
+    tir_value *value;
+    tir_use *prev, *next; /* in value->uses, while the user is attached */
+    bool linked;
+};
+
+struct tir_value {
+    uint32_t id;
+    tir_type *type;
+    const char *name;
+    tir_op *def_op;       /* op result */
+    tir_block *def_block; /* block argument */
+    uint32_t index;
+    bool read_only;       /* a `const` view parameter */
+    tir_use *uses;
+    uint32_t use_count;
+};
+
+struct tir_block {
+    tir_func *func;
+    tir_op *parent_op; /* NULL for the function body */
+    tir_op *first, *last;
+    tir_value **args;
+    uint32_t arg_count, arg_capacity;
+};
+
+struct tir_op {
+    uint32_t id;
+    tir_op_kind kind;
+    tir_ew_op ew;
+    tir_func *func;
+    tir_block *parent; /* NULL while detached */
+    tir_op *prev, *next;
+    tir_use **operands;
+    uint32_t operand_count, operand_capacity;
+    tir_value **results;
+    uint32_t result_count, result_capacity;
+    tir_block *body;
+    tir_space *domain;      /* regions, maps, subtile loads/stores */
+    tir_bounds bounds;      /* subtile loads/stores */
+    bool has_fill;          /* subtile load: last operand is the fill scalar */
+    bool masked;            /* scalar load: operands end with (pred, fallback) */
+    tir_reduction_policy policy;
+    bool allow_reassociation; /* MMA */
+    uint64_t stages, initiation_interval;
+    const char *stage_name;
+    tir_exec_scope scope;
+    tir_literal literal;
+    tilec_loc loc;
+};
+
+typedef struct {
+    const char *name;
+    int64_t value;
+} tir_shape_param;
+
+struct tir_func {
+    tir_module *module;
+    const char *name;
+    tir_block *body;
+    uint32_t next_value_id, next_op_id;
+    tir_shape_param *shape_params;
+    uint32_t shape_param_count;
+    tilec_loc loc;
+};
+
+enum { TIR_INTERN_BUCKETS = 256 };
+
+struct tir_module {
+    tilec_context *ctx;
+    arena arena;
+    VEC(tir_func *) funcs;
+    uint32_t dim_count;
+    VEC(tir_dim *) positional; /* positional[k] = "positional.<k>" or NULL */
+    tir_space *spaces[TIR_INTERN_BUCKETS];
+    tir_type *types[TIR_INTERN_BUCKETS];
+    tir_type *index_type;
+};
+
+/* ---- internal constructors used by the builder, parser and capture ---- */
+tir_op *tir_op_new(tir_func *f, tir_op_kind kind, tilec_loc loc); /* detached */
+bool tir_op_add_operand(tir_op *op, tir_value *v);
+tir_value *tir_op_add_result(tir_op *op, tir_type *type);
+tir_block *tir_block_new(tir_func *f, tir_op *parent_op);
+tir_value *tir_block_add_arg(tir_block *b, tir_type *type);
+/* Removes the last operand (unlinking its use); used by capture rollback. */
+void tir_op_pop_operand(tir_op *op);
+bool tir_value_set_name(tir_module *m, tir_value *v, const char *name);
+
+static inline bool tir_op_is_loop(const tir_op *op) {
+    return op->kind == TIR_OP_SERIAL || op->kind == TIR_OP_PIPELINE || op->kind == TIR_OP_REDUCE;
+}
+static inline bool tir_op_is_region(const tir_op *op) {
+    return tir_op_is_loop(op) || op->kind == TIR_OP_PARALLEL || op->kind == TIR_OP_MAP;
+}
+/* Index, Scalar or Tile element type; Index counts as i64. */
+static inline tir_scalar tir_value_elem(const tir_value *v) { return tir_type_elem(v->type); }
+static inline bool tir_type_is_tile(const tir_type *t) { return t->kind == TIR_TYPE_TILE; }
+static inline bool tir_type_is_scalar_like(const tir_type *t) {
+    return t->kind == TIR_TYPE_SCALAR || t->kind == TIR_TYPE_INDEX;
+}
+/* Index or an integer scalar: what coordinates and view indices accept. */
+static inline bool tir_type_is_integer_scalar(const tir_type *t) {
+    return t->kind == TIR_TYPE_INDEX || (t->kind == TIR_TYPE_SCALAR && tir_scalar_is_integer(t->elem));
+}
+
+#endif

@@ -1,0 +1,348 @@
+/* module.c — TileIR containers: module, function, block, op, value, use lists,
+ * and the O(1) mutation primitives (detach, insert, move, set operand, RAUW,
+ * erase).  Invariant: an op's operand uses are linked into their values' use
+ * lists exactly while the op is attached to a block. */
+#include "tir/ir.h"
+
+#include <string.h>
+
+tir_module *tir_module_create(tilec_context *ctx) {
+    tir_module *m = tilec_alloc(ctx, sizeof *m);
+    if (!m) {
+        tilec_error(ctx, TILEC_E_NOMEM, "TIR-M01", tilec_no_loc(), "out of memory creating a module");
+        return NULL;
+    }
+    m->ctx = ctx;
+    arena_init(&m->arena, ctx);
+    return m;
+}
+
+void tir_module_destroy(tir_module *m) {
+    if (!m) return;
+    VEC_FREE(m->ctx, &m->funcs);
+    VEC_FREE(m->ctx, &m->positional);
+    arena_destroy(&m->arena);
+    tilec_free(m->ctx, m);
+}
+
+tilec_context *tir_module_context(const tir_module *m) { return m->ctx; }
+size_t tir_module_func_count(const tir_module *m) { return m->funcs.len; }
+tir_func *tir_module_func(const tir_module *m, size_t index) {
+    return index < m->funcs.len ? m->funcs.data[index] : NULL;
+}
+
+tir_func *tir_module_find_func(const tir_module *m, const char *name) {
+    for (size_t i = 0; i < m->funcs.len; i++)
+        if (!strcmp(m->funcs.data[i]->name, name)) return m->funcs.data[i];
+    return NULL;
+}
+
+static void *oom(tir_module *m) {
+    tilec_error(m->ctx, TILEC_E_NOMEM, "TIR-M01", tilec_no_loc(), "out of memory building TileIR");
+    return NULL;
+}
+
+tir_func *tir_func_new(tir_module *m, const char *name) {
+    if (!name || !*name) {
+        tilec_error(m->ctx, TILEC_E_ARG, "TIR-M02", tilec_no_loc(), "kernel name must not be empty");
+        return NULL;
+    }
+    if (tir_module_find_func(m, name)) {
+        tilec_error(m->ctx, TILEC_E_ARG, "TIR-M03", tilec_no_loc(), "kernel '@%s' is defined twice", name);
+        return NULL;
+    }
+    tir_func *f = ARENA_NEW(&m->arena, tir_func);
+    if (!f || !(f->name = arena_strdup(&m->arena, name))) return oom(m);
+    f->module = m;
+    if (!(f->body = tir_block_new(f, NULL)) || !VEC_PUSH(m->ctx, &m->funcs, f)) return oom(m);
+    return f;
+}
+
+tir_value *tir_func_add_param(tir_func *f, const char *name, tir_type *view_type, bool read_only) {
+    tir_module *m = f->module;
+    if (!view_type || view_type->kind != TIR_TYPE_VIEW) {
+        tilec_error(m->ctx, TILEC_E_TYPE, "TIR-M04", f->loc, "parameter '%s' of '@%s' must be a view",
+                    name ? name : "?", f->name);
+        return NULL;
+    }
+    if (f->body->first) {
+        tilec_error(m->ctx, TILEC_E_SCOPE, "TIR-M05", f->loc,
+                    "parameters of '@%s' must be added before its body", f->name);
+        return NULL;
+    }
+    for (uint32_t i = 0; name && i < f->body->arg_count; i++) {
+        const char *other = f->body->args[i]->name;
+        if (other && !strcmp(other, name)) {
+            tilec_error(m->ctx, TILEC_E_ARG, "TIR-M06", f->loc, "parameter '%s' of '@%s' is declared twice",
+                        name, f->name);
+            return NULL;
+        }
+    }
+    tir_value *v = tir_block_add_arg(f->body, view_type);
+    if (!v) return NULL;
+    v->read_only = read_only;
+    if (name && !tir_value_set_name(m, v, name)) return NULL;
+    return v;
+}
+
+tir_value *tir_func_add_view(tir_func *f, const char *name, tir_scalar elem, size_t rank,
+                             const uint64_t *extents, bool read_only) {
+    tir_module *m = f->module;
+    tir_dim *dims[64];
+    if (rank > 64) {
+        tilec_error(m->ctx, TILEC_E_ARG, "TIR-M04", f->loc, "view '%s' rank %zu exceeds 64", name, rank);
+        return NULL;
+    }
+    char label[256];
+    for (size_t i = 0; i < rank; i++) {
+        snprintf(label, sizeof label, "%s.%zu", name ? name : "arg", i);
+        if (!(dims[i] = tir_dim_new(m, label))) return oom(m);
+    }
+    tir_space *space = tir_space_make(m, rank, dims, extents);
+    return space ? tir_func_add_param(f, name, tir_type_view(m, elem, space), read_only) : NULL;
+}
+
+const char *tir_func_name(const tir_func *f) { return f->name; }
+tir_module *tir_func_module(const tir_func *f) { return f->module; }
+tir_block *tir_func_body(const tir_func *f) { return f->body; }
+size_t tir_func_param_count(const tir_func *f) { return f->body->arg_count; }
+tir_value *tir_func_param(const tir_func *f, size_t index) {
+    return index < f->body->arg_count ? f->body->args[index] : NULL;
+}
+size_t tir_func_shape_param_count(const tir_func *f) { return f->shape_param_count; }
+const char *tir_func_shape_param(const tir_func *f, size_t index, int64_t *value) {
+    if (index >= f->shape_param_count) return NULL;
+    if (value) *value = f->shape_params[index].value;
+    return f->shape_params[index].name;
+}
+
+/* ---- objects ---- */
+
+tir_block *tir_block_new(tir_func *f, tir_op *parent_op) {
+    tir_block *b = ARENA_NEW(&f->module->arena, tir_block);
+    if (!b) return oom(f->module);
+    b->func = f;
+    b->parent_op = parent_op;
+    return b;
+}
+
+static tir_value *new_value(tir_func *f, tir_type *type) {
+    tir_value *v = ARENA_NEW(&f->module->arena, tir_value);
+    if (!v) return oom(f->module);
+    v->id = f->next_value_id++;
+    v->type = type;
+    return v;
+}
+
+/* Appends to an arena-backed pointer array, doubling its capacity. */
+static bool push_pointer(tir_module *m, void ***items, uint32_t *count, uint32_t *capacity, void *item) {
+    if (*count == *capacity) {
+        uint32_t cap = *capacity ? *capacity * 2 : 4;
+        void **p = ARENA_ARRAY(&m->arena, void *, cap);
+        if (!p) return oom(m), false;
+        if (*count) memcpy(p, *items, *count * sizeof *p);
+        *items = p;
+        *capacity = cap;
+    }
+    (*items)[(*count)++] = item;
+    return true;
+}
+
+tir_value *tir_block_add_arg(tir_block *b, tir_type *type) {
+    tir_value *v = new_value(b->func, type);
+    if (!v) return NULL;
+    v->def_block = b;
+    v->index = b->arg_count;
+    if (!push_pointer(b->func->module, (void ***)&b->args, &b->arg_count, &b->arg_capacity, v)) return NULL;
+    return v;
+}
+
+tir_op *tir_op_new(tir_func *f, tir_op_kind kind, tilec_loc loc) {
+    tir_op *op = ARENA_NEW(&f->module->arena, tir_op);
+    if (!op) return oom(f->module);
+    op->id = f->next_op_id++;
+    op->kind = kind;
+    op->func = f;
+    op->loc = loc;
+    op->allow_reassociation = true;
+    op->initiation_interval = 1;
+    return op;
+}
+
+static void link_use(tir_use *u) {
+    tir_value *v = u->value;
+    u->prev = NULL;
+    u->next = v->uses;
+    if (v->uses) v->uses->prev = u;
+    v->uses = u;
+    v->use_count++;
+    u->linked = true;
+}
+
+static void unlink_use(tir_use *u) {
+    if (!u->linked) return;
+    tir_value *v = u->value;
+    if (u->prev) u->prev->next = u->next;
+    else v->uses = u->next;
+    if (u->next) u->next->prev = u->prev;
+    u->prev = u->next = NULL;
+    v->use_count--;
+    u->linked = false;
+}
+
+bool tir_op_add_operand(tir_op *op, tir_value *v) {
+    tir_module *m = op->func->module;
+    tir_use *u = ARENA_NEW(&m->arena, tir_use);
+    if (!u) return oom(m), false;
+    u->user = op;
+    u->index = op->operand_count;
+    u->value = v;
+    if (!push_pointer(m, (void ***)&op->operands, &op->operand_count, &op->operand_capacity, u)) return false;
+    if (op->parent && v) link_use(u);
+    return true;
+}
+
+void tir_op_pop_operand(tir_op *op) {
+    if (!op->operand_count) return;
+    unlink_use(op->operands[--op->operand_count]);
+}
+
+tir_value *tir_op_add_result(tir_op *op, tir_type *type) {
+    tir_value *v = new_value(op->func, type);
+    if (!v) return NULL;
+    v->def_op = op;
+    v->index = op->result_count;
+    if (!push_pointer(op->func->module, (void ***)&op->results, &op->result_count, &op->result_capacity, v))
+        return NULL;
+    return v;
+}
+
+bool tir_value_set_name(tir_module *m, tir_value *v, const char *name) {
+    v->name = name ? arena_strdup(&m->arena, name) : NULL;
+    return !name || v->name || oom(m);
+}
+
+/* ---- inspection ---- */
+
+tir_op *tir_block_first(const tir_block *b) { return b->first; }
+tir_op *tir_block_last(const tir_block *b) { return b->last; }
+size_t tir_block_arg_count(const tir_block *b) { return b->arg_count; }
+tir_value *tir_block_arg(const tir_block *b, size_t index) { return index < b->arg_count ? b->args[index] : NULL; }
+tir_op *tir_block_parent(const tir_block *b) { return b->parent_op; }
+
+tir_op_kind tir_op_kind_of(const tir_op *op) { return op->kind; }
+tir_ew_op tir_op_ew(const tir_op *op) { return op->ew; }
+tir_op *tir_op_next(const tir_op *op) { return op->next; }
+tir_op *tir_op_prev(const tir_op *op) { return op->prev; }
+tir_block *tir_op_parent(const tir_op *op) { return op->parent; }
+size_t tir_op_operand_count(const tir_op *op) { return op->operand_count; }
+tir_value *tir_op_operand(const tir_op *op, size_t index) {
+    return index < op->operand_count ? op->operands[index]->value : NULL;
+}
+size_t tir_op_result_count(const tir_op *op) { return op->result_count; }
+tir_value *tir_op_result(const tir_op *op, size_t index) {
+    return index < op->result_count ? op->results[index] : NULL;
+}
+tir_block *tir_op_body(const tir_op *op) { return op->body; }
+tir_space *tir_op_domain(const tir_op *op) { return op->domain; }
+tilec_loc tir_op_loc(const tir_op *op) { return op->loc; }
+uint32_t tir_op_id(const tir_op *op) { return op->id; }
+
+tir_type *tir_value_type(const tir_value *v) { return v->type; }
+const char *tir_value_name(const tir_value *v) { return v->name; }
+tir_op *tir_value_def(const tir_value *v) { return v->def_op; }
+tir_block *tir_value_owner_block(const tir_value *v) { return v->def_block; }
+size_t tir_value_index(const tir_value *v) { return v->index; }
+size_t tir_value_use_count(const tir_value *v) { return v->use_count; }
+bool tir_value_read_only(const tir_value *v) { return v->read_only; }
+
+/* ---- mutation ---- */
+
+void tir_op_detach(tir_op *op) {
+    tir_block *b = op->parent;
+    if (!b) return;
+    if (op->prev) op->prev->next = op->next;
+    else b->first = op->next;
+    if (op->next) op->next->prev = op->prev;
+    else b->last = op->prev;
+    op->prev = op->next = NULL;
+    op->parent = NULL;
+    for (uint32_t i = 0; i < op->operand_count; i++) unlink_use(op->operands[i]);
+}
+
+static void attach(tir_op *op, tir_block *b) {
+    op->parent = b;
+    for (uint32_t i = 0; i < op->operand_count; i++)
+        if (op->operands[i]->value) link_use(op->operands[i]);
+}
+
+void tir_op_insert_before(tir_op *op, tir_op *position) {
+    tir_op_detach(op);
+    tir_block *b = position->parent;
+    op->next = position;
+    op->prev = position->prev;
+    if (position->prev) position->prev->next = op;
+    else b->first = op;
+    position->prev = op;
+    attach(op, b);
+}
+
+void tir_op_insert_end(tir_op *op, tir_block *block) {
+    tir_op_detach(op);
+    op->prev = block->last;
+    op->next = NULL;
+    if (block->last) block->last->next = op;
+    else block->first = op;
+    block->last = op;
+    attach(op, block);
+}
+
+void tir_op_move_before(tir_op *op, tir_op *position) {
+    if (op != position) tir_op_insert_before(op, position);
+}
+
+tilec_status tir_op_set_operand(tir_op *op, size_t index, tir_value *v) {
+    if (index >= op->operand_count) return TILEC_E_ARG;
+    tir_use *u = op->operands[index];
+    unlink_use(u);
+    u->value = v;
+    if (op->parent && v) link_use(u);
+    return TILEC_OK;
+}
+
+tilec_status tir_op_erase(tir_op *op) {
+    tir_module *m = op->func->module;
+    for (uint32_t i = 0; i < op->result_count; i++)
+        if (op->results[i]->use_count)
+            return tilec_error(m->ctx, TILEC_E_ARG, "TIR-M07", op->loc,
+                               "cannot erase '%s' op #%u: result %u still has %u uses",
+                               tir_op_kind_name(op->kind), op->id, i, op->results[i]->use_count);
+    /* Erase nested ops first so their uses of outer values disappear. */
+    if (op->body)
+        while (op->body->last) {
+            tir_op *inner = op->body->last;
+            for (uint32_t i = 0; i < inner->result_count; i++) {
+                /* Inner results are only used inside the region being erased. */
+                while (inner->results[i]->uses) {
+                    tir_use *u = inner->results[i]->uses;
+                    unlink_use(u);
+                    u->value = NULL;
+                }
+            }
+            tir_op_erase(inner);
+        }
+    tir_op_detach(op);
+    return TILEC_OK;
+}
+
+tilec_status tir_value_replace_all_uses(tir_value *from, tir_value *to) {
+    if (from == to) return TILEC_OK;
+    if (!to || from->type != to->type) return TILEC_E_TYPE;
+    while (from->uses) {
+        tir_use *u = from->uses;
+        unlink_use(u);
+        u->value = to;
+        link_use(u);
+    }
+    return TILEC_OK;
+}

@@ -1,0 +1,2 @@
+#include "tilec/tir.h"
+int main(void) { return 0; }
