@@ -1,5 +1,5 @@
 /* reference.h — independent hand-written C references for the bundled example
- * kernels (examples/*.tir).  They do not use TileIR: each computes, in FP64 and
+ * kernels (examples/NAME.tir).  They do not use TileIR: each computes, in FP64 and
  * with plain loops, what its kernel should store, so `tilec demo` and the tests
  * can check the reference interpreter (and later native code) against them.
  *
