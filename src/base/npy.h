@@ -1,0 +1,72 @@
+/* npy.h — NumPy .npy files: read format versions 1, 2 and 3, write 1 and 2.
+ *
+ * Only what kernels exchange is supported: C order, little-endian (one-byte
+ * types in any byte order), and the dtypes of npy_dtype.  The writer produces
+ * byte-for-byte what NumPy's np.save writes (sorted dict keys, growth padding,
+ * 64-byte aligned header ending in '\n').  Nothing here knows about tiles: the
+ * CLI maps dtypes to TileIR scalars.
+ *
+ * Diagnostics (status TILEC_E_IO unless noted; the message names the file):
+ *   TILEC-IO01   the file cannot be opened, read or written
+ *   TILEC-NPY01  bad magic (not a .npy file)
+ *   TILEC-NPY02  unsupported format version
+ *   TILEC-NPY03  malformed header (dict syntax, missing/unknown/duplicate keys)
+ *   TILEC-NPY04  fortran_order is True
+ *   TILEC-NPY05  big-endian data
+ *   TILEC-NPY06  unsupported dtype
+ *   TILEC-NPY07  truncated file (header or data)
+ *   TILEC-NPY08  shape out of range (rank above NPY_MAX_RANK, size overflow)
+ *   TILEC-NPY09  bytes after the data
+ *   TILEC-NPY10  invalid array given to the writer (status TILEC_E_ARG) */
+#ifndef TILEC_BASE_NPY_H
+#define TILEC_BASE_NPY_H
+
+#include "base/context.h"
+#include "base/strbuf.h"
+#include <stdbool.h>
+#include <stdint.h>
+
+/* X(enum suffix, NumPy descr as np.save writes it, element size, short name) */
+#define NPY_DTYPES(X) \
+    X(BOOL, "|b1", 1, "bool") \
+    X(I8, "|i1", 1, "i8") X(U8, "|u1", 1, "u8") X(I16, "<i2", 2, "i16") X(U16, "<u2", 2, "u16") \
+    X(I32, "<i4", 4, "i32") X(U32, "<u4", 4, "u32") X(I64, "<i8", 8, "i64") X(U64, "<u8", 8, "u64") \
+    X(F32, "<f4", 4, "f32") X(F64, "<f8", 8, "f64")
+
+typedef enum {
+    NPY_INVALID = 0,
+#define X(e, descr, size, name) NPY_##e,
+    NPY_DTYPES(X)
+#undef X
+    NPY_DTYPE_COUNT
+} npy_dtype;
+
+#define NPY_MAX_RANK 64 /* NumPy 2's NPY_MAXDIMS */
+
+typedef struct {
+    npy_dtype dtype;
+    size_t rank;                   /* 0 for a scalar array */
+    uint64_t shape[NPY_MAX_RANK];
+    void *data;                    /* C-order, little-endian elements */
+    size_t size_bytes;             /* volume × element size */
+} npy_array;
+
+const char *npy_dtype_name(npy_dtype t);  /* "f32"; "invalid" when out of range */
+const char *npy_dtype_descr(npy_dtype t); /* NumPy's descr: "<f4", "|b1" */
+size_t npy_dtype_size(npy_dtype t);       /* 0 when invalid */
+/* Number of elements (1 for rank 0); false on overflow. */
+bool npy_volume(size_t rank, const uint64_t *shape, uint64_t *volume);
+
+/* Reads `path` into *out; out->data is allocated from ctx (npy_array_free).
+ * On failure *out is zeroed and diagnostics say why. */
+tilec_status npy_read(tilec_context *ctx, const char *path, npy_array *out);
+void npy_array_free(tilec_context *ctx, npy_array *a);
+
+/* The header NumPy writes for `a` with format `version` (1 or 2; 0 picks the
+ * oldest that fits, as np.save does): magic, version, length, dict, padding. */
+tilec_status npy_format_header(tilec_context *ctx, const npy_array *a, unsigned version, strbuf *out);
+
+/* Writes `a` to `path` (header from npy_format_header, then the data). */
+tilec_status npy_write(tilec_context *ctx, const char *path, const npy_array *a, unsigned version);
+
+#endif
