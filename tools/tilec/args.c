@@ -1,0 +1,221 @@
+/* args.c — kernel argument buffers for run and demo (see args.h).
+ * Invariant: buffers[i].size_bytes == params[i].volume × element size, and the
+ * buffer is always allocated (at least one byte) once create succeeds. */
+#include "args.h"
+
+#include "base/checked.h"
+#include "base/npy.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+tilec_status cli_args_create(tilec_context *ctx, const tir_func *f, cli_args *out) {
+    memset(out, 0, sizeof *out);
+    out->ctx = ctx;
+    size_t n = tir_func_param_count(f);
+    out->params = tilec_alloc(ctx, n * sizeof *out->params);
+    out->buffers = tilec_alloc(ctx, n * sizeof *out->buffers);
+    if (!out->params || !out->buffers) {
+        cli_args_destroy(out);
+        return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-CLI02", tilec_no_loc(), "out of memory for %zu arguments", n);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const tir_value *v = tir_func_param(f, i);
+        const tir_type *t = tir_value_type(v);
+        cli_param *p = &out->params[i];
+        p->name = tir_value_name(v) ? tir_value_name(v) : "?";
+        p->elem = tir_type_elem(t);
+        p->space = tir_type_space(t);
+        p->read_only = tir_value_read_only(v);
+        uint64_t bytes;
+        if (!tir_space_volume(p->space, &p->volume) || !checked_mul_u64(p->volume, tir_scalar_size(p->elem), &bytes) ||
+            bytes > SIZE_MAX) {
+            cli_args_destroy(out);
+            return tilec_error(ctx, TILEC_E_RUNTIME, "TILEC-CLI02", tilec_no_loc(),
+                               "parameter %%%s is too large to allocate", p->name);
+        }
+        out->buffers[i].data = tilec_alloc(ctx, (size_t)bytes);
+        out->buffers[i].size_bytes = (size_t)bytes;
+        out->count = i + 1;
+        if (!out->buffers[i].data) {
+            cli_args_destroy(out);
+            return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-CLI02", tilec_no_loc(),
+                               "out of memory: parameter %%%s needs %llu bytes", p->name, (unsigned long long)bytes);
+        }
+    }
+    out->count = n;
+    return TILEC_OK;
+}
+
+void cli_args_destroy(cli_args *a) {
+    for (size_t i = 0; i < a->count; i++) tilec_free(a->ctx, a->buffers[i].data);
+    tilec_free(a->ctx, a->buffers);
+    tilec_free(a->ctx, a->params);
+    a->count = 0;
+    a->buffers = NULL;
+    a->params = NULL;
+}
+
+int cli_args_find(const cli_args *a, const char *name, size_t name_len) {
+    if (name_len > 0 && name[0] == '%') {
+        name++;
+        name_len--;
+    }
+    for (size_t i = 0; i < a->count; i++)
+        if (strlen(a->params[i].name) == name_len && !memcmp(a->params[i].name, name, name_len)) return (int)i;
+    return -1;
+}
+
+/* ---- deterministic inputs ---- */
+
+static uint64_t splitmix64(uint64_t *state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+void cli_args_fill_random(cli_args *a, size_t index, uint64_t seed) {
+    uint64_t state = seed ^ (0xD1B54A32D192ED03ull * (index + 1));
+    void *data = a->buffers[index].data;
+    tir_scalar elem = a->params[index].elem;
+    for (uint64_t i = 0; i < a->params[index].volume; i++) {
+        uint64_t r = splitmix64(&state);
+        /* Exactly representable: 24 random bits for f32, 53 for f64. */
+        float f32 = (float)((double)(r >> 40) * 0x1p-23 - 1.0);
+        double f64 = (double)(r >> 11) * 0x1p-52 - 1.0;
+        int64_t small = (int64_t)((r >> 32) % 17) - 8;
+        uint64_t usmall = (r >> 32) % 9;
+        switch (elem) {
+        case TIR_BOOL: ((uint8_t *)data)[i] = (uint8_t)(r >> 63); break;
+        case TIR_I8: ((int8_t *)data)[i] = (int8_t)small; break;
+        case TIR_U8: ((uint8_t *)data)[i] = (uint8_t)usmall; break;
+        case TIR_I16: ((int16_t *)data)[i] = (int16_t)small; break;
+        case TIR_U16: ((uint16_t *)data)[i] = (uint16_t)usmall; break;
+        case TIR_I32: ((int32_t *)data)[i] = (int32_t)small; break;
+        case TIR_U32: ((uint32_t *)data)[i] = (uint32_t)usmall; break;
+        case TIR_I64: ((int64_t *)data)[i] = small; break;
+        case TIR_U64: ((uint64_t *)data)[i] = usmall; break;
+        case TIR_F32: ((float *)data)[i] = f32; break;
+        case TIR_F64: ((double *)data)[i] = f64; break;
+        default: return;
+        }
+    }
+}
+
+double cli_elem_value(const void *data, tir_scalar elem, uint64_t i) {
+    switch (elem) {
+    case TIR_BOOL: return ((const uint8_t *)data)[i] != 0;
+    case TIR_I8: return ((const int8_t *)data)[i];
+    case TIR_U8: return ((const uint8_t *)data)[i];
+    case TIR_I16: return ((const int16_t *)data)[i];
+    case TIR_U16: return ((const uint16_t *)data)[i];
+    case TIR_I32: return ((const int32_t *)data)[i];
+    case TIR_U32: return ((const uint32_t *)data)[i];
+    case TIR_I64: return (double)((const int64_t *)data)[i];
+    case TIR_U64: return (double)((const uint64_t *)data)[i];
+    case TIR_F32: return ((const float *)data)[i];
+    case TIR_F64: return ((const double *)data)[i];
+    default: return NAN;
+    }
+}
+
+/* ---- .npy ---- */
+
+/* TileIR scalars and .npy dtypes share their short names ("f32", "bool"). */
+static npy_dtype dtype_of(tir_scalar s) {
+    for (npy_dtype t = NPY_INVALID + 1; t < NPY_DTYPE_COUNT; t++)
+        if (!strcmp(npy_dtype_name(t), tir_scalar_name(s))) return t;
+    return NPY_INVALID;
+}
+
+static void format_shape(char *buf, size_t size, size_t rank, const uint64_t *shape) {
+    size_t used = (size_t)snprintf(buf, size, "[");
+    for (size_t i = 0; i < rank && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%llu", i ? ", " : "", (unsigned long long)shape[i]);
+    if (used < size) snprintf(buf + used, size - used, "]");
+}
+
+static size_t space_shape(const tir_space *space, uint64_t *shape) {
+    size_t rank = tir_space_rank(space);
+    for (size_t i = 0; i < rank; i++) shape[i] = tir_space_extent(space, i);
+    return rank;
+}
+
+void cli_format_type(char *buf, size_t size, tir_scalar elem, const tir_space *space) {
+    uint64_t shape[NPY_MAX_RANK];
+    size_t rank = space_shape(space, shape);
+    int n = snprintf(buf, size, "%s", tir_scalar_name(elem));
+    if (n >= 0 && (size_t)n < size) format_shape(buf + n, size - (size_t)n, rank, shape);
+}
+
+tilec_status cli_args_load_npy(cli_args *a, size_t index, const char *path) {
+    const cli_param *p = &a->params[index];
+    npy_array arr;
+    tilec_status st = npy_read(a->ctx, path, &arr);
+    if (st != TILEC_OK) return st;
+    uint64_t want[NPY_MAX_RANK];
+    size_t rank = space_shape(p->space, want);
+    char got_text[256], want_text[256];
+    if (arr.dtype != dtype_of(p->elem)) {
+        st = tilec_error(a->ctx, TILEC_E_TYPE, "TILEC-CLI03", tilec_no_loc(),
+                         "%s: dtype %s (%s) does not match parameter %%%s of element type %s", path,
+                         npy_dtype_descr(arr.dtype), npy_dtype_name(arr.dtype), p->name, tir_scalar_name(p->elem));
+    } else if (arr.rank != rank || memcmp(arr.shape, want, rank * sizeof *want)) {
+        format_shape(got_text, sizeof got_text, arr.rank, arr.shape);
+        format_shape(want_text, sizeof want_text, rank, want);
+        st = tilec_error(a->ctx, TILEC_E_SHAPE, "TILEC-CLI04", tilec_no_loc(),
+                         "%s: shape %s does not match parameter %%%s of shape %s", path, got_text, p->name,
+                         want_text);
+    } else {
+        memcpy(a->buffers[index].data, arr.data, arr.size_bytes);
+    }
+    npy_array_free(a->ctx, &arr);
+    return st;
+}
+
+tilec_status cli_args_save_npy(cli_args *a, size_t index, const char *path) {
+    const cli_param *p = &a->params[index];
+    npy_array arr;
+    memset(&arr, 0, sizeof arr);
+    arr.dtype = dtype_of(p->elem);
+    arr.rank = space_shape(p->space, arr.shape);
+    arr.data = a->buffers[index].data;
+    arr.size_bytes = a->buffers[index].size_bytes;
+    return npy_write(a->ctx, path, &arr, 0);
+}
+
+/* ---- summaries ---- */
+
+static uint64_t fnv1a64(const void *data, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ ((const unsigned char *)data)[i]) * 0x100000001b3ull;
+    return h;
+}
+
+void cli_print_summary(FILE *out, const cli_args *a, size_t index) {
+    const cli_param *p = &a->params[index];
+    const tir_buffer *b = &a->buffers[index];
+    char type[512];
+    cli_format_type(type, sizeof type, p->elem, p->space);
+    fprintf(out, "%%%s: %s", p->name, type);
+    double lo = INFINITY, hi = -INFINITY, sum = 0;
+    uint64_t nans = 0;
+    for (uint64_t i = 0; i < p->volume; i++) {
+        double v = cli_elem_value(b->data, p->elem, i);
+        if (isnan(v)) {
+            nans++;
+            continue;
+        }
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+        sum += v;
+    }
+    if (p->volume > nans)
+        fprintf(out, " min=%.6g max=%.6g mean=%.6g", lo, hi, sum / (double)(p->volume - nans));
+    else if (p->volume == 0)
+        fprintf(out, " empty");
+    if (nans) fprintf(out, " nan=%llu", (unsigned long long)nans);
+    fprintf(out, " checksum=%016llx\n", (unsigned long long)fnv1a64(b->data, b->size_bytes));
+}

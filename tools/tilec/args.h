@@ -1,0 +1,53 @@
+/* args.h — the kernel arguments `tilec run` and `tilec demo` pass to a kernel:
+ * one zeroed buffer per view parameter (volume × element size bytes), filled
+ * from .npy files or from a seeded generator, summarized and saved as .npy.
+ *
+ * The generator is SplitMix64 with one stream per parameter (seeded from the
+ * seed and the parameter's position), so giving one parameter with --in does not
+ * change the values of the others.  Floats are uniform in [-1, 1), signed
+ * integers uniform in [-8, 8], unsigned integers in [0, 8], bools fair coins. */
+#ifndef TILEC_CLI_ARGS_H
+#define TILEC_CLI_ARGS_H
+
+#include "base/context.h"
+#include "tilec/tir.h"
+
+#include <stdio.h>
+
+typedef struct {
+    const char *name; /* parameter name without '%' */
+    tir_scalar elem;
+    const tir_space *space;
+    uint64_t volume;
+    bool read_only;
+} cli_param;
+
+typedef struct {
+    tilec_context *ctx;
+    size_t count;
+    cli_param *params;
+    tir_buffer *buffers; /* what tir_interpret takes */
+} cli_args;
+
+/* Allocates zeroed buffers for every parameter of f; on failure appends a
+ * diagnostic (size overflow, out of memory) and leaves *out empty. */
+tilec_status cli_args_create(tilec_context *ctx, const tir_func *f, cli_args *out);
+void cli_args_destroy(cli_args *a);
+
+/* Index of the parameter called `name` (a leading '%' is ignored), or -1. */
+int cli_args_find(const cli_args *a, const char *name, size_t name_len);
+
+void cli_args_fill_random(cli_args *a, size_t index, uint64_t seed);
+/* Loads parameter `index` from a .npy file whose dtype and shape must match. */
+tilec_status cli_args_load_npy(cli_args *a, size_t index, const char *path);
+tilec_status cli_args_save_npy(cli_args *a, size_t index, const char *path);
+
+/* Element i of a buffer of `elem` values, as a double. */
+double cli_elem_value(const void *data, tir_scalar elem, uint64_t i);
+
+/* "f32[64, 80]" into buf. */
+void cli_format_type(char *buf, size_t size, tir_scalar elem, const tir_space *space);
+/* Prints "%NAME: f32[4, 5] min=... max=... mean=... checksum=..." for one parameter. */
+void cli_print_summary(FILE *out, const cli_args *a, size_t index);
+
+#endif

@@ -1,0 +1,182 @@
+/* cli.c — option scanning, error messages, -D defines and module loading shared
+ * by the subcommands (see cli.h). */
+#include "cli.h"
+
+#include "base/file.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+cli_scanner cli_scanner_start(const char *command, int argc, char **argv) {
+    cli_scanner s = {command, argc, argv, 1, false};
+    return s;
+}
+
+int cli_scan(cli_scanner *s, const cli_option *options, const char **value) {
+    *value = NULL;
+    if (s->next >= s->argc) return CLI_SCAN_END;
+    const char *arg = s->argv[s->next++];
+    if (!s->options_done && !strcmp(arg, "--")) {
+        s->options_done = true;
+        return cli_scan(s, options, value);
+    }
+    if (s->options_done || arg[0] != '-' || arg[1] == 0) {
+        *value = arg;
+        return CLI_SCAN_POSITIONAL;
+    }
+    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) return CLI_SCAN_HELP;
+    for (const cli_option *o = options; o->name; o++) {
+        size_t n = strlen(o->name);
+        if (strncmp(arg, o->name, n)) continue;
+        const char *rest = arg + n;
+        bool short_option = n == 2;
+        if (*rest == 0) {
+            if (!o->takes_value) return o->id;
+            if (s->next >= s->argc) {
+                cli_usage_error(s->command, "option '%s' needs a value", o->name);
+                return CLI_SCAN_ERROR;
+            }
+            *value = s->argv[s->next++];
+            return o->id;
+        }
+        if (short_option && o->takes_value) {
+            *value = rest; /* -DN=4 */
+            return o->id;
+        }
+        if (*rest == '=' && !short_option) {
+            if (!o->takes_value) {
+                cli_usage_error(s->command, "option '%s' takes no value", o->name);
+                return CLI_SCAN_ERROR;
+            }
+            *value = rest + 1;
+            return o->id;
+        }
+    }
+    cli_usage_error(s->command, "unknown option '%s'", arg);
+    return CLI_SCAN_ERROR;
+}
+
+static void vprint_error(const char *command, const char *fmt, va_list ap) {
+    fprintf(stderr, "tilec%s%s: error: ", command ? " " : "", command ? command : "");
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+int cli_usage_error(const char *command, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vprint_error(command, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "Try 'tilec %s%s--help'.\n", command ? command : "", command ? " " : "");
+    return CLI_EXIT_USAGE;
+}
+
+int cli_fail(const char *command, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vprint_error(command, fmt, ap);
+    va_end(ap);
+    return CLI_EXIT_FAIL;
+}
+
+int cli_fail_diags(tilec_context *ctx) {
+    tilec_diag_print(ctx, stderr);
+    tilec_diag_clear(ctx);
+    return CLI_EXIT_FAIL;
+}
+
+bool cli_split_assignment(const char *text, const char **name, size_t *name_len, const char **value) {
+    const char *eq = strchr(text, '=');
+    if (!eq || eq == text || eq[1] == 0) return false;
+    *name = text;
+    *name_len = (size_t)(eq - text);
+    *value = eq + 1;
+    return true;
+}
+
+bool cli_parse_u64(const char *text, uint64_t *out) {
+    if (!isdigit((unsigned char)text[0])) return false;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno || *end) return false;
+    *out = v;
+    return true;
+}
+
+void cli_defines_init(cli_defines *d, tilec_context *ctx) {
+    memset(d, 0, sizeof *d);
+    d->ctx = ctx;
+}
+
+void cli_defines_free(cli_defines *d) {
+    for (size_t i = 0; i < d->items.len; i++) tilec_free(d->ctx, (void *)d->items.data[i].name);
+    VEC_FREE(d->ctx, &d->items);
+}
+
+/* NAME is an identifier as in the text form; VALUE a decimal 64-bit integer. */
+bool cli_defines_add(cli_defines *d, const char *command, const char *text) {
+    const char *name, *value;
+    size_t n;
+    if (!cli_split_assignment(text, &name, &n, &value))
+        return cli_usage_error(command, "malformed -D '%s' (expected NAME=VALUE)", text), false;
+    bool ident = isalpha((unsigned char)name[0]) || name[0] == '_';
+    for (size_t i = 1; i < n; i++)
+        ident = ident && (isalnum((unsigned char)name[i]) || name[i] == '_' || name[i] == '.');
+    if (!ident) return cli_usage_error(command, "malformed -D '%s': '%.*s' is not a name", text, (int)n, name), false;
+    errno = 0;
+    char *end;
+    long long v = strtoll(value, &end, 10);
+    if (errno || *end || !(isdigit((unsigned char)value[0]) || value[0] == '-' || value[0] == '+'))
+        return cli_usage_error(command, "malformed -D '%s': '%s' is not a 64-bit integer", text, value), false;
+    char *copy = tilec_alloc(d->ctx, n + 1);
+    tir_define def = {copy, v};
+    if (!copy || !VEC_PUSH(d->ctx, &d->items, def)) {
+        tilec_free(d->ctx, copy);
+        return cli_fail(command, "out of memory"), false;
+    }
+    memcpy(copy, name, n);
+    return true;
+}
+
+tir_module *cli_load_module(tilec_context *ctx, const char *path, const cli_defines *defines) {
+    char *text;
+    size_t length;
+    if (file_read(ctx, path, &text, &length) != TILEC_OK) {
+        cli_fail_diags(ctx);
+        return NULL;
+    }
+    tir_module *m = NULL;
+    tilec_status st = tir_parse(ctx, text, length, path, defines->items.data, defines->items.len, &m);
+    tilec_free(ctx, text);
+    if (st == TILEC_OK && m && tir_verify(ctx, m) == TILEC_OK) return m;
+    if (st == TILEC_OK && !m) tilec_error(ctx, TILEC_E_PARSE, "TILEC-CLI01", tilec_no_loc(), "%s: parse produced no module", path);
+    tir_module_destroy(m);
+    cli_fail_diags(ctx);
+    return NULL;
+}
+
+int cli_scan_file_command(const cli_command *cmd, int argc, char **argv, cli_defines *defines, const char **path) {
+    static const cli_option options[] = {{"-D", true, 1}, {NULL, false, 0}};
+    cli_scanner s = cli_scanner_start(cmd->name, argc, argv);
+    const char *value;
+    int id;
+    *path = NULL;
+    while ((id = cli_scan(&s, options, &value)) != CLI_SCAN_END) {
+        if (id == CLI_SCAN_HELP) {
+            fputs(cmd->help, stdout);
+            return CLI_EXIT_OK;
+        }
+        if (id == CLI_SCAN_ERROR) return CLI_EXIT_USAGE;
+        if (id == CLI_SCAN_POSITIONAL) {
+            if (*path) return cli_usage_error(cmd->name, "unexpected argument '%s'", value);
+            *path = value;
+        } else if (!cli_defines_add(defines, cmd->name, value)) {
+            return CLI_EXIT_USAGE;
+        }
+    }
+    return *path ? CLI_CONTINUE : cli_usage_error(cmd->name, "missing FILE.tir");
+}

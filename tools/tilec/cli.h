@@ -1,0 +1,92 @@
+/* cli.h — what the tilec subcommands share: exit codes, the option scanner,
+ * -D defines, loading a verified module, and the subcommand entry points.
+ *
+ * Conventions: results go to stdout, diagnostics and usage errors to stderr.
+ * Exit 0 on success, 1 when the input (a file, a kernel, data) is at fault,
+ * 2 when the command line is. */
+#ifndef TILEC_CLI_H
+#define TILEC_CLI_H
+
+#include "base/context.h"
+#include "base/vec.h"
+#include "tilec/tir.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+enum { CLI_EXIT_OK = 0, CLI_EXIT_FAIL = 1, CLI_EXIT_USAGE = 2 };
+
+/* ---- option scanning ---- */
+
+typedef struct {
+    const char *name; /* "--kernel", or a one-letter "-D" (value may be attached: -DN=4) */
+    bool takes_value; /* long options take "--name VALUE" or "--name=VALUE" */
+    int id;           /* > 0 */
+} cli_option;
+
+enum { CLI_SCAN_END = 0, CLI_SCAN_POSITIONAL = -1, CLI_SCAN_HELP = -2, CLI_SCAN_ERROR = -3 };
+
+typedef struct {
+    const char *command; /* "run", for messages */
+    int argc;
+    char **argv;
+    int next;
+    bool options_done; /* after "--" everything is positional */
+} cli_scanner;
+
+/* argv[0] is the command name; scanning starts after it. */
+cli_scanner cli_scanner_start(const char *command, int argc, char **argv);
+/* The next option's id (its value in *value), CLI_SCAN_POSITIONAL (the argument
+ * in *value), CLI_SCAN_HELP for -h/--help, CLI_SCAN_END, or CLI_SCAN_ERROR
+ * after printing a usage error. */
+int cli_scan(cli_scanner *s, const cli_option *options, const char **value);
+
+/* Prints "tilec COMMAND: error: ..." and a --help hint; returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints "tilec COMMAND: error: ..." (an input problem); returns CLI_EXIT_FAIL. */
+int cli_fail(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints and clears the context's diagnostics; returns CLI_EXIT_FAIL. */
+int cli_fail_diags(tilec_context *ctx);
+
+/* Splits "NAME=VALUE" at the first '='; false when either side is empty. */
+bool cli_split_assignment(const char *text, const char **name, size_t *name_len, const char **value);
+/* A whole decimal number (no sign, no junk, fits 64 bits). */
+bool cli_parse_u64(const char *text, uint64_t *out);
+
+/* ---- -D NAME=VALUE ---- */
+
+typedef struct {
+    tilec_context *ctx;
+    VEC(tir_define) items; /* names are owned copies */
+} cli_defines;
+
+void cli_defines_init(cli_defines *d, tilec_context *ctx);
+void cli_defines_free(cli_defines *d);
+/* Adds one -D argument; prints a usage error and returns false when malformed. */
+bool cli_defines_add(cli_defines *d, const char *command, const char *text);
+
+/* ---- subcommands: argv[0] is the subcommand's name ---- */
+
+typedef struct {
+    const char *name;
+    const char *summary;
+    const char *help; /* the full --help text */
+    int (*main)(tilec_context *ctx, int argc, char **argv);
+} cli_command;
+
+extern const cli_command cli_check_command, cli_print_command, cli_run_command, cli_demo_command;
+
+enum { CLI_CONTINUE = -1 };
+
+/* The command line of commands that take FILE.tir and -D options only: returns
+ * CLI_CONTINUE with *path and *defines set, or the exit code to return now
+ * (after printing the help or a usage error). */
+int cli_scan_file_command(const cli_command *cmd, int argc, char **argv, cli_defines *defines, const char **path);
+
+/* ---- modules ---- */
+
+/* Reads, parses (with the defines) and verifies `path`.  On failure prints the
+ * diagnostics and returns NULL. */
+tir_module *cli_load_module(tilec_context *ctx, const char *path, const cli_defines *defines);
+
+#endif

@@ -1,0 +1,261 @@
+/* demo.c — `tilec demo [NAME]...`: every bundled example with a C reference
+ * (examples/reference/reference.h) runs on the reference interpreter and is
+ * compared with its independent FP64 C reference.
+ *
+ * Per example: parse and verify examples/NAME.tir, fill every parameter from
+ * the `tilec run` generator with seed 0, keep a copy of the initial contents,
+ * run the interpreter, run the reference on the initial contents (expected[i]
+ * pre-filled with them for writable parameters, NULL for const ones), and
+ * compare every writable parameter: an element passes when
+ * |actual - expected| <= 5e-5 + 5e-5 * |expected| (NaN matches only NaN). */
+#include "args.h"
+#include "cli.h"
+#include "reference.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef TILEC_EXAMPLES_DIR
+#define TILEC_EXAMPLES_DIR "examples"
+#endif
+
+enum { DEMO_SEED = 0 };
+static const double ATOL = 5e-5, RTOL = 5e-5;
+
+typedef enum { ROW_OK, ROW_MISMATCH, ROW_ERROR } row_status;
+
+typedef struct {
+    const char *name;
+    char shape[256];
+    double ms, max_abs, max_rel;
+    row_status status;
+} demo_row;
+
+typedef struct {
+    tilec_context *ctx;
+    const char *dir;
+    cli_args args;
+    void **initial;     /* copies of the buffers before the run */
+    double **expected;  /* per writable parameter, NULL for const */
+} demo_run;
+
+static void format_shape_params(const tir_func *f, char *buf, size_t size) {
+    size_t used = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < tir_func_shape_param_count(f) && used < size; i++) {
+        int64_t value;
+        const char *name = tir_func_shape_param(f, i, &value);
+        used += (size_t)snprintf(buf + used, size - used, "%s%s=%lld", i ? " " : "", name, (long long)value);
+    }
+    if (!buf[0]) snprintf(buf, size, "-");
+}
+
+/* Prints "%C[3, 5]" for flat element index i of parameter p. */
+static void print_element(FILE *out, const cli_param *p, uint64_t i) {
+    size_t rank = tir_space_rank(p->space);
+    uint64_t coords[64];
+    for (size_t k = rank; k-- > 0;) {
+        uint64_t extent = tir_space_extent(p->space, k);
+        coords[k] = extent ? i % extent : 0;
+        i = extent ? i / extent : 0;
+    }
+    fprintf(out, "%%%s[", p->name);
+    for (size_t k = 0; k < rank; k++) fprintf(out, "%s%llu", k ? ", " : "", (unsigned long long)coords[k]);
+    fprintf(out, "]");
+}
+
+/* Compares every writable parameter with the reference; fills the row's errors. */
+static void compare(demo_run *d, demo_row *row) {
+    for (size_t i = 0; i < d->args.count; i++) {
+        const cli_param *p = &d->args.params[i];
+        if (p->read_only) continue;
+        bool reported = false;
+        for (uint64_t k = 0; k < p->volume; k++) {
+            double actual = cli_elem_value(d->args.buffers[i].data, p->elem, k), want = d->expected[i][k];
+            double err = fabs(actual - want);
+            bool ok = isnan(want) ? isnan(actual) : err <= ATOL + RTOL * fabs(want);
+            if (isnan(err)) err = isnan(want) && isnan(actual) ? 0 : INFINITY;
+            if (err > row->max_abs) row->max_abs = err;
+            if (want != 0 && err / fabs(want) > row->max_rel) row->max_rel = err / fabs(want);
+            if (!ok) {
+                row->status = ROW_MISMATCH;
+                if (!reported) {
+                    fprintf(stderr, "tilec demo: %s: ", row->name);
+                    print_element(stderr, p, k);
+                    fprintf(stderr, " = %.9g, reference %.9g\n", actual, want);
+                    reported = true;
+                }
+            }
+        }
+    }
+}
+
+/* Snapshots the inputs and pre-fills the expected arrays. */
+static bool prepare_reference(demo_run *d) {
+    size_t n = d->args.count;
+    d->initial = tilec_alloc(d->ctx, n * sizeof *d->initial);
+    d->expected = tilec_alloc(d->ctx, n * sizeof *d->expected);
+    if (!d->initial || !d->expected) return false;
+    for (size_t i = 0; i < n; i++) {
+        const cli_param *p = &d->args.params[i];
+        const tir_buffer *b = &d->args.buffers[i];
+        if (!(d->initial[i] = tilec_alloc(d->ctx, b->size_bytes))) return false;
+        memcpy(d->initial[i], b->data, b->size_bytes);
+        if (p->read_only) continue;
+        if (!(d->expected[i] = tilec_alloc(d->ctx, p->volume * sizeof(double)))) return false;
+        for (uint64_t k = 0; k < p->volume; k++) d->expected[i][k] = cli_elem_value(b->data, p->elem, k);
+    }
+    return true;
+}
+
+static void release(demo_run *d) {
+    for (size_t i = 0; i < d->args.count; i++) {
+        if (d->initial) tilec_free(d->ctx, d->initial[i]);
+        if (d->expected) tilec_free(d->ctx, d->expected[i]);
+    }
+    tilec_free(d->ctx, d->initial);
+    tilec_free(d->ctx, d->expected);
+    cli_args_destroy(&d->args);
+}
+
+static row_status run_example(demo_run *d, const example_entry *e, demo_row *row) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.tir", d->dir, e->name);
+    cli_defines none;
+    cli_defines_init(&none, d->ctx);
+    tir_module *m = cli_load_module(d->ctx, path, &none);
+    if (!m) return ROW_ERROR;
+    const tir_func *f = tir_module_find_func(m, e->name);
+    if (!f && tir_module_func_count(m) == 1) f = tir_module_func(m, 0);
+    if (!f) {
+        cli_fail("demo", "%s: no kernel named @%s", path, e->name);
+        tir_module_destroy(m);
+        return ROW_ERROR;
+    }
+    format_shape_params(f, row->shape, sizeof row->shape);
+    row_status status = ROW_ERROR;
+    if (cli_args_create(d->ctx, f, &d->args) != TILEC_OK) {
+        cli_fail_diags(d->ctx);
+    } else {
+        for (size_t i = 0; i < d->args.count; i++) cli_args_fill_random(&d->args, i, DEMO_SEED);
+        struct timespec t0, t1;
+        if (!prepare_reference(d)) {
+            cli_fail("demo", "%s: out of memory", e->name);
+        } else {
+            clock_gettime(CLOCK_MONOTONIC, &t0);
+            tilec_status st = tir_interpret(d->ctx, f, d->args.count, d->args.buffers);
+            clock_gettime(CLOCK_MONOTONIC, &t1);
+            row->ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
+            if (st != TILEC_OK) {
+                cli_fail_diags(d->ctx);
+            } else if (!e->reference(f, (const void *const *)d->initial, d->expected)) {
+                cli_fail("demo", "%s: the C reference does not support this kernel's shape", e->name);
+            } else {
+                row->status = ROW_OK;
+                compare(d, row);
+                status = row->status;
+            }
+        }
+    }
+    release(d);
+    tir_module_destroy(m);
+    row->status = status;
+    return status;
+}
+
+static void print_table(const demo_row *rows, size_t n) {
+    int name_w = 6, shape_w = 5;
+    for (size_t i = 0; i < n; i++) {
+        if ((int)strlen(rows[i].name) > name_w) name_w = (int)strlen(rows[i].name);
+        if ((int)strlen(rows[i].shape) > shape_w) shape_w = (int)strlen(rows[i].shape);
+    }
+    printf("%-*s  %-*s  %10s  %11s  %11s  %s\n", name_w, "kernel", shape_w, "shape", "interp ms", "max abs err",
+           "max rel err", "status");
+    for (size_t i = 0; i < n; i++) {
+        const demo_row *r = &rows[i];
+        printf("%-*s  %-*s  ", name_w, r->name, shape_w, r->shape[0] ? r->shape : "-");
+        if (r->status == ROW_ERROR)
+            printf("%10s  %11s  %11s  ERROR\n", "-", "-", "-");
+        else
+            printf("%10.2f  %11.3g  %11.3g  %s\n", r->ms, r->max_abs, r->max_rel,
+                   r->status == ROW_OK ? "ok" : "FAIL");
+    }
+}
+
+enum { OPT_EXAMPLES_DIR = 1 };
+
+static const cli_option options[] = {
+    {"--examples-dir", true, OPT_EXAMPLES_DIR},
+    {NULL, false, 0},
+};
+
+static int demo_main(tilec_context *ctx, int argc, char **argv) {
+    demo_run d = {.ctx = ctx, .dir = TILEC_EXAMPLES_DIR};
+    cli_scanner s = cli_scanner_start("demo", argc, argv);
+    const char *value;
+    int id;
+    /* selected[i]: example_table[i] was named (all run when none is). */
+    bool *selected = tilec_alloc(ctx, (example_count + 1) * sizeof *selected), any_selected = false;
+    demo_row *rows = tilec_alloc(ctx, (example_count + 1) * sizeof *rows);
+    int code = selected && rows ? CLI_CONTINUE : cli_fail("demo", "out of memory");
+    while (code == CLI_CONTINUE && (id = cli_scan(&s, options, &value)) != CLI_SCAN_END) {
+        const example_entry *e = id == CLI_SCAN_POSITIONAL ? example_find(value) : NULL;
+        if (id == CLI_SCAN_HELP) {
+            fputs(cli_demo_command.help, stdout);
+            code = CLI_EXIT_OK;
+        } else if (id == CLI_SCAN_ERROR) {
+            code = CLI_EXIT_USAGE;
+        } else if (id == OPT_EXAMPLES_DIR) {
+            d.dir = value;
+        } else if (!e) {
+            code = cli_fail("demo", "no example named '%s' has a reference", value);
+        } else {
+            selected[e - example_table] = any_selected = true;
+        }
+    }
+    if (code == CLI_CONTINUE && example_count == 0) {
+        printf("no examples with references are registered (examples/reference/table.c)\n");
+        code = CLI_EXIT_OK;
+    }
+    if (code != CLI_CONTINUE) {
+        tilec_free(ctx, selected);
+        tilec_free(ctx, rows);
+        return code;
+    }
+    size_t n = 0, failed = 0;
+    for (size_t i = 0; i < example_count; i++) {
+        const example_entry *e = &example_table[i];
+        if (any_selected && !selected[i]) continue;
+        demo_row *row = &rows[n++];
+        row->name = e->name;
+        if (run_example(&d, e, row) != ROW_OK) failed++;
+    }
+    print_table(rows, n);
+    printf("demo: %zu passed, %zu failed\n", n - failed, failed);
+    tilec_free(ctx, selected);
+    tilec_free(ctx, rows);
+    return failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+}
+
+const cli_command cli_demo_command = {
+    "demo",
+    "run the bundled examples and compare them with C references",
+    "usage: tilec demo [NAME]... [--examples-dir DIR]\n"
+    "\n"
+    "For every example kernel with an independent C reference (or only the NAMEs\n"
+    "given), parses and verifies DIR/NAME.tir, fills the parameters like\n"
+    "`tilec run --seed 0`, runs the kernel on the reference interpreter, runs the\n"
+    "C reference on the same inputs and compares every writable parameter.  An\n"
+    "element passes when |actual - expected| <= 5e-5 + 5e-5 * |expected|.\n"
+    "Prints one row per kernel: name, shape parameters, interpreter time, max\n"
+    "absolute and relative error, and ok / FAIL / ERROR.\n"
+    "\n"
+    "Options:\n"
+    "  --examples-dir DIR  where the .tir files are (default: the source tree's\n"
+    "                      examples/ directory)\n"
+    "  -h, --help          show this help\n"
+    "\n"
+    "Exit status: 0 all passed, 1 any example failed, 2 usage error.\n",
+    demo_main,
+};

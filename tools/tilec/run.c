@@ -1,0 +1,206 @@
+/* run.c — `tilec run FILE.tir`: execute one kernel on given or generated data.
+ *
+ * The reference interpreter is the only engine for now (--reference is the
+ * default and accepted for forward compatibility); native execution arrives
+ * with the code generator.  Order: scan the command line (all usage errors
+ * first), load and verify, pick the kernel, bind --in/--out names to
+ * parameters, fill buffers, run, print summaries, write --out files. */
+#include "args.h"
+#include "cli.h"
+
+#include <string.h>
+#include <time.h>
+
+enum { OPT_DEFINE = 1, OPT_KERNEL, OPT_IN, OPT_OUT, OPT_SEED, OPT_REFERENCE };
+
+static const cli_option options[] = {
+    {"-D", true, OPT_DEFINE},       {"--kernel", true, OPT_KERNEL}, {"--in", true, OPT_IN},
+    {"--out", true, OPT_OUT},       {"--seed", true, OPT_SEED},     {"--reference", false, OPT_REFERENCE},
+    {NULL, false, 0},
+};
+
+typedef struct {
+    const char *name; /* points into argv; name_len bytes */
+    size_t name_len;
+    const char *path;
+    int param; /* resolved parameter index */
+} file_arg;
+
+typedef VEC(file_arg) file_args;
+
+typedef struct {
+    tilec_context *ctx;
+    cli_defines defines;
+    const char *path, *kernel;
+    uint64_t seed;
+    file_args ins, outs;
+} run_request;
+
+static int add_file_arg(run_request *r, file_args *list, const char *option, const char *text) {
+    file_arg a = {0};
+    if (!cli_split_assignment(text, &a.name, &a.name_len, &a.path))
+        return cli_usage_error("run", "malformed %s '%s' (expected NAME=FILE.npy)", option, text);
+    if (a.name[0] == '%') { /* %X and X name the same parameter */
+        a.name++;
+        a.name_len--;
+    }
+    if (a.name_len == 0) return cli_usage_error("run", "malformed %s '%s': no parameter name", option, text);
+    return VEC_PUSH(r->ctx, list, a) ? CLI_CONTINUE : cli_fail("run", "out of memory");
+}
+
+static int scan(run_request *r, int argc, char **argv) {
+    cli_scanner s = cli_scanner_start("run", argc, argv);
+    const char *value;
+    int id, code = CLI_CONTINUE;
+    while (code == CLI_CONTINUE && (id = cli_scan(&s, options, &value)) != CLI_SCAN_END) {
+        switch (id) {
+        case CLI_SCAN_HELP: fputs(cli_run_command.help, stdout); return CLI_EXIT_OK;
+        case CLI_SCAN_ERROR: return CLI_EXIT_USAGE;
+        case CLI_SCAN_POSITIONAL:
+            if (r->path) return cli_usage_error("run", "unexpected argument '%s'", value);
+            r->path = value;
+            break;
+        case OPT_DEFINE:
+            if (!cli_defines_add(&r->defines, "run", value)) return CLI_EXIT_USAGE;
+            break;
+        case OPT_KERNEL: r->kernel = value[0] == '@' ? value + 1 : value; break;
+        case OPT_IN: code = add_file_arg(r, &r->ins, "--in", value); break;
+        case OPT_OUT: code = add_file_arg(r, &r->outs, "--out", value); break;
+        case OPT_SEED:
+            if (!cli_parse_u64(value, &r->seed))
+                return cli_usage_error("run", "--seed needs a non-negative integer, not '%s'", value);
+            break;
+        case OPT_REFERENCE: break; /* the only engine so far */
+        }
+    }
+    if (code != CLI_CONTINUE) return code;
+    if (!r->path) return cli_usage_error("run", "missing FILE.tir");
+    const file_arg *in = r->ins.data;
+    for (size_t i = 0; i < r->ins.len; i++)
+        for (size_t j = 0; j < i; j++)
+            if (in[i].name_len == in[j].name_len && !memcmp(in[i].name, in[j].name, in[i].name_len))
+                return cli_usage_error("run", "parameter '%.*s' is given twice with --in", (int)in[i].name_len,
+                                       in[i].name);
+    return CLI_CONTINUE;
+}
+
+static void list_params(const cli_args *a) {
+    fprintf(stderr, "  parameters:");
+    for (size_t i = 0; i < a->count; i++) fprintf(stderr, " %%%s", a->params[i].name);
+    fprintf(stderr, "%s\n", a->count ? "" : " (none)");
+}
+
+static int resolve(const cli_args *a, file_args *list, const char *option) {
+    for (size_t i = 0; i < list->len; i++) {
+        file_arg *f = &list->data[i];
+        f->param = cli_args_find(a, f->name, f->name_len);
+        if (f->param < 0) {
+            cli_fail("run", "%s %.*s=...: the kernel has no parameter '%.*s'", option, (int)f->name_len, f->name,
+                     (int)f->name_len, f->name);
+            list_params(a);
+            return CLI_EXIT_FAIL;
+        }
+    }
+    return CLI_CONTINUE;
+}
+
+static const tir_func *pick_kernel(const tir_module *m, const char *name) {
+    size_t n = tir_module_func_count(m);
+    if (name) {
+        const tir_func *f = tir_module_find_func(m, name);
+        if (!f) cli_fail("run", "no kernel named '%s'", name);
+        return f;
+    }
+    if (n == 1) return tir_module_func(m, 0);
+    if (n == 0) {
+        cli_fail("run", "the file has no kernel");
+    } else {
+        cli_fail("run", "the file has %zu kernels; choose one with --kernel NAME:", n);
+        for (size_t i = 0; i < n; i++) fprintf(stderr, "  @%s\n", tir_func_name(tir_module_func(m, i)));
+    }
+    return NULL;
+}
+
+static double elapsed_ms(const struct timespec *t0) {
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) * 1e-6;
+}
+
+static int execute(tilec_context *ctx, run_request *r, const tir_func *f) {
+    cli_args args;
+    if (cli_args_create(ctx, f, &args) != TILEC_OK) return cli_fail_diags(ctx);
+    int code = resolve(&args, &r->ins, "--in");
+    if (code == CLI_CONTINUE) code = resolve(&args, &r->outs, "--out");
+    for (size_t i = 0; code == CLI_CONTINUE && i < args.count; i++) {
+        const char *in = NULL;
+        for (size_t k = 0; k < r->ins.len; k++)
+            if (r->ins.data[k].param == (int)i) in = r->ins.data[k].path;
+        if (!in) cli_args_fill_random(&args, i, r->seed);
+        else if (cli_args_load_npy(&args, i, in) != TILEC_OK) code = cli_fail_diags(ctx);
+    }
+    if (code == CLI_CONTINUE) {
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        tilec_status st = tir_interpret(ctx, f, args.count, args.buffers);
+        if (st != TILEC_OK) {
+            code = cli_fail_diags(ctx);
+        } else {
+            printf("@%s: reference interpreter, %.3f ms\n", tir_func_name(f), elapsed_ms(&t0));
+            for (size_t i = 0; i < args.count; i++)
+                if (!args.params[i].read_only) cli_print_summary(stdout, &args, i);
+        }
+    }
+    for (size_t k = 0; code == CLI_CONTINUE && k < r->outs.len; k++)
+        if (cli_args_save_npy(&args, (size_t)r->outs.data[k].param, r->outs.data[k].path) != TILEC_OK)
+            code = cli_fail_diags(ctx);
+    cli_args_destroy(&args);
+    return code == CLI_CONTINUE ? CLI_EXIT_OK : code;
+}
+
+static int run_main(tilec_context *ctx, int argc, char **argv) {
+    run_request request = {.ctx = ctx}, *r = &request;
+    cli_defines_init(&r->defines, ctx);
+    int code = scan(r, argc, argv);
+    if (code == CLI_CONTINUE) {
+        tir_module *m = cli_load_module(ctx, r->path, &r->defines);
+        const tir_func *f = m ? pick_kernel(m, r->kernel) : NULL;
+        code = f ? execute(ctx, r, f) : CLI_EXIT_FAIL;
+        tir_module_destroy(m);
+    }
+    cli_defines_free(&r->defines);
+    VEC_FREE(ctx, &r->ins);
+    VEC_FREE(ctx, &r->outs);
+    return code;
+}
+
+const cli_command cli_run_command = {
+    "run",
+    "run a kernel on the reference interpreter",
+    "usage: tilec run FILE.tir [--reference] [--kernel NAME] [--in NAME=FILE.npy]...\n"
+    "                 [--out NAME=FILE.npy]... [--seed N] [-D NAME=VALUE]...\n"
+    "\n"
+    "Parses and verifies FILE.tir, allocates one buffer per view parameter of the\n"
+    "kernel, fills it, runs the kernel and prints, for every writable parameter,\n"
+    "its type, min/max/mean and an FNV-1a checksum of its bytes.\n"
+    "\n"
+    "Parameters not given with --in get deterministic data from --seed: floats\n"
+    "uniform in [-1, 1), signed integers in [-8, 8], unsigned in [0, 8], bools\n"
+    "random; each parameter has its own stream, so the same seed gives the same\n"
+    "data whatever other parameters are supplied.\n"
+    "\n"
+    "Options:\n"
+    "  --reference       run on the FP64 reference interpreter (the default and,\n"
+    "                    for now, the only engine; native execution comes later)\n"
+    "  --kernel NAME     the kernel to run (needed when the file has several)\n"
+    "  --in NAME=FILE    fill parameter NAME from a .npy file; its dtype and shape\n"
+    "                    must match the parameter exactly (repeatable)\n"
+    "  --out NAME=FILE   write parameter NAME to a .npy file after the run\n"
+    "                    (repeatable; any parameter, const ones included)\n"
+    "  --seed N          seed of the generated inputs (default 0)\n"
+    "  -D NAME=VALUE     override shape parameter NAME (repeatable)\n"
+    "  -h, --help        show this help\n"
+    "\n"
+    "Exit status: 0 ok, 1 error in the file, the data or the run, 2 usage error.\n",
+    run_main,
+};
