@@ -118,27 +118,46 @@ void cli_defines_free(cli_defines *d) {
 }
 
 /* NAME is an identifier as in the text form; VALUE a decimal 64-bit integer. */
-bool cli_defines_add(cli_defines *d, const char *command, const char *text) {
+static bool parse_define(const char *text, tir_define *def, size_t *name_len, const char **problem) {
     const char *name, *value;
-    size_t n;
-    if (!cli_split_assignment(text, &name, &n, &value))
-        return cli_usage_error(command, "malformed -D '%s' (expected NAME=VALUE)", text), false;
+    if (!cli_split_assignment(text, &name, name_len, &value)) {
+        *problem = "expected NAME=VALUE";
+        return false;
+    }
     bool ident = isalpha((unsigned char)name[0]) || name[0] == '_';
-    for (size_t i = 1; i < n; i++)
+    for (size_t i = 1; i < *name_len; i++)
         ident = ident && (isalnum((unsigned char)name[i]) || name[i] == '_' || name[i] == '.');
-    if (!ident) return cli_usage_error(command, "malformed -D '%s': '%.*s' is not a name", text, (int)n, name), false;
+    if (!ident) {
+        *problem = "NAME is not an identifier";
+        return false;
+    }
     errno = 0;
     char *end;
-    long long v = strtoll(value, &end, 10);
-    if (errno || *end || !(isdigit((unsigned char)value[0]) || value[0] == '-' || value[0] == '+'))
-        return cli_usage_error(command, "malformed -D '%s': '%s' is not a 64-bit integer", text, value), false;
+    def->value = strtoll(value, &end, 10);
+    if (errno || *end || !(isdigit((unsigned char)value[0]) || value[0] == '-' || value[0] == '+')) {
+        *problem = "VALUE is not a 64-bit integer";
+        return false;
+    }
+    def->name = name;
+    return true;
+}
+
+bool cli_defines_add(cli_defines *d, const char *command, const char *text) {
+    tir_define def;
+    size_t n;
+    const char *problem;
+    if (!parse_define(text, &def, &n, &problem)) {
+        cli_usage_error(command, "malformed -D '%s' (%s)", text, problem);
+        return false;
+    }
     char *copy = tilec_alloc(d->ctx, n + 1);
-    tir_define def = {copy, v};
+    if (copy) memcpy(copy, def.name, n);
+    def.name = copy;
     if (!copy || !VEC_PUSH(d->ctx, &d->items, def)) {
         tilec_free(d->ctx, copy);
-        return cli_fail(command, "out of memory"), false;
+        cli_fail(command, "out of memory");
+        return false;
     }
-    memcpy(copy, name, n);
     return true;
 }
 

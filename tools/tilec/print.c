@@ -10,7 +10,10 @@ static int print_main(tilec_context *ctx, int argc, char **argv) {
     if (code == CLI_CONTINUE) {
         tir_module *m = cli_load_module(ctx, path, &defines);
         code = m ? CLI_EXIT_OK : CLI_EXIT_FAIL;
-        if (m && tir_print_file(m, stdout) != TILEC_OK) code = cli_fail_diags(ctx);
+        if (m && tir_print_file(m, stdout) != TILEC_OK) {
+            cli_fail_diags(ctx);
+            code = cli_fail("print", "cannot print the module");
+        }
         tir_module_destroy(m);
     }
     cli_defines_free(&defines);
