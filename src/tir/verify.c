@@ -210,37 +210,42 @@ static void set_state(verifier *v, const tir_value *val, verify_value_state stat
     if (val && val->id < v->value_slots && v->values[val->id].value == val) v->values[val->id].state = state;
 }
 
-/* False when the op was already walked: the op lists are cyclic. */
+/* False when the op was already walked (the op lists are cyclic).  An op whose
+ * id cannot index the table (out of range or taken) is kept in a short list
+ * instead, so a revisit of it is caught too. */
 static bool register_op(verifier *v, const tir_op *op) {
     if (v->walked.len >= v->op_slots) {
         verify_func_error(v, v->func, 2, "its blocks list more ops than the kernel ever created (a cyclic op list)");
         v->aborted = true;
         return false;
     }
-    if (!VEC_PUSH(v->ctx, &v->walked, op)) {
-        v->oom = v->aborted = true;
-        return false;
-    }
-    if (op->id >= v->op_slots) {
-        verify_op_error(v, op, 3, "op id %u is out of range (the kernel allocated %u op ids)", op->id, v->op_slots);
-        v->lists_checkable = false;
-        return true;
-    }
-    verify_op_slot *slot = &v->ops[op->id];
-    if (slot->op == op) {
-        v->walked.len--;
+    verify_op_slot *slot = op->id < v->op_slots ? &v->ops[op->id] : NULL;
+    bool revisit = slot && slot->op == op;
+    for (size_t i = 0; !revisit && i < v->idless.len; i++) revisit = v->idless.data[i] == op;
+    if (revisit) {
         verify_op_error(v, op, 2, "is listed twice (its block's op list is cyclic or the op is in two blocks)");
         v->lists_checkable = false;
         return false;
     }
-    if (slot->op) {
-        verify_op_error(v, op, 3, "op id %u is also the id of another op, '%s'", op->id, verify_op_name(slot->op));
-        v->lists_checkable = false;
+    if (!VEC_PUSH(v->ctx, &v->walked, op)) {
+        v->oom = v->aborted = true;
+        return false;
+    }
+    if (slot && !slot->op) {
+        slot->op = op;
+        slot->first_operand = v->operand_total;
+        v->operand_total += op->operand_count;
         return true;
     }
-    slot->op = op;
-    slot->first_operand = v->operand_total;
-    v->operand_total += op->operand_count;
+    if (!VEC_PUSH(v->ctx, &v->idless, op)) {
+        v->oom = v->aborted = true;
+        return false;
+    }
+    if (slot)
+        verify_op_error(v, op, 3, "op id %u is also the id of another op, '%s'", op->id, verify_op_name(slot->op));
+    else
+        verify_op_error(v, op, 3, "op id %u is out of range (the kernel allocated %u op ids)", op->id, v->op_slots);
+    v->lists_checkable = false;
     return true;
 }
 
@@ -402,11 +407,11 @@ static void walk_block(verifier *v, const tir_block *b, const verify_block_ctx *
     uint32_t count = 0;
     bool complete = true;
     for (const tir_op *op = b->first; op && !v->aborted; op = op->next) {
-        if (op->prev != prev) verify_op_error(v, op, 2, "its previous-op link does not name the op before it");
         if (!register_op(v, op)) {
             complete = false;
             break;
         }
+        if (op->prev != prev) verify_op_error(v, op, 2, "its previous-op link does not name the op before it");
         walk_op(v, b, op, where);
         prev = op;
         count++;
@@ -414,7 +419,7 @@ static void walk_block(verifier *v, const tir_block *b, const verify_block_ctx *
     if (v->aborted) return;
     if (complete && b->last != prev)
         BLOCK_ERROR(v, where->owner, 2, "its block's last-op pointer does not name the last op in the list");
-    if (where->owner && (!prev || prev->kind != TIR_OP_YIELD))
+    if (complete && where->owner && (!prev || prev->kind != TIR_OP_YIELD))
         verify_op_error(v, where->owner, 19, "its body does not end with a yield");
     /* Leaving the block: nothing defined here is visible any more. */
     for (uint32_t i = 0; i < b->arg_count; i++) set_state(v, b->args[i], VERIFY_RETIRED);
@@ -460,6 +465,7 @@ static void verify_func(verifier *v, const tir_func *f) {
     v->values = tilec_alloc(v->ctx, (size_t)v->value_slots * sizeof *v->values);
     v->ops = tilec_alloc(v->ctx, (size_t)v->op_slots * sizeof *v->ops);
     v->walked.len = 0;
+    v->idless.len = 0;
     v->operand_total = 0;
     v->aborted = false;
     v->lists_checkable = true;
@@ -485,6 +491,7 @@ tilec_status tir_verify(tilec_context *ctx, const tir_module *m) {
     tilec_free(ctx, v.types.items);
     tilec_free(ctx, v.spaces.items);
     VEC_FREE(ctx, &v.walked);
+    VEC_FREE(ctx, &v.idless);
     if (v.oom) return tilec_error(ctx, TILEC_E_NOMEM, "TIR-M01", tilec_no_loc(), "out of memory verifying TileIR");
     return v.errors ? TILEC_E_VERIFY : TILEC_OK;
 }

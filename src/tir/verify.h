@@ -66,6 +66,7 @@ typedef struct {
     verify_op_slot *ops;
     uint32_t op_slots;
     VEC(const tir_op *) walked; /* attached ops, program order */
+    VEC(const tir_op *) idless; /* walked ops whose id is out of range or taken */
     uint32_t operand_total;
     bool aborted;          /* the op lists are cyclic: stop walking this kernel */
     bool lists_checkable;  /* ids and operand records are sound enough to check use lists */

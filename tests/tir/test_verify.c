@@ -317,12 +317,23 @@ static void test_v02_parents(void) {
     gemm_kernel g = build_gemm();
     g.mma->parent = tir_op_body(g.par); /* listed in the pipeline body */
     expect_violation(g.m, "TIR-V02", op_ref("mma", g.mma), "parent pointer does not name the block");
+    /* A cyclic op list: the mma's next link points back to the stage. */
+    g = build_gemm();
+    g.mma->next = g.stage;
+    size_t n = expect_violation(g.m, "TIR-V02", op_ref("stage", g.stage), "is listed twice");
+    CHECK(n == 1);
 }
 
 static void test_v03_ids(void) {
     gemm_kernel g = build_gemm();
     g.load_b->id = g.load_a->id;
     expect_violation(g.m, "TIR-V03", op_ref("load", g.load_b), "is also the id of another op, 'load'");
+    /* An out-of-range id on an op whose list loops back to it: one V03, one V02. */
+    g = build_gemm();
+    g.mma->id = 1000;
+    g.mma->next = g.mma;
+    size_t n = expect_violation(g.m, "TIR-V03", "'mma' op #1000", "op id 1000 is out of range");
+    CHECK(n == 2);
 }
 
 static void test_v04_results(void) {
