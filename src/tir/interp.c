@@ -104,30 +104,62 @@ static bool is_param(const interp *it, const tir_value *v) {
            it->func->body->args[v->index] == v;
 }
 
-static tilec_status alloc_slot(interp *it, const tir_op *op, const tir_value *v) {
+/* The cells value `v` needs; TIR-I04 for a tile above the per-tile limit. */
+static tilec_status value_volume(interp *it, const tir_op *op, const tir_value *v, uint64_t *volume) {
     char name[128];
-    if (v->id >= it->func->next_value_id || it->slots[v->id].value)
-        return malformed(it, op, "%s has an invalid or duplicate id", interp_label(v, name, sizeof name));
+    *volume = 1;
     if (v->type->kind == TIR_TYPE_VIEW)
         return malformed(it, op, "%s is a view that is not a kernel parameter", interp_label(v, name, sizeof name));
-    uint64_t volume = 1;
-    if (v->type->kind == TIR_TYPE_TILE) {
-        if (v->type->space->rank > TIR_INTERP_MAX_RANK)
-            return malformed(it, op, "%s has rank %u, above the interpreter's limit %d", interp_label(v, name, sizeof name),
-                             v->type->space->rank, TIR_INTERP_MAX_RANK);
-        if (!tir_space_volume(v->type->space, &volume) || volume > TIR_INTERP_MAX_TILE_ELEMS)
-            return tilec_error(it->ctx, TILEC_E_BUDGET, "TIR-I04", op->loc,
-                               "tile %s of '@%s' has more elements than the interpreter's limit of %llu",
-                               interp_label(v, name, sizeof name), it->func->name,
-                               (unsigned long long)TIR_INTERP_MAX_TILE_ELEMS);
-    }
-    if (volume > TIR_INTERP_MAX_CELLS - it->cells_used)
+    if (v->type->kind != TIR_TYPE_TILE) return TILEC_OK;
+    if (v->type->space->rank > TIR_INTERP_MAX_RANK)
+        return malformed(it, op, "%s has rank %u, above the interpreter's limit %d", interp_label(v, name, sizeof name),
+                         v->type->space->rank, TIR_INTERP_MAX_RANK);
+    if (!tir_space_volume(v->type->space, volume) || *volume > TIR_INTERP_MAX_TILE_ELEMS)
         return tilec_error(it->ctx, TILEC_E_BUDGET, "TIR-I04", op->loc,
-                           "the values of '@%s' need more than the interpreter's limit of %llu elements "
-                           "(at %s)", it->func->name, (unsigned long long)TIR_INTERP_MAX_CELLS,
-                           interp_label(v, name, sizeof name));
+                           "tile %s of '@%s' has more elements than the interpreter's limit of %llu",
+                           interp_label(v, name, sizeof name), it->func->name,
+                           (unsigned long long)TIR_INTERP_MAX_TILE_ELEMS);
+    return TILEC_OK;
+}
+
+static tilec_status add_volume(interp *it, const tir_op *op, const tir_value *v, uint64_t *total) {
+    uint64_t volume;
+    tilec_status st = value_volume(it, op, v, &volume);
+    if (st) return st;
+    if (volume > TIR_INTERP_MAX_CELLS - *total)
+        return tilec_error(it->ctx, TILEC_E_BUDGET, "TIR-I04", op->loc,
+                           "the values of '@%s' need more than the interpreter's limit of %llu elements",
+                           it->func->name, (unsigned long long)TIR_INTERP_MAX_CELLS);
+    *total += volume;
+    return TILEC_OK;
+}
+
+/* Sums the cells of every op result and region block argument in `b` and its
+ * nested bodies, so that the budget is checked before anything is allocated. */
+static tilec_status measure_block(interp *it, const tir_block *b, uint64_t *total) {
+    for (const tir_op *op = b->first; op; op = op->next) {
+        tilec_status st = TILEC_OK;
+        for (uint32_t i = 0; !st && i < op->result_count; i++) st = add_volume(it, op, op->results[i], total);
+        for (uint32_t i = 0; !st && op->body && i < op->body->arg_count; i++)
+            st = add_volume(it, op, op->body->args[i], total);
+        if (!st && op->body) st = measure_block(it, op->body, total);
+        if (st) return st;
+    }
+    return TILEC_OK;
+}
+
+/* Gives `v` its slot, carved from the cell pool. */
+static tilec_status alloc_slot(interp *it, const tir_op *op, const tir_value *v) {
+    char name[128];
+    uint64_t volume;
+    if (v->id >= it->func->next_value_id || it->slots[v->id].value)
+        return malformed(it, op, "%s has an invalid or duplicate id", interp_label(v, name, sizeof name));
+    tilec_status st = value_volume(it, op, v, &volume);
+    if (st) return st;
+    if (volume > it->pool_size - it->cells_used)
+        return malformed(it, op, "%s was not found while measuring", interp_label(v, name, sizeof name));
     interp_slot *s = &it->slots[v->id];
-    if (!(s->cells = ARENA_ARRAY(&it->arena, interp_cell, volume))) return out_of_memory(it);
+    s->cells = it->pool + it->cells_used;
     it->cells_used += volume;
     s->value = v;
     s->volume = volume;
@@ -394,6 +426,10 @@ tilec_status tir_interpret(tilec_context *ctx, const tir_func *f, size_t n_args,
         (f->next_op_id && !(it.steps = ARENA_ARRAY(&it.arena, interp_step, f->next_op_id))))
         st = out_of_memory(&it);
     if (!st) st = bind_arguments(&it, n_args, args);
+    if (!st) st = measure_block(&it, f->body, &it.pool_size);
+    /* One pool for every value (at least one cell, so the pointer is valid). */
+    if (!st && !(it.pool = ARENA_ARRAY(&it.arena, interp_cell, it.pool_size ? it.pool_size : 1)))
+        st = out_of_memory(&it);
     if (!st) st = prepare_block(&it, f->body);
     if (!st) st = interp_run_block(&it, f->body);
     arena_destroy(&it.arena);

@@ -10,7 +10,8 @@
  * Only the op defining a value writes its slot (block arguments are written by
  * their region op), so re-executing a body simply overwrites last iteration's
  * values; a load copies memory into its slot, which is what makes it a snapshot.
- * All storage is allocated once, before execution, from one arena per run. */
+ * All storage is measured against the budgets and allocated once, before
+ * execution, from one arena per run. */
 #ifndef TILEC_TIR_INTERP_H
 #define TILEC_TIR_INTERP_H
 
@@ -87,7 +88,8 @@ typedef struct {
     interp_slot *slots;  /* [func->next_value_id] */
     interp_step *steps;  /* [func->next_op_id] */
     interp_view *views;  /* [param count] */
-    uint64_t cells_used;
+    interp_cell *pool;   /* every slot's cells, carved in preparation order */
+    uint64_t pool_size, cells_used;
 } interp;
 
 /* "%name" or "value #id", for diagnostics. */
