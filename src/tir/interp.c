@@ -1,6 +1,7 @@
-/* interp.c — tir_interpret: binds the arguments, allocates one slot per SSA
- * value and prepares every op once (operand slots, broadcast strides, mma
- * contraction offsets, constant contents) before interp_exec.c runs the body.
+/* interp.c — tir_interpret: binds the arguments, measures every value against
+ * the budgets, carves one slot per SSA value from a single pool and prepares
+ * every op once (operand slots, broadcast strides, mma contraction offsets,
+ * constant contents) before interp_exec.c runs the body.
  *
  * The interpreter expects IR the builder or parser produced (ideally verified),
  * but never trusts it for memory safety: everything execution relies on
