@@ -185,6 +185,14 @@ static uint64_t *row_major_strides(interp *it, const tir_space *space) {
     return st;
 }
 
+/* Constants are filled once: nothing else writes their slots. */
+static tilec_status prepare_constant(interp *it, const tir_op *op, interp_step *s) {
+    if (op->operand_count || op->result_count != 1) return malformed(it, op, "a constant has one result");
+    interp_cell value = interp_literal(s->out[0]->elem, op->literal);
+    for (uint64_t n = 0; n < s->out[0]->volume; n++) s->out[0]->cells[n] = value;
+    return TILEC_OK;
+}
+
 static tilec_status prepare_elementwise(interp *it, const tir_op *op, interp_step *s) {
     tir_ew_op ew = op->ew;
     unsigned arity = ew > TIR_EW_INVALID && ew < TIR_EW_COUNT ? tir_ew_arity(ew) : 0;
@@ -385,10 +393,7 @@ static tilec_status prepare_op(interp *it, const tir_op *op) {
         s->out[i] = &it->slots[op->results[i]->id];
     }
     switch (op->kind) {
-    case TIR_OP_CONSTANT:
-        if (op->operand_count || op->result_count != 1) return malformed(it, op, "a constant has one result");
-        for (uint64_t n = 0; n < s->out[0]->volume; n++) s->out[0]->cells[n] = interp_literal(s->out[0]->elem, op->literal);
-        return TILEC_OK;
+    case TIR_OP_CONSTANT: return prepare_constant(it, op, s);
     case TIR_OP_ELEMENTWISE: return prepare_elementwise(it, op, s);
     case TIR_OP_EXTRACT: return prepare_extract(it, op, s);
     case TIR_OP_MMA: return prepare_mma(it, op, s);
