@@ -465,6 +465,58 @@ static void test_maps(void) {
     kernel_close(&k);
 }
 
+/* A small attention, softmax(Q·Kᵀ)·V, composed from mma, library reductions,
+ * broadcasting and exp; compared bitwise with the same order of FP64 steps. */
+static void test_attention(void) {
+    enum { S = 4, T = 5, D = 3, E = 2 };
+    kernel k = kernel_open("attention");
+    tir_value *Q = view2(&k, "Q", TIR_F64, S, D, true), *Kv = view2(&k, "K", TIR_F64, T, D, true),
+              *V = view2(&k, "V", TIR_F64, T, E, true), *O = view2(&k, "O", TIR_F64, S, E, false);
+    tir_builder *b = kernel_body(&k);
+    tir_dim *s = tir_dim_new(k.m, "s"), *t = tir_dim_new(k.m, "t"), *d = tir_dim_new(k.m, "d"),
+            *e = tir_dim_new(k.m, "e");
+    tir_value *q = load_all(&k, Q, sp2(&k, s, S, d, D)), *kt = load_all(&k, Kv, sp2(&k, t, T, d, D)),
+              *v = load_all(&k, V, sp2(&k, t, T, e, E));
+    tir_value *scores = tir_mma(b, q, kt, tir_lib_zeros(b, TIR_F64, sp2(&k, s, S, t, T)), false);
+    tir_value *mx = tir_lib_reduce(b, scores, 1, &t, TIR_REDUCER_MAX, TIR_REDUCE_FOLD_LEFT);
+    tir_value *p = tir_ew1(b, TIR_EW_EXP, tir_ew2(b, TIR_EW_SUB, scores, mx));
+    tir_value *l = tir_lib_reduce(b, p, 1, &t, TIR_REDUCER_ADD, TIR_REDUCE_FOLD_LEFT);
+    tir_value *o = tir_mma(b, p, v, tir_lib_zeros(b, TIR_F64, sp2(&k, s, S, e, E)), false);
+    store_all(&k, O, tir_ew2(b, TIR_EW_DIV, o, l));
+    double qv[S * D], kv[T * D], vv[T * E], ov[S * E];
+    for (int i = 0; i < S * D; i++) qv[i] = 0.25 * ((i * 5) % 7) - 0.6;
+    for (int i = 0; i < T * D; i++) kv[i] = 0.3 * ((i * 3) % 8) - 1.1;
+    for (int i = 0; i < T * E; i++) vv[i] = 0.7 * ((i * 7) % 9) - 2.0;
+    tir_buffer args[4] = {buf(qv, sizeof qv), buf(kv, sizeof kv), buf(vv, sizeof vv), buf(ov, sizeof ov)};
+    CHECK(run(&k, 4, args) == TILEC_OK);
+    for (int i = 0; i < S; i++) {
+        double sc[T], pr[T], m = -INFINITY, sum = 0;
+        for (int j = 0; j < T; j++) {
+            sc[j] = 0;
+            for (int x = 0; x < D; x++) {
+                double prod = qv[i * D + x] * kv[j * D + x];
+                sc[j] = sc[j] + prod;
+            }
+            m = fmax(m, sc[j]);
+        }
+        for (int j = 0; j < T; j++) {
+            volatile double arg = sc[j] - m;
+            pr[j] = exp(arg);
+            sum = sum + pr[j];
+        }
+        for (int c = 0; c < E; c++) {
+            double acc = 0;
+            for (int j = 0; j < T; j++) {
+                double prod = pr[j] * vv[j * E + c];
+                acc = acc + prod;
+            }
+            CHECK_MSG(same_bits(ov[i * E + c], acc / sum), "O[%d][%d] = %.17g, want %.17g", i, c, ov[i * E + c],
+                      acc / sum);
+        }
+    }
+    kernel_close(&k);
+}
+
 int main(void) {
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
     test_fold_policies();
@@ -478,6 +530,7 @@ int main(void) {
     test_mma();
     test_mma_batched();
     test_maps();
+    test_attention();
     CHECK(tilec_diag_count(ctx) == 0);
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
