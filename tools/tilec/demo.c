@@ -160,7 +160,6 @@ static row_status run_example(demo_run *d, const example_entry *e, demo_row *row
     }
     release(d);
     tir_module_destroy(m);
-    row->status = status;
     return status;
 }
 
@@ -229,7 +228,8 @@ static int demo_main(tilec_context *ctx, int argc, char **argv) {
         if (any_selected && !selected[i]) continue;
         demo_row *row = &rows[n++];
         row->name = e->name;
-        if (run_example(&d, e, row) != ROW_OK) failed++;
+        row->status = run_example(&d, e, row);
+        if (row->status != ROW_OK) failed++;
     }
     print_table(rows, n);
     printf("demo: %zu passed, %zu failed\n", n - failed, failed);
