@@ -38,6 +38,9 @@ expect 1 "$TILEC" run "$K" --kernel cli_copy --in X="$WORK/cut.npy" && contains 
 expect 1 "$TILEC" run "$K" --kernel cli_copy --in X="$WORK/none.npy" && contains "$WORK/err" 'none.npy: cannot open'
 expect 1 "$TILEC" run "$K" --kernel cli_copy --out Y="$WORK/no/dir/y.npy" && contains "$WORK/err" 'TILEC-IO01'
 
+# A shape whose byte size overflows is an error, not a crash.
+expect 1 "$TILEC" run "$K" --kernel cli_copy -D M=4611686018427387904 && contains "$WORK/err" 'error\['
+
 # Kernel selection.
 expect 1 "$TILEC" run "$K" && contains "$WORK/err" 'choose one with --kernel'
 expect 1 "$TILEC" run "$K" --kernel nope && contains "$WORK/err" "no kernel named 'nope'"

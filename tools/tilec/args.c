@@ -28,21 +28,22 @@ tilec_status cli_args_create(tilec_context *ctx, const tir_func *f, cli_args *ou
         p->elem = tir_type_elem(t);
         p->space = tir_type_space(t);
         p->read_only = tir_value_read_only(v);
-        uint64_t bytes;
+        uint64_t bytes = 0;
+        tilec_status st = TILEC_OK;
         if (!tir_space_volume(p->space, &p->volume) || !checked_mul_u64(p->volume, tir_scalar_size(p->elem), &bytes) ||
             bytes > SIZE_MAX) {
-            cli_args_destroy(out);
-            return tilec_error(ctx, TILEC_E_RUNTIME, "TILEC-CLI02", tilec_no_loc(),
-                               "parameter %%%s is too large to allocate", p->name);
+            st = tilec_error(ctx, TILEC_E_RUNTIME, "TILEC-CLI02", tilec_no_loc(),
+                             "parameter %%%s is too large to allocate", p->name);
+        } else if (!(out->buffers[i].data = tilec_alloc(ctx, (size_t)bytes))) {
+            st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-CLI02", tilec_no_loc(),
+                             "out of memory: parameter %%%s needs %llu bytes", p->name, (unsigned long long)bytes);
         }
-        out->buffers[i].data = tilec_alloc(ctx, (size_t)bytes);
+        out->count = i + 1; /* destroy frees buffers 0..i */
+        if (st != TILEC_OK) {
+            cli_args_destroy(out);
+            return st;
+        }
         out->buffers[i].size_bytes = (size_t)bytes;
-        out->count = i + 1;
-        if (!out->buffers[i].data) {
-            cli_args_destroy(out);
-            return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-CLI02", tilec_no_loc(),
-                               "out of memory: parameter %%%s needs %llu bytes", p->name, (unsigned long long)bytes);
-        }
     }
     out->count = n;
     return TILEC_OK;
