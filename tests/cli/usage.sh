@@ -27,7 +27,7 @@ expect 2 "$TILEC" help frobnicate
 expect 2 "$TILEC" help run extra
 
 # Help: the program and every subcommand, both spellings.
-for h in --help -h help; do
+for h in --help -h help "help help"; do
   expect 0 "$TILEC" $h && contains "$WORK/out" '^usage: tilec COMMAND'
 done
 for cmd in check print run demo; do

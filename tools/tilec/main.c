@@ -30,7 +30,7 @@ static void print_usage(FILE *out) {
 }
 
 static int help(int argc, char **argv) {
-    if (argc < 3) {
+    if (argc < 3 || !strcmp(argv[2], "help")) {
         print_usage(stdout);
         return CLI_EXIT_OK;
     }
