@@ -193,7 +193,7 @@ typedef struct {
 
 static bool add_axis(tir_parser *p, axis_list *axes, tir_dim *d, const tir_token *at, uint64_t extent) {
     if (axes->rank == TIR_PARSE_MAX_RANK)
-        return tir_parse_error(p, at, TILEC_E_PARSE, "TIR-P23", "a space has at most %d axes", TIR_PARSE_MAX_RANK);
+        return tir_parse_error(p, at, TILEC_E_PARSE, "TIR-P22", "a space has at most %d axes", TIR_PARSE_MAX_RANK);
     for (size_t i = 0; i < axes->rank; i++)
         if (axes->dims[i] == d)
             return tir_parse_error(p, at, TILEC_E_PARSE, "TIR-P17", "dim '%.*s' appears twice in one space",
@@ -478,7 +478,7 @@ static bool op_store(tir_parser *p) {
         ok = parse_space(p, &space) && parse_bounds(p, &bounds) && tir_parse_expect(p, TIR_TOK_COMMA, "','") &&
              lookup_value(p, &value);
         if (ok && value->type->kind == TIR_TYPE_TILE && value->type->space != space)
-            ok = tir_parse_error(p, at, TILEC_E_PARSE, "TIR-P22",
+            ok = tir_parse_error(p, at, TILEC_E_PARSE, "TIR-P21",
                                  "the store's tile space differs from the space of the stored value");
         ok = ok && built_status(p, tir_store_tile(p->builder, view, indices.data, value, bounds));
     } else if (ok) {
