@@ -696,7 +696,9 @@ static bool parse_stage(tir_parser *p) {
     char *name = NULL;
     if (t->kind == TIR_TOK_STRING) {
         size_t len;
-        const char *text = tir_token_payload(tir_parse_next(p), &len);
+        const char *text = tir_token_payload(t, &len);
+        if (!len) return tir_parse_unexpected(p, "a stage name (a non-empty string; omit it for none)");
+        tir_parse_next(p);
         if (!(name = copy_text(p, text, len))) return false;
     }
     return built_status(p, tir_stage(p->builder, name));

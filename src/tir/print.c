@@ -444,7 +444,7 @@ static void print_op(printer *pr, const tir_op *op, int depth) {
     case TIR_OP_VIEW_STORE: print_store(pr, op); break;
     case TIR_OP_STAGE:
         strbuf_append(pr->out, "stage");
-        if (op->stage_name) {
+        if (op->stage_name && *op->stage_name) { /* an empty name is no name */
             strbuf_append(pr->out, " ");
             print_string(pr, op->stage_name);
         }

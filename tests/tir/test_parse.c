@@ -259,6 +259,7 @@ static void test_syntax_errors(void) {
     EXPECT_ERROR("kernel @k() {\n  %t = const tile<f32>[m=4] 0.0\n  %r = reduce.add %t over (zz)\n}\n", "TIR-P06", 3,
                  28);
     EXPECT_ERROR("kernel @k() {\n  pipeline (%i: i=1) {\n    stage \"oops\n  }\n}\n", "TIR-P13", 3, 11);
+    EXPECT_ERROR("kernel @k() {\n  pipeline (%i: i=1) {\n    stage \"\"\n  }\n}\n", "TIR-P01", 3, 11);
     EXPECT_ERROR("kernel @k() {\n  %a = const f32 1.0 $\n}\n", "TIR-P14", 2, 22);
     EXPECT_ERROR("kernel @k() {\n  %a = const f32 1.0\n  \x01\n}\n", "TIR-P14", 3, 3);
     /* the first error wins, even over a lexer error further on */
@@ -402,6 +403,9 @@ static void check_one(const char *text, size_t len, fuzz_stats *stats) {
         stats->accepted++;
         CHECK(m != NULL);
         if (!m) return;
+        tilec_status verified = tir_verify(ctx, m);
+        CHECK_MSG(verified == TILEC_OK, "accepted mutant does not verify:\n%.*s", (int)len, text);
+        if (verified != TILEC_OK) tilec_diag_print(ctx, stderr);
         char *first = print_text(m);
         tir_module *m2 = NULL;
         CHECK(first && tir_parse(ctx, first, strlen(first), "printed", NULL, 0, &m2) == TILEC_OK);

@@ -36,6 +36,7 @@ static tir_module *check_fixed_point(const char *what, const char *text) {
         dump_diags();
         return NULL;
     }
+    CHECK_MSG(tir_verify(ctx, m2) == TILEC_OK, "%s: the reparsed module does not verify", what);
     char *again = print_module(m2);
     CHECK_MSG(again && !strcmp(again, text), "%s: not a fixed point\n--- first\n%s--- second\n%s", what, text,
               again ? again : "(null)");
@@ -45,6 +46,7 @@ static tir_module *check_fixed_point(const char *what, const char *text) {
 
 /* print(m) must be a fixed point of parse+print; returns the printed text. */
 static char *check_roundtrip(const char *what, const tir_module *m) {
+    CHECK_MSG(tir_verify(ctx, m) == TILEC_OK, "%s: the module does not verify", what);
     char *text = print_module(m);
     CHECK_MSG(text != NULL, "%s: printing failed", what);
     if (!text) return NULL;
@@ -326,6 +328,26 @@ static void test_positional_mma(void) {
     tir_module_destroy(m);
 }
 
+/* Stage names print as STRING tokens: characters a STRING cannot hold become
+ * '_', and an empty name (which the verifier rejects) prints as no name. */
+static void test_stage_names(void) {
+    tir_module *m = tir_module_create(ctx);
+    tir_func *f = tir_func_new(m, "stages");
+    tir_builder *b = tir_builder_create(f);
+    tir_dim *d = tir_dim_new(m, "s");
+    tir_op *pipe = tir_region_begin(b, TIR_OP_PIPELINE, space1(m, d, 2), NULL, 0, NULL);
+    tir_stage(b, "");
+    tir_stage(b, "a\"b\nc\\d");
+    tir_region_end(b, pipe, 0, NULL);
+    CHECK(tir_builder_status(b) == TILEC_OK);
+    tir_builder_destroy(b);
+    char *text = print_module(m);
+    CHECK_STR_CONTAINS(text, "    stage\n    stage \"a_b_c\\d\"\n");
+    if (text) tir_module_destroy(check_fixed_point("stage names", text));
+    free(text);
+    tir_module_destroy(m);
+}
+
 static bool same_bits(double a, double b) { return !memcmp(&a, &b, sizeof a); }
 
 /* Float literals print short and read back bit-exactly. */
@@ -378,6 +400,7 @@ int main(void) {
     test_capture_swap();
     test_names_and_labels();
     test_positional_mma();
+    test_stage_names();
     test_float_literals();
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
