@@ -874,9 +874,11 @@ tilec_status tir_parse(tilec_context *ctx, const char *text, size_t length, cons
     symtab_init(&p.values, ctx);
     symtab_init(&p.dims, ctx);
     symtab_init(&p.shape_params, ctx);
-    p.module = tir_module_create(ctx);
+    p.module = tir_module_create(ctx); /* reports its own failure */
     p.define_used = tilec_alloc(ctx, n_defines ? n_defines : 1);
-    if (!p.module || !p.define_used || !(p.file = arena_strdup(&p.module->arena, filename ? filename : "<input>")))
+    if (!p.module)
+        p.status = TILEC_E_NOMEM;
+    else if (!p.define_used || !(p.file = arena_strdup(&p.module->arena, filename ? filename : "<input>")))
         tir_parse_oom(&p);
     else
         parse_module(&p);

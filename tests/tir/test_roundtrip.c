@@ -348,6 +348,35 @@ static void test_stage_names(void) {
     tir_module_destroy(m);
 }
 
+static tilec_status failing_write(void *user, const char *bytes, size_t n) {
+    (void)bytes;
+    *(size_t *)user += n;
+    return TILEC_E_IO;
+}
+
+/* tir_print passes the whole text to the writer and returns its status;
+ * tir_print_file writes the same bytes. */
+static void test_print_api(void) {
+    const char *src = "kernel @a() {\n  %x = const f32 2.0\n}\n\nkernel @b() {\n}\n";
+    tir_module *m = NULL;
+    CHECK(tir_parse(ctx, src, strlen(src), "api", NULL, 0, &m) == TILEC_OK);
+    if (!m) return;
+    size_t seen = 0;
+    CHECK(tir_print(m, failing_write, &seen) == TILEC_E_IO && seen == strlen(src));
+    CHECK(tir_print(NULL, failing_write, NULL) == TILEC_E_ARG && tir_print(m, NULL, NULL) == TILEC_E_ARG);
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    if (f) {
+        CHECK(tir_print_file(m, f) == TILEC_OK);
+        rewind(f);
+        char buf[256] = {0};
+        size_t got = fread(buf, 1, sizeof buf - 1, f);
+        CHECK(got == strlen(src) && !strcmp(buf, src));
+        fclose(f);
+    }
+    tir_module_destroy(m);
+}
+
 static bool same_bits(double a, double b) { return !memcmp(&a, &b, sizeof a); }
 
 /* Float literals print short and read back bit-exactly. */
@@ -402,6 +431,7 @@ int main(void) {
     test_positional_mma();
     test_stage_names();
     test_float_literals();
+    test_print_api();
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
 }
