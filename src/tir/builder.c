@@ -2,6 +2,7 @@
  * rule (the same rules tir_verify checks afterwards) and records a sticky,
  * located diagnostic on failure; a failed call returns NULL / an error. */
 #include "tir/builder.h"
+#include "tir/typing.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -154,30 +155,17 @@ tir_value *tir_const_bool(tir_builder *b, bool v) {
 /* ---- elementwise ---- */
 
 static bool operand_kind_ok(tir_builder *b, tir_ew_op op, size_t i, const tir_value *v) {
-    tir_type_kind k = v->type->kind;
-    if (k == TIR_TYPE_INDEX || k == TIR_TYPE_SCALAR || k == TIR_TYPE_TILE) return true;
+    if (tir_type_is_ew_operand(v->type)) return true;
     tir_builder_fail(b, TILEC_E_TYPE, "TIR-B09", "'%s': operand %zu must be an index, scalar or tile, not a view",
                      tir_ew_name(op), i);
     return false;
 }
 
-/* The result type of a lifted op over `operands` with element type `elem`:
- * a Tile over the identity join when any operand is a Tile, otherwise Index when
- * the element is i64 and some operand is Index, otherwise a scalar. */
-static tir_type *lifted_type(tir_builder *b, tir_ew_op op, size_t n, tir_value *const *operands, tir_scalar elem) {
-    tir_space *spaces[3];
-    size_t n_spaces = 0;
-    bool any_index = false;
-    /* SELECT prefers its value operands over the condition when ranks tie. */
-    size_t order[3] = {0, 1, 2};
-    if (op == TIR_EW_SELECT) order[0] = 1, order[1] = 2, order[2] = 0;
-    for (size_t k = 0; k < n; k++) {
-        const tir_value *v = operands[order[k]];
-        if (v->type->kind == TIR_TYPE_TILE) spaces[n_spaces++] = v->type->space;
-        if (v->type->kind == TIR_TYPE_INDEX) any_index = true;
-    }
-    if (n_spaces) {
-        tir_space *joined = tir_space_join(b->module, n_spaces, spaces);
+/* The result type of a lifted op typed by `t` (see tir_ew_result_kind). */
+static tir_type *lifted_type(tir_builder *b, tir_ew_op op, const tir_ew_typing *t) {
+    switch (tir_ew_result_kind(t)) {
+    case TIR_TYPE_TILE: {
+        tir_space *joined = tir_space_join(b->module, t->n_spaces, t->spaces);
         if (!joined) {
             /* tir_space_join already reported the conflicting dimension. */
             b->status = TILEC_E_SHAPE;
@@ -185,10 +173,11 @@ static tir_type *lifted_type(tir_builder *b, tir_ew_op op, size_t n, tir_value *
                         tir_ew_name(op));
             return NULL;
         }
-        return tir_type_tile(b->module, elem, joined);
+        return tir_type_tile(b->module, t->result, joined);
     }
-    if (any_index && elem == TIR_I64 && op != TIR_EW_CAST) return tir_type_index(b->module);
-    return tir_type_scalar(b->module, elem);
+    case TIR_TYPE_INDEX: return tir_type_index(b->module);
+    default: return tir_type_scalar(b->module, t->result);
+    }
 }
 
 tir_value *tir_ew(tir_builder *b, tir_ew_op op, size_t n, tir_value *const *operands) {
@@ -207,44 +196,25 @@ tir_value *tir_ew(tir_builder *b, tir_ew_op op, size_t n, tir_value *const *oper
         return NULL;
     }
     if (!check_operands(b, name, n, operands)) return NULL;
-    for (size_t i = 0; i < n; i++)
-        if (!operand_kind_ok(b, op, i, operands[i])) return NULL;
-    tir_ew_class cls = tir_ew_class_of(op);
-    /* Operands whose element types must agree: all but SELECT's condition. */
-    size_t first = cls == TIR_EWC_SELECT ? 1 : 0;
-    tir_scalar elem = tir_value_elem(operands[first]);
-    for (size_t i = first + 1; i < n; i++)
-        if (tir_value_elem(operands[i]) != elem) {
-            tir_builder_fail(b, TILEC_E_TYPE, "TIR-B13", "'%s': operand element types differ (%s and %s)", name,
-                             tir_scalar_name(elem), tir_scalar_name(tir_value_elem(operands[i])));
-            return NULL;
-        }
-    tir_scalar result = elem;
-    switch (cls) {
-    case TIR_EWC_NUMERIC:
-        if (elem == TIR_BOOL) goto bad_elem;
-        if (op == TIR_EW_NEG && !tir_scalar_is_signed(elem)) goto bad_elem;
-        break;
-    case TIR_EWC_INTEGER:
-        if (!tir_scalar_is_integer(elem)) goto bad_elem;
-        break;
-    case TIR_EWC_FLOAT:
-        if (!tir_scalar_is_float(elem)) goto bad_elem;
-        break;
-    case TIR_EWC_COMPARE: result = TIR_BOOL; break;
-    case TIR_EWC_LOGICAL:
-        if (elem != TIR_BOOL) goto bad_elem;
-        break;
-    case TIR_EWC_SELECT:
-        if (tir_value_elem(operands[0]) != TIR_BOOL) {
-            tir_builder_fail(b, TILEC_E_TYPE, "TIR-B14", "'select': the condition must be bool, not %s",
-                             tir_scalar_name(tir_value_elem(operands[0])));
-            return NULL;
-        }
-        break;
-    case TIR_EWC_CAST: break;
+    tir_ew_typing t;
+    tir_ew_type(op, operands, &t);
+    switch (t.status) {
+    case TIR_EW_TYPING_OK: break;
+    case TIR_EW_TYPING_OPERAND_KIND: operand_kind_ok(b, op, t.operand, operands[t.operand]); return NULL;
+    case TIR_EW_TYPING_ELEM_DIFFER:
+        tir_builder_fail(b, TILEC_E_TYPE, "TIR-B13", "'%s': operand element types differ (%s and %s)", name,
+                         tir_scalar_name(t.elem), tir_scalar_name(tir_value_elem(operands[t.operand])));
+        return NULL;
+    case TIR_EW_TYPING_CONDITION:
+        tir_builder_fail(b, TILEC_E_TYPE, "TIR-B14", "'select': the condition must be bool, not %s",
+                         tir_scalar_name(t.elem));
+        return NULL;
+    case TIR_EW_TYPING_ELEM_CLASS:
+        tir_builder_fail(b, TILEC_E_TYPE, "TIR-B15", "'%s' is not defined for element type %s", name,
+                         tir_scalar_name(t.elem));
+        return NULL;
     }
-    tir_type *type = lifted_type(b, op, n, operands, result);
+    tir_type *type = lifted_type(b, op, &t);
     if (!type) return NULL;
     tir_op *o = new_op(b, TIR_OP_ELEMENTWISE, n, operands);
     if (!o) return NULL;
@@ -252,10 +222,6 @@ tir_value *tir_ew(tir_builder *b, tir_ew_op op, size_t n, tir_value *const *oper
     tir_value *v = add_result(b, o, type);
     if (v) tir_builder_emit(b, o);
     return v;
-bad_elem:
-    tir_builder_fail(b, TILEC_E_TYPE, "TIR-B15", "'%s' is not defined for element type %s", name,
-                     tir_scalar_name(elem));
-    return NULL;
 }
 
 tir_value *tir_ew1(tir_builder *b, tir_ew_op op, tir_value *x) { return tir_ew(b, op, 1, &x); }
@@ -321,50 +287,18 @@ tir_value *tir_extract(tir_builder *b, tir_value *tile, size_t n, tir_value *con
     return v;
 }
 
-/* The named-form dimension rule of MMA; NULL when it holds, else the reason. */
-static const char *mma_dims_error(const tir_space *a, const tir_space *bm, const tir_space *c, char *buf, size_t n) {
-    const tir_space *sp[3] = {a, bm, c};
-    static const char *const names[3] = {"a", "b", "c"};
-    for (int s = 0; s < 3; s++)
-        for (uint32_t i = 0; i < sp[s]->rank; i++) {
-            const tir_axis *ax = &sp[s]->axes[i];
-            int found = 0;
-            for (int t = 0; t < 3; t++) {
-                if (t == s) continue;
-                int j = tir_space_find(sp[t], ax->dim);
-                if (j < 0) continue;
-                found++;
-                if (sp[t]->axes[j].extent != ax->extent) {
-                    snprintf(buf, n, "dimension '%s' has extent %llu in %s but %llu in %s", ax->dim->label,
-                             (unsigned long long)ax->extent, names[s], (unsigned long long)sp[t]->axes[j].extent,
-                             names[t]);
-                    return buf;
-                }
-            }
-            if (!found) {
-                snprintf(buf, n, "dimension '%s' of %s appears in neither of the other operands", ax->dim->label,
-                         names[s]);
-                return buf;
-            }
-        }
-    for (uint32_t i = 0; i < a->rank; i++)
-        if (tir_space_find(bm, a->axes[i].dim) >= 0 && tir_space_find(c, a->axes[i].dim) < 0) return NULL;
-    snprintf(buf, n, "a and b share no contracted dimension");
-    return buf;
-}
-
 tir_value *tir_mma(tir_builder *b, tir_value *a, tir_value *bm, tir_value *c, bool allow_reassociation) {
     CHECK_LIVE(b, NULL);
     tir_value *operands[3] = {a, bm, c};
     if (!check_operands(b, "mma", 3, operands)) return NULL;
     for (int i = 0; i < 3; i++)
-        if (operands[i]->type->kind != TIR_TYPE_TILE || operands[i]->type->elem == TIR_BOOL) {
+        if (!tir_type_is_mma_operand(operands[i]->type)) {
             tir_builder_fail(b, TILEC_E_TYPE, "TIR-B19", "mma: operand %d must be a numeric tile", i);
             return NULL;
         }
     char why[256];
     tir_space *sa = a->type->space, *sb = bm->type->space, *sc = c->type->space;
-    const char *error = mma_dims_error(sa, sb, sc, why, sizeof why);
+    const char *error = tir_mma_dims_error(sa, sb, sc, why, sizeof why);
     if (error && sa->rank == 2 && sb->rank == 2 && sc->rank == 2 && sa->axes[0].extent == sc->axes[0].extent &&
         sa->axes[1].extent == sb->axes[0].extent && sb->axes[1].extent == sc->axes[1].extent) {
         /* Positional fallback: relabel a -> (c0, k'), b -> (k', c1). */

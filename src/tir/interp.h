@@ -1,0 +1,101 @@
+/* interp.h — internals of the FP64 reference interpreter (docs/interpreter.md),
+ * shared by interp.c (arguments, storage, per-op preparation), interp_exec.c
+ * (execution) and interp_value.c (the scalar semantics).
+ *
+ * Representation: every non-view SSA value of the kernel owns one slot, indexed
+ * by its id, holding `volume` cells in row-major order of its space (1 for
+ * scalars and Index).  A cell's meaning is fixed by the slot's element type:
+ * floats (f32 and f64 alike) in `f` as FP64, signed integers and Index
+ * sign-extended in `i`, unsigned integers zero-extended in `u`, bool as u=0/1.
+ * Only the op defining a value writes its slot (block arguments are written by
+ * their region op), so re-executing a body simply overwrites last iteration's
+ * values; a load copies memory into its slot, which is what makes it a snapshot.
+ * All storage is measured against the budgets and allocated once, before
+ * execution, from one arena per run. */
+#ifndef TILEC_TIR_INTERP_H
+#define TILEC_TIR_INTERP_H
+
+#include "tir/ir.h"
+
+/* Budgets: a single tile may hold at most this many elements, and all values of
+ * one kernel together at most TIR_INTERP_MAX_CELLS cells (8 bytes each). */
+#define TIR_INTERP_MAX_TILE_ELEMS (UINT64_C(1) << 24)
+#define TIR_INTERP_MAX_CELLS (UINT64_C(1) << 26)
+/* Spaces of higher rank are refused (coordinate arrays live on the stack). */
+#define TIR_INTERP_MAX_RANK 64
+
+typedef union {
+    double f;
+    int64_t i;
+    uint64_t u;
+} interp_cell;
+
+/* ---- scalar semantics (interp_value.c) ---- */
+/* The canonical cell of integer/bool type `t` whose low bits are `bits`. */
+interp_cell interp_wrap(tir_scalar t, uint64_t bits);
+interp_cell interp_cast(tir_scalar from, tir_scalar to, interp_cell x);
+interp_cell interp_literal(tir_scalar t, tir_literal lit);
+interp_cell interp_read(tir_scalar t, const unsigned char *p);
+void interp_write(tir_scalar t, unsigned char *p, interp_cell x);
+/* Whether `op` is defined on operands of element type `elem` (SELECT: the
+ * value operands); the interpreter refuses anything else before running. */
+bool interp_ew_defined(tir_ew_op op, tir_scalar elem);
+/* Applies a non-CAST opcode; `elem` is the operands' element type (SELECT: the
+ * value operands'), args[] has the opcode's arity. */
+interp_cell interp_apply(tir_ew_op op, tir_scalar elem, const interp_cell *args);
+/* An integer or Index cell as a signed coordinate; unsigned values above
+ * INT64_MAX saturate to INT64_MAX (out of range of every view and tile). */
+int64_t interp_coord(tir_scalar t, interp_cell x);
+
+/* ---- run state ---- */
+typedef struct {
+    const tir_value *value; /* owner, to reject values of other functions */
+    interp_cell *cells;
+    uint64_t volume;
+    tir_scalar elem; /* Index as I64 */
+} interp_slot;
+
+typedef struct {
+    unsigned char *data;
+    tir_scalar elem;
+    size_t elem_size;
+    const tir_space *space;
+    uint64_t *strides; /* element strides, row-major */
+    bool read_only;
+} interp_view;
+
+/* Per-op data computed once before execution. */
+typedef struct {
+    interp_slot **in;  /* operand slots; NULL entries for views */
+    interp_slot **out; /* result slots */
+    interp_view *view; /* VIEW_LOAD / VIEW_STORE */
+    /* ELEMENTWISE: offset stride of operand k along result axis r at
+     * strides[k * rank + r] (0 for scalars and broadcast axes).
+     * MMA: strides of a and b along c's axes at [0..rank) and [rank..2 rank). */
+    uint64_t *strides;
+    /* MMA: element offsets of a and b for each contraction step, in order. */
+    uint64_t *k_off_a, *k_off_b;
+    uint64_t k_volume;
+    /* Regions: the body's block-argument slots (coordinates, then carries) and
+     * the slots its yield reads. */
+    interp_slot **body_args, **yields;
+} interp_step;
+
+typedef struct {
+    tilec_context *ctx;
+    const tir_func *func;
+    arena arena;
+    interp_slot *slots;  /* [func->next_value_id] */
+    interp_step *steps;  /* [func->next_op_id] */
+    interp_view *views;  /* [param count] */
+    interp_cell *pool;   /* every slot's cells, carved in preparation order */
+    uint64_t pool_size, cells_used;
+} interp;
+
+/* "%name" or "value #id", for diagnostics. */
+const char *interp_label(const tir_value *v, char *buf, size_t n);
+
+/* interp_exec.c: runs a (prepared) block. */
+tilec_status interp_run_block(interp *it, const tir_block *b);
+
+#endif

@@ -1,0 +1,245 @@
+/* interp_value.c — the scalar semantics of the reference interpreter: integer
+ * wrap-around, casts, literals, memory encoding and every elementwise opcode
+ * (docs/interpreter.md "Scalars").
+ *
+ * Invariant: every cell handled here is canonical for its element type (see
+ * interp.h): results are re-canonicalized with interp_wrap, so comparisons and
+ * divisions may read `i` or `u` directly.  Conversions of out-of-range unsigned
+ * bit patterns to signed types rely on two's complement (guaranteed by C23 and by
+ * every compiler tilec supports). */
+#include "tir/interp.h"
+
+#include <assert.h>
+#include <math.h>
+#include <string.h>
+
+typedef enum { CAT_BOOL, CAT_SIGNED, CAT_UNSIGNED, CAT_FLOAT } category;
+
+static category category_of(tir_scalar t) {
+    if (t == TIR_BOOL) return CAT_BOOL;
+    if (tir_scalar_is_float(t)) return CAT_FLOAT;
+    return tir_scalar_is_signed(t) ? CAT_SIGNED : CAT_UNSIGNED;
+}
+
+static unsigned width_of(tir_scalar t) { return 8u * (unsigned)tir_scalar_size(t); }
+
+interp_cell interp_wrap(tir_scalar t, uint64_t bits) {
+    interp_cell c;
+    switch (t) {
+    case TIR_BOOL: c.u = bits != 0; break;
+    case TIR_I8: c.i = (int8_t)(uint8_t)bits; break;
+    case TIR_I16: c.i = (int16_t)(uint16_t)bits; break;
+    case TIR_I32: c.i = (int32_t)(uint32_t)bits; break;
+    case TIR_I64: c.i = (int64_t)bits; break;
+    case TIR_U8: c.u = (uint8_t)bits; break;
+    case TIR_U16: c.u = (uint16_t)bits; break;
+    case TIR_U32: c.u = (uint32_t)bits; break;
+    case TIR_U64: c.u = bits; break;
+    default: assert(!"interp_wrap: not an integer type"); c.u = 0; break;
+    }
+    return c;
+}
+
+/* Truncation toward zero, NaN -> 0, saturation at the range of `to`. */
+static interp_cell float_to_integer(tir_scalar to, double x) {
+    interp_cell c;
+    unsigned w = width_of(to);
+    if (isnan(x)) return interp_wrap(to, 0);
+    if (category_of(to) == CAT_SIGNED) {
+        double limit = ldexp(1.0, (int)w - 1); /* 2^(w-1), exact */
+        if (x <= -limit) c.i = w == 64 ? INT64_MIN : -(INT64_C(1) << (w - 1));
+        else if (x >= limit) c.i = w == 64 ? INT64_MAX : (INT64_C(1) << (w - 1)) - 1;
+        else c.i = (int64_t)x;
+        return c;
+    }
+    if (x < 1.0) c.u = 0; /* negative values saturate, fractions truncate */
+    else if (x >= ldexp(1.0, (int)w)) c.u = w == 64 ? UINT64_MAX : (UINT64_C(1) << w) - 1;
+    else c.u = (uint64_t)x;
+    return c;
+}
+
+interp_cell interp_cast(tir_scalar from, tir_scalar to, interp_cell x) {
+    category src = category_of(from);
+    interp_cell c;
+    switch (category_of(to)) {
+    case CAT_FLOAT:
+        /* Integer sources convert directly (one rounding, also to f32). */
+        if (to == TIR_F32)
+            c.f = src == CAT_FLOAT ? (double)(float)x.f : src == CAT_SIGNED ? (double)(float)x.i : (double)(float)x.u;
+        else
+            c.f = src == CAT_FLOAT ? x.f : src == CAT_SIGNED ? (double)x.i : (double)x.u;
+        return c;
+    case CAT_BOOL:
+        c.u = src == CAT_FLOAT ? x.f != 0.0 : x.u != 0;
+        return c;
+    case CAT_SIGNED:
+    case CAT_UNSIGNED: break;
+    }
+    return src == CAT_FLOAT ? float_to_integer(to, x.f) : interp_wrap(to, x.u);
+}
+
+interp_cell interp_literal(tir_scalar t, tir_literal lit) {
+    interp_cell c;
+    tir_scalar from;
+    switch (lit.kind) {
+    case TIR_LIT_BOOL: c.u = lit.as.b; from = TIR_BOOL; break;
+    case TIR_LIT_INT: c.i = lit.as.i; from = TIR_I64; break;
+    case TIR_LIT_UINT: c.u = lit.as.u; from = TIR_U64; break;
+    case TIR_LIT_FLOAT: c.f = lit.as.f; from = TIR_F64; break;
+    default: assert(!"interp_literal: bad literal kind"); return (interp_cell){.u = 0};
+    }
+    return interp_cast(from, t, c);
+}
+
+interp_cell interp_read(tir_scalar t, const unsigned char *p) {
+    interp_cell c;
+    switch (t) {
+    case TIR_F32: {
+        float v;
+        memcpy(&v, p, sizeof v);
+        c.f = v;
+        return c;
+    }
+    case TIR_F64: memcpy(&c.f, p, sizeof c.f); return c;
+    default: {
+        /* Little- or big-endian alike: read the integer at its own width. */
+        uint64_t bits = 0;
+        switch (tir_scalar_size(t)) {
+        case 1: bits = p[0]; break;
+        case 2: { uint16_t v; memcpy(&v, p, 2); bits = v; break; }
+        case 4: { uint32_t v; memcpy(&v, p, 4); bits = v; break; }
+        default: memcpy(&bits, p, 8); break;
+        }
+        return interp_wrap(t, bits);
+    }
+    }
+}
+
+void interp_write(tir_scalar t, unsigned char *p, interp_cell x) {
+    switch (t) {
+    case TIR_F32: {
+        float v = (float)x.f;
+        memcpy(p, &v, sizeof v);
+        return;
+    }
+    case TIR_F64: memcpy(p, &x.f, sizeof x.f); return;
+    default:
+        switch (tir_scalar_size(t)) {
+        case 1: p[0] = (unsigned char)(t == TIR_BOOL ? x.u != 0 : x.u); return;
+        case 2: { uint16_t v = (uint16_t)x.u; memcpy(p, &v, 2); return; }
+        case 4: { uint32_t v = (uint32_t)x.u; memcpy(p, &v, 4); return; }
+        default: memcpy(p, &x.u, 8); return;
+        }
+    }
+}
+
+bool interp_ew_defined(tir_ew_op op, tir_scalar elem) {
+    if (elem <= TIR_SCALAR_INVALID || elem >= TIR_SCALAR_COUNT || op <= TIR_EW_INVALID || op >= TIR_EW_COUNT)
+        return false;
+    switch (tir_ew_class_of(op)) {
+    case TIR_EWC_NUMERIC: return elem != TIR_BOOL && (op != TIR_EW_NEG || tir_scalar_is_signed(elem));
+    case TIR_EWC_INTEGER: return tir_scalar_is_integer(elem);
+    case TIR_EWC_FLOAT: return tir_scalar_is_float(elem);
+    case TIR_EWC_LOGICAL: return elem == TIR_BOOL;
+    case TIR_EWC_COMPARE:
+    case TIR_EWC_CAST:
+    case TIR_EWC_SELECT: return true;
+    }
+    return false;
+}
+
+/* min/max: a NaN operand loses to a number (IEEE minimumNumber/maximumNumber);
+ * -0 orders below +0. */
+static double float_min(double a, double b) {
+    if (isnan(a)) return b;
+    if (isnan(b)) return a;
+    if (a == b) return signbit(a) ? a : b;
+    return a < b ? a : b;
+}
+
+static double float_max(double a, double b) {
+    if (isnan(a)) return b;
+    if (isnan(b)) return a;
+    if (a == b) return signbit(a) ? b : a;
+    return a > b ? a : b;
+}
+
+static interp_cell boolean(bool v) { return (interp_cell){.u = v}; }
+
+static interp_cell apply_float(tir_ew_op op, const interp_cell *x) {
+    double a = x[0].f, b = tir_ew_arity(op) > 1 ? x[1].f : 0.0;
+    interp_cell c;
+    switch (op) {
+    case TIR_EW_ADD: c.f = a + b; break;
+    case TIR_EW_SUB: c.f = a - b; break;
+    case TIR_EW_MUL: c.f = a * b; break;
+    case TIR_EW_DIV: c.f = a / b; break;
+    case TIR_EW_NEG: c.f = -a; break;
+    case TIR_EW_ABS: c.f = fabs(a); break;
+    case TIR_EW_MIN: c.f = float_min(a, b); break;
+    case TIR_EW_MAX: c.f = float_max(a, b); break;
+    case TIR_EW_EXP: c.f = exp(a); break;
+    case TIR_EW_LOG: c.f = log(a); break;
+    case TIR_EW_SQRT: c.f = sqrt(a); break;
+    case TIR_EW_TANH: c.f = tanh(a); break;
+    case TIR_EW_EQ: return boolean(a == b);
+    case TIR_EW_NE: return boolean(a != b);
+    case TIR_EW_LT: return boolean(a < b);
+    case TIR_EW_LE: return boolean(a <= b);
+    case TIR_EW_GT: return boolean(a > b);
+    case TIR_EW_GE: return boolean(a >= b);
+    default: assert(!"apply_float: opcode not defined on floats"); c.f = 0.0; break;
+    }
+    return c;
+}
+
+/* -1, 0 or 1 comparing two canonical integer (or bool) cells. */
+static int compare_integers(category cat, interp_cell a, interp_cell b) {
+    if (cat == CAT_SIGNED) return (a.i > b.i) - (a.i < b.i);
+    return (a.u > b.u) - (a.u < b.u);
+}
+
+static interp_cell apply_integer(tir_ew_op op, tir_scalar elem, const interp_cell *x) {
+    category cat = category_of(elem);
+    interp_cell a = x[0], b = tir_ew_arity(op) > 1 ? x[1] : x[0];
+    bool is_signed = cat == CAT_SIGNED;
+    switch (op) {
+    /* Two's complement wrap-around: compute on the bits, re-canonicalize. */
+    case TIR_EW_ADD: return interp_wrap(elem, a.u + b.u);
+    case TIR_EW_SUB: return interp_wrap(elem, a.u - b.u);
+    case TIR_EW_MUL: return interp_wrap(elem, a.u * b.u);
+    case TIR_EW_NEG: return interp_wrap(elem, 0 - a.u);
+    case TIR_EW_ABS: return is_signed && a.i < 0 ? interp_wrap(elem, 0 - a.u) : a;
+    /* Truncating division; x / 0 = x % 0 = 0; MIN / -1 wraps to MIN. */
+    case TIR_EW_DIV:
+        if (b.u == 0) return interp_wrap(elem, 0);
+        if (!is_signed) return interp_wrap(elem, a.u / b.u);
+        if (b.i == -1) return interp_wrap(elem, 0 - a.u);
+        return interp_wrap(elem, (uint64_t)(a.i / b.i));
+    case TIR_EW_MOD:
+        if (b.u == 0 || (is_signed && b.i == -1)) return interp_wrap(elem, 0);
+        return is_signed ? interp_wrap(elem, (uint64_t)(a.i % b.i)) : interp_wrap(elem, a.u % b.u);
+    case TIR_EW_MIN: return compare_integers(cat, a, b) <= 0 ? a : b;
+    case TIR_EW_MAX: return compare_integers(cat, a, b) >= 0 ? a : b;
+    case TIR_EW_EQ: return boolean(compare_integers(cat, a, b) == 0);
+    case TIR_EW_NE: return boolean(compare_integers(cat, a, b) != 0);
+    case TIR_EW_LT: return boolean(compare_integers(cat, a, b) < 0);
+    case TIR_EW_LE: return boolean(compare_integers(cat, a, b) <= 0);
+    case TIR_EW_GT: return boolean(compare_integers(cat, a, b) > 0);
+    case TIR_EW_GE: return boolean(compare_integers(cat, a, b) >= 0);
+    case TIR_EW_AND: return boolean(a.u && b.u);
+    case TIR_EW_OR: return boolean(a.u || b.u);
+    case TIR_EW_NOT: return boolean(!a.u);
+    default: assert(!"apply_integer: opcode not defined on integers"); return interp_wrap(TIR_U64, 0);
+    }
+}
+
+interp_cell interp_apply(tir_ew_op op, tir_scalar elem, const interp_cell *args) {
+    if (op == TIR_EW_SELECT) return args[0].u ? args[1] : args[2];
+    return category_of(elem) == CAT_FLOAT ? apply_float(op, args) : apply_integer(op, elem, args);
+}
+
+int64_t interp_coord(tir_scalar t, interp_cell x) {
+    if (category_of(t) == CAT_SIGNED) return x.i;
+    return x.u > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)x.u;
+}
