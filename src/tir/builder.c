@@ -480,6 +480,20 @@ tir_op *tir_region_begin(tir_builder *b, tir_op_kind kind, tir_space *domain, co
     }
     const char *what = tir_op_kind_name(kind);
     if (!check_domain(b, what, domain)) return NULL;
+    /* Each option belongs to one region kind; a value elsewhere is a caller bug. */
+    if ((opts->scope != TIR_SCOPE_AUTO && kind != TIR_OP_PARALLEL) ||
+        ((opts->stages || opts->initiation_interval > 1) && kind != TIR_OP_PIPELINE) ||
+        (opts->policy != TIR_REDUCE_UNORDERED_TREE && kind != TIR_OP_REDUCE)) {
+        tir_builder_fail(b, TILEC_E_ARG, "TIR-B42",
+                         "%s: option not valid for this region kind (scope is for parallel, stages/ii for "
+                         "pipeline, policy for reduce)", what);
+        return NULL;
+    }
+    if ((unsigned)opts->scope >= TIR_SCOPE_COUNT || (unsigned)opts->policy >= TIR_REDUCE_POLICY_COUNT ||
+        opts->stages > UINT32_MAX || opts->initiation_interval > UINT32_MAX) {
+        tir_builder_fail(b, TILEC_E_ARG, "TIR-B43", "%s: scope, policy, stages or ii out of range", what);
+        return NULL;
+    }
     if (kind == TIR_OP_PARALLEL && n_carry) {
         tir_builder_fail(b, TILEC_E_ARG, "TIR-B32", "parallel regions carry no values");
         return NULL;

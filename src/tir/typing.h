@@ -28,12 +28,12 @@ typedef enum {
 /* The outcome of typing a lifted elementwise op (docs/tir.md "Elementwise"). */
 typedef struct {
     tir_ew_typing_status status;
-    size_t operand;          /* the offending operand, for OPERAND_KIND / ELEM_DIFFER */
-    tir_scalar elem;         /* the operands' common element type (select: of the values) */
-    tir_scalar result;       /* the result element type, when OK */
-    tir_space *spaces[3];    /* Tile operand spaces in join order (select: values first) */
+    size_t operand;       /* the offending operand, for OPERAND_KIND / ELEM_DIFFER */
+    tir_scalar elem;      /* the operands' common element type (select: of the values) */
+    tir_scalar result;    /* the result element type, when OK */
+    tir_space *spaces[3]; /* Tile operand spaces in join order (select: values first) */
     size_t n_spaces;
-    bool any_index;          /* some operand is an Index */
+    bool any_index; /* some operand is an Index */
 } tir_ew_typing;
 
 /* Types `op` (not CAST) over exactly tir_ew_arity(op) non-NULL operands. */

@@ -23,8 +23,10 @@ const char *verify_op_name(const tir_op *op) {
 }
 
 const char *verify_value_str(const tir_value *value, char *buf, size_t n) {
-    if (value->name) snprintf(buf, n, "'%%%s'", value->name);
-    else snprintf(buf, n, "value #%u", value->id);
+    if (value->name)
+        snprintf(buf, n, "'%%%s'", value->name);
+    else
+        snprintf(buf, n, "value #%u", value->id);
     return buf;
 }
 
@@ -40,7 +42,8 @@ const char *verify_type_str(const tir_type *t, char *buf, size_t n) {
     case TIR_TYPE_VIEW: break;
     default: snprintf(buf, n, "(type of unknown kind %d)", (int)t->kind); return buf;
     }
-    size_t len = (size_t)snprintf(buf, n, "%s<%s>[", t->kind == TIR_TYPE_TILE ? "tile" : "view", tir_scalar_name(t->elem));
+    size_t len =
+        (size_t)snprintf(buf, n, "%s<%s>[", t->kind == TIR_TYPE_TILE ? "tile" : "view", tir_scalar_name(t->elem));
     for (uint32_t i = 0; t->space && i < t->space->rank && len < n; i++) {
         const tir_axis *ax = &t->space->axes[i];
         len += (size_t)snprintf(buf + len, n - len, "%s%s=%llu", i ? ", " : "", ax->dim ? ax->dim->label : "?",
@@ -58,9 +61,7 @@ static void report(verifier *v, tilec_loc loc, int rule, const char *prefix, con
     v->errors++;
 }
 
-static const char *kernel_name(const verifier *v) {
-    return v->func && v->func->name ? v->func->name : "?";
-}
+static const char *kernel_name(const verifier *v) { return v->func && v->func->name ? v->func->name : "?"; }
 
 void verify_op_error(verifier *v, const tir_op *op, int rule, const char *fmt, ...) {
     char prefix[256], name[128] = "";
@@ -83,8 +84,8 @@ void verify_value_error(verifier *v, const tir_value *value, int rule, const cha
                  value->index, verify_op_name(value->def_op), value->def_op->id);
         loc = value->def_op->loc;
     } else if (owner) {
-        snprintf(prefix, sizeof prefix, "kernel '@%s': %s (argument %u of the body of '%s' op #%u): ",
-                 kernel_name(v), what, value->index, verify_op_name(owner), owner->id);
+        snprintf(prefix, sizeof prefix, "kernel '@%s': %s (argument %u of the body of '%s' op #%u): ", kernel_name(v),
+                 what, value->index, verify_op_name(owner), owner->id);
         loc = owner->loc;
     } else if (value->def_block) {
         snprintf(prefix, sizeof prefix, "kernel '@%s': parameter %u (%s): ", kernel_name(v), value->index, what);
@@ -107,8 +108,9 @@ void verify_func_error(verifier *v, const tir_func *f, int rule, const char *fmt
 }
 
 /* Reports against the op owning `b`, or the kernel for its body. */
-#define BLOCK_ERROR(v, owner, rule, ...) \
-    ((owner) ? verify_op_error((v), (owner), (rule), __VA_ARGS__) : verify_func_error((v), (v)->func, (rule), __VA_ARGS__))
+#define BLOCK_ERROR(v, owner, rule, ...)                                                                               \
+    ((owner) ? verify_op_error((v), (owner), (rule), __VA_ARGS__)                                                      \
+             : verify_func_error((v), (v)->func, (rule), __VA_ARGS__))
 
 /* ---- module-local types and spaces (interned, so membership is by address) ---- */
 
@@ -174,7 +176,9 @@ static const char *type_problem(const verifier *v, const tir_type *t, int base, 
     if (t->elem <= TIR_SCALAR_INVALID || t->elem >= TIR_SCALAR_COUNT) return "has a type with an invalid element type";
     if (t->kind == TIR_TYPE_SCALAR) return NULL;
     const verify_ptr_entry *s = t->space ? set_find(&v->spaces, t->space) : NULL;
-    if (!s) return t->space ? "has a type over an index space of another module" : "has a tile or view type without an index space";
+    if (!s)
+        return t->space ? "has a type over an index space of another module"
+                        : "has a tile or view type without an index space";
     if (!s->ok) return "has a type over a malformed index space (a missing, repeated or foreign dimension)";
     return NULL;
 }
@@ -255,8 +259,10 @@ static bool register_op(verifier *v, const tir_op *op) {
 static const char *def_place(const tir_value *val, char *buf, size_t n) {
     const tir_block *home = val->def_op ? val->def_op->parent : val->def_block;
     const tir_op *owner = home ? home->parent_op : NULL;
-    if (owner) snprintf(buf, n, "the body of '%s' op #%u", verify_op_name(owner), owner->id);
-    else snprintf(buf, n, "the kernel body");
+    if (owner)
+        snprintf(buf, n, "the body of '%s' op #%u", verify_op_name(owner), owner->id);
+    else
+        snprintf(buf, n, "the kernel body");
     return buf;
 }
 
@@ -315,8 +321,7 @@ static bool check_operands(verifier *v, const tir_op *op) {
         const tir_func *home = value_func(val);
         if (home != v->func) {
             verify_op_error(v, op, 9, "operand %u (%s) belongs to %s%s%s", i, verify_value_str(val, what, sizeof what),
-                            home ? "kernel '@" : "no kernel", home && home->name ? home->name : "",
-                            home ? "'" : "");
+                            home ? "kernel '@" : "no kernel", home && home->name ? home->name : "", home ? "'" : "");
             ok = false;
             continue;
         }
@@ -362,7 +367,8 @@ static void check_args(verifier *v, const tir_block *b, const verify_block_ctx *
             verify_value_error(v, a, 5, "is listed as block argument %u, but its definition record disagrees", i);
         int rule;
         const char *why = type_problem(v, a->type, 5, &rule);
-        if (why) verify_value_error(v, a, rule, "%s", why);
+        if (why)
+            verify_value_error(v, a, rule, "%s", why);
         else if (!where->owner && a->type->kind != TIR_TYPE_VIEW)
             verify_value_error(v, a, 1, "kernel parameters must be views, not %s",
                                verify_type_str(a->type, type, sizeof type));

@@ -26,8 +26,8 @@ typedef enum {
 typedef struct {
     const tir_value *value; /* the value that owns this id; NULL if none seen */
     verify_value_state state;
-    bool type_ok;           /* its type passed rules 4/5/17 */
-    bool list_broken;       /* its use list was already reported (rule 9) */
+    bool type_ok;     /* its type passed rules 4/5/17 */
+    bool list_broken; /* its use list was already reported (rule 9) */
 } verify_value_slot;
 
 typedef struct {
@@ -68,8 +68,8 @@ typedef struct {
     VEC(const tir_op *) walked; /* attached ops, program order */
     VEC(const tir_op *) idless; /* walked ops whose id is out of range or taken */
     uint32_t operand_total;
-    bool aborted;          /* the op lists are cyclic: stop walking this kernel */
-    bool lists_checkable;  /* ids and operand records are sound enough to check use lists */
+    bool aborted;         /* the op lists are cyclic: stop walking this kernel */
+    bool lists_checkable; /* ids and operand records are sound enough to check use lists */
 } verifier;
 
 /* Reports rule `rule` against `op`: "kernel '@k': 'add' op #7 ('%x'): <fmt>",

@@ -38,7 +38,8 @@ static void check_fields(verifier *v, const tir_op *op, const verify_block_ctx *
     if (op->masked && !(k == TIR_OP_VIEW_LOAD && !op->domain))
         OP_ERROR(21, "is masked, but only scalar loads take a mask");
     if (op->policy != TIR_REDUCE_UNORDERED_TREE && k != TIR_OP_REDUCE)
-        OP_ERROR(21, "has reduction policy '%s', but only reduce ops take a policy", tir_reduction_policy_name(op->policy));
+        OP_ERROR(21, "has reduction policy '%s', but only reduce ops take a policy",
+                 tir_reduction_policy_name(op->policy));
     if (op->scope != TIR_SCOPE_AUTO && k != TIR_OP_PARALLEL)
         OP_ERROR(21, "has execution scope '%s', but only parallel ops take a scope", tir_exec_scope_name(op->scope));
     if ((op->stages != 0 || op->initiation_interval != 1) && k != TIR_OP_PIPELINE)
@@ -174,18 +175,23 @@ static void check_elementwise(verifier *v, const tir_op *op, const verify_block_
     const tir_type *result = op->results[0]->type;
     tir_type_kind kind = tir_ew_result_kind(&t);
     bool ok = result->kind == kind;
-    if (ok && kind == TIR_TYPE_TILE) ok = result->elem == t.result && tir_space_is_join(result->space, t.n_spaces, t.spaces);
-    else if (ok && kind == TIR_TYPE_SCALAR) ok = result->elem == t.result;
+    if (ok && kind == TIR_TYPE_TILE)
+        ok = result->elem == t.result && tir_space_is_join(result->space, t.n_spaces, t.spaces);
+    else if (ok && kind == TIR_TYPE_SCALAR)
+        ok = result->elem == t.result;
     if (!ok) {
         char want[128];
         size_t len = 0;
         for (uint32_t i = 0; i < op->operand_count && len < sizeof a; i++)
-            len += (size_t)snprintf(a + len, sizeof a - len, "%s%s", i ? ", " : "", type_str(operands[i]->type, r, sizeof r));
+            len += (size_t)snprintf(a + len, sizeof a - len, "%s%s", i ? ", " : "",
+                                    type_str(operands[i]->type, r, sizeof r));
         if (kind == TIR_TYPE_TILE)
-            snprintf(want, sizeof want, "tile<%s> over the identity join of the operand spaces", tir_scalar_name(t.result));
+            snprintf(want, sizeof want, "tile<%s> over the identity join of the operand spaces",
+                     tir_scalar_name(t.result));
         else
             snprintf(want, sizeof want, "%s", kind == TIR_TYPE_INDEX ? "index" : tir_scalar_name(t.result));
-        OP_ERROR(12, "its result type %s is not what its operands (%s) give: %s", type_str(result, r, sizeof r), a, want);
+        OP_ERROR(12, "its result type %s is not what its operands (%s) give: %s", type_str(result, r, sizeof r), a,
+                 want);
     }
 }
 
@@ -282,8 +288,8 @@ static void check_mma(verifier *v, const tir_op *op, const verify_block_ctx *whe
         }
     const tir_type *c = operand(op, 2)->type;
     if (op->results[0]->type != c)
-        OP_ERROR(15, "its result type %s differs from the accumulator's %s", type_str(op->results[0]->type, t, sizeof t),
-                 type_str(c, why, sizeof why));
+        OP_ERROR(15, "its result type %s differs from the accumulator's %s",
+                 type_str(op->results[0]->type, t, sizeof t), type_str(c, why, sizeof why));
     else if (tir_mma_dims_error(operand(op, 0)->type->space, operand(op, 1)->type->space, c->space, why, sizeof why))
         OP_ERROR(15, "%s", why);
 }
@@ -324,8 +330,10 @@ static void check_access(verifier *v, const tir_op *op, const verify_block_ctx *
     bool ok = op->domain ? data->kind == TIR_TYPE_TILE && data->elem == elem && data->space == op->domain
                          : data->kind == TIR_TYPE_SCALAR && data->elem == elem;
     if (!ok) {
-        if (op->domain) snprintf(w, sizeof w, "tile<%s> over its tile space", tir_scalar_name(elem));
-        else snprintf(w, sizeof w, "%s scalar", tir_scalar_name(elem));
+        if (op->domain)
+            snprintf(w, sizeof w, "tile<%s> over its tile space", tir_scalar_name(elem));
+        else
+            snprintf(w, sizeof w, "%s scalar", tir_scalar_name(elem));
         OP_ERROR(16, "%s must be a %s, not %s", load ? "its result" : "the stored value", w,
                  type_str(data, t, sizeof t));
         return;
@@ -348,10 +356,12 @@ static void check_access(verifier *v, const tir_op *op, const verify_block_ctx *
 /* Rule 18: parallel, serial, pipeline, reduce. */
 static void check_region(verifier *v, const tir_op *op, const verify_block_ctx *where) {
     char t[256], w[256];
-    if (!op->domain || !verify_space_local(v, op->domain) || op->domain->rank == 0) {
-        OP_ERROR(18, "%s", !op->domain ? "it has no domain"
-                           : op->domain->rank ? "its domain is not an index space of this module"
-                                              : "its domain has rank 0 (regions need rank >= 1)");
+    const char *bad_domain = !op->domain                          ? "it has no domain"
+                             : !verify_space_local(v, op->domain) ? "its domain is not an index space of this module"
+                             : !op->domain->rank                  ? "its domain has rank 0 (regions need rank >= 1)"
+                                                                  : NULL;
+    if (bad_domain) {
+        OP_ERROR(18, "%s", bad_domain);
         return;
     }
     if (!op->body) {
@@ -433,13 +443,15 @@ static void check_stage(verifier *v, const tir_op *op, const verify_block_ctx *w
 typedef void (*kind_rule)(verifier *v, const tir_op *op, const verify_block_ctx *where);
 
 static const kind_rule kind_rules[TIR_OP_KIND_COUNT] = {
-    [TIR_OP_CONSTANT] = check_constant,  [TIR_OP_ELEMENTWISE] = check_elementwise,
-    [TIR_OP_MAP] = check_map,            [TIR_OP_EXTRACT] = check_extract,
-    [TIR_OP_MMA] = check_mma,            [TIR_OP_VIEW_LOAD] = check_access,
-    [TIR_OP_VIEW_STORE] = check_access,  [TIR_OP_PARALLEL] = check_region,
-    [TIR_OP_SERIAL] = check_region,      [TIR_OP_PIPELINE] = check_region,
-    [TIR_OP_STAGE] = check_stage,        [TIR_OP_REDUCE] = check_region,
+    [TIR_OP_CONSTANT] = check_constant, [TIR_OP_ELEMENTWISE] = check_elementwise,
+    [TIR_OP_MAP] = check_map,           [TIR_OP_EXTRACT] = check_extract,
+    [TIR_OP_MMA] = check_mma,           [TIR_OP_VIEW_LOAD] = check_access,
+    [TIR_OP_VIEW_STORE] = check_access, [TIR_OP_PARALLEL] = check_region,
+    [TIR_OP_SERIAL] = check_region,     [TIR_OP_PIPELINE] = check_region,
+    [TIR_OP_STAGE] = check_stage,       [TIR_OP_REDUCE] = check_region,
     [TIR_OP_YIELD] = check_yield,
 };
 
-void verify_op_kind(verifier *v, const tir_op *op, const verify_block_ctx *where) { kind_rules[op->kind](v, op, where); }
+void verify_op_kind(verifier *v, const tir_op *op, const verify_block_ctx *where) {
+    kind_rules[op->kind](v, op, where);
+}

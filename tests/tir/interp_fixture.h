@@ -79,6 +79,13 @@ static inline tilec_status run(kernel *k, size_t n, const tir_buffer *args) {
         tilec_diag_print(ctx, stderr);
         return TILEC_E_ARG;
     }
+    /* Verifiers run between stages: every kernel a test runs must verify. */
+    tilec_status verified = tir_verify(ctx, k->m);
+    CHECK_MSG(verified == TILEC_OK, "kernel '@%s' fails verification", tir_func_name(k->f));
+    if (verified != TILEC_OK) {
+        tilec_diag_print(ctx, stderr);
+        return verified;
+    }
     tilec_status st = tir_interpret(ctx, k->f, n, args);
     if (st != TILEC_OK && tilec_diag_count(ctx)) tilec_diag_print(ctx, stderr);
     return st;

@@ -125,6 +125,14 @@ static void test_builder_errors(void) {
     close_fixture(&fx);
 
     fx = open_fixture(4, 8);
+    tir_region_opts opts = {.scope = TIR_SCOPE_WORKER};
+    uint64_t two = 2;
+    tir_dim *t = tir_dim_new(fx.m, "t");
+    CHECK(tir_region_begin(fx.b, TIR_OP_SERIAL, tir_space_make(fx.m, 1, &t, &two), &opts, 0, NULL) == NULL);
+    CHECK(!strcmp(last_code(), "TIR-B42")); /* scope belongs to parallel only */
+    close_fixture(&fx);
+
+    fx = open_fixture(4, 8);
     CHECK(tir_stage(fx.b, "load") != TILEC_OK);
     CHECK(!strcmp(last_code(), "TIR-B40"));
     close_fixture(&fx);

@@ -24,8 +24,7 @@ static size_t count_code(const char *code) {
 static const tilec_diag *find_diag(const char *code, const char *needle, const char *needle2) {
     for (size_t i = 0; i < tilec_diag_count(ctx); i++) {
         const tilec_diag *d = tilec_diag_at(ctx, i);
-        if (!strcmp(d->code, code) && strstr(d->message, needle) && (!needle2 || strstr(d->message, needle2)))
-            return d;
+        if (!strcmp(d->code, code) && strstr(d->message, needle) && (!needle2 || strstr(d->message, needle2))) return d;
     }
     return NULL;
 }
@@ -193,7 +192,7 @@ static tir_module *build_library(void) {
     tir_value *c0 = tir_const_index(b, 0);
     tir_value *origin[2] = {c0, c0};
     tir_value *x = tir_load_tile(b, X, origin, space2(m, r, 4, c, 4), TIR_BOUNDS_ASSUME, NULL);
-    tir_value *iota = tir_lib_iota(b, c, 4);                                  /* tile<i64>[c=4] */
+    tir_value *iota = tir_lib_iota(b, c, 4);                                     /* tile<i64>[c=4] */
     tir_value *mask = tir_ew2(b, TIR_EW_LE, iota, tir_const_int(b, TIR_I64, 2)); /* tile<bool>[c=4] */
     tir_value *sel = tir_select(b, mask, x, tir_lib_full(b, space2(m, r, 4, c, 4), tir_const_float(b, TIR_F32, 0)));
     tir_value *xt = tir_lib_relabel(b, x, space2(m, q, 4, t, 4));
@@ -390,7 +389,8 @@ static void test_v08_visibility(void) {
     g = build_gemm();
     tir_op *yield = tir_block_last(tir_op_body(g.pipe));
     tir_op_set_operand(yield, 0, g.acc);
-    expect_violation(g.m, "TIR-V08", op_ref("yield", yield), "('%acc') is a result of this op or of an op enclosing it");
+    expect_violation(g.m, "TIR-V08", op_ref("yield", yield),
+                     "('%acc') is a result of this op or of an op enclosing it");
 }
 
 static void test_v09_use_lists(void) {
@@ -403,7 +403,8 @@ static void test_v09_use_lists(void) {
     uint64_t e[2] = {64, 48};
     tir_value *foreign = tir_func_add_view(other, "A2", TIR_F32, 2, e, true);
     tir_op_set_operand(g.load_a, 0, foreign);
-    size_t n = expect_violation(g.m, "TIR-V09", op_ref("load", g.load_a), "operand 0 ('%A2') belongs to kernel '@other'");
+    size_t n =
+        expect_violation(g.m, "TIR-V09", op_ref("load", g.load_a), "operand 0 ('%A2') belongs to kernel '@other'");
     CHECK(n == 1); /* not reported again from @other's use list */
     /* A stale use: the list of %nx also holds a use by a detached op. */
     g = build_gemm();
@@ -444,13 +445,15 @@ static void test_v12_elementwise(void) {
     /* Index arithmetic gives index, not i64. */
     g = build_gemm();
     g.mul_n0->results[0]->type = tir_type_scalar(g.m, TIR_I64);
-    expect_violation(g.m, "TIR-V12", op_ref("mul", g.mul_n0), "its result type i64 is not what its operands (index, index)");
+    expect_violation(g.m, "TIR-V12", op_ref("mul", g.mul_n0),
+                     "its result type i64 is not what its operands (index, index)");
 }
 
 static void test_v13_extract(void) {
     softmax_kernel s = build_softmax();
     tir_op_set_operand(s.extract, 2, s.zero);
-    expect_violation(s.m, "TIR-V13", op_ref("extract", s.extract), "operand 2 must be an index or integer scalar, not f32");
+    expect_violation(s.m, "TIR-V13", op_ref("extract", s.extract),
+                     "operand 2 must be an index or integer scalar, not f32");
 }
 
 static void test_v14_map(void) {
