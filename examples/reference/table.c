@@ -1,12 +1,22 @@
-/* table.c — the list of examples with references, and shape lookup. */
-#include "reference.h"
+/* table.c — the list of examples with references, shape lookup and the shared
+ * input accessor. */
+#include "kernels.h"
 
 #include <string.h>
 
 const example_entry example_table[] = {
-    {NULL, NULL},
+    {"gemm", example_gemm},
+    {"gemm_bt", example_gemm_bt},
+    {"softmax", example_softmax},
+    {"masked_softmax", example_masked_softmax},
+    {"layernorm", example_layernorm},
+    {"rmsnorm", example_rmsnorm},
+    {"rope", example_rope},
+    {"gelu", example_gelu},
+    {"swiglu", example_swiglu},
+    {"attention", example_attention},
 };
-const size_t example_count = 0;
+const size_t example_count = sizeof example_table / sizeof example_table[0];
 
 const example_entry *example_find(const char *name) {
     for (size_t i = 0; i < example_count; i++)
@@ -21,4 +31,10 @@ int64_t example_shape(const tir_func *f, const char *name, int64_t fallback) {
         if (!strcmp(p, name)) return value;
     }
     return fallback;
+}
+
+const float *example_f32_input(const tir_func *f, const void *const *args, size_t i) {
+    if (i >= tir_func_param_count(f) || !args[i]) return NULL;
+    if (tir_type_elem(tir_value_type(tir_func_param(f, i))) != TIR_F32) return NULL;
+    return args[i];
 }

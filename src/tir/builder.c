@@ -167,8 +167,10 @@ static tir_type *lifted_type(tir_builder *b, tir_ew_op op, const tir_ew_typing *
     case TIR_TYPE_TILE: {
         tir_space *joined = tir_space_join(b->module, t->n_spaces, t->spaces);
         if (!joined) {
-            /* tir_space_join already reported the conflicting dimension. */
-            b->status = TILEC_E_SHAPE;
+            /* tir_space_join already reported the conflict or the allocation failure. */
+            const tilec_diag *cause = tilec_diag_at(b->module->ctx, tilec_diag_count(b->module->ctx) - 1);
+            b->status = cause ? cause->status : TILEC_E_SHAPE;
+            if (b->status != TILEC_E_SHAPE) return NULL;
             tilec_error(b->module->ctx, TILEC_E_SHAPE, "TIR-B10", b->loc, "'%s': operand shapes do not join",
                         tir_ew_name(op));
             return NULL;

@@ -49,6 +49,14 @@ static bool tile_coords(tir_builder *b, tir_value *tile, tir_value **coords) {
 
 enum { LIB_MAX_RANK = 64 };
 
+/* The helpers below keep per-axis arrays of LIB_MAX_RANK entries. */
+static bool rank_fits(tir_builder *b, const char *what, size_t rank) {
+    if (rank <= LIB_MAX_RANK) return true;
+    tir_builder_fail(b, TILEC_E_UNSUPPORTED, "TIR-L14", "%s: rank %zu exceeds the library limit %d", what, rank,
+                     LIB_MAX_RANK);
+    return false;
+}
+
 static tir_literal reducer_identity(tir_reducer r, tir_scalar s) {
     if (r == TIR_REDUCER_ADD) return zero_literal(s);
     bool max = r == TIR_REDUCER_MAX; /* max starts from the lowest value */
@@ -67,6 +75,7 @@ tir_value *tir_lib_reduce(tir_builder *b, tir_value *tile, size_t n_dims, tir_di
     if (!b || b->status != TILEC_OK) return NULL;
     if (!tile || tile->type->kind != TIR_TYPE_TILE) return fail(b, TILEC_E_TYPE, "TIR-L04", "reduce: needs a tile");
     tir_space *s = tile->type->space;
+    if (!rank_fits(b, "reduce", s->rank)) return NULL;
     if (n_dims == 0 || n_dims > s->rank) return fail(b, TILEC_E_SHAPE, "TIR-L05", "reduce: needs 1..rank dimensions");
     tir_dim *keep[LIB_MAX_RANK], *red[LIB_MAX_RANK];
     uint64_t keep_e[LIB_MAX_RANK], red_e[LIB_MAX_RANK];
@@ -112,6 +121,7 @@ tir_value *tir_lib_relabel(tir_builder *b, tir_value *tile, tir_space *space) {
     if (!tile || tile->type->kind != TIR_TYPE_TILE || !space)
         return fail(b, TILEC_E_TYPE, "TIR-L08", "relabel: needs a tile and a space");
     tir_space *s = tile->type->space;
+    if (!rank_fits(b, "relabel", s->rank)) return NULL;
     bool same = s->rank == space->rank;
     for (uint32_t i = 0; same && i < s->rank; i++) same = s->axes[i].extent == space->axes[i].extent;
     if (!same) return fail(b, TILEC_E_SHAPE, "TIR-L09", "relabel: the target space must have the same rank and extents");
@@ -131,6 +141,7 @@ tir_value *tir_lib_broadcast_to(tir_builder *b, tir_value *tile, tir_space *spac
         return fail(b, TILEC_E_SHAPE, "TIR-L11",
                     "broadcast_to: every source dimension must be in the target with an equal or unit extent");
     if (tile->type->space == space) return tile;
+    if (!rank_fits(b, "broadcast_to", tile->type->space->rank)) return NULL;
     tir_op *map = tir_map_begin(b, space, tile->type->elem);
     tir_value *coords[LIB_MAX_RANK];
     tir_space *s = tile->type->space;
@@ -147,6 +158,7 @@ tir_value *tir_lib_matmul(tir_builder *b, tir_value *a, tir_value *bm) {
     if (!a || !bm || a->type->kind != TIR_TYPE_TILE || bm->type->kind != TIR_TYPE_TILE)
         return fail(b, TILEC_E_TYPE, "TIR-L12", "matmul: needs two tiles");
     tir_space *sa = a->type->space, *sb = bm->type->space;
+    if (!rank_fits(b, "matmul", (size_t)sa->rank + sb->rank)) return NULL;
     tir_dim *dims[LIB_MAX_RANK];
     uint64_t extents[LIB_MAX_RANK];
     size_t n = 0;

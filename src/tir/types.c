@@ -117,6 +117,7 @@ tir_space *tir_space_join(tir_module *m, size_t n, tir_space *const *spaces) {
     VEC(tir_dim *) dims = {0};
     VEC(uint64_t) extents = {0};
     tir_space *result = NULL;
+    bool conflict = false;
     for (uint32_t i = 0; i < start->rank; i++)
         if (!VEC_PUSH(m->ctx, &dims, start->axes[i].dim) || !VEC_PUSH(m->ctx, &extents, start->axes[i].extent))
             goto done;
@@ -135,12 +136,15 @@ tir_space *tir_space_join(tir_module *m, size_t n, tir_space *const *spaces) {
                 tilec_error(m->ctx, TILEC_E_SHAPE, "TIR-B03", tilec_no_loc(),
                             "cannot join dimension '%s': extent %llu against %llu", s->axes[i].dim->label,
                             (unsigned long long)extents.data[j], (unsigned long long)e);
+                conflict = true;
                 goto done;
             }
         }
     }
     result = tir_space_make(m, dims.len, dims.data, extents.data);
 done:
+    if (!result && !conflict)
+        tilec_error(m->ctx, TILEC_E_NOMEM, "TIR-M01", tilec_no_loc(), "out of memory joining index spaces");
     VEC_FREE(m->ctx, &dims);
     VEC_FREE(m->ctx, &extents);
     return result;

@@ -1,0 +1,23 @@
+/* kernels.h — the reference function of every bundled example (one per
+ * examples/NAME.tir), listed in table.c, and the input accessor they share. */
+#ifndef TILEC_EXAMPLES_KERNELS_H
+#define TILEC_EXAMPLES_KERNELS_H
+
+#include "reference.h"
+
+/* Parameter i of f as a float array when it is an f32 view, else NULL (the
+ * references are written for the f32 kernels they ship with). */
+const float *example_f32_input(const tir_func *f, const void *const *args, size_t i);
+
+bool example_gemm(const tir_func *f, const void *const *args, double *const *expected);
+bool example_gemm_bt(const tir_func *f, const void *const *args, double *const *expected);
+bool example_softmax(const tir_func *f, const void *const *args, double *const *expected);
+bool example_masked_softmax(const tir_func *f, const void *const *args, double *const *expected);
+bool example_layernorm(const tir_func *f, const void *const *args, double *const *expected);
+bool example_rmsnorm(const tir_func *f, const void *const *args, double *const *expected);
+bool example_gelu(const tir_func *f, const void *const *args, double *const *expected);
+bool example_swiglu(const tir_func *f, const void *const *args, double *const *expected);
+bool example_rope(const tir_func *f, const void *const *args, double *const *expected);
+bool example_attention(const tir_func *f, const void *const *args, double *const *expected);
+
+#endif

@@ -1,0 +1,18 @@
+/* rope.c — reference for rope.tir: split-half rotary embedding with the cosines
+ * U and sines V given as [R, W/2] inputs. */
+#include "kernels.h"
+
+bool example_rope(const tir_func *f, const void *const *args, double *const *expected) {
+    int64_t R = example_shape(f, "R", 17), W = example_shape(f, "W", 66), h = W / 2;
+    const float *X = example_f32_input(f, args, 0), *U = example_f32_input(f, args, 1),
+                *V = example_f32_input(f, args, 2);
+    double *Y = expected[3];
+    if (R < 0 || W < 0 || W % 2 || !X || !U || !V || !Y) return false;
+    for (int64_t r = 0; r < R; r++)
+        for (int64_t j = 0; j < h; j++) {
+            double xl = X[r * W + j], xr = X[r * W + h + j], c = U[r * h + j], s = V[r * h + j];
+            Y[r * W + j] = xl * c - xr * s;
+            Y[r * W + h + j] = xl * s + xr * c;
+        }
+    return true;
+}
