@@ -4,6 +4,7 @@
 #define TILEC_TEST_HARNESS_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int harness_failures, harness_checks;
@@ -31,6 +32,21 @@ static int harness_failures, harness_checks;
 #define CHECK_STR_CONTAINS(haystack, needle) \
     CHECK_MSG((haystack) && strstr((haystack), (needle)), "'%s' does not contain '%s'", \
               (haystack) ? (haystack) : "(null)", (needle))
+
+/* Reads a whole file into a NUL-terminated malloc'd buffer (NULL if unreadable). */
+static inline char *read_file(const char *path, size_t *length) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
+    fclose(f);
+    if (buf) buf[got] = '\0';
+    *length = got;
+    return buf;
+}
 
 #define TEST_MAIN_END() \
     do { \

@@ -10,18 +10,6 @@
 #include <dirent.h>
 #include <stdlib.h>
 
-static char *read_file(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    *size = fread(text, 1, (size_t)n, f);
-    fclose(f);
-    return text;
-}
-
 /* One pipeline run; returns true when it got through every stage. */
 static bool run_pipeline(tilec_context *ctx, const char *text, size_t size, const char *name) {
     tir_module *m = NULL;

@@ -428,20 +428,6 @@ static void check_one(const char *text, size_t len, fuzz_stats *stats) {
     CHECK_MSG(located, "rejected without a located diagnostic:\n%.*s", (int)len, text);
 }
 
-static char *read_file(const char *path, size_t *length) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
-    fclose(f);
-    if (buf) buf[got] = '\0';
-    *length = got;
-    return buf;
-}
-
 static uint64_t rng_state = 0x2545f4914f6cdd1dULL;
 static uint32_t next_random(void) { /* xorshift64*: deterministic */
     rng_state ^= rng_state >> 12;

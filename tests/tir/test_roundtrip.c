@@ -56,21 +56,6 @@ static char *check_roundtrip(const char *what, const tir_module *m) {
 
 /* ---- kernel files ---- */
 
-static char *read_file(const char *path, size_t *length) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = buf ? fread(buf, 1, (size_t)n, f) : 0;
-    fclose(f);
-    if (!buf) return NULL;
-    buf[got] = '\0';
-    *length = got;
-    return buf;
-}
-
 static int compare_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Round-trips every *.tir file under dir; returns how many were checked. */
