@@ -113,7 +113,10 @@ static tilec_status alloca_array(xi_run *r, xi_lane *lane, const xir_inst *inst)
     if (lane->arrays.len >= XI_MAX_ALLOCATIONS)
         return xi_fail(r, lane, inst, TILEC_E_BUDGET, "XIR-I06", "more than %u private allocations in one lane",
                        (unsigned)XI_MAX_ALLOCATIONS);
-    if (t->count > XI_MAX_ARRAY_COUNT || t->count > (limit - lane->private_bytes) / es)
+    if (t->count > XI_MAX_ARRAY_COUNT)
+        return xi_fail(r, lane, inst, TILEC_E_BUDGET, "XIR-I06", "array of %llu elements exceeds the limit of %llu",
+                       (unsigned long long)t->count, (unsigned long long)XI_MAX_ARRAY_COUNT);
+    if (t->count > (limit - lane->private_bytes) / es)
         return xi_fail(r, lane, inst, TILEC_E_BUDGET, "XIR-I06",
                        "private memory budget of %llu bytes per lane exceeded (%llu bytes in use, %llu requested)",
                        (unsigned long long)limit, (unsigned long long)lane->private_bytes,

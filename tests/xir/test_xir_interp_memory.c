@@ -158,6 +158,13 @@ static void test_private_budget(void) {
     xir_build_ret(&k.b);
     expect_error(xk_run_with(&k, 1, 1, 0, NULL, NULL), TILEC_E_BUDGET, "XIR-I06", "16777217 requested");
     xk_close(&k);
+    /* element indices are 32-bit: a larger array is refused whatever the budget */
+    k = xk_open("too_many", 1);
+    xir_build_alloca(&k.b, TIR_U8, UINT64_C(1) << 32);
+    xir_build_ret(&k.b);
+    o.max_private_bytes = UINT64_MAX;
+    expect_error(xk_run_with(&k, 1, 1, 0, NULL, &o), TILEC_E_BUDGET, "XIR-I06", "array of 4294967296 elements");
+    xk_close(&k);
 }
 
 /* out[index] = 7 with index from a buffer, on a 4-element buffer. */
@@ -298,6 +305,38 @@ static void test_uninitialized_read(void) {
     xk_close(&k);
 }
 
+/* Every allocation of a run fails in turn: each failure is reported as
+ * XIR-I04 out of memory (never a crash or a leak), and then the run works. */
+static void test_allocation_failures(void) {
+    xkernel k = xk_open("oom", 4);
+    xir_block *entry = k.b.block, *next = xir_block_new(k.f, "next");
+    xir_value *arr = xir_build_alloca(&k.b, TIR_U8, 70000); /* lane memory grows past its first size */
+    xir_build_store(&k.b, gep_u32(&k, arr, 69999), xir_const_uint(k.m, TIR_U8, 1));
+    xir_value *x = xir_build_load(&k.b, gep_u32(&k, arr, 69999));
+    xir_build_br(&k.b, next);
+    xir_builder_at_end(&k.b, next);
+    xir_inst *p = xir_build_phi(&k.b, x->type);
+    xir_phi_add_incoming(p, x, entry);
+    xir_build_ret(&k.b);
+    bool finished = false;
+    long n = 0;
+    for (; n < 1000 && !finished; n++) {
+        tilec_context_fail_allocation_after(ctx, n);
+        tilec_status st = xir_interpret(ctx, k.f, 8, 4, 0, NULL);
+        tilec_context_fail_allocation_after(ctx, -1);
+        finished = st == TILEC_OK;
+        if (!finished) {
+            CHECK_MSG(st == TILEC_E_NOMEM, "allocation %ld: status %s", n, tilec_status_name(st));
+            size_t d = tilec_diag_count(ctx);
+            CHECK_MSG(d <= 1 && (d == 0 || !strcmp(tilec_diag_at(ctx, 0)->code, "XIR-I04")),
+                      "allocation %ld: %zu diagnostics", n, d);
+        }
+        tilec_diag_clear(ctx);
+    }
+    CHECK(finished && n > 3);
+    xk_close(&k);
+}
+
 int main(void) {
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
     test_private_arrays_per_lane();
@@ -310,6 +349,7 @@ int main(void) {
     test_array_phi();
     test_aliasing_and_address();
     test_uninitialized_read();
+    test_allocation_failures();
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
 }
