@@ -1,0 +1,150 @@
+/* interp_value.c — scalar semantics of the XIR interpreter
+ * (docs/xir-interpreter.md "Scalars").
+ *
+ * Integers, comparisons, min/max and casts are the TileIR interpreter's rules
+ * (interp_apply / interp_cast in src/tir/interp_value.c), reused so that both
+ * oracles agree by construction.  What XIR adds: f32 arithmetic computed in
+ * `float` (each result rounded to f32, exp/log/sqrt/tanh through expf & co.),
+ * f32 cells held as bit patterns (see interp_impl.h), bitwise operations on
+ * integers, shifts and bitcasts.  f32 values are widened to double only for
+ * operations whose result is one of the operands or a bool (min, max,
+ * comparisons) and for casts, where widening is exact and a single rounding
+ * happens afterwards. */
+#include "xir/interp_impl.h"
+
+#include <math.h>
+#include <string.h>
+
+static float f32_of(interp_cell c) {
+    uint32_t bits = (uint32_t)c.u;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
+}
+
+static interp_cell cell_f32(float f) {
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    return (interp_cell){.u = bits};
+}
+
+/* The double-valued cell of the TileIR interpreter for an f32 cell. */
+static interp_cell widen(tir_scalar t, interp_cell c) {
+    return t == TIR_F32 ? (interp_cell){.f = (double)f32_of(c)} : c;
+}
+
+interp_cell xi_constant(const xir_value *v) {
+    /* Constant payloads are canonical (module.c normalizes them); an f32
+     * payload is the exact double of a float. */
+    if (xir_type_is_scalar(v->type, TIR_F32)) return cell_f32((float)v->constant.f);
+    return (interp_cell){.u = v->constant.u};
+}
+
+/* The TileIR opcode with the same meaning, for the opcodes XIR shares. */
+static const tir_ew_op shared_op[XIR_OP_COUNT] = {
+    [XIR_OP_ADD] = TIR_EW_ADD, [XIR_OP_SUB] = TIR_EW_SUB, [XIR_OP_MUL] = TIR_EW_MUL,
+    [XIR_OP_DIV] = TIR_EW_DIV, [XIR_OP_MOD] = TIR_EW_MOD, [XIR_OP_NEG] = TIR_EW_NEG,
+    [XIR_OP_MIN] = TIR_EW_MIN, [XIR_OP_MAX] = TIR_EW_MAX, [XIR_OP_ABS] = TIR_EW_ABS,
+    [XIR_OP_EXP] = TIR_EW_EXP, [XIR_OP_LOG] = TIR_EW_LOG, [XIR_OP_SQRT] = TIR_EW_SQRT,
+    [XIR_OP_TANH] = TIR_EW_TANH,
+    [XIR_OP_EQ] = TIR_EW_EQ, [XIR_OP_NE] = TIR_EW_NE, [XIR_OP_LT] = TIR_EW_LT,
+    [XIR_OP_LE] = TIR_EW_LE, [XIR_OP_GT] = TIR_EW_GT, [XIR_OP_GE] = TIR_EW_GE,
+};
+
+/* f32 operations that produce a new float, computed in float.  neg and abs
+ * only touch the sign bit (C Annex F), so NaN payloads survive them. */
+static bool f32_arith(xir_arith_op op, const interp_cell *x, interp_cell *out) {
+    float a = f32_of(x[0]), b = xir_arith_arity(op) > 1 ? f32_of(x[1]) : 0.0f, r;
+    switch (op) {
+    case XIR_OP_ADD: r = a + b; break;
+    case XIR_OP_SUB: r = a - b; break;
+    case XIR_OP_MUL: r = a * b; break;
+    case XIR_OP_DIV: r = a / b; break;
+    case XIR_OP_NEG: r = -a; break;
+    case XIR_OP_ABS: r = fabsf(a); break;
+    case XIR_OP_EXP: r = expf(a); break;
+    case XIR_OP_LOG: r = logf(a); break;
+    case XIR_OP_SQRT: r = sqrtf(a); break;
+    case XIR_OP_TANH: r = tanhf(a); break;
+    default: return false;
+    }
+    *out = cell_f32(r);
+    return true;
+}
+
+/* and/or/xor/not: bitwise on integers, logical on bool (cells are 0/1). */
+static interp_cell bitwise(xir_arith_op op, tir_scalar t, interp_cell a, interp_cell b) {
+    switch (op) {
+    case XIR_OP_AND: return interp_wrap(t, a.u & b.u);
+    case XIR_OP_OR: return interp_wrap(t, a.u | b.u);
+    case XIR_OP_XOR: return interp_wrap(t, a.u ^ b.u);
+    default: return t == TIR_BOOL ? (interp_cell){.u = !a.u} : interp_wrap(t, ~a.u);
+    }
+}
+
+/* The shift amount is taken modulo the bit width (its two's-complement bits,
+ * so -1 shifts by width - 1); shr is arithmetic on signed types, logical on
+ * unsigned ones. */
+static interp_cell shift(xir_arith_op op, tir_scalar t, interp_cell a, interp_cell b) {
+    unsigned s = (unsigned)(b.u & (8 * tir_scalar_size(t) - 1));
+    if (op == XIR_OP_SHL) return interp_wrap(t, a.u << s);
+    if (tir_scalar_is_signed(t) && a.i < 0) return interp_wrap(t, ~(~a.u >> s)); /* no implementation-defined >> */
+    return interp_wrap(t, a.u >> s);
+}
+
+interp_cell xi_arith(xir_arith_op op, tir_scalar t, const interp_cell *x) {
+    switch (op) {
+    case XIR_OP_SELECT: return x[0].u ? x[1] : x[2];
+    case XIR_OP_AND:
+    case XIR_OP_OR:
+    case XIR_OP_XOR:
+    case XIR_OP_NOT: return bitwise(op, t, x[0], xir_arith_arity(op) > 1 ? x[1] : x[0]);
+    case XIR_OP_SHL:
+    case XIR_OP_SHR: return shift(op, t, x[0], x[1]);
+    default: break;
+    }
+    interp_cell r;
+    if (t == TIR_F32 && f32_arith(op, x, &r)) return r;
+    interp_cell wide[2] = {widen(t, x[0]), xir_arith_arity(op) > 1 ? widen(t, x[1]) : widen(t, x[0])};
+    r = interp_apply(shared_op[op], t, wide);
+    /* min/max of f32 operands is one of them: narrowing is exact. */
+    return t == TIR_F32 && xir_arith_class(op) != XIR_OPC_COMPARE ? cell_f32((float)r.f) : r;
+}
+
+interp_cell xi_cast(tir_scalar from, tir_scalar to, interp_cell x) {
+    /* interp_cast rounds once to f32 and returns that float as a double. */
+    interp_cell r = interp_cast(from, to, widen(from, x));
+    return to == TIR_F32 ? cell_f32((float)r.f) : r;
+}
+
+interp_cell xi_bitcast(tir_scalar from, tir_scalar to, interp_cell x) {
+    uint64_t bits = x.u; /* integers: the low bits are the pattern; f32: already bits */
+    if (from == TIR_F64) memcpy(&bits, &x.f, sizeof bits);
+    interp_cell r;
+    if (to == TIR_F64) memcpy(&r.f, &bits, sizeof r.f);
+    else if (to == TIR_F32) r.u = (uint32_t)bits;
+    else r = interp_wrap(to, bits);
+    return r;
+}
+
+interp_cell xi_load_elem(tir_scalar t, const unsigned char *p) {
+    if (t != TIR_F32) return interp_read(t, p);
+    uint32_t bits;
+    memcpy(&bits, p, sizeof bits);
+    return (interp_cell){.u = bits};
+}
+
+void xi_store_elem(tir_scalar t, unsigned char *p, interp_cell x) {
+    if (t != TIR_F32) {
+        interp_write(t, p, x);
+        return;
+    }
+    uint32_t bits = (uint32_t)x.u;
+    memcpy(p, &bits, sizeof bits);
+}
+
+bool xi_index(tir_scalar t, interp_cell x, uint64_t *out) {
+    if (tir_scalar_is_signed(t) && x.i < 0) return false;
+    *out = x.u;
+    return true;
+}
