@@ -49,38 +49,6 @@ static uint64_t mma_contraction(const tir_op *op) {
     return k;
 }
 
-/* Potential work of a block (saturating): elements produced or accessed, with
- * nested regions multiplied by their domains.  *structured is set when the
- * block holds loops, maps or mma. */
-static uint64_t block_work(const tir_block *b, bool *structured) {
-    uint64_t work = 0;
-    for (const tir_op *op = b->first; op; op = op->next) {
-        uint64_t w = 0;
-        switch (op->kind) {
-        case TIR_OP_CONSTANT:
-        case TIR_OP_EXTRACT: w = 1; break;
-        case TIR_OP_ELEMENTWISE: w = value_count(op->results[0]); break;
-        case TIR_OP_VIEW_LOAD:
-        case TIR_OP_VIEW_STORE: w = op->domain ? space_volume(op->domain) : 1; break;
-        case TIR_OP_MMA:
-            *structured = true;
-            w = sat_mul(value_count(op->results[0]), mma_contraction(op));
-            break;
-        case TIR_OP_MAP:
-        case TIR_OP_SERIAL:
-        case TIR_OP_PIPELINE:
-        case TIR_OP_REDUCE:
-        case TIR_OP_PARALLEL:
-            *structured = true;
-            w = sat_mul(space_volume(op->domain), block_work(op->body, structured));
-            break;
-        default: break;
-        }
-        work = sat_add(work, w);
-    }
-    return work;
-}
-
 bool plan_reduce_is_closed(const tir_op *op, const tir_op **update, bool *carry_left) {
     if (op->kind != TIR_OP_REDUCE || op->policy != TIR_REDUCE_UNORDERED_TREE || op->result_count != 1) return false;
     const tir_block *body = op->body;
@@ -101,6 +69,75 @@ bool plan_reduce_is_closed(const tir_op *op, const tir_op **update, bool *carry_
     *update = u;
     *carry_left = left;
     return true;
+}
+
+/* The closed partitioned form of a loop op, or false (ordered loop). */
+static bool plan_partitioned(const plan_repr_options *o, const tir_op *op, plan_op *po) {
+    uint64_t n = space_volume(op->domain);
+    const tir_op *update;
+    bool carry_left;
+    if (o->reduction_partitions < 2 || !plan_bounded(o, n) || !plan_reduce_is_closed(op, &update, &carry_left))
+        return false;
+    uint32_t P = o->reduction_partitions;
+    po->partitioned = true;
+    po->update = update;
+    po->carry_left = carry_left;
+    po->partitions = (uint32_t)(n < P ? n : P);
+    po->bulk_loop = n > P && n - n % P > P;
+    po->body_emissions = n <= P ? n : P + (po->bulk_loop ? P : 0) + n % P;
+    return true;
+}
+
+static uint64_t block_work(const plan_repr_options *o, const tir_block *b, bool *structured);
+
+static bool map_is_runtime(const plan_repr_options *o, const tir_op *op, uint64_t body_work, bool structured) {
+    uint64_t n = space_volume(op->domain);
+    return plan_bounded(o, n) ||
+           (o->max_unrolled_region_work != 0 && structured && sat_mul(n, body_work) > o->max_unrolled_region_work);
+}
+
+/* Traversed elements: one loop body when bounded, else every element. */
+static uint64_t unrolled(const plan_repr_options *o, uint64_t n) { return plan_bounded(o, n) ? 1 : n; }
+
+/* Potential work of a block under the plan's own decisions (saturating):
+ * elements emitted by unrolled traversals, a runtime loop's body once, an
+ * unrolled map's or partitioned reduction's body once per emission.
+ * *structured is set when the block holds loops, maps or mma. */
+static uint64_t block_work(const plan_repr_options *o, const tir_block *b, bool *structured) {
+    uint64_t work = 0;
+    for (const tir_op *op = b->first; op; op = op->next) {
+        uint64_t w = 0;
+        switch (op->kind) {
+        case TIR_OP_CONSTANT:
+        case TIR_OP_EXTRACT: w = 1; break;
+        case TIR_OP_ELEMENTWISE: w = unrolled(o, value_count(op->results[0])); break;
+        case TIR_OP_VIEW_LOAD:
+        case TIR_OP_VIEW_STORE: w = op->domain ? unrolled(o, space_volume(op->domain)) : 1; break;
+        case TIR_OP_MMA:
+            *structured = true;
+            w = sat_mul(unrolled(o, value_count(op->results[0])), unrolled(o, mma_contraction(op)));
+            break;
+        case TIR_OP_MAP: {
+            *structured = true;
+            bool inner = false;
+            uint64_t body = block_work(o, op->body, &inner);
+            w = map_is_runtime(o, op, body, inner) ? body : sat_mul(space_volume(op->domain), body);
+            break;
+        }
+        case TIR_OP_SERIAL:
+        case TIR_OP_PIPELINE:
+        case TIR_OP_REDUCE: {
+            *structured = true;
+            plan_op po = {0};
+            uint64_t body = block_work(o, op->body, structured);
+            w = plan_partitioned(o, op, &po) ? sat_mul(po.body_emissions, body) : body;
+            break;
+        }
+        default: break;
+        }
+        work = sat_add(work, w);
+    }
+    return work;
 }
 
 typedef struct {
@@ -180,9 +217,8 @@ static void plan_map(planner *p, const tir_op *op, plan_op *po) {
     const plan_repr_options *o = &p->r->options;
     po->count = space_volume(op->domain);
     bool structured = false;
-    uint64_t work = sat_mul(po->count, block_work(op->body, &structured));
-    po->runtime = plan_bounded(o, po->count) ||
-                  (o->max_unrolled_region_work != 0 && structured && work > o->max_unrolled_region_work);
+    uint64_t body_work = block_work(o, op->body, &structured);
+    po->runtime = map_is_runtime(o, op, body_work, structured);
     po->body_emissions = po->runtime ? 1 : po->count;
     uint64_t body_mult = sat_mul(po->multiplicity, po->body_emissions);
     plan_coords(p, op, !po->runtime, body_mult);
@@ -190,35 +226,12 @@ static void plan_map(planner *p, const tir_op *op, plan_op *po) {
     set_value(p, op->results[0], po->runtime ? PLAN_FORM_ARRAY : PLAN_FORM_SSA, po->multiplicity);
 }
 
-static void plan_partitions(plan_op *po, uint32_t P) {
-    uint64_t n = po->count;
-    po->partitions = (uint32_t)(n < P ? n : P);
-    if (n <= P) {
-        po->bulk_loop = false;
-        po->body_emissions = n;
-        return;
-    }
-    uint64_t bulk = n - n % P;
-    po->bulk_loop = bulk > P;
-    po->body_emissions = P + (po->bulk_loop ? P : 0) + n % P;
-}
-
 static void plan_loop(planner *p, const tir_op *op, plan_op *po) {
     const plan_repr_options *o = &p->r->options;
     po->count = space_volume(op->domain);
-    const tir_op *update;
-    bool carry_left;
-    po->partitioned = o->reduction_partitions > 1 && plan_bounded(o, po->count) &&
-                      plan_reduce_is_closed(op, &update, &carry_left);
     bool constant_coords = false;
-    if (po->partitioned) {
-        po->update = update;
-        po->carry_left = carry_left;
-        plan_partitions(po, o->reduction_partitions);
-        constant_coords = !po->bulk_loop;
-    } else {
-        po->body_emissions = 1;
-    }
+    if (plan_partitioned(o, op, po)) constant_coords = !po->bulk_loop;
+    else po->body_emissions = 1;
     uint64_t body_mult = sat_mul(po->multiplicity, po->body_emissions);
     plan_coords(p, op, constant_coords, body_mult);
     uint32_t rank = op->domain->rank;

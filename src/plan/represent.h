@@ -19,7 +19,10 @@
  * Traversal rules:
  *   bounded(n)       = max_unrolled_tile_elements != 0 && n > it
  *   map runtime loop = bounded(domain) || (max_unrolled_region_work != 0 and
- *                      the body has loops/maps/mma and domain × body work > it)
+ *                      the body has loops/maps/mma and domain × body work > it),
+ *                      where work counts what emission repeats: elements of
+ *                      unrolled traversals, a runtime loop's body once, an
+ *                      unrolled map or partitioned reduction per emission
  *   mma              = an output loop when bounded(outputs), a contraction
  *                      loop when bounded(contraction)
  *   serial/pipeline/reduce = one counted runtime loop, except a closed
