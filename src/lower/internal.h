@@ -16,16 +16,20 @@
 #include "lower/lower.h"
 #include "plan/root_map.h"
 
-typedef enum { LV_SCALAR = 1, LV_SPLAT, LV_SSA, LV_ARRAY } lv_form;
+typedef enum { LV_SCALAR = 1, LV_SPLAT, LV_SSA, LV_ARRAY, LV_RECIPE } lv_form;
 
-typedef struct {
+typedef struct lv lv;
+struct lv {
     lv_form form;
     tir_scalar elem;
     uint64_t count;
     xir_value *value;  /* SCALAR, SPLAT */
     xir_value **elems; /* SSA: [count] */
     xir_value *array;  /* ARRAY storage, or an SSA Tile's definition snapshot */
-} lv;
+    const tir_op *op;  /* RECIPE: the elementwise op, over `space` */
+    const tir_space *space;
+    lv *in[3];         /* RECIPE: the operands' records, captured at the definition */
+};
 
 typedef struct {
     bool known;

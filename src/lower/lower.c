@@ -124,11 +124,11 @@ static void describe(lowerer *lw, const plan_root_map *map, lower_result *out) {
     strbuf_printf(&s,
                   "]; dispatch_size=%u; required_packet_width=0; static_snapshot_bytes_per_worker=%llu; "
                   "static_snapshot_allocations=%llu; snapshot_budget=%llu; max_unrolled_tile_elements=%u; "
-                  "max_unrolled_region_work=%llu; unordered_reduction_partitions=%u; ",
+                  "max_unrolled_region_work=%llu; unordered_reduction_partitions=%u; max_recipe_depth=%u; ",
                   out->dispatch_size, (unsigned long long)out->resources.snapshot_bytes_per_worker,
                   (unsigned long long)out->resources.snapshot_allocations, (unsigned long long)lw->opt->max_local_bytes,
                   lw->opt->max_unrolled_tile_elements, (unsigned long long)lw->opt->max_unrolled_region_work,
-                  lw->opt->reduction_partitions);
+                  lw->opt->reduction_partitions, lw->opt->max_recipe_depth);
 #define X(name) strbuf_printf(&s, #name "=%llu; ", (unsigned long long)out->counters.name);
     LOWER_COUNTERS(X)
 #undef X
@@ -175,7 +175,8 @@ tilec_status lower_kernel(tilec_context *ctx, const tir_func *f, const lower_opt
     if (!st) st = plan_root_map_make(ctx, admission.domain, o->root_axis_order, o->root_axis_order_len, &map);
     if (st) return st;
 
-    plan_repr_options ro = {o->max_unrolled_tile_elements, o->max_unrolled_region_work, o->reduction_partitions};
+    plan_repr_options ro = {o->max_unrolled_tile_elements, o->max_unrolled_region_work, o->reduction_partitions,
+                            o->max_recipe_depth};
     plan_repr repr;
     if ((st = plan_represent(ctx, f, &admission, &ro, &repr))) return st;
     plan_resources res;

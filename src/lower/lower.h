@@ -23,7 +23,7 @@ typedef struct {
     uint32_t max_unrolled_tile_elements; /* 64; 0 = no bound (fully expanded) */
     uint64_t max_unrolled_region_work;   /* 4096; 0 = no region bound */
     uint32_t reduction_partitions;       /* 4; 1..16 */
-    uint32_t max_recipe_depth;           /* 64 (no deferred recipes are formed yet) */
+    uint32_t max_recipe_depth;           /* 64; 0 = no deferred recipes */
 } lower_options;
 
 lower_options lower_options_default(void);
@@ -39,9 +39,9 @@ typedef struct {
 
 /* Static construction counts (never dynamic transactions): X(name). */
 #define LOWER_COUNTERS(X) \
-    X(guards_removed) X(guards_kept) X(indexable_snapshots) X(runtime_traversals) X(unrolled_maps) \
-    X(runtime_maps) X(ordered_loops) X(phi_carries) X(buffered_carries) X(partial_reductions) X(rolled_mmas) \
-    X(xir_instructions)
+    X(guards_removed) X(guards_kept) X(indexable_snapshots) X(deferred_expressions) X(runtime_traversals) \
+    X(unrolled_maps) X(runtime_maps) X(ordered_loops) X(phi_carries) X(buffered_carries) X(partial_reductions) \
+    X(rolled_mmas) X(xir_instructions)
 
 typedef struct {
 #define X(name) uint64_t name;

@@ -223,8 +223,11 @@ xir_value *lw_alloca(lowerer *lw, tir_scalar elem, uint64_t count) {
     return array;
 }
 
-static const plan_form form_of_record[] = {
-    [LV_SCALAR] = PLAN_FORM_SCALAR, [LV_SPLAT] = PLAN_FORM_SPLAT, [LV_SSA] = PLAN_FORM_SSA, [LV_ARRAY] = PLAN_FORM_ARRAY};
+static const plan_form form_of_record[] = {[LV_SCALAR] = PLAN_FORM_SCALAR, [LV_SPLAT] = PLAN_FORM_SPLAT,
+                                           [LV_SSA] = PLAN_FORM_SSA, [LV_ARRAY] = PLAN_FORM_ARRAY,
+                                           [LV_RECIPE] = PLAN_FORM_RECIPE};
+
+static xir_value *read_recipe(lowerer *lw, const lv *rec, xir_value *flat);
 
 void lw_bind(lowerer *lw, const tir_value *v, lv *rec) {
     if (!rec || !lw_ok(lw)) return;
@@ -256,6 +259,7 @@ xir_value *lw_read(lowerer *lw, const lv *rec, xir_value *flat) {
         }
         break;
     case LV_ARRAY: break;
+    case LV_RECIPE: return read_recipe(lw, rec, flat);
     }
     return xir_build_load(&lw->b, xir_build_gep(&lw->b, rec->array, flat));
 }
@@ -386,16 +390,34 @@ typedef struct {
     const tir_space *space;
 } ew_job;
 
+/* Element `flat` (coordinates `coords`, decoded on demand when NULL) of an
+ * elementwise op over `space` whose operands are the records `in`. */
+static xir_value *apply_at(lowerer *lw, const tir_op *op, const tir_space *space, lv *const *in, tir_scalar elem,
+                           xir_value *flat, xir_value *const *coords) {
+    xir_value *args[3] = {NULL, NULL, NULL}, *decoded[PLAN_MAX_RANK];
+    for (uint32_t i = 0; i < op->operand_count; i++) {
+        const tir_value *v = op->operands[i]->value;
+        if (v->type->kind != TIR_TYPE_TILE) {
+            args[i] = in[i]->value;
+            continue;
+        }
+        if (!coords && v->type->space != space) {
+            lw_decode(lw, space, flat, decoded);
+            coords = decoded;
+        }
+        args[i] = lw_read(lw, in[i], lw_project(lw, v->type->space, space, coords, flat));
+    }
+    return lw_apply(lw, op->ew, elem, args);
+}
+
+/* A recipe is evaluated where it is read. */
+static xir_value *read_recipe(lowerer *lw, const lv *rec, xir_value *flat) {
+    return apply_at(lw, rec->op, rec->space, rec->in, rec->elem, flat, NULL);
+}
+
 static void visit_elementwise(lowerer *lw, void *user, xir_value *flat, xir_value *const *coords) {
     ew_job *j = user;
-    xir_value *args[3] = {NULL, NULL, NULL};
-    for (uint32_t i = 0; i < j->op->operand_count; i++) {
-        const tir_value *v = j->op->operands[i]->value;
-        args[i] = v->type->kind == TIR_TYPE_TILE
-                    ? lw_read(lw, j->in[i], lw_project(lw, v->type->space, j->space, coords, flat))
-                    : j->in[i]->value;
-    }
-    xir_value *r = lw_apply(lw, j->op->ew, j->out->elem, args);
+    xir_value *r = apply_at(lw, j->op, j->space, j->in, j->out->elem, flat, coords);
     int64_t k;
     if (j->out->form == LV_ARRAY) lw_array_write(lw, j->out->array, flat, r);
     else if (lw_const_int(flat, &k)) j->out->elems[k] = r;
@@ -415,6 +437,15 @@ void lower_elementwise(lowerer *lw, const tir_op *op) {
         return;
     }
     job.space = res->type->space;
+    if (pv->form == PLAN_FORM_RECIPE) {
+        lv *rec = lw_alloc(lw, sizeof *rec);
+        if (!rec) return;
+        *rec = (lv){.form = LV_RECIPE, .elem = elem, .count = pv->count, .op = op, .space = job.space,
+                    .in = {job.in[0], job.in[1], job.in[2]}};
+        lw->counters.deferred_expressions++;
+        lw_bind(lw, res, rec);
+        return;
+    }
     job.out = pv->form == PLAN_FORM_ARRAY ? lw_array(lw, elem, pv->count) : lw_ssa(lw, elem, pv->count);
     if (!job.out) return;
     lw_traverse(lw, job.space, pv->form == PLAN_FORM_ARRAY, visit_elementwise, &job);

@@ -142,6 +142,7 @@ static uint64_t block_work(const plan_repr_options *o, const tir_block *b, bool 
 
 typedef struct {
     plan_repr *r;
+    tilec_status status;
 } planner;
 
 static plan_value *pv(planner *p, const tir_value *v) { return &p->r->values[v->id]; }
@@ -173,6 +174,27 @@ static void plan_coords(planner *p, const tir_op *op, bool constant, uint64_t mu
     }
 }
 
+/* A single-use bounded elementwise result, evaluated at its consumer; its
+ * operands are read at runtime indices there. */
+static void plan_recipe(planner *p, const tir_op *op, uint64_t mult) {
+    const tir_value *res = op->results[0];
+    set_value(p, res, PLAN_FORM_RECIPE, mult);
+    uint32_t depth = 0;
+    for (uint32_t i = 0; i < op->operand_count; i++) {
+        const plan_value *x = pv(p, op->operands[i]->value);
+        if (x->form == PLAN_FORM_RECIPE && x->depth > depth) depth = x->depth;
+        read_dynamically(p, op->operands[i]->value);
+    }
+    pv(p, res)->depth = depth + 1;
+    uint32_t limit = p->r->options.max_recipe_depth;
+    if (depth + 1 > limit && !p->status)
+        p->status = tilec_error(p->r->ctx, TILEC_E_BUDGET, "LOWER-B03", op->loc,
+                                "depth budget: the deferred recipe of %s%s ('%s' op #%u) reaches depth %u, exceeding "
+                                "max_recipe_depth %u",
+                                res->name ? "%" : "a value", res->name ? res->name : "", tir_ew_name(op->ew), op->id,
+                                depth + 1, limit);
+}
+
 static void plan_elementwise(planner *p, const tir_op *op, plan_op *po) {
     const tir_value *res = op->results[0];
     uint64_t mult = po->multiplicity;
@@ -194,7 +216,12 @@ static void plan_elementwise(planner *p, const tir_op *op, plan_op *po) {
         set_value(p, res, PLAN_FORM_SPLAT, mult);
         return;
     }
-    po->runtime = plan_bounded(&p->r->options, po->count);
+    bool bounded = plan_bounded(&p->r->options, po->count);
+    if (bounded && res->use_count == 1 && p->r->options.max_recipe_depth) {
+        plan_recipe(p, op, mult);
+        return;
+    }
+    po->runtime = bounded;
     set_value(p, res, po->runtime ? PLAN_FORM_ARRAY : PLAN_FORM_SSA, mult);
     if (po->runtime)
         for (uint32_t i = 0; i < op->operand_count; i++) read_dynamically(p, op->operands[i]->value);
@@ -302,7 +329,7 @@ static void plan_op_(planner *p, const tir_op *op, uint64_t mult) {
 }
 
 static void plan_block(planner *p, const tir_block *b, uint64_t mult) {
-    for (const tir_op *op = b->first; op; op = op->next) plan_op_(p, op, mult);
+    for (const tir_op *op = b->first; op && !p->status; op = op->next) plan_op_(p, op, mult);
 }
 
 tilec_status plan_represent(tilec_context *ctx, const tir_func *f, const plan_admission *admission,
@@ -320,14 +347,15 @@ tilec_status plan_represent(tilec_context *ctx, const tir_func *f, const plan_ad
         plan_repr_free(out);
         return tilec_error(ctx, TILEC_E_NOMEM, "LOWER-M01", tilec_no_loc(), "out of memory planning representations");
     }
-    planner p = {out};
+    planner p = {out, TILEC_OK};
     const tir_block *body = f->body;
     for (uint32_t i = 0; i < body->arg_count; i++) {
         set_value(&p, body->args[i], PLAN_FORM_VIEW, 1);
         pv(&p, body->args[i])->arrays = 0;
     }
     plan_block(&p, body, 1);
-    return TILEC_OK;
+    if (p.status) plan_repr_free(out);
+    return p.status;
 }
 
 void plan_repr_free(plan_repr *r) {

@@ -15,6 +15,12 @@
  *   ARRAY   a bounded Tile: a private array filled by a runtime loop (loads,
  *           elementwise, maps, mma outputs), or a large loop carry's current
  *           array (the loop owns current and next)
+ *   RECIPE  a bounded Tile defined by an elementwise op with exactly one use:
+ *           nothing is emitted at the definition; the consumer evaluates the
+ *           op at each element it reads, from the operands' records (which
+ *           are immutable where the consumer runs).  Its depth is one more
+ *           than its deepest recipe operand; a depth above max_recipe_depth
+ *           is refused ("depth budget"); max_recipe_depth 0 forms no recipes
  *
  * Traversal rules:
  *   bounded(n)       = max_unrolled_tile_elements != 0 && n > it
@@ -47,9 +53,12 @@ typedef struct {
     uint32_t max_unrolled_tile_elements; /* 0: no bound (fully expanded) */
     uint64_t max_unrolled_region_work;   /* 0: no region-work bound */
     uint32_t reduction_partitions;       /* 1..16 */
+    uint32_t max_recipe_depth;           /* 0: no deferred recipes */
 } plan_repr_options;
 
-typedef enum { PLAN_FORM_NONE = 0, PLAN_FORM_VIEW, PLAN_FORM_SCALAR, PLAN_FORM_SPLAT, PLAN_FORM_SSA, PLAN_FORM_ARRAY } plan_form;
+typedef enum {
+    PLAN_FORM_NONE = 0, PLAN_FORM_VIEW, PLAN_FORM_SCALAR, PLAN_FORM_SPLAT, PLAN_FORM_SSA, PLAN_FORM_ARRAY, PLAN_FORM_RECIPE
+} plan_form;
 
 typedef struct {
     plan_form form;
@@ -58,6 +67,7 @@ typedef struct {
     bool constant;         /* SCALAR: a compile-time constant at every emission */
     bool snapshot;         /* SSA: plus a definition-time indexable snapshot */
     uint32_t arrays;       /* private arrays its definition allocates (ARRAY: 1, or 2 for a large carry's result) */
+    uint32_t depth;        /* RECIPE: deferred evaluation depth */
     uint64_t multiplicity; /* static emissions of its definition */
 } plan_value;
 
@@ -91,7 +101,9 @@ bool plan_bounded(const plan_repr_options *o, uint64_t n);
  * constants: integer and bool operations (not floats). */
 bool plan_ew_foldable(tir_ew_op op, tir_scalar operand_elem, tir_scalar result_elem);
 
-/* Plans the admitted kernel `f`.  TILEC_E_NOMEM on allocation failure. */
+/* Plans the admitted kernel `f`.  TILEC_E_BUDGET ("depth budget", LOWER-B03)
+ * for a recipe deeper than max_recipe_depth, TILEC_E_NOMEM on allocation
+ * failure; `out` is then empty. */
 tilec_status plan_represent(tilec_context *ctx, const tir_func *f, const plan_admission *admission,
                             const plan_repr_options *options, plan_repr *out);
 void plan_repr_free(plan_repr *r);

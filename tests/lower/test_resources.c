@@ -5,7 +5,8 @@
  * count for every row width; runtime-indexed reads get a linear snapshot
  * (one store per element, no SELECT); constant extracts of an unrolled map
  * need no storage; multiply-emitted snapshot sites count per emission; the
- * region-work bound turns a small map with heavy nested work into a loop. */
+ * region-work bound turns a small map with heavy nested work into a loop;
+ * deferred recipes up to max_recipe_depth, "depth budget" beyond. */
 #include "lower_fixture.h"
 
 #include "plan/resources.h"
@@ -29,7 +30,8 @@ static tir_module *sumsq(int64_t width) {
 }
 
 static plan_repr_options repr_options(const lower_options *o) {
-    plan_repr_options r = {o->max_unrolled_tile_elements, o->max_unrolled_region_work, o->reduction_partitions};
+    plan_repr_options r = {o->max_unrolled_tile_elements, o->max_unrolled_region_work, o->reduction_partitions,
+                           o->max_recipe_depth};
     return r;
 }
 
@@ -93,7 +95,8 @@ static void test_analysis_matches_emission(void) {
 }
 
 /* Bounded tiles are loops: with one partition the instruction count is the
- * same for every width; with four, for widths of equal residue mod 4. */
+ * same for every width; with four, for widths of equal residue mod 4.  With
+ * recipes off (max_recipe_depth 0) x·x gets its own array. */
 static void test_constant_instruction_count(void) {
     static const int64_t widths[] = {65, 256, 1537, 4096, 16384};
     uint64_t first = 0, first_p4 = 0;
@@ -109,10 +112,20 @@ static void test_constant_instruction_count(void) {
             if (!i) first = n;
             CHECK_MSG(n == first && n < 256, "width %lld: %llu instructions, width 65: %llu", (long long)widths[i],
                       (unsigned long long)n, (unsigned long long)first);
-            CHECK(count_insts(r.kernel, XIR_INST_ALLOCA, XIR_OP_INVALID) == 2); /* x and x·x */
+            /* x's snapshot; x·x is a recipe read twice per contribution */
+            CHECK(count_insts(r.kernel, XIR_INST_ALLOCA, XIR_OP_INVALID) == 1);
+            CHECK(count_insts(r.kernel, XIR_INST_STORE, XIR_OP_INVALID) == 1);
+            CHECK(count_insts(r.kernel, XIR_INST_LOAD, XIR_OP_INVALID) == 2);
             CHECK(count_insts(r.kernel, XIR_INST_ARITH, XIR_OP_SELECT) == 0);
-            CHECK(r.resources.snapshot_bytes_per_worker == 2 * 4 * (uint64_t)widths[i]);
+            CHECK(r.counters.deferred_expressions == 1);
+            CHECK(r.resources.snapshot_bytes_per_worker == 4 * (uint64_t)widths[i]);
             check_budget_boundary("sumsq", tir_module_func(m, 0), o, r.resources.snapshot_bytes_per_worker);
+            lower_result_free(&r);
+        }
+        o.max_recipe_depth = 0;
+        if (lower_ok(tir_module_func(m, 0), &o, &r)) {
+            CHECK(count_insts(r.kernel, XIR_INST_ALLOCA, XIR_OP_INVALID) == 2 && r.counters.deferred_expressions == 0);
+            CHECK(r.resources.snapshot_bytes_per_worker == 8 * (uint64_t)widths[i]);
             lower_result_free(&r);
         }
         /* Full expansion of the same kernel exceeds the expansion budget. */
@@ -254,6 +267,60 @@ static void test_multiplicity_and_region_work(void) {
     tir_module_destroy(m);
 }
 
+/* A chain of `depth` single-use elementwise ops on a bounded row: recipes up
+ * to max_recipe_depth, then "depth budget" from both the analysis and the
+ * lowering, with no module. */
+static tir_module *chain(int depth) {
+    size_t size = 512 + 48 * (size_t)depth;
+    char *text = malloc(size), *p = text;
+    p += sprintf(p, "kernel @chain(%%X: const view<f32>[X.0=3, X.1=65], %%Y: view<f32>[Y.0=3, Y.1=65]) {\n"
+                    "  parallel (%%r: r=3) {\n    %%c0 = const index 0\n    %%one = const f32 1.0\n"
+                    "    %%v0 = load %%X[%%r, %%c0] tile [m=1, n=65]\n");
+    for (int i = 1; i <= depth; i++) p += sprintf(p, "    %%v%d = add %%v%d, %%one\n", i, i - 1);
+    sprintf(p, "    store %%Y[%%r, %%c0] tile [m=1, n=65], %%v%d\n  }\n}\n", depth);
+    tir_module *m = parse_kernel(text, NULL, 0);
+    free(text);
+    return m;
+}
+
+static void test_recipe_depth(void) {
+    static const int depths[] = {63, 64, 65, 70};
+    for (size_t i = 0; i < 4; i++) {
+        tir_module *m = chain(depths[i]);
+        if (!m) continue;
+        tir_func *f = tir_module_func(m, 0);
+        lower_options o = lower_options_default();
+        plan_repr_options ro = repr_options(&o);
+        plan_resources res;
+        lower_result r;
+        if (depths[i] <= 64) {
+            CHECK(plan_analyze_resources(ctx, f, &ro, &res) == TILEC_OK && res.snapshot_allocations == 1);
+            if (lower_ok(f, &o, &r)) {
+                CHECK(r.counters.deferred_expressions == (uint64_t)depths[i]);
+                CHECK(count_insts(r.kernel, XIR_INST_ALLOCA, XIR_OP_INVALID) == 1);
+                run_config c = run_config_default(4, true);
+                run_and_compare("recipe chain", f, &r, &c);
+                lower_result_free(&r);
+            }
+        } else {
+            CHECK(plan_analyze_resources(ctx, f, &ro, &res) == TILEC_E_BUDGET);
+            CHECK(has_diag("LOWER-B03", "depth budget") && has_diag("LOWER-B03", "exceeding max_recipe_depth 64"));
+            tilec_diag_clear(ctx);
+            CHECK(lower_kernel(ctx, f, &o, &r) == TILEC_E_BUDGET && r.module == NULL);
+            char reach[64];
+            snprintf(reach, sizeof reach, "reaches depth 65");
+            CHECK(has_diag("LOWER-B03", reach));
+            tilec_diag_clear(ctx);
+            o.max_recipe_depth = 0; /* materialized instead */
+            if (lower_ok(f, &o, &r)) {
+                CHECK(r.resources.snapshot_allocations == (uint64_t)depths[i] + 1);
+                lower_result_free(&r);
+            }
+        }
+        tir_module_destroy(m);
+    }
+}
+
 int main(void) {
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
     test_analysis_matches_emission();
@@ -261,6 +328,7 @@ int main(void) {
     test_linear_snapshot();
     test_expanded_map_extracts();
     test_multiplicity_and_region_work();
+    test_recipe_depth();
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
 }
