@@ -429,7 +429,33 @@ static const char bounds_text[] =
     "  }\n"
     "}\n";
 
+/* Origins of other integer types: a u64 origin above 2^63-1 saturates (out
+ * of bounds: the fill), an i32 origin is sign-extended; neither has a known
+ * interval, so both keep their guards.  N = 24 makes worker 23 read the u64
+ * origin 2^64 - 3, which a plain cast would turn into -3 (partly in bounds). */
+static const char origin_types_text[] =
+    "kernel @origins<N=24>(%O: const view<u64>[O.0=N], %P: const view<i32>[P.0=N], %X: const view<f32>[X.0=40],\n"
+    "                     %Y: view<f32>[Y.0=N*8]) {\n"
+    "  parallel (%i: i=N) {\n"
+    "    %u = load %O[%i]\n"
+    "    %p = load %P[%i]\n"
+    "    %fill = const f32 9.5\n"
+    "    %t = load %X[%u] tile [n=4] bounds=zero fill %fill\n"
+    "    %q = load %X[%p] tile [n=4] bounds=zero\n"
+    "    %eight = const index 8\n"
+    "    %four = const index 4\n"
+    "    %b = mul %i, %eight\n"
+    "    %b4 = add %b, %four\n"
+    "    store %Y[%b] tile [n=4], %t\n"
+    "    store %Y[%b4] tile [n=4], %q\n"
+    "  }\n"
+    "}\n";
+
 static void test_bounds_origins(void) {
+    {
+        lower_options o = lower_options_default();
+        check_kernel_all_widths("origin types", origin_types_text, NULL, 0, &o, run_config_default(1, true));
+    }
     lower_options o = lower_options_default();
     check_kernel_all_widths("bounds L=65", bounds_text, NULL, 0, &o, run_config_default(1, true));
     tir_define d = {"L", 7};
