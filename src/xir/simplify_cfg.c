@@ -1,0 +1,179 @@
+/* simplify_cfg.c — CFG simplification (passes.h).
+ *
+ * Each step rewrites in place, then the CFG snapshot (predecessors,
+ * reachability) is rebuilt before the next structural step; that is
+ * quadratic in the worst case but keeps every step simple and obviously
+ * correct.  Invariant kept by every step: the incoming blocks of each PHI are
+ * exactly the block's distinct predecessors. */
+#include "xir/cfg.h"
+#include "xir/passes.h"
+
+/* ---- PHI edits ---- */
+
+static int incoming_index(const xir_inst *phi, const xir_block *from) {
+    for (uint32_t i = 0; i < phi->operand_count; i++)
+        if (phi->incoming[i] == from) return (int)i;
+    return -1;
+}
+
+/* `from` is no longer a predecessor of `b`. */
+static void drop_incoming(xir_block *b, const xir_block *from) {
+    for (xir_inst *phi = b->first; phi && phi->kind == XIR_INST_PHI; phi = phi->next) {
+        int i = incoming_index(phi, from);
+        if (i >= 0) xir_inst_remove_operand(phi, (uint32_t)i);
+    }
+}
+
+/* The edge from `from` into `b` now comes from `to` (not yet a predecessor). */
+static void rename_incoming(xir_block *b, const xir_block *from, xir_block *to) {
+    for (xir_inst *phi = b->first; phi && phi->kind == XIR_INST_PHI; phi = phi->next) {
+        int i = incoming_index(phi, from);
+        if (i >= 0) phi->incoming[i] = to;
+    }
+}
+
+static bool has_phis(const xir_block *b) { return b->first && b->first->kind == XIR_INST_PHI; }
+
+/* ---- terminators ---- */
+
+static void make_br(xir_inst *cond_br, xir_block *target) {
+    xir_inst_remove_operand(cond_br, 0);
+    cond_br->kind = XIR_INST_BR;
+    cond_br->targets[0] = target;
+    cond_br->targets[1] = NULL;
+}
+
+/* cond_br on a constant, or to one block twice, becomes br. */
+static bool fold_branches(xir_func *f) {
+    bool changed = false;
+    for (xir_block *b = f->first; b; b = b->next) {
+        xir_inst *t = xir_block_terminator(b);
+        if (!t || t->kind != XIR_INST_COND_BR) continue;
+        xir_value *cond = xir_operand(t, 0);
+        xir_block *if_true = t->targets[0], *if_false = t->targets[1];
+        if (if_true == if_false) {
+            make_br(t, if_true);
+        } else if (cond->kind == XIR_VALUE_CONST) {
+            xir_block *taken = cond->constant.u ? if_true : if_false;
+            drop_incoming(taken == if_true ? if_false : if_true, b);
+            make_br(t, taken);
+        } else {
+            continue;
+        }
+        changed = true;
+    }
+    return changed;
+}
+
+static void redirect(xir_inst *terminator, const xir_block *from, xir_block *to) {
+    unsigned n = terminator->kind == XIR_INST_BR ? 1 : terminator->kind == XIR_INST_COND_BR ? 2 : 0;
+    for (unsigned i = 0; i < n; i++)
+        if (terminator->targets[i] == from) terminator->targets[i] = to;
+}
+
+/* ---- structural steps (one change each, on a fresh CFG) ---- */
+
+static bool remove_unreachable(xir_func *f, const xir_cfg *cfg) {
+    bool any = false;
+    for (xir_block *b = f->first; b; b = b->next) {
+        if (xir_cfg_reachable(cfg, b)) continue;
+        any = true;
+        xir_block *succ[2];
+        unsigned n = xir_block_successors(b, succ);
+        for (unsigned i = 0; i < n; i++)
+            if (xir_cfg_reachable(cfg, succ[i])) drop_incoming(succ[i], b);
+    }
+    if (!any) return false;
+    /* Detach every instruction first: unreachable blocks may use each other's values. */
+    for (xir_block *b = f->first; b; b = b->next)
+        if (!xir_cfg_reachable(cfg, b))
+            while (b->last) xir_inst_detach(b->last);
+    for (xir_block *b = f->first, *next; b; b = next) {
+        next = b->next;
+        if (!xir_cfg_reachable(cfg, b)) xir_block_erase(b);
+    }
+    return true;
+}
+
+/* Moves `b` into its unique predecessor `p`, whose unique successor it is. */
+static void merge_into(xir_block *p, xir_block *b) {
+    while (b->first && b->first->kind == XIR_INST_PHI) { /* one incoming value: p's */
+        xir_inst *phi = b->first;
+        xir_value_replace_all_uses(&phi->value, xir_operand(phi, 0));
+        xir_inst_detach(phi);
+    }
+    xir_inst_detach(p->last);
+    while (b->first) xir_inst_insert_end(b->first, p);
+    xir_block *succ[2];
+    unsigned n = xir_block_successors(p, succ);
+    for (unsigned i = 0; i < n; i++) rename_incoming(succ[i], b, p);
+    xir_block_erase(b);
+}
+
+static bool merge_blocks(xir_func *f, const xir_cfg *cfg) {
+    for (xir_block *b = f->first->next; b; b = b->next) {
+        if (xir_cfg_pred_count(cfg, b) != 1) continue;
+        xir_block *p = xir_cfg_preds(cfg, b)[0];
+        if (p != b && p->last->kind == XIR_INST_BR) {
+            merge_into(p, b);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Whether the PHIs of `s` take the same value from `a` and from `b`. */
+static bool same_incoming(const xir_block *s, const xir_block *a, const xir_block *b) {
+    for (const xir_inst *phi = s->first; phi && phi->kind == XIR_INST_PHI; phi = phi->next)
+        if (xir_operand(phi, (uint32_t)incoming_index(phi, a)) != xir_operand(phi, (uint32_t)incoming_index(phi, b)))
+            return false;
+    return true;
+}
+
+/* Bypasses `b`, a block holding only `br s`.  Without PHIs in `s` any number
+ * of predecessors are redirected; with PHIs only a single predecessor p,
+ * which takes over b's incoming entries (or already has equal ones). */
+static bool bypass(const xir_cfg *cfg, xir_block *b, xir_block *s) {
+    uint32_t npred = xir_cfg_pred_count(cfg, b);
+    xir_block *const *preds = xir_cfg_preds(cfg, b);
+    if (has_phis(s)) {
+        if (npred != 1) return false;
+        xir_block *p = preds[0];
+        if (xir_cfg_is_pred(cfg, p, s)) {
+            if (!same_incoming(s, p, b)) return false;
+            drop_incoming(s, b);
+        } else {
+            rename_incoming(s, b, p);
+        }
+    }
+    for (uint32_t i = 0; i < npred; i++) redirect(preds[i]->last, b, s);
+    xir_inst_detach(b->last);
+    xir_block_erase(b);
+    return true;
+}
+
+static bool bypass_forwarding_blocks(xir_func *f, const xir_cfg *cfg) {
+    for (xir_block *b = f->first->next; b; b = b->next) {
+        xir_inst *only = b->first;
+        if (only != b->last || only->kind != XIR_INST_BR || only->targets[0] == b) continue;
+        if (bypass(cfg, b, only->targets[0])) return true;
+    }
+    return false;
+}
+
+/* One round: false when nothing changed (or memory ran out). */
+static bool simplify_once(xir_func *f) {
+    bool changed = fold_branches(f);
+    xir_cfg cfg;
+    if (!xir_cfg_build(f->module->ctx, f, false, &cfg)) return xir_out_of_memory(f->module);
+    bool structural = remove_unreachable(f, &cfg) || merge_blocks(f, &cfg) || bypass_forwarding_blocks(f, &cfg);
+    xir_cfg_free(&cfg);
+    return changed || structural;
+}
+
+bool xir_simplify_cfg(xir_module *m) {
+    bool changed = false;
+    for (size_t i = 0; i < m->funcs.len && !m->failed; i++)
+        while (m->funcs.data[i]->first && simplify_once(m->funcs.data[i])) changed = true;
+    return changed;
+}
