@@ -400,7 +400,23 @@ static xir_block *use_block(parser *p) {
 
 /* ---- operands ---- */
 
-static bool starts_operand(const xir_token *t) { return t->kind == XIR_TOK_VALUE || t->kind == XIR_TOK_IDENT; }
+static xir_inst_kind kind_from_name(const xir_token *t, xir_arith_op *op) {
+    *op = xir_arith_from_name(t->text, t->len);
+    if (*op != XIR_OP_INVALID) return XIR_INST_ARITH;
+    for (int k = XIR_INST_INVALID + 1; k < XIR_INST_KIND_COUNT; k++)
+        if (k != XIR_INST_ARITH && token_is(t, xir_inst_kind_name((xir_inst_kind)k))) return (xir_inst_kind)k;
+    return XIR_INST_INVALID;
+}
+
+/* Whether an operand starts `ahead` tokens on: a value that is not the result
+ * name of the next instruction (`ret` then `%x = ...`), or a word that is not
+ * the name of the next instruction (`ret` then `ret`). */
+static bool starts_operand(const parser *p, size_t ahead) {
+    const xir_token *t = peek(p, ahead);
+    xir_arith_op op;
+    if (t->kind == XIR_TOK_VALUE) return peek(p, ahead + 1)->kind != XIR_TOK_EQUALS;
+    return t->kind == XIR_TOK_IDENT && kind_from_name(t, &op) == XIR_INST_INVALID;
+}
 
 static xir_value *operand(parser *p) {
     const xir_token *tok = next(p);
@@ -426,12 +442,12 @@ static xir_value *operand(parser *p) {
  * something that is not an operand (a block label) is left for the caller. */
 static bool operand_list(parser *p) {
     p->operands.len = 0;
-    if (!starts_operand(peek(p, 0))) return true;
+    if (!starts_operand(p, 0)) return true;
     for (;;) {
         xir_value *v = operand(p);
         if (!v) return false;
         if (!VEC_PUSH(p->ctx, &p->operands, v)) return out_of_memory(p);
-        if (!(at(p, XIR_TOK_COMMA) && starts_operand(peek(p, 1)))) return true;
+        if (!(at(p, XIR_TOK_COMMA) && starts_operand(p, 1))) return true;
         next(p);
     }
 }
@@ -452,19 +468,6 @@ static bool incoming_list(parser *p) {
 }
 
 /* ---- instructions ---- */
-
-static bool produces_value(xir_inst_kind k) {
-    return k != XIR_INST_STORE && k != XIR_INST_BUFFER_WRITE && k != XIR_INST_BR && k != XIR_INST_COND_BR &&
-           k != XIR_INST_RET;
-}
-
-static xir_inst_kind kind_from_name(const xir_token *t, xir_arith_op *op) {
-    *op = xir_arith_from_name(t->text, t->len);
-    if (*op != XIR_OP_INVALID) return XIR_INST_ARITH;
-    for (int k = XIR_INST_INVALID + 1; k < XIR_INST_KIND_COUNT; k++)
-        if (k != XIR_INST_ARITH && token_is(t, xir_inst_kind_name((xir_inst_kind)k))) return (xir_inst_kind)k;
-    return XIR_INST_INVALID;
-}
 
 /* The part of an instruction after its opcode: operands, targets and the
  * result type; fills p->operands, p->incoming and the targets. */
@@ -515,10 +518,10 @@ static bool instruction(parser *p) {
     xir_inst_kind kind = kind_from_name(word, &op);
     if (kind == XIR_INST_INVALID)
         return fail(p, word, "XIR-P02", "unknown instruction %s", describe(word, found, sizeof found));
-    if (produces_value(kind) && !result)
+    if (xir_inst_has_result(kind) && !result)
         return fail(p, word, "XIR-P11", "%s produces a value: name it (%%name = %.*s ...)",
                     describe(word, found, sizeof found), (int)word->len, word->text);
-    if (!produces_value(kind) && result)
+    if (!xir_inst_has_result(kind) && result)
         return fail(p, first, "XIR-P11", "%s produces no value to name", describe(word, found, sizeof found));
     if (!p->block) return fail(p, first, "XIR-P10", "instruction before the first block label");
     xir_block *targets[2] = {NULL, NULL};

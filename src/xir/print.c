@@ -102,8 +102,9 @@ bool xir_names_init(xir_names *names, tilec_context *ctx, const xir_func *f) {
             const xir_value *v = &inst->value;
             if (v->id >= names->value_count || names->values[v->id]) break;
             names->values[v->id] = v;
-            names->value_names[v->id] =
-                choose_name(a, &taken_values, v->name, xir_name_is_numbered_value, "", &value_counter, &ok);
+            if (xir_inst_has_result(inst->kind))
+                names->value_names[v->id] =
+                    choose_name(a, &taken_values, v->name, xir_name_is_numbered_value, "", &value_counter, &ok);
         }
     }
     symtab_free(&taken_values);
@@ -179,7 +180,7 @@ void xir_print_operand(strbuf *out, const xir_names *names, const xir_value *v) 
     case XIR_VALUE_SPECIAL: strbuf_append(out, xir_special_name(v->special)); return;
     case XIR_VALUE_ARG:
     case XIR_VALUE_INST:
-        if (v->id < names->value_count && names->values[v->id] == v) {
+        if (v->id < names->value_count && names->values[v->id] == v && names->value_names[v->id]) {
             strbuf_printf(out, "%%%s", names->value_names[v->id]);
             return;
         }
@@ -191,11 +192,6 @@ void xir_print_operand(strbuf *out, const xir_names *names, const xir_value *v) 
 void xir_print_block_ref(strbuf *out, const xir_names *names, const xir_block *b) {
     if (b && b->id < names->block_count && names->blocks[b->id] == b) strbuf_printf(out, "^%s", names->block_names[b->id]);
     else strbuf_append(out, "^?");
-}
-
-static bool has_result(xir_inst_kind k) {
-    return k != XIR_INST_STORE && k != XIR_INST_BUFFER_WRITE && k != XIR_INST_BR && k != XIR_INST_COND_BR &&
-           k != XIR_INST_RET;
 }
 
 static void print_type(strbuf *out, const xir_type *t) {
@@ -211,7 +207,7 @@ static void print_operands(strbuf *out, const xir_names *names, const xir_inst *
 }
 
 void xir_print_inst(strbuf *out, const xir_names *names, const xir_inst *inst) {
-    if (has_result(inst->kind)) {
+    if (xir_inst_has_result(inst->kind)) {
         xir_print_operand(out, names, &inst->value);
         strbuf_append(out, " = ");
     }
