@@ -1,8 +1,13 @@
-/* cfg.c — see cfg.h.  Depth-first walks use explicit stacks, so deep CFGs
- * cannot exhaust the C stack.  Dominators: the iterative algorithm of Cooper,
- * Harvey and Kennedy ("A Simple, Fast Dominance Algorithm") over the reverse
- * post-order; dominance queries use DFS intervals of the dominator tree. */
+/* cfg.c — see cfg.h.  xir_cfg_build allocates every table (and the scratch
+ * space of the walks) first, then computes; xir_cfg_recompute reuses them.
+ * Depth-first walks use explicit stacks, so deep CFGs cannot exhaust the C
+ * stack.  Dominators: the iterative algorithm of Cooper, Harvey and Kennedy
+ * ("A Simple, Fast Dominance Algorithm") over the reverse post-order;
+ * dominance queries use DFS intervals of the dominator tree. */
 #include "xir/cfg.h"
+
+#include <assert.h>
+#include <string.h>
 
 bool xir_out_of_memory(xir_module *m) {
     if (!m->failed) tilec_error(m->ctx, TILEC_E_NOMEM, "XIR-M01", tilec_no_loc(), "out of memory in an XIR pass");
@@ -17,13 +22,9 @@ static void *alloc_array(tilec_context *ctx, size_t count, size_t size) {
 void xir_cfg_free(xir_cfg *cfg) {
     tilec_context *ctx = cfg->ctx;
     if (!ctx) return;
-    tilec_free(ctx, cfg->pred_start);
-    tilec_free(ctx, cfg->preds);
-    tilec_free(ctx, cfg->rpo);
-    tilec_free(ctx, cfg->rpo_index);
-    tilec_free(ctx, cfg->idom);
-    tilec_free(ctx, cfg->dom_enter);
-    tilec_free(ctx, cfg->dom_leave);
+    void *tables[] = {cfg->pred_start, cfg->preds, cfg->rpo, cfg->rpo_index, cfg->idom, cfg->dom_enter,
+                      cfg->dom_leave, cfg->scratch, cfg->scratch_start, cfg->stack, cfg->children};
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) tilec_free(ctx, tables[i]);
     *cfg = (xir_cfg){0};
 }
 
@@ -33,24 +34,27 @@ static unsigned distinct_successors(const xir_block *b, xir_block *out[2]) {
     return n == 2 && out[0] == out[1] ? 1 : n;
 }
 
-static bool build_preds(xir_cfg *cfg) {
-    const xir_func *f = cfg->func;
-    uint32_t n = cfg->block_count;
+static size_t count_edges(const xir_func *f) {
     size_t edges = 0;
-    if (!(cfg->pred_start = alloc_array(cfg->ctx, (size_t)n + 1, sizeof *cfg->pred_start))) return false;
     for (const xir_block *b = f->first; b; b = b->next) {
+        xir_block *succ[2];
+        edges += distinct_successors(b, succ);
+    }
+    return edges;
+}
+
+static void compute_preds(xir_cfg *cfg) {
+    uint32_t n = cfg->block_count, *fill = cfg->scratch;
+    memset(cfg->pred_start, 0, ((size_t)n + 1) * sizeof *cfg->pred_start);
+    memset(fill, 0, (size_t)n * sizeof *fill);
+    for (const xir_block *b = cfg->func->first; b; b = b->next) {
         xir_block *succ[2];
         unsigned k = distinct_successors(b, succ);
         for (unsigned i = 0; i < k; i++) cfg->pred_start[succ[i]->id + 1]++;
-        edges += k;
     }
     for (uint32_t i = 0; i < n; i++) cfg->pred_start[i + 1] += cfg->pred_start[i];
-    uint32_t *fill = alloc_array(cfg->ctx, n, sizeof *fill);
-    if (!fill || !(cfg->preds = alloc_array(cfg->ctx, edges, sizeof *cfg->preds))) {
-        tilec_free(cfg->ctx, fill);
-        return false;
-    }
-    for (xir_block *b = f->first; b; b = b->next) {
+    assert(cfg->pred_start[n] <= cfg->edge_capacity);
+    for (xir_block *b = cfg->func->first; b; b = b->next) {
         xir_block *succ[2];
         unsigned k = distinct_successors(b, succ);
         for (unsigned i = 0; i < k; i++) {
@@ -58,51 +62,40 @@ static bool build_preds(xir_cfg *cfg) {
             cfg->preds[cfg->pred_start[s] + fill[s]++] = b;
         }
     }
-    tilec_free(cfg->ctx, fill);
-    return true;
 }
 
-/* Post-order DFS from the entry; rpo is filled back to front. */
-static bool build_rpo(xir_cfg *cfg) {
-    uint32_t n = cfg->block_count;
-    xir_block **stack = alloc_array(cfg->ctx, n, sizeof *stack);
-    unsigned char *next = alloc_array(cfg->ctx, n, 1); /* successor index to visit next */
-    cfg->rpo = alloc_array(cfg->ctx, n, sizeof *cfg->rpo);
-    cfg->rpo_index = alloc_array(cfg->ctx, n, sizeof *cfg->rpo_index);
-    bool ok = stack && next && cfg->rpo && cfg->rpo_index;
-    if (ok) {
-        for (uint32_t i = 0; i < n; i++) cfg->rpo_index[i] = XIR_CFG_NONE;
-        xir_block **post = cfg->rpo; /* post-order first, reversed below */
-        uint32_t posted = 0, depth = 0;
-        if (cfg->func->first) {
-            stack[depth++] = cfg->func->first;
-            cfg->rpo_index[cfg->func->first->id] = 0; /* "visited"; renumbered below */
-        }
-        while (depth) {
-            xir_block *b = stack[depth - 1], *succ[2];
-            unsigned k = distinct_successors(b, succ);
-            if (next[b->id] < k) {
-                xir_block *s = succ[next[b->id]++];
-                if (cfg->rpo_index[s->id] == XIR_CFG_NONE) {
-                    cfg->rpo_index[s->id] = 0;
-                    stack[depth++] = s;
-                }
-            } else {
-                post[posted++] = b;
-                depth--;
-            }
-        }
-        for (uint32_t i = 0; i < posted / 2; i++) {
-            xir_block *t = post[i];
-            post[i] = post[posted - 1 - i];
-            post[posted - 1 - i] = t;
-        }
-        cfg->rpo_count = posted;
-        for (uint32_t i = 0; i < posted; i++) cfg->rpo_index[cfg->rpo[i]->id] = i;
+/* Post-order DFS from the entry into rpo, then reversed in place. */
+static void compute_rpo(xir_cfg *cfg) {
+    uint32_t n = cfg->block_count, *next = cfg->scratch; /* successor index to visit next */
+    xir_block **stack = cfg->stack;
+    memset(next, 0, (size_t)n * sizeof *next);
+    for (uint32_t i = 0; i < n; i++) cfg->rpo_index[i] = XIR_CFG_NONE;
+    uint32_t posted = 0, depth = 0;
+    if (cfg->func->first) {
+        stack[depth++] = cfg->func->first;
+        cfg->rpo_index[cfg->func->first->id] = 0; /* visited; numbered below */
     }
-    tilec_free(cfg->ctx, stack);
-    tilec_free(cfg->ctx, next);
-    return ok;
+    while (depth) {
+        xir_block *b = stack[depth - 1], *succ[2];
+        unsigned k = distinct_successors(b, succ);
+        if (next[b->id] < k) {
+            xir_block *s = succ[next[b->id]++];
+            if (cfg->rpo_index[s->id] == XIR_CFG_NONE) {
+                cfg->rpo_index[s->id] = 0;
+                stack[depth++] = s;
+            }
+        } else {
+            cfg->rpo[posted++] = b;
+            depth--;
+        }
+    }
+    for (uint32_t i = 0; i < posted / 2; i++) {
+        xir_block *t = cfg->rpo[i];
+        cfg->rpo[i] = cfg->rpo[posted - 1 - i];
+        cfg->rpo[posted - 1 - i] = t;
+    }
+    cfg->rpo_count = posted;
+    for (uint32_t i = 0; i < posted; i++) cfg->rpo_index[cfg->rpo[i]->id] = i;
 }
 
 static xir_block *intersect(const xir_cfg *cfg, xir_block *a, xir_block *b) {
@@ -113,10 +106,9 @@ static xir_block *intersect(const xir_cfg *cfg, xir_block *a, xir_block *b) {
     return a;
 }
 
-static bool build_dominators(xir_cfg *cfg) {
-    uint32_t n = cfg->block_count;
-    if (!(cfg->idom = alloc_array(cfg->ctx, n, sizeof *cfg->idom))) return false;
-    if (!cfg->rpo_count) return true;
+static void compute_dominators(xir_cfg *cfg) {
+    memset(cfg->idom, 0, (size_t)cfg->block_count * sizeof *cfg->idom);
+    if (!cfg->rpo_count) return;
     xir_block *entry = cfg->rpo[0];
     cfg->idom[entry->id] = entry;
     for (bool changed = true; changed;) {
@@ -135,57 +127,75 @@ static bool build_dominators(xir_cfg *cfg) {
             }
         }
     }
-    return true;
 }
 
 /* DFS intervals over the dominator tree: a dominates b iff b's interval lies
  * within a's. */
-static bool build_dom_intervals(xir_cfg *cfg) {
+static void compute_dom_intervals(xir_cfg *cfg) {
     uint32_t n = cfg->block_count, count = cfg->rpo_count;
-    uint32_t *child_start = alloc_array(cfg->ctx, (size_t)n + 1, sizeof *child_start);
-    uint32_t *fill = alloc_array(cfg->ctx, n, sizeof *fill);
-    xir_block **children = alloc_array(cfg->ctx, count, sizeof *children);
-    xir_block **stack = alloc_array(cfg->ctx, count, sizeof *stack);
-    uint32_t *next = alloc_array(cfg->ctx, n, sizeof *next);
-    cfg->dom_enter = alloc_array(cfg->ctx, n, sizeof *cfg->dom_enter);
-    cfg->dom_leave = alloc_array(cfg->ctx, n, sizeof *cfg->dom_leave);
-    bool ok = child_start && fill && children && stack && next && cfg->dom_enter && cfg->dom_leave;
-    if (ok && count) {
-        for (uint32_t i = 1; i < count; i++) child_start[cfg->idom[cfg->rpo[i]->id]->id + 1]++;
-        for (uint32_t i = 0; i < n; i++) child_start[i + 1] += child_start[i];
-        for (uint32_t i = 1; i < count; i++) {
-            uint32_t parent = cfg->idom[cfg->rpo[i]->id]->id;
-            children[child_start[parent] + fill[parent]++] = cfg->rpo[i];
-        }
-        uint32_t clock = 0, depth = 0;
-        stack[depth++] = cfg->rpo[0];
-        cfg->dom_enter[cfg->rpo[0]->id] = clock++;
-        while (depth) {
-            xir_block *b = stack[depth - 1];
-            uint32_t id = b->id;
-            if (child_start[id] + next[id] < child_start[id + 1]) {
-                xir_block *c = children[child_start[id] + next[id]++];
-                cfg->dom_enter[c->id] = clock++;
-                stack[depth++] = c;
-            } else {
-                cfg->dom_leave[id] = clock++;
-                depth--;
-            }
+    uint32_t *child_start = cfg->scratch_start, *next = cfg->scratch;
+    memset(child_start, 0, ((size_t)n + 1) * sizeof *child_start);
+    memset(next, 0, (size_t)n * sizeof *next);
+    if (!count) return;
+    for (uint32_t i = 1; i < count; i++) child_start[cfg->idom[cfg->rpo[i]->id]->id + 1]++;
+    for (uint32_t i = 0; i < n; i++) child_start[i + 1] += child_start[i];
+    for (uint32_t i = 1; i < count; i++) { /* `next` counts the children placed so far */
+        uint32_t parent = cfg->idom[cfg->rpo[i]->id]->id;
+        cfg->children[child_start[parent] + next[parent]++] = cfg->rpo[i];
+    }
+    memset(next, 0, (size_t)n * sizeof *next); /* now: the next child to visit */
+    uint32_t clock = 0, depth = 0;
+    cfg->stack[depth++] = cfg->rpo[0];
+    cfg->dom_enter[cfg->rpo[0]->id] = clock++;
+    while (depth) {
+        uint32_t id = cfg->stack[depth - 1]->id;
+        if (child_start[id] + next[id] < child_start[id + 1]) {
+            xir_block *c = cfg->children[child_start[id] + next[id]++];
+            cfg->dom_enter[c->id] = clock++;
+            cfg->stack[depth++] = c;
+        } else {
+            cfg->dom_leave[id] = clock++;
+            depth--;
         }
     }
-    tilec_free(cfg->ctx, child_start);
-    tilec_free(cfg->ctx, fill);
-    tilec_free(cfg->ctx, children);
-    tilec_free(cfg->ctx, stack);
-    tilec_free(cfg->ctx, next);
-    return ok;
+}
+
+void xir_cfg_recompute(xir_cfg *cfg) {
+    assert(cfg->func->next_block_id == cfg->block_count);
+    compute_preds(cfg);
+    compute_rpo(cfg);
+    if (cfg->idom) {
+        compute_dominators(cfg);
+        compute_dom_intervals(cfg);
+    }
 }
 
 bool xir_cfg_build(tilec_context *ctx, const xir_func *f, bool dominators, xir_cfg *out) {
-    *out = (xir_cfg){.ctx = ctx, .func = f, .block_count = f->next_block_id};
-    bool ok = build_preds(out) && build_rpo(out) && (!dominators || (build_dominators(out) && build_dom_intervals(out)));
-    if (!ok) xir_cfg_free(out);
-    return ok;
+    uint32_t n = f->next_block_id;
+    xir_cfg cfg = {.ctx = ctx, .func = f, .block_count = n, .edge_capacity = count_edges(f)};
+    cfg.pred_start = alloc_array(ctx, (size_t)n + 1, sizeof *cfg.pred_start);
+    cfg.preds = alloc_array(ctx, cfg.edge_capacity, sizeof *cfg.preds);
+    cfg.rpo = alloc_array(ctx, n, sizeof *cfg.rpo);
+    cfg.rpo_index = alloc_array(ctx, n, sizeof *cfg.rpo_index);
+    cfg.scratch = alloc_array(ctx, n, sizeof *cfg.scratch);
+    cfg.stack = alloc_array(ctx, n, sizeof *cfg.stack);
+    bool ok = cfg.pred_start && cfg.preds && cfg.rpo && cfg.rpo_index && cfg.scratch && cfg.stack;
+    if (ok && dominators) {
+        cfg.idom = alloc_array(ctx, n, sizeof *cfg.idom);
+        cfg.dom_enter = alloc_array(ctx, n, sizeof *cfg.dom_enter);
+        cfg.dom_leave = alloc_array(ctx, n, sizeof *cfg.dom_leave);
+        cfg.scratch_start = alloc_array(ctx, (size_t)n + 1, sizeof *cfg.scratch_start);
+        cfg.children = alloc_array(ctx, n, sizeof *cfg.children);
+        ok = cfg.idom && cfg.dom_enter && cfg.dom_leave && cfg.scratch_start && cfg.children;
+    }
+    if (!ok) {
+        xir_cfg_free(&cfg);
+        *out = cfg;
+        return false;
+    }
+    xir_cfg_recompute(&cfg);
+    *out = cfg;
+    return true;
 }
 
 bool xir_cfg_is_pred(const xir_cfg *cfg, const xir_block *pred, const xir_block *b) {

@@ -2,10 +2,13 @@
  * verifier and the cleanup passes: distinct predecessors, reachability and
  * reverse post-order from the entry, and (optionally) dominators.
  *
- * A cfg is a snapshot: it does not follow later edits of the function.  It
- * requires sane structure — every terminator target a block of the function
- * (the verifier checks that before building one).  Per-block tables are
- * indexed by block id (< func->next_block_id). */
+ * A cfg is a snapshot: it does not follow later edits of the function, but
+ * xir_cfg_recompute refreshes it without allocating, as long as the edits
+ * added no block and no edge (what CFG simplification does), so a pass can
+ * allocate everything before it changes anything.  It requires sane
+ * structure — every terminator target a block of the function (the verifier
+ * checks that before building one).  Per-block tables are indexed by block id
+ * (< func->next_block_id). */
 #ifndef TILEC_XIR_CFG_H
 #define TILEC_XIR_CFG_H
 
@@ -25,11 +28,17 @@ typedef struct {
     /* dominators (only when requested) */
     xir_block **idom;      /* by id: immediate dominator (the entry's is itself) */
     uint32_t *dom_enter, *dom_leave; /* by id: dominator-tree DFS interval */
+    /* capacity and scratch space, allocated once by xir_cfg_build */
+    size_t edge_capacity;
+    uint32_t *scratch, *scratch_start; /* by id */
+    xir_block **stack, **children;
 } xir_cfg;
 
 /* False when memory runs out (nothing reported: the caller does). */
 bool xir_cfg_build(tilec_context *ctx, const xir_func *f, bool dominators, xir_cfg *out);
 void xir_cfg_free(xir_cfg *cfg);
+/* Recomputes the facts after edits that added no block and no edge. */
+void xir_cfg_recompute(xir_cfg *cfg);
 
 static inline bool xir_cfg_reachable(const xir_cfg *cfg, const xir_block *b) {
     return b->id < cfg->block_count && cfg->rpo_index[b->id] != XIR_CFG_NONE;

@@ -1,10 +1,12 @@
 /* simplify_cfg.c — CFG simplification (passes.h).
  *
  * Each step rewrites in place, then the CFG snapshot (predecessors,
- * reachability) is rebuilt before the next structural step; that is
+ * reachability) is recomputed before the next structural step; that is
  * quadratic in the worst case but keeps every step simple and obviously
- * correct.  Invariant kept by every step: the incoming blocks of each PHI are
- * exactly the block's distinct predecessors. */
+ * correct.  The snapshot's tables are allocated once, before the first
+ * change (no step adds a block or an edge), so running out of memory leaves
+ * the function untouched.  Invariant kept by every step: the incoming blocks
+ * of each PHI are exactly the block's distinct predecessors. */
 #include "xir/cfg.h"
 #include "xir/passes.h"
 
@@ -161,19 +163,25 @@ static bool bypass_forwarding_blocks(xir_func *f, const xir_cfg *cfg) {
     return false;
 }
 
-/* One round: false when nothing changed (or memory ran out). */
-static bool simplify_once(xir_func *f) {
+/* One round: false when nothing changed. */
+static bool simplify_once(xir_func *f, xir_cfg *cfg) {
     bool changed = fold_branches(f);
+    xir_cfg_recompute(cfg);
+    return remove_unreachable(f, cfg) || merge_blocks(f, cfg) || bypass_forwarding_blocks(f, cfg) || changed;
+}
+
+static bool simplify(xir_func *f) {
     xir_cfg cfg;
+    if (!f->first) return false;
     if (!xir_cfg_build(f->module->ctx, f, false, &cfg)) return xir_out_of_memory(f->module);
-    bool structural = remove_unreachable(f, &cfg) || merge_blocks(f, &cfg) || bypass_forwarding_blocks(f, &cfg);
+    bool changed = false;
+    while (simplify_once(f, &cfg)) changed = true;
     xir_cfg_free(&cfg);
-    return changed || structural;
+    return changed;
 }
 
 bool xir_simplify_cfg(xir_module *m) {
     bool changed = false;
-    for (size_t i = 0; i < m->funcs.len && !m->failed; i++)
-        while (m->funcs.data[i]->first && simplify_once(m->funcs.data[i])) changed = true;
+    for (size_t i = 0; i < m->funcs.len && !m->failed; i++) changed |= simplify(m->funcs.data[i]);
     return changed;
 }
