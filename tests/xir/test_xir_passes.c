@@ -577,6 +577,161 @@ static void test_allocation_failures(void) {
     tilec_diag_clear(ctx);
 }
 
+/* ---- random programs: cleanup keeps what they do ---- */
+
+typedef struct {
+    uint64_t index[64], value[64];
+    int writes;
+    bool returned;
+} trace;
+
+/* Runs kernel 0 of m for one lane (warp_lane_id = lane, other special
+ * registers 0), recording its buffer writes; stops after 64 writes or 10000
+ * blocks.  Handles what random_program makes and what the passes make of it. */
+static trace run(const xir_module *m, uint32_t lane) {
+    const xir_func *f = m->funcs.data[0];
+    trace t = {.writes = 0};
+    uint64_t *values = calloc(f->next_value_id + 1, sizeof *values);
+    const xir_block *b = f->first, *prev = NULL;
+#define VALUE(v) ((v)->kind == XIR_VALUE_CONST     ? (v)->constant.u \
+                  : (v)->kind == XIR_VALUE_SPECIAL ? ((v)->special == XIR_SPECIAL_WARP_LANE_ID ? lane : 0) \
+                                                   : values[(v)->id])
+    for (int steps = 0; b && steps < 10000 && t.writes < 64; steps++) {
+        const xir_inst *inst = b->first;
+        uint64_t incoming[16];
+        int phis = 0;
+        for (const xir_inst *phi = inst; phi && phi->kind == XIR_INST_PHI; phi = phi->next, phis++)
+            for (uint32_t i = 0; i < phi->operand_count; i++)
+                if (phi->incoming[i] == prev) incoming[phis] = VALUE(xir_operand(phi, i));
+        for (int i = 0; i < phis; i++, inst = inst->next) values[inst->value.id] = incoming[i];
+        const xir_block *next = NULL;
+        for (; inst; inst = inst->next) {
+            if (inst->kind == XIR_INST_ARITH) {
+                xir_bits args[3];
+                for (uint32_t i = 0; i < inst->operand_count; i++) args[i].u = VALUE(xir_operand(inst, i));
+                values[inst->value.id] = xir_eval_arith(inst->op, xir_operand(inst, inst->op == XIR_OP_SELECT)->type->scalar, args).u;
+            } else if (inst->kind == XIR_INST_BUFFER_WRITE && t.writes < 64) {
+                t.index[t.writes] = VALUE(xir_operand(inst, 1));
+                t.value[t.writes++] = VALUE(xir_operand(inst, 2));
+            } else if (inst->kind == XIR_INST_BR) {
+                next = inst->targets[0];
+            } else if (inst->kind == XIR_INST_COND_BR) {
+                next = inst->targets[VALUE(xir_operand(inst, 0)) ? 0 : 1];
+            } else if (inst->kind == XIR_INST_RET) {
+                t.returned = true;
+            }
+        }
+#undef VALUE
+        prev = b;
+        b = next;
+    }
+    free(values);
+    return t;
+}
+
+static bool same_trace(const trace *a, const trace *b) {
+    if (a->writes != b->writes || a->returned != b->returned) return false;
+    for (int i = 0; i < a->writes; i++)
+        if (a->index[i] != b->index[i] || a->value[i] != b->value[i]) return false;
+    return true;
+}
+
+static uint64_t rng_state = 0x2545f4914f6cdd1dULL;
+static unsigned rnd(unsigned n) {
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (unsigned)(rng_state >> 33) % n;
+}
+
+/* A random valid kernel over up to 8 blocks: branches on lane comparisons
+ * made in the entry or on constants, PHIs of constants and of entry values in
+ * blocks with predecessors, some blocks empty, loops and unreachable blocks
+ * left out of the text. */
+static char *random_program(void) {
+    enum { MAX = 8 };
+    unsigned n = 2 + rnd(MAX - 1), kind[MAX], target[MAX][2], cond[MAX];
+    for (unsigned b = 0; b < n; b++) {
+        kind[b] = rnd(10) < 2 ? 0 : rnd(2) + 1; /* 0 ret, 1 br, 2 cond_br */
+        target[b][0] = 1 + rnd(n - 1);
+        target[b][1] = rnd(4) ? 1 + rnd(n - 1) : target[b][0];
+        cond[b] = rnd(6); /* 0..3: %c<k>, 4: true, 5: false */
+    }
+    bool reach[MAX] = {true}, grew = true;
+    while (grew) {
+        grew = false;
+        for (unsigned b = 0; b < n; b++)
+            for (unsigned k = 0; reach[b] && k < kind[b]; k++)
+                if (!reach[target[b][k]]) reach[target[b][k]] = grew = true;
+    }
+    strbuf s;
+    strbuf_init(&s, ctx);
+    strbuf_append(&s, "kernel @random(%o: buffer<u32>) block_size=64 {\n");
+    for (unsigned b = 0; b < n; b++) {
+        if (!reach[b]) continue;
+        strbuf_printf(&s, "^b%u:\n", b);
+        if (b == 0)
+            for (unsigned k = 0; k < 4; k++) strbuf_printf(&s, "  %%c%u = eq warp_lane_id, u32 %u\n", k, k);
+        bool has_phi = false;
+        if (b && rnd(2)) {
+            unsigned same = rnd(3);
+            for (unsigned p = 0; p < n; p++) {
+                bool pred = reach[p] && ((kind[p] >= 1 && target[p][0] == b) || (kind[p] == 2 && target[p][1] == b));
+                if (!pred) continue;
+                if (has_phi) strbuf_append(&s, ", [");
+                else strbuf_printf(&s, "  %%p%u = phi u32 [", b);
+                if (same == 0) strbuf_append(&s, "u32 5");
+                else if (same == 1 && rnd(2)) strbuf_printf(&s, "u32 %u", rnd(3));
+                else strbuf_append(&s, "warp_lane_id");
+                strbuf_printf(&s, ", ^b%u]", p);
+                has_phi = true;
+            }
+            if (has_phi) strbuf_append(&s, "\n");
+        }
+        if (has_phi) strbuf_printf(&s, "  buffer_write %%o, u64 %u, %%p%u\n", b, b);
+        else if (rnd(2)) strbuf_printf(&s, "  buffer_write %%o, u64 %u, u32 %u\n", b, 100 + b);
+        if (kind[b] == 0) strbuf_append(&s, "  ret\n");
+        else if (kind[b] == 1) strbuf_printf(&s, "  br ^b%u\n", target[b][0]);
+        else if (cond[b] < 4) strbuf_printf(&s, "  cond_br %%c%u, ^b%u, ^b%u\n", cond[b], target[b][0], target[b][1]);
+        else strbuf_printf(&s, "  cond_br bool %s, ^b%u, ^b%u\n", cond[b] == 4 ? "true" : "false", target[b][0], target[b][1]);
+    }
+    strbuf_append(&s, "}\n");
+    char *text = strdup(strbuf_cstr(&s));
+    strbuf_free(&s);
+    return text;
+}
+
+static void test_random_programs(void) {
+    static const pass_fn passes[] = {xir_fold_constants, xir_simplify_cfg, xir_eliminate_dead_code};
+    for (int round = 0; round < 600; round++) {
+        char *text = random_program();
+        xir_module *m = parse_ok(text);
+        if (!m || !verifies(m)) {
+            CHECK_MSG(false, "random program %d is invalid:\n%s", round, text);
+            xir_module_destroy(m);
+            free(text);
+            continue;
+        }
+        trace before[4];
+        for (uint32_t lane = 0; lane < 4; lane++) before[lane] = run(m, lane);
+        /* one pass at a time, verifying after each, until none changes anything */
+        for (bool changed = true; changed;) {
+            changed = false;
+            for (size_t k = 0; k < sizeof passes / sizeof passes[0]; k++) {
+                changed |= passes[k](m);
+                CHECK_MSG(verifies(m), "random program %d: pass %zu broke it:\n%s", round, k, text);
+            }
+        }
+        for (uint32_t lane = 0; lane < 4; lane++) {
+            trace after = run(m, lane);
+            char *cleaned = print_text(m);
+            CHECK_MSG(same_trace(&before[lane], &after), "random program %d, lane %u:\n%s--- cleaned\n%s", round,
+                      (unsigned)lane, text, cleaned ? cleaned : "");
+            free(cleaned);
+        }
+        xir_module_destroy(m);
+        free(text);
+    }
+}
+
 /* ---- driver ---- */
 
 int main(void) {
@@ -591,6 +746,7 @@ int main(void) {
     test_cleanup();
     test_cleanup_fixtures();
     test_allocation_failures();
+    test_random_programs();
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
 }

@@ -4,6 +4,7 @@
  * lists); each must report exactly its code.  Messages name the kernel, the
  * block and the instruction as printed. */
 #include "xir_test.h"
+#include "xir/cfg.h"
 
 #include <stdlib.h>
 
@@ -281,6 +282,59 @@ static void test_many(void) {
     xir_module_destroy(m);
 }
 
+/* Dominators on random CFGs (loops, irreducible ones, unreachable blocks)
+ * against the definition: a dominates b iff every path from the entry to b
+ * passes through a, i.e. b cannot be reached once a is removed. */
+static bool reaches_without(const xir_func *f, const xir_block *avoid, const xir_block *target) {
+    const xir_block *stack[16];
+    bool seen[16] = {false};
+    int depth = 0;
+    if (f->first == avoid) return false;
+    stack[depth++] = f->first;
+    seen[f->first->id] = true;
+    while (depth) {
+        const xir_block *b = stack[--depth], *succ[2];
+        if (b == target) return true;
+        unsigned n = xir_block_successors(b, (xir_block **)succ);
+        for (unsigned i = 0; i < n; i++)
+            if (succ[i] != avoid && !seen[succ[i]->id]) seen[succ[i]->id] = true, stack[depth++] = succ[i];
+    }
+    return false;
+}
+
+static void test_dominators(void) {
+    uint64_t state = 12345;
+    for (int round = 0; round < 400; round++) {
+        xir_module *m = xir_module_create(ctx);
+        xir_func *f = xir_func_new(m, "k");
+        xir_block *blocks[12];
+        unsigned n = 2 + (unsigned)(round % 11);
+        for (unsigned i = 0; i < n; i++) blocks[i] = xir_block_new(f, NULL);
+        for (unsigned i = 0; i < n; i++) {
+            state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+            unsigned r = (unsigned)(state >> 33);
+            xir_builder b = {m, f, blocks[i]};
+            xir_block *t0 = blocks[1 + r % (n - 1)], *t1 = blocks[1 + (r / 16) % (n - 1)];
+            if (r % 5 == 0) xir_build_ret(&b);
+            else if (r % 5 == 1) xir_build_br(&b, t0);
+            else xir_build_cond_br(&b, xir_const_bool(m, r % 3 == 0), t0, t1);
+        }
+        xir_cfg cfg;
+        CHECK(xir_cfg_build(ctx, f, true, &cfg));
+        for (unsigned a = 0; a < n; a++) {
+            bool reachable = reaches_without(f, NULL, blocks[a]);
+            CHECK(xir_cfg_reachable(&cfg, blocks[a]) == reachable);
+            for (unsigned b = 0; b < n; b++) {
+                bool want = reachable && reaches_without(f, NULL, blocks[b]) &&
+                            (a == b || !reaches_without(f, blocks[a], blocks[b]));
+                CHECK_MSG(xir_cfg_dominates(&cfg, blocks[a], blocks[b]) == want, "round %d: %u dom %u", round, a, b);
+            }
+        }
+        xir_cfg_free(&cfg);
+        xir_module_destroy(m);
+    }
+}
+
 static void test_allocation_failures(void) {
     xir_module *m = parse_ok(text_cases[0].text);
     if (!m) return;
@@ -308,6 +362,7 @@ int main(void) {
     test_use_lists();
     test_messages();
     test_many();
+    test_dominators();
     test_allocation_failures();
     /* every code V01..V25 has a negative case above */
     tilec_context_destroy(ctx);
