@@ -409,13 +409,14 @@ static xir_inst_kind kind_from_name(const xir_token *t, xir_arith_op *op) {
 }
 
 /* Whether an operand starts `ahead` tokens on: a value that is not the result
- * name of the next instruction (`ret` then `%x = ...`), or a word that is not
- * the name of the next instruction (`ret` then `ret`). */
+ * name of the next instruction (`ret` then `%x = ...`), or a word that is
+ * neither the name of the next instruction (`ret` then `ret`) nor the `to` of
+ * a cast. */
 static bool starts_operand(const parser *p, size_t ahead) {
     const xir_token *t = peek(p, ahead);
     xir_arith_op op;
     if (t->kind == XIR_TOK_VALUE) return peek(p, ahead + 1)->kind != XIR_TOK_EQUALS;
-    return t->kind == XIR_TOK_IDENT && kind_from_name(t, &op) == XIR_INST_INVALID;
+    return t->kind == XIR_TOK_IDENT && !token_is(t, "to") && kind_from_name(t, &op) == XIR_INST_INVALID;
 }
 
 static xir_value *operand(parser *p) {
