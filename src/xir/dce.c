@@ -21,27 +21,30 @@ static bool never_loaded(const xir_inst *alloca) {
     return true;
 }
 
-/* Whether `store` writes into an alloca that is never loaded. */
-static bool stores_into_unread_alloca(const xir_inst *store) {
+/* Whether `store` writes into an alloca marked in `unread`. */
+static bool stores_into_unread_alloca(const xir_inst *store, const bool *unread) {
     const xir_inst *gep = xir_value_inst(xir_operand(store, 0));
     const xir_inst *alloca = gep && gep->kind == XIR_INST_GEP ? xir_value_inst(xir_operand(gep, 0)) : NULL;
-    return alloca && alloca->kind == XIR_INST_ALLOCA && never_loaded(alloca);
+    return alloca && unread[alloca->value.id];
 }
 
 static bool eliminate(xir_func *f) {
     xir_module *m = f->module;
     tilec_context *ctx = m->ctx;
     size_t n = (size_t)f->next_value_id + 1;
-    bool *live = tilec_alloc(ctx, n * sizeof *live);
+    bool *live = tilec_alloc(ctx, n * sizeof *live), *unread = tilec_alloc(ctx, n * sizeof *unread);
     xir_inst **work = tilec_alloc(ctx, n * sizeof *work);
     bool changed = false;
-    if (!live || !work) {
+    if (!live || !unread || !work) {
         xir_out_of_memory(m);
     } else {
+        for (xir_block *b = f->first; b; b = b->next)
+            for (xir_inst *inst = b->first; inst; inst = inst->next)
+                if (inst->kind == XIR_INST_ALLOCA) unread[inst->value.id] = never_loaded(inst);
         size_t top = 0;
         for (xir_block *b = f->first; b; b = b->next)
             for (xir_inst *inst = b->first; inst; inst = inst->next)
-                if (is_effect(inst) && !(inst->kind == XIR_INST_STORE && stores_into_unread_alloca(inst))) {
+                if (is_effect(inst) && !(inst->kind == XIR_INST_STORE && stores_into_unread_alloca(inst, unread))) {
                     live[inst->value.id] = true;
                     work[top++] = inst;
                 }
@@ -65,6 +68,7 @@ static bool eliminate(xir_func *f) {
             }
     }
     tilec_free(ctx, live);
+    tilec_free(ctx, unread);
     tilec_free(ctx, work);
     return changed;
 }

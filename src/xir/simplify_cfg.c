@@ -1,14 +1,16 @@
 /* simplify_cfg.c — CFG simplification (passes.h).
  *
- * Each step rewrites in place, then the CFG snapshot (predecessors,
- * reachability) is recomputed before the next structural step; that is
- * quadratic in the worst case but keeps every step simple and obviously
- * correct.  The snapshot's tables are allocated once, before the first
- * change (no step adds a block or an edge), so running out of memory leaves
- * the function untouched.  Invariant kept by every step: the incoming blocks
+ * Each round rewrites in place, then the CFG snapshot (predecessors,
+ * reachability) is recomputed; a round merges or bypasses every block it can
+ * without touching a block another change of the round touched, so long
+ * chains take few rounds.  The snapshot's tables are allocated once, before
+ * the first change (no step adds a block or an edge), so running out of
+ * memory leaves the function untouched.  Invariant kept by every step: the incoming blocks
  * of each PHI are exactly the block's distinct predecessors. */
 #include "xir/cfg.h"
 #include "xir/passes.h"
+
+#include <string.h>
 
 /* ---- PHI edits ---- */
 
@@ -97,6 +99,28 @@ static bool remove_unreachable(xir_func *f, const xir_cfg *cfg) {
     return true;
 }
 
+/* ---- merging and bypassing, many per round ----
+ *
+ * One sweep applies every merge and bypass whose blocks the sweep has not
+ * touched yet: a change touches the blocks whose predecessors, successors or
+ * PHIs it edits, so the snapshot stays exact for every untouched block and
+ * the next candidates can still trust it. */
+
+typedef struct {
+    const xir_cfg *cfg;
+    bool *touched; /* by block id */
+} sweep;
+
+static bool any_touched(const sweep *w, xir_block *const *blocks, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++)
+        if (w->touched[blocks[i]->id]) return true;
+    return false;
+}
+
+static void touch(sweep *w, xir_block *const *blocks, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++) w->touched[blocks[i]->id] = true;
+}
+
 /* Moves `b` into its unique predecessor `p`, whose unique successor it is. */
 static void merge_into(xir_block *p, xir_block *b) {
     while (b->first && b->first->kind == XIR_INST_PHI) { /* one incoming value: p's */
@@ -112,16 +136,17 @@ static void merge_into(xir_block *p, xir_block *b) {
     xir_block_erase(b);
 }
 
-static bool merge_blocks(xir_func *f, const xir_cfg *cfg) {
-    for (xir_block *b = f->first->next; b; b = b->next) {
-        if (xir_cfg_pred_count(cfg, b) != 1) continue;
-        xir_block *p = xir_cfg_preds(cfg, b)[0];
-        if (p != b && p->last->kind == XIR_INST_BR) {
-            merge_into(p, b);
-            return true;
-        }
-    }
-    return false;
+static bool try_merge(sweep *w, xir_block *b) {
+    if (xir_cfg_pred_count(w->cfg, b) != 1) return false;
+    xir_block *pair[2] = {xir_cfg_preds(w->cfg, b)[0], b}, *succ[2];
+    unsigned n = xir_block_successors(b, succ);
+    /* touched blocks first: an erased block is touched, and its lists are gone */
+    if (any_touched(w, pair, 2) || any_touched(w, succ, n) || pair[0] == b || pair[0]->last->kind != XIR_INST_BR)
+        return false;
+    touch(w, pair, 2);
+    touch(w, succ, n);
+    merge_into(pair[0], b);
+    return true;
 }
 
 /* Whether the PHIs of `s` take the same value from `a` and from `b`. */
@@ -132,50 +157,61 @@ static bool same_incoming(const xir_block *s, const xir_block *a, const xir_bloc
     return true;
 }
 
-/* Bypasses `b`, a block holding only `br s`.  Without PHIs in `s` any number
- * of predecessors are redirected; with PHIs only a single predecessor p,
- * which takes over b's incoming entries (or already has equal ones). */
-static bool bypass(const xir_cfg *cfg, xir_block *b, xir_block *s) {
-    uint32_t npred = xir_cfg_pred_count(cfg, b);
-    xir_block *const *preds = xir_cfg_preds(cfg, b);
+/* Bypasses `b` when it holds only `br s`.  Without PHIs in `s` any number of
+ * predecessors are redirected; with PHIs only a single predecessor p, which
+ * takes over b's incoming entries (or already has equal ones). */
+static bool try_bypass(sweep *w, xir_block *b) {
+    xir_inst *only = b->first;
+    if (only != b->last || only->kind != XIR_INST_BR || only->targets[0] == b) return false;
+    xir_block *pair[2] = {b, only->targets[0]}, *s = pair[1];
+    uint32_t npred = xir_cfg_pred_count(w->cfg, b);
+    xir_block *const *preds = xir_cfg_preds(w->cfg, b);
+    if (any_touched(w, pair, 2) || any_touched(w, preds, npred)) return false;
     if (has_phis(s)) {
         if (npred != 1) return false;
         xir_block *p = preds[0];
-        if (xir_cfg_is_pred(cfg, p, s)) {
+        if (xir_cfg_is_pred(w->cfg, p, s)) {
             if (!same_incoming(s, p, b)) return false;
             drop_incoming(s, b);
         } else {
             rename_incoming(s, b, p);
         }
     }
+    touch(w, pair, 2);
+    touch(w, preds, npred);
     for (uint32_t i = 0; i < npred; i++) redirect(preds[i]->last, b, s);
     xir_inst_detach(b->last);
     xir_block_erase(b);
     return true;
 }
 
-static bool bypass_forwarding_blocks(xir_func *f, const xir_cfg *cfg) {
-    for (xir_block *b = f->first->next; b; b = b->next) {
-        xir_inst *only = b->first;
-        if (only != b->last || only->kind != XIR_INST_BR || only->targets[0] == b) continue;
-        if (bypass(cfg, b, only->targets[0])) return true;
+static bool merge_and_bypass(xir_func *f, sweep *w) {
+    memset(w->touched, 0, w->cfg->block_count * sizeof *w->touched);
+    bool changed = false;
+    for (xir_block *b = f->first->next, *next; b; b = next) {
+        next = b->next; /* a change erases b only */
+        changed |= try_merge(w, b) || try_bypass(w, b);
     }
-    return false;
+    return changed;
 }
 
 /* One round: false when nothing changed. */
-static bool simplify_once(xir_func *f, xir_cfg *cfg) {
+static bool simplify_once(xir_func *f, xir_cfg *cfg, sweep *w) {
     bool changed = fold_branches(f);
     xir_cfg_recompute(cfg);
-    return remove_unreachable(f, cfg) || merge_blocks(f, cfg) || bypass_forwarding_blocks(f, cfg) || changed;
+    return remove_unreachable(f, cfg) || merge_and_bypass(f, w) || changed;
 }
 
 static bool simplify(xir_func *f) {
-    xir_cfg cfg;
     if (!f->first) return false;
+    xir_cfg cfg;
     if (!xir_cfg_build(f->module->ctx, f, false, &cfg)) return xir_out_of_memory(f->module);
+    sweep w = {&cfg, tilec_alloc(f->module->ctx, (size_t)cfg.block_count + 1)};
     bool changed = false;
-    while (simplify_once(f, &cfg)) changed = true;
+    if (!w.touched) xir_out_of_memory(f->module);
+    else
+        while (simplify_once(f, &cfg, &w)) changed = true;
+    tilec_free(f->module->ctx, w.touched);
     xir_cfg_free(&cfg);
     return changed;
 }
