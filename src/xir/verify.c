@@ -508,9 +508,10 @@ static void check_function(verifier *v, const xir_func *f, symtab *kernel_names)
     if (f->block_size == 0) report(v, "XIR-V02", NULL, NULL, "block_size is 0");
     if (!f->first) {
         report(v, "XIR-V03", NULL, NULL, "the kernel has no blocks (no entry)");
-        return;
+        v->broken = true;
+    } else {
+        check_linkage(v);
     }
-    check_linkage(v);
     if (!v->broken && !xir_names_init(&v->names, v->ctx, f)) v->no_memory = v->broken = true;
     v->named = !v->broken;
     if (!v->broken) {

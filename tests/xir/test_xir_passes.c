@@ -642,12 +642,12 @@ static unsigned rnd(unsigned n) {
     return (unsigned)(rng_state >> 33) % n;
 }
 
-/* A random valid kernel over up to 8 blocks: branches on lane comparisons
+/* A random valid kernel over up to 12 blocks: branches on lane comparisons
  * made in the entry or on constants, PHIs of constants and of entry values in
  * blocks with predecessors, some blocks empty, loops and unreachable blocks
  * left out of the text. */
 static char *random_program(void) {
-    enum { MAX = 8 };
+    enum { MAX = 12 };
     unsigned n = 2 + rnd(MAX - 1), kind[MAX], target[MAX][2], cond[MAX];
     for (unsigned b = 0; b < n; b++) {
         kind[b] = rnd(10) < 2 ? 0 : rnd(2) + 1; /* 0 ret, 1 br, 2 cond_br */
@@ -701,7 +701,7 @@ static char *random_program(void) {
 
 static void test_random_programs(void) {
     static const pass_fn passes[] = {xir_fold_constants, xir_simplify_cfg, xir_eliminate_dead_code};
-    for (int round = 0; round < 600; round++) {
+    for (int round = 0; round < 1000; round++) {
         char *text = random_program();
         xir_module *m = parse_ok(text);
         if (!m || !verifies(m)) {
