@@ -2,11 +2,13 @@
  *
  *   admit → validate options → map root → representation plan + static
  *   resources (budget) → emit (arguments, root values, root program) →
- *   check emitted storage against the plan → result metadata
+ *   check emitted storage against the plan → cleanup (verify, fold, DCE,
+ *   CFG simplification, verify) → result metadata
  *
  * The TileIR kernel is only read.  On any failure the partial module is
  * destroyed and `out` stays empty. */
 #include "lower/internal.h"
+#include "xir/passes.h"
 
 #include <string.h>
 
@@ -108,6 +110,16 @@ static void check_storage(lowerer *lw, const plan_resources *planned) {
                 (unsigned long long)planned->snapshot_allocations, (unsigned long long)planned->snapshot_bytes_per_worker);
 }
 
+/* The XIR cleanup passes; they verify the module before and after, so a
+ * lowering bug that breaks an XIR rule is reported here. */
+static void cleanup(lowerer *lw) {
+    tilec_status st = xir_cleanup(lw->ctx, lw->m);
+    if (st == TILEC_E_VERIFY)
+        lw_fail(lw, st, "LOWER-I03", "internal error: the emitted XIR does not verify (diagnostics above)");
+    else if (st && !lw->status)
+        lw->status = st; /* out of memory, reported by the module (XIR-M01) */
+}
+
 static void collect_usage(const tir_block *b, lower_arg *args) {
     for (const tir_op *op = b->first; op; op = op->next) {
         if (op->kind == TIR_OP_VIEW_LOAD) args[op->operands[0]->value->index].usage |= LOWER_USAGE_READ;
@@ -200,6 +212,7 @@ tilec_status lower_kernel(tilec_context *ctx, const tir_func *f, const lower_opt
         lw.status = tilec_error(ctx, TILEC_E_NOMEM, "LOWER-M01", tilec_no_loc(), "out of memory lowering kernel '@%s'", f->name);
     else emit(&lw, &map);
     if (!lw.status) check_storage(&lw, &res);
+    if (!lw.status) cleanup(&lw);
     if (!lw.status) fill_result(&lw, &map, &res, out);
 
     st = lw.status;

@@ -17,6 +17,8 @@
 #include "lower/lower.h"
 #include "tir/ir.h"
 #include "xir/interp.h"
+#include "xir/text.h"
+#include "xir/verify.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -50,13 +52,36 @@ static inline bool has_diag(const char *code, const char *text) {
     return false;
 }
 
-/* Lowers, expecting success; prints the diagnostics otherwise. */
+/* The lowered module verifies, and its text reads back to the same text. */
+static inline void check_module(const xir_module *m) {
+    CHECK(xir_verify(ctx, m) == TILEC_OK);
+    strbuf first, second;
+    strbuf_init(&first, ctx);
+    strbuf_init(&second, ctx);
+    xir_module *back = NULL;
+    CHECK(xir_print_to_strbuf(m, &first));
+    CHECK(xir_parse(ctx, first.data, first.len, "lowered.xir", &back) == TILEC_OK);
+    CHECK(back && xir_verify(ctx, back) == TILEC_OK && xir_print_to_strbuf(back, &second));
+    CHECK(first.len == second.len && !strcmp(strbuf_cstr(&first), strbuf_cstr(&second)));
+    if (tilec_diag_count(ctx)) {
+        tilec_diag_print(ctx, stderr);
+        tilec_diag_clear(ctx);
+    }
+    xir_module_destroy(back);
+    strbuf_free(&first);
+    strbuf_free(&second);
+}
+
+/* Lowers, expecting success (a verified module that round-trips through its
+ * text); prints the diagnostics otherwise. */
 static inline bool lower_ok(const tir_func *f, const lower_options *o, lower_result *r) {
     tilec_status st = lower_kernel(ctx, f, o, r);
     CHECK_MSG(st == TILEC_OK, "lowering '@%s' failed (%s)", tir_func_name(f), tilec_status_name(st));
     if (st) {
         tilec_diag_print(ctx, stderr);
         tilec_diag_clear(ctx);
+    } else {
+        check_module(r->module);
     }
     return st == TILEC_OK;
 }
