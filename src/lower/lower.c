@@ -196,7 +196,7 @@ tilec_status lower_kernel(tilec_context *ctx, const tir_func *f, const lower_opt
     if (!st && res.snapshot_bytes_per_worker > o->max_local_bytes)
         st = tilec_error(ctx, TILEC_E_BUDGET, "LOWER-B02", tilec_no_loc(),
                          "snapshot storage budget: kernel '@%s' needs %llu bytes of private snapshots per worker "
-                         "(%llu arrays), exceeding max_local_bytes %llu",
+                         "(%llu arrays), which exceeds max_local_bytes %llu",
                          f->name, (unsigned long long)res.snapshot_bytes_per_worker,
                          (unsigned long long)res.snapshot_allocations, (unsigned long long)o->max_local_bytes);
     if (st) {

@@ -189,7 +189,7 @@ static void plan_recipe(planner *p, const tir_op *op, uint64_t mult) {
     uint32_t limit = p->r->options.max_recipe_depth;
     if (depth + 1 > limit && !p->status)
         p->status = tilec_error(p->r->ctx, TILEC_E_BUDGET, "LOWER-B03", op->loc,
-                                "depth budget: the deferred recipe of %s%s ('%s' op #%u) reaches depth %u, exceeding "
+                                "depth budget: the deferred recipe of %s%s ('%s' op #%u) reaches depth %u, which exceeds "
                                 "max_recipe_depth %u",
                                 res->name ? "%" : "a value", res->name ? res->name : "", tir_ew_name(op->ew), op->id,
                                 depth + 1, limit);

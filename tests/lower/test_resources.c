@@ -50,7 +50,7 @@ static void check_budget_boundary(const char *label, tir_func *f, lower_options 
     CHECK_MSG(st == TILEC_E_BUDGET && r.module == NULL, "%s: one byte less must fail", label);
     CHECK(has_diag("LOWER-B02", "snapshot storage budget"));
     char limit[64];
-    snprintf(limit, sizeof limit, "exceeding max_local_bytes %llu", (unsigned long long)(demand - 1));
+    snprintf(limit, sizeof limit, "which exceeds max_local_bytes %llu", (unsigned long long)(demand - 1));
     CHECK(has_diag("LOWER-B02", limit));
     tilec_diag_clear(ctx);
 }
@@ -304,7 +304,7 @@ static void test_recipe_depth(void) {
             }
         } else {
             CHECK(plan_analyze_resources(ctx, f, &ro, &res) == TILEC_E_BUDGET);
-            CHECK(has_diag("LOWER-B03", "depth budget") && has_diag("LOWER-B03", "exceeding max_recipe_depth 64"));
+            CHECK(has_diag("LOWER-B03", "depth budget") && has_diag("LOWER-B03", "which exceeds max_recipe_depth 64"));
             tilec_diag_clear(ctx);
             CHECK(lower_kernel(ctx, f, &o, &r) == TILEC_E_BUDGET && r.module == NULL);
             char reach[64];
