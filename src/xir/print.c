@@ -190,7 +190,8 @@ void xir_print_operand(strbuf *out, const xir_names *names, const xir_value *v) 
 }
 
 void xir_print_block_ref(strbuf *out, const xir_names *names, const xir_block *b) {
-    if (b && b->id < names->block_count && names->blocks[b->id] == b) strbuf_printf(out, "^%s", names->block_names[b->id]);
+    bool known = b && b->id < names->block_count && names->blocks[b->id] == b;
+    if (known) strbuf_printf(out, "^%s", names->block_names[b->id]);
     else strbuf_append(out, "^?");
 }
 
