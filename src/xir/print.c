@@ -310,6 +310,8 @@ bool xir_print_to_strbuf(const xir_module *m, strbuf *out) {
 }
 
 tilec_status xir_print_file(const xir_module *m, FILE *out) {
+    if (!m) return TILEC_E_ARG;
+    if (!out) return tilec_error(m->ctx, TILEC_E_ARG, "XIR-M02", tilec_no_loc(), "xir_print_file: NULL file");
     strbuf s;
     strbuf_init(&s, m->ctx);
     tilec_status status = TILEC_OK;

@@ -512,6 +512,8 @@ static void test_print_file(void) {
         free(expected);
         fclose(f);
     }
+    CHECK(xir_print_file(m, NULL) == TILEC_E_ARG && !strcmp(last_code(), "XIR-M02"));
+    tilec_diag_clear(ctx);
     xir_module_destroy(m);
     free(text);
 }
