@@ -143,7 +143,9 @@ xir_bits xir_eval_cast(tir_scalar from, tir_scalar to, xir_bits x) {
         xir_bits r;
         /* one rounding, straight from the integer (never through f64) */
         if (to == TIR_F32)
-            r.f = from_float ? (double)(float)x.f : tir_scalar_is_signed(from) ? (double)(float)x.i : (double)(float)x.u;
+            r.f = from_float                   ? (double)(float)x.f
+                  : tir_scalar_is_signed(from) ? (double)(float)x.i
+                                               : (double)(float)x.u;
         else
             r.f = from_float ? x.f : tir_scalar_is_signed(from) ? (double)x.i : (double)x.u;
         return r;

@@ -221,7 +221,9 @@ static bool nan_literal(parser *p, tir_scalar t, xir_bits *out) {
     for (size_t i = 2; ok && i < tok->len; i++)
         ok = (tok->text[i] >= '0' && tok->text[i] <= '9') || (tok->text[i] >= 'a' && tok->text[i] <= 'f') ||
              (tok->text[i] >= 'A' && tok->text[i] <= 'F');
-    if (!ok) return fail(p, tok, "XIR-P07", "malformed NaN bits %s (expected 0x and hex digits)", describe(tok, found, sizeof found));
+    if (!ok)
+        return fail(p, tok, "XIR-P07", "malformed NaN bits %s (expected 0x and hex digits)",
+                    describe(tok, found, sizeof found));
     memcpy(hex, tok->text + 2, digits);
     hex[digits] = '\0';
     uint64_t raw = strtoull(hex, NULL, 16);
@@ -321,7 +323,8 @@ static xir_type *type(parser *p) {
         const xir_token *count_tok = next(p);
         uint64_t count;
         if (count_tok->kind != XIR_TOK_NUMBER || !decimal_u64(count_tok->text, count_tok->len, &count)) {
-            fail(p, count_tok, "XIR-P06", "expected an element count, found %s", describe(count_tok, found, sizeof found));
+            fail(p, count_tok, "XIR-P06", "expected an element count, found %s",
+                 describe(count_tok, found, sizeof found));
             return NULL;
         }
         if (!expect(p, XIR_TOK_RANGLE, "'>'")) return NULL;

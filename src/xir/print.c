@@ -190,7 +190,8 @@ void xir_print_operand(strbuf *out, const xir_names *names, const xir_value *v) 
 }
 
 void xir_print_block_ref(strbuf *out, const xir_names *names, const xir_block *b) {
-    if (b && b->id < names->block_count && names->blocks[b->id] == b) strbuf_printf(out, "^%s", names->block_names[b->id]);
+    bool known = b && b->id < names->block_count && names->blocks[b->id] == b;
+    if (known) strbuf_printf(out, "^%s", names->block_names[b->id]);
     else strbuf_append(out, "^?");
 }
 
@@ -309,6 +310,8 @@ bool xir_print_to_strbuf(const xir_module *m, strbuf *out) {
 }
 
 tilec_status xir_print_file(const xir_module *m, FILE *out) {
+    if (!m) return TILEC_E_ARG;
+    if (!out) return tilec_error(m->ctx, TILEC_E_ARG, "XIR-M02", tilec_no_loc(), "xir_print_file: NULL file");
     strbuf s;
     strbuf_init(&s, m->ctx);
     tilec_status status = TILEC_OK;

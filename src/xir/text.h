@@ -14,8 +14,8 @@
  * (no verifier ran) prints without crashing: an operand that is missing or not
  * of the function prints as `%?`, a missing block as `^?`. */
 bool xir_print_to_strbuf(const xir_module *m, strbuf *out);
-/* Writes the canonical text to `out`: TILEC_E_NOMEM or TILEC_E_IO (XIR-M02)
- * on failure. */
+/* Writes the canonical text to `out`: TILEC_E_NOMEM, or TILEC_E_IO (XIR-M02)
+ * when the write fails, TILEC_E_ARG for a NULL argument. */
 tilec_status xir_print_file(const xir_module *m, FILE *out);
 
 /* Parses XIR text (`len` bytes; `filename` is used in locations and may be

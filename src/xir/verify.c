@@ -107,7 +107,8 @@ static bool is_kind(const xir_type *t, xir_type_kind k) { return t && t->kind ==
 static const xir_type *operand_type(const xir_inst *inst, uint32_t i) { return xir_operand(inst, i)->type; }
 
 /* XIR-V17 unless the result type is `kind` of `scalar`. */
-static void expect_result(verifier *v, const xir_block *b, const xir_inst *inst, xir_type_kind kind, tir_scalar scalar) {
+static void expect_result(verifier *v, const xir_block *b, const xir_inst *inst, xir_type_kind kind,
+                          tir_scalar scalar) {
     const xir_type *t = inst->value.type;
     if (t && t->kind == kind && (kind == XIR_TYPE_VOID || t->scalar == scalar)) return;
     xir_type want = {.kind = kind, .scalar = scalar};
@@ -151,7 +152,8 @@ static void check_arith(verifier *v, const xir_block *b, const xir_inst *inst) {
         return;
     }
     for (uint32_t i = first + 1; i < inst->operand_count; i++)
-        if (operand_type(inst, i) != t) bad_operand(v, "XIR-V16", b, inst, i, "must have the type of the first value operand");
+        if (operand_type(inst, i) != t)
+            bad_operand(v, "XIR-V16", b, inst, i, "must have the type of the first value operand");
     if (cls == XIR_OPC_COMPARE) expect_result(v, b, inst, XIR_TYPE_SCALAR, TIR_BOOL);
     else expect_result(v, b, inst, XIR_TYPE_SCALAR, t->scalar);
 }
@@ -287,7 +289,8 @@ static bool in_function(const verifier *v, const xir_block *b) {
 static void check_linkage(verifier *v) {
     const xir_func *f = v->f;
     uint32_t value_count = f->next_value_id, block_count = f->next_block_id;
-    bool *seen_value = tilec_alloc(v->ctx, (size_t)value_count + 1), *seen_block = tilec_alloc(v->ctx, (size_t)block_count + 1);
+    bool *seen_value = tilec_alloc(v->ctx, (size_t)value_count + 1);
+    bool *seen_block = tilec_alloc(v->ctx, (size_t)block_count + 1);
     v->position = tilec_alloc(v->ctx, ((size_t)value_count + 1) * sizeof *v->position);
     if (!seen_value || !seen_block || !v->position) {
         v->no_memory = v->broken = true;
@@ -384,7 +387,8 @@ static void check_blocks(verifier *v) {
         for (const xir_inst *inst = b->first; inst; inst = inst->next) {
             if (xir_inst_is_terminator(inst) && inst != b->last)
                 report(v, "XIR-V06", b, inst, "a terminator before the end of the block");
-            if (inst->kind == XIR_INST_PHI && past_phis) report(v, "XIR-V07", b, inst, "a PHI after a non-PHI instruction");
+            if (inst->kind == XIR_INST_PHI && past_phis)
+                report(v, "XIR-V07", b, inst, "a PHI after a non-PHI instruction");
             past_phis |= inst->kind != XIR_INST_PHI;
             unsigned targets = inst->kind == XIR_INST_BR ? 1 : inst->kind == XIR_INST_COND_BR ? 2 : 0;
             for (unsigned t = 0; t < targets; t++)

@@ -6,6 +6,7 @@
  * the cleanup driver; allocation failures that leave the module intact. */
 #include "xir_test.h"
 #include "xir/eval.h"
+#include "xir/interp.h"
 #include "xir/passes.h"
 
 #include <float.h>
@@ -227,7 +228,8 @@ static void test_fold(void) {
                "  buffer_write %b, u64 0, bool true\n"
                "  ret\n}\n");
     check_pass("fold floats and casts", xir_fold_constants,
-               "kernel @k(%f: buffer<f32>, %d: buffer<f64>, %i: buffer<i32>, %w: buffer<u32>) block_size=64 {\n^entry:\n"
+               "kernel @k(%f: buffer<f32>, %d: buffer<f64>, %i: buffer<i32>, %w: buffer<u32>) block_size=64 {\n"
+               "^entry:\n"
                "  %a = add f32 16777216.0, f32 1.0 : f32\n"
                "  buffer_write %f, u64 0, %a\n"
                "  %t = div f32 1.0, f32 3.0 : f32\n"
@@ -260,7 +262,8 @@ static void test_fold(void) {
                "  %b3 = bitcast u32 2139095041 to f32\n"
                "  buffer_write %f, u64 7, %b3\n"
                "  ret\n}\n",
-               "kernel @k(%f: buffer<f32>, %d: buffer<f64>, %i: buffer<i32>, %w: buffer<u32>) block_size=64 {\n^entry:\n"
+               "kernel @k(%f: buffer<f32>, %d: buffer<f64>, %i: buffer<i32>, %w: buffer<u32>) block_size=64 {\n"
+               "^entry:\n"
                "  buffer_write %f, u64 0, f32 16777216.0\n"
                "  buffer_write %f, u64 1, f32 0.33333334\n"
                "  buffer_write %f, u64 2, f32 -1.5\n"
@@ -569,7 +572,8 @@ static void test_allocation_failures(void) {
         tilec_status st = xir_cleanup(ctx, m);
         tilec_context_fail_allocation_after(ctx, -1);
         finished = st == TILEC_OK;
-        if (!finished) CHECK_MSG(st == TILEC_E_NOMEM && !strcmp(last_code(), "XIR-M01"), "allocation %ld: %d", n, (int)st);
+        if (!finished)
+            CHECK_MSG(st == TILEC_E_NOMEM && !strcmp(last_code(), "XIR-M01"), "allocation %ld: %d", n, (int)st);
         CHECK_MSG(verifies(m), "allocation %ld: the module no longer verifies", n);
         xir_module_destroy(m);
     }
@@ -609,7 +613,8 @@ static trace run(const xir_module *m, uint32_t lane) {
             if (inst->kind == XIR_INST_ARITH) {
                 xir_bits args[3];
                 for (uint32_t i = 0; i < inst->operand_count; i++) args[i].u = VALUE(xir_operand(inst, i));
-                values[inst->value.id] = xir_eval_arith(inst->op, xir_operand(inst, inst->op == XIR_OP_SELECT)->type->scalar, args).u;
+                tir_scalar type = xir_operand(inst, inst->op == XIR_OP_SELECT)->type->scalar;
+                values[inst->value.id] = xir_eval_arith(inst->op, type, args).u;
             } else if (inst->kind == XIR_INST_BUFFER_WRITE && t.writes < 64) {
                 t.index[t.writes] = VALUE(xir_operand(inst, 1));
                 t.value[t.writes++] = VALUE(xir_operand(inst, 2));
@@ -691,7 +696,9 @@ static char *random_program(void) {
         if (kind[b] == 0) strbuf_append(&s, "  ret\n");
         else if (kind[b] == 1) strbuf_printf(&s, "  br ^b%u\n", target[b][0]);
         else if (cond[b] < 4) strbuf_printf(&s, "  cond_br %%c%u, ^b%u, ^b%u\n", cond[b], target[b][0], target[b][1]);
-        else strbuf_printf(&s, "  cond_br bool %s, ^b%u, ^b%u\n", cond[b] == 4 ? "true" : "false", target[b][0], target[b][1]);
+        else
+            strbuf_printf(&s, "  cond_br bool %s, ^b%u, ^b%u\n", cond[b] == 4 ? "true" : "false", target[b][0],
+                          target[b][1]);
     }
     strbuf_append(&s, "}\n");
     char *text = strdup(strbuf_cstr(&s));
@@ -732,6 +739,117 @@ static void test_random_programs(void) {
     }
 }
 
+/* ---- folding agrees with the interpreter ---- */
+
+static const double float_samples[] = {0.0,  -0.0, 1.0,  -1.5,      0.1,      3.0,       1e30,          -1e-30,
+                                       1e300, INFINITY, -INFINITY, NAN, 16777217.0, 2147483648.0, -2147483649.0};
+static const int64_t int_samples[] = {0,      1,     -1,        2,         7,         -7,        33,
+                                      64,     127,   -128,      255,       32767,     -32768,    65535,
+                                      INT32_MAX, INT32_MIN, (int64_t)UINT32_MAX, INT64_MAX, INT64_MIN};
+enum {
+    FLOAT_SAMPLES = sizeof float_samples / sizeof float_samples[0],
+    INT_SAMPLES = sizeof int_samples / sizeof int_samples[0]
+};
+
+static xir_value *sample(xir_module *m, tir_scalar t, unsigned i) {
+    if (t == TIR_BOOL) return xir_const_bool(m, i & 1);
+    if (tir_scalar_is_float(t)) return xir_const_float(m, t, float_samples[i % FLOAT_SAMPLES]);
+    return xir_const_int(m, t, int_samples[i % INT_SAMPLES]);
+}
+
+static unsigned sample_count(tir_scalar t) {
+    return t == TIR_BOOL ? 2 : tir_scalar_is_float(t) ? FLOAT_SAMPLES : INT_SAMPLES;
+}
+
+typedef xir_value *(*make_fn)(xir_builder *b, tir_scalar t, unsigned i, unsigned j, const void *what);
+
+/* A kernel writing make(i, j) for every pair of samples of t to o[i*n + j]:
+ * run unfolded and folded, the interpreter must write the same bytes.
+ * Returns the number of instructions folding left (0 = everything folded). */
+static size_t compare_with_interpreter(const char *what, tir_scalar t, tir_scalar result, bool binary, make_fn make,
+                                       const void *arg) {
+    xir_module *m = xir_module_create(ctx);
+    xir_func *f = xir_func_new(m, "fold");
+    f->block_size = 1;
+    xir_value *o = xir_func_add_buffer(f, "o", result);
+    xir_builder b = {m, f, xir_block_new(f, "entry")};
+    unsigned n = sample_count(t), count = binary ? n * n : n;
+    for (unsigned i = 0; i < n; i++)
+        for (unsigned j = 0; j < (binary ? n : 1); j++)
+            xir_build_buffer_write(&b, o, xir_const_uint(m, TIR_U64, (uint64_t)i * (binary ? n : 1) + j),
+                                   make(&b, t, i, j, arg));
+    xir_build_ret(&b);
+    size_t bytes = count * tir_scalar_size(result), left = 0;
+    unsigned char *before = calloc(bytes, 1), *after = calloc(bytes, 1);
+    tir_buffer buffer = {before, bytes};
+    CHECK_MSG(verifies(m), "%s on %s", what, tir_scalar_name(t));
+    CHECK(xir_interpret(ctx, f, 1, 1, 1, &buffer) == TILEC_OK);
+    xir_fold_constants(m);
+    CHECK(verifies(m));
+    buffer.data = after;
+    CHECK(xir_interpret(ctx, f, 1, 1, 1, &buffer) == TILEC_OK);
+    for (size_t k = 0; k < bytes; k++)
+        if (before[k] != after[k]) {
+            CHECK_MSG(false, "%s on %s: folded result %zu differs from the interpreter's", what, tir_scalar_name(t),
+                      k / tir_scalar_size(result));
+            break;
+        }
+    for (const xir_inst *inst = f->first->first; inst; inst = inst->next)
+        left += inst->kind != XIR_INST_BUFFER_WRITE && inst->kind != XIR_INST_RET;
+    tilec_diag_clear(ctx);
+    free(before);
+    free(after);
+    xir_module_destroy(m);
+    return left;
+}
+
+static xir_value *make_arith(xir_builder *b, tir_scalar t, unsigned i, unsigned j, const void *arg) {
+    xir_arith_op op = *(const xir_arith_op *)arg;
+    if (op == XIR_OP_SELECT)
+        return xir_build_select(b, xir_const_bool(b->module, (i + j) & 1), sample(b->module, t, i),
+                                sample(b->module, t, j));
+    return xir_build_arith(b, op, sample(b->module, t, i), sample(b->module, t, j), NULL);
+}
+
+static xir_value *make_cast(xir_builder *b, tir_scalar t, unsigned i, unsigned j, const void *arg) {
+    tir_scalar to = *(const tir_scalar *)arg;
+    return xir_build_cast(b, sample(b->module, t, i), to);
+}
+
+static xir_value *make_bitcast(xir_builder *b, tir_scalar t, unsigned i, unsigned j, const void *arg) {
+    return xir_build_bitcast(b, sample(b->module, t, i), *(const tir_scalar *)arg);
+}
+
+static bool accepts(xir_op_class cls, tir_scalar t) {
+    switch (cls) {
+    case XIR_OPC_NUMERIC: return t != TIR_BOOL;
+    case XIR_OPC_INTEGER: return tir_scalar_is_integer(t);
+    case XIR_OPC_FLOAT: return tir_scalar_is_float(t);
+    case XIR_OPC_BITWISE: return t == TIR_BOOL || tir_scalar_is_integer(t);
+    default: return true;
+    }
+}
+
+static void test_fold_matches_interpreter(void) {
+    for (tir_scalar t = TIR_BOOL; t < TIR_SCALAR_COUNT; t++) {
+        for (xir_arith_op op = XIR_OP_ADD; op < XIR_OP_COUNT; op++) {
+            xir_op_class cls = xir_arith_class(op);
+            if (!accepts(cls, t)) continue;
+            tir_scalar result = cls == XIR_OPC_COMPARE ? TIR_BOOL : t;
+            size_t left =
+                compare_with_interpreter(xir_arith_name(op), t, result, xir_arith_arity(op) > 1, make_arith, &op);
+            bool transcendental = op == XIR_OP_EXP || op == XIR_OP_LOG || op == XIR_OP_TANH;
+            CHECK_MSG(transcendental ? left > 0 : left == 0, "%s on %s: %zu instructions left", xir_arith_name(op),
+                      tir_scalar_name(t), left);
+        }
+        for (tir_scalar to = TIR_BOOL; to < TIR_SCALAR_COUNT; to++) {
+            CHECK(compare_with_interpreter("cast", t, to, false, make_cast, &to) == 0);
+            if (t != TIR_BOOL && to != TIR_BOOL && tir_scalar_size(t) == tir_scalar_size(to))
+                CHECK(compare_with_interpreter("bitcast", t, to, false, make_bitcast, &to) == 0);
+        }
+    }
+}
+
 /* ---- driver ---- */
 
 int main(void) {
@@ -747,6 +865,7 @@ int main(void) {
     test_cleanup_fixtures();
     test_allocation_failures();
     test_random_programs();
+    test_fold_matches_interpreter();
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
 }

@@ -187,7 +187,8 @@ static void test_builder_roundtrip(void) {
     CHECK(text != NULL);
     if (text) {
         /* spellings */
-        CHECK_STR_CONTAINS(text, "kernel @everything(%A: buffer<f32>, %B: buffer<i32>, %0: buffer<u64>) block_size=256 {");
+        CHECK_STR_CONTAINS(text,
+                           "kernel @everything(%A: buffer<f32>, %B: buffer<i32>, %0: buffer<u64>) block_size=256 {");
         CHECK_STR_CONTAINS(text, "^entry:\n  %1 = cast dispatch_id to u64\n");
         CHECK_STR_CONTAINS(text, "add warp_lane_id, block_id : u32");
         CHECK_STR_CONTAINS(text, "dispatch_size");
@@ -511,6 +512,8 @@ static void test_print_file(void) {
         free(expected);
         fclose(f);
     }
+    CHECK(xir_print_file(m, NULL) == TILEC_E_ARG && !strcmp(last_code(), "XIR-M02"));
+    tilec_diag_clear(ctx);
     xir_module_destroy(m);
     free(text);
 }
@@ -533,7 +536,8 @@ static void test_allocation_failures(void) {
         finished = st == TILEC_OK;
         if (!finished) {
             CHECK_MSG(st == TILEC_E_NOMEM, "allocation %ld: status %d", n, (int)st);
-            CHECK_MSG(tilec_diag_count(ctx) > 0 && !strcmp(last_code(), "XIR-M01"), "allocation %ld failed silently", n);
+            CHECK_MSG(tilec_diag_count(ctx) > 0 && !strcmp(last_code(), "XIR-M01"), "allocation %ld failed silently",
+                      n);
         }
         strbuf_free(&s);
         xir_module_destroy(m);

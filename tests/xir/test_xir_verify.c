@@ -267,7 +267,8 @@ static void test_messages(void) {
 /* Several violations in one kernel are all reported; the structural ones stop
  * the kernel's later checks, and other kernels are still checked. */
 static void test_many(void) {
-    xir_module *m = parse_ok("kernel @a() block_size=64 {\n^e:\n  %x = add f32 1.0, i32 2 : f64\n  ret\n^dead:\n  ret\n}\n"
+    xir_module *m = parse_ok("kernel @a() block_size=64 {\n^e:\n  %x = add f32 1.0, i32 2 : f64\n  ret\n"
+                             "^dead:\n  ret\n}\n"
                              "kernel @b() block_size=64 {\n^e:\n  %y = add u8 1 : u8\n  ret\n  ret\n}\n");
     if (!m) return;
     tilec_diag_clear(ctx);
@@ -345,7 +346,8 @@ static void test_allocation_failures(void) {
         tilec_status st = xir_verify(ctx, m);
         tilec_context_fail_allocation_after(ctx, -1);
         finished = st == TILEC_E_VERIFY;
-        if (!finished) CHECK_MSG(st == TILEC_E_NOMEM && !strcmp(last_code(), "XIR-M01"), "allocation %ld: %d", n, (int)st);
+        if (!finished)
+            CHECK_MSG(st == TILEC_E_NOMEM && !strcmp(last_code(), "XIR-M01"), "allocation %ld: %d", n, (int)st);
     }
     CHECK(finished);
     tilec_diag_clear(ctx);
