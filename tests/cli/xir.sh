@@ -2,7 +2,7 @@
 # reference interpreter at every packet width; plan options are checked.
 source "$(dirname "$0")/common.bash" "$@"
 
-expect 0 "$TILEC" lower "$SRC/examples/gemm.tir" && {
+expect 0 "$TILEC" lower "$SRC/examples/gemm.tir" --block 64 && {
   contains "$WORK/out" '^// dispatch_size=80 block_size=64 packet_width=8 '
   contains "$WORK/out" '^// arg 2 %C: f32, at least 20480 bytes, write$'
   contains "$WORK/out" '^// realization: .*static_snapshot_bytes_per_worker='
@@ -22,7 +22,7 @@ expect 0 "$TILEC" run "$SRC/examples/gemm.tir" --xir -D M=19 -D N=21 -D K=13 --o
 expect 0 "$TILEC" run "$SRC/examples/attention.tir" --xir --order 2,0,1 --partitions 1 --max-unrolled 8
 
 # Refusals are diagnostics (exit 1); malformed values are usage errors (exit 2).
-expect 1 "$TILEC" run "$SRC/examples/softmax.tir" --xir --width 3 && contains "$WORK/err" 'error\[LOWER-'
+expect 1 "$TILEC" run "$SRC/examples/softmax.tir" --xir --width 3 && contains "$WORK/err" 'error\[PLAN-T01\]: invalid XIR target'
 expect 1 "$TILEC" lower "$SRC/examples/softmax.tir" --order 1,0 &&
   contains "$WORK/err" 'XIR root axis order must be a complete permutation'
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --width 4 && contains "$WORK/err" 'need --xir'

@@ -74,7 +74,8 @@ typedef struct {
     int (*main)(tilec_context *ctx, int argc, char **argv);
 } cli_command;
 
-extern const cli_command cli_check_command, cli_print_command, cli_lower_command, cli_run_command, cli_demo_command;
+extern const cli_command cli_check_command, cli_print_command, cli_plan_command, cli_lower_command, cli_run_command,
+    cli_demo_command;
 
 enum { CLI_CONTINUE = -1 };
 

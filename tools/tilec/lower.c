@@ -1,4 +1,4 @@
-/* lower.c — `tilec lower FILE.tir`: print the XIR of one kernel under a fixed
+/* lower.c — `tilec lower FILE.tir`: plan one kernel and print its XIR under the
  * plan, preceded by its ABI and realization metadata as comments. */
 #include "lowering.h"
 #include "xir/text.h"
@@ -58,12 +58,13 @@ static int lower_main(tilec_context *ctx, int argc, char **argv) {
 
 const cli_command cli_lower_command = {
     "lower",
-    "print the XIR of a kernel under a fixed plan",
+    "plan a kernel and print its XIR",
     "usage: tilec lower FILE.tir [--kernel NAME] [--block B] [--width W] [--order I,J,...]\n"
-    "                   [--partitions P] [--max-unrolled N] [-D NAME=VALUE]...\n"
+    "                   [--partitions P] [--max-unrolled N] [planning options] [-D NAME=VALUE]...\n"
     "\n"
-    "Parses and verifies FILE.tir, lowers one kernel to XIR (one program per lane)\n"
-    "with the given fixed plan, runs the XIR cleanup passes and the XIR verifier,\n"
+    "Parses and verifies FILE.tir, plans one kernel (tilec plan; the options below\n"
+    "are exact constraints), lowers the chosen plan to XIR (one program per lane),\n"
+    "runs the XIR cleanup passes and the XIR verifier,\n"
     "and prints the module, preceded by its dispatch size, argument ABI and\n"
     "realization counters as // comments (the output parses as XIR).\n"
     "\n"

@@ -9,6 +9,8 @@
 void cli_lowering_init(cli_lowering *l) {
     memset(l, 0, sizeof *l);
     l->options = lower_options_default();
+    l->options.block_size = 0; /* planned unless --block fixes it */
+    cli_planning_init(&l->planning);
 }
 
 static bool parse_u32(const char *text, uint32_t *out) {
@@ -53,16 +55,19 @@ bool cli_lowering_option(cli_lowering *l, const char *command, int id, const cha
         if (!(ok = parse_order(l, value)))
             cli_usage_error(command, "--order needs comma-separated axis numbers, not '%s'", value);
         return ok;
-    default: break;
+    default: return cli_planning_option(&l->planning, command, id, value);
     }
     if (!ok) cli_usage_error(command, "option value '%s' is not a non-negative 32-bit integer", value);
     return ok;
 }
 
 bool cli_lower(tilec_context *ctx, const cli_lowering *l, const tir_func *f, lower_result *out) {
-    if (lower_kernel(ctx, f, &l->options, out) == TILEC_OK) return true;
-    cli_fail_diags(ctx);
-    return false;
+    plan_result plan;
+    bool ok = cli_plan(ctx, &l->planning, &l->options, f, &plan) == TILEC_OK &&
+              plan_lower(ctx, f, &plan, &l->options, out) == TILEC_OK;
+    plan_result_free(&plan);
+    if (!ok) cli_fail_diags(ctx);
+    return ok;
 }
 
 void cli_print_lowering_metadata(FILE *out, const lower_result *r) {

@@ -1,7 +1,7 @@
 /* run.c — `tilec run FILE.tir`: execute one kernel on given or generated data.
  *
  * Engines: the FP64 reference interpreter (--reference, the default) and
- * --xir: lowering to XIR under a fixed plan, run on the W-lane XIR interpreter
+ * --xir: planning and lowering to XIR, run on the W-lane XIR interpreter
  * and checked against the reference (xir_engine.c); native execution arrives
  * with the code generator.  Order: scan the command line (all usage errors
  * first), load and verify, pick the kernel, bind --in/--out names to
@@ -84,7 +84,7 @@ static int scan(run_request *r, int argc, char **argv) {
     if (code != CLI_CONTINUE) return code;
     if (!r->path) return cli_usage_error("run", "missing FILE.tir");
     if (r->lowering_options && !r->xir)
-        return cli_usage_error("run", "--block, --width, --order, --partitions and --max-unrolled need --xir");
+        return cli_usage_error("run", "lowering and planning options (--block, --width, --order, ...) need --xir");
     const file_arg *in = r->ins.data;
     for (size_t i = 0; i < r->ins.len; i++)
         for (size_t j = 0; j < i; j++)
@@ -188,7 +188,7 @@ const cli_command cli_run_command = {
     "\n"
     "Options:\n"
     "  --reference       run on the FP64 reference interpreter (the default)\n"
-    "  --xir             lower to XIR under a fixed plan, run on the W-lane XIR\n"
+    "  --xir             lower to XIR (the planned mapping), run on the W-lane XIR\n"
     "                    interpreter and compare every writable parameter with the\n"
     "                    reference interpreter (|x-r| <= 5e-5 + 5e-5|r|; exit 1 on a\n"
     "                    mismatch); --out then saves the XIR results\n"

@@ -1,4 +1,4 @@
-/* xir_engine.c — `tilec run --xir`: lower the kernel under a fixed plan, run
+/* xir_engine.c — `tilec run --xir`: plan and lower the kernel, run
  * it on the W-lane XIR interpreter, run the reference interpreter on a copy of
  * the same inputs, and compare every writable parameter.
  *

@@ -1,0 +1,60 @@
+/* options.c — planner option defaults and the checks that need no kernel or
+ * target (see options.h).  Checks that need the target (block widths, local
+ * lanes, task grains) or the kernel (root order, tiles) live in solve.c. */
+#include "plan/options.h"
+
+#include "base/context.h"
+
+#include <math.h>
+
+plan_cost_coefficients plan_cost_coefficients_default(void) {
+    return (plan_cost_coefficients){
+        .arithmetic = 1,
+        .broadcast_load = 1,
+        .contiguous_memory = 2,
+        .gathered_lane = 2,
+        .block_dispatch = 128,
+        .task_dispatch = 0,
+        .worker_activation = 0,
+    };
+}
+
+plan_options plan_options_default(void) {
+    return (plan_options){
+        .block_size = 0,
+        .max_candidates = 1024,
+        .cost = plan_cost_coefficients_default(),
+        .max_unrolled_tile_elements = 64,
+        .max_unrolled_region_work = 4096,
+        .reduction_partitions = 4,
+        .max_recipe_depth = 64,
+        .local_lanes = 1,
+        .blocks_per_task = 0,
+        .search_task_grain = false,
+    };
+}
+
+tilec_status plan_coefficients_validate(tilec_context *ctx, const plan_cost_coefficients *c, const char *source) {
+#define X(field) \
+    if (!isfinite(c->field) || c->field < 0) \
+        return tilec_error(ctx, TILEC_E_ARG, "PLAN-C01", tilec_no_loc(), \
+                           "invalid cost coefficient from %s: " #field " is %g; every coefficient must be finite and >= 0", \
+                           source, c->field);
+    PLAN_COEFFICIENTS(X)
+#undef X
+    return TILEC_OK;
+}
+
+tilec_status plan_options_validate(tilec_context *ctx, const plan_options *o) {
+    if (o->max_candidates == 0)
+        return tilec_error(ctx, TILEC_E_ARG, "PLAN-O01", tilec_no_loc(),
+                           "max_candidates is 0: the candidate budget must allow at least one candidate");
+    if (o->reduction_partitions < 1 || o->reduction_partitions > 16)
+        return tilec_error(ctx, TILEC_E_ARG, "PLAN-O02", tilec_no_loc(), "reduction_partitions %u is outside 1..16",
+                           o->reduction_partitions);
+    if (o->root_axis_order_len && !o->root_axis_order)
+        return tilec_error(ctx, TILEC_E_ARG, "PLAN-O03", tilec_no_loc(), "root_axis_order has a length but no array");
+    if (o->root_axis_tiles_len && !o->root_axis_tiles)
+        return tilec_error(ctx, TILEC_E_ARG, "PLAN-O03", tilec_no_loc(), "root_axis_tiles has a length but no array");
+    return plan_coefficients_validate(ctx, &o->cost, "the options");
+}

@@ -1,0 +1,77 @@
+/* options.h — the execution planner's options (seed 000 §4, xir-simd-notes
+ * §2.3) and the cost-model coefficients, with their defaults and validation.
+ *
+ * Every field is a constraint or a setting, never a hint: a fixed block size
+ * or root order is exact, the candidate budget is a hard limit (exceeding it
+ * is an error, never a partial search), and representation settings are fixed
+ * for the whole search.  Arrays (root order, root tiles) and the cost policy
+ * are borrowed for the duration of one planning call.
+ *
+ * Diagnostics: PLAN-O.. (options), PLAN-C01 (coefficients). */
+#ifndef TILEC_PLAN_OPTIONS_H
+#define TILEC_PLAN_OPTIONS_H
+
+#include "tilec/diag.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The uncalibrated relative-work prior (seed §4 "Cost units and formula"):
+ * not nanoseconds, not instruction counts.  All finite and >= 0. */
+typedef struct {
+    double arithmetic;        /* per arithmetic operation (1) */
+    double broadcast_load;    /* per view load whose address is lane-invariant (1) */
+    double contiguous_memory; /* per view access with address slope ±1 (2) */
+    double gathered_lane;     /* per lane of any other access, times W (2) */
+    double block_dispatch;    /* per block on the critical worker (128) */
+    double task_dispatch;     /* per task on the critical worker (0) */
+    double worker_activation; /* once when more than one worker runs (0) */
+} plan_cost_coefficients;
+
+/* X(field) in report order. */
+#define PLAN_COEFFICIENTS(X) \
+    X(arithmetic) X(broadcast_load) X(contiguous_memory) X(gathered_lane) X(block_dispatch) X(task_dispatch) \
+    X(worker_activation)
+
+plan_cost_coefficients plan_cost_coefficients_default(void);
+
+typedef struct plan_cost_policy plan_cost_policy; /* target.h */
+
+/* Fusion switches: accepted, validated and recorded in the plan and the
+ * realization metadata; their realizations arrive in a later issue, so they
+ * change neither the representation plan nor the cost. */
+typedef struct {
+    bool load_reduction, expression_reduction, pointwise, map;
+} plan_fusion;
+
+typedef struct {
+    uint32_t block_size;              /* 0: search the target's proposals; else exact */
+    const uint32_t *root_axis_order;  /* exact order, outer → inner */
+    size_t root_axis_order_len;       /* 0: search every permutation */
+    const uint32_t *root_axis_tiles;  /* mixed-radix root traversal factors (seed 002 §1) */
+    size_t root_axis_tiles_len;       /* 0: none */
+    uint64_t max_candidates;          /* 1024; >= 1 */
+    plan_cost_coefficients cost;      /* the prior (a cost policy may replace it) */
+    uint32_t max_unrolled_tile_elements; /* 64; 0 = no bound (fully expanded) */
+    uint64_t max_unrolled_region_work;   /* 4096; 0 = no region bound */
+    uint32_t reduction_partitions;       /* 4; 1..16 */
+    uint32_t max_recipe_depth;           /* 64; 0 = no deferred recipes (lowering setting) */
+    uint32_t local_lanes;                /* 1 (default); the packet width W forces; 0 searches */
+    uint32_t blocks_per_task;            /* 0: the target's heuristic; else a fixed CPU task grain */
+    bool search_task_grain;              /* also enumerate task grains (task-grain targets only) */
+    const plan_cost_policy *cost_policy; /* NULL: the target's policy, else the analytic formula */
+    plan_fusion fusion;
+} plan_options;
+
+plan_options plan_options_default(void);
+
+/* Checks what can be checked without a kernel or target: the candidate
+ * budget, partitions, the coefficients.  TILEC_E_ARG with one diagnostic. */
+tilec_status plan_options_validate(tilec_context *ctx, const plan_options *o);
+
+/* Every coefficient finite and >= 0; `source` names where they came from
+ * ("the options", "cost policy 'x'") in the PLAN-C01 diagnostic. */
+tilec_status plan_coefficients_validate(tilec_context *ctx, const plan_cost_coefficients *c, const char *source);
+
+#endif

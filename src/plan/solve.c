@@ -1,0 +1,456 @@
+/* solve.c — the exact finite solver (see solve.h).  plan_kernel reads as the
+ * pipeline: validate options → target → task-grain support → local widths →
+ * admission → fixed root constraints → cost policy and coefficients → block
+ * widths → count the space against the budget → enumerate → select.
+ *
+ * The representation plan and its static resources do not depend on the
+ * root order, block width or task grain, so they are computed once (lazily,
+ * at the first candidate that reaches resource analysis) and shared; work is
+ * extracted once per root order. */
+#include "plan/solve.h"
+
+#include "base/checked.h"
+#include "plan/work.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *plan_reject_stage_name(plan_reject_stage stage) {
+    static const char *const names[] = {
+#define X(e, name) [PLAN_REJECT_##e] = name,
+        PLAN_REJECT_STAGES(X)
+#undef X
+    };
+    return (unsigned)stage < sizeof names / sizeof names[0] ? names[stage] : "?";
+}
+
+enum { MAX_BLOCK = 1024, MAX_PACKET = 1024, MAX_GRAINS = 70 };
+
+typedef struct {
+    tilec_context *ctx;
+    const tir_func *f;
+    const plan_options *o;
+    const plan_target_info *info;
+    plan_result *out;
+    plan_admission admission;
+    const plan_cost_policy *policy;
+    uint32_t locals[2];
+    size_t local_count;
+    uint32_t blocks[MAX_BLOCK];
+    size_t block_count;
+    /* shared analysis, computed at first use */
+    bool analyzed;
+    tilec_status analysis_status;
+    const char *analysis_error;
+    plan_repr repr;
+    plan_resources resources;
+    /* work of the current root order */
+    bool have_work;
+    plan_work work;
+} solver;
+
+static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
+
+static tilec_status nomem(solver *s) {
+    return tilec_error(s->ctx, TILEC_E_NOMEM, "PLAN-M01", tilec_no_loc(), "out of memory planning kernel '@%s'",
+                       s->f->name);
+}
+
+/* ---- target and option checks ---- */
+
+static bool is_pow2(uint32_t x) { return x && !(x & (x - 1)); }
+
+static tilec_status check_target(solver *s) {
+    const plan_target_info *info = s->info;
+    plan_result *out = s->out;
+    if (!info || !info->target || !info->block_sizes)
+        return tilec_error(s->ctx, TILEC_E_ARG, "PLAN-T01", tilec_no_loc(),
+                           "invalid XIR target: the target info needs target() and block_sizes() hooks");
+    out->target_name = arena_strdup(&out->arena, info->name ? info->name : "unnamed");
+    out->target = info->target(info);
+    out->task_grain = info->supports_task_grain && info->supports_task_grain(info);
+    const plan_target *t = &out->target;
+    if (!is_pow2(t->packet_width) || t->packet_width > MAX_PACKET)
+        return tilec_error(s->ctx, TILEC_E_ARG, "PLAN-T01", tilec_no_loc(),
+                           "invalid XIR target '%s': packet width %u is not a power of two in 1..%d", out->target_name,
+                           t->packet_width, MAX_PACKET);
+    if (out->task_grain && (t->worker_count == 0 || t->task_chunks_per_worker == 0))
+        return tilec_error(s->ctx, TILEC_E_ARG, "PLAN-T01", tilec_no_loc(),
+                           "invalid XIR target '%s': a task-grain target needs at least one worker and one task chunk "
+                           "per worker (got %u workers, %u chunks)",
+                           out->target_name, t->worker_count, t->task_chunks_per_worker);
+    if ((s->o->search_task_grain || s->o->blocks_per_task) && !out->task_grain)
+        return tilec_error(s->ctx, TILEC_E_ARG, "PLAN-O05", tilec_no_loc(),
+                           "task-grain options (search_task_grain, blocks_per_task) need a target with CPU task grains; "
+                           "target '%s' has none",
+                           out->target_name);
+    return TILEC_OK;
+}
+
+/* local_lanes: 1, W (forced) or 0 (search {1, W}).  Only one program per
+ * lane is lowered so far: a forced W fails here; a searched W is enumerated
+ * and rejected with its reason. */
+static tilec_status local_widths(solver *s) {
+    uint32_t W = s->out->target.packet_width, L = s->o->local_lanes;
+    bool supported = !s->info->supports_local_distribution || s->info->supports_local_distribution(s->info);
+    s->locals[0] = 1;
+    s->local_count = 1;
+    if (L == 1 || (L == 0 && (W == 1 || !supported))) return TILEC_OK;
+    if (L == 0) {
+        s->locals[s->local_count++] = W;
+        return TILEC_OK;
+    }
+    if (L != W)
+        return tilec_error(s->ctx, TILEC_E_ARG, "PLAN-O04", tilec_no_loc(),
+                           "local_lanes %u is not 0 (search), 1 (one program per lane) or the packet width %u", L, W);
+    if (!supported)
+        return tilec_error(s->ctx, TILEC_E_UNSUPPORTED, "PLAN-O04", tilec_no_loc(),
+                           "local-axis distribution (local_lanes=%u) is not supported by target '%s'", L,
+                           s->out->target_name);
+    return tilec_error(s->ctx, TILEC_E_UNSUPPORTED, "PLAN-O04", tilec_no_loc(),
+                       "local-axis distribution (local_lanes=%u) is not realized yet: only one program per lane "
+                       "(local_lanes=1) is lowered",
+                       L);
+}
+
+static bool legal_block(uint32_t b, uint32_t W) { return b >= 1 && b <= MAX_BLOCK && b % W == 0; }
+
+/* A pinned width is checked; proposals are sorted, deduplicated and filtered. */
+static tilec_status block_widths(solver *s) {
+    uint32_t W = s->out->target.packet_width;
+    if (s->o->block_size) {
+        if (!legal_block(s->o->block_size, W))
+            return tilec_error(s->ctx, TILEC_E_ARG, "PLAN-O06", tilec_no_loc(),
+                               "block width %u is invalid: it must be in 1..%d and a multiple of the packet width %u",
+                               s->o->block_size, MAX_BLOCK, W);
+        s->blocks[0] = s->o->block_size;
+        s->block_count = 1;
+        return TILEC_OK;
+    }
+    size_t n = 0;
+    const uint32_t *proposals = s->info->block_sizes(s->info, &n);
+    bool legal[MAX_BLOCK + 1] = {false};
+    for (size_t i = 0; proposals && i < n; i++)
+        if (legal_block(proposals[i], W)) legal[proposals[i]] = true;
+    s->block_count = 0;
+    for (uint32_t b = 1; b <= MAX_BLOCK; b++)
+        if (legal[b]) s->blocks[s->block_count++] = b;
+    if (!s->block_count)
+        return tilec_error(s->ctx, TILEC_E_ARG, "PLAN-T02", tilec_no_loc(),
+                           "target '%s' proposes no legal block widths for packet width %u (a block width must be in "
+                           "1..%d and a multiple of W)",
+                           s->out->target_name, W, MAX_BLOCK);
+    return TILEC_OK;
+}
+
+/* The fixed root order shares its validation with the lowering. */
+static tilec_status root_constraints(solver *s) {
+    const plan_options *o = s->o;
+    if (o->root_axis_tiles_len)
+        return tilec_error(s->ctx, TILEC_E_UNSUPPORTED, "PLAN-O07", tilec_no_loc(),
+                           "root_axis_tiles needs the mixed-radix root mapping, which is not available yet");
+    if (!o->root_axis_order_len) return TILEC_OK;
+    plan_root_map map;
+    return plan_root_map_make(s->ctx, s->admission.domain, o->root_axis_order, o->root_axis_order_len, &map);
+}
+
+static tilec_status choose_policy(solver *s) {
+    plan_result *out = s->out;
+    s->policy = s->o->cost_policy ? s->o->cost_policy : s->info->cost_policy ? s->info->cost_policy(s->info) : NULL;
+    out->custom_policy = s->policy != NULL;
+    out->policy = arena_strdup(&out->arena, s->policy ? (s->policy->name ? s->policy->name : "unnamed") : "analytic");
+    out->coefficients = s->o->cost;
+    if (!s->policy || !s->policy->coefficients) return TILEC_OK;
+    s->policy->coefficients(s->policy, &out->target, &s->o->cost, &out->coefficients);
+    char source[160];
+    snprintf(source, sizeof source, "cost policy '%s'", out->policy ? out->policy : "?");
+    return plan_coefficients_validate(s->ctx, &out->coefficients, source);
+}
+
+/* ---- the declared space ---- */
+
+/* Task grains for L blocks: the target heuristic (0) unless fixed or
+ * searched; the search takes powers of two up to L, the legacy grain and
+ * the whole launch, ascending and distinct. */
+static size_t grains(const solver *s, uint64_t L, uint64_t *out) {
+    const plan_options *o = s->o;
+    if (o->blocks_per_task) {
+        out[0] = o->blocks_per_task;
+        return 1;
+    }
+    if (!o->search_task_grain) {
+        out[0] = 0;
+        return 1;
+    }
+    const plan_target *t = &s->out->target;
+    uint64_t legacy = ceil_div(L, (uint64_t)t->worker_count * t->task_chunks_per_worker), n = 0;
+    for (uint64_t p = 1; p <= L; p *= 2) out[n++] = p;
+    uint64_t extra[2] = {legacy ? legacy : 1, L};
+    for (int e = 0; e < 2; e++) {
+        size_t at = 0;
+        while (at < n && out[at] < extra[e]) at++;
+        if (at < n && out[at] == extra[e]) continue;
+        memmove(out + at + 1, out + at, (n - at) * sizeof *out);
+        out[at] = extra[e];
+        n++;
+    }
+    return n;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b) {
+    uint64_t r;
+    return checked_mul_u64(a, b, &r) ? r : UINT64_MAX;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b) {
+    uint64_t r;
+    return checked_add_u64(a, b, &r) ? r : UINT64_MAX;
+}
+
+static tilec_status check_budget(solver *s) {
+    plan_result *out = s->out;
+    uint32_t rank = s->admission.domain->rank;
+    uint64_t orders = 1;
+    if (!s->o->root_axis_order_len)
+        for (uint32_t k = 2; k <= rank; k++) orders = sat_mul(orders, k);
+    out->root_orders = orders;
+    out->block_widths = s->block_count;
+    out->local_widths = s->local_count;
+    uint64_t per_order = 0, grain_list[MAX_GRAINS];
+    for (size_t l = 0; l < s->local_count; l++)
+        for (size_t b = 0; b < s->block_count; b++) {
+            uint64_t dispatch = (uint64_t)s->admission.volume * s->locals[l];
+            per_order = sat_add(per_order, grains(s, ceil_div(dispatch, s->blocks[b]), grain_list));
+        }
+    uint64_t total = sat_mul(orders, per_order);
+    if (total <= s->o->max_candidates) return TILEC_OK;
+    char count[32];
+    snprintf(count, sizeof count, total == UINT64_MAX ? "more than %llu" : "%llu", (unsigned long long)total);
+    return tilec_error(s->ctx, TILEC_E_BUDGET, "PLAN-B01", tilec_no_loc(),
+                       "candidate budget: the search space of kernel '@%s' has %s candidates (%llu root orders × %zu "
+                       "block widths × %zu local widths × task grains), which exceeds max_candidates %llu; fix the "
+                       "root order, the block size, local_lanes or the task grain to narrow it",
+                       s->f->name, count, (unsigned long long)orders, s->block_count, s->local_count,
+                       (unsigned long long)s->o->max_candidates);
+}
+
+/* ---- one candidate ---- */
+
+static tilec_status reject(solver *s, const plan_candidate *c, plan_reject_stage stage, const plan_rejection *facts,
+                           const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static tilec_status reject(solver *s, const plan_candidate *c, plan_reject_stage stage, const plan_rejection *facts,
+                           const char *fmt, ...) {
+    char reason[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof reason, fmt, ap);
+    va_end(ap);
+    plan_rejection r = facts ? *facts : (plan_rejection){0};
+    r.candidate = *c;
+    r.stage = stage;
+    r.reason = arena_strdup(&s->out->arena, reason);
+    if (!r.reason || !VEC_PUSH(s->ctx, &s->out->rejected, r)) return nomem(s);
+    return TILEC_OK;
+}
+
+/* The representation plan and static resources, once. */
+static void analyze(solver *s) {
+    if (s->analyzed) return;
+    s->analyzed = true;
+    const plan_options *o = s->o;
+    plan_repr_options ro = {o->max_unrolled_tile_elements, o->max_unrolled_region_work, o->reduction_partitions,
+                            o->max_recipe_depth};
+    size_t before = tilec_diag_count(s->ctx);
+    s->analysis_status = plan_represent(s->ctx, s->f, &s->admission, &ro, &s->repr);
+    if (!s->analysis_status) {
+        s->analysis_status = plan_resources_of(&s->repr, &s->resources);
+        if (s->analysis_status) plan_repr_free(&s->repr);
+    }
+    if (s->analysis_status) {
+        size_t n = tilec_diag_count(s->ctx);
+        s->analysis_error = n > before ? tilec_diag_at(s->ctx, n - 1)->message : tilec_status_name(s->analysis_status);
+        s->analysis_error = arena_strdup(&s->out->arena, s->analysis_error);
+    }
+}
+
+static bool cost_valid(const plan_cost *c, const char **bad, double *value) {
+#define X(term) \
+    if (!isfinite(c->term) || c->term < 0) { \
+        *bad = #term; \
+        *value = c->term; \
+        return false; \
+    }
+    PLAN_COST_TERMS(X)
+#undef X
+    return true;
+}
+
+static tilec_status consider(solver *s, const plan_candidate *c, const plan_root_map *map) {
+    plan_result *out = s->out;
+    const plan_target_info *info = s->info;
+    if (c->local_lanes > 1)
+        return reject(s, c, PLAN_REJECT_LOCAL, NULL,
+                      "local-axis distribution (local_lanes=%u) is not realized yet: only one program per lane is "
+                      "lowered",
+                      c->local_lanes);
+    if (info->accepts) {
+        char why[256] = "";
+        if (!info->accepts(info, c, why, sizeof why))
+            return reject(s, c, PLAN_REJECT_ACCEPTS, NULL, "target '%s' does not accept this geometry%s%s",
+                          out->target_name, why[0] ? ": " : "", why);
+    }
+    analyze(s);
+    if (s->analysis_status == TILEC_E_NOMEM) return TILEC_E_NOMEM;
+    if (s->analysis_status)
+        return reject(s, c, PLAN_REJECT_ANALYSIS, NULL, "static resource analysis failed: %s", s->analysis_error);
+    plan_rejection facts = {.analyzed = true, .resources = s->resources};
+    facts.limits = info->resource_limits ? info->resource_limits(info, c, &s->resources)
+                                         : (plan_resource_limits){PLAN_DEFAULT_SNAPSHOT_BUDGET};
+    if (s->resources.snapshot_bytes_per_worker > facts.limits.max_snapshot_bytes_per_worker)
+        return reject(s, c, PLAN_REJECT_BUDGET, &facts,
+                      "snapshot storage budget: the static snapshot demand of %llu bytes per worker (%llu arrays) "
+                      "exceeds the target's budget of %llu bytes",
+                      (unsigned long long)s->resources.snapshot_bytes_per_worker,
+                      (unsigned long long)s->resources.snapshot_allocations,
+                      (unsigned long long)facts.limits.max_snapshot_bytes_per_worker);
+    if (!s->have_work) {
+        tilec_status st = plan_extract_work(&s->repr, map, out->target.packet_width, &out->coefficients, &s->work);
+        if (st) return st;
+        s->have_work = true;
+    }
+    plan_work work = s->work;
+    work.packet_count = ceil_div(c->dispatch_size, c->packet_width);
+    work.block_count = ceil_div(c->dispatch_size, c->block_size);
+    if (info->schedule) info->schedule(info, &out->target, c, &work);
+    else plan_schedule_single_wave(&work);
+    plan_cost cost = s->policy && s->policy->evaluate
+                         ? s->policy->evaluate(s->policy, &out->target, c, &work, &out->coefficients)
+                         : plan_cost_analytic(&work, &out->coefficients);
+    const char *bad;
+    double value;
+    if (!cost_valid(&cost, &bad, &value)) {
+        facts.scored = true;
+        facts.work = work;
+        facts.cost = cost;
+        return reject(s, c, PLAN_REJECT_COST, &facts,
+                      "cost policy '%s' returned %s = %g; every cost term and the score must be finite and >= 0",
+                      out->policy, bad, value);
+    }
+    plan_choice choice = {*c, work, cost, s->resources, facts.limits};
+    return VEC_PUSH(s->ctx, &out->candidates, choice) ? TILEC_OK : nomem(s);
+}
+
+/* Next permutation in lexicographic order; false after the last. */
+static bool next_permutation(uint32_t *p, uint32_t n) {
+    if (n < 2) return false;
+    uint32_t i = n - 1;
+    while (i > 0 && p[i - 1] >= p[i]) i--;
+    if (i == 0) return false;
+    uint32_t j = n - 1;
+    while (p[j] <= p[i - 1]) j--;
+    uint32_t t = p[i - 1];
+    p[i - 1] = p[j];
+    p[j] = t;
+    for (uint32_t a = i, b = n - 1; a < b; a++, b--) t = p[a], p[a] = p[b], p[b] = t;
+    return true;
+}
+
+static tilec_status enumerate(solver *s) {
+    uint32_t rank = s->admission.domain->rank, order[PLAN_MAX_RANK];
+    bool fixed = s->o->root_axis_order_len != 0;
+    for (uint32_t t = 0; t < rank; t++) order[t] = fixed ? s->o->root_axis_order[t] : t;
+    uint32_t index = 0;
+    tilec_status st = TILEC_OK;
+    do {
+        plan_root_map map;
+        if ((st = plan_root_map_make(s->ctx, s->admission.domain, order, rank, &map))) return st;
+        s->have_work = false;
+        for (size_t l = 0; l < s->local_count; l++)
+            for (size_t b = 0; b < s->block_count; b++) {
+                plan_candidate c = {.rank = rank,
+                                    .block_size = s->blocks[b],
+                                    .local_lanes = s->locals[l],
+                                    .packet_width = s->out->target.packet_width,
+                                    .programs = s->admission.volume};
+                memcpy(c.order, order, sizeof order[0] * rank);
+                c.dispatch_size = c.programs * c.local_lanes;
+                uint64_t list[MAX_GRAINS];
+                size_t n = grains(s, ceil_div(c.dispatch_size, c.block_size), list);
+                for (size_t g = 0; g < n; g++) {
+                    c.blocks_per_task = list[g];
+                    c.index = index++;
+                    if ((st = consider(s, &c, &map))) return st;
+                }
+            }
+    } while (!fixed && next_permutation(order, rank));
+    return TILEC_OK;
+}
+
+static tilec_status select_minimum(solver *s) {
+    plan_result *out = s->out;
+    out->candidate_count = out->candidates.len + out->rejected.len;
+    if (!out->candidates.len) {
+        const plan_rejection *first = out->rejected.len ? &out->rejected.data[0] : NULL;
+        return tilec_error(s->ctx, TILEC_E_UNSUPPORTED, "PLAN-S01", tilec_no_loc(),
+                           "the planner rejected every candidate of kernel '@%s' (%llu enumerated)%s%s",
+                           s->f->name, (unsigned long long)out->candidate_count,
+                           first ? "; the first because: " : "", first ? first->reason : "");
+    }
+    size_t best = 0;
+    for (size_t i = 1; i < out->candidates.len; i++)
+        if (out->candidates.data[i].cost.score < out->candidates.data[best].cost.score) best = i;
+    out->selected = best;
+    out->ok = true;
+    return TILEC_OK;
+}
+
+static tilec_status copy_options(solver *s) {
+    plan_result *out = s->out;
+    out->options = *s->o;
+    out->options.cost_policy = NULL; /* borrowed only while planning */
+    if (s->o->root_axis_order_len &&
+        !(out->options.root_axis_order =
+              arena_memdup(&out->arena, s->o->root_axis_order, sizeof(uint32_t) * s->o->root_axis_order_len)))
+        return nomem(s);
+    if (s->o->root_axis_tiles_len &&
+        !(out->options.root_axis_tiles =
+              arena_memdup(&out->arena, s->o->root_axis_tiles, sizeof(uint32_t) * s->o->root_axis_tiles_len)))
+        return nomem(s);
+    return TILEC_OK;
+}
+
+tilec_status plan_kernel(tilec_context *ctx, const tir_func *f, const plan_options *options,
+                         const plan_target_info *info, plan_result *out) {
+    if (!ctx || !out) return TILEC_E_ARG;
+    memset(out, 0, sizeof *out);
+    out->ctx = ctx;
+    arena_init(&out->arena, ctx);
+    plan_options defaults = plan_options_default();
+    solver s = {.ctx = ctx, .f = f, .o = options ? options : &defaults, .info = info, .out = out};
+    out->kernel = arena_strdup(&out->arena, f && f->name ? f->name : "?");
+
+    tilec_status st = plan_options_validate(ctx, s.o);
+    if (!st) st = copy_options(&s);
+    if (!st) st = check_target(&s);
+    if (!st) st = local_widths(&s);
+    if (!st) st = plan_admit(ctx, f, &s.admission);
+    if (!st) st = root_constraints(&s);
+    if (!st) st = choose_policy(&s);
+    if (!st) st = block_widths(&s);
+    if (!st) st = check_budget(&s);
+    if (!st) st = enumerate(&s);
+    if (!st) st = select_minimum(&s);
+    else out->candidate_count = out->candidates.len + out->rejected.len;
+    if (s.analyzed && !s.analysis_status) plan_repr_free(&s.repr);
+    return st;
+}
+
+void plan_result_free(plan_result *r) {
+    if (!r || !r->ctx) return;
+    VEC_FREE(r->ctx, &r->candidates);
+    VEC_FREE(r->ctx, &r->rejected);
+    arena_destroy(&r->arena);
+    memset(r, 0, sizeof *r);
+}

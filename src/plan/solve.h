@@ -1,0 +1,114 @@
+/* solve.h — the execution planner: an exact finite solver over root axis
+ * permutations × block widths × local widths × task grains (seed 000 §4,
+ * xir-simd-notes §2.6), and the entry that plans and then lowers.
+ *
+ * plan_kernel is the one planner entry point.  It validates the options and
+ * the target, admits the kernel (which must be verified), counts the whole
+ * declared space up front (more than max_candidates is an error, never a
+ * partial search), then visits every candidate in a fixed order —
+ * permutations in lexicographic order (identity first), then local widths,
+ * block widths (ascending) and task grains (ascending) — through
+ *
+ *   local distribution realized? → target accepts() → shared static resource
+ *   analysis → target resource_limits() budget → work extraction (once per
+ *   root order) → target schedule() → cost (policy or analytic) → finite and
+ *   non-negative?
+ *
+ * A candidate that fails a step is recorded with its reason and never
+ * reaches the later steps.  The selected plan is the exact minimum score;
+ * ties go to the earliest candidate.  If every candidate is rejected the
+ * planner fails with "rejected every" and keeps the rejections.
+ *
+ * Diagnostics: PLAN-O.. options, PLAN-T01 target, PLAN-B01 candidate budget,
+ * PLAN-S01 every candidate rejected, PLAN-I01 lowering disagrees with the
+ * plan, PLAN-M01 out of memory; admission refusals keep their LOWER-A.. codes
+ * and the root order its LOWER-O03 message (validation shared with lowering). */
+#ifndef TILEC_PLAN_SOLVE_H
+#define TILEC_PLAN_SOLVE_H
+
+#include "base/arena.h"
+#include "base/vec.h"
+#include "lower/lower.h"
+#include "plan/target.h"
+
+/* An admitted, scored candidate ("ExecutionPlan"). */
+typedef struct {
+    plan_candidate candidate;
+    plan_work work;
+    plan_cost cost;
+    plan_resources resources;    /* the shared static facts */
+    plan_resource_limits limits; /* the target's budget for this candidate */
+} plan_choice;
+
+/* X(enum suffix, name) in admission order. */
+#define PLAN_REJECT_STAGES(X) \
+    X(LOCAL, "local-distribution") X(ACCEPTS, "accepts") X(ANALYSIS, "resource-analysis") X(BUDGET, "resource-budget") \
+    X(COST, "cost")
+
+typedef enum {
+#define X(e, name) PLAN_REJECT_##e,
+    PLAN_REJECT_STAGES(X)
+#undef X
+} plan_reject_stage;
+
+const char *plan_reject_stage_name(plan_reject_stage stage);
+
+typedef struct {
+    plan_candidate candidate;
+    plan_reject_stage stage;
+    bool analyzed;               /* resources and limits are populated (BUDGET, COST) */
+    plan_resources resources;
+    plan_resource_limits limits;
+    bool scored;                 /* work and cost are populated (COST) */
+    plan_work work;
+    plan_cost cost;
+    const char *reason;          /* owned by the result */
+} plan_rejection;
+
+typedef struct {
+    tilec_context *ctx;
+    arena arena;                 /* strings and copied option arrays */
+    const char *kernel;          /* the TileIR kernel's name */
+    const char *target_name;
+    plan_target target;
+    bool task_grain;             /* the target supports CPU task grains */
+    plan_options options;        /* as given; arrays copied, cost_policy cleared after planning */
+    const char *policy;          /* "analytic" or the cost policy's name */
+    bool custom_policy;          /* an options or target policy was used */
+    plan_cost_coefficients coefficients; /* in effect (after the policy's replacement) */
+    uint64_t root_orders, block_widths, local_widths; /* the declared space's factors */
+    uint64_t candidate_count;    /* enumerated: candidates.len + rejected.len */
+    VEC(plan_choice) candidates; /* admitted and scored, in enumeration order */
+    VEC(plan_rejection) rejected;
+    size_t selected;             /* index into candidates when ok */
+    bool ok;
+} plan_result;
+
+/* Plans f (verified) for `info`.  On success out->ok and out->selected are
+ * set; on failure a status and diagnostics, with whatever was enumerated kept
+ * in `out`.  Always call plan_result_free afterwards. */
+tilec_status plan_kernel(tilec_context *ctx, const tir_func *f, const plan_options *options,
+                         const plan_target_info *info, plan_result *out);
+void plan_result_free(plan_result *r);
+
+static inline const plan_choice *plan_selected(const plan_result *r) {
+    return r->ok ? &r->candidates.data[r->selected] : NULL;
+}
+
+/* Lowers the selected plan: block, root order, W and the snapshot budget
+ * from the plan, representation settings from its options, everything else
+ * (max_expanded_values) from `base` (NULL: defaults).  The lowered resource
+ * facts must equal the planned ones (else PLAN-I01).  The realization string
+ * starts with the planner's items (docs/planner.md) followed by the
+ * lowering's. */
+tilec_status plan_lower(tilec_context *ctx, const tir_func *f, const plan_result *plan, const lower_options *base,
+                        lower_result *out);
+
+/* plan_kernel, then plan_lower: the `tilec_compile`-level entry.  `plan`
+ * must be freed by the caller whatever the status; `out` is set only on
+ * success. */
+tilec_status plan_compile(tilec_context *ctx, const tir_func *f, const plan_options *options,
+                          const plan_target_info *info, const lower_options *base, plan_result *plan,
+                          lower_result *out);
+
+#endif

@@ -1,0 +1,152 @@
+/* target.h — backend target info and cost policy (seed 000 §4 "Backend
+ * target info and cost policy", xir-simd-notes §2.4–2.5), and the CPU
+ * thread-pool implementation.
+ *
+ * A target info is a struct of hooks plus user data; the solver calls them
+ * in the admission order geometry → shared resource analysis → backend budget
+ * → scheduling → cost:
+ *
+ *   target                      packet width W (an ABI fact), CPU pool data
+ *   block_sizes                 a finite list of block-width proposals
+ *   supports_local_distribution NULL: true
+ *   supports_task_grain         NULL: false
+ *   accepts(candidate)          extra geometry limits, before resources; it
+ *                               can only narrow legality.  NULL: accept
+ *   resource_limits(candidate)  the snapshot budget, after the shared static
+ *                               resource facts are known.  NULL: 256 KiB
+ *   schedule(candidate, work)   fills the scheduling fields of the work from
+ *                               packet/block counts.  NULL: one wave, no CPU
+ *                               tasks (task fields stay 0)
+ *   cost_policy                 the backend's objective.  NULL: analytic
+ *
+ * A cost policy replaces coefficients (before work extraction) and/or the
+ * objective; it never changes legality: rejected candidates never reach
+ * schedule() or evaluate().  Hooks and user data are borrowed during one
+ * synchronous planning call. */
+#ifndef TILEC_PLAN_TARGET_H
+#define TILEC_PLAN_TARGET_H
+
+#include "plan/admit.h"
+#include "plan/options.h"
+#include "plan/resources.h"
+
+/* What target() reports. */
+typedef struct {
+    uint32_t packet_width;           /* W: a power of two, 1..1024 */
+    uint32_t worker_count;           /* CPU workers (task-grain targets: >= 1; others 0) */
+    uint32_t task_chunks_per_worker; /* the legacy grain heuristic (task-grain targets: >= 1) */
+} plan_target;
+
+/* One point of the search space. */
+typedef struct {
+    uint32_t index;                /* enumeration ordinal */
+    uint32_t rank;
+    uint32_t order[PLAN_MAX_RANK]; /* root axis order, outer → inner */
+    uint32_t block_size;
+    uint32_t local_lanes;
+    uint64_t blocks_per_task;      /* requested grain; 0 = the target's heuristic */
+    uint32_t packet_width;
+    uint64_t programs;             /* root parallel instances */
+    uint64_t dispatch_size;        /* physical workers = programs × local_lanes */
+} plan_candidate;
+
+/* Extracted work and its schedule (seed §4: a, m, Q, L and the critical
+ * worker's counts).  Work fields are per packet and coefficient-weighted; the
+ * access counts are dynamic per packet, before weighting. */
+typedef struct {
+    double arithmetic_per_packet; /* a */
+    double memory_per_packet;     /* m */
+    double arithmetic_ops;        /* a before the arithmetic weight */
+    double decode_ops;            /* root coordinate decode, part of arithmetic_ops */
+    double broadcast_loads;       /* view accesses by slope class */
+    double contiguous_accesses;
+    double gathered_accesses;
+    double private_accesses;      /* private array element reads and writes (gathered prior) */
+    bool ragged_innermost;        /* innermost root extent not divisible by W: view memory doubled */
+    /* filled by the planner */
+    uint64_t packet_count; /* Q = ceil(P / W) */
+    uint64_t block_count;  /* L = ceil(P / B) */
+    /* filled by the target's schedule() */
+    uint64_t task_count, active_workers, blocks_per_task;
+    uint64_t critical_packets, critical_blocks, critical_tasks;
+} plan_work;
+
+/* Every term is kept; score is what the solver minimizes. */
+typedef struct {
+    double arithmetic, memory, dispatch, imbalance, task, activation, score;
+} plan_cost;
+
+#define PLAN_COST_TERMS(X) X(arithmetic) X(memory) X(dispatch) X(imbalance) X(task) X(activation) X(score)
+
+typedef struct {
+    uint64_t max_snapshot_bytes_per_worker;
+} plan_resource_limits;
+
+struct plan_cost_policy {
+    const char *name;
+    void *user;
+    /* Replaces the coefficients before work extraction (NULL: keep). */
+    void (*coefficients)(const plan_cost_policy *self, const plan_target *target,
+                         const plan_cost_coefficients *prior, plan_cost_coefficients *out);
+    /* The whole objective, used as returned (NULL: plan_cost_analytic).
+     * Non-finite or negative terms or score reject the candidate. */
+    plan_cost (*evaluate)(const plan_cost_policy *self, const plan_target *target, const plan_candidate *candidate,
+                          const plan_work *work, const plan_cost_coefficients *model);
+};
+
+/* The seed §4 formula, with P̄ = packet_count / active_workers:
+ *   arithmetic = a·P̄, memory = m·P̄, dispatch = block_dispatch·critical_blocks,
+ *   imbalance = max(0, critical_packets − P̄)·(a+m),
+ *   task = task_dispatch·critical_tasks,
+ *   activation = active_workers > 1 ? worker_activation : 0, score = Σ. */
+plan_cost plan_cost_analytic(const plan_work *work, const plan_cost_coefficients *model);
+
+typedef struct plan_target_info plan_target_info;
+struct plan_target_info {
+    const char *name;
+    void *user;
+    plan_target (*target)(const plan_target_info *self);
+    /* Proposals (any order, duplicates allowed); *count receives their number. */
+    const uint32_t *(*block_sizes)(const plan_target_info *self, size_t *count);
+    bool (*supports_local_distribution)(const plan_target_info *self);
+    bool (*supports_task_grain)(const plan_target_info *self);
+    /* false rejects; `reason` (reason_size bytes) may receive why. */
+    bool (*accepts)(const plan_target_info *self, const plan_candidate *candidate, char *reason, size_t reason_size);
+    plan_resource_limits (*resource_limits)(const plan_target_info *self, const plan_candidate *candidate,
+                                            const plan_resources *resources);
+    void (*schedule)(const plan_target_info *self, const plan_target *target, const plan_candidate *candidate,
+                     plan_work *work);
+    const plan_cost_policy *(*cost_policy)(const plan_target_info *self);
+};
+
+enum { PLAN_DEFAULT_SNAPSHOT_BUDGET = 256 * 1024 };
+
+/* The default schedule of targets without CPU tasks: every packet and block
+ * on one critical path, active_workers 1, task fields 0. */
+void plan_schedule_single_wave(plan_work *work);
+
+/* The thread pool's static home-chunk schedule (xir-simd-notes §2.5, §5):
+ * grain G = requested (clamped to L) or ceil(L / (workers·chunks)); C =
+ * ceil(L/G) chunks; h = min(workers, C) active workers; worker w owns chunks
+ * w, w+h, …  With h = 1 the runtime runs the whole range in one callback
+ * (tasks 1, critical = totals).  Otherwise, with F = C−1 full chunks:
+ *   critical(n, cap) = max(ceil(F/h)·cap, floor(F/h)·cap + (n − F·cap))
+ * for packets (cap = G·B/W) and blocks (cap = G); critical tasks ceil(C/h). */
+void plan_schedule_thread_pool(const plan_target *target, const plan_candidate *candidate, plan_work *work);
+
+/* The CPU thread-pool target: proposals {32, 64, 128, 256, 512, 1024}, task
+ * grains, a snapshot budget of 16 MiB / W per worker, the analytic policy.
+ * The struct must stay where it is while its info is in use (info.user
+ * points to it). */
+typedef struct {
+    uint32_t packet_width;
+    uint32_t worker_count;
+    uint32_t task_chunks_per_worker; /* 32 */
+    plan_target_info info;
+} plan_thread_pool;
+
+void plan_thread_pool_init(plan_thread_pool *tp, uint32_t packet_width, uint32_t worker_count);
+
+enum { PLAN_THREAD_POOL_WORKSPACE = 16u << 20 };
+
+#endif

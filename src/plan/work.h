@@ -1,0 +1,28 @@
+/* work.h — work extraction: the estimated arithmetic and memory work of one
+ * packet for a candidate root order, read from the SAME representation plan
+ * the lowerer emits from (represent.h) — forms, runtime traversals, snapshots,
+ * deferred recipes, partitioned reductions, buffered carries — never from a
+ * parallel estimate.  docs/planner.md lists every charge.
+ *
+ * With local_lanes = 1 a packet runs W whole programs in lockstep, so the
+ * work of a packet is the dynamic work of one program, each operation counted
+ * once per execution (loops multiply by their trip counts, maps by their
+ * element counts).  View accesses are classified by the slope of their flat
+ * address relative to the physical fast root digit (the innermost non-unit
+ * axis of the root order): slope 0 on a load → broadcast, |slope| 1 →
+ * contiguous, anything else or an unknown address → gathered (× W).  A fast
+ * extent not divisible by W doubles the view memory.  These are priors, never
+ * facts handed to code generation. */
+#ifndef TILEC_PLAN_WORK_H
+#define TILEC_PLAN_WORK_H
+
+#include "plan/represent.h"
+#include "plan/root_map.h"
+#include "plan/target.h"
+
+/* Fills the work fields of `out` (arithmetic … ragged_innermost); the count
+ * and schedule fields are left alone.  TILEC_E_NOMEM on allocation failure. */
+tilec_status plan_extract_work(const plan_repr *repr, const plan_root_map *map, uint32_t packet_width,
+                               const plan_cost_coefficients *coefficients, plan_work *out);
+
+#endif

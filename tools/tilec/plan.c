@@ -1,0 +1,379 @@
+/* plan.c — `tilec plan FILE.tir`: run the execution planner on one kernel and
+ * print the chosen plan with every cost term; --explain adds every admitted
+ * candidate ranked by score (ties by enumeration order) and every rejection
+ * with its reason; --json prints the same as one JSON object.
+ *
+ * JSON is deterministic: keys in a fixed order, numbers in the shortest
+ * decimal form that reads back to the same double, non-finite numbers (only
+ * possible in rejected costs) as null.  docs/planner.md shows the schema. */
+#include "lowering.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { OPT_DEFINE = 1, OPT_KERNEL, OPT_EXPLAIN, OPT_JSON };
+
+static const cli_option options[] = {
+    {"-D", true, OPT_DEFINE},          {"--kernel", true, OPT_KERNEL}, {"--explain", false, OPT_EXPLAIN},
+    {"--json", false, OPT_JSON},       CLI_LOWERING_OPTIONS,          {NULL, false, 0},
+};
+
+typedef struct {
+    cli_defines defines;
+    cli_lowering lowering;
+    const char *path, *kernel;
+    bool explain, json;
+} plan_request;
+
+static int scan(plan_request *r, int argc, char **argv) {
+    cli_scanner s = cli_scanner_start("plan", argc, argv);
+    const char *value;
+    int id;
+    while ((id = cli_scan(&s, options, &value)) != CLI_SCAN_END) {
+        switch (id) {
+        case CLI_SCAN_HELP: fputs(cli_plan_command.help, stdout); return CLI_EXIT_OK;
+        case CLI_SCAN_ERROR: return CLI_EXIT_USAGE;
+        case CLI_SCAN_POSITIONAL:
+            if (r->path) return cli_usage_error("plan", "unexpected argument '%s'", value);
+            r->path = value;
+            break;
+        case OPT_DEFINE:
+            if (!cli_defines_add(&r->defines, "plan", value)) return CLI_EXIT_USAGE;
+            break;
+        case OPT_KERNEL: r->kernel = value[0] == '@' ? value + 1 : value; break;
+        case OPT_EXPLAIN: r->explain = true; break;
+        case OPT_JSON: r->json = true; break;
+        default:
+            if (!cli_lowering_option(&r->lowering, "plan", id, value)) return CLI_EXIT_USAGE;
+        }
+    }
+    return r->path ? CLI_CONTINUE : cli_usage_error("plan", "missing FILE.tir");
+}
+
+/* Integers as integers, other numbers in the shortest %g form that reads
+ * back to v. */
+static const char *num(char buf[32], double v) {
+    if (!isfinite(v)) return strcpy(buf, "null");
+    if (v == floor(v) && fabs(v) < 1e15) {
+        snprintf(buf, 32, "%.0f", v);
+        return buf;
+    }
+    for (int precision = 1; precision <= 17; precision++) {
+        snprintf(buf, 32, "%.*g", precision, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    return buf;
+}
+
+static void print_order(FILE *out, const plan_candidate *c) {
+    fputc('[', out);
+    for (uint32_t t = 0; t < c->rank; t++) fprintf(out, "%s%u", t ? "," : "", c->order[t]);
+    fputc(']', out);
+}
+
+/* Candidates ranked by score, ties by enumeration order. */
+static int by_score(const void *a, const void *b) {
+    const plan_choice *x = *(const plan_choice *const *)a, *y = *(const plan_choice *const *)b;
+    if (x->cost.score != y->cost.score) return x->cost.score < y->cost.score ? -1 : 1;
+    return x->candidate.index < y->candidate.index ? -1 : x->candidate.index > y->candidate.index;
+}
+
+static const plan_choice **ranking(tilec_context *ctx, const plan_result *p) {
+    const plan_choice **rank = tilec_alloc(ctx, sizeof *rank * (p->candidates.len + 1));
+    if (!rank) return NULL;
+    for (size_t i = 0; i < p->candidates.len; i++) rank[i] = &p->candidates.data[i];
+    qsort(rank, p->candidates.len, sizeof *rank, by_score);
+    return rank;
+}
+
+/* ---- text ---- */
+
+static void text_choice(FILE *out, const plan_choice *c) {
+    char b[8][32];
+    const plan_work *w = &c->work;
+    fprintf(out, "chosen: candidate #%u: root order ", c->candidate.index);
+    print_order(out, &c->candidate);
+    fprintf(out, ", block %u, W %u, local lanes %u, blocks per task %llu, dispatch %llu\n", c->candidate.block_size,
+            c->candidate.packet_width, c->candidate.local_lanes, (unsigned long long)c->candidate.blocks_per_task,
+            (unsigned long long)c->candidate.dispatch_size);
+    fprintf(out,
+            "  schedule: %llu packets, %llu blocks, grain %llu, %llu tasks, %llu active workers; critical packets "
+            "%llu, blocks %llu, tasks %llu\n",
+            (unsigned long long)w->packet_count, (unsigned long long)w->block_count,
+            (unsigned long long)w->blocks_per_task, (unsigned long long)w->task_count,
+            (unsigned long long)w->active_workers, (unsigned long long)w->critical_packets,
+            (unsigned long long)w->critical_blocks, (unsigned long long)w->critical_tasks);
+    fprintf(out,
+            "  work per packet: arithmetic %s (%s operations, root decode %s), memory %s (view: %s broadcast, %s "
+            "contiguous, %s gathered%s; %s private)\n",
+            num(b[0], w->arithmetic_per_packet), num(b[1], w->arithmetic_ops), num(b[2], w->decode_ops),
+            num(b[3], w->memory_per_packet), num(b[4], w->broadcast_loads), num(b[5], w->contiguous_accesses),
+            num(b[6], w->gathered_accesses), w->ragged_innermost ? ", doubled: ragged fast axis" : "",
+            num(b[7], w->private_accesses));
+    fprintf(out, "  resources: %llu snapshot bytes per worker in %llu arrays; budget %llu bytes\n",
+            (unsigned long long)c->resources.snapshot_bytes_per_worker,
+            (unsigned long long)c->resources.snapshot_allocations,
+            (unsigned long long)c->limits.max_snapshot_bytes_per_worker);
+    fprintf(out, "  cost: arithmetic %s + memory %s + dispatch %s + imbalance %s + task %s + activation %s = score %s\n",
+            num(b[0], c->cost.arithmetic), num(b[1], c->cost.memory), num(b[2], c->cost.dispatch),
+            num(b[3], c->cost.imbalance), num(b[4], c->cost.task), num(b[5], c->cost.activation),
+            num(b[6], c->cost.score));
+}
+
+static void text_rejections(FILE *out, const plan_result *p) {
+    fprintf(out, "rejected candidates (%zu):\n", p->rejected.len);
+    for (size_t i = 0; i < p->rejected.len; i++) {
+        const plan_rejection *r = &p->rejected.data[i];
+        fprintf(out, "  #%u order ", r->candidate.index);
+        print_order(out, &r->candidate);
+        fprintf(out, " block %u local %u grain %llu: [%s] %s\n", r->candidate.block_size, r->candidate.local_lanes,
+                (unsigned long long)r->candidate.blocks_per_task, plan_reject_stage_name(r->stage), r->reason);
+    }
+}
+
+static void text_ranking(FILE *out, const plan_result *p, const plan_choice **rank) {
+    fprintf(out, "ranked candidates (%zu, by score; ties by enumeration order):\n", p->candidates.len);
+    fprintf(out, "  %4s %5s %-10s %5s %5s %5s %12s %12s %10s %10s %8s %10s %12s\n", "rank", "#", "order", "block",
+            "local", "grain", "arithmetic", "memory", "dispatch", "imbalance", "task", "activation", "score");
+    for (size_t i = 0; i < p->candidates.len; i++) {
+        const plan_choice *c = rank[i];
+        char order[64] = "[";
+        for (uint32_t t = 0; t < c->candidate.rank && strlen(order) < 50; t++)
+            snprintf(order + strlen(order), sizeof order - strlen(order), "%s%u", t ? "," : "", c->candidate.order[t]);
+        strcat(order, "]");
+        fprintf(out, "  %4zu %5u %-10s %5u %5u %5llu %12.1f %12.1f %10.1f %10.1f %8.1f %10.1f %12.1f%s\n", i + 1,
+                c->candidate.index, order, c->candidate.block_size, c->candidate.local_lanes,
+                (unsigned long long)c->work.blocks_per_task, c->cost.arithmetic, c->cost.memory, c->cost.dispatch,
+                c->cost.imbalance, c->cost.task, c->cost.activation, c->cost.score, i == 0 ? "  <- chosen" : "");
+    }
+}
+
+static void print_text(FILE *out, const plan_result *p, const plan_choice **rank, bool explain) {
+    char b[32];
+    fprintf(out, "@%s: plan for target %s (W=%u, %u workers, %u task chunks per worker)\n", p->kernel,
+            p->target_name, p->target.packet_width, p->target.worker_count, p->target.task_chunks_per_worker);
+    fprintf(out,
+            "search: %llu candidates (%llu root orders x %llu block widths x %llu local widths x task grains): %zu "
+            "admitted, %zu rejected\n",
+            (unsigned long long)p->candidate_count, (unsigned long long)p->root_orders,
+            (unsigned long long)p->block_widths, (unsigned long long)p->local_widths, p->candidates.len,
+            p->rejected.len);
+    fprintf(out, "cost policy: %s; coefficients:", p->policy);
+#define X(field) fprintf(out, " " #field " %s", num(b, p->coefficients.field));
+    PLAN_COEFFICIENTS(X)
+#undef X
+    fputc('\n', out);
+    if (p->ok) text_choice(out, plan_selected(p));
+    if (explain && rank) text_ranking(out, p, rank);
+    if (explain) text_rejections(out, p);
+}
+
+/* ---- JSON ---- */
+
+static void json_string(FILE *out, const char *s) {
+    fputc('"', out);
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') fprintf(out, "\\%c", ch);
+        else if (ch < 0x20) fprintf(out, "\\u%04x", ch);
+        else fputc(ch, out);
+    }
+    fputc('"', out);
+}
+
+static void json_u32_array(FILE *out, const uint32_t *a, size_t n) {
+    if (!n) {
+        fputs("null", out);
+        return;
+    }
+    fputc('[', out);
+    for (size_t i = 0; i < n; i++) fprintf(out, "%s%u", i ? ", " : "", a[i]);
+    fputc(']', out);
+}
+
+static void json_candidate_fields(FILE *out, const plan_candidate *c, const char *indent) {
+    fprintf(out, "%s\"index\": %u,\n%s\"order\": ", indent, c->index, indent);
+    json_u32_array(out, c->order, c->rank);
+    fprintf(out,
+            ",\n%s\"block_size\": %u,\n%s\"local_lanes\": %u,\n%s\"blocks_per_task\": %llu,\n%s\"packet_width\": %u,\n"
+            "%s\"dispatch_size\": %llu,\n",
+            indent, c->block_size, indent, c->local_lanes, indent, (unsigned long long)c->blocks_per_task, indent,
+            c->packet_width, indent, (unsigned long long)c->dispatch_size);
+}
+
+static void json_work(FILE *out, const plan_work *w, const char *indent) {
+    char b[32];
+    fprintf(out, "%s\"work\": {", indent);
+#define D(field) fprintf(out, "\"" #field "\": %s, ", num(b, w->field));
+#define U(field) fprintf(out, "\"" #field "\": %llu, ", (unsigned long long)w->field);
+    D(arithmetic_per_packet) D(memory_per_packet) D(arithmetic_ops) D(decode_ops) D(broadcast_loads)
+    D(contiguous_accesses) D(gathered_accesses) D(private_accesses)
+    fprintf(out, "\"ragged_innermost\": %s, ", w->ragged_innermost ? "true" : "false");
+    U(packet_count) U(block_count) U(task_count) U(active_workers) U(blocks_per_task) U(critical_packets)
+    U(critical_blocks)
+#undef D
+#undef U
+    fprintf(out, "\"critical_tasks\": %llu}", (unsigned long long)w->critical_tasks);
+}
+
+static void json_cost(FILE *out, const plan_cost *c, const char *indent) {
+    char b[32];
+    fprintf(out, "%s\"cost\": {", indent);
+    const char *sep = "";
+#define X(term) fprintf(out, "%s\"" #term "\": %s", sep, num(b, c->term)), sep = ", ";
+    PLAN_COST_TERMS(X)
+#undef X
+    fputc('}', out);
+}
+
+static void json_resources(FILE *out, bool present, const plan_resources *r, const plan_resource_limits *l,
+                           const char *indent) {
+    if (!present) {
+        fprintf(out, "%s\"resources\": null,\n%s\"resource_limits\": null", indent, indent);
+        return;
+    }
+    fprintf(out,
+            "%s\"resources\": {\"snapshot_bytes_per_worker\": %llu, \"snapshot_allocations\": %llu},\n"
+            "%s\"resource_limits\": {\"max_snapshot_bytes_per_worker\": %llu}",
+            indent, (unsigned long long)r->snapshot_bytes_per_worker, (unsigned long long)r->snapshot_allocations,
+            indent, (unsigned long long)l->max_snapshot_bytes_per_worker);
+}
+
+static void json_choice(FILE *out, const plan_choice *c, const char *indent) {
+    char inner[16];
+    snprintf(inner, sizeof inner, "%s  ", indent);
+    fputs("{\n", out);
+    json_candidate_fields(out, &c->candidate, inner);
+    json_work(out, &c->work, inner);
+    fputs(",\n", out);
+    json_cost(out, &c->cost, inner);
+    fputs(",\n", out);
+    json_resources(out, true, &c->resources, &c->limits, inner);
+    fprintf(out, "\n%s}", indent);
+}
+
+static void json_rejection(FILE *out, const plan_rejection *r) {
+    fputs("{\n", out);
+    json_candidate_fields(out, &r->candidate, "      ");
+    fprintf(out, "      \"stage\": \"%s\",\n      \"reason\": ", plan_reject_stage_name(r->stage));
+    json_string(out, r->reason);
+    fputs(",\n", out);
+    json_resources(out, r->analyzed, &r->resources, &r->limits, "      ");
+    if (r->scored) {
+        fputs(",\n", out);
+        json_work(out, &r->work, "      ");
+        fputs(",\n", out);
+        json_cost(out, &r->cost, "      ");
+    }
+    fputs("\n    }", out);
+}
+
+static void print_json(FILE *out, const plan_result *p, const plan_choice **rank, bool explain) {
+    char b[32];
+    const plan_options *o = &p->options;
+    fputs("{\n  \"kernel\": ", out);
+    json_string(out, p->kernel);
+    fprintf(out, ",\n  \"ok\": %s,\n  \"target\": {\"name\": ", p->ok ? "true" : "false");
+    json_string(out, p->target_name);
+    fprintf(out, ", \"packet_width\": %u, \"worker_count\": %u, \"task_chunks_per_worker\": %u, \"task_grain\": %s},\n",
+            p->target.packet_width, p->target.worker_count, p->target.task_chunks_per_worker,
+            p->task_grain ? "true" : "false");
+    fprintf(out, "  \"options\": {\"block_size\": %u, \"root_axis_order\": ", o->block_size);
+    json_u32_array(out, o->root_axis_order, o->root_axis_order_len);
+    fputs(", \"root_axis_tiles\": ", out);
+    json_u32_array(out, o->root_axis_tiles, o->root_axis_tiles_len);
+    fprintf(out,
+            ", \"max_candidates\": %llu, \"max_unrolled_tile_elements\": %u, \"max_unrolled_region_work\": %llu, "
+            "\"reduction_partitions\": %u, \"max_recipe_depth\": %u, \"local_lanes\": %u, \"blocks_per_task\": %u, "
+            "\"search_task_grain\": %s, \"fusion\": {\"load_reduction\": %s, \"expression_reduction\": %s, "
+            "\"pointwise\": %s, \"map\": %s}},\n",
+            (unsigned long long)o->max_candidates, o->max_unrolled_tile_elements,
+            (unsigned long long)o->max_unrolled_region_work, o->reduction_partitions, o->max_recipe_depth,
+            o->local_lanes, o->blocks_per_task, o->search_task_grain ? "true" : "false",
+            o->fusion.load_reduction ? "true" : "false", o->fusion.expression_reduction ? "true" : "false",
+            o->fusion.pointwise ? "true" : "false", o->fusion.map ? "true" : "false");
+    fputs("  \"cost_policy\": ", out);
+    json_string(out, p->policy);
+    fprintf(out, ",\n  \"custom_cost_policy\": %s,\n  \"coefficients\": {", p->custom_policy ? "true" : "false");
+    const char *sep = "";
+#define X(field) fprintf(out, "%s\"" #field "\": %s", sep, num(b, p->coefficients.field)), sep = ", ";
+    PLAN_COEFFICIENTS(X)
+#undef X
+    fprintf(out,
+            "},\n  \"search\": {\"root_orders\": %llu, \"block_widths\": %llu, \"local_widths\": %llu, "
+            "\"candidates\": %llu, \"admitted\": %zu, \"rejected\": %zu},\n  \"selected\": ",
+            (unsigned long long)p->root_orders, (unsigned long long)p->block_widths,
+            (unsigned long long)p->local_widths, (unsigned long long)p->candidate_count, p->candidates.len,
+            p->rejected.len);
+    if (p->ok) json_choice(out, plan_selected(p), "  ");
+    else fputs("null", out);
+    if (explain) {
+        fputs(",\n  \"ranking\": [", out);
+        for (size_t i = 0; rank && i < p->candidates.len; i++) {
+            fputs(i ? ", " : "", out);
+            json_choice(out, rank[i], "    ");
+        }
+        fputs("],\n  \"rejected\": [", out);
+        for (size_t i = 0; i < p->rejected.len; i++) {
+            fputs(i ? ", " : "", out);
+            json_rejection(out, &p->rejected.data[i]);
+        }
+        fputc(']', out);
+    }
+    fputs("\n}\n", out);
+}
+
+static int plan_main(tilec_context *ctx, int argc, char **argv) {
+    plan_request r = {0};
+    cli_defines_init(&r.defines, ctx);
+    cli_lowering_init(&r.lowering);
+    int code = scan(&r, argc, argv);
+    if (code == CLI_CONTINUE) {
+        tir_module *m = cli_load_module(ctx, r.path, &r.defines);
+        const tir_func *f = m ? cli_pick_kernel(m, "plan", r.kernel) : NULL;
+        code = CLI_EXIT_FAIL;
+        if (f) {
+            plan_result p;
+            tilec_status st = cli_plan(ctx, &r.lowering.planning, &r.lowering.options, f, &p);
+            const plan_choice **rank = r.explain ? ranking(ctx, &p) : NULL;
+            if (r.explain && !rank) st = st ? st : TILEC_E_NOMEM;
+            /* A plan, or an explanation of why there is none. */
+            if (!st || (r.explain && p.candidate_count)) {
+                if (r.json) print_json(stdout, &p, rank, r.explain);
+                else print_text(stdout, &p, rank, r.explain);
+            }
+            code = st ? cli_fail_diags(ctx) : CLI_EXIT_OK;
+            tilec_free(ctx, rank);
+            plan_result_free(&p);
+        }
+        tir_module_destroy(m);
+    }
+    cli_defines_free(&r.defines);
+    return code;
+}
+
+const cli_command cli_plan_command = {
+    "plan",
+    "plan how a kernel's programs map onto packets, blocks and CPU tasks",
+    "usage: tilec plan FILE.tir [--explain] [--json] [--kernel NAME] [options] [-D NAME=VALUE]...\n"
+    "\n"
+    "Parses and verifies FILE.tir and runs the execution planner on one kernel\n"
+    "for the modeled CPU thread-pool target: an exact search over root axis\n"
+    "orders, block widths, local widths and task grains under the uncalibrated\n"
+    "cost prior (docs/planner.md). Prints the chosen plan (order, block, W, local\n"
+    "lanes, grain, dispatch size, schedule, resources) with every cost term.\n"
+    "\n"
+    "Options:\n"
+    "  --explain         also rank every admitted candidate with its cost terms and\n"
+    "                    list every rejected candidate with its reason\n"
+    "  --json            print the same as one JSON object (stable keys and numbers)\n"
+    "  --kernel NAME     the kernel to plan (needed when the file has several)\n" CLI_LOWERING_HELP
+    "  -D NAME=VALUE     override shape parameter NAME (repeatable)\n"
+    "  -h, --help        show this help\n"
+    "\n"
+    "Constraints (--block, --order, --grain, --local-lanes) are exact, not hints.\n"
+    "Exit status: 0 planned, 1 the file has errors or no candidate is admitted\n"
+    "(with --explain the rejections are still printed), 2 usage error.\n",
+    plan_main,
+};

@@ -1,0 +1,83 @@
+/* planning.c — see planning.h.  Values are range-checked by the planner
+ * itself (coefficients, local lanes, grains, budgets); this file only turns
+ * text into numbers and names into fields. */
+#include "planning.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_planning_init(cli_planning *p) {
+    p->workers = 8;
+    p->options = plan_options_default();
+}
+
+static bool parse_u32(const char *text, uint32_t *out) {
+    uint64_t v;
+    if (!cli_parse_u64(text, &v) || v > UINT32_MAX) return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+/* "NAME=VALUE" for one coefficient; VALUE any strtod number (the planner
+ * rejects negative and non-finite ones with a diagnostic). */
+static bool parse_cost(cli_planning *p, const char *command, const char *text) {
+    const char *name, *value;
+    size_t len;
+    if (!cli_split_assignment(text, &name, &len, &value))
+        return cli_usage_error(command, "--cost needs NAME=VALUE, not '%s'", text), false;
+    char *end;
+    double v = strtod(value, &end);
+    if (*end || end == value) return cli_usage_error(command, "--cost %.*s: '%s' is not a number", (int)len, name, value), false;
+#define X(field) \
+    if (len == strlen(#field) && !strncmp(name, #field, len)) { \
+        p->options.cost.field = v; \
+        return true; \
+    }
+    PLAN_COEFFICIENTS(X)
+#undef X
+    cli_usage_error(command, "--cost: unknown coefficient '%.*s'", (int)len, name);
+    return false;
+}
+
+static bool parse_fuse(cli_planning *p, const char *command, const char *name) {
+    plan_fusion *f = &p->options.fusion;
+    if (!strcmp(name, "load-reduction")) f->load_reduction = true;
+    else if (!strcmp(name, "expression-reduction")) f->expression_reduction = true;
+    else if (!strcmp(name, "pointwise")) f->pointwise = true;
+    else if (!strcmp(name, "map")) f->map = true;
+    else return cli_usage_error(command, "--fuse: unknown fusion '%s'", name), false;
+    return true;
+}
+
+bool cli_planning_option(cli_planning *p, const char *command, int id, const char *value) {
+    plan_options *o = &p->options;
+    bool ok = false;
+    switch (id) {
+    case OPT_PLAN_WORKERS: ok = parse_u32(value, &p->workers); break;
+    case OPT_PLAN_GRAIN: ok = parse_u32(value, &o->blocks_per_task); break;
+    case OPT_PLAN_SEARCH_GRAIN: o->search_task_grain = true; return true;
+    case OPT_PLAN_LOCAL_LANES: ok = parse_u32(value, &o->local_lanes); break;
+    case OPT_PLAN_MAX_CANDIDATES: ok = cli_parse_u64(value, &o->max_candidates); break;
+    case OPT_PLAN_COST: return parse_cost(p, command, value);
+    case OPT_PLAN_FUSE: return parse_fuse(p, command, value);
+    default: break;
+    }
+    if (!ok) cli_usage_error(command, "option value '%s' is not a non-negative integer in range", value);
+    return ok;
+}
+
+tilec_status cli_plan(tilec_context *ctx, const cli_planning *p, const lower_options *lo, const tir_func *f,
+                      plan_result *out) {
+    plan_options o = p->options;
+    o.block_size = lo->block_size;
+    o.root_axis_order = lo->root_axis_order;
+    o.root_axis_order_len = lo->root_axis_order_len;
+    o.max_unrolled_tile_elements = lo->max_unrolled_tile_elements;
+    o.max_unrolled_region_work = lo->max_unrolled_region_work;
+    o.reduction_partitions = lo->reduction_partitions;
+    o.max_recipe_depth = lo->max_recipe_depth;
+    plan_thread_pool pool;
+    plan_thread_pool_init(&pool, lo->packet_width, p->workers);
+    return plan_kernel(ctx, f, &o, &pool.info, out);
+}
