@@ -1,0 +1,166 @@
+/* plan_fixture.h — helpers shared by the planner tests: parse a kernel from
+ * text or an example, plan it for a CPU thread-pool target, look for
+ * diagnostics, and a configurable mock target (packet width, proposals,
+ * accepts/budget/policy hooks that count their calls) for the target-info
+ * and policy cases. */
+#ifndef TILEC_TEST_PLAN_FIXTURE_H
+#define TILEC_TEST_PLAN_FIXTURE_H
+
+#include "harness.h"
+#include "plan/solve.h"
+#include "tir/ir.h"
+
+#include <math.h>
+
+static tilec_context *ctx;
+
+static inline void flush_diags(void) {
+    if (tilec_diag_count(ctx)) {
+        tilec_diag_print(ctx, stderr);
+        tilec_diag_clear(ctx);
+    }
+}
+
+/* Parses and verifies; NULL (after a failed CHECK) on error. */
+static inline tir_module *parse_kernel(const char *text, const tir_define *defines, size_t n_defines) {
+    tir_module *m = NULL;
+    tilec_status st = tir_parse(ctx, text, strlen(text), "test.tir", defines, n_defines, &m);
+    if (!st) st = tir_verify(ctx, m);
+    CHECK_MSG(st == TILEC_OK, "kernel does not parse/verify");
+    if (st) {
+        flush_diags();
+        tir_module_destroy(m);
+        return NULL;
+    }
+    return m;
+}
+
+static inline tir_module *parse_example(const char *name, const tir_define *defines, size_t n_defines) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/examples/%s.tir", TILEC_SOURCE_DIR, name);
+    size_t n;
+    char *text = read_file(path, &n);
+    CHECK_MSG(text != NULL, "cannot read %s", path);
+    tir_module *m = text ? parse_kernel(text, defines, n_defines) : NULL;
+    free(text);
+    return m;
+}
+
+/* True when some diagnostic contains `text` (and has `code`, unless NULL). */
+static inline bool has_diag(const char *code, const char *text) {
+    for (size_t i = 0; i < tilec_diag_count(ctx); i++) {
+        const tilec_diag *d = tilec_diag_at(ctx, i);
+        if ((!code || !strcmp(d->code, code)) && (!text || strstr(d->message, text))) return true;
+    }
+    return false;
+}
+
+/* Plans f; expects success (prints diagnostics otherwise). */
+static inline bool plan_ok(const tir_func *f, const plan_options *o, const plan_target_info *info, plan_result *r) {
+    tilec_status st = plan_kernel(ctx, f, o, info, r);
+    CHECK_MSG(st == TILEC_OK && r->ok, "planning '@%s' failed (%s)", f->name, tilec_status_name(st));
+    flush_diags();
+    return st == TILEC_OK && r->ok;
+}
+
+/* Plans f; expects failure with a diagnostic containing `text`. */
+static inline void plan_fails(const char *label, const tir_func *f, const plan_options *o,
+                              const plan_target_info *info, const char *text) {
+    plan_result r;
+    tilec_status st = plan_kernel(ctx, f, o, info, &r);
+    CHECK_MSG(st != TILEC_OK && !r.ok, "%s: planning should fail", label);
+    CHECK_MSG(has_diag(NULL, text), "%s: no diagnostic contains '%s'", label, text);
+    if (!has_diag(NULL, text)) flush_diags();
+    tilec_diag_clear(ctx);
+    plan_result_free(&r);
+}
+
+/* A 1-D store: one program per element of Y[N]. */
+static const char fill_text[] =
+    "kernel @fill<N=257>(%Y: view<f32>[Y.0=N]) {\n"
+    "  parallel (%i: i=N) {\n"
+    "    %one = const f32 1.0\n"
+    "    store %Y[%i], %one\n"
+    "  }\n"
+    "}\n";
+
+static inline tir_module *fill_kernel(int64_t n) {
+    tir_define d = {"N", n};
+    return parse_kernel(fill_text, &d, 1);
+}
+
+/* ---- a configurable mock target ---- */
+
+typedef struct {
+    plan_thread_pool pool;  /* W, workers, chunks and the CPU schedule */
+    plan_target_info info;
+    bool task_grain;        /* expose the thread pool's task grains and schedule */
+    bool local_distribution;
+    const uint32_t *proposals;
+    size_t proposal_count;
+    uint32_t reject_block;  /* accepts() rejects this width (0: none) */
+    uint64_t budget;        /* resource_limits; UINT64_MAX: the thread pool's */
+    uint32_t budget_block;  /* with budget_for_block: that width gets budget_for_block */
+    uint64_t budget_for_block;
+    const plan_cost_policy *policy;
+    unsigned accepts_calls, limits_calls, schedule_calls;
+} mock_target;
+
+static plan_target mock_target_hook(const plan_target_info *self) {
+    const mock_target *m = self->user;
+    return (plan_target){m->pool.packet_width, m->task_grain ? m->pool.worker_count : 0,
+                         m->task_grain ? m->pool.task_chunks_per_worker : 0};
+}
+
+static const uint32_t *mock_block_sizes(const plan_target_info *self, size_t *count) {
+    const mock_target *m = self->user;
+    if (m->proposals) {
+        *count = m->proposal_count;
+        return m->proposals;
+    }
+    return m->pool.info.block_sizes(&m->pool.info, count);
+}
+
+static bool mock_local(const plan_target_info *self) { return ((const mock_target *)self->user)->local_distribution; }
+static bool mock_task_grain(const plan_target_info *self) { return ((const mock_target *)self->user)->task_grain; }
+
+static bool mock_accepts(const plan_target_info *self, const plan_candidate *c, char *reason, size_t size) {
+    mock_target *m = self->user;
+    m->accepts_calls++;
+    if (c->block_size != m->reject_block) return true;
+    snprintf(reason, size, "block %u is not supported", c->block_size);
+    return false;
+}
+
+static plan_resource_limits mock_limits(const plan_target_info *self, const plan_candidate *c,
+                                        const plan_resources *res) {
+    mock_target *m = self->user;
+    m->limits_calls++;
+    if (m->budget_block && c->block_size == m->budget_block) return (plan_resource_limits){m->budget_for_block};
+    if (m->budget != UINT64_MAX) return (plan_resource_limits){m->budget};
+    return m->pool.info.resource_limits(&m->pool.info, c, res);
+}
+
+static void mock_schedule(const plan_target_info *self, const plan_target *t, const plan_candidate *c, plan_work *w) {
+    mock_target *m = self->user;
+    m->schedule_calls++;
+    if (m->task_grain) plan_schedule_thread_pool(t, c, w);
+    else plan_schedule_single_wave(w);
+}
+
+static const plan_cost_policy *mock_policy(const plan_target_info *self) {
+    return ((const mock_target *)self->user)->policy;
+}
+
+/* A mock with the thread pool's behaviour (W, workers), counting its calls. */
+static inline void mock_init(mock_target *m, uint32_t packet_width, uint32_t workers) {
+    memset(m, 0, sizeof *m);
+    plan_thread_pool_init(&m->pool, packet_width, workers);
+    m->task_grain = true;
+    m->local_distribution = true;
+    m->budget = UINT64_MAX;
+    m->info = (plan_target_info){"mock", m, mock_target_hook, mock_block_sizes, mock_local, mock_task_grain,
+                                 mock_accepts, mock_limits, mock_schedule, mock_policy};
+}
+
+#endif

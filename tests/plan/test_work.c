@@ -1,0 +1,236 @@
+/* Work extraction and the plan → lowering handoff.
+ *
+ * Exact per-packet work for small kernels, counted by hand from the
+ * representation plan: a tile copy (unrolled SSA tiles: one address add per
+ * element, gathered view accesses, ragged doubling), a runtime-indexed
+ * extract (the definition snapshot the plan asks for: 8 private stores and 1
+ * private read, (4 + 3·rank) index arithmetic), a 1-D store (contiguous; the
+ * ragged fast axis doubles exactly the view memory).  Work follows the
+ * representation settings the lowering uses (bounded tiles become arrays and
+ * private traffic; fully expanded ones do not) and is the same for every
+ * block width and grain of one root order.  For every example, plan_compile
+ * lowers the selected plan (block, order, W, budget) with resource facts
+ * equal to the plan's, and its realization carries the planner's items;
+ * fusion requests are recorded and change nothing else; root_axis_tiles is
+ * refused until the mixed-radix root mapping exists. */
+#include "plan_fixture.h"
+
+#include "xir/verify.h"
+
+static const char copy_text[] =
+    "kernel @copy<M=4, N=6, BM=2>(%X: const view<f32>[X.0=M, X.1=N], %Y: view<f32>[Y.0=M, Y.1=N]) {\n"
+    "  parallel (%g: g=ceil_div(M, BM)) {\n"
+    "    %bm = const index BM\n"
+    "    %m0 = mul %g, %bm\n"
+    "    %z  = const index 0\n"
+    "    %t  = load %X[%m0, %z] tile [m=BM, n=N] bounds=zero\n"
+    "    store %Y[%m0, %z] tile [m=BM, n=N] bounds=zero, %t\n"
+    "  }\n"
+    "}\n";
+
+static const char pick_text[] =
+    "kernel @pick(%X: const view<f32>[X.0=4, X.1=8], %I: const view<i32>[I.0=4], %Y: view<f32>[Y.0=4]) {\n"
+    "  parallel (%r: r=4) {\n"
+    "    %c0 = const index 0\n"
+    "    %x = load %X[%r, %c0] tile [m=1, n=8]\n"
+    "    %i = load %I[%r]\n"
+    "    %v = extract %x[%c0, %i]\n"
+    "    store %Y[%r], %v\n"
+    "  }\n"
+    "}\n";
+
+static const char sumsq_text[] =
+    "kernel @sumsq<R=3, W=129>(%X: const view<f32>[X.0=R, X.1=W], %Y: view<f32>[Y.0=R]) {\n"
+    "  parallel (%r: r=R) {\n"
+    "    %c0 = const index 0\n"
+    "    %x = load %X[%r, %c0] tile [m=1, n=W]\n"
+    "    %x2 = mul %x, %x\n"
+    "    %s = reduce.add %x2 over (n)\n"
+    "    %v = extract %s[%c0]\n"
+    "    store %Y[%r], %v\n"
+    "  }\n"
+    "}\n";
+
+static bool plan_text(const char *text, const tir_define *d, const plan_options *o, uint32_t width, plan_result *r) {
+    tir_module *m = parse_kernel(text, d, d ? 1 : 0);
+    if (!m) return false;
+    plan_thread_pool pool;
+    plan_thread_pool_init(&pool, width, 8);
+    bool ok = plan_ok(tir_module_func(m, 0), o, &pool.info, r);
+    tir_module_destroy(m);
+    return ok;
+}
+
+static void test_exact_work(void) {
+    plan_result r;
+    /* copy: decode 1 (a cast), m0 = g·bm 1, 12 + 12 address adds; the load
+     * and store addresses move by BM·N = 12 per program: 24 gathered. */
+    if (plan_text(copy_text, NULL, NULL, 8, &r)) {
+        const plan_work *w = &plan_selected(&r)->work;
+        CHECK(w->arithmetic_ops == 26 && w->decode_ops == 1 && w->arithmetic_per_packet == 26);
+        CHECK(w->gathered_accesses == 24 && w->contiguous_accesses == 0 && w->broadcast_loads == 0);
+        CHECK(w->private_accesses == 0 && w->ragged_innermost);
+        CHECK(w->memory_per_packet == 24 * 2 * 8 * 2);
+    }
+    plan_result_free(&r);
+    /* pick: 8 address adds, 10 for the runtime extract, decode 1; X gathered
+     * (slope 8), I and Y contiguous; x's snapshot: 8 stores + 1 read. */
+    if (plan_text(pick_text, NULL, NULL, 8, &r)) {
+        const plan_choice *c = plan_selected(&r);
+        const plan_work *w = &c->work;
+        CHECK(w->arithmetic_ops == 19);
+        CHECK(w->gathered_accesses == 8 && w->contiguous_accesses == 2 && w->private_accesses == 9);
+        CHECK(w->memory_per_packet == (8 * 16 + 2 * 2) * 2 + 9 * 16);
+        CHECK(c->resources.snapshot_bytes_per_worker == 32 && c->resources.snapshot_allocations == 1);
+    }
+    plan_result_free(&r);
+    /* Coefficients weight the counts. */
+    plan_options o = plan_options_default();
+    o.cost.arithmetic = 3;
+    o.cost.gathered_lane = 0.5;
+    o.cost.contiguous_memory = 0;
+    if (plan_text(pick_text, NULL, &o, 4, &r)) {
+        const plan_work *w = &plan_selected(&r)->work;
+        CHECK(w->arithmetic_per_packet == 57);
+        CHECK(!w->ragged_innermost && w->memory_per_packet == 8 * 0.5 * 4 + 9 * 0.5 * 4); /* 4 rows: W4 fits */
+    }
+    plan_result_free(&r);
+}
+
+static void test_ragged_doubles_view_memory(void) {
+    plan_thread_pool pool;
+    plan_thread_pool_init(&pool, 8, 8);
+    plan_work w[2];
+    for (int k = 0; k < 2; k++) {
+        tir_module *m = fill_kernel(k ? 257 : 256);
+        plan_result r;
+        memset(&w[k], 0, sizeof w[k]);
+        if (m && plan_ok(tir_module_func(m, 0), NULL, &pool.info, &r)) w[k] = plan_selected(&r)->work;
+        plan_result_free(&r);
+        tir_module_destroy(m);
+    }
+    CHECK(!w[0].ragged_innermost && w[1].ragged_innermost);
+    CHECK(w[0].contiguous_accesses == 1 && w[0].memory_per_packet == 2 && w[1].memory_per_packet == 4);
+    CHECK(w[0].arithmetic_ops == 1 && w[1].arithmetic_ops == 1);
+}
+
+/* The representation settings decide private traffic, as they decide
+ * storage; work does not depend on block width or grain. */
+static void test_work_follows_representation(void) {
+    plan_options o = plan_options_default();
+    o.search_task_grain = true;
+    plan_result r;
+    double bounded_private = 0, expanded_private = 0;
+    tir_define rows = {"R", 1024};
+    if (plan_text(sumsq_text, &rows, &o, 8, &r)) {
+        const plan_choice *s = plan_selected(&r);
+        bounded_private = s->work.private_accesses;
+        CHECK(s->resources.snapshot_bytes_per_worker == 129 * 4);
+        /* 129 load stores + 2 reads per contribution of the x·x recipe. */
+        CHECK(bounded_private == 129 + 2 * 129);
+        for (size_t i = 0; i < r.candidates.len; i++) {
+            const plan_work *w = &r.candidates.data[i].work;
+            CHECK(w->arithmetic_per_packet == s->work.arithmetic_per_packet &&
+                  w->memory_per_packet == s->work.memory_per_packet);
+        }
+        CHECK(r.candidates.len == 6 + 5 + 4 + 3 + 2 + 1); /* powers of two up to L = 32, 16, 8, 4, 2, 1 */
+    }
+    plan_result_free(&r);
+    o = plan_options_default();
+    o.max_unrolled_tile_elements = 0; /* fully expanded: x and x·x are SSA */
+    if (plan_text(sumsq_text, NULL, &o, 8, &r)) {
+        const plan_choice *s = plan_selected(&r);
+        expanded_private = s->work.private_accesses;
+        /* x·x is read at the reduction's runtime index: its definition
+         * snapshot (129 stores) and one read per contribution. */
+        CHECK(s->resources.snapshot_bytes_per_worker == 129 * 4 && s->resources.snapshot_allocations == 1);
+        CHECK(expanded_private == 129 + 129);
+    }
+    plan_result_free(&r);
+    CHECK(bounded_private != expanded_private);
+}
+
+/* Every example: plan, lower the selected plan, compare. */
+static void test_compile_examples(void) {
+    static const char *examples[] = {"attention", "gelu", "gemm", "gemm_bt", "layernorm", "masked_softmax",
+                                     "rmsnorm", "rope", "softmax", "swiglu"};
+    for (size_t i = 0; i < sizeof examples / sizeof examples[0]; i++) {
+        tir_module *m = parse_example(examples[i], NULL, 0);
+        if (!m) continue;
+        const tir_func *f = tir_module_func(m, 0);
+        for (uint32_t width = 1; width <= 16; width *= 4) {
+            plan_thread_pool pool;
+            plan_thread_pool_init(&pool, width, 8);
+            plan_result p;
+            lower_result lr;
+            tilec_status st = plan_compile(ctx, f, NULL, &pool.info, NULL, &p, &lr);
+            CHECK_MSG(st == TILEC_OK, "%s W%u: plan_compile failed", examples[i], width);
+            flush_diags();
+            if (!st) {
+                const plan_choice *c = plan_selected(&p);
+                CHECK(lr.block_size == c->candidate.block_size && lr.kernel->block_size == c->candidate.block_size);
+                CHECK(lr.packet_width == width && lr.dispatch_size == c->candidate.dispatch_size);
+                CHECK(lr.resources.snapshot_bytes_per_worker == c->resources.snapshot_bytes_per_worker);
+                CHECK(lr.resources.snapshot_allocations == c->resources.snapshot_allocations);
+                CHECK(xir_verify(ctx, lr.module) == TILEC_OK);
+                CHECK(!strncmp(lr.realization, "planner=exact; target=cpu-thread-pool; ", 39));
+                char order[256] = "root_order=[";
+                for (uint32_t t = 0; t < c->candidate.rank; t++)
+                    snprintf(order + strlen(order), sizeof order - strlen(order), "%s%u", t ? "," : "",
+                             c->candidate.order[t]);
+                strcat(order, "]");
+                CHECK_STR_CONTAINS(lr.realization, order);
+                char budget[64];
+                snprintf(budget, sizeof budget, "snapshot_budget=%u;", (16u << 20) / width);
+                CHECK_STR_CONTAINS(lr.realization, budget);
+                lower_result_free(&lr);
+            }
+            plan_result_free(&p);
+        }
+        tir_module_destroy(m);
+    }
+}
+
+static void test_fusion_recorded(void) {
+    tir_module *m = parse_example("softmax", NULL, 0);
+    if (!m) return;
+    const tir_func *f = tir_module_func(m, 0);
+    plan_thread_pool pool;
+    plan_thread_pool_init(&pool, 8, 8);
+    plan_result plain, fused;
+    lower_result lp, lf;
+    plan_options o = plan_options_default();
+    CHECK(plan_compile(ctx, f, &o, &pool.info, NULL, &plain, &lp) == TILEC_OK);
+    o.fusion = (plan_fusion){true, true, true, true};
+    CHECK(plan_compile(ctx, f, &o, &pool.info, NULL, &fused, &lf) == TILEC_OK);
+    flush_diags();
+    if (plain.ok && fused.ok && lp.module && lf.module) {
+        CHECK(plan_selected(&plain)->cost.score == plan_selected(&fused)->cost.score);
+        CHECK(fused.options.fusion.pointwise && !plain.options.fusion.pointwise);
+        CHECK_STR_CONTAINS(lf.realization, "pointwise_fusion=requested-unrealized; map_fusion=requested-unrealized;");
+        CHECK_STR_CONTAINS(lp.realization, "pointwise_fusion=off;");
+        CHECK(lp.counters.xir_instructions == lf.counters.xir_instructions);
+    }
+    lower_result_free(&lp);
+    lower_result_free(&lf);
+    plan_result_free(&plain);
+    plan_result_free(&fused);
+    /* Not yet: the mixed-radix root traversal. */
+    static const uint32_t tiles[] = {1};
+    o = plan_options_default();
+    o.root_axis_tiles = tiles;
+    o.root_axis_tiles_len = 1;
+    plan_fails("tiles", f, &o, &pool.info, "root_axis_tiles");
+    tir_module_destroy(m);
+}
+
+int main(void) {
+    if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
+    test_exact_work();
+    test_ragged_doubles_view_memory();
+    test_work_follows_representation();
+    test_compile_examples();
+    test_fusion_recorded();
+    tilec_context_destroy(ctx);
+    TEST_MAIN_END();
+}
