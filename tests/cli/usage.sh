@@ -36,7 +36,7 @@ for cmd in check print run demo; do
   expect 0 "$TILEC" $cmd -h && contains "$WORK/out" "^usage: tilec $cmd"
 done
 contains "$WORK/out" 'examples-dir'
-expect 0 "$TILEC" help run && contains "$WORK/out" 'native execution comes later'
+expect 0 "$TILEC" help run && contains "$WORK/out" '--xir +lower to XIR'
 # After "--" everything is a file name.
 expect 1 "$TILEC" check -- --help && contains "$WORK/err" 'cannot open'
 finish

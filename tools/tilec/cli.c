@@ -199,3 +199,20 @@ int cli_scan_file_command(const cli_command *cmd, int argc, char **argv, cli_def
     }
     return *path ? CLI_CONTINUE : cli_usage_error(cmd->name, "missing FILE.tir");
 }
+
+const tir_func *cli_pick_kernel(const tir_module *m, const char *command, const char *name) {
+    size_t n = tir_module_func_count(m);
+    if (name) {
+        const tir_func *f = tir_module_find_func(m, name);
+        if (!f) cli_fail(command, "no kernel named '%s'", name);
+        return f;
+    }
+    if (n == 1) return tir_module_func(m, 0);
+    if (n == 0) {
+        cli_fail(command, "the file has no kernel");
+    } else {
+        cli_fail(command, "the file has %zu kernels; choose one with --kernel NAME:", n);
+        for (size_t i = 0; i < n; i++) fprintf(stderr, "  @%s\n", tir_func_name(tir_module_func(m, i)));
+    }
+    return NULL;
+}

@@ -74,7 +74,7 @@ typedef struct {
     int (*main)(tilec_context *ctx, int argc, char **argv);
 } cli_command;
 
-extern const cli_command cli_check_command, cli_print_command, cli_run_command, cli_demo_command;
+extern const cli_command cli_check_command, cli_print_command, cli_lower_command, cli_run_command, cli_demo_command;
 
 enum { CLI_CONTINUE = -1 };
 
@@ -88,5 +88,8 @@ int cli_scan_file_command(const cli_command *cmd, int argc, char **argv, cli_def
 /* Reads, parses (with the defines) and verifies `path`.  On failure prints the
  * diagnostics and returns NULL. */
 tir_module *cli_load_module(tilec_context *ctx, const char *path, const cli_defines *defines);
+/* The kernel called `name`, or the only kernel when name is NULL; prints why
+ * not (listing the kernels) and returns NULL otherwise. */
+const tir_func *cli_pick_kernel(const tir_module *m, const char *command, const char *name);
 
 #endif

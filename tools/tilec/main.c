@@ -1,5 +1,5 @@
 /* main.c — the tilec command-line tool: dispatches to one subcommand per file
- * (check.c, print.c, run.c, demo.c) and answers help requests.  Every
+ * (check.c, print.c, lower.c, run.c, demo.c) and answers help requests.  Every
  * subcommand gets a fresh context; exit codes are those of cli.h. */
 #include "cli.h"
 
@@ -8,6 +8,7 @@
 static const cli_command *const commands[] = {
     &cli_check_command,
     &cli_print_command,
+    &cli_lower_command,
     &cli_run_command,
     &cli_demo_command,
 };

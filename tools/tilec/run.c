@@ -1,22 +1,24 @@
 /* run.c — `tilec run FILE.tir`: execute one kernel on given or generated data.
  *
- * The reference interpreter is the only engine for now (--reference is the
- * default and accepted for forward compatibility); native execution arrives
+ * Engines: the FP64 reference interpreter (--reference, the default) and
+ * --xir: lowering to XIR under a fixed plan, run on the W-lane XIR interpreter
+ * and checked against the reference (xir_engine.c); native execution arrives
  * with the code generator.  Order: scan the command line (all usage errors
  * first), load and verify, pick the kernel, bind --in/--out names to
  * parameters, fill buffers, run, print summaries, write --out files. */
 #include "args.h"
 #include "cli.h"
+#include "xir_engine.h"
 
 #include <string.h>
 #include <time.h>
 
-enum { OPT_DEFINE = 1, OPT_KERNEL, OPT_IN, OPT_OUT, OPT_SEED, OPT_REFERENCE };
+enum { OPT_DEFINE = 1, OPT_KERNEL, OPT_IN, OPT_OUT, OPT_SEED, OPT_REFERENCE, OPT_XIR };
 
 static const cli_option options[] = {
     {"-D", true, OPT_DEFINE},       {"--kernel", true, OPT_KERNEL}, {"--in", true, OPT_IN},
     {"--out", true, OPT_OUT},       {"--seed", true, OPT_SEED},     {"--reference", false, OPT_REFERENCE},
-    {NULL, false, 0},
+    {"--xir", false, OPT_XIR},      CLI_LOWERING_OPTIONS,           {NULL, false, 0},
 };
 
 typedef struct {
@@ -34,6 +36,8 @@ typedef struct {
     const char *path, *kernel;
     uint64_t seed;
     file_args ins, outs;
+    bool xir, lowering_options; /* --xir; some lowering option was given */
+    cli_lowering lowering;
 } run_request;
 
 static int add_file_arg(run_request *r, file_args *list, const char *option, const char *text) {
@@ -70,11 +74,17 @@ static int scan(run_request *r, int argc, char **argv) {
             if (!cli_parse_u64(value, &r->seed))
                 return cli_usage_error("run", "--seed needs a non-negative integer, not '%s'", value);
             break;
-        case OPT_REFERENCE: break; /* the only engine so far */
+        case OPT_REFERENCE: r->xir = false; break;
+        case OPT_XIR: r->xir = true; break;
+        default:
+            if (!cli_lowering_option(&r->lowering, "run", id, value)) return CLI_EXIT_USAGE;
+            r->lowering_options = true;
         }
     }
     if (code != CLI_CONTINUE) return code;
     if (!r->path) return cli_usage_error("run", "missing FILE.tir");
+    if (r->lowering_options && !r->xir)
+        return cli_usage_error("run", "--block, --width, --order, --partitions and --max-unrolled need --xir");
     const file_arg *in = r->ins.data;
     for (size_t i = 0; i < r->ins.len; i++)
         for (size_t j = 0; j < i; j++)
@@ -104,23 +114,6 @@ static int resolve(const cli_args *a, file_args *list, const char *option) {
     return CLI_CONTINUE;
 }
 
-static const tir_func *pick_kernel(const tir_module *m, const char *name) {
-    size_t n = tir_module_func_count(m);
-    if (name) {
-        const tir_func *f = tir_module_find_func(m, name);
-        if (!f) cli_fail("run", "no kernel named '%s'", name);
-        return f;
-    }
-    if (n == 1) return tir_module_func(m, 0);
-    if (n == 0) {
-        cli_fail("run", "the file has no kernel");
-    } else {
-        cli_fail("run", "the file has %zu kernels; choose one with --kernel NAME:", n);
-        for (size_t i = 0; i < n; i++) fprintf(stderr, "  @%s\n", tir_func_name(tir_module_func(m, i)));
-    }
-    return NULL;
-}
-
 static double elapsed_ms(const struct timespec *t0) {
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -139,7 +132,9 @@ static int execute(tilec_context *ctx, run_request *r, const tir_func *f) {
         if (!in) cli_args_fill_random(&args, i, r->seed);
         else if (cli_args_load_npy(&args, i, in) != TILEC_OK) code = cli_fail_diags(ctx);
     }
-    if (code == CLI_CONTINUE) {
+    if (code == CLI_CONTINUE && r->xir) {
+        code = cli_run_xir(ctx, &r->lowering, f, &args);
+    } else if (code == CLI_CONTINUE) {
         struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);
         tilec_status st = tir_interpret(ctx, f, args.count, args.buffers);
@@ -161,10 +156,11 @@ static int execute(tilec_context *ctx, run_request *r, const tir_func *f) {
 static int run_main(tilec_context *ctx, int argc, char **argv) {
     run_request request = {.ctx = ctx}, *r = &request;
     cli_defines_init(&r->defines, ctx);
+    cli_lowering_init(&r->lowering);
     int code = scan(r, argc, argv);
     if (code == CLI_CONTINUE) {
         tir_module *m = cli_load_module(ctx, r->path, &r->defines);
-        const tir_func *f = m ? pick_kernel(m, r->kernel) : NULL;
+        const tir_func *f = m ? cli_pick_kernel(m, "run", r->kernel) : NULL;
         code = f ? execute(ctx, r, f) : CLI_EXIT_FAIL;
         tir_module_destroy(m);
     }
@@ -176,9 +172,10 @@ static int run_main(tilec_context *ctx, int argc, char **argv) {
 
 const cli_command cli_run_command = {
     "run",
-    "run a kernel on the reference interpreter",
-    "usage: tilec run FILE.tir [--reference] [--kernel NAME] [--in NAME=FILE.npy]...\n"
-    "                 [--out NAME=FILE.npy]... [--seed N] [-D NAME=VALUE]...\n"
+    "run a kernel on the reference or the XIR interpreter",
+    "usage: tilec run FILE.tir [--reference | --xir [lowering options]] [--kernel NAME]\n"
+    "                 [--in NAME=FILE.npy]... [--out NAME=FILE.npy]... [--seed N]\n"
+    "                 [-D NAME=VALUE]...\n"
     "\n"
     "Parses and verifies FILE.tir, allocates one buffer per view parameter of the\n"
     "kernel, fills it, runs the kernel and prints, for every writable parameter,\n"
@@ -190,8 +187,11 @@ const cli_command cli_run_command = {
     "data whatever other parameters are supplied.\n"
     "\n"
     "Options:\n"
-    "  --reference       run on the FP64 reference interpreter (the default and,\n"
-    "                    for now, the only engine; native execution comes later)\n"
+    "  --reference       run on the FP64 reference interpreter (the default)\n"
+    "  --xir             lower to XIR under a fixed plan, run on the W-lane XIR\n"
+    "                    interpreter and compare every writable parameter with the\n"
+    "                    reference interpreter (|x-r| <= 5e-5 + 5e-5|r|; exit 1 on a\n"
+    "                    mismatch); --out then saves the XIR results\n"
     "  --kernel NAME     the kernel to run (needed when the file has several)\n"
     "  --in NAME=FILE    fill parameter NAME from a .npy file; its dtype and shape\n"
     "                    must match the parameter exactly (repeatable)\n"
@@ -200,6 +200,8 @@ const cli_command cli_run_command = {
     "  --seed N          seed of the generated inputs (default 0)\n"
     "  -D NAME=VALUE     override shape parameter NAME (repeatable)\n"
     "  -h, --help        show this help\n"
+    "\n"
+    "Lowering options (with --xir):\n" CLI_LOWERING_HELP
     "\n"
     "Exit status: 0 ok, 1 error in the file, the data or the run, 2 usage error.\n",
     run_main,

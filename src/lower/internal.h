@@ -1,0 +1,161 @@
+/* internal.h — state and helpers shared by the files of the lowerer.
+ *
+ * The lowerer walks the admitted TileIR kernel once per emission of each
+ * block (an unrolled map body once per element, a partitioned reduction body
+ * once per contribution) and binds every TileIR value to a record `lv` that
+ * holds its XIR realization in the form the representation plan chose.
+ * Records are immutable once bound; re-emitting a body rebinds its values to
+ * fresh records.  All private arrays are allocas in the entry block (one per
+ * static site), so their count and bytes can be compared with the plan.
+ *
+ * Errors are sticky: the first one sets `status`, later emission is skipped,
+ * and every helper tolerates NULL XIR values (allocation failure). */
+#ifndef TILEC_LOWER_INTERNAL_H
+#define TILEC_LOWER_INTERNAL_H
+
+#include "lower/lower.h"
+#include "plan/root_map.h"
+
+typedef enum { LV_SCALAR = 1, LV_SPLAT, LV_SSA, LV_ARRAY, LV_RECIPE } lv_form;
+
+typedef struct lv lv;
+struct lv {
+    lv_form form;
+    tir_scalar elem;
+    uint64_t count;
+    xir_value *value;  /* SCALAR, SPLAT */
+    xir_value **elems; /* SSA: [count] */
+    xir_value *array;  /* ARRAY storage, or an SSA Tile's definition snapshot */
+    const tir_op *op;  /* RECIPE: the elementwise op, over `space` */
+    const tir_space *space;
+    lv *in[3];         /* RECIPE: the operands' records, captured at the definition */
+};
+
+typedef struct {
+    bool known;
+    int64_t lo, hi;
+} lw_range;
+
+typedef struct {
+    tilec_context *ctx;
+    const tir_func *tf;
+    const lower_options *opt;
+    const plan_repr *plan;
+    xir_module *m;
+    xir_func *f;
+    xir_builder b;
+    xir_block *entry; /* allocas only; branches to the code */
+    arena arena;      /* records and scratch, freed after lowering */
+    lv **vals;        /* [tf->next_value_id] */
+    xir_value **buffers; /* [parameter count] */
+    VEC(lw_range) ranges; /* by XIR value id: known coordinate intervals */
+    uint64_t alloca_count, alloca_bytes;
+    lower_counters counters;
+    tilec_status status;
+} lowerer;
+
+/* ---- errors and budgets (values.c) ---- */
+bool lw_ok(lowerer *lw); /* no error so far and the expansion budget holds */
+tilec_status lw_fail(lowerer *lw, tilec_status status, const char *code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+#define lw_internal(lw, ...) lw_fail((lw), TILEC_E_VERIFY, "LOWER-I01", __VA_ARGS__)
+void *lw_alloc(lowerer *lw, size_t size); /* zeroed scratch from the lowering arena */
+
+/* ---- scalar emission with integer constant folding (values.c) ---- */
+xir_value *lw_i64(lowerer *lw, int64_t v);
+bool lw_const_int(const xir_value *v, int64_t *out); /* an integer constant that fits i64 */
+xir_value *lw_arith(lowerer *lw, xir_arith_op op, xir_value *x, xir_value *y, xir_value *z);
+xir_value *lw_cast(lowerer *lw, xir_value *x, tir_scalar to);
+xir_value *lw_to_i64(lowerer *lw, xir_value *x, tir_scalar from); /* an index operand as a coordinate */
+/* One element of a lifted elementwise op (`elem` is the result element type). */
+xir_value *lw_apply(lowerer *lw, tir_ew_op op, tir_scalar elem, xir_value *const *args);
+
+/* ---- records (values.c) ---- */
+lv *lw_lookup(lowerer *lw, const tir_value *v);
+lv *lw_scalar(lowerer *lw, tir_scalar elem, xir_value *value);
+lv *lw_splat(lowerer *lw, tir_scalar elem, uint64_t count, xir_value *value);
+lv *lw_ssa(lowerer *lw, tir_scalar elem, uint64_t count);
+lv *lw_array(lowerer *lw, tir_scalar elem, uint64_t count); /* a fresh alloca */
+lv *lw_array_over(lowerer *lw, tir_scalar elem, uint64_t count, xir_value *array); /* existing storage */
+/* Binds v to rec, checking the form against the plan; writes the definition
+ * snapshot (one store per element) when the plan asks for one. */
+void lw_bind(lowerer *lw, const tir_value *v, lv *rec);
+xir_value *lw_alloca(lowerer *lw, tir_scalar elem, uint64_t count);
+/* Element `flat` (i64, known in range) of a record. */
+xir_value *lw_read(lowerer *lw, const lv *rec, xir_value *flat);
+void lw_array_write(lowerer *lw, xir_value *array, xir_value *flat, xir_value *value);
+/* Writes every element of src into the array dst (same count). */
+void lw_copy(lowerer *lw, const tir_space *space, bool runtime, xir_value *dst, const lv *src);
+
+/* ---- index spaces (values.c) ---- */
+/* Row-major flat index of coords (one per axis of s). */
+xir_value *lw_flat(lowerer *lw, const tir_space *s, xir_value *const *coords);
+/* Coordinates of `flat` in s: div/mod by static extents, no mod on the first
+ * non-unit axis, 0 for unit axes. */
+void lw_decode(lowerer *lw, const tir_space *s, xir_value *flat, xir_value **coords);
+void lw_decode_extents(lowerer *lw, uint32_t rank, const uint64_t *extents, xir_value *flat, xir_value **coords);
+/* The flat index into an operand over `from` of the element at result
+ * coordinates `coords` over `to`: by dimension identity, unit axes read 0. */
+xir_value *lw_project(lowerer *lw, const tir_space *from, const tir_space *to, xir_value *const *coords,
+                      xir_value *to_flat);
+/* Visits every element of s: unrolled with constant indices, or in one
+ * runtime counted loop. */
+typedef void (*lw_visit)(lowerer *lw, void *user, xir_value *flat, xir_value *const *coords);
+void lw_traverse(lowerer *lw, const tir_space *s, bool runtime, lw_visit visit, void *user);
+uint64_t lw_volume(const tir_space *s);
+
+/* ---- control flow (cfg.c) ---- */
+typedef struct {
+    xir_block *preheader, *header, *exit, *latch;
+    xir_inst *index; /* i64 induction PHI */
+} lw_loop;
+/* A top-tested counted loop for (i = start; i < end; i += step); the builder
+ * is left in the body.  The index's interval is recorded. */
+void lw_loop_begin(lowerer *lw, lw_loop *L, int64_t start, int64_t end, int64_t step);
+/* A header PHI entering with `init` from the preheader. */
+xir_inst *lw_loop_phi(lowerer *lw, lw_loop *L, xir_type *type, xir_value *init);
+/* Increments, branches back and leaves the builder at the exit; L->latch is
+ * the back-edge block for further PHI incomings. */
+void lw_loop_end(lowerer *lw, lw_loop *L, int64_t step);
+void lw_phi_add(lowerer *lw, xir_inst *phi, xir_value *value, xir_block *from);
+
+typedef struct {
+    xir_block *from, *then_block, *then_end, *merge;
+} lw_if;
+void lw_if_begin(lowerer *lw, lw_if *d, xir_value *cond); /* builder in the then-block */
+void lw_if_end(lowerer *lw, lw_if *d);                    /* builder at the merge */
+/* After lw_if_end: PHI(then_value from the then-branch, else_value otherwise). */
+xir_value *lw_if_phi(lowerer *lw, lw_if *d, xir_value *then_value, xir_value *else_value);
+
+/* ---- intervals and guards (bounds.c) ---- */
+void lw_set_range(lowerer *lw, xir_value *v, int64_t lo, int64_t hi);
+bool lw_range_of(lowerer *lw, xir_value *v, int64_t *lo, int64_t *hi);
+/* Whether 0 <= v < count is proven. */
+bool lw_proven_index(lowerer *lw, xir_value *v, uint64_t count);
+/* The guard 0 <= origin + e < extent (origin, e: i64; e's range known or
+ * constant), computed without overflow; NULL when proven redundant. */
+xir_value *lw_axis_guard(lowerer *lw, xir_value *origin, xir_value *e, uint64_t extent);
+/* Whether origin + [0, n-1] is proven inside [0, extent). */
+bool lw_axis_proven(lowerer *lw, xir_value *origin, uint64_t n, uint64_t extent);
+
+/* ---- ops ---- */
+/* body.c: lowers every op of b except its yield and `skip` (may be NULL). */
+void lower_block(lowerer *lw, const tir_block *b, const tir_op *skip);
+void lower_op(lowerer *lw, const tir_op *op);
+void lower_constant(lowerer *lw, const tir_op *op);                      /* values.c */
+void lower_elementwise(lowerer *lw, const tir_op *op);                   /* values.c */
+void lower_extract(lowerer *lw, const tir_op *op);                       /* values.c */
+void lower_load(lowerer *lw, const tir_op *op);                          /* view.c */
+void lower_store(lowerer *lw, const tir_op *op);                         /* view.c */
+void lower_map(lowerer *lw, const tir_op *op);                           /* map.c */
+void lower_loop(lowerer *lw, const tir_op *op);                          /* loops.c */
+void lower_partitioned_reduce(lowerer *lw, const tir_op *op);            /* reduce.c */
+void lower_mma(lowerer *lw, const tir_op *op);                           /* mma.c */
+/* Binds a region's coordinate arguments (loops.c): to given i64 values, or to
+ * the coordinates of a domain ordinal. */
+void lw_bind_coord_values(lowerer *lw, const tir_op *op, xir_value *const *coords);
+void lw_bind_coords(lowerer *lw, const tir_op *op, xir_value *ordinal);
+/* The lowered yield operand `index` of a region body. */
+lv *lw_yielded(lowerer *lw, const tir_op *op, uint32_t index);
+
+#endif

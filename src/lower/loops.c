@@ -1,0 +1,119 @@
+/* loops.c — serial, pipeline and (ordered) reduce: one top-tested counted
+ * loop over the flattened domain, visited in row-major order (fold_right:
+ * ordinal N-1-i; operands stay as written).  `stage` emits nothing.
+ *
+ * Carries: a scalar or small Tile carry is one header PHI per element, so all
+ * carries update simultaneously by construction.  A bounded Tile carry has a
+ * `current` and a `next` array: the initial value is copied into current
+ * before the loop; at the latch every yielded value is first copied into its
+ * next array, then every next into its current (a staged parallel copy:
+ * swaps work); the body and the loop result read current.  A zero-trip loop
+ * never enters the body, so its results are the initial values. */
+#include "lower/internal.h"
+
+void lw_bind_coord_values(lowerer *lw, const tir_op *op, xir_value *const *coords) {
+    for (uint32_t a = 0; a < op->domain->rank; a++) lw_bind(lw, op->body->args[a], lw_scalar(lw, TIR_I64, coords[a]));
+}
+
+void lw_bind_coords(lowerer *lw, const tir_op *op, xir_value *ordinal) {
+    xir_value *coords[PLAN_MAX_RANK];
+    lw_decode(lw, op->domain, ordinal, coords);
+    lw_bind_coord_values(lw, op, coords);
+}
+
+lv *lw_yielded(lowerer *lw, const tir_op *op, uint32_t index) {
+    const tir_op *yield = op->body->last;
+    if (!yield || yield->kind != TIR_OP_YIELD || index >= yield->operand_count) {
+        lw_internal(lw, "the body of '%s' op #%u has no yield operand %u", tir_op_kind_name(op->kind), op->id, index);
+        return NULL;
+    }
+    return lw_lookup(lw, yield->operands[index]->value);
+}
+
+typedef struct {
+    const plan_value *plan; /* of the carry argument */
+    const tir_space *space; /* Tiles */
+    xir_value *current, *next; /* buffered */
+    xir_inst **phis;           /* otherwise: one per element */
+    xir_value **latch;         /* PHI values at the back edge */
+} carry;
+
+/* A record reading the carry's state: current, or the PHIs. */
+static lv *carry_record(lowerer *lw, const carry *c) {
+    const plan_value *p = c->plan;
+    if (p->form == PLAN_FORM_ARRAY) return lw_array_over(lw, p->elem, p->count, c->current);
+    if (p->form == PLAN_FORM_SCALAR) return lw_scalar(lw, p->elem, c->phis[0] ? &c->phis[0]->value : NULL);
+    lv *rec = lw_ssa(lw, p->elem, p->count);
+    for (uint64_t k = 0; rec && k < p->count; k++) rec->elems[k] = c->phis[k] ? &c->phis[k]->value : NULL;
+    return rec;
+}
+
+void lower_loop(lowerer *lw, const tir_op *op) {
+    const plan_op *po = plan_op_of(lw->plan, op);
+    if (po->partitioned) {
+        lower_partitioned_reduce(lw, op);
+        return;
+    }
+    uint32_t rank = op->domain->rank, n = op->result_count;
+    int64_t trips = (int64_t)po->count;
+    carry *carries = lw_alloc(lw, sizeof *carries * (n ? n : 1));
+    if (!carries) return;
+    lw->counters.ordered_loops++;
+    for (uint32_t j = 0; j < n; j++) {
+        const tir_value *arg = op->body->args[rank + j];
+        carry *c = &carries[j];
+        c->plan = plan_value_of(lw->plan, arg);
+        c->space = arg->type->kind == TIR_TYPE_TILE ? arg->type->space : NULL;
+        lv *init = lw_lookup(lw, op->operands[j]->value);
+        if (!init) return;
+        if (c->plan->form == PLAN_FORM_ARRAY) {
+            c->current = lw_alloca(lw, c->plan->elem, c->plan->count);
+            c->next = lw_alloca(lw, c->plan->elem, c->plan->count);
+            lw_copy(lw, c->space, true, c->current, init);
+            lw->counters.buffered_carries++;
+        } else {
+            c->phis = lw_alloc(lw, sizeof *c->phis * c->plan->count);
+            c->latch = lw_alloc(lw, sizeof *c->latch * c->plan->count);
+            if (!c->phis || !c->latch) return;
+        }
+    }
+    lw_loop L;
+    lw_loop_begin(lw, &L, 0, trips, 1);
+    for (uint32_t j = 0; j < n; j++) {
+        carry *c = &carries[j];
+        if (c->plan->form == PLAN_FORM_ARRAY) continue;
+        lv *init = lw_lookup(lw, op->operands[j]->value);
+        xir_type *type = xir_type_scalar(lw->m, c->plan->elem);
+        for (uint64_t k = 0; init && k < c->plan->count; k++)
+            c->phis[k] = lw_loop_phi(lw, &L, type, lw_read(lw, init, lw_i64(lw, (int64_t)k)));
+        lw->counters.phi_carries++;
+    }
+    if (!lw_ok(lw)) return;
+    xir_value *i = &L.index->value;
+    bool reverse = op->kind == TIR_OP_REDUCE && op->policy == TIR_REDUCE_FOLD_RIGHT;
+    lw_bind_coords(lw, op, reverse ? lw_arith(lw, XIR_OP_SUB, lw_i64(lw, trips - 1), i, NULL) : i);
+    for (uint32_t j = 0; j < n; j++) lw_bind(lw, op->body->args[rank + j], carry_record(lw, &carries[j]));
+    lower_block(lw, op->body, NULL);
+    /* The back edge: PHI values first, then the staged copy of large carries. */
+    for (uint32_t j = 0; j < n; j++) {
+        carry *c = &carries[j];
+        lv *y = lw_yielded(lw, op, j);
+        if (!y) return;
+        if (c->plan->form == PLAN_FORM_ARRAY) lw_copy(lw, c->space, true, c->next, y);
+        else
+            for (uint64_t k = 0; k < c->plan->count; k++) c->latch[k] = lw_read(lw, y, lw_i64(lw, (int64_t)k));
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        carry *c = &carries[j];
+        if (c->plan->form != PLAN_FORM_ARRAY) continue;
+        lv *staged = carry_record(lw, &(carry){.plan = c->plan, .current = c->next});
+        lw_copy(lw, c->space, true, c->current, staged);
+    }
+    lw_loop_end(lw, &L, 1);
+    for (uint32_t j = 0; j < n; j++) {
+        carry *c = &carries[j];
+        if (c->plan->form != PLAN_FORM_ARRAY)
+            for (uint64_t k = 0; k < c->plan->count; k++) lw_phi_add(lw, c->phis[k], c->latch[k], L.latch);
+        lw_bind(lw, op->results[j], carry_record(lw, c));
+    }
+}

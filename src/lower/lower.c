@@ -1,0 +1,238 @@
+/* lower.c — the lowering driver.  lower_kernel reads as the pipeline:
+ *
+ *   admit → validate options → map root → representation plan + static
+ *   resources (budget) → emit (arguments, root values, root program) →
+ *   check emitted storage against the plan → cleanup (verify, fold, DCE,
+ *   CFG simplification, verify) → result metadata
+ *
+ * The TileIR kernel is only read.  On any failure the partial module is
+ * destroyed and `out` stays empty. */
+#include "lower/internal.h"
+#include "xir/passes.h"
+
+#include <string.h>
+
+lower_options lower_options_default(void) {
+    return (lower_options){
+        .block_size = 64,
+        .packet_width = 8,
+        .root_axis_order = NULL,
+        .root_axis_order_len = 0,
+        .max_expanded_values = 262144,
+        .max_local_bytes = 256 * 1024,
+        .max_unrolled_tile_elements = 64,
+        .max_unrolled_region_work = 4096,
+        .reduction_partitions = 4,
+        .max_recipe_depth = 64,
+    };
+}
+
+static tilec_status check_options(tilec_context *ctx, const lower_options *o) {
+    uint32_t w = o->packet_width;
+    if (w != 1 && w != 2 && w != 4 && w != 8 && w != 16)
+        return tilec_error(ctx, TILEC_E_ARG, "LOWER-O02", tilec_no_loc(), "packet width %u is not one of 1, 2, 4, 8, 16", w);
+    if (o->block_size < 1 || o->block_size > 1024 || o->block_size % w)
+        return tilec_error(ctx, TILEC_E_ARG, "LOWER-O01", tilec_no_loc(),
+                           "block width %u is invalid: it must be in 1..1024 and a multiple of the packet width %u",
+                           o->block_size, w);
+    if (o->reduction_partitions < 1 || o->reduction_partitions > 16)
+        return tilec_error(ctx, TILEC_E_ARG, "LOWER-O04", tilec_no_loc(), "reduction_partitions %u is outside 1..16",
+                           o->reduction_partitions);
+    return TILEC_OK;
+}
+
+/* The root program: coordinates decoded from dispatch_id in π order (u32
+ * div/mod by static extents), widened to Index with interval [0, extent-1]. */
+static void lower_root(lowerer *lw, const tir_op *root, const plan_root_map *map) {
+    xir_value *j = xir_special_value(lw->m, XIR_SPECIAL_DISPATCH_ID), *coords[PLAN_MAX_RANK];
+    for (uint32_t t = 0; t < map->rank; t++) {
+        const plan_root_digit *d = &map->digits[t];
+        if (d->extent == 1) {
+            coords[d->axis] = lw_i64(lw, 0);
+            continue;
+        }
+        xir_value *q = d->divisor == 1 ? j : lw_arith(lw, XIR_OP_DIV, j, xir_const_uint(lw->m, TIR_U32, d->divisor), NULL);
+        if (d->needs_mod) q = lw_arith(lw, XIR_OP_MOD, q, xir_const_uint(lw->m, TIR_U32, d->extent), NULL);
+        coords[d->axis] = lw_cast(lw, q, TIR_I64);
+        lw_set_range(lw, coords[d->axis], 0, (int64_t)d->extent - 1);
+    }
+    lw_bind_coord_values(lw, root, coords);
+    lower_block(lw, root->body, NULL);
+}
+
+/* Module, kernel, one buffer argument per view parameter, then the root
+ * block's values and the root program. */
+static void emit(lowerer *lw, const plan_root_map *map) {
+    const tir_block *body = lw->tf->body;
+    if (!(lw->m = xir_module_create(lw->ctx))) {
+        lw->status = TILEC_E_NOMEM;
+        return;
+    }
+    lw->b.module = lw->m;
+    if (!(lw->f = lw->b.func = xir_func_new(lw->m, lw->tf->name))) {
+        lw->status = TILEC_E_NOMEM; /* reported by the module (XIR-M01) */
+        return;
+    }
+    lw->f->block_size = lw->opt->block_size;
+    for (uint32_t i = 0; i < body->arg_count; i++) {
+        const tir_value *p = body->args[i];
+        lw->buffers[i] = xir_func_add_buffer(lw->f, p->name, p->type->elem);
+    }
+    lw->entry = xir_block_new(lw->f, "entry");
+    xir_block *code = xir_block_new(lw->f, "body");
+    if (!lw_ok(lw)) return;
+    xir_builder_at_end(&lw->b, code);
+    for (const tir_op *op = body->first; op && lw_ok(lw); op = op->next) {
+        if (op->kind == TIR_OP_PARALLEL) lower_root(lw, op, map);
+        else lower_op(lw, op);
+    }
+    if (!lw_ok(lw)) return;
+    xir_build_ret(&lw->b);
+    xir_builder_at_end(&lw->b, lw->entry);
+    xir_build_br(&lw->b, code);
+    (void)lw_ok(lw); /* a failure of the last instructions becomes the status */
+}
+
+/* The storage the emitted XIR really allocates must be what the plan said. */
+static void check_storage(lowerer *lw, const plan_resources *planned) {
+    uint64_t count = 0, bytes = 0;
+    for (xir_block *b = lw->f->first; b; b = b->next)
+        for (xir_inst *i = b->first; i; i = i->next)
+            if (i->kind == XIR_INST_ALLOCA) {
+                count++;
+                bytes += i->alloca_type->count * tir_scalar_size(i->alloca_type->scalar);
+            }
+    if (count != planned->snapshot_allocations || bytes != planned->snapshot_bytes_per_worker)
+        lw_fail(lw, TILEC_E_VERIFY, "LOWER-I02",
+                "internal error: emitted %llu private arrays of %llu bytes, but the static analysis planned %llu of "
+                "%llu bytes",
+                (unsigned long long)count, (unsigned long long)bytes,
+                (unsigned long long)planned->snapshot_allocations, (unsigned long long)planned->snapshot_bytes_per_worker);
+}
+
+/* The XIR cleanup passes; they verify the module before and after, so a
+ * lowering bug that breaks an XIR rule is reported here. */
+static void cleanup(lowerer *lw) {
+    tilec_status st = xir_cleanup(lw->ctx, lw->m);
+    if (st == TILEC_E_VERIFY)
+        lw_fail(lw, st, "LOWER-I03", "internal error: the emitted XIR does not verify (diagnostics above)");
+    else if (st && !lw->status)
+        lw->status = st; /* out of memory, reported by the module (XIR-M01) */
+}
+
+static void collect_usage(const tir_block *b, lower_arg *args) {
+    for (const tir_op *op = b->first; op; op = op->next) {
+        if (op->kind == TIR_OP_VIEW_LOAD) args[op->operands[0]->value->index].usage |= LOWER_USAGE_READ;
+        if (op->kind == TIR_OP_VIEW_STORE) args[op->operands[0]->value->index].usage |= LOWER_USAGE_WRITE;
+        if (op->body) collect_usage(op->body, args);
+    }
+}
+
+static void describe(lowerer *lw, const plan_root_map *map, lower_result *out) {
+    strbuf s;
+    strbuf_init(&s, lw->ctx);
+    strbuf_printf(&s, "plan=fixed; local_lanes=1; block=%u; width=%u; root_order=[", out->block_size, out->packet_width);
+    for (uint32_t t = 0; t < map->rank; t++) strbuf_printf(&s, "%s%u", t ? "," : "", map->order[t]);
+    strbuf_printf(&s,
+                  "]; dispatch_size=%u; required_packet_width=0; static_snapshot_bytes_per_worker=%llu; "
+                  "static_snapshot_allocations=%llu; snapshot_budget=%llu; max_unrolled_tile_elements=%u; "
+                  "max_unrolled_region_work=%llu; unordered_reduction_partitions=%u; max_recipe_depth=%u; ",
+                  out->dispatch_size, (unsigned long long)out->resources.snapshot_bytes_per_worker,
+                  (unsigned long long)out->resources.snapshot_allocations, (unsigned long long)lw->opt->max_local_bytes,
+                  lw->opt->max_unrolled_tile_elements, (unsigned long long)lw->opt->max_unrolled_region_work,
+                  lw->opt->reduction_partitions, lw->opt->max_recipe_depth);
+#define X(name) strbuf_printf(&s, #name "=%llu; ", (unsigned long long)out->counters.name);
+    LOWER_COUNTERS(X)
+#undef X
+    if (s.failed || !(out->realization = arena_strdup(&lw->m->arena, strbuf_cstr(&s))))
+        lw_fail(lw, TILEC_E_NOMEM, "LOWER-M01", "out of memory describing the realization");
+    strbuf_free(&s);
+}
+
+static void fill_result(lowerer *lw, const plan_root_map *map, const plan_resources *res, lower_result *out) {
+    const tir_block *body = lw->tf->body;
+    out->arg_count = body->arg_count;
+    out->args = arena_alloc(&lw->m->arena, sizeof *out->args * (body->arg_count ? body->arg_count : 1));
+    if (!out->args) {
+        lw_fail(lw, TILEC_E_NOMEM, "LOWER-M01", "out of memory describing the arguments");
+        return;
+    }
+    for (uint32_t i = 0; i < body->arg_count; i++) {
+        const tir_value *p = body->args[i];
+        uint64_t volume;
+        tir_space_volume(p->type->space, &volume); /* admitted: fits */
+        out->args[i] = (lower_arg){p->name, p->type->elem, volume * tir_scalar_size(p->type->elem), 0};
+    }
+    collect_usage(body, out->args);
+    out->dispatch_size = (uint32_t)map->volume;
+    out->block_size = lw->opt->block_size;
+    out->packet_width = lw->opt->packet_width;
+    out->required_packet_width = 0;
+    out->resources = *res;
+    out->counters = lw->counters;
+    out->counters.xir_instructions = lw->f->next_value_id - lw->f->args.len;
+    describe(lw, map, out);
+}
+
+tilec_status lower_kernel(tilec_context *ctx, const tir_func *f, const lower_options *options, lower_result *out) {
+    if (!ctx || !out) return TILEC_E_ARG;
+    memset(out, 0, sizeof *out);
+    lower_options defaults = lower_options_default();
+    const lower_options *o = options ? options : &defaults;
+
+    plan_admission admission;
+    tilec_status st = plan_admit(ctx, f, &admission);
+    if (!st) st = check_options(ctx, o);
+    plan_root_map map;
+    if (!st) st = plan_root_map_make(ctx, admission.domain, o->root_axis_order, o->root_axis_order_len, &map);
+    if (st) return st;
+
+    plan_repr_options ro = {o->max_unrolled_tile_elements, o->max_unrolled_region_work, o->reduction_partitions,
+                            o->max_recipe_depth};
+    plan_repr repr;
+    if ((st = plan_represent(ctx, f, &admission, &ro, &repr))) return st;
+    plan_resources res;
+    st = plan_resources_of(&repr, &res);
+    if (!st && res.snapshot_bytes_per_worker > o->max_local_bytes)
+        st = tilec_error(ctx, TILEC_E_BUDGET, "LOWER-B02", tilec_no_loc(),
+                         "snapshot storage budget: kernel '@%s' needs %llu bytes of private snapshots per worker "
+                         "(%llu arrays), which exceeds max_local_bytes %llu",
+                         f->name, (unsigned long long)res.snapshot_bytes_per_worker,
+                         (unsigned long long)res.snapshot_allocations, (unsigned long long)o->max_local_bytes);
+    if (st) {
+        plan_repr_free(&repr);
+        return st;
+    }
+
+    lowerer lw = {.ctx = ctx, .tf = f, .opt = o, .plan = &repr};
+    arena_init(&lw.arena, ctx);
+    lw.vals = tilec_alloc(ctx, sizeof *lw.vals * (f->next_value_id ? f->next_value_id : 1));
+    lw.buffers = tilec_alloc(ctx, sizeof *lw.buffers * (f->body->arg_count ? f->body->arg_count : 1));
+    if (!lw.vals || !lw.buffers)
+        lw.status = tilec_error(ctx, TILEC_E_NOMEM, "LOWER-M01", tilec_no_loc(), "out of memory lowering kernel '@%s'", f->name);
+    else emit(&lw, &map);
+    if (!lw.status) check_storage(&lw, &res);
+    if (!lw.status) cleanup(&lw);
+    if (!lw.status) fill_result(&lw, &map, &res, out);
+
+    st = lw.status;
+    tilec_free(ctx, lw.vals);
+    tilec_free(ctx, lw.buffers);
+    VEC_FREE(ctx, &lw.ranges);
+    arena_destroy(&lw.arena);
+    plan_repr_free(&repr);
+    if (st) {
+        xir_module_destroy(lw.m);
+        memset(out, 0, sizeof *out);
+        return st;
+    }
+    out->module = lw.m;
+    out->kernel = lw.f;
+    return TILEC_OK;
+}
+
+void lower_result_free(lower_result *r) {
+    if (!r) return;
+    xir_module_destroy(r->module);
+    memset(r, 0, sizeof *r);
+}

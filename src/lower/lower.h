@@ -1,0 +1,69 @@
+/* lower.h — TileIR → XIR lowering for the default realization (local_lanes =
+ * 1: one complete root program per lane) with a fixed plan (root order, block
+ * size B, packet width W).  docs/lowering.md describes the realization.
+ *
+ * The TileIR kernel is borrowed and left unchanged (it can be lowered again);
+ * the result owns its XIR module.  Errors are values: a failed lowering
+ * returns a status, appends diagnostics (LOWER-A.. admission, LOWER-O..
+ * options, LOWER-B.. budgets, LOWER-I.. internal invariants) and leaves
+ * `out` empty. */
+#ifndef TILEC_LOWER_LOWER_H
+#define TILEC_LOWER_LOWER_H
+
+#include "plan/resources.h"
+#include "xir/xir.h"
+
+typedef struct {
+    uint32_t block_size;             /* B: logical workers per runtime block (64); 1..1024, a multiple of W */
+    uint32_t packet_width;           /* W: 1, 2, 4, 8 or 16 (8) */
+    const uint32_t *root_axis_order; /* π, outer → inner; a complete permutation */
+    size_t root_axis_order_len;      /* 0 = identity */
+    uint64_t max_expanded_values;    /* emitted XIR instructions (262144) */
+    uint64_t max_local_bytes;        /* static snapshot bytes per worker (256 KiB) */
+    uint32_t max_unrolled_tile_elements; /* 64; 0 = no bound (fully expanded) */
+    uint64_t max_unrolled_region_work;   /* 4096; 0 = no region bound */
+    uint32_t reduction_partitions;       /* 4; 1..16 */
+    uint32_t max_recipe_depth;           /* 64; 0 = no deferred recipes */
+} lower_options;
+
+lower_options lower_options_default(void);
+
+typedef enum { LOWER_USAGE_READ = 1u, LOWER_USAGE_WRITE = 2u } lower_usage;
+
+typedef struct {
+    const char *name;   /* the TileIR parameter's name (without '%') */
+    tir_scalar elem;
+    uint64_t min_bytes; /* view volume × element size */
+    unsigned usage;     /* LOWER_USAGE_* bits from the kernel's loads and stores */
+} lower_arg;
+
+/* Static construction counts (never dynamic transactions): X(name). */
+#define LOWER_COUNTERS(X) \
+    X(guards_removed) X(guards_kept) X(indexable_snapshots) X(deferred_expressions) X(runtime_traversals) \
+    X(unrolled_maps) X(runtime_maps) X(ordered_loops) X(phi_carries) X(buffered_carries) X(partial_reductions) \
+    X(rolled_mmas) X(xir_instructions)
+
+typedef struct {
+#define X(name) uint64_t name;
+    LOWER_COUNTERS(X)
+#undef X
+} lower_counters;
+
+typedef struct {
+    xir_module *module; /* owned */
+    xir_func *kernel;   /* in module: buffer args in TileIR parameter order */
+    lower_arg *args;    /* [arg_count], owned by the module */
+    size_t arg_count;
+    uint32_t dispatch_size;         /* root parallel volume */
+    uint32_t block_size;            /* B (also kernel->block_size) */
+    uint32_t packet_width;          /* W the plan was made for */
+    uint32_t required_packet_width; /* 0: any W (local_lanes = 1) */
+    plan_resources resources;       /* static snapshot demand, equal to the emitted allocas */
+    lower_counters counters;
+    const char *realization; /* "key=value; ..." owned by the module */
+} lower_result;
+
+tilec_status lower_kernel(tilec_context *ctx, const tir_func *f, const lower_options *options, lower_result *out);
+void lower_result_free(lower_result *r);
+
+#endif

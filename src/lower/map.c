@@ -1,0 +1,36 @@
+/* map.c — map: the body is emitted once per element with constant
+ * coordinates (an SSA Tile) for small domains, or once inside a runtime loop
+ * that stores each yielded scalar into a private array when the domain is
+ * bounded or its potential nested work exceeds max_unrolled_region_work (the
+ * plan decides; see represent.h).  The yielded scalar is converted to the
+ * map's element type (an Index yield). */
+#include "lower/internal.h"
+
+typedef struct {
+    const tir_op *op;
+    lv *out;
+} map_job;
+
+static void visit_map(lowerer *lw, void *user, xir_value *flat, xir_value *const *coords) {
+    map_job *j = user;
+    lw_bind_coord_values(lw, j->op, coords);
+    lower_block(lw, j->op->body, NULL);
+    lv *y = lw_yielded(lw, j->op, 0);
+    if (!y) return;
+    xir_value *v = lw_cast(lw, y->value, j->out->elem);
+    int64_t k;
+    if (j->out->form == LV_ARRAY) lw_array_write(lw, j->out->array, flat, v);
+    else if (lw_const_int(flat, &k)) j->out->elems[k] = v;
+}
+
+void lower_map(lowerer *lw, const tir_op *op) {
+    const tir_value *res = op->results[0];
+    const plan_value *pv = plan_value_of(lw->plan, res);
+    bool runtime = plan_op_of(lw->plan, op)->runtime;
+    map_job job = {op, runtime ? lw_array(lw, pv->elem, pv->count) : lw_ssa(lw, pv->elem, pv->count)};
+    if (!job.out) return;
+    if (runtime) lw->counters.runtime_maps++;
+    else lw->counters.unrolled_maps++;
+    lw_traverse(lw, op->domain, runtime, visit_map, &job);
+    lw_bind(lw, res, job.out);
+}

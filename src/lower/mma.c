@@ -1,0 +1,148 @@
+/* mma.c — mma a, b, c as the ordered multiply-add fold the reference
+ * interpreter defines: for each output element o of c's space,
+ *   acc = c[o];  for k over the contracted dims (a's axes absent from c, in
+ *   a's axis order, row-major):  acc = acc + cast(a[o,k]) · cast(b[o,k])
+ * with a separate multiply and add (no FMA) in c's element type.  Outputs are
+ * unrolled (SSA) or one runtime loop into an array (bounded outputs); the
+ * contraction is unrolled or a runtime loop (bounded contraction) carrying
+ * one accumulator PHI per output in flight, which keeps every output's order. */
+#include "lower/internal.h"
+
+typedef struct {
+    const tir_op *op;
+    lv *a, *b, *c, *out;
+    const tir_space *sa, *sb, *sc;
+    uint32_t k_rank;
+    uint64_t k_extent[PLAN_MAX_RANK];
+    const tir_dim *k_dim[PLAN_MAX_RANK];
+    uint64_t k_count;
+    bool k_runtime;
+} mma_job;
+
+/* Flat index into an operand over `s` from output and contraction coordinates. */
+static xir_value *operand_flat(lowerer *lw, const mma_job *j, const tir_space *s, xir_value *const *oc,
+                               xir_value *const *kc) {
+    xir_value *flat = lw_i64(lw, 0);
+    uint64_t stride = 1;
+    for (uint32_t i = s->rank; i-- > 0;) {
+        const tir_dim *d = s->axes[i].dim;
+        xir_value *coord = NULL;
+        int axis = tir_space_find(j->sc, s->axes[i].dim);
+        if (axis >= 0) coord = oc[axis];
+        for (uint32_t t = 0; !coord && t < j->k_rank; t++)
+            if (j->k_dim[t] == d) coord = kc[t];
+        if (!coord) {
+            lw_internal(lw, "mma dimension '%s' is neither an output nor a contracted dimension", d->label);
+            return NULL;
+        }
+        if (s->axes[i].extent != 1)
+            flat = lw_arith(lw, XIR_OP_ADD, flat, lw_arith(lw, XIR_OP_MUL, coord, lw_i64(lw, (int64_t)stride), NULL), NULL);
+        stride *= s->axes[i].extent;
+    }
+    return flat;
+}
+
+static xir_value *term(lowerer *lw, const mma_job *j, xir_value *const *oc, xir_value *const *kc) {
+    xir_value *x = lw_cast(lw, lw_read(lw, j->a, operand_flat(lw, j, j->sa, oc, kc)), j->out->elem);
+    xir_value *y = lw_cast(lw, lw_read(lw, j->b, operand_flat(lw, j, j->sb, oc, kc)), j->out->elem);
+    return lw_arith(lw, XIR_OP_MUL, x, y, NULL);
+}
+
+/* Constant contraction coordinates of step `kk`. */
+static void k_coords(lowerer *lw, const mma_job *j, uint64_t kk, xir_value **kc) {
+    for (uint32_t t = j->k_rank; t-- > 0;) {
+        kc[t] = lw_i64(lw, (int64_t)(kk % j->k_extent[t]));
+        kk /= j->k_extent[t];
+    }
+}
+
+/* acc folded over the whole contraction, unrolled. */
+static xir_value *fold_unrolled(lowerer *lw, const mma_job *j, xir_value *acc, xir_value *const *oc) {
+    xir_value *kc[PLAN_MAX_RANK];
+    for (uint64_t kk = 0; kk < j->k_count && lw_ok(lw); kk++) {
+        k_coords(lw, j, kk, kc);
+        acc = lw_arith(lw, XIR_OP_ADD, acc, term(lw, j, oc, kc), NULL);
+    }
+    return acc;
+}
+
+/* The contraction as one runtime loop over k for the outputs oc[0..n): each
+ * accumulator is a header PHI; acc[] holds the results after the loop. */
+static void fold_runtime(lowerer *lw, const mma_job *j, size_t n, xir_value *const *const *oc, xir_value **acc) {
+    xir_inst **phis = lw_alloc(lw, sizeof *phis * n);
+    xir_value **next = lw_alloc(lw, sizeof *next * n);
+    if (!phis || !next) return;
+    lw_loop L;
+    lw_loop_begin(lw, &L, 0, (int64_t)j->k_count, 1);
+    xir_type *type = xir_type_scalar(lw->m, j->out->elem);
+    for (size_t o = 0; o < n; o++) phis[o] = lw_loop_phi(lw, &L, type, acc[o]);
+    if (!lw_ok(lw)) return;
+    xir_value *kc[PLAN_MAX_RANK];
+    lw_decode_extents(lw, j->k_rank, j->k_extent, &L.index->value, kc);
+    for (size_t o = 0; o < n && lw_ok(lw); o++) next[o] = lw_arith(lw, XIR_OP_ADD, &phis[o]->value, term(lw, j, oc[o], kc), NULL);
+    lw_loop_end(lw, &L, 1);
+    for (size_t o = 0; o < n; o++) {
+        lw_phi_add(lw, phis[o], next[o], L.latch);
+        acc[o] = phis[o] ? &phis[o]->value : NULL;
+    }
+}
+
+/* Bounded outputs: one runtime loop over the outputs into the array. */
+static void visit_output(lowerer *lw, void *user, xir_value *flat, xir_value *const *oc) {
+    mma_job *j = user;
+    xir_value *acc = lw_read(lw, j->c, flat);
+    if (j->k_runtime) fold_runtime(lw, j, 1, &oc, &acc);
+    else acc = fold_unrolled(lw, j, acc, oc);
+    lw_array_write(lw, j->out->array, flat, acc);
+}
+
+/* Small outputs: every output element is an SSA value. */
+static void unrolled_outputs(lowerer *lw, mma_job *j) {
+    uint64_t n = j->out->count;
+    uint32_t rank = j->sc->rank;
+    xir_value **coords = lw_alloc(lw, sizeof *coords * (n * rank + 1));
+    xir_value ***oc = lw_alloc(lw, sizeof *oc * (n + 1));
+    if (!coords || !oc) return;
+    uint64_t idx[PLAN_MAX_RANK] = {0};
+    for (uint64_t o = 0; o < n; o++) {
+        oc[o] = coords + o * rank;
+        for (uint32_t a = 0; a < rank; a++) oc[o][a] = lw_i64(lw, (int64_t)idx[a]);
+        for (uint32_t a = rank; a-- > 0;) {
+            if (++idx[a] < j->sc->axes[a].extent) break;
+            idx[a] = 0;
+        }
+        j->out->elems[o] = lw_read(lw, j->c, lw_i64(lw, (int64_t)o));
+    }
+    if (j->k_runtime) {
+        fold_runtime(lw, j, n, (xir_value *const *const *)oc, j->out->elems);
+        return;
+    }
+    for (uint64_t o = 0; o < n && lw_ok(lw); o++) j->out->elems[o] = fold_unrolled(lw, j, j->out->elems[o], oc[o]);
+}
+
+void lower_mma(lowerer *lw, const tir_op *op) {
+    const plan_op *po = plan_op_of(lw->plan, op);
+    const tir_value *res = op->results[0];
+    const plan_value *pv = plan_value_of(lw->plan, res);
+    mma_job j = {.op = op, .k_count = po->contraction, .k_runtime = po->contraction_runtime};
+    if (!(j.a = lw_lookup(lw, op->operands[0]->value)) || !(j.b = lw_lookup(lw, op->operands[1]->value)) ||
+        !(j.c = lw_lookup(lw, op->operands[2]->value)))
+        return;
+    j.sa = op->operands[0]->value->type->space;
+    j.sb = op->operands[1]->value->type->space;
+    j.sc = op->operands[2]->value->type->space;
+    for (uint32_t i = 0; i < j.sa->rank; i++)
+        if (tir_space_find(j.sc, j.sa->axes[i].dim) < 0) {
+            j.k_dim[j.k_rank] = j.sa->axes[i].dim;
+            j.k_extent[j.k_rank++] = j.sa->axes[i].extent;
+        }
+    if (j.k_runtime) lw->counters.rolled_mmas++;
+    if (po->runtime) {
+        if (!(j.out = lw_array(lw, pv->elem, pv->count))) return;
+        lw_traverse(lw, j.sc, true, visit_output, &j);
+    } else {
+        if (!(j.out = lw_ssa(lw, pv->elem, pv->count))) return;
+        unrolled_outputs(lw, &j);
+    }
+    lw_bind(lw, res, j.out);
+}

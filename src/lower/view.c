@@ -1,0 +1,186 @@
+/* view.c — loads and stores through kernel parameters.
+ *
+ * Address of tile element e at origin o: the row-major flat index over the
+ * view's static extents of o + e, as u64 (base Σ o_i·stride_i once, plus
+ * Σ e_i·stride_i per element; wrapping arithmetic is exact for every
+ * in-bounds element).  bounds=zero guards each axis (0 <= o_i + e_i < E_i,
+ * signed i64, see bounds.c) unless proven; the buffer read happens only in
+ * the valid branch of a diamond whose PHI joins it with the fill, a store
+ * sits in a guarded triangle.  bounds=assume emits no guard.  A masked scalar
+ * load is a diamond on its predicate. */
+#include "lower/internal.h"
+
+typedef struct {
+    const tir_op *op;
+    xir_value *buffer;
+    const tir_space *view;
+    xir_value *origin[PLAN_MAX_RANK];
+    bool guard_axis[PLAN_MAX_RANK]; /* the axis needs a guard */
+    xir_value **cache[PLAN_MAX_RANK]; /* unrolled: per (axis, coordinate) guard */
+    xir_value *base;                /* u64 Σ origin·stride */
+    xir_value *fill;                /* loads */
+    lv *tile;                       /* load: the result; store: the stored value */
+} access;
+
+static uint64_t view_stride(const tir_space *v, uint32_t axis) {
+    uint64_t s = 1;
+    for (uint32_t i = axis + 1; i < v->rank; i++) s *= v->axes[i].extent;
+    return s;
+}
+
+static xir_value *buffer_of(lowerer *lw, const tir_value *view) { return lw->buffers[view->index]; }
+
+/* Origins, base address and which axes keep a guard. */
+static bool prepare(lowerer *lw, access *acc, const tir_op *op, bool runtime) {
+    acc->op = op;
+    acc->view = op->operands[0]->value->type->space;
+    acc->buffer = buffer_of(lw, op->operands[0]->value);
+    xir_value *base = lw_i64(lw, 0);
+    for (uint32_t a = 0; a < acc->view->rank; a++) {
+        const tir_value *o = op->operands[1 + a]->value;
+        lv *rec = lw_lookup(lw, o);
+        if (!rec) return false;
+        acc->origin[a] = lw_to_i64(lw, rec->value, tir_value_elem(o));
+        base = lw_arith(lw, XIR_OP_ADD, base,
+                        lw_arith(lw, XIR_OP_MUL, acc->origin[a], lw_i64(lw, (int64_t)view_stride(acc->view, a)), NULL),
+                        NULL);
+        uint64_t n = op->domain->axes[a].extent;
+        acc->guard_axis[a] = op->bounds == TIR_BOUNDS_ZERO && !lw_axis_proven(lw, acc->origin[a], n, acc->view->axes[a].extent);
+        if (op->bounds == TIR_BOUNDS_ZERO) {
+            if (acc->guard_axis[a]) lw->counters.guards_kept++;
+            else lw->counters.guards_removed++;
+        }
+        acc->cache[a] = NULL;
+        if (acc->guard_axis[a] && !runtime && !(acc->cache[a] = lw_alloc(lw, sizeof(xir_value *) * n))) return false;
+    }
+    acc->base = lw_cast(lw, base, TIR_U64);
+    return lw_ok(lw);
+}
+
+/* The guard of one element (NULL: always in bounds) and its u64 address. */
+static xir_value *element(lowerer *lw, access *acc, xir_value *const *coords, xir_value **address) {
+    xir_value *cond = NULL, *offset = lw_i64(lw, 0);
+    for (uint32_t a = 0; a < acc->view->rank; a++) {
+        offset = lw_arith(lw, XIR_OP_ADD, offset,
+                          lw_arith(lw, XIR_OP_MUL, coords[a], lw_i64(lw, (int64_t)view_stride(acc->view, a)), NULL), NULL);
+        if (!acc->guard_axis[a]) continue;
+        xir_value *g;
+        int64_t e;
+        if (acc->cache[a] && lw_const_int(coords[a], &e)) {
+            if (!acc->cache[a][e]) acc->cache[a][e] = lw_axis_guard(lw, acc->origin[a], coords[a], acc->view->axes[a].extent);
+            g = acc->cache[a][e];
+        } else {
+            g = lw_axis_guard(lw, acc->origin[a], coords[a], acc->view->axes[a].extent);
+        }
+        if (g) cond = cond ? lw_arith(lw, XIR_OP_AND, cond, g, NULL) : g;
+    }
+    *address = lw_arith(lw, XIR_OP_ADD, acc->base, lw_cast(lw, offset, TIR_U64), NULL);
+    return cond;
+}
+
+static void visit_load(lowerer *lw, void *user, xir_value *flat, xir_value *const *coords) {
+    access *acc = user;
+    xir_value *address, *v;
+    xir_value *cond = element(lw, acc, coords, &address);
+    if (cond) {
+        lw_if d;
+        lw_if_begin(lw, &d, cond);
+        xir_value *read = xir_build_buffer_read(&lw->b, acc->buffer, address);
+        lw_if_end(lw, &d);
+        v = lw_if_phi(lw, &d, read, acc->fill);
+    } else {
+        v = lw_ok(lw) ? xir_build_buffer_read(&lw->b, acc->buffer, address) : NULL;
+    }
+    int64_t k;
+    if (acc->tile->form == LV_ARRAY) lw_array_write(lw, acc->tile->array, flat, v);
+    else if (lw_const_int(flat, &k)) acc->tile->elems[k] = v;
+}
+
+static void visit_store(lowerer *lw, void *user, xir_value *flat, xir_value *const *coords) {
+    access *acc = user;
+    xir_value *address, *v = lw_read(lw, acc->tile, flat);
+    xir_value *cond = element(lw, acc, coords, &address);
+    if (!lw_ok(lw)) return;
+    if (cond) {
+        lw_if d;
+        lw_if_begin(lw, &d, cond);
+        if (lw_ok(lw)) xir_build_buffer_write(&lw->b, acc->buffer, address, v);
+        lw_if_end(lw, &d);
+    } else {
+        xir_build_buffer_write(&lw->b, acc->buffer, address, v);
+    }
+}
+
+/* The u64 address of a scalar access (indices are not guarded). */
+static xir_value *scalar_address(lowerer *lw, const tir_op *op) {
+    const tir_space *view = op->operands[0]->value->type->space;
+    xir_value *flat = lw_i64(lw, 0);
+    for (uint32_t a = 0; a < view->rank; a++) {
+        const tir_value *idx = op->operands[1 + a]->value;
+        lv *rec = lw_lookup(lw, idx);
+        if (!rec) return NULL;
+        xir_value *c = lw_to_i64(lw, rec->value, tir_value_elem(idx));
+        flat = lw_arith(lw, XIR_OP_ADD, flat, lw_arith(lw, XIR_OP_MUL, c, lw_i64(lw, (int64_t)view_stride(view, a)), NULL), NULL);
+    }
+    return lw_cast(lw, flat, TIR_U64);
+}
+
+static void lower_scalar_load(lowerer *lw, const tir_op *op) {
+    const tir_value *view = op->operands[0]->value, *res = op->results[0];
+    uint32_t rank = view->type->space->rank;
+    xir_value *buffer = buffer_of(lw, view), *v;
+    if (op->masked) {
+        lv *pred = lw_lookup(lw, op->operands[1 + rank]->value), *fallback = lw_lookup(lw, op->operands[2 + rank]->value);
+        if (!pred || !fallback) return;
+        lw_if d;
+        lw_if_begin(lw, &d, pred->value);
+        xir_value *address = scalar_address(lw, op);
+        xir_value *read = lw_ok(lw) ? xir_build_buffer_read(&lw->b, buffer, address) : NULL;
+        lw_if_end(lw, &d);
+        v = lw_if_phi(lw, &d, read, fallback->value);
+    } else {
+        xir_value *address = scalar_address(lw, op);
+        v = lw_ok(lw) ? xir_build_buffer_read(&lw->b, buffer, address) : NULL;
+    }
+    lw_bind(lw, res, lw_scalar(lw, tir_value_elem(res), v));
+}
+
+void lower_load(lowerer *lw, const tir_op *op) {
+    if (!op->domain) {
+        lower_scalar_load(lw, op);
+        return;
+    }
+    const tir_value *res = op->results[0];
+    const plan_value *pv = plan_value_of(lw->plan, res);
+    bool runtime = pv->form == PLAN_FORM_ARRAY;
+    access acc;
+    if (!prepare(lw, &acc, op, runtime)) return;
+    uint32_t rank = op->domain->rank;
+    if (op->has_fill) {
+        lv *fill = lw_lookup(lw, op->operands[1 + rank]->value);
+        if (!fill) return;
+        acc.fill = fill->value;
+    } else {
+        acc.fill = xir_const_zero(lw->m, pv->elem);
+    }
+    acc.tile = runtime ? lw_array(lw, pv->elem, pv->count) : lw_ssa(lw, pv->elem, pv->count);
+    if (!acc.tile) return;
+    lw_traverse(lw, op->domain, runtime, visit_load, &acc);
+    lw_bind(lw, res, acc.tile);
+}
+
+void lower_store(lowerer *lw, const tir_op *op) {
+    const tir_value *value = op->operands[op->operand_count - 1]->value;
+    lv *v = lw_lookup(lw, value);
+    if (!v) return;
+    if (!op->domain) {
+        xir_value *address = scalar_address(lw, op);
+        if (lw_ok(lw)) xir_build_buffer_write(&lw->b, buffer_of(lw, op->operands[0]->value), address, v->value);
+        return;
+    }
+    bool runtime = plan_op_of(lw->plan, op)->runtime;
+    access acc;
+    if (!prepare(lw, &acc, op, runtime)) return;
+    acc.tile = v;
+    lw_traverse(lw, op->domain, runtime, visit_store, &acc);
+}

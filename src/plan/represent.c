@@ -1,0 +1,367 @@
+/* represent.c — builds the representation plan (see represent.h) in one walk
+ * of the admitted kernel in program order.  Values are planned at their
+ * definition; a later runtime-indexed read marks an earlier SSA definition as
+ * needing a snapshot, so flags are final only after the walk.  Multiplicities
+ * multiply along the nesting: an unrolled map body by its domain volume, a
+ * partitioned reduction body by its emissions, runtime loop bodies by one. */
+#include "plan/represent.h"
+
+#include "base/checked.h"
+#include "base/context.h"
+
+#include <string.h>
+
+bool plan_bounded(const plan_repr_options *o, uint64_t n) {
+    return o->max_unrolled_tile_elements != 0 && n > o->max_unrolled_tile_elements;
+}
+
+bool plan_ew_foldable(tir_ew_op op, tir_scalar operand_elem, tir_scalar result_elem) {
+    (void)op; /* every integer/bool opcode folds; exp/log/sqrt/tanh take floats only */
+    return !tir_scalar_is_float(operand_elem) && !tir_scalar_is_float(result_elem);
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b) {
+    uint64_t r;
+    return checked_mul_u64(a, b, &r) ? r : UINT64_MAX;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b) {
+    uint64_t r;
+    return checked_add_u64(a, b, &r) ? r : UINT64_MAX;
+}
+
+static uint64_t space_volume(const tir_space *s) {
+    uint64_t v = 1;
+    for (uint32_t i = 0; i < s->rank; i++) v *= s->axes[i].extent; /* admitted: fits */
+    return v;
+}
+
+static uint64_t value_count(const tir_value *v) {
+    return v->type->kind == TIR_TYPE_TILE ? space_volume(v->type->space) : 1;
+}
+
+/* The number of contracted elements of an mma: a's axes absent from c. */
+static uint64_t mma_contraction(const tir_op *op) {
+    const tir_space *a = op->operands[0]->value->type->space, *c = op->operands[2]->value->type->space;
+    uint64_t k = 1;
+    for (uint32_t i = 0; i < a->rank; i++)
+        if (tir_space_find(c, a->axes[i].dim) < 0) k *= a->axes[i].extent;
+    return k;
+}
+
+bool plan_reduce_is_closed(const tir_op *op, const tir_op **update, bool *carry_left) {
+    if (op->kind != TIR_OP_REDUCE || op->policy != TIR_REDUCE_UNORDERED_TREE || op->result_count != 1) return false;
+    const tir_block *body = op->body;
+    const tir_value *carry = body->args[body->arg_count - 1];
+    if (carry->type->kind == TIR_TYPE_TILE || carry->use_count != 1) return false;
+    const tir_op *yield = body->last;
+    if (!yield || yield->kind != TIR_OP_YIELD || yield->operand_count != 1) return false;
+    const tir_value *next = yield->operands[0]->value;
+    const tir_op *u = next->def_op;
+    if (!u || u->parent != body || u->kind != TIR_OP_ELEMENTWISE || next->use_count != 1) return false;
+    if (u->ew != TIR_EW_ADD && u->ew != TIR_EW_MUL && u->ew != TIR_EW_MIN && u->ew != TIR_EW_MAX) return false;
+    bool left = u->operands[0]->value == carry, right = u->operands[1]->value == carry;
+    if (left == right) return false;
+    for (const tir_op *o = body->first; o; o = o->next)
+        if (o->kind != TIR_OP_CONSTANT && o->kind != TIR_OP_ELEMENTWISE && o->kind != TIR_OP_EXTRACT &&
+            o->kind != TIR_OP_YIELD)
+            return false;
+    *update = u;
+    *carry_left = left;
+    return true;
+}
+
+/* The closed partitioned form of a loop op, or false (ordered loop). */
+static bool plan_partitioned(const plan_repr_options *o, const tir_op *op, plan_op *po) {
+    uint64_t n = space_volume(op->domain);
+    const tir_op *update;
+    bool carry_left;
+    if (o->reduction_partitions < 2 || !plan_bounded(o, n) || !plan_reduce_is_closed(op, &update, &carry_left))
+        return false;
+    uint32_t P = o->reduction_partitions;
+    po->partitioned = true;
+    po->update = update;
+    po->carry_left = carry_left;
+    po->partitions = (uint32_t)(n < P ? n : P);
+    po->bulk_loop = n > P && n - n % P > P;
+    po->body_emissions = n <= P ? n : P + (po->bulk_loop ? P : 0) + n % P;
+    return true;
+}
+
+static uint64_t block_work(const plan_repr_options *o, const tir_block *b, bool *structured);
+
+static bool map_is_runtime(const plan_repr_options *o, const tir_op *op, uint64_t body_work, bool structured) {
+    uint64_t n = space_volume(op->domain);
+    return plan_bounded(o, n) ||
+           (o->max_unrolled_region_work != 0 && structured && sat_mul(n, body_work) > o->max_unrolled_region_work);
+}
+
+/* Traversed elements: one loop body when bounded, else every element. */
+static uint64_t unrolled(const plan_repr_options *o, uint64_t n) { return plan_bounded(o, n) ? 1 : n; }
+
+/* Potential work of a block under the plan's own decisions (saturating):
+ * elements emitted by unrolled traversals, a runtime loop's body once, an
+ * unrolled map's or partitioned reduction's body once per emission.
+ * *structured is set when the block holds loops, maps or mma. */
+static uint64_t block_work(const plan_repr_options *o, const tir_block *b, bool *structured) {
+    uint64_t work = 0;
+    for (const tir_op *op = b->first; op; op = op->next) {
+        uint64_t w = 0;
+        switch (op->kind) {
+        case TIR_OP_CONSTANT:
+        case TIR_OP_EXTRACT: w = 1; break;
+        case TIR_OP_ELEMENTWISE: w = unrolled(o, value_count(op->results[0])); break;
+        case TIR_OP_VIEW_LOAD:
+        case TIR_OP_VIEW_STORE: w = op->domain ? unrolled(o, space_volume(op->domain)) : 1; break;
+        case TIR_OP_MMA:
+            *structured = true;
+            w = sat_mul(unrolled(o, value_count(op->results[0])), unrolled(o, mma_contraction(op)));
+            break;
+        case TIR_OP_MAP: {
+            *structured = true;
+            bool inner = false;
+            uint64_t body = block_work(o, op->body, &inner);
+            w = map_is_runtime(o, op, body, inner) ? body : sat_mul(space_volume(op->domain), body);
+            break;
+        }
+        case TIR_OP_SERIAL:
+        case TIR_OP_PIPELINE:
+        case TIR_OP_REDUCE: {
+            *structured = true;
+            plan_op po = {0};
+            uint64_t body = block_work(o, op->body, structured);
+            w = plan_partitioned(o, op, &po) ? sat_mul(po.body_emissions, body) : body;
+            break;
+        }
+        default: break;
+        }
+        work = sat_add(work, w);
+    }
+    return work;
+}
+
+typedef struct {
+    plan_repr *r;
+    tilec_status status;
+} planner;
+
+static plan_value *pv(planner *p, const tir_value *v) { return &p->r->values[v->id]; }
+
+static void set_value(planner *p, const tir_value *v, plan_form form, uint64_t mult) {
+    plan_value *x = pv(p, v);
+    x->form = form;
+    x->elem = tir_value_elem(v);
+    x->count = value_count(v);
+    x->multiplicity = mult;
+    x->arrays = form == PLAN_FORM_ARRAY ? 1 : 0;
+}
+
+/* A Tile read at a runtime index: an SSA Tile of several elements needs its
+ * definition snapshot. */
+static void read_dynamically(planner *p, const tir_value *v) {
+    plan_value *x = pv(p, v);
+    if (x->form == PLAN_FORM_SSA && x->count > 1) x->snapshot = true;
+}
+
+static bool is_constant(planner *p, const tir_value *v) { return pv(p, v)->constant; }
+
+static void plan_block(planner *p, const tir_block *b, uint64_t mult);
+
+static void plan_coords(planner *p, const tir_op *op, bool constant, uint64_t mult) {
+    for (uint32_t i = 0; i < op->domain->rank; i++) {
+        set_value(p, op->body->args[i], PLAN_FORM_SCALAR, mult);
+        pv(p, op->body->args[i])->constant = constant;
+    }
+}
+
+/* A single-use bounded elementwise result, evaluated at its consumer; its
+ * operands are read at runtime indices there. */
+static void plan_recipe(planner *p, const tir_op *op, uint64_t mult) {
+    const tir_value *res = op->results[0];
+    set_value(p, res, PLAN_FORM_RECIPE, mult);
+    uint32_t depth = 0;
+    for (uint32_t i = 0; i < op->operand_count; i++) {
+        const plan_value *x = pv(p, op->operands[i]->value);
+        if (x->form == PLAN_FORM_RECIPE && x->depth > depth) depth = x->depth;
+        read_dynamically(p, op->operands[i]->value);
+    }
+    pv(p, res)->depth = depth + 1;
+    uint32_t limit = p->r->options.max_recipe_depth;
+    if (depth + 1 > limit && !p->status)
+        p->status = tilec_error(p->r->ctx, TILEC_E_BUDGET, "LOWER-B03", op->loc,
+                                "depth budget: the deferred recipe of %s%s ('%s' op #%u) reaches depth %u, which exceeds "
+                                "max_recipe_depth %u",
+                                res->name ? "%" : "a value", res->name ? res->name : "", tir_ew_name(op->ew), op->id,
+                                depth + 1, limit);
+}
+
+static void plan_elementwise(planner *p, const tir_op *op, plan_op *po) {
+    const tir_value *res = op->results[0];
+    uint64_t mult = po->multiplicity;
+    if (res->type->kind != TIR_TYPE_TILE) {
+        set_value(p, res, PLAN_FORM_SCALAR, mult);
+        bool constant = plan_ew_foldable(op->ew, tir_value_elem(op->operands[op->ew == TIR_EW_SELECT]->value),
+                                         tir_value_elem(res));
+        for (uint32_t i = 0; constant && i < op->operand_count; i++) constant = is_constant(p, op->operands[i]->value);
+        pv(p, res)->constant = constant;
+        return;
+    }
+    bool splat = true;
+    for (uint32_t i = 0; i < op->operand_count; i++) {
+        plan_form f = pv(p, op->operands[i]->value)->form;
+        splat = splat && (f == PLAN_FORM_SCALAR || f == PLAN_FORM_SPLAT);
+    }
+    po->count = value_count(res);
+    if (splat) {
+        set_value(p, res, PLAN_FORM_SPLAT, mult);
+        return;
+    }
+    bool bounded = plan_bounded(&p->r->options, po->count);
+    if (bounded && res->use_count == 1 && p->r->options.max_recipe_depth) {
+        plan_recipe(p, op, mult);
+        return;
+    }
+    po->runtime = bounded;
+    set_value(p, res, po->runtime ? PLAN_FORM_ARRAY : PLAN_FORM_SSA, mult);
+    if (po->runtime)
+        for (uint32_t i = 0; i < op->operand_count; i++) read_dynamically(p, op->operands[i]->value);
+}
+
+static void plan_mma(planner *p, const tir_op *op, plan_op *po) {
+    po->count = value_count(op->results[0]);
+    po->contraction = mma_contraction(op);
+    po->runtime = plan_bounded(&p->r->options, po->count);
+    po->contraction_runtime = plan_bounded(&p->r->options, po->contraction);
+    set_value(p, op->results[0], po->runtime ? PLAN_FORM_ARRAY : PLAN_FORM_SSA, po->multiplicity);
+    if (po->runtime || po->contraction_runtime) {
+        read_dynamically(p, op->operands[0]->value);
+        read_dynamically(p, op->operands[1]->value);
+    }
+    if (po->runtime) read_dynamically(p, op->operands[2]->value);
+}
+
+static void plan_map(planner *p, const tir_op *op, plan_op *po) {
+    const plan_repr_options *o = &p->r->options;
+    po->count = space_volume(op->domain);
+    bool structured = false;
+    uint64_t body_work = block_work(o, op->body, &structured);
+    po->runtime = map_is_runtime(o, op, body_work, structured);
+    po->body_emissions = po->runtime ? 1 : po->count;
+    uint64_t body_mult = sat_mul(po->multiplicity, po->body_emissions);
+    plan_coords(p, op, !po->runtime, body_mult);
+    plan_block(p, op->body, body_mult);
+    set_value(p, op->results[0], po->runtime ? PLAN_FORM_ARRAY : PLAN_FORM_SSA, po->multiplicity);
+}
+
+static void plan_loop(planner *p, const tir_op *op, plan_op *po) {
+    const plan_repr_options *o = &p->r->options;
+    po->count = space_volume(op->domain);
+    bool constant_coords = false;
+    if (plan_partitioned(o, op, po)) constant_coords = !po->bulk_loop;
+    else po->body_emissions = 1;
+    uint64_t body_mult = sat_mul(po->multiplicity, po->body_emissions);
+    plan_coords(p, op, constant_coords, body_mult);
+    uint32_t rank = op->domain->rank;
+    for (uint32_t j = 0; j < op->result_count; j++) {
+        const tir_value *arg = op->body->args[rank + j], *res = op->results[j];
+        plan_form form = arg->type->kind != TIR_TYPE_TILE ? PLAN_FORM_SCALAR
+                       : plan_bounded(o, value_count(arg)) ? PLAN_FORM_ARRAY
+                                                           : PLAN_FORM_SSA;
+        set_value(p, arg, form, body_mult);
+        set_value(p, res, form, po->multiplicity);
+        pv(p, arg)->arrays = 0;                                     /* the loop's current array */
+        pv(p, res)->arrays = form == PLAN_FORM_ARRAY ? 2 : 0;       /* current + next */
+    }
+    plan_block(p, op->body, body_mult);
+}
+
+static void plan_op_(planner *p, const tir_op *op, uint64_t mult) {
+    plan_op *po = &p->r->ops[op->id];
+    po->multiplicity = mult;
+    switch (op->kind) {
+    case TIR_OP_CONSTANT: {
+        const tir_value *res = op->results[0];
+        if (res->type->kind == TIR_TYPE_TILE) {
+            set_value(p, res, PLAN_FORM_SPLAT, mult);
+        } else {
+            set_value(p, res, PLAN_FORM_SCALAR, mult);
+            pv(p, res)->constant = !tir_scalar_is_float(tir_value_elem(res));
+        }
+        break;
+    }
+    case TIR_OP_ELEMENTWISE: plan_elementwise(p, op, po); break;
+    case TIR_OP_EXTRACT: {
+        set_value(p, op->results[0], PLAN_FORM_SCALAR, mult);
+        bool constant = true;
+        for (uint32_t i = 1; i < op->operand_count; i++) constant = constant && is_constant(p, op->operands[i]->value);
+        if (!constant) read_dynamically(p, op->operands[0]->value);
+        break;
+    }
+    case TIR_OP_MMA: plan_mma(p, op, po); break;
+    case TIR_OP_VIEW_LOAD:
+        if (op->domain) {
+            po->count = space_volume(op->domain);
+            po->runtime = plan_bounded(&p->r->options, po->count);
+            set_value(p, op->results[0], po->runtime ? PLAN_FORM_ARRAY : PLAN_FORM_SSA, mult);
+        } else {
+            set_value(p, op->results[0], PLAN_FORM_SCALAR, mult);
+        }
+        break;
+    case TIR_OP_VIEW_STORE:
+        if (op->domain) {
+            po->count = space_volume(op->domain);
+            po->runtime = plan_bounded(&p->r->options, po->count);
+            if (po->runtime) read_dynamically(p, op->operands[op->operand_count - 1]->value);
+        }
+        break;
+    case TIR_OP_MAP: plan_map(p, op, po); break;
+    case TIR_OP_SERIAL:
+    case TIR_OP_PIPELINE:
+    case TIR_OP_REDUCE: plan_loop(p, op, po); break;
+    case TIR_OP_PARALLEL:
+        po->count = space_volume(op->domain);
+        po->body_emissions = 1;
+        plan_coords(p, op, false, mult);
+        plan_block(p, op->body, mult);
+        break;
+    default: break;
+    }
+}
+
+static void plan_block(planner *p, const tir_block *b, uint64_t mult) {
+    for (const tir_op *op = b->first; op && !p->status; op = op->next) plan_op_(p, op, mult);
+}
+
+tilec_status plan_represent(tilec_context *ctx, const tir_func *f, const plan_admission *admission,
+                            const plan_repr_options *options, plan_repr *out) {
+    memset(out, 0, sizeof *out);
+    out->ctx = ctx;
+    out->func = f;
+    out->options = *options;
+    out->admission = *admission;
+    out->value_count = f->next_value_id;
+    out->op_count = f->next_op_id;
+    out->values = tilec_alloc(ctx, sizeof *out->values * (out->value_count ? out->value_count : 1));
+    out->ops = tilec_alloc(ctx, sizeof *out->ops * (out->op_count ? out->op_count : 1));
+    if (!out->values || !out->ops) {
+        plan_repr_free(out);
+        return tilec_error(ctx, TILEC_E_NOMEM, "LOWER-M01", tilec_no_loc(), "out of memory planning representations");
+    }
+    planner p = {out, TILEC_OK};
+    const tir_block *body = f->body;
+    for (uint32_t i = 0; i < body->arg_count; i++) {
+        set_value(&p, body->args[i], PLAN_FORM_VIEW, 1);
+        pv(&p, body->args[i])->arrays = 0;
+    }
+    plan_block(&p, body, 1);
+    if (p.status) plan_repr_free(out);
+    return p.status;
+}
+
+void plan_repr_free(plan_repr *r) {
+    if (!r || !r->ctx) return;
+    tilec_free(r->ctx, r->values);
+    tilec_free(r->ctx, r->ops);
+    r->values = NULL;
+    r->ops = NULL;
+}

@@ -1,0 +1,120 @@
+/* represent.h — the representation plan: for every TileIR value of an
+ * admitted kernel, its physical form in XIR, and for every op, how it is
+ * traversed and how many times it is emitted.  This is the single source of
+ * truth shared by the lowerer (which emits exactly what the plan says), the
+ * static resource analysis (resources.h) and the planner's work accounting.
+ *
+ * Forms (compiler state, not user-visible types):
+ *   SCALAR  one SSA value (scalars, Index coordinates, extracts)
+ *   SPLAT   a Tile whose elements are all one SSA value (tile constants, and
+ *           elementwise ops over splats and scalars) — no storage
+ *   SSA     a small Tile (count <= max_unrolled_tile_elements): one SSA value
+ *           per element, built at its definition with constant indices;
+ *           `snapshot` adds an indexable private array written once at the
+ *           definition (one store per element) for runtime-indexed reads
+ *   ARRAY   a bounded Tile: a private array filled by a runtime loop (loads,
+ *           elementwise, maps, mma outputs), or a large loop carry's current
+ *           array (the loop owns current and next)
+ *   RECIPE  a bounded Tile defined by an elementwise op with exactly one use:
+ *           nothing is emitted at the definition; the consumer evaluates the
+ *           op at each element it reads, from the operands' records (which
+ *           are immutable where the consumer runs).  Its depth is one more
+ *           than its deepest recipe operand; a depth above max_recipe_depth
+ *           is refused ("depth budget"); max_recipe_depth 0 forms no recipes
+ *
+ * Traversal rules:
+ *   bounded(n)       = max_unrolled_tile_elements != 0 && n > it
+ *   map runtime loop = bounded(domain) || (max_unrolled_region_work != 0 and
+ *                      the body has loops/maps/mma and domain × body work > it),
+ *                      where work counts what emission repeats: elements of
+ *                      unrolled traversals, a runtime loop's body once, an
+ *                      unrolled map or partitioned reduction per emission
+ *   mma              = an output loop when bounded(outputs), a contraction
+ *                      loop when bounded(contraction)
+ *   serial/pipeline/reduce = one counted runtime loop, except a closed
+ *                      unordered reduction (tileir-spec §2.9) over a bounded
+ *                      domain with reduction_partitions > 1, which is split
+ *                      over min(P, count) partial accumulators: contributions
+ *                      0..P-1 seed the partials, a runtime bulk loop (when
+ *                      count - count mod P > P) adds P per step, the tail is
+ *                      added exactly, so its body is emitted
+ *                      P + (bulk loop ? P : 0) + count mod P times.
+ * A scalar is `constant` when every emission makes it a compile-time integer
+ * (constants, coordinates of unrolled maps and loop-free partitions, and
+ * integer elementwise ops of those); an extract with a non-constant index,
+ * and an SSA operand of a runtime traversal, read an SSA Tile of more than one
+ * element at a runtime index, which gives that Tile a definition snapshot. */
+#ifndef TILEC_PLAN_REPRESENT_H
+#define TILEC_PLAN_REPRESENT_H
+
+#include "plan/admit.h"
+
+typedef struct {
+    uint32_t max_unrolled_tile_elements; /* 0: no bound (fully expanded) */
+    uint64_t max_unrolled_region_work;   /* 0: no region-work bound */
+    uint32_t reduction_partitions;       /* 1..16 */
+    uint32_t max_recipe_depth;           /* 0: no deferred recipes */
+} plan_repr_options;
+
+typedef enum {
+    PLAN_FORM_NONE = 0, PLAN_FORM_VIEW, PLAN_FORM_SCALAR, PLAN_FORM_SPLAT, PLAN_FORM_SSA, PLAN_FORM_ARRAY, PLAN_FORM_RECIPE
+} plan_form;
+
+typedef struct {
+    plan_form form;
+    tir_scalar elem;       /* Index as I64 */
+    uint64_t count;        /* elements (1 for scalars) */
+    bool constant;         /* SCALAR: a compile-time constant at every emission */
+    bool snapshot;         /* SSA: plus a definition-time indexable snapshot */
+    uint32_t arrays;       /* private arrays its definition allocates (ARRAY: 1, or 2 for a large carry's result) */
+    uint32_t depth;        /* RECIPE: deferred evaluation depth */
+    uint64_t multiplicity; /* static emissions of its definition */
+} plan_value;
+
+typedef struct {
+    uint64_t multiplicity; /* static emissions of the op */
+    uint64_t count;        /* elements traversed / loop trips / mma outputs */
+    bool runtime;          /* elementwise, load, store, map, mma outputs: a runtime loop */
+    uint64_t contraction;  /* mma: contracted elements */
+    bool contraction_runtime;
+    /* reduce: the closed partitioned form */
+    bool partitioned;
+    bool carry_left; /* the update reads (carry, x), else (x, carry) */
+    const tir_op *update;
+    uint32_t partitions; /* min(P, count) */
+    bool bulk_loop;
+    uint64_t body_emissions; /* body emissions per emission of the op */
+} plan_op;
+
+typedef struct {
+    tilec_context *ctx;
+    const tir_func *func;
+    plan_repr_options options;
+    plan_admission admission;
+    plan_value *values; /* [func->next_value_id] */
+    plan_op *ops;       /* [func->next_op_id] */
+    size_t value_count, op_count;
+} plan_repr;
+
+bool plan_bounded(const plan_repr_options *o, uint64_t n);
+/* Whether an elementwise op folds to a constant when its operands are
+ * constants: integer and bool operations (not floats). */
+bool plan_ew_foldable(tir_ew_op op, tir_scalar operand_elem, tir_scalar result_elem);
+
+/* Plans the admitted kernel `f`.  TILEC_E_BUDGET ("depth budget", LOWER-B03)
+ * for a recipe deeper than max_recipe_depth, TILEC_E_NOMEM on allocation
+ * failure; `out` is then empty. */
+tilec_status plan_represent(tilec_context *ctx, const tir_func *f, const plan_admission *admission,
+                            const plan_repr_options *options, plan_repr *out);
+void plan_repr_free(plan_repr *r);
+
+static inline const plan_value *plan_value_of(const plan_repr *r, const tir_value *v) { return &r->values[v->id]; }
+static inline const plan_op *plan_op_of(const plan_repr *r, const tir_op *op) { return &r->ops[op->id]; }
+
+/* The closed-reduction test of tileir-spec §2.9 (policy unordered_tree, one
+ * scalar carry used only by one ADD/MUL/MIN/MAX update that is the yielded
+ * value and used by nothing else, a body of constants, elementwise ops and
+ * extracts).  Sets *update and *carry_left when closed. */
+bool plan_reduce_is_closed(const tir_op *op, const tir_op **update, bool *carry_left);
+
+#endif

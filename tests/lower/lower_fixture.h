@@ -1,0 +1,250 @@
+/* lower_fixture.h — helpers shared by the lowering tests: parse a kernel from
+ * text, lower it, count emitted instructions, and run a lowered kernel on the
+ * W-lane XIR interpreter against the TileIR reference interpreter.
+ *
+ * Runtime harness (upstream conventions, ref/upstream-tests-bench.md §0):
+ * every buffer has PAD sentinel elements on both sides and the kernel sees
+ * the interior (an offset view); outputs that the kernel only writes start as
+ * NaN; inputs are deterministic (dyadic values when `exact`, so every order
+ * of f32 and FP64 arithmetic agrees and the comparison is bitwise); a
+ * parameter may alias another's memory.  The whole allocation, pads
+ * included, must match: bitwise when exact, else within
+ * atol = rtol = tolerance (NaN only where the reference has NaN). */
+#ifndef TILEC_TEST_LOWER_FIXTURE_H
+#define TILEC_TEST_LOWER_FIXTURE_H
+
+#include "harness.h"
+#include "lower/lower.h"
+#include "tir/ir.h"
+#include "xir/interp.h"
+#include "xir/text.h"
+#include "xir/verify.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+static tilec_context *ctx;
+
+enum { PAD = 17, MAX_ARGS = 8 };
+static const double SENTINEL = -731.25;
+
+/* Parses and verifies; NULL (after a failed CHECK) on error. */
+static inline tir_module *parse_kernel(const char *text, const tir_define *defines, size_t n_defines) {
+    tir_module *m = NULL;
+    tilec_status st = tir_parse(ctx, text, strlen(text), "test.tir", defines, n_defines, &m);
+    if (!st) st = tir_verify(ctx, m);
+    CHECK_MSG(st == TILEC_OK, "kernel does not parse/verify");
+    if (st) {
+        tilec_diag_print(ctx, stderr);
+        tilec_diag_clear(ctx);
+        tir_module_destroy(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* True when some diagnostic has `code` and contains `text`. */
+static inline bool has_diag(const char *code, const char *text) {
+    for (size_t i = 0; i < tilec_diag_count(ctx); i++) {
+        const tilec_diag *d = tilec_diag_at(ctx, i);
+        if ((!code || !strcmp(d->code, code)) && (!text || strstr(d->message, text))) return true;
+    }
+    return false;
+}
+
+/* The lowered module verifies, and its text reads back to the same text. */
+static inline void check_module(const xir_module *m) {
+    CHECK(xir_verify(ctx, m) == TILEC_OK);
+    strbuf first, second;
+    strbuf_init(&first, ctx);
+    strbuf_init(&second, ctx);
+    xir_module *back = NULL;
+    CHECK(xir_print_to_strbuf(m, &first));
+    CHECK(xir_parse(ctx, first.data, first.len, "lowered.xir", &back) == TILEC_OK);
+    CHECK(back && xir_verify(ctx, back) == TILEC_OK && xir_print_to_strbuf(back, &second));
+    CHECK(first.len == second.len && !strcmp(strbuf_cstr(&first), strbuf_cstr(&second)));
+    if (tilec_diag_count(ctx)) {
+        tilec_diag_print(ctx, stderr);
+        tilec_diag_clear(ctx);
+    }
+    xir_module_destroy(back);
+    strbuf_free(&first);
+    strbuf_free(&second);
+}
+
+/* Lowers, expecting success (a verified module that round-trips through its
+ * text); prints the diagnostics otherwise. */
+static inline bool lower_ok(const tir_func *f, const lower_options *o, lower_result *r) {
+    tilec_status st = lower_kernel(ctx, f, o, r);
+    CHECK_MSG(st == TILEC_OK, "lowering '@%s' failed (%s)", tir_func_name(f), tilec_status_name(st));
+    if (st) {
+        tilec_diag_print(ctx, stderr);
+        tilec_diag_clear(ctx);
+    } else {
+        check_module(r->module);
+    }
+    return st == TILEC_OK;
+}
+
+/* Instructions of a kind (and arith opcode, XIR_OP_INVALID for any). */
+static inline uint64_t count_insts(const xir_func *f, xir_inst_kind kind, xir_arith_op op) {
+    uint64_t n = 0;
+    for (xir_block *b = f->first; b; b = b->next)
+        for (xir_inst *i = b->first; i; i = i->next)
+            if (i->kind == kind && (op == XIR_OP_INVALID || i->op == op)) n++;
+    return n;
+}
+
+static inline uint64_t count_all_insts(const xir_func *f) {
+    uint64_t n = 0;
+    for (xir_block *b = f->first; b; b = b->next)
+        for (xir_inst *i = b->first; i; i = i->next) n++;
+    return n;
+}
+
+/* ---- runtime comparison ---- */
+
+typedef struct {
+    uint32_t width;     /* packet width W for the XIR run */
+    bool exact;         /* dyadic inputs, bitwise comparison */
+    double tolerance;   /* otherwise */
+    int alias[MAX_ARGS]; /* alias[i] = j >= 0: parameter i is bound to parameter j's memory */
+} run_config;
+
+static inline run_config run_config_default(uint32_t width, bool exact) {
+    run_config c = {width, exact, 2e-5, {-1, -1, -1, -1, -1, -1, -1, -1}};
+    return c;
+}
+
+static double input_value(tir_scalar s, bool exact, size_t param, size_t i) {
+    if (!tir_scalar_is_float(s)) return (double)(((int)((3 * i + 7 * param + 7) % 31) - 15) * 3);
+    if (exact) return (double)((int)((3 * i + 7 * param + 7) % 31) - 15) * 0.125;
+    return sin(0.173 * (double)i + 0.7 * (double)param) * 1.7;
+}
+
+static void put_elem(tir_scalar s, unsigned char *p, double v) {
+    switch (s) {
+    case TIR_F32: { float x = (float)v; memcpy(p, &x, 4); return; }
+    case TIR_F64: memcpy(p, &v, 8); return;
+    case TIR_BOOL: *p = v != 0; return;
+    default: {
+        int64_t x = (int64_t)v;
+        memcpy(p, &x, tir_scalar_size(s)); /* little-endian: the low bytes */
+        return;
+    }
+    }
+}
+
+static double get_elem(tir_scalar s, const unsigned char *p) {
+    switch (s) {
+    case TIR_F32: { float x; memcpy(&x, p, 4); return x; }
+    case TIR_F64: { double x; memcpy(&x, p, 8); return x; }
+    case TIR_BOOL: return *p != 0;
+    default: {
+        int64_t x = 0;
+        memcpy(&x, p, tir_scalar_size(s));
+        size_t bits = 8 * tir_scalar_size(s);
+        if (bits < 64 && tir_scalar_is_signed(s) && (x >> (bits - 1)) & 1) x -= (int64_t)1 << bits;
+        return (double)x;
+    }
+    }
+}
+
+/* One padded allocation per parameter that owns memory. */
+typedef struct {
+    unsigned char *ref[MAX_ARGS], *xir[MAX_ARGS];
+    size_t bytes[MAX_ARGS], elem_size[MAX_ARGS];
+    tir_scalar elem[MAX_ARGS];
+} run_buffers;
+
+static void fill_buffers(const tir_func *f, const lower_result *r, const run_config *c, run_buffers *b) {
+    size_t n = tir_func_param_count(f);
+    for (size_t i = 0; i < n; i++) {
+        const tir_value *p = tir_func_param(f, i);
+        uint64_t volume;
+        tir_space_volume(tir_type_space(tir_value_type(p)), &volume);
+        b->elem[i] = tir_type_elem(tir_value_type(p));
+        b->elem_size[i] = tir_scalar_size(b->elem[i]);
+        b->bytes[i] = volume * b->elem_size[i];
+        if (c->alias[i] >= 0) continue;
+        size_t total = b->bytes[i] + 2 * PAD * b->elem_size[i];
+        b->ref[i] = malloc(total);
+        b->xir[i] = malloc(total);
+        for (size_t k = 0; k < volume + 2 * PAD; k++) {
+            bool pad = k < PAD || k >= PAD + volume;
+            bool input = r->args[i].usage & LOWER_USAGE_READ;
+            double v = pad ? SENTINEL : input ? input_value(b->elem[i], c->exact, i, k - PAD) : NAN;
+            if (!tir_scalar_is_float(b->elem[i]) && !pad && !input) v = 99;
+            put_elem(b->elem[i], b->ref[i] + k * b->elem_size[i], v);
+        }
+        memcpy(b->xir[i], b->ref[i], total);
+    }
+}
+
+/* Compares one allocation, pads included. */
+static bool compare_buffer(const char *label, const run_config *c, const run_buffers *b, size_t i) {
+    size_t es = b->elem_size[i], count = b->bytes[i] / es + 2 * PAD, bad = 0;
+    unsigned char sentinel[8];
+    put_elem(b->elem[i], sentinel, SENTINEL);
+    for (size_t k = 0; k < count; k++) {
+        const unsigned char *x = b->ref[i] + k * es, *y = b->xir[i] + k * es;
+        bool pad = k < PAD || k >= count - PAD, ok;
+        double e = get_elem(b->elem[i], x), a = get_elem(b->elem[i], y);
+        if (pad || c->exact || !tir_scalar_is_float(b->elem[i])) ok = !memcmp(x, y, es) || (isnan(e) && isnan(a));
+        else ok = isnan(e) ? isnan(a) : fabs(a - e) <= c->tolerance + c->tolerance * fabs(e);
+        if (pad) ok = ok && !memcmp(x, sentinel, es);
+        if (!ok && bad++ < 4)
+            fprintf(stderr, "%s: W=%u argument %zu element %lld: reference %.9g, XIR %.9g%s\n", label, c->width, i,
+                    (long long)k - PAD, e, a, pad ? " (pad)" : "");
+    }
+    return bad == 0;
+}
+
+/* Runs `f` on the reference interpreter and its lowering on the XIR
+ * interpreter from identical inputs; true when they agree everywhere. */
+static inline bool run_and_compare(const char *label, const tir_func *f, const lower_result *r, const run_config *c) {
+    run_buffers b;
+    memset(&b, 0, sizeof b);
+    fill_buffers(f, r, c, &b);
+    size_t n = tir_func_param_count(f);
+    tir_buffer ref_args[MAX_ARGS], xir_args[MAX_ARGS];
+    for (size_t i = 0; i < n; i++) {
+        size_t owner = c->alias[i] >= 0 ? (size_t)c->alias[i] : i;
+        ref_args[i] = (tir_buffer){b.ref[owner] + PAD * b.elem_size[owner], b.bytes[i]};
+        xir_args[i] = (tir_buffer){b.xir[owner] + PAD * b.elem_size[owner], b.bytes[i]};
+    }
+    bool ok = true;
+    tilec_status st = tir_interpret(ctx, f, n, ref_args);
+    CHECK_MSG(st == TILEC_OK, "%s: reference run failed", label);
+    tilec_status sx = xir_interpret(ctx, r->kernel, r->dispatch_size, c->width, n, xir_args);
+    CHECK_MSG(sx == TILEC_OK, "%s: XIR run failed at W=%u", label, c->width);
+    if (st || sx) {
+        tilec_diag_print(ctx, stderr);
+        tilec_diag_clear(ctx);
+        ok = false;
+    }
+    for (size_t i = 0; ok && i < n; i++)
+        if (c->alias[i] < 0) ok = compare_buffer(label, c, &b, i) && ok;
+    CHECK_MSG(ok, "%s: XIR result differs from the reference at W=%u", label, c->width);
+    for (size_t i = 0; i < n; i++) free(b.ref[i]), free(b.xir[i]);
+    return ok;
+}
+
+/* Parses `text` with defines, lowers it with `o` and compares at every packet
+ * width 1, 2, 4, 8, 16. */
+static inline bool check_kernel_all_widths(const char *label, const char *text, const tir_define *defines, size_t n_defines,
+                                    const lower_options *o, run_config c) {
+    tir_module *m = parse_kernel(text, defines, n_defines);
+    if (!m) return false;
+    lower_result r;
+    bool ok = lower_ok(tir_module_func(m, 0), o, &r);
+    for (uint32_t w = 1; ok && w <= 16; w *= 2) {
+        c.width = w;
+        ok = run_and_compare(label, tir_module_func(m, 0), &r, &c);
+    }
+    lower_result_free(&r);
+    tir_module_destroy(m);
+    return ok;
+}
+
+#endif

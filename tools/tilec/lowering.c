@@ -1,0 +1,80 @@
+/* lowering.c — see lowering.h.  Values are range-checked by lower_kernel
+ * itself (block widths, packet widths, partitions, orders); this file only
+ * turns text into numbers. */
+#include "lowering.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void cli_lowering_init(cli_lowering *l) {
+    memset(l, 0, sizeof *l);
+    l->options = lower_options_default();
+}
+
+static bool parse_u32(const char *text, uint32_t *out) {
+    uint64_t v;
+    if (!cli_parse_u64(text, &v) || v > UINT32_MAX) return false;
+    *out = (uint32_t)v;
+    return true;
+}
+
+/* "2,0,1" into l->order. */
+static bool parse_order(cli_lowering *l, const char *text) {
+    size_t n = 0;
+    const char *p = text;
+    while (*p) {
+        char digits[16];
+        size_t len = strcspn(p, ",");
+        if (len == 0 || len >= sizeof digits || n == CLI_LOWER_MAX_AXES) return false;
+        memcpy(digits, p, len);
+        digits[len] = 0;
+        if (!parse_u32(digits, &l->order[n++])) return false;
+        p += len;
+        if (*p == ',' && !*++p) return false; /* trailing comma */
+    }
+    l->options.root_axis_order = l->order;
+    l->options.root_axis_order_len = n;
+    return n > 0;
+}
+
+bool cli_lowering_option(cli_lowering *l, const char *command, int id, const char *value) {
+    lower_options *o = &l->options;
+    bool ok = false;
+    uint32_t v = 0;
+    switch (id) {
+    case OPT_LOWER_BLOCK: ok = parse_u32(value, &o->block_size); break;
+    case OPT_LOWER_WIDTH: ok = parse_u32(value, &o->packet_width); break;
+    case OPT_LOWER_PARTITIONS: ok = parse_u32(value, &o->reduction_partitions); break;
+    case OPT_LOWER_MAX_UNROLLED:
+        ok = parse_u32(value, &v);
+        o->max_unrolled_tile_elements = v;
+        break;
+    case OPT_LOWER_ORDER:
+        if (!(ok = parse_order(l, value)))
+            cli_usage_error(command, "--order needs comma-separated axis numbers, not '%s'", value);
+        return ok;
+    default: break;
+    }
+    if (!ok) cli_usage_error(command, "option value '%s' is not a non-negative 32-bit integer", value);
+    return ok;
+}
+
+bool cli_lower(tilec_context *ctx, const cli_lowering *l, const tir_func *f, lower_result *out) {
+    if (lower_kernel(ctx, f, &l->options, out) == TILEC_OK) return true;
+    cli_fail_diags(ctx);
+    return false;
+}
+
+void cli_print_lowering_metadata(FILE *out, const lower_result *r) {
+    fprintf(out, "// dispatch_size=%u block_size=%u packet_width=%u required_packet_width=%u\n", r->dispatch_size,
+            r->block_size, r->packet_width, r->required_packet_width);
+    for (size_t i = 0; i < r->arg_count; i++) {
+        const lower_arg *a = &r->args[i];
+        fprintf(out, "// arg %zu %%%s: %s, at least %llu bytes, %s%s\n", i, a->name, tir_scalar_name(a->elem),
+                (unsigned long long)a->min_bytes, a->usage & LOWER_USAGE_READ ? "read" : "",
+                a->usage == (LOWER_USAGE_READ | LOWER_USAGE_WRITE) ? "+write"
+                : a->usage & LOWER_USAGE_WRITE                     ? "write"
+                : a->usage ? "" : "unused");
+    }
+    fprintf(out, "// realization: %s\n", r->realization ? r->realization : "");
+}

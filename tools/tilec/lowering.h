@@ -1,0 +1,39 @@
+/* lowering.h — the command-line face of the TileIR → XIR lowering, shared by
+ * `tilec lower` and `tilec run --xir`: the fixed-plan options (--block,
+ * --width, --order, --partitions, --max-unrolled) and a printer for the
+ * lowering's metadata. */
+#ifndef TILEC_CLI_LOWERING_H
+#define TILEC_CLI_LOWERING_H
+
+#include "cli.h"
+#include "lower/lower.h"
+
+enum { CLI_LOWER_MAX_AXES = 64 };
+
+typedef struct {
+    lower_options options;
+    uint32_t order[CLI_LOWER_MAX_AXES];
+} cli_lowering;
+
+/* Option ids for cli_option tables; they start at 100 so commands can add theirs. */
+enum { OPT_LOWER_BLOCK = 100, OPT_LOWER_WIDTH, OPT_LOWER_ORDER, OPT_LOWER_PARTITIONS, OPT_LOWER_MAX_UNROLLED };
+#define CLI_LOWERING_OPTIONS \
+    {"--block", true, OPT_LOWER_BLOCK}, {"--width", true, OPT_LOWER_WIDTH}, {"--order", true, OPT_LOWER_ORDER}, \
+        {"--partitions", true, OPT_LOWER_PARTITIONS}, {"--max-unrolled", true, OPT_LOWER_MAX_UNROLLED}
+#define CLI_LOWERING_HELP \
+    "  --block B         logical workers per runtime block (default 64)\n" \
+    "  --width W         packet width: 1, 2, 4, 8 or 16 (default 8)\n" \
+    "  --order I,J,...   exact root axis order, outer to inner (default: as written)\n" \
+    "  --partitions P    partial accumulators of closed reductions, 1..16 (default 4)\n" \
+    "  --max-unrolled N  largest tile kept as unrolled SSA values (default 64)\n"
+
+void cli_lowering_init(cli_lowering *l);
+/* Handles one lowering option (id from CLI_LOWERING_OPTIONS); prints a usage
+ * error for `command` and returns false when the value is malformed. */
+bool cli_lowering_option(cli_lowering *l, const char *command, int id, const char *value);
+/* Lowers f; on failure prints the diagnostics and returns false. */
+bool cli_lower(tilec_context *ctx, const cli_lowering *l, const tir_func *f, lower_result *out);
+/* Writes the metadata as `//` comment lines (valid XIR text). */
+void cli_print_lowering_metadata(FILE *out, const lower_result *r);
+
+#endif

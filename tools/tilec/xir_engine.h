@@ -1,0 +1,14 @@
+/* xir_engine.h — the XIR engine of `tilec run` (xir_engine.c). */
+#ifndef TILEC_CLI_XIR_ENGINE_H
+#define TILEC_CLI_XIR_ENGINE_H
+
+#include "args.h"
+#include "lowering.h"
+
+/* Runs f through lowering + the XIR interpreter on `args` (which then hold
+ * the XIR results) and checks them against the reference interpreter run on
+ * a copy of the same inputs.  Returns CLI_CONTINUE when they match, else the
+ * exit code after printing why. */
+int cli_run_xir(tilec_context *ctx, const cli_lowering *l, const tir_func *f, cli_args *args);
+
+#endif
