@@ -18,6 +18,8 @@ lower_options lower_options_default(void) {
         .packet_width = 8,
         .root_axis_order = NULL,
         .root_axis_order_len = 0,
+        .root_axis_tiles = NULL,
+        .root_axis_tiles_len = 0,
         .max_expanded_values = 262144,
         .max_local_bytes = 256 * 1024,
         .max_unrolled_tile_elements = 64,
@@ -41,21 +43,29 @@ static tilec_status check_options(tilec_context *ctx, const lower_options *o) {
     return TILEC_OK;
 }
 
-/* The root program: coordinates decoded from dispatch_id in π order (u32
- * div/mod by static extents), widened to Index with interval [0, extent-1]. */
+/* The root program: coordinates decoded from dispatch_id digit by digit (u32
+ * div/mod by static extents, times the digit's scale, summed per axis), each
+ * widened to Index with interval [0, extent-1] right after its axis's last
+ * digit.  An axis without digits is 0.  A plain map (one scale-1 digit per
+ * non-unit axis) emits exactly div, mod, cast per axis. */
 static void lower_root(lowerer *lw, const tir_op *root, const plan_root_map *map) {
-    xir_value *j = xir_special_value(lw->m, XIR_SPECIAL_DISPATCH_ID), *coords[PLAN_MAX_RANK];
-    for (uint32_t t = 0; t < map->rank; t++) {
+    xir_value *j = xir_special_value(lw->m, XIR_SPECIAL_DISPATCH_ID), *coords[PLAN_MAX_RANK] = {NULL};
+    uint32_t last[PLAN_MAX_RANK];
+    for (uint32_t t = 0; t < map->digit_count; t++) last[map->digits[t].axis] = t;
+    for (uint32_t t = 0; t < map->digit_count; t++) {
         const plan_root_digit *d = &map->digits[t];
-        if (d->extent == 1) {
-            coords[d->axis] = lw_i64(lw, 0);
-            continue;
-        }
         xir_value *q = d->divisor == 1 ? j : lw_arith(lw, XIR_OP_DIV, j, xir_const_uint(lw->m, TIR_U32, d->divisor), NULL);
         if (d->needs_mod) q = lw_arith(lw, XIR_OP_MOD, q, xir_const_uint(lw->m, TIR_U32, d->extent), NULL);
-        coords[d->axis] = lw_cast(lw, q, TIR_I64);
-        lw_set_range(lw, coords[d->axis], 0, (int64_t)d->extent - 1);
+        if (d->scale != 1) q = lw_arith(lw, XIR_OP_MUL, q, xir_const_uint(lw->m, TIR_U32, d->scale), NULL);
+        if (coords[d->axis]) q = lw_arith(lw, XIR_OP_ADD, coords[d->axis], q, NULL);
+        coords[d->axis] = q;
+        if (last[d->axis] == t) {
+            coords[d->axis] = lw_cast(lw, q, TIR_I64);
+            lw_set_range(lw, coords[d->axis], 0, (int64_t)root->domain->axes[d->axis].extent - 1);
+        }
     }
+    for (uint32_t a = 0; a < map->rank; a++)
+        if (!coords[a]) coords[a] = lw_i64(lw, 0);
     lw_bind_coord_values(lw, root, coords);
     lower_block(lw, root->body, NULL);
 }
@@ -133,8 +143,15 @@ static void describe(lowerer *lw, const plan_root_map *map, lower_result *out) {
     strbuf_init(&s, lw->ctx);
     strbuf_printf(&s, "plan=fixed; local_lanes=1; block=%u; width=%u; root_order=[", out->block_size, out->packet_width);
     for (uint32_t t = 0; t < map->rank; t++) strbuf_printf(&s, "%s%u", t ? "," : "", map->order[t]);
+    strbuf_printf(&s, "]");
+    if (lw->opt->root_axis_tiles_len) {
+        strbuf_printf(&s, "; fixed_root_axis_tiles=[");
+        for (size_t a = 0; a < lw->opt->root_axis_tiles_len; a++)
+            strbuf_printf(&s, "%s%u", a ? "," : "", lw->opt->root_axis_tiles[a]);
+        strbuf_printf(&s, "]; root_temporal_cache_cost=unmodeled");
+    }
     strbuf_printf(&s,
-                  "]; dispatch_size=%u; required_packet_width=0; static_snapshot_bytes_per_worker=%llu; "
+                  "; dispatch_size=%u; required_packet_width=0; static_snapshot_bytes_per_worker=%llu; "
                   "static_snapshot_allocations=%llu; snapshot_budget=%llu; max_unrolled_tile_elements=%u; "
                   "max_unrolled_region_work=%llu; unordered_reduction_partitions=%u; max_recipe_depth=%u; ",
                   out->dispatch_size, (unsigned long long)out->resources.snapshot_bytes_per_worker,
@@ -184,7 +201,9 @@ tilec_status lower_kernel(tilec_context *ctx, const tir_func *f, const lower_opt
     tilec_status st = plan_admit(ctx, f, &admission);
     if (!st) st = check_options(ctx, o);
     plan_root_map map;
-    if (!st) st = plan_root_map_make(ctx, admission.domain, o->root_axis_order, o->root_axis_order_len, &map);
+    if (!st)
+        st = plan_root_map_make(ctx, admission.domain, o->root_axis_order, o->root_axis_order_len, o->root_axis_tiles,
+                                o->root_axis_tiles_len, &map);
     if (st) return st;
 
     plan_repr_options ro = {o->max_unrolled_tile_elements, o->max_unrolled_region_work, o->reduction_partitions,

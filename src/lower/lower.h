@@ -18,6 +18,8 @@ typedef struct {
     uint32_t packet_width;           /* W: 1, 2, 4, 8 or 16 (8) */
     const uint32_t *root_axis_order; /* π, outer → inner; a complete permutation */
     size_t root_axis_order_len;      /* 0 = identity */
+    const uint32_t *root_axis_tiles; /* one factor per original root axis (plan/root_map.h) */
+    size_t root_axis_tiles_len;      /* 0 = untiled */
     uint64_t max_expanded_values;    /* emitted XIR instructions (262144) */
     uint64_t max_local_bytes;        /* static snapshot bytes per worker (256 KiB) */
     uint32_t max_unrolled_tile_elements; /* 64; 0 = no bound (fully expanded) */

@@ -144,15 +144,12 @@ static tilec_status block_widths(solver *s) {
     return TILEC_OK;
 }
 
-/* The fixed root order shares its validation with the lowering. */
+/* A fixed root order and root tiles share their validation with the
+ * lowering (plan_root_map_check), before any hook or cost call. */
 static tilec_status root_constraints(solver *s) {
     const plan_options *o = s->o;
-    if (o->root_axis_tiles_len)
-        return tilec_error(s->ctx, TILEC_E_UNSUPPORTED, "PLAN-O07", tilec_no_loc(),
-                           "root_axis_tiles needs the mixed-radix root mapping, which is not available yet");
-    if (!o->root_axis_order_len) return TILEC_OK;
-    plan_root_map map;
-    return plan_root_map_make(s->ctx, s->admission.domain, o->root_axis_order, o->root_axis_order_len, &map);
+    return plan_root_map_check(s->ctx, s->admission.domain, o->root_axis_order, o->root_axis_order_len,
+                               o->root_axis_tiles, o->root_axis_tiles_len);
 }
 
 static tilec_status choose_policy(solver *s) {
@@ -365,7 +362,9 @@ static tilec_status enumerate(solver *s) {
     tilec_status st = TILEC_OK;
     do {
         plan_root_map map;
-        if ((st = plan_root_map_make(s->ctx, s->admission.domain, order, rank, &map))) return st;
+        if ((st = plan_root_map_make(s->ctx, s->admission.domain, order, rank, s->o->root_axis_tiles,
+                                     s->o->root_axis_tiles_len, &map)))
+            return st;
         s->have_work = false;
         for (size_t l = 0; l < s->local_count; l++)
             for (size_t b = 0; b < s->block_count; b++) {

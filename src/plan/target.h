@@ -62,7 +62,7 @@ typedef struct {
     double contiguous_accesses;
     double gathered_accesses;
     double private_accesses;      /* private array element reads and writes (gathered prior) */
-    bool ragged_innermost;        /* innermost root extent not divisible by W: view memory doubled */
+    bool ragged_packets;          /* packets straddle the innermost root digits: view memory doubled */
     /* filled by the planner */
     uint64_t packet_count; /* Q = ceil(P / W) */
     uint64_t block_count;  /* L = ceil(P / B) */

@@ -13,32 +13,43 @@
  *               definitions, definition snapshots, carry copies) or read at
  *               a runtime index (ARRAY, snapshot); recipes charge their op and
  *               their operands' reads at every element read
- *   view        one access per element, classified by address slope
+ *   view        one access per element, classified by its lane pattern
  *
- * Slopes of scalar values relative to the fast root digit: integer constants
- * (slope 0, value known), root coordinates (the digit's scale on the fast
- * axis, 0 elsewhere), other region coordinates (0: every lane runs the same
- * iteration), add/sub/neg/cast of known slopes, mul by a known constant, and
- * any op of slope-0 operands; everything else (extracts, loads, carries) is
- * unknown and prices as a gather. */
+ * Lane patterns.  The lanes of a packet are W consecutive dispatch ordinals;
+ * the root map's host decode of the first packet gives each lane's
+ * coordinate offsets on the "varying" root axes (those of the innermost
+ * digits the packet spans: at most log2(W) + 1 of them).  A scalar's slope is
+ * its derivative with respect to each varying coordinate: integer constants
+ * and non-root values 0 (every lane runs the same iteration), a root
+ * coordinate 1 on its own axis, add/sub/neg/cast of known slopes, mul by a
+ * known constant, any op of slope-0 operands; everything else (extracts,
+ * loads, carries) is unknown.  An access's lane offsets are then
+ * Σ slope·stride·offset: all 0 on a load → broadcast, exactly ±lane →
+ * contiguous, anything else or unknown → gathered.  Packets are uniform when
+ * the innermost digits tile every aligned packet the same way (their
+ * cumulative extents divide W until one is a multiple of W); otherwise the
+ * view memory is doubled (the seed's ragged-innermost rule). */
 #include "plan/work.h"
 
 #include "base/context.h"
 
 #include <math.h>
 
+enum { MAX_VARYING = 12, MAX_LANES = 1024 };
+
 typedef struct {
     bool known, has_value;
-    double slope;
     int64_t value;
+    double slope[MAX_VARYING]; /* per varying axis */
 } slope_info;
 
 typedef struct {
     const plan_repr *r;
     slope_info *slopes; /* by value id */
-    bool has_fast;
-    uint32_t fast_axis;
-    double fast_scale;
+    uint32_t varying;   /* number of varying axes */
+    uint32_t axis[MAX_VARYING];
+    uint32_t lanes;                         /* lanes of the first packet: min(W, volume) */
+    int64_t (*offset)[MAX_LANES];           /* [varying][lane]: coordinate offset from lane 0 */
     double arith, broadcast, contiguous, gathered, priv;
 } walker;
 
@@ -90,18 +101,29 @@ static void read_elements(walker *w, const tir_value *v, bool runtime, double ti
 
 static slope_info *slope_of(walker *w, const tir_value *v) { return &w->slopes[v->id]; }
 
-static void set_slope(walker *w, const tir_value *v, double slope) {
-    *slope_of(w, v) = (slope_info){.known = true, .slope = slope};
+static void set_uniform(walker *w, const tir_value *v) { *slope_of(w, v) = (slope_info){.known = true}; }
+
+static bool uniform(const walker *w, const slope_info *s) {
+    if (!s->known) return false;
+    for (uint32_t v = 0; v < w->varying; v++)
+        if (s->slope[v] != 0) return false;
+    return true;
 }
 
 static void slope_constant(walker *w, const tir_op *op) {
     const tir_value *res = op->results[0];
     if (res->type->kind == TIR_TYPE_TILE) return;
     slope_info *s = slope_of(w, res);
-    *s = (slope_info){.known = true, .slope = 0};
+    *s = (slope_info){.known = true};
     if (op->literal.kind == TIR_LIT_INT) s->has_value = true, s->value = op->literal.as.i;
     if (op->literal.kind == TIR_LIT_UINT && op->literal.as.u <= INT64_MAX) s->has_value = true, s->value = (int64_t)op->literal.as.u;
     if (op->literal.kind == TIR_LIT_BOOL) s->has_value = true, s->value = op->literal.as.b;
+}
+
+/* out = a·x + b·y per varying axis. */
+static void combine(walker *w, slope_info *out, double a, const slope_info *x, double b, const slope_info *y) {
+    out->known = true;
+    for (uint32_t v = 0; v < w->varying; v++) out->slope[v] = a * x->slope[v] + b * y->slope[v];
 }
 
 static void slope_elementwise(walker *w, const tir_op *op) {
@@ -110,43 +132,47 @@ static void slope_elementwise(walker *w, const tir_op *op) {
     const slope_info *x = slope_of(w, op->operands[0]->value);
     const slope_info *y = op->operand_count > 1 ? slope_of(w, op->operands[1]->value) : x;
     bool all_uniform = true;
-    for (uint32_t i = 0; i < op->operand_count; i++) {
-        const slope_info *s = slope_of(w, op->operands[i]->value);
-        all_uniform = all_uniform && s->known && s->slope == 0;
-    }
-    if (!x->known || !y->known) {
-        if (all_uniform) set_slope(w, res, 0);
+    for (uint32_t i = 0; i < op->operand_count; i++) all_uniform = all_uniform && uniform(w, slope_of(w, op->operands[i]->value));
+    slope_info *out = slope_of(w, res);
+    if (all_uniform) {
+        set_uniform(w, res);
         return;
     }
+    if (!x->known || !y->known) return;
     switch (op->ew) {
-    case TIR_EW_ADD: set_slope(w, res, x->slope + y->slope); break;
-    case TIR_EW_SUB: set_slope(w, res, x->slope - y->slope); break;
-    case TIR_EW_NEG: set_slope(w, res, -x->slope); break;
-    case TIR_EW_CAST: set_slope(w, res, x->slope); break;
+    case TIR_EW_ADD: combine(w, out, 1, x, 1, y); break;
+    case TIR_EW_SUB: combine(w, out, 1, x, -1, y); break;
+    case TIR_EW_NEG: combine(w, out, -1, x, 0, x); break;
+    case TIR_EW_CAST: combine(w, out, 1, x, 0, x); break;
     case TIR_EW_MUL:
-        if (x->has_value) set_slope(w, res, (double)x->value * y->slope);
-        else if (y->has_value) set_slope(w, res, x->slope * (double)y->value);
-        else if (all_uniform) set_slope(w, res, 0);
+        if (x->has_value) combine(w, out, (double)x->value, y, 0, y);
+        else if (y->has_value) combine(w, out, (double)y->value, x, 0, x);
         break;
-    default:
-        if (all_uniform) set_slope(w, res, 0);
-        break;
+    default: break;
     }
 }
 
 /* One view access of `op` (load or store, tile or scalar), `times` times. */
 static void view_access(walker *w, const tir_op *op, double times) {
     const tir_space *view = op->operands[0]->value->type->space;
-    double slope = 0, stride = 1;
+    double slope[MAX_VARYING] = {0}, stride = 1;
     bool known = true;
-    for (uint32_t a = view->rank; a-- > 0;) {
+    for (uint32_t a = view->rank; a-- > 0 && known;) {
         const slope_info *s = slope_of(w, op->operands[1 + a]->value);
-        known = known && s->known;
-        if (known) slope += s->slope * stride;
+        known = s->known;
+        for (uint32_t v = 0; known && v < w->varying; v++) slope[v] += s->slope[v] * stride;
         stride *= (double)view->axes[a].extent;
     }
-    if (known && slope == 0 && op->kind == TIR_OP_VIEW_LOAD) w->broadcast += times;
-    else if (known && fabs(slope) == 1) w->contiguous += times;
+    bool zero = known, up = known, down = known;
+    for (uint32_t l = 0; known && l < w->lanes; l++) {
+        double offset = 0;
+        for (uint32_t v = 0; v < w->varying; v++) offset += slope[v] * (double)w->offset[v][l];
+        zero = zero && offset == 0;
+        up = up && offset == l;
+        down = down && offset == -(double)l;
+    }
+    if (zero && op->kind == TIR_OP_VIEW_LOAD) w->broadcast += times;
+    else if (up || down) w->contiguous += times;
     else w->gathered += times;
 }
 
@@ -268,19 +294,22 @@ static void walk_op(walker *w, const tir_op *op, double rep) {
     case TIR_OP_VIEW_LOAD:
     case TIR_OP_VIEW_STORE: walk_view(w, op, rep); break;
     case TIR_OP_MAP:
-        for (uint32_t i = 0; i < op->domain->rank; i++) set_slope(w, op->body->args[i], 0);
+        for (uint32_t i = 0; i < op->domain->rank; i++) set_uniform(w, op->body->args[i]);
         walk_map(w, op, rep);
         break;
     case TIR_OP_SERIAL:
     case TIR_OP_PIPELINE:
     case TIR_OP_REDUCE:
-        for (uint32_t i = 0; i < op->domain->rank; i++) set_slope(w, op->body->args[i], 0);
+        for (uint32_t i = 0; i < op->domain->rank; i++) set_uniform(w, op->body->args[i]);
         walk_loop(w, op, rep);
         break;
     case TIR_OP_MMA: walk_mma(w, op, rep); break;
     case TIR_OP_PARALLEL:
-        for (uint32_t i = 0; i < op->domain->rank; i++)
-            set_slope(w, op->body->args[i], w->has_fast && i == w->fast_axis ? w->fast_scale : 0);
+        for (uint32_t i = 0; i < op->domain->rank; i++) {
+            slope_info *s = slope_of(w, op->body->args[i]);
+            *s = (slope_info){.known = true};
+            for (uint32_t v = 0; v < w->varying; v++) s->slope[v] = w->axis[v] == i;
+        }
         walk_block(w, op->body, rep);
         break;
     default: break; /* stage, yield */
@@ -291,37 +320,68 @@ static void walk_block(walker *w, const tir_block *b, double rep) {
     for (const tir_op *op = b->first; op; op = op->next) walk_op(w, op, rep);
 }
 
+/* The first packet's lanes: which axes vary and by how much. */
+static void lane_pattern(walker *w, const plan_root_map *map, uint32_t packet_width) {
+    uint64_t coords[PLAN_MAX_RANK], first[PLAN_MAX_RANK];
+    w->lanes = (uint32_t)(map->volume < packet_width ? map->volume : packet_width);
+    plan_root_map_decode(map, 0, first);
+    w->varying = 0;
+    for (uint32_t l = 1; l < w->lanes; l++) {
+        plan_root_map_decode(map, l, coords);
+        for (uint32_t a = 0; a < map->rank; a++) {
+            if (coords[a] == first[a]) continue;
+            uint32_t v = 0;
+            while (v < w->varying && w->axis[v] != a) v++;
+            if (v == w->varying) w->axis[w->varying++] = a; /* <= log2(W) + 1 digits vary */
+            w->offset[v][l] = (int64_t)coords[a] - (int64_t)first[a];
+        }
+    }
+}
+
+/* Every aligned packet has the first packet's pattern when the innermost
+ * digits' cumulative extents divide W until one is a multiple of W. */
+static bool packets_uniform(const plan_root_map *map, uint32_t packet_width) {
+    uint64_t product = 1;
+    for (uint32_t t = map->digit_count; t-- > 0;) {
+        product *= map->digits[t].extent;
+        if (product % packet_width == 0) return true;
+        if (packet_width % product) return false;
+    }
+    return packet_width == 1;
+}
+
 tilec_status plan_extract_work(const plan_repr *repr, const plan_root_map *map, uint32_t packet_width,
                                const plan_cost_coefficients *c, plan_work *out) {
     walker w = {.r = repr};
     w.slopes = tilec_alloc(repr->ctx, sizeof *w.slopes * (repr->value_count ? repr->value_count : 1));
-    if (!w.slopes)
+    w.offset = tilec_alloc(repr->ctx, sizeof *w.offset * MAX_VARYING);
+    if (!w.slopes || !w.offset) {
+        tilec_free(repr->ctx, w.slopes);
+        tilec_free(repr->ctx, w.offset);
         return tilec_error(repr->ctx, TILEC_E_NOMEM, "PLAN-M01", tilec_no_loc(), "out of memory extracting work");
-    /* The physical fast digit and the root decode (charged once). */
-    uint64_t fast_extent = 1;
-    double decode = 0;
-    for (uint32_t t = map->rank; t-- > 0;) {
-        const plan_root_digit *d = &map->digits[t];
-        if (d->extent == 1) continue;
-        decode += 1 + (d->divisor != 1) + d->needs_mod; /* div, mod, widening cast */
-        if (!w.has_fast) {
-            w.has_fast = true;
-            w.fast_axis = d->axis;
-            w.fast_scale = 1;
-            fast_extent = d->extent;
-        }
     }
-    w.arith = decode;
+    lane_pattern(&w, map, packet_width);
+    /* The root decode, once: its integer operations and one widening cast
+     * per decoded axis. */
+    plan_root_arithmetic decode = plan_root_map_decode_arithmetic(map);
+    bool decoded[PLAN_MAX_RANK] = {false};
+    double casts = 0;
+    for (uint32_t t = 0; t < map->digit_count; t++) {
+        casts += !decoded[map->digits[t].axis];
+        decoded[map->digits[t].axis] = true;
+    }
+    w.arith = decode.div + decode.mod + decode.mul + decode.add + casts;
+    out->decode_ops = w.arith;
     walk_block(&w, repr->func->body, 1);
     tilec_free(repr->ctx, w.slopes);
+    tilec_free(repr->ctx, w.offset);
 
     double W = packet_width;
     double view = w.broadcast * c->broadcast_load + w.contiguous * c->contiguous_memory +
                   w.gathered * c->gathered_lane * W;
-    out->ragged_innermost = fast_extent % packet_width != 0;
-    if (out->ragged_innermost) view *= 2;
+    out->ragged_packets = !packets_uniform(map, packet_width);
+    if (out->ragged_packets) view *= 2;
     out->arithmetic_ops = w.arith;
-    out->decode_ops = decode;
     out->broadcast_loads = w.broadcast;
     out->contiguous_accesses = w.contiguous;
     out->gathered_accesses = w.gathered;

@@ -20,7 +20,7 @@
 #include "plan/root_map.h"
 #include "plan/target.h"
 
-/* Fills the work fields of `out` (arithmetic … ragged_innermost); the count
+/* Fills the work fields of `out` (arithmetic … ragged_packets); the count
  * and schedule fields are left alone.  TILEC_E_NOMEM on allocation failure. */
 tilec_status plan_extract_work(const plan_repr *repr, const plan_root_map *map, uint32_t packet_width,
                                const plan_cost_coefficients *coefficients, plan_work *out);

@@ -4,6 +4,8 @@
  * lists exactly while the op is attached to a block. */
 #include "tir/ir.h"
 
+#include "base/ilist.h"
+
 #include <string.h>
 
 tir_module *tir_module_create(tilec_context *ctx) {
@@ -171,10 +173,7 @@ tir_op *tir_op_new(tir_func *f, tir_op_kind kind, tilec_loc loc) {
 
 static void link_use(tir_use *u) {
     tir_value *v = u->value;
-    u->prev = NULL;
-    u->next = v->uses;
-    if (v->uses) v->uses->prev = u;
-    v->uses = u;
+    ILIST_PUSH_FRONT(v->uses, u);
     v->use_count++;
     u->linked = true;
 }
@@ -182,10 +181,7 @@ static void link_use(tir_use *u) {
 static void unlink_use(tir_use *u) {
     if (!u->linked) return;
     tir_value *v = u->value;
-    if (u->prev) u->prev->next = u->next;
-    else v->uses = u->next;
-    if (u->next) u->next->prev = u->prev;
-    u->prev = u->next = NULL;
+    ILIST_REMOVE_HEADED(v->uses, u);
     v->use_count--;
     u->linked = false;
 }
@@ -261,11 +257,7 @@ bool tir_value_read_only(const tir_value *v) { return v->read_only; }
 void tir_op_detach(tir_op *op) {
     tir_block *b = op->parent;
     if (!b) return;
-    if (op->prev) op->prev->next = op->next;
-    else b->first = op->next;
-    if (op->next) op->next->prev = op->prev;
-    else b->last = op->prev;
-    op->prev = op->next = NULL;
+    ILIST_REMOVE(b->first, b->last, op);
     op->parent = NULL;
     for (uint32_t i = 0; i < op->operand_count; i++) unlink_use(op->operands[i]);
 }
@@ -279,21 +271,13 @@ static void attach(tir_op *op, tir_block *b) {
 void tir_op_insert_before(tir_op *op, tir_op *position) {
     tir_op_detach(op);
     tir_block *b = position->parent;
-    op->next = position;
-    op->prev = position->prev;
-    if (position->prev) position->prev->next = op;
-    else b->first = op;
-    position->prev = op;
+    ILIST_INSERT_BEFORE(b->first, op, position);
     attach(op, b);
 }
 
 void tir_op_insert_end(tir_op *op, tir_block *block) {
     tir_op_detach(op);
-    op->prev = block->last;
-    op->next = NULL;
-    if (block->last) block->last->next = op;
-    else block->first = op;
-    block->last = op;
+    ILIST_APPEND(block->first, block->last, op);
     attach(op, block);
 }
 

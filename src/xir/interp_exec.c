@@ -55,7 +55,7 @@ tilec_status xi_read(xi_run *r, xi_lane *lane, const xir_inst *user, const xir_v
         }
         *out = lane->values[v->id];
         return TILEC_OK;
-    case XIR_VALUE_CONST: *out = xi_constant(v); return TILEC_OK;
+    case XIR_VALUE_CONST: *out = xir_cell_of_bits(v->type->scalar, v->constant); return TILEC_OK;
     case XIR_VALUE_SPECIAL: out->u = special(r, lane, v->special); return TILEC_OK;
     case XIR_VALUE_ARG: break; /* buffers are only operands of buffer instructions, which index args directly */
     }
@@ -218,16 +218,17 @@ static tilec_status exec(xi_run *r, xi_lane *lane, const xir_inst *inst) {
     lane->pc = inst->next;
     unsigned char *p;
     switch (inst->kind) {
+    /* preparation checked the operand types that xir/eval.h relies on */
     case XIR_INST_ARITH: {
         uint32_t typed = inst->op == XIR_OP_SELECT ? 1 : 0;
-        xi_define(lane, inst, xi_arith(inst->op, xir_operand(inst, typed)->type->scalar, x));
+        xi_define(lane, inst, xir_cell_arith(inst->op, xir_operand(inst, typed)->type->scalar, x));
         return TILEC_OK;
     }
     case XIR_INST_CAST:
-        xi_define(lane, inst, xi_cast(xir_operand(inst, 0)->type->scalar, inst->value.type->scalar, x[0]));
+        xi_define(lane, inst, xir_cell_cast(xir_operand(inst, 0)->type->scalar, inst->value.type->scalar, x[0]));
         return TILEC_OK;
     case XIR_INST_BITCAST:
-        xi_define(lane, inst, xi_bitcast(xir_operand(inst, 0)->type->scalar, inst->value.type->scalar, x[0]));
+        xi_define(lane, inst, xir_cell_bitcast(xir_operand(inst, 0)->type->scalar, inst->value.type->scalar, x[0]));
         return TILEC_OK;
     case XIR_INST_ALLOCA: return alloca_array(r, lane, inst);
     case XIR_INST_GEP: return gep(r, lane, inst, x);

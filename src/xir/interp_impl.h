@@ -1,20 +1,21 @@
 /* interp_impl.h — internals of the W-lane XIR interpreter, shared by interp.c
  * (API, arguments, packets, warp exchanges), interp_prepare.c (structural
  * checks and PHI edge tables), interp_exec.c (one lane's execution and its
- * memory) and interp_value.c (scalar semantics).
+ * memory) and interp_value.c (cells in memory).
  *
- * Cells: every scalar SSA value of a lane is one interp_cell (the TileIR
- * interpreter's cell, whose integer rules XIR shares): signed integers are
- * sign-extended in `i`, unsigned integers zero-extended in `u`, bool is u=0/1,
- * f64 is `f`, and f32 is its 32-bit IEEE pattern zero-extended in `u` (so moves —
- * PHIs, select, loads, stores, warp exchanges, bitcasts — keep every bit,
- * signalling NaNs included).  A local array value is the index of the lane's
- * allocation record in `u`; a pointer packs (record << 32) | element index.
+ * Cells: every scalar SSA value of a lane is one interp_cell in the cell form
+ * of xir/eval.h, which also defines every scalar operation on it: signed
+ * integers are sign-extended in `i`, unsigned integers zero-extended in `u`,
+ * bool is u=0/1, f64 is `f`, and f32 is its 32-bit IEEE pattern zero-extended
+ * in `u` (so moves — PHIs, select, loads, stores, warp exchanges, bitcasts —
+ * keep every bit, signalling NaNs included).  A local array value is the
+ * index of the lane's allocation record in `u`; a pointer packs
+ * (record << 32) | element index.
  * Cells never cross lanes except scalars through warp_read_lane. */
 #ifndef TILEC_XIR_INTERP_IMPL_H
 #define TILEC_XIR_INTERP_IMPL_H
 
-#include "tir/interp.h" /* interp_cell and the shared integer/cast semantics */
+#include "xir/eval.h" /* cells and their scalar semantics */
 #include "xir/interp.h"
 
 /* An array larger than this many elements is refused (pointers hold a 32-bit
@@ -101,13 +102,7 @@ tilec_status xi_count_step(xi_run *r, const xi_lane *lane, const xir_inst *inst)
 tilec_status xi_fail(xi_run *r, const xi_lane *lane, const xir_inst *inst, tilec_status status, const char *code,
                      const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
-/* ---- scalar semantics (interp_value.c) ---- */
-interp_cell xi_constant(const xir_value *v);
-/* Applies an arithmetic opcode; `t` is the operands' type (SELECT: the value
- * operands'); the operands were checked by preparation. */
-interp_cell xi_arith(xir_arith_op op, tir_scalar t, const interp_cell *x);
-interp_cell xi_cast(tir_scalar from, tir_scalar to, interp_cell x);
-interp_cell xi_bitcast(tir_scalar from, tir_scalar to, interp_cell x);
+/* ---- cells in memory (interp_value.c) ---- */
 /* Native-endian element encoding (bool bytes read as nonzero → 1). */
 interp_cell xi_load_elem(tir_scalar t, const unsigned char *p);
 void xi_store_elem(tir_scalar t, unsigned char *p, interp_cell x);

@@ -5,6 +5,8 @@
  * failure marks the module failed (one XIR-M01 diagnostic) and returns NULL. */
 #include "xir/xir.h"
 
+#include "base/ilist.h"
+
 #include <string.h>
 
 static void *oom(xir_module *m) {
@@ -176,10 +178,7 @@ xir_block *xir_block_new(xir_func *f, const char *name) {
     if (!b || (name && !(b->name = arena_strdup(&m->arena, name)))) return oom(m);
     b->func = f;
     b->id = f->next_block_id++;
-    b->prev = f->last;
-    if (f->last) f->last->next = b;
-    else f->first = b;
-    f->last = b;
+    ILIST_APPEND(f->first, f->last, b);
     return b;
 }
 
@@ -189,11 +188,7 @@ void xir_block_erase(xir_block *b) {
         xir_inst_detach(inst);
     }
     xir_func *f = b->func;
-    if (b->prev) b->prev->next = b->next;
-    else f->first = b->next;
-    if (b->next) b->next->prev = b->prev;
-    else f->last = b->prev;
-    b->prev = b->next = NULL;
+    ILIST_REMOVE(f->first, f->last, b);
 }
 
 xir_inst *xir_block_terminator(const xir_block *b) {
@@ -225,10 +220,7 @@ xir_inst *xir_inst_new(xir_func *f, xir_inst_kind kind, xir_type *type) {
 
 static void link_use(xir_use *u) {
     xir_value *v = u->value;
-    u->prev = NULL;
-    u->next = v->uses;
-    if (v->uses) v->uses->prev = u;
-    v->uses = u;
+    ILIST_PUSH_FRONT(v->uses, u);
     v->use_count++;
     u->linked = true;
 }
@@ -236,10 +228,7 @@ static void link_use(xir_use *u) {
 static void unlink_use(xir_use *u) {
     if (!u->linked) return;
     xir_value *v = u->value;
-    if (u->prev) u->prev->next = u->next;
-    else v->uses = u->next;
-    if (u->next) u->next->prev = u->prev;
-    u->prev = u->next = NULL;
+    ILIST_REMOVE_HEADED(v->uses, u);
     v->use_count--;
     u->linked = false;
 }
@@ -284,11 +273,7 @@ bool xir_phi_add_incoming(xir_inst *phi, xir_value *v, xir_block *from) {
 void xir_inst_detach(xir_inst *inst) {
     xir_block *b = inst->parent;
     if (!b) return;
-    if (inst->prev) inst->prev->next = inst->next;
-    else b->first = inst->next;
-    if (inst->next) inst->next->prev = inst->prev;
-    else b->last = inst->prev;
-    inst->prev = inst->next = NULL;
+    ILIST_REMOVE(b->first, b->last, inst);
     inst->parent = NULL;
     for (uint32_t i = 0; i < inst->operand_count; i++) unlink_use(inst->operands[i]);
 }
@@ -301,22 +286,14 @@ static void attach(xir_inst *inst, xir_block *b) {
 
 void xir_inst_insert_end(xir_inst *inst, xir_block *b) {
     xir_inst_detach(inst);
-    inst->prev = b->last;
-    inst->next = NULL;
-    if (b->last) b->last->next = inst;
-    else b->first = inst;
-    b->last = inst;
+    ILIST_APPEND(b->first, b->last, inst);
     attach(inst, b);
 }
 
 void xir_inst_insert_before(xir_inst *inst, xir_inst *position) {
     xir_inst_detach(inst);
     xir_block *b = position->parent;
-    inst->next = position;
-    inst->prev = position->prev;
-    if (position->prev) position->prev->next = inst;
-    else b->first = inst;
-    position->prev = inst;
+    ILIST_INSERT_BEFORE(b->first, inst, position);
     attach(inst, b);
 }
 

@@ -11,10 +11,13 @@
  * block width and grain of one root order.  For every example, plan_compile
  * lowers the selected plan (block, order, W, budget) with resource facts
  * equal to the plan's, and its realization carries the planner's items;
- * fusion requests are recorded and change nothing else; root_axis_tiles is
- * refused until the mixed-radix root mapping exists. */
+ * fusion requests are recorded and change nothing else.  Root axis tiles
+ * (upstream case 3): the cost follows the physical fast digit of the
+ * canonical mapping, identity tilings plan and lower exactly like none. */
 #include "plan_fixture.h"
 
+#include "base/strbuf.h"
+#include "xir/text.h"
 #include "xir/verify.h"
 
 static const char copy_text[] =
@@ -69,7 +72,7 @@ static void test_exact_work(void) {
         const plan_work *w = &plan_selected(&r)->work;
         CHECK(w->arithmetic_ops == 26 && w->decode_ops == 1 && w->arithmetic_per_packet == 26);
         CHECK(w->gathered_accesses == 24 && w->contiguous_accesses == 0 && w->broadcast_loads == 0);
-        CHECK(w->private_accesses == 0 && w->ragged_innermost);
+        CHECK(w->private_accesses == 0 && w->ragged_packets);
         CHECK(w->memory_per_packet == 24 * 2 * 8 * 2);
     }
     plan_result_free(&r);
@@ -92,7 +95,7 @@ static void test_exact_work(void) {
     if (plan_text(pick_text, NULL, &o, 4, &r)) {
         const plan_work *w = &plan_selected(&r)->work;
         CHECK(w->arithmetic_per_packet == 57);
-        CHECK(!w->ragged_innermost && w->memory_per_packet == 8 * 0.5 * 4 + 9 * 0.5 * 4); /* 4 rows: W4 fits */
+        CHECK(!w->ragged_packets && w->memory_per_packet == 8 * 0.5 * 4 + 9 * 0.5 * 4); /* 4 rows: W4 fits */
     }
     plan_result_free(&r);
 }
@@ -109,7 +112,7 @@ static void test_ragged_doubles_view_memory(void) {
         plan_result_free(&r);
         tir_module_destroy(m);
     }
-    CHECK(!w[0].ragged_innermost && w[1].ragged_innermost);
+    CHECK(!w[0].ragged_packets && w[1].ragged_packets);
     CHECK(w[0].contiguous_accesses == 1 && w[0].memory_per_packet == 2 && w[1].memory_per_packet == 4);
     CHECK(w[0].arithmetic_ops == 1 && w[1].arithmetic_ops == 1);
 }
@@ -215,12 +218,109 @@ static void test_fusion_recorded(void) {
     lower_result_free(&lf);
     plan_result_free(&plain);
     plan_result_free(&fused);
-    /* Not yet: the mixed-radix root traversal. */
-    static const uint32_t tiles[] = {1};
-    o = plan_options_default();
+    tir_module_destroy(m);
+}
+
+/* Upstream case 3: a 32×24 root whose stores are column-major relative to
+ * the root order (address b·32 + a).  The flat order's fast digit is b
+ * (gathered); identity tiles {1,8} are the same mapping (same score);
+ * coherent tiles {8,1} make a the fast digit (contiguous: less memory, more
+ * decode arithmetic); crossing tiles {2,1} span 2 a × 4 b per packet
+ * (gathered: the same memory as flat). */
+static const char colmajor_text[] =
+    "kernel @colmajor(%Y: view<f32>[Y.0=24, Y.1=32]) {\n"
+    "  parallel (%a: a=32, %b: b=24) {\n"
+    "    %one = const f32 1.0\n"
+    "    store %Y[%b, %a], %one\n"
+    "  }\n"
+    "}\n";
+
+static bool plan_tiled(const tir_func *f, const uint32_t *tiles, bool fixed, plan_result *r) {
+    static const uint32_t order[] = {0, 1};
+    plan_thread_pool pool;
+    plan_thread_pool_init(&pool, 8, 8);
+    plan_options o = plan_options_default();
+    o.block_size = fixed ? 64 : 0;
+    o.root_axis_order = fixed ? order : NULL;
+    o.root_axis_order_len = fixed ? 2 : 0;
     o.root_axis_tiles = tiles;
+    o.root_axis_tiles_len = tiles ? 2 : 0;
+    return plan_ok(f, &o, &pool.info, r);
+}
+
+static void test_physical_fast_digit(void) {
+    tir_module *m = parse_kernel(colmajor_text, NULL, 0);
+    if (!m) return;
+    const tir_func *f = tir_module_func(m, 0);
+    static const uint32_t identity[] = {1, 8}, coherent[] = {8, 1}, crossing[] = {2, 1};
+    plan_result flat, id, co, cr;
+    bool ok = plan_tiled(f, NULL, true, &flat) & plan_tiled(f, identity, true, &id) &
+              plan_tiled(f, coherent, true, &co) & plan_tiled(f, crossing, true, &cr);
+    if (ok) {
+        const plan_work *wf = &plan_selected(&flat)->work, *wc = &plan_selected(&co)->work;
+        const plan_work *wx = &plan_selected(&cr)->work;
+        CHECK(plan_selected(&flat)->cost.score == plan_selected(&id)->cost.score);
+        CHECK(wf->gathered_accesses == 1 && !wf->ragged_packets);
+        CHECK(wc->contiguous_accesses == 1 && !wc->ragged_packets);
+        CHECK(wc->memory_per_packet < wf->memory_per_packet && wc->decode_ops > wf->decode_ops);
+        CHECK(wc->arithmetic_per_packet > wf->arithmetic_per_packet);
+        CHECK(wx->gathered_accesses == 1 && !wx->ragged_packets && wx->memory_per_packet == wf->memory_per_packet);
+        CHECK(co.options.root_axis_tiles_len == 2 && co.options.root_axis_tiles[0] == 8);
+    }
+    plan_result_free(&flat);
+    plan_result_free(&id);
+    plan_result_free(&co);
+    plan_result_free(&cr);
+    /* Searched: the identity tiling plans and lowers exactly like no tiling
+     * (byte-identical XIR); the tiles hold for every order. */
+    plan_thread_pool pool;
+    plan_thread_pool_init(&pool, 8, 8);
+    plan_result p[2];
+    lower_result l[2];
+    static const uint32_t full[] = {32, 24};
+    for (int k = 0; k < 2; k++) {
+        plan_options o = plan_options_default();
+        o.root_axis_tiles = k ? full : NULL;
+        o.root_axis_tiles_len = k ? 2 : 0;
+        CHECK(plan_compile(ctx, f, &o, &pool.info, NULL, &p[k], &l[k]) == TILEC_OK);
+        flush_diags();
+    }
+    if (p[0].ok && p[1].ok && l[0].module && l[1].module) {
+        CHECK(p[0].candidate_count == 12 && p[1].candidate_count == 12);
+        CHECK(plan_selected(&p[0])->candidate.index == plan_selected(&p[1])->candidate.index);
+        CHECK(plan_selected(&p[0])->cost.score == plan_selected(&p[1])->cost.score);
+        strbuf a, b;
+        strbuf_init(&a, ctx);
+        strbuf_init(&b, ctx);
+        CHECK(xir_print_to_strbuf(l[0].module, &a) && xir_print_to_strbuf(l[1].module, &b));
+        CHECK(a.len > 0 && !strcmp(strbuf_cstr(&a), strbuf_cstr(&b)));
+        strbuf_free(&a);
+        strbuf_free(&b);
+    }
+    for (int k = 0; k < 2; k++) {
+        lower_result_free(&l[k]);
+        plan_result_free(&p[k]);
+    }
+    plan_result r;
+    if (plan_tiled(f, coherent, false, &r)) {
+        CHECK(r.candidate_count == 12);
+        const plan_choice *s = plan_selected(&r);
+        /* Both orders are contiguous; under [1,0] the a-digits merge back
+         * into the plain decode, which is cheaper. */
+        CHECK(s->candidate.order[0] == 1 && s->candidate.order[1] == 0 && s->work.contiguous_accesses == 1);
+        CHECK(r.candidates.data[0].work.contiguous_accesses == 1);
+        CHECK(r.candidates.data[0].work.decode_ops > s->work.decode_ops);
+    }
+    plan_result_free(&r);
+    /* Invalid tiles fail with the shared messages. */
+    static const uint32_t bad[] = {3, 8};
+    plan_thread_pool_init(&pool, 8, 8);
+    plan_options o = plan_options_default();
+    o.root_axis_tiles = bad;
+    o.root_axis_tiles_len = 2;
+    plan_fails("tiles 3,8", f, &o, &pool.info, "XIR root axis tiles must be positive divisors of the original extents");
     o.root_axis_tiles_len = 1;
-    plan_fails("tiles", f, &o, &pool.info, "root_axis_tiles");
+    plan_fails("one tile", f, &o, &pool.info, "XIR root axis tiles must specify every original axis");
     tir_module_destroy(m);
 }
 
@@ -231,6 +331,7 @@ int main(void) {
     test_work_follows_representation();
     test_compile_examples();
     test_fusion_recorded();
+    test_physical_fast_digit();
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
 }

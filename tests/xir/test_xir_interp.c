@@ -180,6 +180,7 @@ static void test_infinite_loop(void) {
  * merge: out[id] = x.  Worker 0 computed x; worker 1 did not. */
 static void test_value_without_definition(void) {
     xkernel k = xk_open("undominated", 2);
+    k.malformed = true; /* XIR-V15 */
     xir_value *out = xir_func_add_buffer(k.f, "out", TIR_U32);
     xir_block *then = xir_block_new(k.f, "then"), *merge = xir_block_new(k.f, "merge");
     xir_value *id = xk_special(&k, XIR_SPECIAL_DISPATCH_ID);
@@ -246,6 +247,7 @@ static void expect_refused(xkernel *k, const char *needle) {
 /* Every case writes out[0] = 1 first, so running at all would be visible. */
 static xkernel start_refusal(const char *name) {
     xkernel k = xk_open(name, 1);
+    k.malformed = true; /* what the interpreter refuses, the verifier rejects too */
     xir_value *out = xir_func_add_buffer(k.f, "out", TIR_U32);
     xk_write(&k, out, xk_u32(&k, 0), xk_u32(&k, 1));
     return k;

@@ -111,6 +111,7 @@ static void test_broadcasts(void) {
                  "lane 4 is outside the packet of 4 lanes");
     xk_close(&k);
     k = broadcast_kernel(minus_one);
+    k.malformed = true; /* an i32 lane (XIR-V23), so that it can be negative */
     expect_error(xk_run_with(&k, 2, 2, 1, &arg, NULL), TILEC_E_RUNTIME, "XIR-I11", "lane -1 is outside");
     xk_close(&k);
 }

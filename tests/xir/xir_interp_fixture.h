@@ -1,11 +1,14 @@
 /* xir_interp_fixture.h — helpers shared by the XIR interpreter tests: an XIR
  * kernel under construction (module, function, builder), constant shorthands,
- * running it and checking diagnostics.  Each test file's main creates `ctx`. */
+ * running it and checking diagnostics.  Each test file's main creates `ctx`.
+ * Kernels are verified before they run (DESIGN.md: verifiers between passes),
+ * except those a test marks malformed on purpose. */
 #ifndef TILEC_TEST_XIR_INTERP_FIXTURE_H
 #define TILEC_TEST_XIR_INTERP_FIXTURE_H
 
 #include "harness.h"
 #include "xir/interp.h"
+#include "xir/verify.h"
 
 static tilec_context *ctx;
 
@@ -13,6 +16,10 @@ typedef struct {
     xir_module *m;
     xir_func *f;
     xir_builder b;
+    /* The kernel breaks a verifier rule on purpose, to test what the
+     * interpreter does with IR outside those rules (XIR-I03 refusals, runtime
+     * checks the verifier makes unreachable): it runs without verification. */
+    bool malformed;
 } xkernel;
 
 /* A kernel with an entry block the builder is positioned at. */
@@ -22,6 +29,7 @@ static inline xkernel xk_open(const char *name, uint32_t block_size) {
     k.f = xir_func_new(k.m, name);
     k.f->block_size = block_size;
     k.b = (xir_builder){k.m, k.f, xir_block_new(k.f, "entry")};
+    k.malformed = false;
     return k;
 }
 
@@ -41,6 +49,17 @@ static inline void xk_write(xkernel *k, xir_value *buffer, xir_value *index, xir
 static inline tilec_status xk_run_with(xkernel *k, uint32_t n, uint32_t w, size_t n_args, const tir_buffer *args,
                                        const xir_interp_options *options) {
     CHECK_MSG(!xir_module_failed(k->m), "building kernel '%s' failed", k->f->name);
+    tilec_status verified = xir_verify(ctx, k->m);
+    if (k->malformed) {
+        /* the verifier must reject it too, else the test checks nothing special */
+        CHECK_MSG(verified == TILEC_E_VERIFY, "kernel '%s' is marked malformed but verifies", k->f->name);
+        tilec_diag_clear(ctx);
+    } else if (verified != TILEC_OK) {
+        CHECK_MSG(false, "kernel '%s' does not verify", k->f->name);
+        tilec_diag_print(ctx, stderr);
+        tilec_diag_clear(ctx);
+        return verified;
+    }
     return xir_interpret_with(ctx, k->f, n, w, n_args, args, options);
 }
 

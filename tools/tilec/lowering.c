@@ -1,6 +1,6 @@
 /* lowering.c — see lowering.h.  Values are range-checked by lower_kernel
- * itself (block widths, packet widths, partitions, orders); this file only
- * turns text into numbers. */
+ * itself (block widths, packet widths, partitions, orders, tiles); this file
+ * only turns text into numbers. */
 #include "lowering.h"
 
 #include <stdlib.h>
@@ -20,23 +20,22 @@ static bool parse_u32(const char *text, uint32_t *out) {
     return true;
 }
 
-/* "2,0,1" into l->order. */
-static bool parse_order(cli_lowering *l, const char *text) {
-    size_t n = 0;
+/* "2,0,1" into values[0..*n); false when malformed or longer than
+ * CLI_LOWER_MAX_AXES. */
+static bool parse_list(const char *text, uint32_t *values, size_t *n) {
     const char *p = text;
+    *n = 0;
     while (*p) {
         char digits[16];
         size_t len = strcspn(p, ",");
-        if (len == 0 || len >= sizeof digits || n == CLI_LOWER_MAX_AXES) return false;
+        if (len == 0 || len >= sizeof digits || *n == CLI_LOWER_MAX_AXES) return false;
         memcpy(digits, p, len);
         digits[len] = 0;
-        if (!parse_u32(digits, &l->order[n++])) return false;
+        if (!parse_u32(digits, &values[(*n)++])) return false;
         p += len;
         if (*p == ',' && !*++p) return false; /* trailing comma */
     }
-    l->options.root_axis_order = l->order;
-    l->options.root_axis_order_len = n;
-    return n > 0;
+    return *n > 0;
 }
 
 bool cli_lowering_option(cli_lowering *l, const char *command, int id, const char *value) {
@@ -52,8 +51,14 @@ bool cli_lowering_option(cli_lowering *l, const char *command, int id, const cha
         o->max_unrolled_tile_elements = v;
         break;
     case OPT_LOWER_ORDER:
-        if (!(ok = parse_order(l, value)))
+        if (!(ok = parse_list(value, l->order, &o->root_axis_order_len)))
             cli_usage_error(command, "--order needs comma-separated axis numbers, not '%s'", value);
+        o->root_axis_order = l->order;
+        return ok;
+    case OPT_LOWER_TILES:
+        if (!(ok = parse_list(value, l->tiles, &o->root_axis_tiles_len)))
+            cli_usage_error(command, "--tiles needs comma-separated factors, one per root axis, not '%s'", value);
+        o->root_axis_tiles = l->tiles;
         return ok;
     default: return cli_planning_option(&l->planning, command, id, value);
     }

@@ -1,7 +1,7 @@
 /* lowering.h — the command-line face of the TileIR → XIR lowering, shared by
  * `tilec lower`, `tilec run --xir` and `tilec plan`: the fixed-plan options
- * (--block, --width, --order, --partitions, --max-unrolled), which constrain
- * the planner (planning.h), planning then lowering, and a printer for the
+ * (--block, --width, --order, --tiles, --partitions, --max-unrolled), which
+ * constrain the planner (planning.h), planning then lowering, and a printer for the
  * lowering's metadata. */
 #ifndef TILEC_CLI_LOWERING_H
 #define TILEC_CLI_LOWERING_H
@@ -15,19 +15,30 @@ enum { CLI_LOWER_MAX_AXES = 64 };
 typedef struct {
     lower_options options;
     uint32_t order[CLI_LOWER_MAX_AXES];
+    uint32_t tiles[CLI_LOWER_MAX_AXES];
     cli_planning planning;
 } cli_lowering;
 
 /* Option ids for cli_option tables; they start at 100 so commands can add theirs. */
-enum { OPT_LOWER_BLOCK = 100, OPT_LOWER_WIDTH, OPT_LOWER_ORDER, OPT_LOWER_PARTITIONS, OPT_LOWER_MAX_UNROLLED };
+enum {
+    OPT_LOWER_BLOCK = 100,
+    OPT_LOWER_WIDTH,
+    OPT_LOWER_ORDER,
+    OPT_LOWER_TILES,
+    OPT_LOWER_PARTITIONS,
+    OPT_LOWER_MAX_UNROLLED
+};
 #define CLI_LOWERING_OPTIONS \
     {"--block", true, OPT_LOWER_BLOCK}, {"--width", true, OPT_LOWER_WIDTH}, {"--order", true, OPT_LOWER_ORDER}, \
+        {"--tiles", true, OPT_LOWER_TILES}, \
         {"--partitions", true, OPT_LOWER_PARTITIONS}, {"--max-unrolled", true, OPT_LOWER_MAX_UNROLLED}, \
         CLI_PLANNING_OPTIONS
 #define CLI_LOWERING_HELP \
     "  --block B         logical workers per runtime block (default 0: planned)\n" \
     "  --width W         packet width: 1, 2, 4, 8 or 16 (default 8)\n" \
     "  --order I,J,...   exact root axis order, outer to inner (default: planned)\n" \
+    "  --tiles A,B,...   root axis tiles, one factor per root axis as written, each\n" \
+    "                    dividing its extent: visit A x B x ... blocks (default: none)\n" \
     "  --partitions P    partial accumulators of closed reductions, 1..16 (default 4)\n" \
     "  --max-unrolled N  largest tile kept as unrolled SSA values (default 64)\n" CLI_PLANNING_HELP
 

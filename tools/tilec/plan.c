@@ -109,7 +109,7 @@ static void text_choice(FILE *out, const plan_choice *c) {
             "contiguous, %s gathered%s; %s private)\n",
             num(b[0], w->arithmetic_per_packet), num(b[1], w->arithmetic_ops), num(b[2], w->decode_ops),
             num(b[3], w->memory_per_packet), num(b[4], w->broadcast_loads), num(b[5], w->contiguous_accesses),
-            num(b[6], w->gathered_accesses), w->ragged_innermost ? ", doubled: ragged fast axis" : "",
+            num(b[6], w->gathered_accesses), w->ragged_packets ? ", doubled: ragged fast axis" : "",
             num(b[7], w->private_accesses));
     fprintf(out, "  resources: %llu snapshot bytes per worker in %llu arrays; budget %llu bytes\n",
             (unsigned long long)c->resources.snapshot_bytes_per_worker,
@@ -209,7 +209,7 @@ static void json_work(FILE *out, const plan_work *w, const char *indent) {
 #define U(field) fprintf(out, "\"" #field "\": %llu, ", (unsigned long long)w->field);
     D(arithmetic_per_packet) D(memory_per_packet) D(arithmetic_ops) D(decode_ops) D(broadcast_loads)
     D(contiguous_accesses) D(gathered_accesses) D(private_accesses)
-    fprintf(out, "\"ragged_innermost\": %s, ", w->ragged_innermost ? "true" : "false");
+    fprintf(out, "\"ragged_packets\": %s, ", w->ragged_packets ? "true" : "false");
     U(packet_count) U(block_count) U(task_count) U(active_workers) U(blocks_per_task) U(critical_packets)
     U(critical_blocks)
 #undef D

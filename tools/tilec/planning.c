@@ -73,6 +73,8 @@ tilec_status cli_plan(tilec_context *ctx, const cli_planning *p, const lower_opt
     o.block_size = lo->block_size;
     o.root_axis_order = lo->root_axis_order;
     o.root_axis_order_len = lo->root_axis_order_len;
+    o.root_axis_tiles = lo->root_axis_tiles;
+    o.root_axis_tiles_len = lo->root_axis_tiles_len;
     o.max_unrolled_tile_elements = lo->max_unrolled_tile_elements;
     o.max_unrolled_region_work = lo->max_unrolled_region_work;
     o.reduction_partitions = lo->reduction_partitions;

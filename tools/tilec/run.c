@@ -84,7 +84,7 @@ static int scan(run_request *r, int argc, char **argv) {
     if (code != CLI_CONTINUE) return code;
     if (!r->path) return cli_usage_error("run", "missing FILE.tir");
     if (r->lowering_options && !r->xir)
-        return cli_usage_error("run", "lowering and planning options (--block, --width, --order, ...) need --xir");
+        return cli_usage_error("run", "lowering and planning options (--block, --width, --order, --tiles, ...) need --xir");
     const file_arg *in = r->ins.data;
     for (size_t i = 0; i < r->ins.len; i++)
         for (size_t j = 0; j < i; j++)
