@@ -1,5 +1,5 @@
 /* work.h — work extraction: the estimated arithmetic and memory work of one
- * packet for a candidate root order, read from the SAME representation plan
+ * packet for a candidate root mapping, read from the SAME representation plan
  * the lowerer emits from (represent.h) — forms, runtime traversals, snapshots,
  * deferred recipes, partitioned reductions, buffered carries — never from a
  * parallel estimate.  docs/planner.md lists every charge.
@@ -7,12 +7,14 @@
  * With local_lanes = 1 a packet runs W whole programs in lockstep, so the
  * work of a packet is the dynamic work of one program, each operation counted
  * once per execution (loops multiply by their trip counts, maps by their
- * element counts).  View accesses are classified by the slope of their flat
- * address relative to the physical fast root digit (the innermost non-unit
- * axis of the root order): slope 0 on a load → broadcast, |slope| 1 →
- * contiguous, anything else or an unknown address → gathered (× W).  A fast
- * extent not divisible by W doubles the view memory.  These are priors, never
- * facts handed to code generation. */
+ * element counts).  View accesses are classified by the lane pattern of
+ * their address over the packet's W consecutive dispatch ordinals, decoded
+ * through the candidate's canonical root map (order and tiles): all lanes at
+ * one address on a load → broadcast, consecutive (±1 per lane) →
+ * contiguous, anything else or an unknown address → gathered (× W).  Packets
+ * that straddle the innermost root digits double the view memory.  These are
+ * priors, never facts handed to code generation.
+ */
 #ifndef TILEC_PLAN_WORK_H
 #define TILEC_PLAN_WORK_H
 

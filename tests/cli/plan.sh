@@ -1,0 +1,91 @@
+# tilec plan: golden JSON plans (--json --explain) for every example, the text
+# report and --explain ranking, constraints and refusals, and the planned
+# mapping used by tilec lower.  Regenerate the golden files after an intended
+# change of the cost model with TILEC_UPDATE_GOLDEN=1.
+source "$(dirname "$0")/common.bash" "$@"
+
+for example in "$SRC"/examples/*.tir; do
+  name=$(basename "$example" .tir)
+  golden="$SRC/tests/golden/plan_$name.json"
+  expect 0 "$TILEC" plan --json --explain "$example" || continue
+  if [ "${TILEC_UPDATE_GOLDEN:-0}" = 1 ]; then
+    cp "$WORK/out" "$golden"
+  elif ! cmp -s "$WORK/out" "$golden"; then
+    fail "tilec plan --json --explain $name differs from $golden"
+    diff "$golden" "$WORK/out" | head -20 >&2
+  fi
+done
+
+# The report: the chosen plan with every cost term; --explain ranks them all.
+expect 0 "$TILEC" plan --explain "$SRC/examples/gemm.tir" && {
+  contains "$WORK/out" '^@gemm: plan for target cpu-thread-pool \(W=8, 8 workers, 32 task chunks per worker\)$'
+  contains "$WORK/out" '^search: 12 candidates \(2 root orders x 6 block widths x 1 local widths x task grains\): 12 admitted, 0 rejected$'
+  contains "$WORK/out" '^chosen: candidate #[0-9]+: root order \[[01],[01]\], block [0-9]+, W 8, local lanes 1, blocks per task 0, dispatch 80$'
+  contains "$WORK/out" '^  schedule: 10 packets, '
+  contains "$WORK/out" '^  cost: arithmetic [0-9.e+]+ \+ memory [0-9.e+]+ \+ dispatch [0-9.e+]+ \+ imbalance [0-9.e+]+ \+ task [0-9.e+]+ \+ activation [0-9.e+]+ = score [0-9.e+]+$'
+  contains "$WORK/out" '^ranked candidates \(12, by score; ties by enumeration order\):$'
+  contains "$WORK/out" '^ +1 +[0-9]+ \[[01],[01]\] .*<- chosen$'
+  contains "$WORK/out" '^ +12 +[0-9]+ '
+  contains "$WORK/out" '^rejected candidates \(0\):$'
+  cp "$WORK/out" "$WORK/first"
+}
+expect 0 "$TILEC" plan --explain "$SRC/examples/gemm.tir" && cmp -s "$WORK/out" "$WORK/first" ||
+  fail "two runs of tilec plan differ"
+
+# Constraints are exact.
+expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --block 64 --order 1,0 && {
+  contains "$WORK/out" '^search: 1 candidates '
+  contains "$WORK/out" 'root order \[1,0\], block 64, W 8,'
+}
+expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --block 32 --search-grain --workers 2 --json &&
+  contains "$WORK/out" '"search": \{"root_orders": 2, "block_widths": 1, "local_widths": 1, "candidates": 6, '
+expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --grain 3 --width 4 --json && {
+  contains "$WORK/out" '"blocks_per_task": 3,'
+  contains "$WORK/out" '"packet_width": 4, "worker_count": 8,'
+}
+expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --tiles 2,5 --order 0,1 --json &&
+  contains "$WORK/out" '"root_axis_tiles": \[2, 5\]'
+expect 0 "$TILEC" plan "$SRC/examples/softmax.tir" --fuse pointwise --fuse map --cost block_dispatch=0.5 --json && {
+  contains "$WORK/out" '"fusion": \{"load_reduction": false, "expression_reduction": false, "pointwise": true, "map": true\}'
+  contains "$WORK/out" '"block_dispatch": 0.5,'
+}
+# Searched local lanes: W is enumerated and rejected with its reason.
+expect 0 "$TILEC" plan "$SRC/examples/softmax.tir" --local-lanes 0 --explain && {
+  contains "$WORK/out" '^search: 12 candidates .*: 6 admitted, 6 rejected$'
+  contains "$WORK/out" '^  #[0-9]+ order \[0\] block [0-9]+ local 8 grain 0: \[local-distribution\] local-axis distribution \(local_lanes=8\) is not realized yet'
+}
+
+# Refusals are diagnostics (exit 1); malformed values are usage errors (exit 2).
+expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --block 33 && contains "$WORK/err" 'error\[PLAN-O06\]: block width 33 is invalid'
+expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --local-lanes 8 && contains "$WORK/err" 'local-axis distribution'
+expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --local-lanes 3 && contains "$WORK/err" 'local_lanes 3'
+expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --max-candidates 11 &&
+  contains "$WORK/err" 'error\[PLAN-B01\]: candidate budget: .* 12 candidates .*exceeds max_candidates 11'
+expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --width 3 && contains "$WORK/err" 'invalid XIR target'
+expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --workers 0 && contains "$WORK/err" 'invalid XIR target'
+expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --cost arithmetic=-1 &&
+  contains "$WORK/err" 'invalid cost coefficient from the options: arithmetic is -1'
+expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --cost gathered_lane=nan && contains "$WORK/err" 'invalid cost coefficient'
+expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --order 0,0 &&
+  contains "$WORK/err" 'XIR root axis order must be a complete permutation'
+expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --tiles 3,5 &&
+  contains "$WORK/err" 'XIR root axis tiles must be positive divisors of the original extents'
+expect 2 "$TILEC" plan "$SRC/examples/gemm.tir" --cost nope=1 && contains "$WORK/err" "unknown coefficient 'nope'"
+expect 2 "$TILEC" plan "$SRC/examples/gemm.tir" --cost arithmetic=x
+expect 2 "$TILEC" plan "$SRC/examples/gemm.tir" --fuse everything
+expect 2 "$TILEC" plan "$SRC/examples/gemm.tir" --workers many
+expect 2 "$TILEC" plan
+expect 0 "$TILEC" help plan && contains "$WORK/out" '^usage: tilec plan FILE.tir'
+
+# tilec lower lowers the planned mapping, and says so.
+expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --json && {
+  block=$(sed -n 's/^    "block_size": \([0-9]*\),$/\1/p' "$WORK/out")
+  order=$(sed -n 's/^    "order": \[\([0-9, ]*\)\],$/\1/p' "$WORK/out" | tr -d ' ')
+}
+expect 0 "$TILEC" lower "$SRC/examples/gemm.tir" && {
+  contains "$WORK/out" "^// dispatch_size=80 block_size=$block packet_width=8 "
+  contains "$WORK/out" "^// realization: planner=exact; target=cpu-thread-pool; candidates=12; .*; block=$block; width=8; root_order=\\[$order\\];"
+}
+expect 0 "$TILEC" lower "$SRC/examples/softmax.tir" --fuse pointwise &&
+  contains "$WORK/out" 'pointwise_fusion=requested-unrealized;'
+finish
