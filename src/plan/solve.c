@@ -54,7 +54,7 @@ static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); 
 
 static tilec_status nomem(solver *s) {
     return tilec_error(s->ctx, TILEC_E_NOMEM, "PLAN-M01", tilec_no_loc(), "out of memory planning kernel '@%s'",
-                       s->f->name);
+                       s->f && s->f->name ? s->f->name : "?");
 }
 
 /* ---- target and option checks ---- */
@@ -67,7 +67,7 @@ static tilec_status check_target(solver *s) {
     if (!info || !info->target || !info->block_sizes)
         return tilec_error(s->ctx, TILEC_E_ARG, "PLAN-T01", tilec_no_loc(),
                            "invalid XIR target: the target info needs target() and block_sizes() hooks");
-    out->target_name = arena_strdup(&out->arena, info->name ? info->name : "unnamed");
+    if (!(out->target_name = arena_strdup(&out->arena, info->name ? info->name : "unnamed"))) return nomem(s);
     out->target = info->target(info);
     out->task_grain = info->supports_task_grain && info->supports_task_grain(info);
     const plan_target *t = &out->target;
@@ -157,11 +157,12 @@ static tilec_status choose_policy(solver *s) {
     s->policy = s->o->cost_policy ? s->o->cost_policy : s->info->cost_policy ? s->info->cost_policy(s->info) : NULL;
     out->custom_policy = s->policy != NULL;
     out->policy = arena_strdup(&out->arena, s->policy ? (s->policy->name ? s->policy->name : "unnamed") : "analytic");
+    if (!out->policy) return nomem(s);
     out->coefficients = s->o->cost;
     if (!s->policy || !s->policy->coefficients) return TILEC_OK;
     s->policy->coefficients(s->policy, &out->target, &s->o->cost, &out->coefficients);
     char source[160];
-    snprintf(source, sizeof source, "cost policy '%s'", out->policy ? out->policy : "?");
+    snprintf(source, sizeof source, "cost policy '%s'", out->policy);
     return plan_coefficients_validate(s->ctx, &out->coefficients, source);
 }
 
@@ -269,6 +270,7 @@ static void analyze(solver *s) {
         size_t n = tilec_diag_count(s->ctx);
         s->analysis_error = n > before ? tilec_diag_at(s->ctx, n - 1)->message : tilec_status_name(s->analysis_status);
         s->analysis_error = arena_strdup(&s->out->arena, s->analysis_error);
+        if (!s->analysis_error) s->analysis_status = TILEC_E_NOMEM;
     }
 }
 
@@ -299,7 +301,7 @@ static tilec_status consider(solver *s, const plan_candidate *c, const plan_root
                           out->target_name, why[0] ? ": " : "", why);
     }
     analyze(s);
-    if (s->analysis_status == TILEC_E_NOMEM) return TILEC_E_NOMEM;
+    if (s->analysis_status == TILEC_E_NOMEM) return nomem(s);
     if (s->analysis_status)
         return reject(s, c, PLAN_REJECT_ANALYSIS, NULL, "static resource analysis failed: %s", s->analysis_error);
     plan_rejection facts = {.analyzed = true, .resources = s->resources};
@@ -430,7 +432,7 @@ tilec_status plan_kernel(tilec_context *ctx, const tir_func *f, const plan_optio
     solver s = {.ctx = ctx, .f = f, .o = options ? options : &defaults, .info = info, .out = out};
     out->kernel = arena_strdup(&out->arena, f && f->name ? f->name : "?");
 
-    tilec_status st = plan_options_validate(ctx, s.o);
+    tilec_status st = out->kernel ? plan_options_validate(ctx, s.o) : nomem(&s);
     if (!st) st = copy_options(&s);
     if (!st) st = check_target(&s);
     if (!st) st = local_widths(&s);
