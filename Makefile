@@ -29,14 +29,19 @@ test-asan: deps
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 
-# libFuzzer over the text form and verifier, seeded with every .tir file we have.
+# libFuzzer over a text form and its verifier: FUZZ_TARGET=fuzz_text (TileIR,
+# seeded with every .tir file) or fuzz_xir (XIR, seeded with tests/xir/*.xir).
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
+FUZZ_TARGET  ?= fuzz_text
+FUZZ_SEEDS_fuzz_text = examples tests/kernels
+FUZZ_SEEDS_fuzz_xir  = tests/xir
 fuzz: deps
 	CC=clang cmake -S . -B $(FUZZ_BUILD) -DTILEC_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug
-	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_text
-	mkdir -p $(FUZZ_BUILD)/corpus
-	$(FUZZ_BUILD)/fuzz_text -max_total_time=$(FUZZ_SECONDS) -max_len=4096 $(FUZZ_BUILD)/corpus examples tests/kernels
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGET)
+	mkdir -p $(FUZZ_BUILD)/corpus-$(FUZZ_TARGET)
+	$(FUZZ_BUILD)/$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+	  $(FUZZ_BUILD)/corpus-$(FUZZ_TARGET) $(FUZZ_SEEDS_$(FUZZ_TARGET))
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

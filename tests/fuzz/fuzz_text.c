@@ -26,10 +26,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         strbuf_init(&second, ctx);
         tir_print_to_strbuf(m, &first);
         tir_module *again = NULL;
-        if (tir_parse(ctx, first.data, first.len, "printed.tir", NULL, 0, &again) != TILEC_OK)
+        if (tir_parse(ctx, strbuf_cstr(&first), first.len, "printed.tir", NULL, 0, &again) != TILEC_OK)
             fail("printed text does not parse");
         tir_print_to_strbuf(again, &second);
-        if (first.len != second.len || memcmp(first.data, second.data, first.len)) fail("round trip differs");
+        if (first.len != second.len || memcmp(strbuf_cstr(&first), strbuf_cstr(&second), first.len)) fail("round trip differs");
         strbuf_free(&first);
         strbuf_free(&second);
         tir_module_destroy(again);
