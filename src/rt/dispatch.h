@@ -1,0 +1,74 @@
+/* dispatch.h — running a compiled kernel on buffers: the kernel descriptor,
+ * argument checking and the block-range calls of the packet ABI.
+ *
+ * A kernel entry walks the blocks [block_begin, block_end) of a 1-D grid of
+ * ceil(dispatch_size / block_size) blocks; lanes at or beyond dispatch_size
+ * are masked by the entry itself.  args[i] is the i-th buffer as
+ * {data, size_bytes} (an offset view: data already points at the first
+ * element).  workspace is the calling worker's private scratch (NULL when the
+ * kernel asks for none); nothing in it survives between calls.
+ *
+ * rt_dispatch checks everything before anything runs and fails with a
+ * diagnostic, leaving the pool usable:
+ *   RT-D01 malformed kernel descriptor (NULL entry, block size 0, NULL params)
+ *   RT-D02 argument count differs from the kernel's
+ *   RT-D03 argument element type differs from the parameter's
+ *   RT-D04 argument smaller than the parameter's minimum byte size
+ *   RT-D05 NULL data for a non-empty argument
+ *   RT-D06 workspace request above RT_WORKSPACE_LIMIT
+ *   RT-D07 out of memory (workspace growth, argument record)
+ *   RT-D08 test trace array too short for the schedule's tasks
+ * The descriptor and the arguments are only borrowed during the call: a
+ * kernel can be copied, moved or destroyed between dispatches. */
+#ifndef TILEC_RT_DISPATCH_H
+#define TILEC_RT_DISPATCH_H
+
+#include "rt/pool.h"
+#include "tilec/tir.h" /* tir_scalar: the element types */
+
+/* The packet ABI's buffer record. */
+typedef struct {
+    void *data;
+    uint64_t size_bytes;
+} rt_buffer;
+
+typedef void (*rt_entry)(const rt_buffer *args, uint32_t block_begin, uint32_t block_end, uint32_t dispatch_size,
+                         void *workspace);
+
+typedef struct {
+    tir_scalar elem;
+    uint64_t min_bytes; /* what the kernel may touch: the view's extent × element size */
+} rt_param;
+
+typedef struct {
+    const char *name; /* for diagnostics; NULL: "kernel" */
+    rt_entry entry;
+    uint32_t arg_count;
+    const rt_param *params; /* arg_count */
+    uint32_t dispatch_size; /* logical workers; 0 runs nothing */
+    uint32_t block_size;    /* workers per block, ≥ 1 */
+    uint64_t blocks_per_task; /* the plan's grain; 0: ceil(blocks / (workers·32)) */
+    uint64_t workspace_bytes; /* per worker */
+} rt_kernel;
+
+/* A bound argument: pointer + byte size (offset views work) + element type. */
+typedef struct {
+    void *data;
+    uint64_t size_bytes;
+    tir_scalar elem;
+} rt_arg;
+
+/* Test and inspection options (NULL: none). */
+typedef struct {
+    bool no_steal; /* workers run their home tasks only */
+    /* When non-NULL, task_workers[t] receives the worker that ran task t
+     * (task_capacity entries; too few fails with RT-D08 before running). */
+    uint32_t *task_workers;
+    uint64_t task_capacity;
+    rt_schedule *schedule; /* when non-NULL, receives the schedule used */
+} rt_dispatch_options;
+
+tilec_status rt_dispatch(rt_pool *pool, tilec_context *ctx, const rt_kernel *kernel, const rt_arg *args,
+                         uint32_t arg_count, const rt_dispatch_options *options);
+
+#endif

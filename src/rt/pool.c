@@ -1,0 +1,267 @@
+/* pool.c — the pthread pool (see pool.h).
+ *
+ * Synchronization: `submit` serializes runs.  `lock` guards the generation
+ * handshake: a run publishes its job, sets `running` to h and gives workers
+ * 0..h-1 the new generation (each has its own condition variable, so idle
+ * workers beyond h stay asleep); each worker runs tasks without holding the
+ * lock and decrements `running` when it finds none left; the last one signals
+ * `done`.  The mutex hand-offs order everything the tasks wrote before the
+ * run returns.  Task claiming is lock-free: worker w's home task k is
+ * w + k·h, and k comes from a relaxed fetch-add on w's cursor, so every task
+ * is claimed by exactly one fetch-add whoever performs it (owner or thief). */
+#include "rt/pool.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* One cursor per cache line: cursors are hammered by their owners. */
+typedef struct {
+    atomic_uint_fast64_t claimed; /* home tasks of this worker claimed so far */
+    char pad[64 - sizeof(atomic_uint_fast64_t)];
+} rt_cursor;
+
+typedef struct {
+    rt_pool *pool;
+    uint32_t index;
+    pthread_t thread;
+    pthread_cond_t wake;
+    uint64_t assigned, seen; /* run generations, under pool->lock */
+    void *workspace_block;   /* what was allocated; workspace is it aligned up to 64 */
+    void *workspace;
+    size_t workspace_capacity;
+} rt_worker;
+
+struct rt_pool {
+    tilec_context *ctx;
+    uint32_t worker_count;
+    uint32_t thread_count; /* threads started (0 when worker_count is 1) */
+    pthread_mutex_t submit, lock;
+    pthread_cond_t done;
+    bool stopping;
+    uint64_t generation;
+    uint64_t running;         /* active workers still running tasks */
+    const rt_pool_job *job;   /* the run in flight */
+    rt_worker *workers;       /* worker_count */
+    rt_cursor *cursors;       /* worker_count */
+};
+
+/* ---- task execution ---- */
+
+static uint64_t claim(rt_pool *pool, uint32_t owner, uint64_t active) {
+    uint64_t k = atomic_fetch_add_explicit(&pool->cursors[owner].claimed, 1, memory_order_relaxed);
+    return owner + k * active;
+}
+
+static void run_tasks(rt_pool *pool, const rt_pool_job *job, uint32_t w) {
+    uint64_t h = job->schedule->active_workers, tasks = job->schedule->task_count;
+    void *workspace = job->workspace_bytes ? pool->workers[w].workspace : NULL;
+    for (uint64_t t = claim(pool, w, h); t < tasks; t = claim(pool, w, h)) job->run(job->user, t, w, workspace);
+    if (job->no_steal) return;
+    for (bool found = true; found;) {
+        found = false;
+        for (uint64_t i = 1; i < h; i++) {
+            uint32_t victim = (uint32_t)((w + i) % h);
+            uint64_t t = claim(pool, victim, h);
+            if (t < tasks) {
+                job->run(job->user, t, w, workspace);
+                found = true;
+            }
+        }
+    }
+}
+
+static void *worker_main(void *arg) {
+    rt_worker *self = arg;
+    rt_pool *pool = self->pool;
+    pthread_mutex_lock(&pool->lock);
+    for (;;) {
+        while (!pool->stopping && self->assigned == self->seen) pthread_cond_wait(&self->wake, &pool->lock);
+        if (pool->stopping) break;
+        self->seen = self->assigned;
+        const rt_pool_job *job = pool->job;
+        pthread_mutex_unlock(&pool->lock);
+        run_tasks(pool, job, self->index);
+        pthread_mutex_lock(&pool->lock);
+        if (--pool->running == 0) pthread_cond_signal(&pool->done);
+    }
+    pthread_mutex_unlock(&pool->lock);
+    return NULL;
+}
+
+/* ---- creation and destruction ---- */
+
+static tilec_status resolve_worker_count(tilec_context *ctx, const rt_pool_options *options, uint32_t *out) {
+    if (options && options->worker_count) {
+        if (options->worker_count > RT_MAX_WORKERS)
+            return tilec_error(ctx, TILEC_E_ARG, "RT-P01", tilec_no_loc(), "worker count %u exceeds the limit %d",
+                               options->worker_count, RT_MAX_WORKERS);
+        *out = options->worker_count;
+        return TILEC_OK;
+    }
+    const char *env = getenv("TILEC_THREADS");
+    if (env && *env) {
+        char *end = NULL;
+        errno = 0;
+        unsigned long n = strtoul(env, &end, 10);
+        if (errno || *end || env[0] == '-' || n < 1 || n > RT_MAX_WORKERS)
+            return tilec_error(ctx, TILEC_E_ARG, "RT-P02", tilec_no_loc(),
+                               "TILEC_THREADS='%s' is not a worker count in 1..%d", env, RT_MAX_WORKERS);
+        *out = (uint32_t)n;
+        return TILEC_OK;
+    }
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    *out = cores < 1 ? 1 : cores > RT_MAX_WORKERS ? RT_MAX_WORKERS : (uint32_t)cores;
+    return TILEC_OK;
+}
+
+/* Stops and joins the started threads, frees everything. */
+static void teardown(rt_pool *pool, bool sync_ready) {
+    if (sync_ready) {
+        pthread_mutex_lock(&pool->lock);
+        pool->stopping = true;
+        for (uint32_t w = 0; w < pool->thread_count; w++) pthread_cond_signal(&pool->workers[w].wake);
+        pthread_mutex_unlock(&pool->lock);
+        for (uint32_t w = 0; w < pool->thread_count; w++) pthread_join(pool->workers[w].thread, NULL);
+        for (uint32_t w = 0; w < pool->worker_count; w++) pthread_cond_destroy(&pool->workers[w].wake);
+        pthread_cond_destroy(&pool->done);
+        pthread_mutex_destroy(&pool->lock);
+        pthread_mutex_destroy(&pool->submit);
+    }
+    tilec_context *ctx = pool->ctx;
+    if (pool->workers)
+        for (uint32_t w = 0; w < pool->worker_count; w++) tilec_free(ctx, pool->workers[w].workspace_block);
+    tilec_free(ctx, pool->workers);
+    tilec_free(ctx, pool->cursors);
+    tilec_free(ctx, pool);
+}
+
+/* Initializes the locks and the per-worker condition variables. */
+static bool init_sync(rt_pool *pool) {
+    uint32_t w = 0;
+    if (pthread_mutex_init(&pool->submit, NULL)) return false;
+    if (pthread_mutex_init(&pool->lock, NULL)) goto fail_lock;
+    if (pthread_cond_init(&pool->done, NULL)) goto fail_done;
+    for (; w < pool->worker_count; w++)
+        if (pthread_cond_init(&pool->workers[w].wake, NULL)) goto fail_wake;
+    return true;
+fail_wake:
+    while (w--) pthread_cond_destroy(&pool->workers[w].wake);
+    pthread_cond_destroy(&pool->done);
+fail_done:
+    pthread_mutex_destroy(&pool->lock);
+fail_lock:
+    pthread_mutex_destroy(&pool->submit);
+    return false;
+}
+
+tilec_status rt_pool_create(tilec_context *ctx, const rt_pool_options *options, rt_pool **out) {
+    if (!out) return tilec_error(ctx, TILEC_E_ARG, "RT-P01", tilec_no_loc(), "rt_pool_create: out is NULL");
+    *out = NULL;
+    uint32_t workers = 0;
+    tilec_status status = resolve_worker_count(ctx, options, &workers);
+    if (status != TILEC_OK) return status;
+    rt_pool *pool = tilec_alloc(ctx, sizeof *pool);
+    if (!pool) return tilec_error(ctx, TILEC_E_NOMEM, "RT-P04", tilec_no_loc(), "out of memory creating the thread pool");
+    pool->ctx = ctx;
+    pool->worker_count = workers;
+    pool->workers = tilec_alloc(ctx, workers * sizeof *pool->workers);
+    pool->cursors = tilec_alloc(ctx, workers * sizeof *pool->cursors);
+    if (!pool->workers || !pool->cursors) {
+        teardown(pool, false);
+        return tilec_error(ctx, TILEC_E_NOMEM, "RT-P04", tilec_no_loc(), "out of memory creating the thread pool");
+    }
+    for (uint32_t w = 0; w < workers; w++) {
+        pool->workers[w].pool = pool;
+        pool->workers[w].index = w;
+        atomic_init(&pool->cursors[w].claimed, 0);
+    }
+    if (!init_sync(pool)) {
+        teardown(pool, false);
+        return tilec_error(ctx, TILEC_E_RUNTIME, "RT-P03", tilec_no_loc(), "cannot initialize the pool's locks");
+    }
+    if (workers > 1) {
+        for (uint32_t w = 0; w < workers; w++) {
+            int err = pthread_create(&pool->workers[w].thread, NULL, worker_main, &pool->workers[w]);
+            if (err) {
+                teardown(pool, true);
+                return tilec_error(ctx, TILEC_E_RUNTIME, "RT-P03", tilec_no_loc(),
+                                   "cannot start worker thread %u of %u (error %d)", w, workers, err);
+            }
+            pool->thread_count = w + 1;
+        }
+    }
+    *out = pool;
+    return TILEC_OK;
+}
+
+void rt_pool_destroy(rt_pool *pool) {
+    if (pool) teardown(pool, true);
+}
+
+uint32_t rt_pool_worker_count(const rt_pool *pool) { return pool->worker_count; }
+
+void *rt_pool_workspace(const rt_pool *pool, uint32_t worker, size_t *capacity) {
+    if (worker >= pool->worker_count) {
+        if (capacity) *capacity = 0;
+        return NULL;
+    }
+    if (capacity) *capacity = pool->workers[worker].workspace_capacity;
+    return pool->workers[worker].workspace;
+}
+
+/* ---- runs ---- */
+
+/* Grows the workspaces of workers 0..count-1 to `bytes` (under submit). */
+static bool grow_workspaces(rt_pool *pool, uint32_t count, size_t bytes) {
+    for (uint32_t w = 0; w < count; w++) {
+        rt_worker *worker = &pool->workers[w];
+        if (worker->workspace_capacity >= bytes) continue;
+        void *block = tilec_alloc(pool->ctx, bytes + 63);
+        if (!block) return false;
+        tilec_free(pool->ctx, worker->workspace_block);
+        worker->workspace_block = block;
+        worker->workspace = (void *)(((uintptr_t)block + 63) & ~(uintptr_t)63);
+        worker->workspace_capacity = bytes;
+    }
+    return true;
+}
+
+tilec_status rt_pool_run(rt_pool *pool, tilec_context *ctx, const rt_pool_job *job) {
+    const rt_schedule *s = job->schedule;
+    if (s->task_count == 0) return TILEC_OK;
+    if (job->workspace_bytes > RT_WORKSPACE_LIMIT)
+        return tilec_error(ctx, TILEC_E_BUDGET, "RT-D06", tilec_no_loc(),
+                           "workspace of %zu bytes per worker exceeds the limit of %zu bytes", job->workspace_bytes,
+                           RT_WORKSPACE_LIMIT);
+    assert(s->collapsed || s->active_workers <= pool->worker_count);
+    uint32_t active = s->collapsed ? 1 : (uint32_t)s->active_workers;
+    pthread_mutex_lock(&pool->submit);
+    if (job->workspace_bytes && !grow_workspaces(pool, active, job->workspace_bytes)) {
+        pthread_mutex_unlock(&pool->submit);
+        return tilec_error(ctx, TILEC_E_NOMEM, "RT-D07", tilec_no_loc(),
+                           "out of memory growing the per-worker workspace to %zu bytes", job->workspace_bytes);
+    }
+    if (s->collapsed) {
+        job->run(job->user, 0, 0, job->workspace_bytes ? pool->workers[0].workspace : NULL);
+    } else {
+        for (uint32_t w = 0; w < active; w++) atomic_store_explicit(&pool->cursors[w].claimed, 0, memory_order_relaxed);
+        pthread_mutex_lock(&pool->lock);
+        pool->job = job;
+        pool->running = active;
+        pool->generation++;
+        for (uint32_t w = 0; w < active; w++) {
+            pool->workers[w].assigned = pool->generation;
+            pthread_cond_signal(&pool->workers[w].wake);
+        }
+        while (pool->running) pthread_cond_wait(&pool->done, &pool->lock);
+        pool->job = NULL;
+        pthread_mutex_unlock(&pool->lock);
+    }
+    pthread_mutex_unlock(&pool->submit);
+    return TILEC_OK;
+}
