@@ -5,8 +5,9 @@
  * ceil(dispatch_size / block_size) blocks; lanes at or beyond dispatch_size
  * are masked by the entry itself.  args[i] is the i-th buffer as
  * {data, size_bytes} (an offset view: data already points at the first
- * element).  workspace is the calling worker's private scratch (NULL when the
- * kernel asks for none); nothing in it survives between calls.
+ * element).  workspace is the calling worker's private scratch, 64-byte
+ * aligned, at least workspace_bytes long (NULL when the kernel asks for none);
+ * its contents on entry are unspecified.
  *
  * rt_dispatch checks everything before anything runs and fails with a
  * diagnostic, leaving the pool usable:
@@ -26,9 +27,9 @@
 #include "rt/pool.h"
 #include "tilec/tir.h" /* tir_scalar: the element types */
 
-/* The packet ABI's buffer record. */
+/* The packet ABI's buffer record: 16 bytes at 16-byte boundaries. */
 typedef struct {
-    void *data;
+    _Alignas(16) void *data;
     uint64_t size_bytes;
 } rt_buffer;
 
