@@ -1,12 +1,14 @@
 /* test_concurrency.c — two threads dispatching on one pool (each with its own
  * diagnostics context) both get every block exactly once; 10k small
  * dispatches of varying sizes and grains complete without deadlock, each
- * exactly once; a pool dispatched from a thread other than its creator works. */
+ * exactly once; a pool dispatched from a thread other than its creator works;
+ * a worker stuck in a slow task has its remaining home tasks stolen. */
 #include "harness.h"
 #include "record_kernel.h"
 #include "rt/dispatch.h"
 
 #include <inttypes.h>
+#include <time.h>
 
 typedef struct {
     rt_pool *pool;
@@ -69,6 +71,59 @@ static void stress(tilec_context *ctx) {
     rt_pool_destroy(pool);
 }
 
+/* With args[1] = 1, task 0 (block 0) waits (up to 10 s) until every other
+ * block has run, then sets args[1] to 2: only stealing lets the other home
+ * tasks of the worker stuck in task 0 finish. */
+static void waiting_first_entry(const rt_buffer *args, uint32_t block_begin, uint32_t block_end,
+                                uint32_t dispatch_size, void *workspace) {
+    _Atomic uint32_t *runs = args[0].data;
+    uint32_t *wait = args[1].data;
+    if (block_begin == 0 && *wait)
+        for (int ms = 0; ms < 10000; ms++) {
+            uint32_t done = 0;
+            for (uint32_t b = 1; b < dispatch_size; b++) done += atomic_load(&runs[b]);
+            if (done == dispatch_size - 1) {
+                *wait = 2;
+                break;
+            }
+            nanosleep(&(struct timespec){0, 1000 * 1000}, NULL);
+        }
+    for (uint32_t b = block_begin; b < block_end; b++) atomic_fetch_add(&runs[b], 1);
+}
+
+static void stealing(tilec_context *ctx) {
+    rt_pool *pool = NULL;
+    CHECK(rt_pool_create(ctx, &(rt_pool_options){2}, &pool) == TILEC_OK);
+    enum { BLOCKS = 16 };
+    _Atomic uint32_t runs[BLOCKS];
+    uint32_t task_workers[BLOCKS], wait = 0;
+    rt_param params[2] = {{TIR_U32, sizeof runs}, {TIR_U32, sizeof wait}};
+    rt_arg args[2] = {{runs, sizeof runs, TIR_U32}, {&wait, sizeof wait, TIR_U32}};
+    rt_kernel k = {.name = "waiting", .entry = waiting_first_entry, .arg_count = 2, .params = params,
+                   .dispatch_size = BLOCKS, .block_size = 1, .blocks_per_task = 1};
+    for (int steal = 0; steal < 2; steal++) {
+        for (int b = 0; b < BLOCKS; b++) atomic_init(&runs[b], 0);
+        wait = (uint32_t)steal;
+        rt_dispatch_options options = {.no_steal = !steal, .task_workers = task_workers, .task_capacity = BLOCKS};
+        CHECK(rt_dispatch(pool, ctx, &k, args, 2, &options) == TILEC_OK);
+        int stolen = 0, once = 1;
+        for (int t = 0; t < BLOCKS; t++) {
+            once &= atomic_load(&runs[t]) == 1;
+            stolen += task_workers[t] != (uint32_t)(t % 2);
+        }
+        CHECK(once);
+        /* Whoever is held in task 0 (usually worker 0; worker 1 when it
+         * steals task 0 before worker 0 wakes), the other worker ran every
+         * other task, some of them stolen. */
+        if (steal)
+            CHECK_MSG(wait == 2 && stolen >= 1, "task 0 %s; %d tasks stolen",
+                      wait == 2 ? "saw every other task done" : "timed out", stolen);
+        else
+            CHECK(stolen == 0);
+    }
+    rt_pool_destroy(pool);
+}
+
 int main(void) {
     tilec_context *ctx = NULL;
     tilec_context_create(NULL, &ctx);
@@ -76,6 +131,7 @@ int main(void) {
     two_threads(ctx, 2);
     two_threads(ctx, 4);
     stress(ctx);
+    stealing(ctx);
     tilec_diag_print(ctx, stderr);
     CHECK(tilec_diag_count(ctx) == 0);
     tilec_context_destroy(ctx);
