@@ -28,9 +28,12 @@ static tilec_status check(tilec_context *ctx, const rt_kernel *k, const rt_arg *
     if (!k->entry || !k->block_size || (k->arg_count && !k->params))
         return tilec_error(ctx, TILEC_E_ARG, "RT-D01", tilec_no_loc(), "%s: malformed kernel descriptor (%s)", name,
                            !k->entry ? "no entry" : !k->block_size ? "block size 0" : "no parameter list");
-    if (arg_count != k->arg_count || (arg_count && !args))
+    if (arg_count != k->arg_count)
         return tilec_error(ctx, TILEC_E_ARG, "RT-D02", tilec_no_loc(), "%s takes %u arguments, got %u", name,
-                           k->arg_count, args ? arg_count : 0);
+                           k->arg_count, arg_count);
+    if (arg_count && !args)
+        return tilec_error(ctx, TILEC_E_ARG, "RT-D02", tilec_no_loc(), "%s takes %u arguments, got no argument array",
+                           name, k->arg_count);
     for (uint32_t i = 0; i < arg_count; i++) {
         const rt_param *p = &k->params[i];
         const rt_arg *a = &args[i];
