@@ -812,9 +812,12 @@ static void set_target_attributes(emitter *e, LLVMValueRef fn) {
     }
 }
 
-static tilec_status emit_body(emitter *e) {
+/* One packet body; `full`: every lane is active (the tail mask is the
+ * constant all-true mask, which LLVM folds away). */
+static tilec_status emit_body(emitter *e, bool full) {
     LLVMTypeRef params[4] = {e->ptr, e->i32, e->i32, e->i32};
-    e->body = LLVMAddFunction(e->m, "tilec_packet", LLVMFunctionType(LLVMVoidTypeInContext(e->c), params, 4, false));
+    e->body = LLVMAddFunction(e->m, full ? "tilec_packet_full" : "tilec_packet",
+                              LLVMFunctionType(LLVMVoidTypeInContext(e->c), params, 4, false));
     LLVMSetLinkage(e->body, LLVMInternalLinkage);
     set_target_attributes(e, e->body);
     e->args = LLVMGetParam(e->body, 0);
@@ -827,7 +830,9 @@ static tilec_status emit_body(emitter *e) {
     for (uint32_t l = 0; l < e->W; l++) lanes32[l] = const_i32(e, l), lanes64[l] = const_i64(e, l);
     e->lane32 = LLVMConstVector(lanes32, e->W);
     e->lane64 = LLVMConstVector(lanes64, e->W);
-    e->tail_mask = LLVMBuildICmp(e->b, LLVMIntULT, LLVMBuildAdd(e->b, splat(e, e->base), e->lane32, ""), splat(e, e->dsize), "tail");
+    e->tail_mask = full ? LLVMConstAllOnes(e->vmask)
+                        : LLVMBuildICmp(e->b, LLVMIntULT, LLVMBuildAdd(e->b, splat(e, e->base), e->lane32, ""),
+                                        splat(e, e->dsize), "tail");
     LLVMTypeRef arg_t = LLVMStructTypeInContext(e->c, (LLVMTypeRef[2]){e->ptr, e->i64}, 2, false);
     for (size_t a = 0; a < e->f->args.len; a++) {
         LLVMValueRef idx[2] = {const_i64(e, a), const_i32(e, 0)};
@@ -845,8 +850,9 @@ static tilec_status emit_body(emitter *e) {
 }
 
 /* entry(args, block_begin, block_end, dispatch_size, workspace): for each
- * block, packets base = block·B + p·W for p·W < B while base < dispatch_size. */
-static void emit_entry(emitter *e, const char *name) {
+ * block, packets base = block·B + p·W for p·W < B while base < dispatch_size;
+ * complete packets call `full` when there is one. */
+static void emit_entry(emitter *e, const char *name, LLVMValueRef masked, LLVMValueRef full) {
     LLVMTypeRef params[5] = {e->ptr, e->i32, e->i32, e->i32, e->ptr};
     LLVMValueRef fn = LLVMAddFunction(e->m, name, LLVMFunctionType(LLVMVoidTypeInContext(e->c), params, 5, false));
     set_target_attributes(e, fn);
@@ -872,8 +878,21 @@ static void emit_entry(emitter *e, const char *name) {
     LLVMBuildCondBr(e->b, live, run, next_block);
     LLVMPositionBuilderAtEnd(e->b, run);
     LLVMValueRef call_args[4] = {args, blk, LLVMBuildTrunc(e->b, base, e->i32, ""), dsize};
-    LLVMBuildCall2(e->b, LLVMGlobalGetValueType(e->body), e->body, call_args, 4, "");
     LLVMValueRef off_next = LLVMBuildAdd(e->b, off, const_i64(e, e->W), "");
+    LLVMBasicBlockRef call_full = NULL;
+    if (full) {
+        call_full = LLVMAppendBasicBlockInContext(e->c, fn, "full_packet");
+        LLVMBasicBlockRef call_tail = LLVMAppendBasicBlockInContext(e->c, fn, "tail_packet");
+        LLVMValueRef complete = LLVMBuildICmp(e->b, LLVMIntULE, LLVMBuildAdd(e->b, base, const_i64(e, e->W), ""),
+                                              LLVMBuildZExt(e->b, dsize, e->i64, ""), "");
+        LLVMBuildCondBr(e->b, complete, call_full, call_tail);
+        LLVMPositionBuilderAtEnd(e->b, call_full);
+        LLVMBuildCall2(e->b, LLVMGlobalGetValueType(full), full, call_args, 4, "");
+        LLVMBuildBr(e->b, packets);
+        LLVMPositionBuilderAtEnd(e->b, call_tail);
+    }
+    LLVMBuildCall2(e->b, LLVMGlobalGetValueType(masked), masked, call_args, 4, "");
+    LLVMBasicBlockRef run_end = LLVMGetInsertBlock(e->b);
     LLVMBuildBr(e->b, packets);
     LLVMPositionBuilderAtEnd(e->b, next_block);
     LLVMValueRef blk_next = LLVMBuildAdd(e->b, blk, const_i32(e, 1), "");
@@ -883,13 +902,45 @@ static void emit_entry(emitter *e, const char *name) {
     LLVMValueRef v1[2] = {begin, blk_next};
     LLVMBasicBlockRef b1[2] = {entry, next_block};
     LLVMAddIncoming(blk, v1, b1, 2);
-    LLVMValueRef v2[2] = {const_i64(e, 0), off_next};
-    LLVMBasicBlockRef b2[2] = {blocks, run};
-    LLVMAddIncoming(off, v2, b2, 2);
+    LLVMValueRef v2[3] = {const_i64(e, 0), off_next, off_next};
+    LLVMBasicBlockRef b2[3] = {blocks, run_end, call_full};
+    LLVMAddIncoming(off, v2, b2, full ? 3 : 2);
+}
+
+/* Forgets the per-body state before emitting another body. */
+static void reset_body(emitter *e) {
+    size_t nv = e->f->next_value_id + 1, nb = e->f->next_block_id + 1;
+    memset(e->val, 0, nv * sizeof *e->val);
+    memset(e->facts, 0, nv);
+    memset(e->entry_bb, 0, nb * sizeof *e->entry_bb);
+    memset(e->exit_bb, 0, nb * sizeof *e->exit_bb);
+    memset(e->mask, 0, nb * sizeof *e->mask);
+    memset(e->edge, 0, nb * sizeof *e->edge);
+    memset(e->predicated, 0, nb);
+    memset(e->join, 0, nb);
+    memset(e->next_linear, 0, nb * sizeof *e->next_linear);
+    e->private_bytes = 0;
+}
+
+/* The masked body, then (when asked and W > 1) the full-packet body; the
+ * counters describe one body. */
+static tilec_status emit_bodies(emitter *e, bool specialize, const char *entry_name) {
+    if (emit_body(e, false)) return e->status;
+    LLVMValueRef masked = e->body, full = NULL;
+    if (specialize && e->W > 1) {
+        simd_counters once = e->info->counters;
+        reset_body(e);
+        if (emit_body(e, true)) return e->status;
+        full = e->body;
+        e->info->counters = once;
+        e->info->counters.full_packet_bodies = 1;
+    }
+    emit_entry(e, entry_name, masked, full);
+    return TILEC_OK;
 }
 
 tilec_status simd_emit(tilec_context *ctx, const xir_func *f, const simd_analysis *an, const jit_host *host,
-                       uint32_t width, LLVMModuleRef m, const char *entry_name, simd_emit_info *info) {
+                       uint32_t width, bool specialize, LLVMModuleRef m, const char *entry_name, simd_emit_info *info) {
     emitter e = {.ctx = ctx, .f = f, .an = an, .host = host, .W = width, .info = info, .m = m};
     e.c = LLVMGetModuleContext(m);
     e.b = LLVMCreateBuilderInContext(e.c);
@@ -915,8 +966,8 @@ tilec_status simd_emit(tilec_context *ctx, const xir_func *f, const simd_analysi
     if (!e.val || !e.facts || !e.bufptr || !e.entry_bb || !e.exit_bb || !e.mask || !e.edge || !e.predicated || !e.join ||
         !e.next_linear || !e.region)
         st = tilec_error(ctx, TILEC_E_NOMEM, "SIMD-M02", tilec_no_loc(), "out of memory emitting '%s'", f->name);
-    else if (!(st = emit_body(&e)))
-        emit_entry(&e, entry_name);
+    else
+        st = emit_bodies(&e, specialize, entry_name);
     void *tables[] = {e.val, e.facts, e.bufptr, e.entry_bb, e.exit_bb, e.mask, e.edge, e.predicated, e.join, e.next_linear, e.region};
     for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++) tilec_free(ctx, tables[k]);
     LLVMDisposeBuilder(e.b);

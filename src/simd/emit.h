@@ -14,9 +14,11 @@ typedef struct {
     size_t n_sleef;
 } simd_emit_info;
 
-/* Emits the packet entry `entry_name` (and an internal packet body) for `f`
- * into `m`.  On failure appends a SIMD-.. diagnostic and returns its status. */
+/* Emits the packet entry `entry_name` (and internal packet bodies: one with
+ * a dynamic tail mask, and with `specialize` one for complete packets) for
+ * `f` into `m`.  On failure appends a SIMD-.. diagnostic and returns its
+ * status. */
 tilec_status simd_emit(tilec_context *ctx, const xir_func *f, const simd_analysis *an, const jit_host *host,
-                       uint32_t width, LLVMModuleRef m, const char *entry_name, simd_emit_info *info);
+                       uint32_t width, bool specialize, LLVMModuleRef m, const char *entry_name, simd_emit_info *info);
 
 #endif

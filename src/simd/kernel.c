@@ -70,7 +70,7 @@ tilec_status simd_compile(tilec_context *ctx, const xir_func *f, const simd_opti
     }
     LLVMContextRef c = jit_begin(&k->jit);
     LLVMModuleRef m = LLVMModuleCreateWithNameInContext(f->name, c);
-    st = simd_emit(ctx, f, &an, &host, w, m, "tilec_entry", &info);
+    st = simd_emit(ctx, f, &an, &host, w, o.full_packet_specialization, m, "tilec_entry", &info);
     simd_analysis_free(&an);
     double t1 = now_ms();
     if (!st) {

@@ -31,6 +31,10 @@ typedef struct {
     uint32_t width;    /* 0: TILEC_SIMD_WIDTH, else the host's (simd_host_width); else 1/2/4/8/16 */
     bool capture_ir;   /* keep the optimized LLVM IR text (simd_kernel_ir) */
     bool capture_asm;  /* keep the host assembly text (simd_kernel_asm) */
+    /* Emit the body a second time for complete packets (constant all-true
+     * mask) and call it for every packet but a dispatch's ragged tail (on
+     * by default; no effect at W = 1). */
+    bool full_packet_specialization;
 } simd_options;
 
 simd_options simd_options_default(void);
@@ -39,7 +43,7 @@ simd_options simd_options_default(void);
 #define SIMD_COUNTERS(X) \
     X(contiguous_loads) X(contiguous_stores) X(broadcast_loads) X(uniform_stores) X(gathers) X(scatters) \
     X(private_vector_accesses) X(private_gather_scatters) X(predicated_regions) X(private_bytes) \
-    X(math_calls)
+    X(math_calls) X(full_packet_bodies)
 
 typedef struct {
 #define X(name) uint64_t name;

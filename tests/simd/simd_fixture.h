@@ -47,15 +47,18 @@ static inline xir_module *parse_xir(const char *text) {
     return m;
 }
 
-static inline simd_kernel *compile_at(const xir_func *f, uint32_t w) {
+static inline simd_kernel *compile_with(const xir_func *f, uint32_t w, bool full_packets) {
     simd_options o = simd_options_default();
     o.width = w;
+    o.full_packet_specialization = full_packets;
     simd_kernel *k = NULL;
     tilec_status st = simd_compile(ctx, f, &o, &k);
     CHECK_MSG(st == TILEC_OK, "'%s' does not compile at W=%u", f->name, w);
     flush_diags();
     return k;
 }
+
+static inline simd_kernel *compile_at(const xir_func *f, uint32_t w) { return compile_with(f, w, true); }
 
 /* Deterministic inputs with special values mixed in (elements 0..63 of
  * buffers 1 and 2 hold every pair of special values). */
@@ -143,16 +146,19 @@ static inline bool run_compare(const char *label, const xir_func *f, const simd_
     return ok;
 }
 
-/* Compiles `f` at every width and compares over the given dispatch sizes. */
+/* Compiles `f` at every width, with and without full-packet
+ * specialization, and compares over the given dispatch sizes. */
 static inline void check_all_widths(const char *label, const xir_func *f, const uint32_t *dispatches, size_t nd,
                                     size_t bytes, double tolerance) {
-    for (uint32_t w = 1; w <= 16; w *= 2) {
-        if (f->block_size % w) continue;
-        simd_kernel *k = compile_at(f, w);
-        if (!k) continue;
-        for (size_t d = 0; d < nd; d++) run_compare(label, f, k, w, dispatches[d], bytes, tolerance);
-        simd_kernel_destroy(k);
-    }
+    for (uint32_t w = 1; w <= 16; w *= 2)
+        for (int full = 0; full < 2; full++) {
+            if (f->block_size % w) continue;
+            simd_kernel *k = compile_with(f, w, full);
+            if (!k) continue;
+            CHECK(simd_kernel_counters(k)->full_packet_bodies == (full && w > 1));
+            for (size_t d = 0; d < nd; d++) run_compare(label, f, k, w, dispatches[d], bytes, tolerance);
+            simd_kernel_destroy(k);
+        }
 }
 
 #endif
