@@ -57,7 +57,7 @@ typedef struct {
     LLVMBuilderRef b;
     LLVMTypeRef i1, i8, i32, i64, ptr, vmask;
     LLVMValueRef body, alloca_point;
-    LLVMValueRef args, block_id, base, dsize, tail_mask, lane32, lane64;
+    LLVMValueRef args, block_id, base, dsize, workspace, tail_mask, lane32, lane64;
     LLVMValueRef *val;          /* by value id */
     unsigned char *facts;       /* by value id: LANE_* */
     LLVMValueRef *bufptr;       /* by argument index */
@@ -782,25 +782,42 @@ static void fill_phis(emitter *e) {
     }
 }
 
-/* Stack allocations of the private arrays (interleaved, W copies). */
+/* Storage of the private arrays (interleaved, W copies each): stack
+ * allocations while the packet needs at most 64 KiB, else 64-byte aligned
+ * slices of the caller's per-thread workspace (at most 16 MiB). */
 static tilec_status place_allocas(emitter *e) {
+    uint64_t total = 0;
+    for (const xir_block *b = e->f->first; b; b = b->next)
+        for (const xir_inst *i = b->first; i; i = i->next)
+            if (i->kind == XIR_INST_ALLOCA)
+                total += (i->alloca_type->count * e->W * tir_scalar_size(i->alloca_type->scalar) + 63) / 64 * 64;
+    bool stack = total <= SIMD_STACK_LIMIT;
+    if (total > SIMD_WORKSPACE_LIMIT) {
+        char bytes[32];
+        snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)total);
+        return fail(e, TILEC_E_BUDGET, "SIMD-M01",
+                    "private arrays need %s bytes per packet, which exceeds the workspace limit 16777216%s", bytes, "");
+    }
+    uint64_t offset = 0;
     for (const xir_block *b = e->f->first; b; b = b->next)
         for (const xir_inst *i = b->first; i; i = i->next) {
             if (i->kind != XIR_INST_ALLOCA) continue;
             tir_scalar s = i->alloca_type->scalar;
             uint64_t n = i->alloca_type->count * e->W;
-            e->private_bytes += n * tir_scalar_size(s);
-            if (e->private_bytes > SIMD_STACK_LIMIT) {
-                char bytes[32];
-                snprintf(bytes, sizeof bytes, "%llu", (unsigned long long)e->private_bytes);
-                return fail(e, TILEC_E_BUDGET, "SIMD-M01",
-                            "private arrays need %s bytes per packet, which exceeds the stack limit 65536%s", bytes, "");
+            LLVMValueRef a;
+            if (stack) {
+                a = LLVMBuildAlloca(e->b, LLVMArrayType2(mem_type(e, s), n), "private");
+                LLVMSetAlignment(a, 64);
+            } else {
+                LLVMValueRef at = const_i64(e, offset);
+                a = LLVMBuildGEP2(e->b, e->i8, e->workspace, &at, 1, "private");
             }
-            LLVMValueRef a = LLVMBuildAlloca(e->b, LLVMArrayType2(mem_type(e, s), n), "private");
-            LLVMSetAlignment(a, 64);
+            offset += (n * tir_scalar_size(s) + 63) / 64 * 64;
             e->val[i->value.id] = a;
         }
-    e->info->counters.private_bytes = e->private_bytes;
+    e->private_bytes = total;
+    e->info->counters.private_bytes = total;
+    e->info->counters.workspace_bytes = stack ? 0 : total;
     return TILEC_OK;
 }
 
@@ -815,15 +832,16 @@ static void set_target_attributes(emitter *e, LLVMValueRef fn) {
 /* One packet body; `full`: every lane is active (the tail mask is the
  * constant all-true mask, which LLVM folds away). */
 static tilec_status emit_body(emitter *e, bool full) {
-    LLVMTypeRef params[4] = {e->ptr, e->i32, e->i32, e->i32};
+    LLVMTypeRef params[5] = {e->ptr, e->i32, e->i32, e->i32, e->ptr};
     e->body = LLVMAddFunction(e->m, full ? "tilec_packet_full" : "tilec_packet",
-                              LLVMFunctionType(LLVMVoidTypeInContext(e->c), params, 4, false));
+                              LLVMFunctionType(LLVMVoidTypeInContext(e->c), params, 5, false));
     LLVMSetLinkage(e->body, LLVMInternalLinkage);
     set_target_attributes(e, e->body);
     e->args = LLVMGetParam(e->body, 0);
     e->block_id = LLVMGetParam(e->body, 1);
     e->base = LLVMGetParam(e->body, 2);
     e->dsize = LLVMGetParam(e->body, 3);
+    e->workspace = LLVMGetParam(e->body, 4);
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(e->c, e->body, "entry");
     LLVMPositionBuilderAtEnd(e->b, entry);
     LLVMValueRef lanes32[16], lanes64[16];
@@ -877,7 +895,7 @@ static void emit_entry(emitter *e, const char *name, LLVMValueRef masked, LLVMVa
                                      LLVMBuildICmp(e->b, LLVMIntULT, base, LLVMBuildZExt(e->b, dsize, e->i64, ""), ""), "");
     LLVMBuildCondBr(e->b, live, run, next_block);
     LLVMPositionBuilderAtEnd(e->b, run);
-    LLVMValueRef call_args[4] = {args, blk, LLVMBuildTrunc(e->b, base, e->i32, ""), dsize};
+    LLVMValueRef call_args[5] = {args, blk, LLVMBuildTrunc(e->b, base, e->i32, ""), dsize, LLVMGetParam(fn, 4)};
     LLVMValueRef off_next = LLVMBuildAdd(e->b, off, const_i64(e, e->W), "");
     LLVMBasicBlockRef call_full = NULL;
     if (full) {
@@ -887,11 +905,11 @@ static void emit_entry(emitter *e, const char *name, LLVMValueRef masked, LLVMVa
                                               LLVMBuildZExt(e->b, dsize, e->i64, ""), "");
         LLVMBuildCondBr(e->b, complete, call_full, call_tail);
         LLVMPositionBuilderAtEnd(e->b, call_full);
-        LLVMBuildCall2(e->b, LLVMGlobalGetValueType(full), full, call_args, 4, "");
+        LLVMBuildCall2(e->b, LLVMGlobalGetValueType(full), full, call_args, 5, "");
         LLVMBuildBr(e->b, packets);
         LLVMPositionBuilderAtEnd(e->b, call_tail);
     }
-    LLVMBuildCall2(e->b, LLVMGlobalGetValueType(masked), masked, call_args, 4, "");
+    LLVMBuildCall2(e->b, LLVMGlobalGetValueType(masked), masked, call_args, 5, "");
     LLVMBasicBlockRef run_end = LLVMGetInsertBlock(e->b);
     LLVMBuildBr(e->b, packets);
     LLVMPositionBuilderAtEnd(e->b, next_block);

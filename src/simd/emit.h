@@ -6,7 +6,7 @@
 #include "simd/jit.h"
 #include "simd/simd.h"
 
-enum { SIMD_MAX_SLEEF = 32, SIMD_STACK_LIMIT = 64 * 1024 };
+enum { SIMD_MAX_SLEEF = 32, SIMD_STACK_LIMIT = 64 * 1024, SIMD_WORKSPACE_LIMIT = 16 * 1024 * 1024 };
 
 typedef struct {
     simd_counters counters;

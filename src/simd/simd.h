@@ -9,6 +9,9 @@
  * packets of W lanes; lanes whose dispatch id (block·B + worker) is
  * ≥ dispatch_size are inactive (their memory effects do not happen).  The
  * entry never checks buffer sizes: the caller (the runtime's dispatch) does.
+ * `workspace` must point to simd_kernel_workspace_bytes(k) bytes, 64-byte
+ * aligned, private to the calling thread (NULL when that is 0): private
+ * arrays above 64 KiB per packet live there (reused packet after packet).
  *
  * Errors are values: simd_compile returns a status and appends a diagnostic
  * (SIMD-U.. unsupported control flow, SIMD-M.. memory limits, SIMD-O..
@@ -43,7 +46,7 @@ simd_options simd_options_default(void);
 #define SIMD_COUNTERS(X) \
     X(contiguous_loads) X(contiguous_stores) X(broadcast_loads) X(uniform_stores) X(gathers) X(scatters) \
     X(private_vector_accesses) X(private_gather_scatters) X(predicated_regions) X(private_bytes) \
-    X(math_calls) X(full_packet_bodies)
+    X(math_calls) X(full_packet_bodies) X(workspace_bytes)
 
 typedef struct {
 #define X(name) uint64_t name;
@@ -65,6 +68,8 @@ uint32_t simd_resolve_width(uint32_t requested, const char *env_value);
 tilec_status simd_compile(tilec_context *ctx, const xir_func *f, const simd_options *options, simd_kernel **out);
 simd_entry_fn simd_kernel_entry(const simd_kernel *k);
 uint32_t simd_kernel_width(const simd_kernel *k);
+/* Per-thread workspace the entry needs (0: none; at most 16 MiB). */
+uint64_t simd_kernel_workspace_bytes(const simd_kernel *k);
 const simd_counters *simd_kernel_counters(const simd_kernel *k);
 /* "key=value; " realization items (width, counters, compile time). */
 const char *simd_kernel_realization(const simd_kernel *k);
@@ -73,7 +78,8 @@ const char *simd_kernel_ir(const simd_kernel *k);
 const char *simd_kernel_asm(const simd_kernel *k);
 void simd_kernel_destroy(simd_kernel *k);
 
-/* Runs every block of a dispatch on the calling thread (tests, single worker). */
-void simd_kernel_run_all(const simd_kernel *k, const simd_buffer_arg *args, uint32_t dispatch_size);
+/* Runs every block of a dispatch on the calling thread (tests, single
+ * worker), with a workspace of its own; false when that cannot be allocated. */
+bool simd_kernel_run_all(const simd_kernel *k, const simd_buffer_arg *args, uint32_t dispatch_size);
 
 #endif

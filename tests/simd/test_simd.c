@@ -321,7 +321,8 @@ static void test_counters(void) {
 }
 
 /* Named refusals: a loop inside a varying branch, private arrays above the
- * 64 KiB stack limit per packet. */
+ * 16 MiB workspace limit per packet.  Private arrays up to 64 KiB per packet
+ * live on the stack, larger ones in the workspace: both run. */
 static const char loop_in_branch_text[] =
     "kernel @loop_in_branch(%O: buffer<u32>) block_size=16 {\n"
     "^entry:\n"
@@ -342,7 +343,7 @@ static const char loop_in_branch_text[] =
 static const char big_private_text[] =
     "kernel @big(%O: buffer<f32>) block_size=16 {\n"
     "^entry:\n"
-    "  %a = alloca array<f32, 2048>\n"
+    "  %a = alloca array<f32, SIZE>\n"
     "  %p = gep %a, i64 7 : ptr<f32>\n"
     "  store %p, f32 1.5\n"
     "  %v = load %p : f32\n"
@@ -363,16 +364,26 @@ static void expect_refusal(const char *text, uint32_t w, const char *code) {
     xir_module_destroy(m);
 }
 
+static char *big_private(const char *size) {
+    static char text[1024];
+    const char *at = strstr(big_private_text, "SIZE");
+    snprintf(text, sizeof text, "%.*s%s%s", (int)(at - big_private_text), big_private_text, size, at + 4);
+    return text;
+}
+
 static void test_refusals(void) {
     expect_refusal(loop_in_branch_text, 8, "SIMD-U02");
-    expect_refusal(big_private_text, 16, "SIMD-M01");
-    /* 2048 f32 × 4 lanes = 32 KiB fits on the stack. */
-    xir_module *m = parse_xir(big_private_text);
+    expect_refusal(big_private("524288"), 16, "SIMD-M01"); /* 32 MiB per packet */
+    /* 2048 f32 x 4 lanes = 32 KiB on the stack; x 16 lanes = 128 KiB in the workspace. */
+    xir_module *m = parse_xir(big_private("2048"));
     if (!m) return;
     uint32_t d[] = {5, 16, 33};
-    simd_kernel *k = compile_at(m->funcs.data[0], 4);
-    if (k) {
-        for (size_t i = 0; i < 3; i++) run_compare("big", m->funcs.data[0], k, 4, d[i], 256, 0);
+    for (uint32_t w = 4; w <= 16; w *= 4) {
+        simd_kernel *k = compile_at(m->funcs.data[0], w);
+        if (!k) continue;
+        CHECK(simd_kernel_counters(k)->private_bytes == 2048 * 4 * w);
+        CHECK(simd_kernel_workspace_bytes(k) == (w == 16 ? 2048 * 4 * 16 : 0));
+        for (size_t i = 0; i < 3; i++) run_compare("big", m->funcs.data[0], k, w, d[i], 256, 0);
         simd_kernel_destroy(k);
     }
     xir_module_destroy(m);

@@ -3,7 +3,8 @@
  * backend at that W and run natively (all blocks on the calling thread)
  * against the FP64 reference interpreter, with sentinel-padded offset
  * buffers and NaN-initialized outputs (tests/lower/lower_fixture.h); GEMM on
- * dyadic inputs bitwise.  Also: an example's row-contiguous loads become
+ * dyadic inputs bitwise; RMSNorm and masked softmax at 64 × 16384 (private
+ * arrays in the workspace).  Also: an example's row-contiguous loads become
  * vector loads, never gathers. */
 #include "lower/lower_fixture.h"
 #include "plan/solve.h"
@@ -107,6 +108,8 @@ static void test_examples(void) {
         {"layernorm", {{"R", 6}, {"W", 7}}, 2, -1, -1, false},
         {"rmsnorm", {{0}}, 0, -1, -1, false},
         {"rmsnorm", {{"R", 6}, {"W", 130}}, 2, 2, 0, false},
+        {"rmsnorm", {{"R", 64}, {"W", 16384}}, 2, -1, -1, false},
+        {"masked_softmax", {{"R", 64}, {"W", 16384}}, 2, -1, -1, false},
         {"rope", {{0}}, 0, 3, 0, false},
         {"rope", {{"R", 5}, {"W", 6}}, 2, -1, -1, false},
         {"gelu", {{0}}, 0, 2, 1, false},
