@@ -1,0 +1,32 @@
+/* analysis.h — facts the SIMD emitter needs about an XIR function:
+ * post-dominators, the predicated region of a varying branch, and
+ * uniformity (uniform vs varying values over a packet). */
+#ifndef TILEC_SIMD_ANALYSIS_H
+#define TILEC_SIMD_ANALYSIS_H
+
+#include "xir/cfg.h"
+
+typedef struct {
+    tilec_context *ctx;
+    const xir_func *func;
+    xir_cfg cfg;              /* with dominators */
+    uint32_t n;               /* block count (ids) */
+    xir_block **block;        /* by id */
+    uint32_t *ipdom;          /* by id: immediate post-dominator id, XIR_CFG_NONE = the exit */
+    unsigned char *varying;   /* by value id (arguments and instructions) */
+    xir_block **stack;        /* scratch for simd_region */
+} simd_analysis;
+
+/* False (with a NOMEM diagnostic) when memory runs out. */
+bool simd_analyze(tilec_context *ctx, const xir_func *f, simd_analysis *out);
+void simd_analysis_free(simd_analysis *a);
+
+bool simd_varying(const simd_analysis *a, const xir_value *v);
+
+/* The blocks a branch at `x` may reach before its immediate post-dominator
+ * (`in_region` by block id, cleared first).  Returns the post-dominator id
+ * (XIR_CFG_NONE: the function exit); *cycle is set when the region reaches
+ * `x` again (a loop whose exit the branch decides). */
+uint32_t simd_region(const simd_analysis *a, const xir_block *x, unsigned char *in_region, bool *cycle);
+
+#endif

@@ -1,0 +1,24 @@
+/* emit.h — XIR → LLVM vector IR for packets of W lanes (docs/simd.md). */
+#ifndef TILEC_SIMD_EMIT_H
+#define TILEC_SIMD_EMIT_H
+
+#include "simd/analysis.h"
+#include "simd/jit.h"
+#include "simd/simd.h"
+
+enum { SIMD_MAX_SLEEF = 32, SIMD_STACK_LIMIT = 64 * 1024, SIMD_WORKSPACE_LIMIT = 16 * 1024 * 1024 };
+
+typedef struct {
+    simd_counters counters;
+    const char *sleef[SIMD_MAX_SLEEF]; /* SLEEF symbols the module calls */
+    size_t n_sleef;
+} simd_emit_info;
+
+/* Emits the packet entry `entry_name` (and internal packet bodies: one with
+ * a dynamic tail mask, and with `specialize` one for complete packets) for
+ * `f` into `m`.  On failure appends a SIMD-.. diagnostic and returns its
+ * status. */
+tilec_status simd_emit(tilec_context *ctx, const xir_func *f, const simd_analysis *an, const jit_host *host,
+                       uint32_t width, bool specialize, LLVMModuleRef m, const char *entry_name, simd_emit_info *info);
+
+#endif

@@ -1,0 +1,181 @@
+/* jit.c — see jit.h.  Every kernel gets its own LLJIT (so a kernel can be
+ * destroyed independently); the JIT's target machine is created from the
+ * host CPU and features at CodeGenLevelAggressive, the same target the
+ * optimization pipeline ran for.  SLEEF symbols are bound explicitly with
+ * absolute addresses: no process-wide symbol search. */
+#include "simd/jit.h"
+
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include <string.h>
+
+/* The SLEEF 3.5 dispatcher entry points the emitter may call.  sleef.h
+ * declares the 16-wide ones only under __AVX512F__, so they are declared
+ * here by their symbol names; their prototypes do not matter (they are only
+ * taken as addresses). */
+#define SLEEF_SYMBOLS(X) \
+    X(Sleef_expf_u10) X(Sleef_expf4_u10) X(Sleef_expf8_u10) X(Sleef_expf16_u10) \
+    X(Sleef_logf_u10) X(Sleef_logf4_u10) X(Sleef_logf8_u10) X(Sleef_logf16_u10) \
+    X(Sleef_tanhf_u10) X(Sleef_tanhf4_u10) X(Sleef_tanhf8_u10) X(Sleef_tanhf16_u10) \
+    X(Sleef_exp_u10) X(Sleef_expd2_u10) X(Sleef_expd4_u10) X(Sleef_expd8_u10) \
+    X(Sleef_log_u10) X(Sleef_logd2_u10) X(Sleef_logd4_u10) X(Sleef_logd8_u10) \
+    X(Sleef_tanh_u10) X(Sleef_tanhd2_u10) X(Sleef_tanhd4_u10) X(Sleef_tanhd8_u10)
+
+#define X(name) extern void sleef_sym_##name(void) __asm__(#name);
+SLEEF_SYMBOLS(X)
+#undef X
+
+void *jit_sleef_address(const char *name) {
+#define X(sym) \
+    if (!strcmp(name, #sym)) return (void *)(uintptr_t)&sleef_sym_##sym;
+    SLEEF_SYMBOLS(X)
+#undef X
+    return NULL;
+}
+
+bool jit_host_init(jit_host *h) {
+    LLVMInitializeNativeTarget();
+    LLVMInitializeNativeAsmPrinter();
+    LLVMInitializeNativeAsmParser();
+    h->triple = LLVMGetDefaultTargetTriple();
+    h->cpu = LLVMGetHostCPUName();
+    h->features = LLVMGetHostCPUFeatures();
+    h->avx512f = h->features && strstr(h->features, "+avx512f") != NULL;
+    h->avx2 = h->features && strstr(h->features, "+avx2") != NULL;
+    return h->triple && h->cpu && h->features;
+}
+
+void jit_host_free(jit_host *h) {
+    LLVMDisposeMessage(h->triple);
+    LLVMDisposeMessage(h->cpu);
+    LLVMDisposeMessage(h->features);
+    memset(h, 0, sizeof *h);
+}
+
+static LLVMTargetMachineRef host_machine(const jit_host *h) {
+    LLVMTargetRef target;
+    char *err = NULL;
+    if (LLVMGetTargetFromTriple(h->triple, &target, &err)) {
+        LLVMDisposeMessage(err);
+        return NULL;
+    }
+    return LLVMCreateTargetMachine(target, h->triple, h->cpu, h->features, LLVMCodeGenLevelAggressive,
+                                   LLVMRelocDefault, LLVMCodeModelJITDefault);
+}
+
+LLVMContextRef jit_begin(jit_session *s) {
+    memset(s, 0, sizeof *s);
+    s->tsc = LLVMOrcCreateNewThreadSafeContext();
+    return LLVMOrcThreadSafeContextGetContext(s->tsc);
+}
+
+static uint64_t fail(tilec_context *ctx, const char *what, char *msg) {
+    tilec_error(ctx, TILEC_E_UNSUPPORTED, "SIMD-J01", tilec_no_loc(), "%s: %s", what, msg ? msg : "(no message)");
+    return 0;
+}
+
+static uint64_t fail_error(tilec_context *ctx, const char *what, LLVMErrorRef e) {
+    char *msg = LLVMGetErrorMessage(e);
+    fail(ctx, what, msg);
+    LLVMDisposeErrorMessage(msg);
+    return 0;
+}
+
+static bool emit_asm(LLVMTargetMachineRef tm, LLVMModuleRef m, strbuf *out) {
+    LLVMMemoryBufferRef buf = NULL;
+    char *err = NULL;
+    if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMAssemblyFile, &err, &buf)) {
+        LLVMDisposeMessage(err);
+        return false;
+    }
+    strbuf_append_n(out, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf));
+    LLVMDisposeMemoryBuffer(buf);
+    return !out->failed;
+}
+
+/* Defines the SLEEF symbols the module calls in the JIT's main dylib. */
+static LLVMErrorRef bind_sleef(LLVMOrcLLJITRef jit, const char *const *names, size_t n) {
+    if (!n) return NULL;
+    LLVMOrcCSymbolMapPair pairs[64];
+    if (n > sizeof pairs / sizeof pairs[0]) n = sizeof pairs / sizeof pairs[0];
+    for (size_t i = 0; i < n; i++) {
+        pairs[i].Name = LLVMOrcLLJITMangleAndIntern(jit, names[i]);
+        pairs[i].Sym.Address = (LLVMOrcExecutorAddress)(uintptr_t)jit_sleef_address(names[i]);
+        pairs[i].Sym.Flags.GenericFlags = LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable;
+        pairs[i].Sym.Flags.TargetFlags = 0;
+    }
+    LLVMOrcMaterializationUnitRef mu = LLVMOrcAbsoluteSymbols(pairs, n);
+    return LLVMOrcJITDylibDefine(LLVMOrcLLJITGetMainJITDylib(jit), mu);
+}
+
+uint64_t jit_finish(tilec_context *ctx, jit_session *s, const jit_host *h, LLVMModuleRef m, const char *entry,
+                 const char *const *sleef, size_t n_sleef, strbuf *ir_text, strbuf *asm_text) {
+    char *msg = NULL;
+    if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
+        fail(ctx, "the generated LLVM module does not verify", msg);
+        LLVMDisposeMessage(msg);
+        LLVMDisposeModule(m);
+        return 0;
+    }
+    LLVMDisposeMessage(msg);
+    LLVMTargetMachineRef tm = host_machine(h);
+    if (!tm) {
+        LLVMDisposeModule(m);
+        return fail(ctx, "no LLVM target for the host", h->triple);
+    }
+    LLVMTargetDataRef layout = LLVMCreateTargetDataLayout(tm);
+    LLVMSetModuleDataLayout(m, layout);
+    LLVMDisposeTargetData(layout);
+    LLVMSetTarget(m, h->triple);
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef e = LLVMRunPasses(m, "default<O3>", tm, po);
+    LLVMDisposePassBuilderOptions(po);
+    if (e) {
+        LLVMDisposeTargetMachine(tm);
+        LLVMDisposeModule(m);
+        return fail_error(ctx, "LLVM optimization failed", e);
+    }
+    bool captured = true;
+    if (ir_text) {
+        char *text = LLVMPrintModuleToString(m);
+        strbuf_append(ir_text, text);
+        LLVMDisposeMessage(text);
+        captured = !ir_text->failed;
+    }
+    if (asm_text && captured) captured = emit_asm(tm, m, asm_text);
+    if (!captured) {
+        LLVMDisposeTargetMachine(tm);
+        LLVMDisposeModule(m);
+        return fail(ctx, "capturing the IR/assembly text failed", NULL);
+    }
+    /* The JIT takes its own target machine (ownership moves to the builder). */
+    LLVMOrcJITTargetMachineBuilderRef jtmb = LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm);
+    LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
+    LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder, jtmb);
+    if ((e = LLVMOrcCreateLLJIT(&s->jit, builder))) {
+        s->jit = NULL;
+        LLVMDisposeModule(m);
+        return fail_error(ctx, "cannot create the LLJIT", e);
+    }
+    if ((e = bind_sleef(s->jit, sleef, n_sleef))) {
+        LLVMDisposeModule(m);
+        return fail_error(ctx, "cannot bind the SLEEF symbols", e);
+    }
+    LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, s->tsc);
+    if ((e = LLVMOrcLLJITAddLLVMIRModule(s->jit, LLVMOrcLLJITGetMainJITDylib(s->jit), tsm))) {
+        LLVMOrcDisposeThreadSafeModule(tsm);
+        return fail_error(ctx, "cannot add the module to the JIT", e);
+    }
+    LLVMOrcExecutorAddress address = 0;
+    if ((e = LLVMOrcLLJITLookup(s->jit, &address, entry))) return fail_error(ctx, "entry lookup failed", e);
+    return address;
+}
+
+void jit_destroy(jit_session *s) {
+    if (s->jit) LLVMConsumeError(LLVMOrcDisposeLLJIT(s->jit));
+    if (s->tsc) LLVMOrcDisposeThreadSafeContext(s->tsc);
+    memset(s, 0, sizeof *s);
+}

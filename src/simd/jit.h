@@ -1,0 +1,42 @@
+/* jit.h — the LLVM side of the SIMD backend: host target facts, the
+ * optimization pipeline, SLEEF symbol binding and ORC LLJIT.  Only src/simd
+ * includes LLVM headers. */
+#ifndef TILEC_SIMD_JIT_H
+#define TILEC_SIMD_JIT_H
+
+#include "base/context.h"
+#include "base/strbuf.h"
+
+#include <llvm-c/Core.h>
+#include <llvm-c/LLJIT.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/TargetMachine.h>
+
+/* Host CPU name and feature string (LLVM-owned messages, freed by jit_host_free). */
+typedef struct {
+    char *triple, *cpu, *features;
+    bool avx512f, avx2;
+} jit_host;
+
+bool jit_host_init(jit_host *h);
+void jit_host_free(jit_host *h);
+
+/* A SLEEF entry point by its symbol name ("Sleef_expf16_u10"); NULL if unknown. */
+void *jit_sleef_address(const char *name);
+
+typedef struct {
+    LLVMOrcLLJITRef jit;
+    LLVMOrcThreadSafeContextRef tsc; /* the context modules are built in */
+} jit_session;
+
+/* Creates the thread-safe context to build a module in. */
+LLVMContextRef jit_begin(jit_session *s);
+/* Optimizes `m` (default<O3> for the host), optionally captures its IR and
+ * assembly text, hands it to a new LLJIT (with the SLEEF symbols in `sleef`
+ * bound) and looks up `entry`.  Takes `m` in every case.  On failure appends
+ * SIMD-J01 and returns 0 (the entry's address otherwise). */
+uint64_t jit_finish(tilec_context *ctx, jit_session *s, const jit_host *h, LLVMModuleRef m, const char *entry,
+                 const char *const *sleef, size_t n_sleef, strbuf *ir_text, strbuf *asm_text);
+void jit_destroy(jit_session *s);
+
+#endif

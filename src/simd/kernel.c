@@ -1,0 +1,129 @@
+/* kernel.c — simd_compile: analysis, emission, JIT; the compiled kernel owns
+ * its LLJIT, counters, realization string and optional IR/assembly text. */
+#include "simd/emit.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct simd_kernel {
+    tilec_context *ctx;
+    jit_session jit;
+    simd_entry_fn entry;
+    uint32_t width, block_size;
+    simd_counters counters;
+    strbuf realization, ir, asm_text;
+    bool has_ir, has_asm;
+};
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void free_info(tilec_context *ctx, simd_emit_info *info) {
+    for (size_t i = 0; i < info->n_sleef; i++) tilec_free(ctx, (void *)info->sleef[i]);
+}
+
+static tilec_status check_input(tilec_context *ctx, const xir_func *f, uint32_t w) {
+    if (!f) return tilec_error(ctx, TILEC_E_ARG, "SIMD-O01", tilec_no_loc(), "no XIR function given");
+    if (!w)
+        return tilec_error(ctx, TILEC_E_ARG, "SIMD-O01", tilec_no_loc(),
+                           "packet width (option or TILEC_SIMD_WIDTH) is not 1, 2, 4, 8 or 16");
+    if (!f->block_size || f->block_size % w)
+        return tilec_error(ctx, TILEC_E_ARG, "SIMD-O02", tilec_no_loc(),
+                           "block size %u of '%s' is not a positive multiple of the packet width %u", f->block_size,
+                           f->name, w);
+    if (!f->first) return tilec_error(ctx, TILEC_E_ARG, "SIMD-O03", tilec_no_loc(), "'%s' has no blocks", f->name);
+    return TILEC_OK;
+}
+
+tilec_status simd_compile(tilec_context *ctx, const xir_func *f, const simd_options *options, simd_kernel **out) {
+    *out = NULL;
+    simd_options o = options ? *options : simd_options_default();
+    uint32_t w = simd_resolve_width(o.width, getenv("TILEC_SIMD_WIDTH"));
+    tilec_status st = check_input(ctx, f, w);
+    if (st) return st;
+    double t0 = now_ms();
+    simd_kernel *k = tilec_alloc(ctx, sizeof *k);
+    if (!k) return tilec_error(ctx, TILEC_E_NOMEM, "SIMD-M02", tilec_no_loc(), "out of memory");
+    k->ctx = ctx;
+    k->width = w;
+    k->block_size = f->block_size;
+    strbuf_init(&k->realization, ctx);
+    strbuf_init(&k->ir, ctx);
+    strbuf_init(&k->asm_text, ctx);
+    jit_host host;
+    simd_analysis an;
+    simd_emit_info info;
+    memset(&info, 0, sizeof info);
+    if (!jit_host_init(&host)) {
+        jit_host_free(&host);
+        simd_kernel_destroy(k);
+        return tilec_error(ctx, TILEC_E_UNSUPPORTED, "SIMD-J01", tilec_no_loc(), "cannot query the host CPU");
+    }
+    if (!simd_analyze(ctx, f, &an)) {
+        jit_host_free(&host);
+        simd_kernel_destroy(k);
+        return TILEC_E_NOMEM;
+    }
+    LLVMContextRef c = jit_begin(&k->jit);
+    LLVMModuleRef m = LLVMModuleCreateWithNameInContext(f->name, c);
+    st = simd_emit(ctx, f, &an, &host, w, o.full_packet_specialization, m, "tilec_entry", &info);
+    simd_analysis_free(&an);
+    double t1 = now_ms();
+    if (!st) {
+        uint64_t address = jit_finish(ctx, &k->jit, &host, m, "tilec_entry", info.sleef, info.n_sleef,
+                                      o.capture_ir ? &k->ir : NULL, o.capture_asm ? &k->asm_text : NULL);
+        k->entry = address ? (simd_entry_fn)(uintptr_t)address : NULL;
+        if (!k->entry) st = TILEC_E_UNSUPPORTED;
+    } else {
+        LLVMDisposeModule(m);
+    }
+    free_info(ctx, &info);
+    jit_host_free(&host);
+    if (st) {
+        simd_kernel_destroy(k);
+        return st;
+    }
+    k->has_ir = o.capture_ir;
+    k->has_asm = o.capture_asm;
+    k->counters = info.counters;
+    strbuf_printf(&k->realization, "backend=simd; W=%u; ", w);
+#define X(name) strbuf_printf(&k->realization, #name "=%llu; ", (unsigned long long)k->counters.name);
+    SIMD_COUNTERS(X)
+#undef X
+    strbuf_printf(&k->realization, "emit_ms=%.3f; jit_ms=%.3f;", t1 - t0, now_ms() - t1);
+    *out = k;
+    return TILEC_OK;
+}
+
+simd_entry_fn simd_kernel_entry(const simd_kernel *k) { return k->entry; }
+uint32_t simd_kernel_width(const simd_kernel *k) { return k->width; }
+const simd_counters *simd_kernel_counters(const simd_kernel *k) { return &k->counters; }
+const char *simd_kernel_realization(const simd_kernel *k) { return strbuf_cstr((strbuf *)&k->realization); }
+const char *simd_kernel_ir(const simd_kernel *k) { return k->has_ir ? strbuf_cstr((strbuf *)&k->ir) : NULL; }
+const char *simd_kernel_asm(const simd_kernel *k) { return k->has_asm ? strbuf_cstr((strbuf *)&k->asm_text) : NULL; }
+
+void simd_kernel_destroy(simd_kernel *k) {
+    if (!k) return;
+    jit_destroy(&k->jit);
+    strbuf_free(&k->realization);
+    strbuf_free(&k->ir);
+    strbuf_free(&k->asm_text);
+    tilec_free(k->ctx, k);
+}
+
+uint64_t simd_kernel_workspace_bytes(const simd_kernel *k) { return k->counters.workspace_bytes; }
+
+bool simd_kernel_run_all(const simd_kernel *k, const simd_buffer_arg *args, uint32_t dispatch_size) {
+    uint32_t blocks = (uint32_t)(((uint64_t)dispatch_size + k->block_size - 1) / k->block_size);
+    size_t bytes = (size_t)k->counters.workspace_bytes;
+    unsigned char *raw = bytes ? tilec_alloc(k->ctx, bytes + 63) : NULL;
+    if (bytes && !raw) return false;
+    void *workspace = raw ? raw + (64 - (uintptr_t)raw % 64) % 64 : NULL;
+    if (blocks) k->entry(args, 0, blocks, dispatch_size, workspace);
+    tilec_free(k->ctx, raw);
+    return true;
+}

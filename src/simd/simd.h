@@ -1,0 +1,85 @@
+/* simd.h — the SIMD CPU backend (docs/simd.md): compiles one verified XIR
+ * kernel (lowering + xir_cleanup output) to native vector code for packets of
+ * W lanes through LLVM 19 and ORC LLJIT, and returns a callable packet entry.
+ *
+ * Packet ABI (one exported entry per kernel):
+ *   void entry(const simd_buffer_arg *args, uint32_t block_begin,
+ *              uint32_t block_end, uint32_t dispatch_size, void *workspace);
+ * walks blocks [block_begin, block_end) and, inside each block of B workers,
+ * packets of W lanes; lanes whose dispatch id (block·B + worker) is
+ * ≥ dispatch_size are inactive (their memory effects do not happen).  The
+ * entry never checks buffer sizes: the caller (the runtime's dispatch) does.
+ * `workspace` must point to simd_kernel_workspace_bytes(k) bytes, 64-byte
+ * aligned, private to the calling thread (NULL when that is 0): private
+ * arrays above 64 KiB per packet live there (reused packet after packet).
+ *
+ * Errors are values: simd_compile returns a status and appends a diagnostic
+ * (SIMD-U.. unsupported control flow, SIMD-M.. memory limits, SIMD-O..
+ * options, SIMD-J.. LLVM/JIT failures). */
+#ifndef TILEC_SIMD_SIMD_H
+#define TILEC_SIMD_SIMD_H
+
+#include "xir/xir.h"
+
+/* One buffer argument of the packet entry (data already offset by a view). */
+typedef struct {
+    void *data;
+    uint64_t size_bytes;
+} simd_buffer_arg;
+
+typedef void (*simd_entry_fn)(const simd_buffer_arg *args, uint32_t block_begin, uint32_t block_end,
+                              uint32_t dispatch_size, void *workspace);
+
+typedef struct {
+    uint32_t width;    /* 0: TILEC_SIMD_WIDTH, else the host's (simd_host_width); else 1/2/4/8/16 */
+    bool capture_ir;   /* keep the optimized LLVM IR text (simd_kernel_ir) */
+    bool capture_asm;  /* keep the host assembly text (simd_kernel_asm) */
+    /* Emit the body a second time for complete packets (constant all-true
+     * mask) and call it for every packet but a dispatch's ragged tail (on
+     * by default; no effect at W = 1). */
+    bool full_packet_specialization;
+} simd_options;
+
+simd_options simd_options_default(void);
+
+/* Static access-realization counts of one compiled kernel: X(name). */
+#define SIMD_COUNTERS(X) \
+    X(contiguous_loads) X(contiguous_stores) X(broadcast_loads) X(uniform_stores) X(gathers) X(scatters) \
+    X(private_vector_accesses) X(private_gather_scatters) X(predicated_regions) X(private_bytes) \
+    X(math_calls) X(full_packet_bodies) X(workspace_bytes)
+
+typedef struct {
+#define X(name) uint64_t name;
+    SIMD_COUNTERS(X)
+#undef X
+} simd_counters;
+
+typedef struct simd_kernel simd_kernel;
+
+/* The packet width of the host: 16 with AVX-512F, 8 with AVX2, else 4. */
+uint32_t simd_host_width(void);
+/* The width an option asks for: `requested` if nonzero, else a valid
+ * TILEC_SIMD_WIDTH, else simd_host_width().  0 when `requested` or the
+ * variable is not 1, 2, 4, 8 or 16 (SIMD-O01 is reported by simd_compile). */
+uint32_t simd_resolve_width(uint32_t requested, const char *env_value);
+
+/* Compiles `f` (f->block_size must be a multiple of W).  On success *out owns
+ * the JIT and the code. */
+tilec_status simd_compile(tilec_context *ctx, const xir_func *f, const simd_options *options, simd_kernel **out);
+simd_entry_fn simd_kernel_entry(const simd_kernel *k);
+uint32_t simd_kernel_width(const simd_kernel *k);
+/* Per-thread workspace the entry needs (0: none; at most 16 MiB). */
+uint64_t simd_kernel_workspace_bytes(const simd_kernel *k);
+const simd_counters *simd_kernel_counters(const simd_kernel *k);
+/* "key=value; " realization items (width, counters, compile time). */
+const char *simd_kernel_realization(const simd_kernel *k);
+/* NULL unless captured. */
+const char *simd_kernel_ir(const simd_kernel *k);
+const char *simd_kernel_asm(const simd_kernel *k);
+void simd_kernel_destroy(simd_kernel *k);
+
+/* Runs every block of a dispatch on the calling thread (tests, single
+ * worker), with a workspace of its own; false when that cannot be allocated. */
+bool simd_kernel_run_all(const simd_kernel *k, const simd_buffer_arg *args, uint32_t dispatch_size);
+
+#endif
