@@ -1,0 +1,111 @@
+/* tilec.h — the public facade (docs/facade.md): compile a verified TileIR
+ * kernel to native vector code and dispatch it on buffers through a thread
+ * pool, with realization metadata.
+ *
+ * Pipeline of tilec_compile: verify the kernel's module → plan + lower
+ * (the execution planner picks the mapping for the real packet width W and
+ * worker count, then lowers it to XIR) → vectorize + JIT (the SIMD backend).
+ *
+ * Threads: a tilec_runtime owns a thread pool (worker count: the argument if
+ * nonzero, else TILEC_THREADS, else the online cores).  A kernel dispatches on
+ * the runtime given in its compile options (borrowed: it must outlive the
+ * kernel); with none, the kernel creates and owns a runtime of its own with
+ * `threads` workers.  The planner is given that runtime's worker count.
+ *
+ * Arguments: tilec_buffer is {data, size_bytes, elem}; data points at the
+ * first element the kernel sees (so an offset view of a larger allocation is
+ * just data + offset), size_bytes is what may be touched from there.
+ * tilec_dispatch checks, before anything runs, the argument count (RT-D02),
+ * each element type (RT-D03), each byte size against the kernel's view extent
+ * (RT-D04) and non-null data (RT-D05), and fails with a diagnostic leaving the
+ * context, the runtime and the kernel usable.
+ *
+ * Lifetime: a kernel owns its JIT code and metadata; it borrows nothing from
+ * the TileIR module after tilec_compile returns.  The tilec_kernel pointer can
+ * be handed around freely and destroyed once no dispatch is in flight.
+ * Contexts are single-threaded (tilec/diag.h). */
+#ifndef TILEC_TILEC_H
+#define TILEC_TILEC_H
+
+#include "tilec/diag.h"
+#include "tilec/tir.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct tilec_runtime tilec_runtime;
+typedef struct tilec_kernel tilec_kernel;
+
+/* workers 0: TILEC_THREADS, else the online cores.  RT-P.. diagnostics. */
+tilec_status tilec_runtime_create(tilec_context *ctx, uint32_t workers, tilec_runtime **out);
+/* NULL is a no-op; no kernel may still dispatch on it. */
+void tilec_runtime_destroy(tilec_runtime *rt);
+uint32_t tilec_runtime_workers(const tilec_runtime *rt);
+
+typedef struct {
+    /* ---- planner options (constraints, not hints; arrays borrowed during the call) ---- */
+    uint32_t block_size;             /* 0: search the thread pool's proposals; else exact */
+    const uint32_t *root_axis_order; /* exact root axis order, outer → inner */
+    size_t root_axis_order_len;      /* 0: search every permutation */
+    const uint32_t *root_axis_tiles; /* mixed-radix root traversal factors */
+    size_t root_axis_tiles_len;      /* 0: none */
+    uint64_t max_candidates;         /* planner budget (1024) */
+    uint32_t blocks_per_task;        /* 0: the pool's heuristic; else a fixed CPU task grain */
+    /* ---- backend options ---- */
+    uint32_t width;                  /* 0: TILEC_SIMD_WIDTH, else the host's; else 1/2/4/8/16 */
+    tilec_runtime *runtime;          /* borrowed; NULL: the kernel owns one with `threads` workers */
+    uint32_t threads;                /* workers of an owned runtime (0: TILEC_THREADS / cores) */
+    bool full_packet_specialization; /* true by default */
+    bool capture_ir, capture_asm;    /* keep the optimized LLVM IR / assembly text */
+} tilec_compile_options;
+
+tilec_compile_options tilec_compile_options_default(void);
+
+/* Compiles kernel `f` (its module must verify).  options NULL: defaults.  On
+ * failure *out is NULL and the context holds the diagnostics of the failing
+ * stage (TIR-V.., PLAN-.., LOWER-.., SIMD-.., RT-P..). */
+tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
+                           tilec_kernel **out);
+/* NULL is a no-op. */
+void tilec_kernel_destroy(tilec_kernel *k);
+
+/* One argument: see "Arguments" above. */
+typedef struct {
+    void *data;
+    size_t size_bytes;
+    tir_scalar elem;
+} tilec_buffer;
+
+/* Runs the kernel over all its root parallel instances with args[0..n) in
+ * TileIR parameter order.  Diagnostics go to ctx. */
+tilec_status tilec_dispatch(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args);
+
+/* ---- metadata (strings owned by the kernel) ---- */
+
+size_t tilec_kernel_arg_count(const tilec_kernel *k);
+tir_scalar tilec_kernel_arg_elem(const tilec_kernel *k, size_t index);
+uint64_t tilec_kernel_arg_min_bytes(const tilec_kernel *k, size_t index);
+uint32_t tilec_kernel_width(const tilec_kernel *k);
+uint32_t tilec_kernel_workers(const tilec_kernel *k);
+/* "key=value; " items: kernel, plan, W, workers, block, dispatch, tasks, the
+ * access counters, predicated_regions, private_bytes, workspace_bytes, mma
+ * flops, argument bytes, compile times plan_ms, lower_ms, llvm_ms, jit_ms. */
+const char *tilec_kernel_realization(const tilec_kernel *k);
+/* The same items as one JSON object. */
+const char *tilec_kernel_json(const tilec_kernel *k);
+/* The full planner + lowering and backend realization strings. */
+const char *tilec_kernel_plan_realization(const tilec_kernel *k);
+const char *tilec_kernel_backend_realization(const tilec_kernel *k);
+/* NULL unless captured. */
+const char *tilec_kernel_ir(const tilec_kernel *k);
+const char *tilec_kernel_asm(const tilec_kernel *k);
+/* 2·M·N·K summed over the kernel's mma ops (0 without mma). */
+uint64_t tilec_kernel_flops(const tilec_kernel *k);
+/* Compile time of each stage in milliseconds. */
+typedef struct {
+    double verify, plan, lower, llvm, jit, total;
+} tilec_compile_times;
+tilec_compile_times tilec_kernel_compile_times(const tilec_kernel *k);
+
+#endif

@@ -1,0 +1,192 @@
+/* compile.c — tilec_compile, the driver of the pipeline
+ *
+ *   verify (TileIR) → plan (planner, thread-pool target with the real W and
+ *   worker count) → lower (the selected plan to XIR) → vectorize + JIT
+ *   (SIMD backend)
+ *
+ * and the kernel's lifetime.  Each stage reports its own diagnostics; the
+ * driver adds none of its own except option errors (TILEC-O..) and NOMEM
+ * (TILEC-M..).  The XIR module is dropped once native code exists: the kernel
+ * keeps only what dispatch and metadata need. */
+#include "tilec/kernel.h"
+
+#include "plan/solve.h"
+#include "tir/ir.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+tilec_compile_options tilec_compile_options_default(void) {
+    return (tilec_compile_options){.max_candidates = plan_options_default().max_candidates,
+                                   .full_packet_specialization = true};
+}
+
+static plan_options planner_options(const tilec_compile_options *o) {
+    plan_options p = plan_options_default();
+    p.block_size = o->block_size;
+    p.root_axis_order = o->root_axis_order;
+    p.root_axis_order_len = o->root_axis_order_len;
+    p.root_axis_tiles = o->root_axis_tiles;
+    p.root_axis_tiles_len = o->root_axis_tiles_len;
+    p.max_candidates = o->max_candidates;
+    p.blocks_per_task = o->blocks_per_task;
+    return p;
+}
+
+/* "order[1,0]/block64/grain2/tasks8": the selected plan in one token. */
+static void plan_label(const plan_result *p, strbuf *s) {
+    const plan_choice *c = plan_selected(p);
+    strbuf_append(s, "order[");
+    for (uint32_t i = 0; i < c->candidate.rank; i++) strbuf_printf(s, "%s%u", i ? "," : "", c->candidate.order[i]);
+    strbuf_printf(s, "]/block%u/grain%llu/tasks%llu", c->candidate.block_size,
+                  (unsigned long long)c->work.blocks_per_task, (unsigned long long)c->work.task_count);
+    if (p->options.root_axis_tiles_len) {
+        strbuf_append(s, "/tiles[");
+        for (size_t i = 0; i < p->options.root_axis_tiles_len; i++)
+            strbuf_printf(s, "%s%u", i ? "," : "", p->options.root_axis_tiles[i]);
+        strbuf_append(s, "]");
+    }
+}
+
+/* The backend reports its stage times in its realization string. */
+static double backend_ms(const char *realization, const char *key) {
+    const char *at = strstr(realization, key);
+    return at ? strtod(at + strlen(key), NULL) : 0.0;
+}
+
+static tilec_kernel *kernel_new(tilec_context *ctx) {
+    tilec_kernel *k = tilec_alloc(ctx, sizeof *k);
+    if (!k) return NULL;
+    k->ctx = ctx;
+    strbuf_init(&k->name, ctx);
+    strbuf_init(&k->plan, ctx);
+    strbuf_init(&k->plan_realization, ctx);
+    strbuf_init(&k->realization, ctx);
+    strbuf_init(&k->json, ctx);
+    return k;
+}
+
+/* Copies what dispatch needs out of the lowering: the argument table and
+ * the launch geometry. */
+static bool take_launch(tilec_kernel *k, const plan_result *p, const lower_result *lr) {
+    k->params = lr->arg_count ? tilec_alloc(k->ctx, lr->arg_count * sizeof *k->params) : NULL;
+    if (lr->arg_count && !k->params) return false;
+    for (size_t i = 0; i < lr->arg_count; i++) {
+        k->params[i] = (rt_param){lr->args[i].elem, lr->args[i].min_bytes};
+        k->arg_bytes += lr->args[i].min_bytes;
+    }
+    k->desc = (rt_kernel){
+        .name = strbuf_cstr(&k->name),
+        .entry = (rt_entry)(void (*)(void))simd_kernel_entry(k->native), /* same ABI: runtime.c */
+        .arg_count = (uint32_t)lr->arg_count,
+        .params = k->params,
+        .dispatch_size = lr->dispatch_size,
+        .block_size = lr->block_size,
+        .blocks_per_task = plan_selected(p)->work.blocks_per_task,
+        .workspace_bytes = simd_kernel_workspace_bytes(k->native),
+    };
+    plan_label(p, &k->plan);
+    strbuf_append(&k->plan_realization, lr->realization ? lr->realization : "");
+    return !k->plan.failed && !k->plan_realization.failed;
+}
+
+/* The runtime the kernel dispatches on: borrowed or its own. */
+static tilec_status attach_runtime(tilec_context *ctx, tilec_kernel *k, const tilec_compile_options *o) {
+    if (o->runtime) {
+        k->runtime = o->runtime;
+        return TILEC_OK;
+    }
+    k->owns_runtime = true;
+    return tilec_runtime_create(ctx, o->threads, &k->runtime);
+}
+
+tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
+                           tilec_kernel **out) {
+    *out = NULL;
+    tilec_compile_options o = options ? *options : tilec_compile_options_default();
+    uint32_t width = simd_resolve_width(o.width, getenv("TILEC_SIMD_WIDTH"));
+    if (!width)
+        return tilec_error(ctx, TILEC_E_ARG, "TILEC-O01", tilec_no_loc(),
+                           "packet width must be 1, 2, 4, 8 or 16 (option %u, TILEC_SIMD_WIDTH '%s')", o.width,
+                           getenv("TILEC_SIMD_WIDTH") ? getenv("TILEC_SIMD_WIDTH") : "");
+    tilec_kernel *k = kernel_new(ctx);
+    if (!k) return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory creating a kernel");
+    strbuf_append(&k->name, tir_func_name(f));
+    tilec_status st = attach_runtime(ctx, k, &o);
+    if (st) {
+        tilec_kernel_destroy(k);
+        return st;
+    }
+
+    double t0 = now_ms();
+    st = tir_verify(ctx, f->module);
+    double t1 = now_ms();
+
+    plan_thread_pool target;
+    plan_thread_pool_init(&target, width, tilec_runtime_workers(k->runtime));
+    plan_options po = planner_options(&o);
+    plan_result plan;
+    memset(&plan, 0, sizeof plan);
+    bool planned = false;
+    if (!st) {
+        st = plan_kernel(ctx, f, &po, &target.info, &plan);
+        planned = true;
+    }
+    double t2 = now_ms();
+
+    lower_result lowered;
+    memset(&lowered, 0, sizeof lowered);
+    if (!st) st = plan_lower(ctx, f, &plan, NULL, &lowered);
+    double t3 = now_ms();
+
+    if (!st) {
+        simd_options so = simd_options_default();
+        so.width = width;
+        so.full_packet_specialization = o.full_packet_specialization;
+        so.capture_ir = o.capture_ir;
+        so.capture_asm = o.capture_asm;
+        st = simd_compile(ctx, lowered.kernel, &so, &k->native);
+    }
+    double t4 = now_ms();
+
+    if (!st) {
+        const char *backend = simd_kernel_realization(k->native);
+        k->times = (tilec_compile_times){.verify = t1 - t0,
+                                         .plan = t2 - t1,
+                                         .lower = t3 - t2,
+                                         .llvm = backend_ms(backend, "emit_ms="),
+                                         .jit = backend_ms(backend, "jit_ms="),
+                                         .total = t4 - t0};
+        k->flops = tilec_count_mma_flops(f);
+        if (!take_launch(k, &plan, &lowered) || !tilec_kernel_describe(k))
+            st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
+    }
+    if (lowered.module) lower_result_free(&lowered);
+    if (planned) plan_result_free(&plan);
+    if (st) {
+        tilec_kernel_destroy(k);
+        return st;
+    }
+    *out = k;
+    return TILEC_OK;
+}
+
+void tilec_kernel_destroy(tilec_kernel *k) {
+    if (!k) return;
+    simd_kernel_destroy(k->native);
+    if (k->owns_runtime) tilec_runtime_destroy(k->runtime);
+    tilec_free(k->ctx, k->params);
+    strbuf_free(&k->name);
+    strbuf_free(&k->plan);
+    strbuf_free(&k->plan_realization);
+    strbuf_free(&k->realization);
+    strbuf_free(&k->json);
+    tilec_free(k->ctx, k);
+}

@@ -1,0 +1,40 @@
+/* kernel.h — the layout of the facade's objects (include/tilec/tilec.h),
+ * shared by the compile driver (compile.c), the metadata printer
+ * (metadata.c) and the runtime/dispatch (dispatch.c).
+ *
+ * Invariants: a tilec_kernel owns its native code (simd_kernel), its
+ * argument table (params, one per TileIR view parameter in order) and its
+ * strings; `runtime` is borrowed unless owns_runtime.  desc.params points at
+ * params, so a kernel is never copied by value (only its pointer moves). */
+#ifndef TILEC_FACADE_KERNEL_H
+#define TILEC_FACADE_KERNEL_H
+
+#include "base/strbuf.h"
+#include "rt/dispatch.h"
+#include "simd/simd.h"
+#include "tilec/tilec.h"
+
+struct tilec_runtime {
+    tilec_context *ctx; /* the pool's allocation context */
+    rt_pool *pool;
+};
+
+struct tilec_kernel {
+    tilec_context *ctx;
+    tilec_runtime *runtime;
+    bool owns_runtime;
+    simd_kernel *native;
+    rt_param *params;
+    rt_kernel desc;
+    uint64_t flops, arg_bytes;
+    tilec_compile_times times;
+    strbuf name, plan, plan_realization, realization, json;
+};
+
+/* 2·(contraction volume) of every mma times the trip counts of its
+ * enclosing regions. */
+uint64_t tilec_count_mma_flops(const tir_func *f);
+/* Builds realization and json from the other fields; false on NOMEM. */
+bool tilec_kernel_describe(tilec_kernel *k);
+
+#endif

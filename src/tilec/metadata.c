@@ -1,0 +1,97 @@
+/* metadata.c — what a compiled kernel tells about itself: the realization
+ * items ("key=value; ", docs/facade.md) and the same items as JSON, the
+ * argument table, the mma work, and the accessors of tilec.h.
+ *
+ * One item table feeds both formats, so they never disagree. */
+#include "tilec/kernel.h"
+
+#include "tir/ir.h"
+
+/* ---- mma work ---- */
+
+static uint64_t mul_sat(uint64_t a, uint64_t b) { return a && b > UINT64_MAX / a ? UINT64_MAX : a * b; }
+
+/* 2 · volume(c) · Π extents of a's dims that c lacks (the contraction). */
+static uint64_t mma_flops(const tir_op *op) {
+    const tir_space *a = tir_type_space(tir_op_operand(op, 0)->type);
+    const tir_space *c = tir_type_space(tir_op_operand(op, 2)->type);
+    uint64_t v = 2;
+    for (size_t i = 0; i < tir_space_rank(c); i++) v = mul_sat(v, tir_space_extent(c, i));
+    for (size_t i = 0; i < tir_space_rank(a); i++)
+        if (tir_space_find(c, tir_space_dim(a, i)) < 0) v = mul_sat(v, tir_space_extent(a, i));
+    return v;
+}
+
+static uint64_t block_flops(const tir_block *b) {
+    uint64_t total = 0;
+    for (const tir_op *op = tir_block_first(b); op; op = tir_op_next(op)) {
+        if (op->kind == TIR_OP_MMA) total += mma_flops(op);
+        const tir_block *body = tir_op_body(op);
+        if (!body) continue;
+        uint64_t trips = 1;
+        if (op->kind == TIR_OP_PARALLEL || op->kind == TIR_OP_SERIAL || op->kind == TIR_OP_PIPELINE)
+            if (!tir_space_volume(op->domain, &trips)) trips = UINT64_MAX;
+        uint64_t inner = mul_sat(trips, block_flops(body));
+        total = total > UINT64_MAX - inner ? UINT64_MAX : total + inner;
+    }
+    return total;
+}
+
+uint64_t tilec_count_mma_flops(const tir_func *f) { return block_flops(tir_func_body(f)); }
+
+/* ---- realization and JSON ---- */
+
+static void item_text(tilec_kernel *k, const char *key, const char *value) {
+    strbuf_printf(&k->realization, "%s=%s; ", key, value);
+    strbuf_printf(&k->json, "%s\"%s\": \"%s\"", k->json.len > 1 ? ", " : "", key, value);
+}
+
+static void item_u64(tilec_kernel *k, const char *key, uint64_t value) {
+    strbuf_printf(&k->realization, "%s=%llu; ", key, (unsigned long long)value);
+    strbuf_printf(&k->json, "%s\"%s\": %llu", k->json.len > 1 ? ", " : "", key, (unsigned long long)value);
+}
+
+static void item_ms(tilec_kernel *k, const char *key, double value) {
+    strbuf_printf(&k->realization, "%s=%.3f; ", key, value);
+    strbuf_printf(&k->json, "%s\"%s\": %.3f", k->json.len > 1 ? ", " : "", key, value);
+}
+
+bool tilec_kernel_describe(tilec_kernel *k) {
+    strbuf_append(&k->json, "{");
+    item_text(k, "kernel", strbuf_cstr(&k->name)); /* TileIR names are identifiers: no escaping needed */
+    item_text(k, "plan", strbuf_cstr(&k->plan));
+    item_u64(k, "W", simd_kernel_width(k->native));
+    item_u64(k, "workers", tilec_runtime_workers(k->runtime));
+    item_u64(k, "block", k->desc.block_size);
+    item_u64(k, "dispatch", k->desc.dispatch_size);
+    item_u64(k, "blocks_per_task", k->desc.blocks_per_task);
+    const simd_counters *c = simd_kernel_counters(k->native);
+#define X(name) item_u64(k, #name, c->name);
+    SIMD_COUNTERS(X)
+#undef X
+    item_u64(k, "mma_flops", k->flops);
+    item_u64(k, "argument_bytes", k->arg_bytes);
+    item_ms(k, "verify_ms", k->times.verify);
+    item_ms(k, "plan_ms", k->times.plan);
+    item_ms(k, "lower_ms", k->times.lower);
+    item_ms(k, "llvm_ms", k->times.llvm);
+    item_ms(k, "jit_ms", k->times.jit);
+    item_ms(k, "compile_ms", k->times.total);
+    strbuf_append(&k->json, "}");
+    if (k->realization.len) k->realization.data[--k->realization.len] = '\0'; /* drop the trailing space */
+    return !k->realization.failed && !k->json.failed;
+}
+
+size_t tilec_kernel_arg_count(const tilec_kernel *k) { return k->desc.arg_count; }
+tir_scalar tilec_kernel_arg_elem(const tilec_kernel *k, size_t index) { return k->params[index].elem; }
+uint64_t tilec_kernel_arg_min_bytes(const tilec_kernel *k, size_t index) { return k->params[index].min_bytes; }
+uint32_t tilec_kernel_width(const tilec_kernel *k) { return simd_kernel_width(k->native); }
+uint32_t tilec_kernel_workers(const tilec_kernel *k) { return tilec_runtime_workers(k->runtime); }
+const char *tilec_kernel_realization(const tilec_kernel *k) { return strbuf_cstr(&k->realization); }
+const char *tilec_kernel_json(const tilec_kernel *k) { return strbuf_cstr(&k->json); }
+const char *tilec_kernel_plan_realization(const tilec_kernel *k) { return strbuf_cstr(&k->plan_realization); }
+const char *tilec_kernel_backend_realization(const tilec_kernel *k) { return simd_kernel_realization(k->native); }
+const char *tilec_kernel_ir(const tilec_kernel *k) { return simd_kernel_ir(k->native); }
+const char *tilec_kernel_asm(const tilec_kernel *k) { return simd_kernel_asm(k->native); }
+uint64_t tilec_kernel_flops(const tilec_kernel *k) { return k->flops; }
+tilec_compile_times tilec_kernel_compile_times(const tilec_kernel *k) { return k->times; }

@@ -1,0 +1,54 @@
+/* runtime.c — the facade's runtime (a thread pool) and tilec_dispatch:
+ * buffers become the runtime's checked arguments (rt_dispatch checks count,
+ * element type, byte size and null data before anything runs). */
+#include "tilec/kernel.h"
+
+#include <stdalign.h>
+#include <stddef.h>
+
+/* The backend's packet entry and the runtime's entry share one ABI: the
+ * buffer records have the same layout (checked here), so the entry is
+ * handed to the runtime as is. */
+_Static_assert(sizeof(rt_buffer) == sizeof(simd_buffer_arg), "buffer record size");
+_Static_assert(offsetof(rt_buffer, data) == offsetof(simd_buffer_arg, data), "buffer record data");
+_Static_assert(offsetof(rt_buffer, size_bytes) == offsetof(simd_buffer_arg, size_bytes), "buffer record size_bytes");
+
+tilec_status tilec_runtime_create(tilec_context *ctx, uint32_t workers, tilec_runtime **out) {
+    *out = NULL;
+    tilec_runtime *rt = tilec_alloc(ctx, sizeof *rt);
+    if (!rt) return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory creating a runtime");
+    rt->ctx = ctx;
+    rt_pool_options o = {.worker_count = workers};
+    tilec_status st = rt_pool_create(ctx, &o, &rt->pool);
+    if (st) {
+        tilec_free(ctx, rt);
+        return st;
+    }
+    *out = rt;
+    return TILEC_OK;
+}
+
+void tilec_runtime_destroy(tilec_runtime *rt) {
+    if (!rt) return;
+    rt_pool_destroy(rt->pool);
+    tilec_free(rt->ctx, rt);
+}
+
+uint32_t tilec_runtime_workers(const tilec_runtime *rt) { return rt_pool_worker_count(rt->pool); }
+
+enum { STACK_ARGS = 32 };
+
+tilec_status tilec_dispatch(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args) {
+    if (!k) return tilec_error(ctx, TILEC_E_ARG, "TILEC-D01", tilec_no_loc(), "tilec_dispatch: no kernel");
+    if (n > UINT32_MAX || (n && !args))
+        return tilec_error(ctx, TILEC_E_ARG, "RT-D02", tilec_no_loc(),
+                           "kernel '@%s' takes %u arguments, got %zu%s", strbuf_cstr(&k->name), k->desc.arg_count, n,
+                           n && !args ? " (NULL array)" : "");
+    rt_arg local[STACK_ARGS] = {0};
+    rt_arg *a = n <= STACK_ARGS ? local : tilec_alloc(ctx, n * sizeof *a);
+    if (!a) return tilec_error(ctx, TILEC_E_NOMEM, "RT-D07", tilec_no_loc(), "out of memory binding arguments");
+    for (size_t i = 0; i < n; i++) a[i] = (rt_arg){args[i].data, args[i].size_bytes, args[i].elem};
+    tilec_status st = rt_dispatch(k->runtime->pool, ctx, &k->desc, a, (uint32_t)n, NULL);
+    if (a != local) tilec_free(ctx, a);
+    return st;
+}

@@ -1,0 +1,299 @@
+/* The public facade (include/tilec/tilec.h): every example compiled with
+ * tilec_compile and run with tilec_dispatch at W ∈ {1, 2, 4, 8, 16} on a
+ * runtime of 1 and 2 workers, against the FP64 reference interpreter, with
+ * sentinel-padded offset buffers, NaN-initialized outputs and an aliased
+ * (in-place) binding (tests/lower/lower_fixture.h); the realization items and
+ * JSON; argument errors (count, element type, short buffer, NULL data) as
+ * diagnostics that leave the context and the kernel usable; a kernel owning
+ * its runtime; destroying a kernel and compiling again; option errors. */
+#include "lower/lower_fixture.h"
+#include "tilec/tilec.h"
+
+static char *read_example(const char *name) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/examples/%s.tir", TILEC_SOURCE_DIR, name);
+    size_t n;
+    char *text = read_file(path, &n);
+    CHECK_MSG(text, "cannot read %s", path);
+    return text;
+}
+
+static tir_module *load_example(const char *name, const tir_define *d, size_t nd) {
+    char *text = read_example(name);
+    tir_module *m = text ? parse_kernel(text, d, nd) : NULL;
+    free(text);
+    return m;
+}
+
+static void flush(void) {
+    if (tilec_diag_count(ctx)) {
+        tilec_diag_print(ctx, stderr);
+        tilec_diag_clear(ctx);
+    }
+}
+
+/* Inputs for const parameters, NaN for the writable ones (they are outputs). */
+static void fill(const tir_func *f, const run_config *c, run_buffers *b) {
+    lower_arg usage[MAX_ARGS];
+    lower_result r = {.args = usage};
+    for (size_t i = 0; i < tir_func_param_count(f); i++)
+        usage[i].usage = tir_func_param(f, i)->read_only ? LOWER_USAGE_READ : LOWER_USAGE_WRITE;
+    fill_buffers(f, &r, c, b);
+}
+
+/* Reference and native runs from identical inputs; true when they agree
+ * everywhere, pads included. */
+static bool run_native(const char *label, const tir_func *f, tilec_kernel *k, const run_config *c) {
+    run_buffers b;
+    memset(&b, 0, sizeof b);
+    fill(f, c, &b);
+    size_t n = tir_func_param_count(f);
+    tir_buffer ref_args[MAX_ARGS];
+    tilec_buffer nat_args[MAX_ARGS];
+    for (size_t i = 0; i < n; i++) {
+        size_t owner = c->alias[i] >= 0 ? (size_t)c->alias[i] : i;
+        ref_args[i] = (tir_buffer){b.ref[owner] + PAD * b.elem_size[owner], b.bytes[i]};
+        nat_args[i] = (tilec_buffer){b.xir[owner] + PAD * b.elem_size[owner], b.bytes[i], b.elem[i]};
+    }
+    tilec_status st = tir_interpret(ctx, f, n, ref_args);
+    CHECK_MSG(st == TILEC_OK, "%s: reference run failed", label);
+    tilec_status sn = tilec_dispatch(ctx, k, n, nat_args);
+    CHECK_MSG(sn == TILEC_OK, "%s: dispatch failed", label);
+    bool ok = !st && !sn;
+    flush();
+    for (size_t i = 0; ok && i < n; i++)
+        if (c->alias[i] < 0) ok = compare_buffer(label, c, &b, i) && ok;
+    CHECK_MSG(ok, "%s: native result differs from the reference", label);
+    for (size_t i = 0; i < n; i++) free(b.ref[i]), free(b.xir[i]);
+    return ok;
+}
+
+typedef struct {
+    const char *name;
+    tir_define defines[8];
+    size_t n_defines;
+    int alias_out, alias_in;
+} example_case;
+
+static const example_case cases[] = {
+    {"gemm", {{0}}, 0, -1, -1},
+    {"gemm", {{"M", 17}, {"N", 19}, {"K", 13}, {"BM", 2}, {"BN", 3}, {"BK", 4}}, 6, -1, -1},
+    {"gemm_bt", {{0}}, 0, -1, -1},
+    {"softmax", {{0}}, 0, -1, -1},
+    {"softmax", {{0}}, 0, 1, 0},
+    {"masked_softmax", {{"R", 9}, {"W", 7}}, 2, -1, -1},
+    {"layernorm", {{0}}, 0, -1, -1},
+    {"rmsnorm", {{"R", 6}, {"W", 130}}, 2, 2, 0},
+    {"rope", {{"R", 5}, {"W", 6}}, 2, -1, -1},
+    {"gelu", {{0}}, 0, -1, -1},
+    {"swiglu", {{0}}, 0, -1, -1},
+    {"attention", {{0}}, 0, -1, -1},
+};
+
+static void test_examples(void) {
+    tilec_runtime *runtimes[2] = {NULL, NULL};
+    for (uint32_t t = 0; t < 2; t++) CHECK(tilec_runtime_create(ctx, t + 1, &runtimes[t]) == TILEC_OK);
+    if (!runtimes[0] || !runtimes[1]) return;
+    CHECK(tilec_runtime_workers(runtimes[1]) == 2);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const example_case *e = &cases[i];
+        tir_module *m = load_example(e->name, e->defines, e->n_defines);
+        if (!m) continue;
+        const tir_func *f = tir_module_func(m, 0);
+        for (uint32_t w = 1; w <= 16; w *= 2)
+            for (uint32_t t = 0; t < 2; t++) {
+                tilec_compile_options o = tilec_compile_options_default();
+                o.width = w;
+                o.runtime = runtimes[t];
+                tilec_kernel *k = NULL;
+                tilec_status st = tilec_compile(ctx, f, &o, &k);
+                CHECK_MSG(st == TILEC_OK, "%s case %zu: compile failed at W=%u", e->name, i, w);
+                flush();
+                if (!k) continue;
+                CHECK(tilec_kernel_width(k) == w && tilec_kernel_workers(k) == t + 1);
+                run_config c = run_config_default(w, false);
+                c.tolerance = 5e-5;
+                if (e->alias_out >= 0) c.alias[e->alias_out] = e->alias_in;
+                char label[96];
+                snprintf(label, sizeof label, "%s case %zu W=%u threads=%u", e->name, i, w, t + 1);
+                run_native(label, f, k, &c);
+                tilec_kernel_destroy(k);
+            }
+        tir_module_destroy(m);
+    }
+    tilec_runtime_destroy(runtimes[0]);
+    tilec_runtime_destroy(runtimes[1]);
+}
+
+static bool has_item(const char *text, const char *item) {
+    const char *at = strstr(text, item);
+    return at && (at == text || at[-1] == ' ');
+}
+
+static void test_metadata(void) {
+    tir_module *m = load_example("gemm", NULL, 0);
+    if (!m) return;
+    tilec_compile_options o = tilec_compile_options_default();
+    o.width = 8;
+    o.threads = 2;
+    o.capture_asm = true;
+    tilec_kernel *k = NULL;
+    CHECK(tilec_compile(ctx, tir_module_func(m, 0), &o, &k) == TILEC_OK);
+    flush();
+    if (k) {
+        const char *r = tilec_kernel_realization(k), *j = tilec_kernel_json(k);
+        CHECK_MSG(has_item(r, "kernel=gemm;") && has_item(r, "W=8;") && has_item(r, "workers=2;") &&
+                      has_item(r, "plan=order[") && has_item(r, "contiguous_loads=") && has_item(r, "gathers=") &&
+                      has_item(r, "broadcast_loads=") && has_item(r, "predicated_regions=") &&
+                      has_item(r, "private_bytes=") && has_item(r, "workspace_bytes=") && has_item(r, "plan_ms=") &&
+                      has_item(r, "lower_ms=") && has_item(r, "llvm_ms=") && has_item(r, "jit_ms="),
+                  "realization: %s", r);
+        CHECK_MSG(has_item(r, "mma_flops=491520;"), "2*64*80*48 flops: %s", r); /* the default shape */
+        CHECK(tilec_kernel_flops(k) == 2ull * 64 * 80 * 48);
+        CHECK(j[0] == '{' && j[strlen(j) - 1] == '}' && strstr(j, "\"kernel\": \"gemm\"") && strstr(j, "\"W\": 8"));
+        CHECK(tilec_kernel_asm(k) && strlen(tilec_kernel_asm(k)) > 0 && !tilec_kernel_ir(k));
+        CHECK(tilec_kernel_arg_count(k) == 3 && tilec_kernel_arg_elem(k, 2) == TIR_F32 &&
+              tilec_kernel_arg_min_bytes(k, 2) == 64 * 80 * 4);
+        CHECK(strstr(tilec_kernel_plan_realization(k), "planner=exact") != NULL);
+        tilec_compile_times t = tilec_kernel_compile_times(k);
+        CHECK(t.plan >= 0 && t.jit > 0 && t.total >= t.plan + t.lower);
+        tilec_kernel_destroy(k);
+    }
+    /* softmax has no mma */
+    tir_module *s = load_example("softmax", NULL, 0);
+    if (s) {
+        o.capture_asm = false;
+        CHECK(tilec_compile(ctx, tir_module_func(s, 0), &o, &k) == TILEC_OK);
+        if (k) CHECK(tilec_kernel_flops(k) == 0 && has_item(tilec_kernel_realization(k), "mma_flops=0;"));
+        tilec_kernel_destroy(k);
+        tir_module_destroy(s);
+    }
+    tir_module_destroy(m);
+}
+
+static bool dispatch_fails(tilec_kernel *k, size_t n, const tilec_buffer *args, const char *code) {
+    tilec_status st = tilec_dispatch(ctx, k, n, args);
+    bool ok = st != TILEC_OK && has_diag(code, NULL);
+    if (!ok) flush();
+    tilec_diag_clear(ctx);
+    return ok;
+}
+
+static void test_argument_errors(void) {
+    tir_module *m = load_example("gelu", NULL, 0);
+    if (!m) return;
+    const tir_func *f = tir_module_func(m, 0);
+    tilec_compile_options o = tilec_compile_options_default();
+    o.width = 4;
+    o.threads = 2;
+    tilec_kernel *k = NULL;
+    CHECK(tilec_compile(ctx, f, &o, &k) == TILEC_OK);
+    flush();
+    if (!k) {
+        tir_module_destroy(m);
+        return;
+    }
+    size_t n = tilec_kernel_arg_count(k);
+    CHECK(n == 3);
+    float *mem[3];
+    tilec_buffer args[3];
+    for (size_t i = 0; i < n; i++) {
+        size_t bytes = tilec_kernel_arg_min_bytes(k, i);
+        mem[i] = calloc(1, bytes);
+        args[i] = (tilec_buffer){mem[i], bytes, tilec_kernel_arg_elem(k, i)};
+    }
+    CHECK_MSG(dispatch_fails(k, 2, args, "RT-D02"), "wrong count");
+    CHECK_MSG(dispatch_fails(k, 1, NULL, "RT-D02"), "NULL array");
+    tilec_buffer bad[3];
+    memcpy(bad, args, sizeof bad);
+    bad[1].elem = TIR_I32; /* same size as f32: only the type tells */
+    CHECK_MSG(dispatch_fails(k, 3, bad, "RT-D03"), "wrong type");
+    memcpy(bad, args, sizeof bad);
+    bad[2].size_bytes -= 4;
+    CHECK_MSG(dispatch_fails(k, 3, bad, "RT-D04"), "short buffer");
+    memcpy(bad, args, sizeof bad);
+    bad[0].data = NULL;
+    CHECK_MSG(dispatch_fails(k, 3, bad, "RT-D05"), "NULL data");
+    CHECK(tilec_dispatch(ctx, NULL, 3, args) != TILEC_OK && has_diag("TILEC-D01", NULL));
+    tilec_diag_clear(ctx);
+    /* Nothing ran: the output is still zero.  Then the same kernel and
+     * context still work. */
+    CHECK(mem[2][0] == 0.0f && mem[2][5] == 0.0f);
+    CHECK(tilec_dispatch(ctx, k, 3, args) == TILEC_OK && tilec_diag_count(ctx) == 0);
+    flush();
+    for (size_t i = 0; i < n; i++) free(mem[i]);
+    tilec_kernel_destroy(k);
+    tir_module_destroy(m);
+}
+
+/* Two kernels on one runtime; the first destroyed, the second still runs;
+ * compiling again after destruction works; a kernel owning its runtime. */
+static void test_lifetimes(void) {
+    tir_module *m = load_example("softmax", (const tir_define[]){{"R", 6}, {"W", 7}}, 2);
+    if (!m) return;
+    const tir_func *f = tir_module_func(m, 0);
+    tilec_runtime *rt = NULL;
+    CHECK(tilec_runtime_create(ctx, 2, &rt) == TILEC_OK);
+    tilec_compile_options o = tilec_compile_options_default();
+    o.runtime = rt;
+    o.width = 8;
+    tilec_kernel *a = NULL, *b = NULL;
+    CHECK(tilec_compile(ctx, f, &o, &a) == TILEC_OK);
+    CHECK(tilec_compile(ctx, f, &o, &b) == TILEC_OK);
+    flush();
+    run_config c = run_config_default(8, false);
+    c.tolerance = 5e-5;
+    tilec_kernel_destroy(a);
+    if (b) run_native("softmax after destroying a sibling", f, b, &c);
+    tilec_kernel_destroy(b);
+    b = NULL;
+    CHECK(tilec_compile(ctx, f, &o, &b) == TILEC_OK);
+    if (b) run_native("softmax compiled again", f, b, &c);
+    tilec_kernel_destroy(b);
+    tilec_runtime_destroy(rt);
+    /* no runtime: the kernel owns one */
+    o.runtime = NULL;
+    o.threads = 2;
+    o.full_packet_specialization = false;
+    tilec_kernel *own = NULL;
+    CHECK(tilec_compile(ctx, f, &o, &own) == TILEC_OK);
+    flush();
+    if (own) {
+        CHECK(tilec_kernel_workers(own) == 2);
+        run_native("softmax on its own runtime", f, own, &c);
+    }
+    tilec_kernel_destroy(own);
+    tir_module_destroy(m);
+}
+
+static void test_option_errors(void) {
+    tir_module *m = load_example("gelu", NULL, 0);
+    if (!m) return;
+    tilec_compile_options o = tilec_compile_options_default();
+    o.width = 3;
+    tilec_kernel *k = (tilec_kernel *)&o; /* must be reset to NULL */
+    CHECK(tilec_compile(ctx, tir_module_func(m, 0), &o, &k) == TILEC_E_ARG && !k && has_diag("TILEC-O01", NULL));
+    tilec_diag_clear(ctx);
+    o.width = 4;
+    o.max_candidates = 0; /* the planner's budget must be >= 1 */
+    CHECK(tilec_compile(ctx, tir_module_func(m, 0), &o, &k) != TILEC_OK && !k && tilec_diag_count(ctx) > 0);
+    tilec_diag_clear(ctx);
+    o = tilec_compile_options_default();
+    o.width = 4;
+    o.threads = 1;
+    CHECK(tilec_compile(ctx, tir_module_func(m, 0), &o, &k) == TILEC_OK && k);
+    flush();
+    tilec_kernel_destroy(k);
+    tir_module_destroy(m);
+}
+
+int main(void) {
+    if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
+    test_option_errors();
+    test_metadata();
+    test_argument_errors();
+    test_lifetimes();
+    test_examples();
+    tilec_context_destroy(ctx);
+    TEST_MAIN_END();
+}
