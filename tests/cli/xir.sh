@@ -26,7 +26,7 @@ expect 0 "$TILEC" run "$SRC/examples/attention.tir" --xir --order 2,0,1 --partit
 expect 1 "$TILEC" run "$SRC/examples/softmax.tir" --xir --width 3 && contains "$WORK/err" 'error\[PLAN-T01\]: invalid XIR target'
 expect 1 "$TILEC" lower "$SRC/examples/softmax.tir" --order 1,0 &&
   contains "$WORK/err" 'XIR root axis order must be a complete permutation'
-expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --width 4 && contains "$WORK/err" 'need --xir'
+expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --reference --width 4 && contains "$WORK/err" 'do not apply to --reference'
 expect 2 "$TILEC" lower "$SRC/examples/softmax.tir" --order 0,x
 expect 2 "$TILEC" lower "$SRC/examples/softmax.tir" --block -1
 expect 2 "$TILEC" lower
@@ -55,5 +55,5 @@ expect 1 "$TILEC" lower "$SRC/examples/gemm.tir" --tiles 3,5 &&
 expect 1 "$TILEC" run "$SRC/examples/gemm.tir" --xir --tiles 2 &&
   contains "$WORK/err" 'XIR root axis tiles must specify every original axis'
 expect 2 "$TILEC" lower "$SRC/examples/gemm.tir" --tiles 2,x
-expect 2 "$TILEC" run "$SRC/examples/gemm.tir" --tiles 2,5 && contains "$WORK/err" 'need --xir'
+expect 2 "$TILEC" run "$SRC/examples/gemm.tir" --reference --tiles 2,5 && contains "$WORK/err" 'do not apply to --reference'
 finish

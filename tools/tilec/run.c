@@ -1,24 +1,27 @@
 /* run.c — `tilec run FILE.tir`: execute one kernel on given or generated data.
  *
- * Engines: the FP64 reference interpreter (--reference, the default) and
+ * Engines: native execution (the default: the facade compiles the kernel to
+ * vector code and runs it on the thread pool, native.c; --check compares
+ * with the reference), the FP64 reference interpreter (--reference) and
  * --xir: planning and lowering to XIR, run on the W-lane XIR interpreter
- * and checked against the reference (xir_engine.c); native execution arrives
- * with the code generator.  Order: scan the command line (all usage errors
+ * and checked against the reference (xir_engine.c).  Order: scan the command line (all usage errors
  * first), load and verify, pick the kernel, bind --in/--out names to
  * parameters, fill buffers, run, print summaries, write --out files. */
 #include "args.h"
 #include "cli.h"
+#include "native.h"
 #include "xir_engine.h"
 
 #include <string.h>
 #include <time.h>
 
-enum { OPT_DEFINE = 1, OPT_KERNEL, OPT_IN, OPT_OUT, OPT_SEED, OPT_REFERENCE, OPT_XIR };
+enum { OPT_DEFINE = 1, OPT_KERNEL, OPT_IN, OPT_OUT, OPT_SEED, OPT_REFERENCE, OPT_XIR, OPT_NATIVE, OPT_CHECK };
 
 static const cli_option options[] = {
     {"-D", true, OPT_DEFINE},       {"--kernel", true, OPT_KERNEL}, {"--in", true, OPT_IN},
     {"--out", true, OPT_OUT},       {"--seed", true, OPT_SEED},     {"--reference", false, OPT_REFERENCE},
-    {"--xir", false, OPT_XIR},      CLI_LOWERING_OPTIONS,           {NULL, false, 0},
+    {"--xir", false, OPT_XIR},      {"--native", false, OPT_NATIVE}, {"--check", false, OPT_CHECK},
+    {"--threads", true, OPT_NATIVE_THREADS}, CLI_LOWERING_OPTIONS, {NULL, false, 0},
 };
 
 typedef struct {
@@ -36,8 +39,9 @@ typedef struct {
     const char *path, *kernel;
     uint64_t seed;
     file_args ins, outs;
-    bool xir, lowering_options; /* --xir; some lowering option was given */
-    cli_lowering lowering;
+    enum { ENGINE_NATIVE, ENGINE_REFERENCE, ENGINE_XIR } engine;
+    bool check, lowering_options; /* --check; some lowering or native option was given */
+    cli_native native;            /* its lowering part also serves --xir */
 } run_request;
 
 static int add_file_arg(run_request *r, file_args *list, const char *option, const char *text) {
@@ -74,17 +78,28 @@ static int scan(run_request *r, int argc, char **argv) {
             if (!cli_parse_u64(value, &r->seed))
                 return cli_usage_error("run", "--seed needs a non-negative integer, not '%s'", value);
             break;
-        case OPT_REFERENCE: r->xir = false; break;
-        case OPT_XIR: r->xir = true; break;
-        default:
-            if (!cli_lowering_option(&r->lowering, "run", id, value)) return CLI_EXIT_USAGE;
+        case OPT_REFERENCE: r->engine = ENGINE_REFERENCE; break;
+        case OPT_XIR: r->engine = ENGINE_XIR; break;
+        case OPT_NATIVE: r->engine = ENGINE_NATIVE; break;
+        case OPT_CHECK: r->check = true; break;
+        default: {
+            bool ok = true;
+            cli_native_option(&r->native, "run", id, value, &ok);
+            if (!ok) return CLI_EXIT_USAGE;
             r->lowering_options = true;
+        }
         }
     }
     if (code != CLI_CONTINUE) return code;
     if (!r->path) return cli_usage_error("run", "missing FILE.tir");
-    if (r->lowering_options && !r->xir)
-        return cli_usage_error("run", "lowering and planning options (--block, --width, --order, --tiles, ...) need --xir");
+    if (r->lowering_options && r->engine == ENGINE_REFERENCE)
+        return cli_usage_error("run", "lowering, planning and native options (--block, --width, --threads, ...) do not "
+                                      "apply to --reference");
+    if (r->check && r->engine != ENGINE_NATIVE)
+        return cli_usage_error("run", "--check is for native execution (--xir always checks)");
+    if (r->engine == ENGINE_XIR && r->native.threads)
+        return cli_usage_error("run", "--threads is for native execution (--xir models workers with --workers)");
+    if (r->engine == ENGINE_NATIVE && !cli_native_check(&r->native, "run")) return CLI_EXIT_USAGE;
     const file_arg *in = r->ins.data;
     for (size_t i = 0; i < r->ins.len; i++)
         for (size_t j = 0; j < i; j++)
@@ -132,8 +147,10 @@ static int execute(tilec_context *ctx, run_request *r, const tir_func *f) {
         if (!in) cli_args_fill_random(&args, i, r->seed);
         else if (cli_args_load_npy(&args, i, in) != TILEC_OK) code = cli_fail_diags(ctx);
     }
-    if (code == CLI_CONTINUE && r->xir) {
-        code = cli_run_xir(ctx, &r->lowering, f, &args);
+    if (code == CLI_CONTINUE && r->engine == ENGINE_XIR) {
+        code = cli_run_xir(ctx, &r->native.lowering, f, &args);
+    } else if (code == CLI_CONTINUE && r->engine == ENGINE_NATIVE) {
+        code = cli_run_native(ctx, &r->native, f, &args, r->check);
     } else if (code == CLI_CONTINUE) {
         struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -156,7 +173,7 @@ static int execute(tilec_context *ctx, run_request *r, const tir_func *f) {
 static int run_main(tilec_context *ctx, int argc, char **argv) {
     run_request request = {.ctx = ctx}, *r = &request;
     cli_defines_init(&r->defines, ctx);
-    cli_lowering_init(&r->lowering);
+    cli_native_init(&r->native);
     int code = scan(r, argc, argv);
     if (code == CLI_CONTINUE) {
         tir_module *m = cli_load_module(ctx, r->path, &r->defines);
@@ -172,8 +189,9 @@ static int run_main(tilec_context *ctx, int argc, char **argv) {
 
 const cli_command cli_run_command = {
     "run",
-    "run a kernel on the reference or the XIR interpreter",
-    "usage: tilec run FILE.tir [--reference | --xir [lowering options]] [--kernel NAME]\n"
+    "run a kernel natively, on the reference or on the XIR interpreter",
+    "usage: tilec run FILE.tir [--native [--check] [native options] | --reference |\n"
+    "                 --xir [lowering options]] [--kernel NAME]\n"
     "                 [--in NAME=FILE.npy]... [--out NAME=FILE.npy]... [--seed N]\n"
     "                 [-D NAME=VALUE]...\n"
     "\n"
@@ -187,7 +205,12 @@ const cli_command cli_run_command = {
     "data whatever other parameters are supplied.\n"
     "\n"
     "Options:\n"
-    "  --reference       run on the FP64 reference interpreter (the default)\n"
+    "  --native          compile to native vector code and run it on the thread pool\n"
+    "                    (the default); prints the kernel's realization items\n"
+    "  --check           with --native: also run the reference interpreter on a copy\n"
+    "                    of the inputs and compare every writable parameter\n"
+    "                    (|x-r| <= 5e-5 + 5e-5|r|; exit 1 on a mismatch)\n"
+    "  --reference       run on the FP64 reference interpreter\n"
     "  --xir             lower to XIR (the planned mapping), run on the W-lane XIR\n"
     "                    interpreter and compare every writable parameter with the\n"
     "                    reference interpreter (|x-r| <= 5e-5 + 5e-5|r|; exit 1 on a\n"
@@ -200,6 +223,8 @@ const cli_command cli_run_command = {
     "  --seed N          seed of the generated inputs (default 0)\n"
     "  -D NAME=VALUE     override shape parameter NAME (repeatable)\n"
     "  -h, --help        show this help\n"
+    "\n"
+    "Native options (the default engine):\n" CLI_NATIVE_HELP
     "\n"
     "Lowering options (with --xir):\n" CLI_LOWERING_HELP
     "\n"

@@ -1,0 +1,127 @@
+/* native.c — see native.h. */
+#include "native.h"
+#include "compare.h"
+
+#include <string.h>
+#include <time.h>
+
+void cli_native_init(cli_native *n) {
+    memset(n, 0, sizeof *n);
+    cli_lowering_init(&n->lowering);
+}
+
+static bool native_takes(int id) {
+    switch (id) {
+    case OPT_LOWER_BLOCK:
+    case OPT_LOWER_WIDTH:
+    case OPT_LOWER_ORDER:
+    case OPT_LOWER_TILES:
+    case OPT_PLAN_GRAIN:
+    case OPT_PLAN_MAX_CANDIDATES: return true;
+    default: return false;
+    }
+}
+
+bool cli_native_option(cli_native *n, const char *command, int id, const char *value, bool *ok) {
+    *ok = true;
+    if (id == OPT_NATIVE_THREADS) {
+        uint64_t t;
+        if (!cli_parse_u64(value, &t) || t == 0 || t > 1024) {
+            cli_usage_error(command, "--threads needs a worker count 1..1024, not '%s'", value);
+            *ok = false;
+        }
+        n->threads = (uint32_t)t;
+        return true;
+    }
+    if (id < OPT_LOWER_BLOCK || id >= OPT_NATIVE_THREADS) return false;
+    *ok = cli_lowering_option(&n->lowering, command, id, value);
+    if (id == OPT_LOWER_WIDTH) n->width_given = true;
+    if (!native_takes(id) && !n->refused) n->refused = id;
+    return true;
+}
+
+bool cli_native_check(const cli_native *n, const char *command) {
+    if (!n->refused) return true;
+    cli_usage_error(command, "this option models a target or tunes the XIR lowering; native execution takes only "
+                             "--threads, --width, --block, --order, --tiles, --grain and --max-candidates");
+    return false;
+}
+
+tilec_compile_options cli_native_options(const cli_native *n) {
+    tilec_compile_options o = tilec_compile_options_default();
+    const lower_options *lo = &n->lowering.options;
+    const plan_options *po = &n->lowering.planning.options;
+    o.width = n->width_given ? lo->packet_width : 0;
+    o.threads = n->threads;
+    o.block_size = lo->block_size;
+    o.root_axis_order = lo->root_axis_order;
+    o.root_axis_order_len = lo->root_axis_order_len;
+    o.root_axis_tiles = lo->root_axis_tiles;
+    o.root_axis_tiles_len = lo->root_axis_tiles_len;
+    o.blocks_per_task = po->blocks_per_task;
+    o.max_candidates = po->max_candidates;
+    return o;
+}
+
+tilec_kernel *cli_native_compile(tilec_context *ctx, const tilec_compile_options *o, const tir_func *f) {
+    tilec_kernel *k = NULL;
+    if (tilec_compile(ctx, f, o, &k) != TILEC_OK) {
+        cli_fail_diags(ctx);
+        return NULL;
+    }
+    return k;
+}
+
+bool cli_native_dispatch(tilec_context *ctx, tilec_kernel *k, const cli_args *args) {
+    enum { MAX = 64 };
+    tilec_buffer b[MAX];
+    if (args->count > MAX) {
+        cli_fail("run", "more than %d kernel arguments", MAX);
+        return false;
+    }
+    for (size_t i = 0; i < args->count; i++)
+        b[i] = (tilec_buffer){args->buffers[i].data, args->buffers[i].size_bytes, args->params[i].elem};
+    if (tilec_dispatch(ctx, k, args->count, b) != TILEC_OK) {
+        cli_fail_diags(ctx);
+        return false;
+    }
+    return true;
+}
+
+static double elapsed_us(const struct timespec *t0) {
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) * 1e6 + (double)(t1.tv_nsec - t0->tv_nsec) * 1e-3;
+}
+
+int cli_run_native(tilec_context *ctx, const cli_native *n, const tir_func *f, cli_args *args, bool check) {
+    cli_args ref;
+    double ref_ms = 0;
+    if (check && cli_reference_run(ctx, f, args, &ref, &ref_ms) != TILEC_OK) return cli_fail_diags(ctx);
+    tilec_compile_options o = cli_native_options(n);
+    tilec_kernel *k = cli_native_compile(ctx, &o, f);
+    int code = CLI_EXIT_FAIL;
+    if (k) {
+        struct timespec t0;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        if (cli_native_dispatch(ctx, k, args)) {
+            double us = elapsed_us(&t0);
+            const char *r = tilec_kernel_realization(k);
+            printf("@%s: native (W=%u, %u workers) compile %.1f ms, run %.1f us", tir_func_name(f),
+                   tilec_kernel_width(k), tilec_kernel_workers(k), tilec_kernel_compile_times(k).total, us);
+            if (check) printf("; reference %.3f ms", ref_ms);
+            printf("\n  %s\n", r);
+            if (check) {
+                code = cli_compare_outputs(args, &ref) ? CLI_CONTINUE
+                                                       : cli_fail("run", "the native results differ from the reference interpreter");
+            } else {
+                for (size_t i = 0; i < args->count; i++)
+                    if (!args->params[i].read_only) cli_print_summary(stdout, args, i);
+                code = CLI_CONTINUE;
+            }
+        }
+        tilec_kernel_destroy(k);
+    }
+    if (check) cli_args_destroy(&ref);
+    return code;
+}

@@ -1,0 +1,54 @@
+/* native.h — the native engine shared by `tilec run` (the default engine),
+ * `tilec bench`, `tilec emit-llvm`/`emit-asm` and `tilec demo`: the
+ * command-line options of native execution and compiling/dispatching
+ * through the public facade (include/tilec/tilec.h).
+ *
+ * Native options: --threads N (runtime workers; default TILEC_THREADS, else
+ * the cores) and --width W (packet width; default TILEC_SIMD_WIDTH, else the
+ * host's), plus the planner constraints --block, --order, --tiles, --grain and
+ * --max-candidates of lowering.h.  The other lowering/planning options model a
+ * target (--workers, --local-lanes, ...) or tune the XIR lowering only; native
+ * commands refuse them. */
+#ifndef TILEC_CLI_NATIVE_H
+#define TILEC_CLI_NATIVE_H
+
+#include "args.h"
+#include "lowering.h"
+#include "tilec/tilec.h"
+
+enum { OPT_NATIVE_THREADS = 140 };
+#define CLI_NATIVE_HELP \
+    "  --threads N       runtime worker threads (default: TILEC_THREADS, else the cores)\n" \
+    "  --width W         packet width 1, 2, 4, 8 or 16 (default: TILEC_SIMD_WIDTH, else\n" \
+    "                    the host's: 16 with AVX-512F, 8 with AVX2, else 4)\n" \
+    "  --block B, --order I,J,..., --tiles A,B,..., --grain G, --max-candidates N\n" \
+    "                    planner constraints, as for `tilec plan`\n"
+
+typedef struct {
+    cli_lowering lowering; /* --width, --block, --order, --tiles, --grain, --max-candidates */
+    bool width_given;
+    uint32_t threads;
+    int refused; /* the first option id native execution does not take, 0: none */
+} cli_native;
+
+void cli_native_init(cli_native *n);
+/* true when `id` is --threads or one of CLI_LOWERING_OPTIONS (recorded);
+ * false when the id is not one of these (the caller handles it).  *ok is
+ * false after printing a usage error for a malformed value. */
+bool cli_native_option(cli_native *n, const char *command, int id, const char *value, bool *ok);
+/* Prints a usage error (and returns false) when an option native execution
+ * does not take was given. */
+bool cli_native_check(const cli_native *n, const char *command);
+tilec_compile_options cli_native_options(const cli_native *n);
+
+/* Compiles f; prints the diagnostics and returns NULL on failure. */
+tilec_kernel *cli_native_compile(tilec_context *ctx, const tilec_compile_options *o, const tir_func *f);
+/* Dispatches on the argument buffers; prints the diagnostics on failure. */
+bool cli_native_dispatch(tilec_context *ctx, tilec_kernel *k, const cli_args *args);
+
+/* `tilec run` with the native engine: compile, run, print the realization
+ * line and the summaries; with `check`, also compare with the reference
+ * interpreter (compare.h).  CLI_CONTINUE on success, else the exit code. */
+int cli_run_native(tilec_context *ctx, const cli_native *n, const tir_func *f, cli_args *args, bool check);
+
+#endif
