@@ -75,7 +75,7 @@ typedef struct {
 } cli_command;
 
 extern const cli_command cli_check_command, cli_print_command, cli_plan_command, cli_lower_command, cli_run_command,
-    cli_demo_command;
+    cli_bench_command, cli_emit_llvm_command, cli_emit_asm_command, cli_demo_command;
 
 enum { CLI_CONTINUE = -1 };
 

@@ -1,5 +1,5 @@
 /* main.c — the tilec command-line tool: dispatches to one subcommand per file
- * (check.c, print.c, plan.c, lower.c, run.c, demo.c) and answers help requests.  Every
+ * (check.c, print.c, plan.c, lower.c, run.c, bench.c, emit.c, demo.c) and answers help requests.  Every
  * subcommand gets a fresh context; exit codes are those of cli.h. */
 #include "cli.h"
 
@@ -11,6 +11,9 @@ static const cli_command *const commands[] = {
     &cli_plan_command,
     &cli_lower_command,
     &cli_run_command,
+    &cli_bench_command,
+    &cli_emit_llvm_command,
+    &cli_emit_asm_command,
     &cli_demo_command,
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
@@ -25,8 +28,8 @@ static void print_usage(FILE *out) {
     fprintf(out, "usage: tilec COMMAND [OPTIONS]\n\n"
                  "tilec compiles and runs tile kernels written in TileIR (.tir).\n\n"
                  "Commands:\n");
-    for (size_t i = 0; i < COMMAND_COUNT; i++) fprintf(out, "  %-8s %s\n", commands[i]->name, commands[i]->summary);
-    fprintf(out, "  %-8s %s\n", "help", "show help for tilec or a command (tilec help run)");
+    for (size_t i = 0; i < COMMAND_COUNT; i++) fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+    fprintf(out, "  %-10s %s\n", "help", "show help for tilec or a command (tilec help run)");
     fprintf(out, "\nRun 'tilec COMMAND --help' for a command's options.\n"
                  "Exit status: 0 success, 1 error in the input or the run, 2 usage error.\n");
 }

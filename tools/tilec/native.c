@@ -125,3 +125,41 @@ int cli_run_native(tilec_context *ctx, const cli_native *n, const tir_func *f, c
     if (check) cli_args_destroy(&ref);
     return code;
 }
+
+enum { OPT_REQ_DEFINE = 1, OPT_REQ_KERNEL };
+
+static const cli_option request_options[] = {
+    {"-D", true, OPT_REQ_DEFINE}, {"--kernel", true, OPT_REQ_KERNEL}, {"--threads", true, OPT_NATIVE_THREADS},
+    CLI_LOWERING_OPTIONS,         {NULL, false, 0},
+};
+
+int cli_native_request_scan(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r) {
+    memset(r, 0, sizeof *r);
+    cli_defines_init(&r->defines, ctx);
+    cli_native_init(&r->native);
+    cli_scanner s = cli_scanner_start(cmd->name, argc, argv);
+    const char *value;
+    int id;
+    while ((id = cli_scan(&s, request_options, &value)) != CLI_SCAN_END) {
+        bool ok = true;
+        switch (id) {
+        case CLI_SCAN_HELP: fputs(cmd->help, stdout); return CLI_EXIT_OK;
+        case CLI_SCAN_ERROR: return CLI_EXIT_USAGE;
+        case CLI_SCAN_POSITIONAL:
+            if (r->path) return cli_usage_error(cmd->name, "unexpected argument '%s'", value);
+            r->path = value;
+            break;
+        case OPT_REQ_DEFINE:
+            if (!cli_defines_add(&r->defines, cmd->name, value)) return CLI_EXIT_USAGE;
+            break;
+        case OPT_REQ_KERNEL: r->kernel = value[0] == '@' ? value + 1 : value; break;
+        default:
+            cli_native_option(&r->native, cmd->name, id, value, &ok);
+            if (!ok) return CLI_EXIT_USAGE;
+        }
+    }
+    if (!r->path) return cli_usage_error(cmd->name, "missing FILE.tir");
+    return cli_native_check(&r->native, cmd->name) ? CLI_CONTINUE : CLI_EXIT_USAGE;
+}
+
+void cli_native_request_free(cli_native_request *r) { cli_defines_free(&r->defines); }

@@ -51,4 +51,23 @@ bool cli_native_dispatch(tilec_context *ctx, tilec_kernel *k, const cli_args *ar
  * interpreter (compare.h).  CLI_CONTINUE on success, else the exit code. */
 int cli_run_native(tilec_context *ctx, const cli_native *n, const tir_func *f, cli_args *args, bool check);
 
+
+/* ---- commands that take FILE.tir, -D, --kernel and native options ---- */
+
+typedef struct {
+    cli_defines defines;
+    const char *path, *kernel;
+    cli_native native;
+} cli_native_request;
+
+#define CLI_NATIVE_COMMAND_HELP \
+    "  --kernel NAME     the kernel (needed when the file has several)\n" \
+    "  -D NAME=VALUE     override shape parameter NAME (repeatable)\n" CLI_NATIVE_HELP \
+    "  -h, --help        show this help\n"
+
+/* Scans the command line into r (initialized here; free with
+ * cli_native_request_free).  CLI_CONTINUE, or the exit code to return now. */
+int cli_native_request_scan(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r);
+void cli_native_request_free(cli_native_request *r);
+
 #endif

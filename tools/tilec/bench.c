@@ -1,0 +1,111 @@
+/* bench.c — `tilec bench FILE.tir`: warm timing of a natively compiled kernel.
+ *
+ * Method: compile once, fill the arguments from the `tilec run` generator
+ * (seed 0), dispatch once to warm up (pool threads, workspaces, caches), then
+ * calibrate the repetitions per round by doubling until a round takes at least
+ * ROUND_MS, and time ROUNDS rounds.  Reported per dispatch: the median, min
+ * and max over the rounds.  Throughput from the median: GFLOP/s when the
+ * kernel has mma ops (2·M·N·K summed over their domains), else GB/s over the
+ * arguments' bytes (each view's extent read or written once).  Then the
+ * compile-time breakdown. */
+#include "native.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+enum { ROUNDS = 7, MAX_REPS = 1 << 20 };
+static const double ROUND_MS = 20.0;
+
+static double now_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
+}
+
+/* Microseconds for `reps` dispatches; negative after a failed dispatch. */
+static double time_reps(tilec_context *ctx, tilec_kernel *k, const cli_args *a, uint64_t reps) {
+    double t0 = now_us();
+    for (uint64_t i = 0; i < reps; i++)
+        if (!cli_native_dispatch(ctx, k, a)) return -1;
+    return now_us() - t0;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static int bench_kernel(tilec_context *ctx, const tir_func *f, tilec_kernel *k) {
+    cli_args a;
+    if (cli_args_create(ctx, f, &a) != TILEC_OK) return cli_fail_diags(ctx);
+    for (size_t i = 0; i < a.count; i++) cli_args_fill_random(&a, i, 0);
+    int code = CLI_EXIT_FAIL;
+    uint64_t reps = 1;
+    double t = time_reps(ctx, k, &a, 1); /* warm-up */
+    while (t >= 0 && (t = time_reps(ctx, k, &a, reps)) >= 0 && t < ROUND_MS * 1e3 && reps < MAX_REPS) reps *= 2;
+    double per[ROUNDS];
+    for (int r = 0; t >= 0 && r < ROUNDS; r++) {
+        t = time_reps(ctx, k, &a, reps);
+        per[r] = t / (double)reps;
+    }
+    if (t >= 0) {
+        qsort(per, ROUNDS, sizeof *per, compare_doubles);
+        double median = per[ROUNDS / 2];
+        tilec_compile_times c = tilec_kernel_compile_times(k);
+        printf("@%s: native W=%u, %u workers\n", tir_func_name(f), tilec_kernel_width(k), tilec_kernel_workers(k));
+        printf("  %s\n", tilec_kernel_realization(k));
+        printf("  run: median %.2f us, min %.2f us, max %.2f us (%d rounds of %llu dispatches)\n", median, per[0],
+               per[ROUNDS - 1], ROUNDS, (unsigned long long)reps);
+        uint64_t flops = tilec_kernel_flops(k), bytes = 0;
+        for (size_t i = 0; i < tilec_kernel_arg_count(k); i++) bytes += tilec_kernel_arg_min_bytes(k, i);
+        if (flops)
+            printf("  throughput: %.2f GFLOP/s (%llu flops from mma)\n", (double)flops / median * 1e-3,
+                   (unsigned long long)flops);
+        else
+            printf("  throughput: %.2f GB/s (%llu argument bytes)\n", (double)bytes / median * 1e-3,
+                   (unsigned long long)bytes);
+        printf("  compile: verify %.3f ms, plan %.3f ms, lower %.3f ms, llvm %.3f ms, jit %.3f ms, total %.3f ms\n",
+               c.verify, c.plan, c.lower, c.llvm, c.jit, c.total);
+        code = CLI_EXIT_OK;
+    }
+    cli_args_destroy(&a);
+    return code;
+}
+
+static int bench_main(tilec_context *ctx, int argc, char **argv) {
+    cli_native_request r;
+    int code = cli_native_request_scan(ctx, &cli_bench_command, argc, argv, &r);
+    if (code == CLI_CONTINUE) {
+        tir_module *m = cli_load_module(ctx, r.path, &r.defines);
+        const tir_func *f = m ? cli_pick_kernel(m, "bench", r.kernel) : NULL;
+        code = CLI_EXIT_FAIL;
+        if (f) {
+            tilec_compile_options o = cli_native_options(&r.native);
+            tilec_kernel *k = cli_native_compile(ctx, &o, f);
+            if (k) code = bench_kernel(ctx, f, k);
+            tilec_kernel_destroy(k);
+        }
+        tir_module_destroy(m);
+    }
+    cli_native_request_free(&r);
+    return code;
+}
+
+const cli_command cli_bench_command = {
+    "bench",
+    "time a kernel's native code (warm, adaptive repetitions)",
+    "usage: tilec bench FILE.tir [--kernel NAME] [-D NAME=VALUE]... [native options]\n"
+    "\n"
+    "Compiles one kernel of FILE.tir natively, fills its arguments as `tilec run`\n"
+    "does (seed 0), dispatches once to warm up, calibrates the repetitions so a\n"
+    "round takes at least 20 ms, and times 7 rounds.  Prints the realization\n"
+    "items, the median/min/max microseconds per dispatch over the rounds, the\n"
+    "throughput at the median (GFLOP/s from 2*M*N*K of the mma ops when the\n"
+    "kernel has any, else GB/s over the arguments' bytes) and the compile-time\n"
+    "breakdown (verify, plan, lower, LLVM IR emission, optimization + JIT).\n"
+    "\n"
+    "Options:\n" CLI_NATIVE_COMMAND_HELP
+    "\n"
+    "Exit status: 0 ok, 1 error in the file, the compilation or a run, 2 usage error.\n",
+    bench_main,
+};

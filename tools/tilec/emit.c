@@ -1,0 +1,63 @@
+/* emit.c — `tilec emit-llvm FILE.tir` and `tilec emit-asm FILE.tir`: compile
+ * the kernel natively (the options of `tilec run`) and print the optimized
+ * LLVM IR or the host assembly of its packet entry, as the JIT produced it. */
+#include "native.h"
+
+static int emit(const cli_command *cmd, tilec_context *ctx, int argc, char **argv, bool assembly) {
+    cli_native_request r;
+    int code = cli_native_request_scan(ctx, cmd, argc, argv, &r);
+    if (code == CLI_CONTINUE) {
+        tir_module *m = cli_load_module(ctx, r.path, &r.defines);
+        const tir_func *f = m ? cli_pick_kernel(m, cmd->name, r.kernel) : NULL;
+        code = CLI_EXIT_FAIL;
+        if (f) {
+            tilec_compile_options o = cli_native_options(&r.native);
+            o.capture_ir = !assembly;
+            o.capture_asm = assembly;
+            o.threads = o.threads ? o.threads : 1; /* nothing runs: no pool threads needed */
+            tilec_kernel *k = cli_native_compile(ctx, &o, f);
+            if (k) {
+                printf("; %s\n", tilec_kernel_realization(k));
+                fputs(assembly ? tilec_kernel_asm(k) : tilec_kernel_ir(k), stdout);
+                code = CLI_EXIT_OK;
+            }
+            tilec_kernel_destroy(k);
+        }
+        tir_module_destroy(m);
+    }
+    cli_native_request_free(&r);
+    return code;
+}
+
+static int emit_llvm_main(tilec_context *ctx, int argc, char **argv) {
+    return emit(&cli_emit_llvm_command, ctx, argc, argv, false);
+}
+
+static int emit_asm_main(tilec_context *ctx, int argc, char **argv) {
+    return emit(&cli_emit_asm_command, ctx, argc, argv, true);
+}
+
+#define EMIT_HELP(what) \
+    "\n" \
+    "Compiles one kernel of FILE.tir natively (verify, plan, lower, vectorize, JIT)\n" \
+    "and prints its " what ", after a '; ' line with the realization items.\n" \
+    "\n" \
+    "Options:\n" CLI_NATIVE_COMMAND_HELP \
+    "\n" \
+    "Exit status: 0 ok, 1 error in the file or the compilation, 2 usage error.\n"
+
+const cli_command cli_emit_llvm_command = {
+    "emit-llvm",
+    "print the optimized LLVM IR of a kernel's native code",
+    "usage: tilec emit-llvm FILE.tir [--kernel NAME] [-D NAME=VALUE]... [native options]\n" EMIT_HELP(
+        "optimized LLVM IR (after default<O3>)"),
+    emit_llvm_main,
+};
+
+const cli_command cli_emit_asm_command = {
+    "emit-asm",
+    "print the host assembly of a kernel's native code",
+    "usage: tilec emit-asm FILE.tir [--kernel NAME] [-D NAME=VALUE]... [native options]\n" EMIT_HELP(
+        "host assembly"),
+    emit_asm_main,
+};
