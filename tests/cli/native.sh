@@ -1,0 +1,53 @@
+# Native execution through the CLI: every example runs natively and matches
+# the reference interpreter (`run --check`) at packet widths 1, 4, 8, 16 on 1
+# and 2 threads; the default engine is native; bench and emit-* smoke checks:
+# softmax at W=16 is AVX-512 code calling SLEEF's vector exp, never libm's
+# scalar expf; usage errors of the native options.
+source "$(dirname "$0")/common.bash" "$@"
+
+for example in "$SRC"/examples/*.tir; do
+  for width in 1 4 8 16; do
+    for threads in 1 2; do
+      expect 0 "$TILEC" run "$example" --check --width "$width" --threads "$threads" &&
+        contains "$WORK/out" "native \(W=$width, $threads workers\)" &&
+        contains "$WORK/out" 'vs reference: max abs err .*, ok$'
+    done
+  done
+done
+
+# Ragged shapes and planner constraints.
+expect 0 "$TILEC" run "$SRC/examples/gemm.tir" --check -D M=19 -D N=21 -D K=13 --order 1,0 --width 4 --threads 2 &&
+  contains "$WORK/out" 'plan=order\[1,0\]'
+expect 0 "$TILEC" run "$SRC/examples/gemm.tir" --check --tiles 2,5 --width 8 &&
+  contains "$WORK/out" 'tiles\[2,5\]'
+
+# native is the default engine; --reference still runs the interpreter.
+expect 0 "$TILEC" run "$SRC/examples/softmax.tir" && contains "$WORK/out" '^@softmax: native \(W='
+expect 0 "$TILEC" run "$SRC/examples/softmax.tir" --reference && contains "$WORK/out" 'reference interpreter'
+
+# bench: timing, throughput and the compile breakdown.
+expect 0 "$TILEC" bench "$SRC/examples/gemm.tir" --threads 2 --width 8 &&
+  contains "$WORK/out" 'run: median [0-9.]+ us, min [0-9.]+ us, max [0-9.]+ us' &&
+  contains "$WORK/out" 'throughput: [0-9.]+ GFLOP/s \(491520 flops' &&
+  contains "$WORK/out" 'compile: verify .* plan .* lower .* llvm .* jit .* total'
+expect 0 "$TILEC" bench "$SRC/examples/softmax.tir" --threads 1 && contains "$WORK/out" 'throughput: [0-9.]+ GB/s'
+
+# emit-asm / emit-llvm.
+expect 0 "$TILEC" emit-asm "$SRC/examples/softmax.tir" --width 16 && {
+  contains "$WORK/out" '%zmm[0-9]+'
+  contains "$WORK/out" 'Sleef_expf16_u10'
+  if grep -Eq '(call|jmp)[a-z]*[[:space:]]+\*?expf(@PLT)?$|\$expf,' "$WORK/out"; then fail "emit-asm calls scalar expf"; fi
+}
+expect 0 "$TILEC" emit-llvm "$SRC/examples/softmax.tir" --width 8 && contains "$WORK/out" '<8 x float>' &&
+  contains "$WORK/out" 'Sleef_expf8_u10'
+
+# Usage and compile errors.
+expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --threads 0 && contains "$WORK/err" '--threads needs'
+expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --partitions 2 && contains "$WORK/err" 'native execution takes only'
+expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --reference --check && contains "$WORK/err" '--check is for native'
+expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --xir --threads 2 && contains "$WORK/err" '--threads is for native'
+expect 2 "$TILEC" bench && contains "$WORK/err" 'missing FILE.tir'
+expect 1 "$TILEC" run "$SRC/examples/softmax.tir" --width 3 && contains "$WORK/err" 'TILEC-O01'
+expect 1 "$TILEC" emit-asm "$SRC/examples/softmax.tir" --block 7 && contains "$WORK/err" 'error\['
+
+finish
