@@ -1,15 +1,20 @@
 /* demo.c — `tilec demo [NAME]...`: every bundled example with a C reference
- * (examples/reference/reference.h) runs on the reference interpreter and is
- * compared with its independent FP64 C reference.
+ * (examples/reference/reference.h) is compiled to native code through the
+ * facade, run on one shared thread pool, and compared with its independent
+ * FP64 C reference.
  *
  * Per example: parse and verify examples/NAME.tir, fill every parameter from
  * the `tilec run` generator with seed 0, keep a copy of the initial contents,
- * run the interpreter, run the reference on the initial contents (expected[i]
+ * compile and dispatch natively (that result is compared; then the best of
+ * DEMO_REPS more dispatches is the run time, and the throughput is derived from
+ * it: GFLOP/s for kernels with mma, else GB/s over the arguments' bytes),
+ * run the reference on the initial contents (expected[i]
  * pre-filled with them for writable parameters, NULL for const ones), and
  * compare every writable parameter: an element passes when
  * |actual - expected| <= 5e-5 + 5e-5 * |expected| (NaN matches only NaN). */
 #include "args.h"
 #include "cli.h"
+#include "native.h"
 #include "reference.h"
 
 #include <math.h>
@@ -20,20 +25,23 @@
 #define TILEC_EXAMPLES_DIR "examples"
 #endif
 
-enum { DEMO_SEED = 0 };
+enum { DEMO_SEED = 0, DEMO_REPS = 5 };
 static const double ATOL = 5e-5, RTOL = 5e-5;
 
 typedef enum { ROW_OK, ROW_MISMATCH, ROW_ERROR } row_status;
 
 typedef struct {
     const char *name;
-    char shape[256];
-    double ms, max_abs, max_rel;
+    char shape[256], plan[128];
+    uint32_t width;
+    double compile_ms, run_us, throughput, max_abs, max_rel;
+    bool gflops; /* throughput unit: GFLOP/s, else GB/s */
     row_status status;
 } demo_row;
 
 typedef struct {
     tilec_context *ctx;
+    tilec_runtime *runtime; /* shared by every example */
     const char *dir;
     cli_args args;
     void **initial;     /* copies of the buffers before the run */
@@ -119,6 +127,40 @@ static void release(demo_run *d) {
     cli_args_destroy(&d->args);
 }
 
+static double now_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
+}
+
+/* Compiles and dispatches f natively on d->args; fills the row's plan,
+ * compile time, run time and throughput. */
+static bool run_native(demo_run *d, const tir_func *f, demo_row *row) {
+    tilec_compile_options o = tilec_compile_options_default();
+    o.runtime = d->runtime;
+    tilec_kernel *k = cli_native_compile(d->ctx, &o, f);
+    if (!k) return false;
+    bool ok = cli_native_dispatch(d->ctx, k, &d->args);
+    row->run_us = INFINITY;
+    for (int r = 0; ok && r < DEMO_REPS; r++) {
+        double t0 = now_us();
+        ok = cli_native_dispatch(d->ctx, k, &d->args);
+        if (now_us() - t0 < row->run_us) row->run_us = now_us() - t0;
+    }
+    if (ok) {
+        const char *plan = strstr(tilec_kernel_realization(k), "plan=");
+        snprintf(row->plan, sizeof row->plan, "%.*s", plan ? (int)strcspn(plan + 5, ";") : 1, plan ? plan + 5 : "-");
+        row->width = tilec_kernel_width(k);
+        row->compile_ms = tilec_kernel_compile_times(k).total;
+        uint64_t bytes = 0;
+        for (size_t i = 0; i < tilec_kernel_arg_count(k); i++) bytes += tilec_kernel_arg_min_bytes(k, i);
+        row->gflops = tilec_kernel_flops(k) > 0;
+        row->throughput = (double)(row->gflops ? tilec_kernel_flops(k) : bytes) / row->run_us * 1e-3;
+    }
+    tilec_kernel_destroy(k);
+    return ok;
+}
+
 static row_status run_example(demo_run *d, const example_entry *e, demo_row *row) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s.tir", d->dir, e->name);
@@ -139,16 +181,11 @@ static row_status run_example(demo_run *d, const example_entry *e, demo_row *row
         cli_fail_diags(d->ctx);
     } else {
         for (size_t i = 0; i < d->args.count; i++) cli_args_fill_random(&d->args, i, DEMO_SEED);
-        struct timespec t0, t1;
         if (!prepare_reference(d)) {
             cli_fail("demo", "%s: out of memory", e->name);
         } else {
-            clock_gettime(CLOCK_MONOTONIC, &t0);
-            tilec_status st = tir_interpret(d->ctx, f, d->args.count, d->args.buffers);
-            clock_gettime(CLOCK_MONOTONIC, &t1);
-            row->ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
-            if (st != TILEC_OK) {
-                cli_fail_diags(d->ctx);
+            if (!run_native(d, f, row)) {
+                /* diagnostics printed */
             } else if (!e->reference(f, (const void *const *)d->initial, d->expected)) {
                 cli_fail("demo", "%s: the C reference does not support this kernel's shape", e->name);
             } else {
@@ -164,20 +201,23 @@ static row_status run_example(demo_run *d, const example_entry *e, demo_row *row
 }
 
 static void print_table(const demo_row *rows, size_t n) {
-    int name_w = 6, shape_w = 5;
+    int name_w = 6, shape_w = 5, plan_w = 4;
     for (size_t i = 0; i < n; i++) {
         if ((int)strlen(rows[i].name) > name_w) name_w = (int)strlen(rows[i].name);
         if ((int)strlen(rows[i].shape) > shape_w) shape_w = (int)strlen(rows[i].shape);
+        if ((int)strlen(rows[i].plan) > plan_w) plan_w = (int)strlen(rows[i].plan);
     }
-    printf("%-*s  %-*s  %10s  %11s  %11s  %s\n", name_w, "kernel", shape_w, "shape", "interp ms", "max abs err",
-           "max rel err", "status");
+    printf("%-*s  %-*s  %-*s  %2s  %10s  %10s  %14s  %11s  %11s  %s\n", name_w, "kernel", shape_w, "shape", plan_w,
+           "plan", "W", "compile ms", "run us", "throughput", "max abs err", "max rel err", "status");
     for (size_t i = 0; i < n; i++) {
         const demo_row *r = &rows[i];
-        printf("%-*s  %-*s  ", name_w, r->name, shape_w, r->shape[0] ? r->shape : "-");
+        printf("%-*s  %-*s  %-*s  ", name_w, r->name, shape_w, r->shape[0] ? r->shape : "-", plan_w,
+               r->plan[0] ? r->plan : "-");
         if (r->status == ROW_ERROR)
-            printf("%10s  %11s  %11s  ERROR\n", "-", "-", "-");
+            printf("%2s  %10s  %10s  %14s  %11s  %11s  ERROR\n", "-", "-", "-", "-", "-", "-");
         else
-            printf("%10.2f  %11.3g  %11.3g  %s\n", r->ms, r->max_abs, r->max_rel,
+            printf("%2u  %10.1f  %10.1f  %8.2f %-5s  %11.3g  %11.3g  %s\n", r->width, r->compile_ms, r->run_us,
+                   r->throughput, r->gflops ? "GF/s" : "GB/s", r->max_abs, r->max_rel,
                    r->status == ROW_OK ? "ok" : "FAIL");
     }
 }
@@ -222,6 +262,11 @@ static int demo_main(tilec_context *ctx, int argc, char **argv) {
         tilec_free(ctx, rows);
         return code;
     }
+    if (tilec_runtime_create(ctx, 0, &d.runtime) != TILEC_OK) {
+        tilec_free(ctx, selected);
+        tilec_free(ctx, rows);
+        return cli_fail_diags(ctx);
+    }
     size_t n = 0, failed = 0;
     for (size_t i = 0; i < example_count; i++) {
         const example_entry *e = &example_table[i];
@@ -231,8 +276,9 @@ static int demo_main(tilec_context *ctx, int argc, char **argv) {
         row->status = run_example(&d, e, row);
         if (row->status != ROW_OK) failed++;
     }
+    tilec_runtime_destroy(d.runtime);
     print_table(rows, n);
-    printf("demo: %zu passed, %zu failed\n", n - failed, failed);
+    printf("demo: %zu passed, %zu failed (native, %s)\n", n - failed, failed, "checked against the C references");
     tilec_free(ctx, selected);
     tilec_free(ctx, rows);
     return failed ? CLI_EXIT_FAIL : CLI_EXIT_OK;
@@ -240,16 +286,19 @@ static int demo_main(tilec_context *ctx, int argc, char **argv) {
 
 const cli_command cli_demo_command = {
     "demo",
-    "run the bundled examples and compare them with C references",
+    "run the bundled examples natively and compare them with C references",
     "usage: tilec demo [NAME]... [--examples-dir DIR]\n"
     "\n"
     "For every example kernel with an independent C reference (or only the NAMEs\n"
     "given), parses and verifies DIR/NAME.tir, fills the parameters like\n"
-    "`tilec run --seed 0`, runs the kernel on the reference interpreter, runs the\n"
-    "C reference on the same inputs and compares every writable parameter.  An\n"
-    "element passes when |actual - expected| <= 5e-5 + 5e-5 * |expected|.\n"
-    "Prints one row per kernel: name, shape parameters, interpreter time, max\n"
-    "absolute and relative error, and ok / FAIL / ERROR.\n"
+    "`tilec run --seed 0`, compiles the kernel to native vector code (host packet\n"
+    "width, TILEC_SIMD_WIDTH) and runs it on a thread pool (TILEC_THREADS, else the\n"
+    "cores), runs the C reference on the same inputs and compares every writable\n"
+    "parameter.  An element passes when |actual - expected| <= 5e-5 + 5e-5 *\n"
+    "|expected|.  Prints one row per kernel: name, shape parameters, the selected\n"
+    "plan, W, compile ms, run us (best of 5 warm dispatches), throughput (GF/s for\n"
+    "kernels with mma, else GB/s over the arguments' bytes), max absolute and\n"
+    "relative error, and ok / FAIL / ERROR.\n"
     "\n"
     "Options:\n"
     "  --examples-dir DIR  where the .tir files are (default: the source tree's\n"
