@@ -406,6 +406,15 @@ static void test_width_resolution(void) {
     simd_kernel *k = NULL;
     CHECK(simd_compile(ctx, m->funcs.data[0], &o, &k) == TILEC_E_ARG && has_diag("SIMD-O01"));
     tilec_diag_clear(ctx);
+    /* Width 0 follows TILEC_SIMD_WIDTH; two kernels of one function are
+     * independent (destroying one leaves the other runnable). */
+    setenv("TILEC_SIMD_WIDTH", "4", 1);
+    simd_kernel *a = compile_at(m->funcs.data[0], 0), *b2 = compile_at(m->funcs.data[0], 0);
+    unsetenv("TILEC_SIMD_WIDTH");
+    CHECK(a && b2 && simd_kernel_width(a) == 4 && simd_kernel_width(b2) == 4);
+    simd_kernel_destroy(a);
+    if (b2) run_compare("swap after destroy", m->funcs.data[0], b2, 4, 37, 2 * 64 * 4, 0);
+    simd_kernel_destroy(b2);
     xir_module_destroy(m);
 }
 
