@@ -30,13 +30,14 @@ expect 2 "$TILEC" help run extra
 for h in --help -h help "help help"; do
   expect 0 "$TILEC" $h && contains "$WORK/out" '^usage: tilec COMMAND'
 done
-for cmd in check print run demo; do
+for cmd in check print run bench emit-llvm emit-asm demo; do
   expect 0 "$TILEC" help $cmd && contains "$WORK/out" "^usage: tilec $cmd"
   expect 0 "$TILEC" $cmd --help && contains "$WORK/out" "^usage: tilec $cmd"
   expect 0 "$TILEC" $cmd -h && contains "$WORK/out" "^usage: tilec $cmd"
 done
 contains "$WORK/out" 'examples-dir'
-expect 0 "$TILEC" help run && contains "$WORK/out" '--xir +lower to XIR'
+expect 0 "$TILEC" help run && contains "$WORK/out" '--xir +lower to XIR' && contains "$WORK/out" '--check +with --native'
+expect 0 "$TILEC" --help && contains "$WORK/out" '^  bench +time' && contains "$WORK/out" '^  emit-asm +print'
 # After "--" everything is a file name.
 expect 1 "$TILEC" check -- --help && contains "$WORK/err" 'cannot open'
 finish
