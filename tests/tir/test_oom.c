@@ -2,13 +2,8 @@
  * N-th allocation failing, for every N until the pipeline no longer allocates
  * that many times.  Each stage must fail with a status (never crash or leak;
  * ASan checks the latter in `make test-asan`) and leave the context usable. */
-#include "harness.h"
-#include "base/context.h"
-#include "tir/ir.h"
+#include "examples_util.h"
 #include "tir/text.h"
-
-#include <dirent.h>
-#include <stdlib.h>
 
 /* One pipeline run; returns true when it got through every stage. */
 static bool run_pipeline(tilec_context *ctx, const char *text, size_t size, const char *name) {
@@ -39,43 +34,33 @@ static bool run_pipeline(tilec_context *ctx, const char *text, size_t size, cons
     return ok;
 }
 
+typedef struct {
+    const char *text;
+    size_t size;
+    const char *name;
+} pipeline_input;
+
+static bool attempt_pipeline(tilec_context *ctx, void *env) {
+    const pipeline_input *in = env;
+    return run_pipeline(ctx, in->text, in->size, in->name);
+}
+
+/* The pipeline completes, completes under every injected failure count or
+ * fails with a diagnostic, and completes again on the same context. */
+static bool sweep_file(const char *path, const char *name, const char *text, size_t size, void *env) {
+    (void)path, (void)env;
+    tilec_context *ctx;
+    tilec_context_create(NULL, &ctx);
+    CHECK_MSG(run_pipeline(ctx, text, size, name), "%s fails without injected failures", name);
+    pipeline_input in = {text, size, name};
+    sweep_allocation_failures(ctx, name, attempt_pipeline, &in);
+    tilec_diag_clear(ctx);
+    CHECK(run_pipeline(ctx, text, size, name));
+    tilec_context_destroy(ctx);
+    return true;
+}
+
 int main(void) {
-    const char *dir = TILEC_SOURCE_DIR "/examples";
-    DIR *d = opendir(dir);
-    CHECK(d != NULL);
-    struct dirent *e;
-    int files = 0;
-    while (d && (e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len < 5 || strcmp(e->d_name + len - 4, ".tir")) continue;
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        size_t size;
-        char *text = read_file(path, &size);
-        CHECK(text != NULL);
-        if (!text) continue;
-        files++;
-        tilec_context *ctx;
-        tilec_context_create(NULL, &ctx);
-        CHECK_MSG(run_pipeline(ctx, text, size, e->d_name), "%s fails without injected failures", e->d_name);
-        bool finished = false;
-        for (long n = 0; n < 100000 && !finished; n++) {
-            tilec_diag_clear(ctx);
-            tilec_context_fail_allocation_after(ctx, n);
-            finished = run_pipeline(ctx, text, size, e->d_name);
-            tilec_context_fail_allocation_after(ctx, -1);
-            if (!finished) {
-                /* the failure was reported, and the context still works */
-                CHECK_MSG(tilec_diag_count(ctx) > 0, "%s: allocation %ld failed silently", e->d_name, n);
-            }
-        }
-        CHECK_MSG(finished, "%s never completed", e->d_name);
-        tilec_diag_clear(ctx);
-        CHECK(run_pipeline(ctx, text, size, e->d_name));
-        tilec_context_destroy(ctx);
-        free(text);
-    }
-    if (d) closedir(d);
-    CHECK(files >= 10);
+    CHECK(for_each_source(TILEC_SOURCE_DIR "/examples", ".tir", sweep_file, NULL) >= 10);
     TEST_MAIN_END();
 }

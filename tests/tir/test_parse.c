@@ -3,11 +3,10 @@
  * error with its code and line:col, and a deterministic mutation test: no input
  * crashes it, each result is either a module that round-trips through the
  * printer or a failure with a located diagnostic and no module. */
-#include "harness.h"
+#include "examples_util.h"
 #include "tir/ir.h"
 #include "tir/text.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -436,10 +435,10 @@ static uint32_t next_random(void) { /* xorshift64*: deterministic */
     return (uint32_t)((rng_state * 2685821657736338717ULL) >> 32);
 }
 
-static void mutate_file(const char *path, fuzz_stats *stats) {
-    size_t len;
-    char *src = read_file(path, &len);
-    if (!src) return;
+/* Every truncation and 600 random edits of one file (every file counts). */
+static bool mutate_file(const char *path, const char *name, const char *src, size_t len, void *env) {
+    (void)path, (void)name;
+    fuzz_stats *stats = env;
     for (size_t cut = 0; cut < len; cut++) check_one(src, cut, stats); /* every truncation */
     static const char alphabet[] = "{}[]()<>,:=%@#-+*/\"\n 019ax._";
     char *copy = malloc(len + 64);
@@ -467,25 +466,7 @@ static void mutate_file(const char *path, fuzz_stats *stats) {
         check_one(copy, n, stats);
     }
     free(copy);
-    free(src);
-}
-
-static void mutate_directory(const char *dir, fuzz_stats *stats) {
-    DIR *d = opendir(dir);
-    if (!d) return;
-    char *names[256];
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d)) && n < 256;) {
-        size_t len = strlen(e->d_name);
-        if (len > 4 && !strcmp(e->d_name + len - 4, ".tir")) names[n++] = strdup(e->d_name);
-    }
-    closedir(d);
-    for (int i = 0; i < n; i++) { /* readdir order does not matter: each file is seeded the same way */
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        mutate_file(path, stats);
-        free(names[i]);
-    }
+    return true;
 }
 
 /* Random sequences of the language's own tokens inside a kernel, so the
@@ -512,8 +493,8 @@ static void token_soup(fuzz_stats *stats) {
 
 static void test_mutations(void) {
     fuzz_stats stats = {0, 0, 0};
-    mutate_directory(TILEC_SOURCE_DIR "/tests/kernels", &stats);
-    mutate_directory(TILEC_SOURCE_DIR "/examples", &stats);
+    for_each_source(TILEC_SOURCE_DIR "/tests/kernels", ".tir", mutate_file, &stats);
+    for_each_source(TILEC_SOURCE_DIR "/examples", ".tir", mutate_file, &stats);
     token_soup(&stats);
     fprintf(stderr, "mutations: %d parsed, %d accepted, %d rejected\n", stats.parsed, stats.accepted, stats.rejected);
     CHECK(stats.parsed > 5000 && stats.accepted > 0 && stats.rejected > 0);

@@ -3,11 +3,10 @@
  * time) and for modules built through the C builder, capture and library APIs,
  * including names and labels the printer must rewrite (collisions, shadowing,
  * invalid characters) and float literals that must read back bit-exactly. */
-#include "harness.h"
+#include "examples_util.h"
 #include "tir/ir.h"
 #include "tir/text.h"
 
-#include <dirent.h>
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
@@ -56,45 +55,25 @@ static char *check_roundtrip(const char *what, const tir_module *m) {
 
 /* ---- kernel files ---- */
 
-static int compare_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* Round-trips every *.tir file under dir; returns how many were checked. */
-static int roundtrip_directory(const char *dir) {
-    DIR *d = opendir(dir);
-    if (!d) return 0;
-    char *names[256];
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d)) && n < 256;) {
-        size_t len = strlen(e->d_name);
-        if (len > 4 && !strcmp(e->d_name + len - 4, ".tir")) names[n++] = strdup(e->d_name);
+/* Round-trips one *.tir file (every file counts). */
+static bool roundtrip_file(const char *path, const char *name, const char *src, size_t len, void *env) {
+    (void)name, (void)env;
+    tir_module *m = NULL;
+    tilec_status st = tir_parse(ctx, src, len, path, NULL, 0, &m);
+    CHECK_MSG(st == TILEC_OK, "%s does not parse", path);
+    if (st != TILEC_OK) dump_diags();
+    if (m) {
+        CHECK_MSG(tir_module_func_count(m) > 0, "%s has no kernel", path);
+        free(check_roundtrip(path, m));
     }
-    closedir(d);
-    qsort(names, (size_t)n, sizeof *names, compare_names);
-    for (int i = 0; i < n; i++) {
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        size_t len;
-        char *src = read_file(path, &len);
-        CHECK_MSG(src != NULL, "cannot read %s", path);
-        tir_module *m = NULL;
-        tilec_status st = src ? tir_parse(ctx, src, len, path, NULL, 0, &m) : TILEC_E_IO;
-        CHECK_MSG(st == TILEC_OK, "%s does not parse", path);
-        if (st != TILEC_OK) dump_diags();
-        if (m) {
-            CHECK_MSG(tir_module_func_count(m) > 0, "%s has no kernel", path);
-            free(check_roundtrip(path, m));
-        }
-        tir_module_destroy(m);
-        free(src);
-        free(names[i]);
-    }
-    return n;
+    tir_module_destroy(m);
+    return true;
 }
 
 static void test_kernel_files(void) {
-    int kernels = roundtrip_directory(TILEC_SOURCE_DIR "/tests/kernels");
+    int kernels = for_each_source(TILEC_SOURCE_DIR "/tests/kernels", ".tir", roundtrip_file, NULL);
     CHECK_MSG(kernels >= 8, "expected the test kernels in tests/kernels, found %d", kernels);
-    roundtrip_directory(TILEC_SOURCE_DIR "/examples"); /* whatever examples exist */
+    for_each_source(TILEC_SOURCE_DIR "/examples", ".tir", roundtrip_file, NULL); /* whatever examples exist */
 }
 
 /* ---- the canonical form, pinned ---- */

@@ -4,9 +4,9 @@
  * every opcode, casts, special registers, every constant spelling, awkward
  * names) round-trip; parse errors carry their code and file:line:col; mutated
  * input never crashes the parser; allocation failures are reported. */
+#include "examples_util.h"
 #include "xir_test.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -51,38 +51,27 @@ static char *strip_comments(const char *text) {
     return out;
 }
 
-static void test_fixtures(void) {
-    const char *dir_path = TILEC_SOURCE_DIR "/tests/xir";
-    DIR *dir = opendir(dir_path);
-    CHECK(dir != NULL);
-    if (!dir) return;
-    int count = 0;
-    for (struct dirent *e; (e = readdir(dir));) {
-        size_t n = strlen(e->d_name);
-        if (n < 5 || strcmp(e->d_name + n - 4, ".xir")) continue;
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir_path, e->d_name);
-        size_t len;
-        char *text = read_file(path, &len);
-        CHECK_MSG(text != NULL, "cannot read %s", path);
-        if (!text) continue;
-        count++;
-        xir_module *m = NULL;
-        CHECK_MSG(xir_parse(ctx, text, len, e->d_name, &m) == TILEC_OK, "%s does not parse", e->d_name);
-        if (m) {
-            char *printed = check_roundtrip(e->d_name, m);
-            char *expected = strip_comments(text);
-            CHECK_MSG(printed && !strcmp(printed, expected), "%s is not canonical; it prints as\n%s", e->d_name,
-                      printed ? printed : "(null)");
-            free(expected);
-            free(printed);
-            xir_module_destroy(m);
-        } else {
-            tilec_diag_print(ctx, stderr);
-        }
-        free(text);
+/* One fixture parses, and prints exactly as written (comments aside). */
+static bool check_fixture(const char *path, const char *name, const char *text, size_t len, void *env) {
+    (void)path, (void)env;
+    xir_module *m = NULL;
+    CHECK_MSG(xir_parse(ctx, text, len, name, &m) == TILEC_OK, "%s does not parse", name);
+    if (m) {
+        char *printed = check_roundtrip(name, m);
+        char *expected = strip_comments(text);
+        CHECK_MSG(printed && !strcmp(printed, expected), "%s is not canonical; it prints as\n%s", name,
+                  printed ? printed : "(null)");
+        free(expected);
+        free(printed);
+        xir_module_destroy(m);
+    } else {
+        tilec_diag_print(ctx, stderr);
     }
-    closedir(dir);
+    return true;
+}
+
+static void test_fixtures(void) {
+    int count = for_each_source(TILEC_SOURCE_DIR "/tests/xir", ".xir", check_fixture, NULL);
     CHECK(count >= 5);
 }
 
