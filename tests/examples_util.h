@@ -42,8 +42,8 @@ static inline tir_module *parse_verified(tilec_context *ctx, const char *text, c
 }
 
 /* examples/NAME.tir with `defines`, parsed and verified (NULL on error). */
-static inline tir_module *parse_example_in(tilec_context *ctx, const char *name, const tir_define *defines,
-                                           size_t n_defines) {
+static inline tir_module *parse_example(tilec_context *ctx, const char *name, const tir_define *defines,
+                                        size_t n_defines) {
     char *text = read_example(name);
     tir_module *m = text ? parse_verified(ctx, text, defines, n_defines) : NULL;
     free(text);

@@ -8,7 +8,7 @@
  * the pads must survive), every output element finite and within
  * 5e-5 + 5e-5·|expected|.  Alias cases bind an output to the same memory as an
  * input: the result must still equal the reference of the unaliased inputs. */
-#include "harness.h"
+#include "examples_util.h"
 #include "reference.h"
 
 #include <math.h>
@@ -82,22 +82,6 @@ static const example_case cases[] = {
 };
 
 static tilec_context *ctx;
-
-static char *read_example(const char *name, char *path, size_t path_size, size_t *length) {
-    snprintf(path, path_size, "%s/examples/%s.tir", TILEC_SOURCE_DIR, name);
-    FILE *file = fopen(path, "rb");
-    if (!file) return NULL;
-    char *text = NULL;
-    if (fseek(file, 0, SEEK_END) == 0) {
-        long size = ftell(file);
-        if (size >= 0 && fseek(file, 0, SEEK_SET) == 0 && (text = malloc((size_t)size + 1))) {
-            *length = fread(text, 1, (size_t)size, file);
-            text[*length] = '\0';
-        }
-    }
-    fclose(file);
-    return text;
-}
 
 /* One kernel parameter: a padded allocation whose interior is bound, and a
  * copy of the interior's initial contents (what the reference reads). */
@@ -229,17 +213,16 @@ static void run_kernel(const char *label, const example_case *c, const example_e
 }
 
 static void run_case(const example_case *c) {
-    char label[256], path[1024];
+    char label[256];
     describe(c, label, sizeof label);
     const example_entry *entry = example_find(c->name);
     CHECK_MSG(entry != NULL, "%s: no reference in example_table", label);
-    size_t length = 0;
-    char *text = read_example(c->name, path, sizeof path, &length);
-    CHECK_MSG(text != NULL, "%s: cannot read %s", label, path);
+    char *text = read_example(c->name);
+    CHECK_MSG(text != NULL, "%s: cannot read examples/%s.tir", label, c->name);
     tir_module *m = NULL;
     tilec_diag_clear(ctx);
     if (entry && text) {
-        tilec_status st = tir_parse(ctx, text, length, path, c->defines, c->n_defines, &m);
+        tilec_status st = tir_parse(ctx, text, strlen(text), c->name, c->defines, c->n_defines, &m);
         CHECK_MSG(st == TILEC_OK && m, "%s: parse failed (%s)", label, tilec_status_name(st));
         if (st == TILEC_OK && m) {
             st = tir_verify(ctx, m);

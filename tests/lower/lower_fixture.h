@@ -1,5 +1,5 @@
 /* lower_fixture.h — helpers shared by the lowering tests: parse a kernel from
- * text, lower it, count emitted instructions, and run a lowered kernel on the
+ * text (examples_util.h), lower it, count emitted instructions, and run a lowered kernel on the
  * W-lane XIR interpreter against the TileIR reference interpreter.
  *
  * Runtime harness (upstream conventions, ref/upstream-tests-bench.md §0):
@@ -13,7 +13,7 @@
 #ifndef TILEC_TEST_LOWER_FIXTURE_H
 #define TILEC_TEST_LOWER_FIXTURE_H
 
-#include "harness.h"
+#include "examples_util.h"
 #include "lower/lower.h"
 #include "tir/ir.h"
 #include "xir/interp.h"
@@ -30,17 +30,7 @@ static const double SENTINEL = -731.25;
 
 /* Parses and verifies; NULL (after a failed CHECK) on error. */
 static inline tir_module *parse_kernel(const char *text, const tir_define *defines, size_t n_defines) {
-    tir_module *m = NULL;
-    tilec_status st = tir_parse(ctx, text, strlen(text), "test.tir", defines, n_defines, &m);
-    if (!st) st = tir_verify(ctx, m);
-    CHECK_MSG(st == TILEC_OK, "kernel does not parse/verify");
-    if (st) {
-        tilec_diag_print(ctx, stderr);
-        tilec_diag_clear(ctx);
-        tir_module_destroy(m);
-        return NULL;
-    }
-    return m;
+    return parse_verified(ctx, text, defines, n_defines);
 }
 
 /* True when some diagnostic has `code` and contains `text`. */

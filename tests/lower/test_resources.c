@@ -11,22 +11,10 @@
 
 #include "plan/resources.h"
 
-/* Sum of squares of one row of width W, stored per row. */
-static const char sumsq_text[] =
-    "kernel @sumsq<R=3, W=65>(%X: const view<f32>[X.0=R, X.1=W], %Y: view<f32>[Y.0=R]) {\n"
-    "  parallel (%r: r=R) {\n"
-    "    %c0 = const index 0\n"
-    "    %x = load %X[%r, %c0] tile [m=1, n=W]\n"
-    "    %x2 = mul %x, %x\n"
-    "    %s = reduce.add %x2 over (n)\n"
-    "    %v = extract %s[%c0]\n"
-    "    store %Y[%r], %v\n"
-    "  }\n"
-    "}\n";
-
+/* examples_util.h's sum of squares at row width `width`. */
 static tir_module *sumsq(int64_t width) {
     tir_define d = {"W", width};
-    return parse_kernel(sumsq_text, &d, 1);
+    return parse_kernel(sumsq_text(), &d, 1);
 }
 
 static plan_repr_options repr_options(const lower_options *o) {

@@ -9,15 +9,6 @@
  * and masked accesses on integer types. */
 #include "lower_fixture.h"
 
-static char *read_example(const char *name) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/examples/%s.tir", TILEC_SOURCE_DIR, name);
-    size_t n;
-    char *text = read_file(path, &n);
-    CHECK_MSG(text, "cannot read %s", path);
-    return text;
-}
-
 typedef struct {
     const char *name;
     tir_define defines[8];

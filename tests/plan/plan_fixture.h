@@ -6,7 +6,7 @@
 #ifndef TILEC_TEST_PLAN_FIXTURE_H
 #define TILEC_TEST_PLAN_FIXTURE_H
 
-#include "harness.h"
+#include "examples_util.h"
 #include "plan/solve.h"
 #include "tir/ir.h"
 
@@ -23,27 +23,7 @@ static inline void flush_diags(void) {
 
 /* Parses and verifies; NULL (after a failed CHECK) on error. */
 static inline tir_module *parse_kernel(const char *text, const tir_define *defines, size_t n_defines) {
-    tir_module *m = NULL;
-    tilec_status st = tir_parse(ctx, text, strlen(text), "test.tir", defines, n_defines, &m);
-    if (!st) st = tir_verify(ctx, m);
-    CHECK_MSG(st == TILEC_OK, "kernel does not parse/verify");
-    if (st) {
-        flush_diags();
-        tir_module_destroy(m);
-        return NULL;
-    }
-    return m;
-}
-
-static inline tir_module *parse_example(const char *name, const tir_define *defines, size_t n_defines) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/examples/%s.tir", TILEC_SOURCE_DIR, name);
-    size_t n;
-    char *text = read_file(path, &n);
-    CHECK_MSG(text != NULL, "cannot read %s", path);
-    tir_module *m = text ? parse_kernel(text, defines, n_defines) : NULL;
-    free(text);
-    return m;
+    return parse_verified(ctx, text, defines, n_defines);
 }
 
 /* True when some diagnostic contains `text` (and has `code`, unless NULL). */

@@ -326,7 +326,7 @@ static void test_local_lanes(void) {
 /* ---- block widths (case 18) ---- */
 
 static void test_block_widths(void) {
-    tir_module *m = parse_example("gemm", NULL, 0);
+    tir_module *m = parse_example(ctx, "gemm", NULL, 0);
     if (!m) return;
     const tir_func *f = tir_module_func(m, 0);
     plan_thread_pool pool;

@@ -122,7 +122,7 @@ static void test_disabled_local_distribution(void) {
 }
 
 static void test_invalid_root_order_first(void) {
-    tir_module *m = parse_example("gemm", NULL, 0);
+    tir_module *m = parse_example(ctx, "gemm", NULL, 0);
     if (!m) return;
     const tir_func *f = tir_module_func(m, 0);
     eval_counter n = {0};
@@ -147,22 +147,11 @@ static void test_invalid_root_order_first(void) {
     tir_module_destroy(m);
 }
 
-/* Sum of squares of a row of 129 f32: one 516-byte load snapshot. */
-static const char sumsq_text[] =
-    "kernel @sumsq<R=3, W=129>(%X: const view<f32>[X.0=R, X.1=W], %Y: view<f32>[Y.0=R]) {\n"
-    "  parallel (%r: r=R) {\n"
-    "    %c0 = const index 0\n"
-    "    %x = load %X[%r, %c0] tile [m=1, n=W]\n"
-    "    %x2 = mul %x, %x\n"
-    "    %s = reduce.add %x2 over (n)\n"
-    "    %v = extract %s[%c0]\n"
-    "    store %Y[%r], %v\n"
-    "  }\n"
-    "}\n";
-
+/* Sum of squares of a row of 129 f32 (examples_util.h): one 516-byte load
+ * snapshot per row. */
 static void test_snapshot_budget(void) {
     tir_define d = {"R", 1024};
-    tir_module *m = parse_kernel(sumsq_text, &d, 1);
+    tir_module *m = parse_kernel(sumsq_text(), &d, 1);
     if (!m) return;
     const tir_func *f = tir_module_func(m, 0);
     mock_target t;

@@ -42,18 +42,6 @@ static const char pick_text[] =
     "  }\n"
     "}\n";
 
-static const char sumsq_text[] =
-    "kernel @sumsq<R=3, W=129>(%X: const view<f32>[X.0=R, X.1=W], %Y: view<f32>[Y.0=R]) {\n"
-    "  parallel (%r: r=R) {\n"
-    "    %c0 = const index 0\n"
-    "    %x = load %X[%r, %c0] tile [m=1, n=W]\n"
-    "    %x2 = mul %x, %x\n"
-    "    %s = reduce.add %x2 over (n)\n"
-    "    %v = extract %s[%c0]\n"
-    "    store %Y[%r], %v\n"
-    "  }\n"
-    "}\n";
-
 static bool plan_text(const char *text, const tir_define *d, const plan_options *o, uint32_t width, plan_result *r) {
     tir_module *m = parse_kernel(text, d, d ? 1 : 0);
     if (!m) return false;
@@ -125,7 +113,7 @@ static void test_work_follows_representation(void) {
     plan_result r;
     double bounded_private = 0, expanded_private = 0;
     tir_define rows = {"R", 1024};
-    if (plan_text(sumsq_text, &rows, &o, 8, &r)) {
+    if (plan_text(sumsq_text(), &rows, &o, 8, &r)) {
         const plan_choice *s = plan_selected(&r);
         bounded_private = s->work.private_accesses;
         CHECK(s->resources.snapshot_bytes_per_worker == 129 * 4);
@@ -141,7 +129,7 @@ static void test_work_follows_representation(void) {
     plan_result_free(&r);
     o = plan_options_default();
     o.max_unrolled_tile_elements = 0; /* fully expanded: x and x·x are SSA */
-    if (plan_text(sumsq_text, NULL, &o, 8, &r)) {
+    if (plan_text(sumsq_text(), NULL, &o, 8, &r)) {
         const plan_choice *s = plan_selected(&r);
         expanded_private = s->work.private_accesses;
         /* x·x is read at the reduction's runtime index: its definition
@@ -158,7 +146,7 @@ static void test_compile_examples(void) {
     static const char *examples[] = {"attention", "gelu", "gemm", "gemm_bt", "layernorm", "masked_softmax",
                                      "rmsnorm", "rope", "softmax", "swiglu"};
     for (size_t i = 0; i < sizeof examples / sizeof examples[0]; i++) {
-        tir_module *m = parse_example(examples[i], NULL, 0);
+        tir_module *m = parse_example(ctx, examples[i], NULL, 0);
         if (!m) continue;
         const tir_func *f = tir_module_func(m, 0);
         for (uint32_t width = 1; width <= 16; width *= 4) {
@@ -195,7 +183,7 @@ static void test_compile_examples(void) {
 }
 
 static void test_fusion_recorded(void) {
-    tir_module *m = parse_example("softmax", NULL, 0);
+    tir_module *m = parse_example(ctx, "softmax", NULL, 0);
     if (!m) return;
     const tir_func *f = tir_module_func(m, 0);
     plan_thread_pool pool;

@@ -10,15 +10,6 @@
 #include "plan/solve.h"
 #include "simd/simd.h"
 
-static char *read_example(const char *name) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/examples/%s.tir", TILEC_SOURCE_DIR, name);
-    size_t n;
-    char *text = read_file(path, &n);
-    CHECK_MSG(text, "cannot read %s", path);
-    return text;
-}
-
 /* Runs `f` on the reference interpreter and kernel `k` natively from
  * identical inputs; true when they agree everywhere (pads included). */
 static bool run_native(const char *label, const tir_func *f, const lower_result *r, const simd_kernel *k,

@@ -9,22 +9,6 @@
 #include "lower/lower_fixture.h"
 #include "tilec/tilec.h"
 
-static char *read_example(const char *name) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/examples/%s.tir", TILEC_SOURCE_DIR, name);
-    size_t n;
-    char *text = read_file(path, &n);
-    CHECK_MSG(text, "cannot read %s", path);
-    return text;
-}
-
-static tir_module *load_example(const char *name, const tir_define *d, size_t nd) {
-    char *text = read_example(name);
-    tir_module *m = text ? parse_kernel(text, d, nd) : NULL;
-    free(text);
-    return m;
-}
-
 static void flush(void) {
     if (tilec_diag_count(ctx)) {
         tilec_diag_print(ctx, stderr);
@@ -97,7 +81,7 @@ static void test_examples(void) {
     CHECK(tilec_runtime_workers(runtimes[1]) == 2);
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const example_case *e = &cases[i];
-        tir_module *m = load_example(e->name, e->defines, e->n_defines);
+        tir_module *m = parse_example(ctx, e->name, e->defines, e->n_defines);
         if (!m) continue;
         const tir_func *f = tir_module_func(m, 0);
         for (uint32_t w = 1; w <= 16; w *= 2)
@@ -131,7 +115,7 @@ static bool has_item(const char *text, const char *item) {
 }
 
 static void test_metadata(void) {
-    tir_module *m = load_example("gemm", NULL, 0);
+    tir_module *m = parse_example(ctx, "gemm", NULL, 0);
     if (!m) return;
     tilec_compile_options o = tilec_compile_options_default();
     o.width = 8;
@@ -160,7 +144,7 @@ static void test_metadata(void) {
         tilec_kernel_destroy(k);
     }
     /* softmax has no mma */
-    tir_module *s = load_example("softmax", NULL, 0);
+    tir_module *s = parse_example(ctx, "softmax", NULL, 0);
     if (s) {
         o.capture_asm = false;
         CHECK(tilec_compile(ctx, tir_module_func(s, 0), &o, &k) == TILEC_OK);
@@ -180,7 +164,7 @@ static bool dispatch_fails(tilec_kernel *k, size_t n, const tilec_buffer *args, 
 }
 
 static void test_argument_errors(void) {
-    tir_module *m = load_example("gelu", NULL, 0);
+    tir_module *m = parse_example(ctx, "gelu", NULL, 0);
     if (!m) return;
     const tir_func *f = tir_module_func(m, 0);
     tilec_compile_options o = tilec_compile_options_default();
@@ -229,7 +213,7 @@ static void test_argument_errors(void) {
 /* Two kernels on one runtime; the first destroyed, the second still runs;
  * compiling again after destruction works; a kernel owning its runtime. */
 static void test_lifetimes(void) {
-    tir_module *m = load_example("softmax", (const tir_define[]){{"R", 6}, {"W", 7}}, 2);
+    tir_module *m = parse_example(ctx, "softmax", (const tir_define[]){{"R", 6}, {"W", 7}}, 2);
     if (!m) return;
     const tir_func *f = tir_module_func(m, 0);
     tilec_runtime *rt = NULL;
@@ -267,7 +251,7 @@ static void test_lifetimes(void) {
 }
 
 static void test_option_errors(void) {
-    tir_module *m = load_example("gelu", NULL, 0);
+    tir_module *m = parse_example(ctx, "gelu", NULL, 0);
     if (!m) return;
     tilec_compile_options o = tilec_compile_options_default();
     o.width = 3;
