@@ -147,7 +147,9 @@ typedef struct {
     tir_scalar elem[MAX_ARGS];
 } run_buffers;
 
-static void fill_buffers(const tir_func *f, const lower_result *r, const run_config *c, run_buffers *b) {
+/* Inputs for the parameters `usage` reads (NULL: the const parameters), NaN
+ * (99 for integers) for the others: they are outputs. */
+static void fill_buffers(const tir_func *f, const lower_arg *usage, const run_config *c, run_buffers *b) {
     size_t n = tir_func_param_count(f);
     for (size_t i = 0; i < n; i++) {
         const tir_value *p = tir_func_param(f, i);
@@ -162,7 +164,7 @@ static void fill_buffers(const tir_func *f, const lower_result *r, const run_con
         b->xir[i] = malloc(total);
         for (size_t k = 0; k < volume + 2 * PAD; k++) {
             bool pad = k < PAD || k >= PAD + volume;
-            bool input = r->args[i].usage & LOWER_USAGE_READ;
+            bool input = usage ? usage[i].usage & LOWER_USAGE_READ : p->read_only;
             double v = pad ? SENTINEL : input ? input_value(b->elem[i], c->exact, i, k - PAD) : NAN;
             if (!tir_scalar_is_float(b->elem[i]) && !pad && !input) v = 99;
             put_elem(b->elem[i], b->ref[i] + k * b->elem_size[i], v);
@@ -190,34 +192,60 @@ static bool compare_buffer(const char *label, const run_config *c, const run_buf
     return bad == 0;
 }
 
-/* Runs `f` on the reference interpreter and its lowering on the XIR
- * interpreter from identical inputs; true when they agree everywhere. */
-static inline bool run_and_compare(const char *label, const tir_func *f, const lower_result *r, const run_config *c) {
+/* Runs the kernel under test on `args` (the interiors of the padded
+ * allocations, aliases resolved; element types in b->elem) after the
+ * reference run ended with status `reference`; false after a failed CHECK. */
+typedef bool (*kernel_runner)(void *env, const char *label, tilec_status reference, size_t n, const tir_buffer *args,
+                              const run_buffers *b);
+
+/* Runs `f` on the reference interpreter and the kernel under test (`what`
+ * in messages) from identical inputs (read per `usage`, see fill_buffers);
+ * true when they agree everywhere, pads included. */
+static inline bool compare_with_reference(const char *label, const char *what, const tir_func *f, const lower_arg *usage,
+                                          const run_config *c, kernel_runner run, void *env) {
     run_buffers b;
     memset(&b, 0, sizeof b);
-    fill_buffers(f, r, c, &b);
+    fill_buffers(f, usage, c, &b);
     size_t n = tir_func_param_count(f);
-    tir_buffer ref_args[MAX_ARGS], xir_args[MAX_ARGS];
+    tir_buffer ref_args[MAX_ARGS], args[MAX_ARGS];
     for (size_t i = 0; i < n; i++) {
         size_t owner = c->alias[i] >= 0 ? (size_t)c->alias[i] : i;
         ref_args[i] = (tir_buffer){b.ref[owner] + PAD * b.elem_size[owner], b.bytes[i]};
-        xir_args[i] = (tir_buffer){b.xir[owner] + PAD * b.elem_size[owner], b.bytes[i]};
+        args[i] = (tir_buffer){b.xir[owner] + PAD * b.elem_size[owner], b.bytes[i]};
     }
-    bool ok = true;
     tilec_status st = tir_interpret(ctx, f, n, ref_args);
     CHECK_MSG(st == TILEC_OK, "%s: reference run failed", label);
-    tilec_status sx = xir_interpret(ctx, r->kernel, r->dispatch_size, c->width, n, xir_args);
-    CHECK_MSG(sx == TILEC_OK, "%s: XIR run failed at W=%u", label, c->width);
-    if (st || sx) {
+    bool ok = run(env, label, st, n, args, &b) && st == TILEC_OK;
+    if (tilec_diag_count(ctx)) {
         tilec_diag_print(ctx, stderr);
         tilec_diag_clear(ctx);
-        ok = false;
     }
     for (size_t i = 0; ok && i < n; i++)
         if (c->alias[i] < 0) ok = compare_buffer(label, c, &b, i) && ok;
-    CHECK_MSG(ok, "%s: XIR result differs from the reference at W=%u", label, c->width);
+    CHECK_MSG(ok, "%s: %s result differs from the reference at W=%u", label, what, c->width);
     for (size_t i = 0; i < n; i++) free(b.ref[i]), free(b.xir[i]);
     return ok;
+}
+
+typedef struct {
+    const lower_result *r;
+    uint32_t width;
+} xir_run;
+
+static inline bool run_xir(void *env, const char *label, tilec_status reference, size_t n, const tir_buffer *args,
+                           const run_buffers *b) {
+    (void)reference, (void)b;
+    const xir_run *x = env;
+    tilec_status st = xir_interpret(ctx, x->r->kernel, x->r->dispatch_size, x->width, n, args);
+    CHECK_MSG(st == TILEC_OK, "%s: XIR run failed at W=%u", label, x->width);
+    return st == TILEC_OK;
+}
+
+/* Runs `f` on the reference interpreter and its lowering on the XIR
+ * interpreter from identical inputs; true when they agree everywhere. */
+static inline bool run_and_compare(const char *label, const tir_func *f, const lower_result *r, const run_config *c) {
+    xir_run x = {r, c->width};
+    return compare_with_reference(label, "XIR", f, r->args, c, run_xir, &x);
 }
 
 /* Parses `text` with defines, lowers it with `o` and compares at every packet

@@ -10,35 +10,30 @@
 #include "plan/solve.h"
 #include "simd/simd.h"
 
+typedef struct {
+    const lower_result *r;
+    const simd_kernel *k;
+} native_run;
+
+/* All blocks on the calling thread; not at all when the reference run
+ * failed (the kernel would make the same bad access natively). */
+static bool run_simd(void *env, const char *label, tilec_status reference, size_t n, const tir_buffer *args,
+                     const run_buffers *b) {
+    (void)label, (void)b;
+    const native_run *x = env;
+    if (reference) return false;
+    simd_buffer_arg nat_args[MAX_ARGS];
+    for (size_t i = 0; i < n; i++) nat_args[i] = (simd_buffer_arg){args[i].data, args[i].size_bytes};
+    simd_kernel_run_all(x->k, nat_args, x->r->dispatch_size);
+    return true;
+}
+
 /* Runs `f` on the reference interpreter and kernel `k` natively from
  * identical inputs; true when they agree everywhere (pads included). */
 static bool run_native(const char *label, const tir_func *f, const lower_result *r, const simd_kernel *k,
                        const run_config *c) {
-    run_buffers b;
-    memset(&b, 0, sizeof b);
-    fill_buffers(f, r, c, &b);
-    size_t n = tir_func_param_count(f);
-    tir_buffer ref_args[MAX_ARGS];
-    simd_buffer_arg nat_args[MAX_ARGS];
-    for (size_t i = 0; i < n; i++) {
-        size_t owner = c->alias[i] >= 0 ? (size_t)c->alias[i] : i;
-        ref_args[i] = (tir_buffer){b.ref[owner] + PAD * b.elem_size[owner], b.bytes[i]};
-        nat_args[i] = (simd_buffer_arg){b.xir[owner] + PAD * b.elem_size[owner], b.bytes[i]};
-    }
-    bool ok = true;
-    tilec_status st = tir_interpret(ctx, f, n, ref_args);
-    CHECK_MSG(st == TILEC_OK, "%s: reference run failed", label);
-    if (st) {
-        tilec_diag_print(ctx, stderr);
-        tilec_diag_clear(ctx);
-        ok = false;
-    }
-    if (ok) simd_kernel_run_all(k, nat_args, r->dispatch_size);
-    for (size_t i = 0; ok && i < n; i++)
-        if (c->alias[i] < 0) ok = compare_buffer(label, c, &b, i) && ok;
-    CHECK_MSG(ok, "%s: native result differs from the reference at W=%u", label, c->width);
-    for (size_t i = 0; i < n; i++) free(b.ref[i]), free(b.xir[i]);
-    return ok;
+    native_run x = {r, k};
+    return compare_with_reference(label, "native", f, r->args, c, run_simd, &x);
 }
 
 /* Plans, lowers and compiles `text` at every width; compares each. */

@@ -16,40 +16,21 @@ static void flush(void) {
     }
 }
 
-/* Inputs for const parameters, NaN for the writable ones (they are outputs). */
-static void fill(const tir_func *f, const run_config *c, run_buffers *b) {
-    lower_arg usage[MAX_ARGS];
-    lower_result r = {.args = usage};
-    for (size_t i = 0; i < tir_func_param_count(f); i++)
-        usage[i].usage = tir_func_param(f, i)->read_only ? LOWER_USAGE_READ : LOWER_USAGE_WRITE;
-    fill_buffers(f, &r, c, b);
+/* Dispatches `env` (a tilec_kernel) with the element types of the buffers. */
+static bool run_dispatch(void *env, const char *label, tilec_status reference, size_t n, const tir_buffer *args,
+                         const run_buffers *b) {
+    (void)reference;
+    tilec_buffer nat_args[MAX_ARGS];
+    for (size_t i = 0; i < n; i++) nat_args[i] = (tilec_buffer){args[i].data, args[i].size_bytes, b->elem[i]};
+    tilec_status sn = tilec_dispatch(ctx, env, n, nat_args);
+    CHECK_MSG(sn == TILEC_OK, "%s: dispatch failed", label);
+    return sn == TILEC_OK;
 }
 
-/* Reference and native runs from identical inputs; true when they agree
- * everywhere, pads included. */
+/* Reference and native runs from identical inputs (the const parameters
+ * read, the others NaN); true when they agree everywhere, pads included. */
 static bool run_native(const char *label, const tir_func *f, tilec_kernel *k, const run_config *c) {
-    run_buffers b;
-    memset(&b, 0, sizeof b);
-    fill(f, c, &b);
-    size_t n = tir_func_param_count(f);
-    tir_buffer ref_args[MAX_ARGS];
-    tilec_buffer nat_args[MAX_ARGS];
-    for (size_t i = 0; i < n; i++) {
-        size_t owner = c->alias[i] >= 0 ? (size_t)c->alias[i] : i;
-        ref_args[i] = (tir_buffer){b.ref[owner] + PAD * b.elem_size[owner], b.bytes[i]};
-        nat_args[i] = (tilec_buffer){b.xir[owner] + PAD * b.elem_size[owner], b.bytes[i], b.elem[i]};
-    }
-    tilec_status st = tir_interpret(ctx, f, n, ref_args);
-    CHECK_MSG(st == TILEC_OK, "%s: reference run failed", label);
-    tilec_status sn = tilec_dispatch(ctx, k, n, nat_args);
-    CHECK_MSG(sn == TILEC_OK, "%s: dispatch failed", label);
-    bool ok = !st && !sn;
-    flush();
-    for (size_t i = 0; ok && i < n; i++)
-        if (c->alias[i] < 0) ok = compare_buffer(label, c, &b, i) && ok;
-    CHECK_MSG(ok, "%s: native result differs from the reference", label);
-    for (size_t i = 0; i < n; i++) free(b.ref[i]), free(b.xir[i]);
-    return ok;
+    return compare_with_reference(label, "native", f, NULL, c, run_dispatch, k);
 }
 
 typedef struct {
