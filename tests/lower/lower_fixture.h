@@ -33,14 +33,8 @@ static inline tir_module *parse_kernel(const char *text, const tir_define *defin
     return parse_verified(ctx, text, defines, n_defines);
 }
 
-/* True when some diagnostic has `code` and contains `text`. */
-static inline bool has_diag(const char *code, const char *text) {
-    for (size_t i = 0; i < tilec_diag_count(ctx); i++) {
-        const tilec_diag *d = tilec_diag_at(ctx, i);
-        if ((!code || !strcmp(d->code, code)) && (!text || strstr(d->message, text))) return true;
-    }
-    return false;
-}
+/* True when some diagnostic has `code` (unless NULL) and contains `text`. */
+static inline bool has_diag(const char *code, const char *text) { return has_diag_in(ctx, code, text); }
 
 /* The lowered module verifies, and its text reads back to the same text. */
 static inline void check_module(const xir_module *m) {

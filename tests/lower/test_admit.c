@@ -198,12 +198,7 @@ static tilec_status append_text(void *user, const char *bytes, size_t n) {
 static void test_borrowed(void) {
     static const char *names[] = {"attention", "gemm", "layernorm", "masked_softmax"};
     for (size_t i = 0; i < 4; i++) {
-        char path[512];
-        snprintf(path, sizeof path, "%s/examples/%s.tir", TILEC_SOURCE_DIR, names[i]);
-        size_t n;
-        char *text = read_file(path, &n);
-        tir_module *m = text ? parse_kernel(text, NULL, 0) : NULL;
-        free(text);
+        tir_module *m = parse_example(ctx, names[i], NULL, 0);
         if (!m) continue;
         text_buf before = {NULL, 0}, after = {NULL, 0};
         tir_print(m, append_text, &before);

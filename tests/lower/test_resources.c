@@ -50,12 +50,7 @@ static void test_analysis_matches_emission(void) {
                                   "rmsnorm", "rope", "softmax", "swiglu"};
     static const uint32_t limits[] = {64, 0, 4};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        char path[512];
-        snprintf(path, sizeof path, "%s/examples/%s.tir", TILEC_SOURCE_DIR, names[i]);
-        size_t n;
-        char *text = read_file(path, &n);
-        tir_module *m = text ? parse_kernel(text, NULL, 0) : NULL;
-        free(text);
+        tir_module *m = parse_example(ctx, names[i], NULL, 0);
         if (!m) continue;
         tir_func *f = tir_module_func(m, 0);
         for (size_t l = 0; l < 3; l++) {

@@ -26,14 +26,8 @@ static inline tir_module *parse_kernel(const char *text, const tir_define *defin
     return parse_verified(ctx, text, defines, n_defines);
 }
 
-/* True when some diagnostic contains `text` (and has `code`, unless NULL). */
-static inline bool has_diag(const char *code, const char *text) {
-    for (size_t i = 0; i < tilec_diag_count(ctx); i++) {
-        const tilec_diag *d = tilec_diag_at(ctx, i);
-        if ((!code || !strcmp(d->code, code)) && (!text || strstr(d->message, text))) return true;
-    }
-    return false;
-}
+/* True when some diagnostic has `code` (unless NULL) and contains `text`. */
+static inline bool has_diag(const char *code, const char *text) { return has_diag_in(ctx, code, text); }
 
 /* Plans f; expects success (prints diagnostics otherwise). */
 static inline bool plan_ok(const tir_func *f, const plan_options *o, const plan_target_info *info, plan_result *r) {
