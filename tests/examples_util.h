@@ -1,13 +1,14 @@
 /* examples_util.h — TileIR sources shared by the test executables: reading
  * and parsing a bundled example (examples/NAME.tir, with shape defines),
  * visiting every source file (*.tir, *.xir) of a directory in name order, the
- * allocation-failure sweep the OOM tests run over each example, a lookup
- * in the diagnostics, and kernel texts that several tests use.  Every helper reports what went wrong
+ * allocation-failure sweep the OOM tests run over each example, and kernel
+ * texts that several tests use.  Every helper reports what went wrong
  * through a failed CHECK and returns NULL / false / a count; none aborts. */
 #ifndef TILEC_TEST_EXAMPLES_UTIL_H
 #define TILEC_TEST_EXAMPLES_UTIL_H
 
 #include "harness.h"
+#include "diag_util.h"
 #include "base/context.h"
 #include "tir/ir.h"
 
@@ -33,22 +34,11 @@ static inline tir_module *parse_verified(tilec_context *ctx, const char *text, c
     if (!st) st = tir_verify(ctx, m);
     CHECK_MSG(st == TILEC_OK, "kernel does not parse/verify");
     if (st) {
-        tilec_diag_print(ctx, stderr);
-        tilec_diag_clear(ctx);
+        flush_diags_in(ctx);
         tir_module_destroy(m);
         return NULL;
     }
     return m;
-}
-
-/* True when some diagnostic has `code` (unless NULL) and contains `text`
- * (unless NULL). */
-static inline bool has_diag_in(tilec_context *ctx, const char *code, const char *text) {
-    for (size_t i = 0; i < tilec_diag_count(ctx); i++) {
-        const tilec_diag *d = tilec_diag_at(ctx, i);
-        if ((!code || !strcmp(d->code, code)) && (!text || strstr(d->message, text))) return true;
-    }
-    return false;
 }
 
 /* examples/NAME.tir with `defines`, parsed and verified (NULL on error). */

@@ -2,6 +2,7 @@
  * of every dtype and rank, hand-written variants NumPy also reads, one case per
  * diagnostic, and truncation / corruption loops that must fail cleanly. */
 #include "base/npy.h"
+#include "diag_util.h"
 #include "harness.h"
 
 #include <stdint.h>
@@ -13,11 +14,6 @@
 static tilec_context *ctx;
 static char dir[64];
 static char path[128];
-
-static const char *last_code(void) {
-    size_t n = tilec_diag_count(ctx);
-    return n ? tilec_diag_at(ctx, n - 1)->code : "";
-}
 
 static void write_bytes(const char *p, const void *bytes, size_t n) {
     FILE *f = fopen(p, "wb");
@@ -232,7 +228,7 @@ static void rejects(unsigned major, const char *dict, size_t data_bytes, const c
     write_npy(major, dict, data_bytes);
     npy_array a;
     CHECK_MSG(read_back(&a) != TILEC_OK, "accepted %s", dict);
-    CHECK_MSG(!strcmp(last_code(), code), "%s: got %s, want %s", dict, last_code(), code);
+    CHECK_MSG(!strcmp(last_diag_code(ctx), code), "%s: got %s, want %s", dict, last_diag_code(ctx), code);
 }
 
 static void test_variants(void) {
@@ -258,18 +254,18 @@ static void test_malformed(void) {
     /* magic and version */
     write_bytes(path, "", 0);
     npy_array a;
-    CHECK(read_back(&a) != TILEC_OK && !strcmp(last_code(), "TILEC-NPY01"));
+    CHECK(read_back(&a) != TILEC_OK && !strcmp(last_diag_code(ctx), "TILEC-NPY01"));
     write_bytes(path, "hello world, not numpy", 22);
-    CHECK(read_back(&a) != TILEC_OK && !strcmp(last_code(), "TILEC-NPY01"));
+    CHECK(read_back(&a) != TILEC_OK && !strcmp(last_diag_code(ctx), "TILEC-NPY01"));
     write_bytes(path, "\x93NUMPX\x01\x00\x10\x00", 10);
-    CHECK(read_back(&a) != TILEC_OK && !strcmp(last_code(), "TILEC-NPY01"));
+    CHECK(read_back(&a) != TILEC_OK && !strcmp(last_diag_code(ctx), "TILEC-NPY01"));
     write_bytes(path, "\x93NUMPY\x04\x00\x10\x00", 10);
-    CHECK(read_back(&a) != TILEC_OK && !strcmp(last_code(), "TILEC-NPY02"));
+    CHECK(read_back(&a) != TILEC_OK && !strcmp(last_diag_code(ctx), "TILEC-NPY02"));
     CHECK_STR_CONTAINS(tilec_diag_at(ctx, 0)->message, "version 4.0");
     write_bytes(path, "\x93NUMPY\x01\x01\x10\x00", 10);
-    CHECK(read_back(&a) != TILEC_OK && !strcmp(last_code(), "TILEC-NPY02"));
+    CHECK(read_back(&a) != TILEC_OK && !strcmp(last_diag_code(ctx), "TILEC-NPY02"));
     write_bytes(path, "\x93NUMPY\x00\x00\x10\x00", 10);
-    CHECK(read_back(&a) != TILEC_OK && !strcmp(last_code(), "TILEC-NPY02"));
+    CHECK(read_back(&a) != TILEC_OK && !strcmp(last_diag_code(ctx), "TILEC-NPY02"));
 
     /* layout, byte order, dtype */
     rejects(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }\n", 24, "TILEC-NPY04");
@@ -314,7 +310,7 @@ static void test_malformed(void) {
     for (size_t i = 0; i < sizeof bad_dicts / sizeof bad_dicts[0]; i++) rejects(1, bad_dicts[i], 8, "TILEC-NPY03");
     /* A header length no sane file has. */
     write_bytes(path, "\x93NUMPY\x02\x00\x00\x00\x00\x01", 12);
-    CHECK(read_back(&a) != TILEC_OK && !strcmp(last_code(), "TILEC-NPY03"));
+    CHECK(read_back(&a) != TILEC_OK && !strcmp(last_diag_code(ctx), "TILEC-NPY03"));
 
     /* sizes */
     rejects(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }\n", 8, "TILEC-NPY07");
@@ -331,26 +327,26 @@ static void test_malformed(void) {
     rejects(1, dict, 1, "TILEC-NPY08");
     /* header length field promises more than the file has */
     write_bytes(path, "\x93NUMPY\x01\x00\x40\x00{'descr'", 18);
-    CHECK(read_back(&a) != TILEC_OK && !strcmp(last_code(), "TILEC-NPY07"));
+    CHECK(read_back(&a) != TILEC_OK && !strcmp(last_diag_code(ctx), "TILEC-NPY07"));
 
     /* files */
     snprintf(dict, sizeof dict, "%s/does-not-exist.npy", dir);
-    CHECK(npy_read(ctx, dict, &a) == TILEC_E_IO && !strcmp(last_code(), "TILEC-IO01"));
+    CHECK(npy_read(ctx, dict, &a) == TILEC_E_IO && !strcmp(last_diag_code(ctx), "TILEC-IO01"));
     CHECK_STR_CONTAINS(tilec_diag_at(ctx, tilec_diag_count(ctx) - 1)->message, "does-not-exist.npy");
-    CHECK(npy_read(ctx, dir, &a) == TILEC_E_IO && !strcmp(last_code(), "TILEC-IO01"));
+    CHECK(npy_read(ctx, dir, &a) == TILEC_E_IO && !strcmp(last_diag_code(ctx), "TILEC-IO01"));
 
     /* writer argument checks */
     uint64_t s2 = 2;
     float f2[2] = {1, 2};
     npy_array w = make(NPY_F32, 1, &s2, f2);
     w.size_bytes = 4;
-    CHECK(npy_write(ctx, path, &w, 0) == TILEC_E_ARG && !strcmp(last_code(), "TILEC-NPY10"));
+    CHECK(npy_write(ctx, path, &w, 0) == TILEC_E_ARG && !strcmp(last_diag_code(ctx), "TILEC-NPY10"));
     w = make(NPY_INVALID, 1, &s2, f2);
-    CHECK(npy_write(ctx, path, &w, 0) == TILEC_E_ARG && !strcmp(last_code(), "TILEC-NPY10"));
+    CHECK(npy_write(ctx, path, &w, 0) == TILEC_E_ARG && !strcmp(last_diag_code(ctx), "TILEC-NPY10"));
     w = make(NPY_F32, 1, &s2, f2);
-    CHECK(npy_write(ctx, path, &w, 3) == TILEC_E_ARG && !strcmp(last_code(), "TILEC-NPY10"));
+    CHECK(npy_write(ctx, path, &w, 3) == TILEC_E_ARG && !strcmp(last_diag_code(ctx), "TILEC-NPY10"));
     snprintf(dict, sizeof dict, "%s/no/such/dir.npy", dir);
-    CHECK(npy_write(ctx, dict, &w, 0) == TILEC_E_IO && !strcmp(last_code(), "TILEC-IO01"));
+    CHECK(npy_write(ctx, dict, &w, 0) == TILEC_E_IO && !strcmp(last_diag_code(ctx), "TILEC-IO01"));
     tilec_diag_clear(ctx);
 }
 

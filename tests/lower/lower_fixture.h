@@ -47,10 +47,7 @@ static inline void check_module(const xir_module *m) {
     CHECK(xir_parse(ctx, first.data, first.len, "lowered.xir", &back) == TILEC_OK);
     CHECK(back && xir_verify(ctx, back) == TILEC_OK && xir_print_to_strbuf(back, &second));
     CHECK(first.len == second.len && !strcmp(strbuf_cstr(&first), strbuf_cstr(&second)));
-    if (tilec_diag_count(ctx)) {
-        tilec_diag_print(ctx, stderr);
-        tilec_diag_clear(ctx);
-    }
+    flush_diags_in(ctx);
     xir_module_destroy(back);
     strbuf_free(&first);
     strbuf_free(&second);
@@ -210,10 +207,7 @@ static inline bool compare_with_reference(const char *label, const char *what, c
     tilec_status st = tir_interpret(ctx, f, n, ref_args);
     CHECK_MSG(st == TILEC_OK, "%s: reference run failed", label);
     bool ok = run(env, label, st, n, args, &b) && st == TILEC_OK;
-    if (tilec_diag_count(ctx)) {
-        tilec_diag_print(ctx, stderr);
-        tilec_diag_clear(ctx);
-    }
+    flush_diags_in(ctx);
     for (size_t i = 0; ok && i < n; i++)
         if (c->alias[i] < 0) ok = compare_buffer(label, c, &b, i) && ok;
     CHECK_MSG(ok, "%s: %s result differs from the reference at W=%u", label, what, c->width);

@@ -14,12 +14,7 @@
 
 static tilec_context *ctx;
 
-static inline void flush_diags(void) {
-    if (tilec_diag_count(ctx)) {
-        tilec_diag_print(ctx, stderr);
-        tilec_diag_clear(ctx);
-    }
-}
+static inline void flush_diags(void) { flush_diags_in(ctx); }
 
 /* Parses and verifies; NULL (after a failed CHECK) on error. */
 static inline tir_module *parse_kernel(const char *text, const tir_define *defines, size_t n_defines) {

@@ -5,6 +5,7 @@
  * aligned, sized as requested, reused across dispatches and grown only when
  * asked for more; worker counts come from the option, TILEC_THREADS or the
  * cores. */
+#include "diag_util.h"
 #include "harness.h"
 #include "record_kernel.h"
 #include "rt/dispatch.h"
@@ -12,19 +13,14 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static const char *last_code(const tilec_context *ctx) {
-    size_t n = tilec_diag_count(ctx);
-    return n ? tilec_diag_at(ctx, n - 1)->code : "";
-}
-
 /* A dispatch that must fail with `code` and run nothing. */
 static void expect_error(rt_pool *pool, tilec_context *ctx, record *r, const rt_kernel *kernel, const rt_arg *args,
                          uint32_t count, const rt_dispatch_options *options, const char *code) {
     record_reset(r);
     tilec_diag_clear(ctx);
     tilec_status status = rt_dispatch(pool, ctx, kernel, args, count, options);
-    CHECK_MSG(status != TILEC_OK && strcmp(last_code(ctx), code) == 0, "expected %s, got status %s code '%s'", code,
-              tilec_status_name(status), last_code(ctx));
+    CHECK_MSG(status != TILEC_OK && strcmp(last_diag_code(ctx), code) == 0, "expected %s, got status %s code '%s'", code,
+              tilec_status_name(status), last_diag_code(ctx));
     bool ran = false;
     for (uint32_t b = 0; b < r->blocks; b++) ran = ran || atomic_load(&r->block_runs[b]);
     CHECK_MSG(!ran, "%s: the kernel ran", code);
@@ -181,7 +177,7 @@ static void workspaces(void) {
     CHECK(atomic_load(&probe.calls) == 64);
     tilec_diag_clear(ctx);
     CHECK(ws_dispatch(pool, ctx, &probe, RT_WORKSPACE_LIMIT + 1) == TILEC_E_BUDGET);
-    CHECK(strcmp(last_code(ctx), "RT-D06") == 0 && atomic_load(&probe.calls) == 0);
+    CHECK(strcmp(last_diag_code(ctx), "RT-D06") == 0 && atomic_load(&probe.calls) == 0);
 
     /* Growth failure is a NOMEM diagnostic on the dispatch's context; the pool
      * keeps its old workspaces and works afterwards. */
@@ -190,7 +186,7 @@ static void workspaces(void) {
     tilec_context_fail_allocation_after(pool_ctx, 0);
     tilec_diag_clear(ctx);
     CHECK(ws_dispatch(small, ctx, &probe, 4096) == TILEC_E_NOMEM);
-    CHECK(strcmp(last_code(ctx), "RT-D07") == 0 && atomic_load(&probe.calls) == 0);
+    CHECK(strcmp(last_diag_code(ctx), "RT-D07") == 0 && atomic_load(&probe.calls) == 0);
     tilec_context_fail_allocation_after(pool_ctx, -1);
     CHECK(ws_dispatch(small, ctx, &probe, 4096) == TILEC_OK && atomic_load(&probe.bad) == 0);
     CHECK(atomic_load(&probe.calls) == 64);
@@ -234,20 +230,20 @@ static void creation(void) {
         setenv("TILEC_THREADS", bad_env[i], 1);
         tilec_diag_clear(ctx);
         pool = (rt_pool *)ctx; /* must be reset to NULL */
-        CHECK_MSG(rt_pool_create(ctx, NULL, &pool) == TILEC_E_ARG && !pool && strcmp(last_code(ctx), "RT-P02") == 0,
+        CHECK_MSG(rt_pool_create(ctx, NULL, &pool) == TILEC_E_ARG && !pool && strcmp(last_diag_code(ctx), "RT-P02") == 0,
                   "TILEC_THREADS=%s", bad_env[i]);
     }
     unsetenv("TILEC_THREADS");
     tilec_diag_clear(ctx);
     CHECK(rt_pool_create(ctx, &(rt_pool_options){RT_MAX_WORKERS + 1}, &pool) == TILEC_E_ARG);
-    CHECK(strcmp(last_code(ctx), "RT-P01") == 0);
+    CHECK(strcmp(last_diag_code(ctx), "RT-P01") == 0);
 
     /* Allocation failure at every step of creation is a clean NOMEM. */
     for (long n = 0; n < 3; n++) {
         tilec_context_fail_allocation_after(ctx, n);
         tilec_diag_clear(ctx);
         CHECK(rt_pool_create(ctx, &(rt_pool_options){4}, &pool) == TILEC_E_NOMEM && !pool);
-        CHECK(strcmp(last_code(ctx), "RT-P04") == 0);
+        CHECK(strcmp(last_diag_code(ctx), "RT-P04") == 0);
     }
     tilec_context_fail_allocation_after(ctx, -1);
 

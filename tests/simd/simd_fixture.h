@@ -9,6 +9,7 @@
 #define TILEC_TEST_SIMD_FIXTURE_H
 
 #include "harness.h"
+#include "diag_util.h"
 #include "simd/simd.h"
 #include "xir/interp.h"
 #include "xir/text.h"
@@ -21,18 +22,9 @@ static tilec_context *ctx;
 
 enum { PAD_BYTES = 64, MAX_BUFS = 8 };
 
-static inline void flush_diags(void) {
-    if (tilec_diag_count(ctx)) {
-        tilec_diag_print(ctx, stderr);
-        tilec_diag_clear(ctx);
-    }
-}
+static inline void flush_diags(void) { flush_diags_in(ctx); }
 
-static inline bool has_diag(const char *code) {
-    for (size_t i = 0; i < tilec_diag_count(ctx); i++)
-        if (!strcmp(tilec_diag_at(ctx, i)->code, code)) return true;
-    return false;
-}
+static inline bool has_diag(const char *code) { return has_diag_in(ctx, code, NULL); }
 
 static inline xir_module *parse_xir(const char *text) {
     xir_module *m = NULL;

@@ -61,10 +61,7 @@ static void check_example(const char *label, const char *text, const tir_define 
             }
             lower_result_free(&lr);
         }
-        if (tilec_diag_count(ctx)) {
-            tilec_diag_print(ctx, stderr);
-            tilec_diag_clear(ctx);
-        }
+        flush_diags_in(ctx);
         plan_result_free(&p);
     }
     tir_module_destroy(m);

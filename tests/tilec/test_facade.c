@@ -9,13 +9,6 @@
 #include "lower/lower_fixture.h"
 #include "tilec/tilec.h"
 
-static void flush(void) {
-    if (tilec_diag_count(ctx)) {
-        tilec_diag_print(ctx, stderr);
-        tilec_diag_clear(ctx);
-    }
-}
-
 /* Dispatches `env` (a tilec_kernel) with the element types of the buffers. */
 static bool run_dispatch(void *env, const char *label, tilec_status reference, size_t n, const tir_buffer *args,
                          const run_buffers *b) {
@@ -73,7 +66,7 @@ static void test_examples(void) {
                 tilec_kernel *k = NULL;
                 tilec_status st = tilec_compile(ctx, f, &o, &k);
                 CHECK_MSG(st == TILEC_OK, "%s case %zu: compile failed at W=%u", e->name, i, w);
-                flush();
+                flush_diags_in(ctx);
                 if (!k) continue;
                 CHECK(tilec_kernel_width(k) == w && tilec_kernel_workers(k) == t + 1);
                 run_config c = run_config_default(w, false);
@@ -104,7 +97,7 @@ static void test_metadata(void) {
     o.capture_asm = true;
     tilec_kernel *k = NULL;
     CHECK(tilec_compile(ctx, tir_module_func(m, 0), &o, &k) == TILEC_OK);
-    flush();
+    flush_diags_in(ctx);
     if (k) {
         const char *r = tilec_kernel_realization(k), *j = tilec_kernel_json(k);
         CHECK_MSG(has_item(r, "kernel=gemm;") && has_item(r, "W=8;") && has_item(r, "workers=2;") &&
@@ -139,7 +132,7 @@ static void test_metadata(void) {
 static bool dispatch_fails(tilec_kernel *k, size_t n, const tilec_buffer *args, const char *code) {
     tilec_status st = tilec_dispatch(ctx, k, n, args);
     bool ok = st != TILEC_OK && has_diag(code, NULL);
-    if (!ok) flush();
+    if (!ok) flush_diags_in(ctx);
     tilec_diag_clear(ctx);
     return ok;
 }
@@ -153,7 +146,7 @@ static void test_argument_errors(void) {
     o.threads = 2;
     tilec_kernel *k = NULL;
     CHECK(tilec_compile(ctx, f, &o, &k) == TILEC_OK);
-    flush();
+    flush_diags_in(ctx);
     if (!k) {
         tir_module_destroy(m);
         return;
@@ -185,7 +178,7 @@ static void test_argument_errors(void) {
      * context still work. */
     CHECK(mem[2][0] == 0.0f && mem[2][5] == 0.0f);
     CHECK(tilec_dispatch(ctx, k, 3, args) == TILEC_OK && tilec_diag_count(ctx) == 0);
-    flush();
+    flush_diags_in(ctx);
     for (size_t i = 0; i < n; i++) free(mem[i]);
     tilec_kernel_destroy(k);
     tir_module_destroy(m);
@@ -205,7 +198,7 @@ static void test_lifetimes(void) {
     tilec_kernel *a = NULL, *b = NULL;
     CHECK(tilec_compile(ctx, f, &o, &a) == TILEC_OK);
     CHECK(tilec_compile(ctx, f, &o, &b) == TILEC_OK);
-    flush();
+    flush_diags_in(ctx);
     run_config c = run_config_default(8, false);
     c.tolerance = 5e-5;
     tilec_kernel_destroy(a);
@@ -222,7 +215,7 @@ static void test_lifetimes(void) {
     o.full_packet_specialization = false;
     tilec_kernel *own = NULL;
     CHECK(tilec_compile(ctx, f, &o, &own) == TILEC_OK);
-    flush();
+    flush_diags_in(ctx);
     if (own) {
         CHECK(tilec_kernel_workers(own) == 2);
         run_native("softmax on its own runtime", f, own, &c);
@@ -247,7 +240,7 @@ static void test_option_errors(void) {
     o.width = 4;
     o.threads = 1;
     CHECK(tilec_compile(ctx, tir_module_func(m, 0), &o, &k) == TILEC_OK && k);
-    flush();
+    flush_diags_in(ctx);
     tilec_kernel_destroy(k);
     tir_module_destroy(m);
 }

@@ -4,6 +4,7 @@
 #ifndef TILEC_TEST_INTERP_FIXTURE_H
 #define TILEC_TEST_INTERP_FIXTURE_H
 
+#include "diag_util.h"
 #include "harness.h"
 #include "tir/ir.h"
 
@@ -93,15 +94,10 @@ static inline tilec_status run(kernel *k, size_t n, const tir_buffer *args) {
 
 static inline tir_buffer buf(void *data, size_t bytes) { return (tir_buffer){data, bytes}; }
 
-static inline const char *last_code(void) {
-    size_t n = tilec_diag_count(ctx);
-    return n ? tilec_diag_at(ctx, n - 1)->code : "";
-}
-
 /* Expects exactly the status and code of a failed run, then clears. */
 static inline void expect_error(tilec_status got, tilec_status want, const char *code) {
     CHECK_MSG(got == want, "status %s, wanted %s", tilec_status_name(got), tilec_status_name(want));
-    CHECK_MSG(!strcmp(last_code(), code), "code '%s', wanted '%s'", last_code(), code);
+    CHECK_MSG(!strcmp(last_diag_code(ctx), code), "code '%s', wanted '%s'", last_diag_code(ctx), code);
     tilec_diag_clear(ctx);
 }
 

@@ -1,13 +1,9 @@
 /* Builder, spaces/join, capture and library expansions, inspected structurally. */
+#include "diag_util.h"
 #include "harness.h"
 #include "tir/ir.h"
 
 static tilec_context *ctx;
-
-static const char *last_code(void) {
-    size_t n = tilec_diag_count(ctx);
-    return n ? tilec_diag_at(ctx, n - 1)->code : "";
-}
 
 static void test_spaces(void) {
     tir_module *m = tir_module_create(ctx);
@@ -20,7 +16,7 @@ static void test_spaces(void) {
     CHECK(a != tir_space_make(m, 2, ji, e34)); /* ordered */
     tir_dim *dup[2] = {i, i};
     CHECK(tir_space_make(m, 2, dup, e34) == NULL);
-    CHECK(!strcmp(last_code(), "TIR-B02"));
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B02"));
     /* join: broadcast of a unit extent, widening, appending, conflict */
     tir_space *b1 = tir_space_make(m, 2, ij, e14);
     tir_space *pair[2] = {b1, a};
@@ -33,7 +29,7 @@ static void test_spaces(void) {
     CHECK(joined && joined->rank == 3 && joined->axes[2].dim == k);
     tir_space *bad[2] = {a, tir_space_make(m, 2, ij, e35)};
     CHECK(tir_space_join(m, 2, bad) == NULL);
-    CHECK(!strcmp(last_code(), "TIR-B03"));
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B03"));
     /* positional spaces share dims counted from the right */
     tir_space *p34 = tir_space_positional(m, 2, e34), *p4 = tir_space_positional(m, 1, e34 + 1);
     CHECK(p34->axes[1].dim == p4->axes[0].dim);
@@ -106,7 +102,7 @@ static void test_builder_errors(void) {
     tir_value *f = tir_const_float(fx.b, TIR_F32, 1.0);
     tir_value *i = tir_const_int(fx.b, TIR_I32, 1);
     CHECK(tir_ew2(fx.b, TIR_EW_ADD, f, i) == NULL);
-    CHECK(!strcmp(last_code(), "TIR-B13"));
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B13"));
     CHECK(tir_builder_status(fx.b) == TILEC_E_TYPE);
     /* sticky: later calls do nothing */
     CHECK(tir_const_index(fx.b, 1) == NULL);
@@ -115,13 +111,13 @@ static void test_builder_errors(void) {
     fx = open_fixture(4, 8);
     tir_value *idx[2] = {tir_region_coord(fx.par, 0), tir_const_index(fx.b, 0)};
     CHECK(tir_store_elem(fx.b, fx.x, idx, tir_const_float(fx.b, TIR_F32, 0)) != TILEC_OK);
-    CHECK(!strcmp(last_code(), "TIR-B23")); /* const view */
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B23")); /* const view */
     close_fixture(&fx);
 
     fx = open_fixture(4, 8);
     tir_value *fl = tir_const_float(fx.b, TIR_F32, 2.0);
     CHECK(tir_ew2(fx.b, TIR_EW_MOD, fl, fl) == NULL);
-    CHECK(!strcmp(last_code(), "TIR-B15"));
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B15"));
     close_fixture(&fx);
 
     fx = open_fixture(4, 8);
@@ -129,12 +125,12 @@ static void test_builder_errors(void) {
     uint64_t two = 2;
     tir_dim *t = tir_dim_new(fx.m, "t");
     CHECK(tir_region_begin(fx.b, TIR_OP_SERIAL, tir_space_make(fx.m, 1, &t, &two), &opts, 0, NULL) == NULL);
-    CHECK(!strcmp(last_code(), "TIR-B42")); /* scope belongs to parallel only */
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B42")); /* scope belongs to parallel only */
     close_fixture(&fx);
 
     fx = open_fixture(4, 8);
     CHECK(tir_stage(fx.b, "load") != TILEC_OK);
-    CHECK(!strcmp(last_code(), "TIR-B40"));
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B40"));
     close_fixture(&fx);
 }
 
@@ -171,7 +167,7 @@ static void test_capture(void) {
     tir_op *inner = tir_capture_begin(b, TIR_OP_PARALLEL, tir_space_make(fx.m, 1, &t, &five), NULL);
     tir_var_set(b, a, tir_const_float(b, TIR_F32, 3));
     CHECK(tir_capture_end(b, inner) != TILEC_OK);
-    CHECK(!strcmp(last_code(), "TIR-C01"));
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-C01"));
     close_fixture(&fx);
 }
 
@@ -185,7 +181,7 @@ static void test_map_mutation(void) {
     tir_value *two = tir_const_float(b, TIR_F32, 2);
     tir_var_set(b, a, two);
     CHECK(tir_map_end(b, map, two) == NULL);
-    CHECK(!strcmp(last_code(), "TIR-C01"));
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-C01"));
     close_fixture(&fx);
 }
 
