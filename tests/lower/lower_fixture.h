@@ -183,6 +183,22 @@ static bool compare_buffer(const char *label, const run_config *c, const run_buf
     return bad == 0;
 }
 
+/* An example at a shape: examples/NAME.tir with `defines`; alias_out >= 0
+ * binds that parameter to parameter alias_in's memory. */
+typedef struct {
+    const char *name;
+    tir_define defines[8];
+    size_t n_defines;
+    int alias_out, alias_in;
+} example_case;
+
+/* The run configuration of case `e`: run_config_default plus its aliasing. */
+static inline run_config example_config(const example_case *e, uint32_t width, bool exact) {
+    run_config c = run_config_default(width, exact);
+    if (e->alias_out >= 0) c.alias[e->alias_out] = e->alias_in;
+    return c;
+}
+
 /* Runs the kernel under test on `args` (the interiors of the padded
  * allocations, aliases resolved; element types in b->elem) after the
  * reference run ended with status `reference`; false after a failed CHECK. */

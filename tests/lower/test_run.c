@@ -9,13 +9,6 @@
  * and masked accesses on integer types. */
 #include "lower_fixture.h"
 
-typedef struct {
-    const char *name;
-    tir_define defines[8];
-    size_t n_defines;
-    int alias_out, alias_in;
-} example_case;
-
 static void test_examples(void) {
     static const example_case cases[] = {
         {"gemm", {{0}}, 0, -1, -1},
@@ -45,9 +38,8 @@ static void test_examples(void) {
         const example_case *e = &cases[i];
         char *text = read_example(e->name);
         if (!text) continue;
-        run_config c = run_config_default(1, false);
+        run_config c = example_config(e, 1, false);
         if (!strcmp(e->name, "attention")) c.tolerance = 5e-5;
-        if (e->alias_out >= 0) c.alias[e->alias_out] = e->alias_in;
         char label[64];
         snprintf(label, sizeof label, "%s case %zu", e->name, i);
         check_kernel_all_widths(label, text, e->defines, e->n_defines, &o, c);

@@ -67,48 +67,45 @@ static void check_example(const char *label, const char *text, const tir_define 
     tir_module_destroy(m);
 }
 
+/* An example case, and whether its inputs are exact (bitwise comparison). */
 typedef struct {
-    const char *name;
-    tir_define defines[8];
-    size_t n_defines;
-    int alias_out, alias_in;
+    example_case e;
     bool exact;
-} example_case;
+} simd_case;
 
 static void test_examples(void) {
-    static const example_case cases[] = {
-        {"gemm", {{0}}, 0, -1, -1, false},
-        {"gemm", {{"M", 17}, {"N", 19}, {"K", 13}, {"BM", 2}, {"BN", 3}, {"BK", 4}}, 6, -1, -1, true},
-        {"gemm", {{"M", 7}, {"N", 11}, {"K", 129}, {"BM", 3}, {"BN", 5}, {"BK", 65}}, 6, -1, -1, true},
-        {"gemm_bt", {{0}}, 0, -1, -1, false},
-        {"gemm_bt", {{"M", 19}, {"N", 21}, {"K", 13}, {"BK", 4}}, 4, -1, -1, true},
-        {"softmax", {{0}}, 0, -1, -1, false},
-        {"softmax", {{"R", 6}, {"W", 7}}, 2, -1, -1, false},
-        {"softmax", {{0}}, 0, 1, 0, false},
-        {"masked_softmax", {{0}}, 0, -1, -1, false},
-        {"masked_softmax", {{"R", 9}, {"W", 7}}, 2, 1, 0, false},
-        {"layernorm", {{0}}, 0, 3, 0, false},
-        {"layernorm", {{"R", 6}, {"W", 7}}, 2, -1, -1, false},
-        {"rmsnorm", {{0}}, 0, -1, -1, false},
-        {"rmsnorm", {{"R", 6}, {"W", 130}}, 2, 2, 0, false},
-        {"rmsnorm", {{"R", 64}, {"W", 16384}}, 2, -1, -1, false},
-        {"masked_softmax", {{"R", 64}, {"W", 16384}}, 2, -1, -1, false},
-        {"rope", {{0}}, 0, 3, 0, false},
-        {"rope", {{"R", 5}, {"W", 6}}, 2, -1, -1, false},
-        {"gelu", {{0}}, 0, 2, 1, false},
-        {"gelu", {{"R", 6}, {"W", 7}}, 2, -1, -1, false},
-        {"swiglu", {{0}}, 0, -1, -1, false},
-        {"swiglu", {{"R", 6}, {"W", 200}}, 2, 2, 0, false},
-        {"attention", {{0}}, 0, -1, -1, false},
-        {"attention", {{"B", 1}, {"Hq", 2}, {"Hkv", 1}, {"Lq", 3}, {"Lk", 35}, {"D", 7}, {"Dv", 3}, {"bk", 33}}, 8, -1, -1, false},
+    static const simd_case cases[] = {
+        {{"gemm", {{0}}, 0, -1, -1}, false},
+        {{"gemm", {{"M", 17}, {"N", 19}, {"K", 13}, {"BM", 2}, {"BN", 3}, {"BK", 4}}, 6, -1, -1}, true},
+        {{"gemm", {{"M", 7}, {"N", 11}, {"K", 129}, {"BM", 3}, {"BN", 5}, {"BK", 65}}, 6, -1, -1}, true},
+        {{"gemm_bt", {{0}}, 0, -1, -1}, false},
+        {{"gemm_bt", {{"M", 19}, {"N", 21}, {"K", 13}, {"BK", 4}}, 4, -1, -1}, true},
+        {{"softmax", {{0}}, 0, -1, -1}, false},
+        {{"softmax", {{"R", 6}, {"W", 7}}, 2, -1, -1}, false},
+        {{"softmax", {{0}}, 0, 1, 0}, false},
+        {{"masked_softmax", {{0}}, 0, -1, -1}, false},
+        {{"masked_softmax", {{"R", 9}, {"W", 7}}, 2, 1, 0}, false},
+        {{"layernorm", {{0}}, 0, 3, 0}, false},
+        {{"layernorm", {{"R", 6}, {"W", 7}}, 2, -1, -1}, false},
+        {{"rmsnorm", {{0}}, 0, -1, -1}, false},
+        {{"rmsnorm", {{"R", 6}, {"W", 130}}, 2, 2, 0}, false},
+        {{"rmsnorm", {{"R", 64}, {"W", 16384}}, 2, -1, -1}, false},
+        {{"masked_softmax", {{"R", 64}, {"W", 16384}}, 2, -1, -1}, false},
+        {{"rope", {{0}}, 0, 3, 0}, false},
+        {{"rope", {{"R", 5}, {"W", 6}}, 2, -1, -1}, false},
+        {{"gelu", {{0}}, 0, 2, 1}, false},
+        {{"gelu", {{"R", 6}, {"W", 7}}, 2, -1, -1}, false},
+        {{"swiglu", {{0}}, 0, -1, -1}, false},
+        {{"swiglu", {{"R", 6}, {"W", 200}}, 2, 2, 0}, false},
+        {{"attention", {{0}}, 0, -1, -1}, false},
+        {{"attention", {{"B", 1}, {"Hq", 2}, {"Hkv", 1}, {"Lq", 3}, {"Lk", 35}, {"D", 7}, {"Dv", 3}, {"bk", 33}}, 8, -1, -1}, false},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        const example_case *e = &cases[i];
+        const example_case *e = &cases[i].e;
         char *text = read_example(e->name);
         if (!text) continue;
-        run_config c = run_config_default(1, e->exact);
+        run_config c = example_config(e, 1, cases[i].exact);
         c.tolerance = 5e-5;
-        if (e->alias_out >= 0) c.alias[e->alias_out] = e->alias_in;
         char label[64];
         snprintf(label, sizeof label, "%s case %zu", e->name, i);
         check_example(label, text, e->defines, e->n_defines, c);

@@ -26,13 +26,6 @@ static bool run_native(const char *label, const tir_func *f, tilec_kernel *k, co
     return compare_with_reference(label, "native", f, NULL, c, run_dispatch, k);
 }
 
-typedef struct {
-    const char *name;
-    tir_define defines[8];
-    size_t n_defines;
-    int alias_out, alias_in;
-} example_case;
-
 static const example_case cases[] = {
     {"gemm", {{0}}, 0, -1, -1},
     {"gemm", {{"M", 17}, {"N", 19}, {"K", 13}, {"BM", 2}, {"BN", 3}, {"BK", 4}}, 6, -1, -1},
@@ -69,9 +62,8 @@ static void test_examples(void) {
                 flush_diags_in(ctx);
                 if (!k) continue;
                 CHECK(tilec_kernel_width(k) == w && tilec_kernel_workers(k) == t + 1);
-                run_config c = run_config_default(w, false);
+                run_config c = example_config(e, w, false);
                 c.tolerance = 5e-5;
-                if (e->alias_out >= 0) c.alias[e->alias_out] = e->alias_in;
                 char label[96];
                 snprintf(label, sizeof label, "%s case %zu W=%u threads=%u", e->name, i, w, t + 1);
                 run_native(label, f, k, &c);
