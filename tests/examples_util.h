@@ -50,6 +50,17 @@ static inline tir_module *parse_example(tilec_context *ctx, const char *name, co
     return m;
 }
 
+/* A fresh context (*ctx) and `text` parsed in it, without verifying, for
+ * the tests that inject failures; NULL after a failed CHECK (the context
+ * destroyed) when it does not parse. */
+static inline tir_module *parse_in_new_context(const char *name, const char *text, size_t size, tilec_context **ctx) {
+    tir_module *m = NULL;
+    tilec_context_create(NULL, ctx);
+    CHECK(tir_parse(*ctx, text, size, name, NULL, 0, &m) == TILEC_OK);
+    if (!m) tilec_context_destroy(*ctx);
+    return m;
+}
+
 /* Called with each file's path, name and NUL-terminated text; returns
  * whether the file counts (e.g. it parsed). */
 typedef bool (*source_visitor)(const char *path, const char *name, const char *text, size_t size, void *env);

@@ -31,13 +31,8 @@ static bool attempt_lower(tilec_context *ctx, void *env) {
 static bool sweep_file(const char *path, const char *name, const char *text, size_t size, void *env) {
     (void)path, (void)env;
     tilec_context *ctx;
-    tilec_context_create(NULL, &ctx);
-    tir_module *m = NULL;
-    CHECK(tir_parse(ctx, text, size, name, NULL, 0, &m) == TILEC_OK);
-    if (!m) {
-        tilec_context_destroy(ctx);
-        return false;
-    }
+    tir_module *m = parse_in_new_context(name, text, size, &ctx);
+    if (!m) return false;
     const tir_func *f = tir_module_func(m, 0);
     /* small unroll limit: arrays, loops and recipes as well as SSA tiles */
     lower_options o = lower_options_default();

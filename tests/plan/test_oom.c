@@ -38,13 +38,8 @@ static bool attempt_compile(tilec_context *ctx, void *env) {
 static bool sweep_file(const char *path, const char *name, const char *text, size_t size, void *env) {
     (void)path, (void)env;
     tilec_context *ctx;
-    tilec_context_create(NULL, &ctx);
-    tir_module *m = NULL;
-    CHECK(tir_parse(ctx, text, size, name, NULL, 0, &m) == TILEC_OK);
-    if (!m) {
-        tilec_context_destroy(ctx);
-        return false;
-    }
+    tir_module *m = parse_in_new_context(name, text, size, &ctx);
+    if (!m) return false;
     plan_options o = plan_options_default();
     o.max_unrolled_tile_elements = 4;
     o.search_task_grain = true;

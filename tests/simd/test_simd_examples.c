@@ -36,9 +36,9 @@ static bool run_native(const char *label, const tir_func *f, const lower_result 
     return compare_with_reference(label, "native", f, r->args, c, run_simd, &x);
 }
 
-/* Plans, lowers and compiles `text` at every width; compares each. */
-static void check_example(const char *label, const char *text, const tir_define *d, size_t nd, run_config c) {
-    tir_module *m = parse_kernel(text, d, nd);
+/* Plans, lowers and compiles example case `e` at every width; compares each. */
+static void check_example(const char *label, const example_case *e, run_config c) {
+    tir_module *m = parse_example(ctx, e->name, e->defines, e->n_defines);
     if (!m) return;
     const tir_func *f = tir_module_func(m, 0);
     for (uint32_t w = 1; w <= 16; w *= 2) {
@@ -102,14 +102,11 @@ static void test_examples(void) {
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const example_case *e = &cases[i].e;
-        char *text = read_example(e->name);
-        if (!text) continue;
         run_config c = example_config(e, 1, cases[i].exact);
         c.tolerance = 5e-5;
         char label[64];
         snprintf(label, sizeof label, "%s case %zu", e->name, i);
-        check_example(label, text, e->defines, e->n_defines, c);
-        free(text);
+        check_example(label, e, c);
     }
 }
 
