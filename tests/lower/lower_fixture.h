@@ -16,6 +16,7 @@
 #include "examples_util.h"
 #include "lower/lower.h"
 #include "tir/ir.h"
+#include "simd/simd.h"
 #include "xir/interp.h"
 #include "xir/text.h"
 #include "xir/verify.h"
@@ -245,11 +246,56 @@ static inline bool run_xir(void *env, const char *label, tilec_status reference,
     return st == TILEC_OK;
 }
 
+typedef struct {
+    const lower_result *r;
+    const simd_kernel *k;
+} native_run;
+
+/* All blocks on the calling thread; not at all when the reference run
+ * failed (the kernel would make the same bad access natively). */
+static inline bool run_simd(void *env, const char *label, tilec_status reference, size_t n, const tir_buffer *args,
+                     const run_buffers *b) {
+    (void)label, (void)b;
+    const native_run *x = env;
+    if (reference) return false;
+    simd_buffer_arg nat_args[MAX_ARGS];
+    for (size_t i = 0; i < n; i++) nat_args[i] = (simd_buffer_arg){args[i].data, args[i].size_bytes};
+    simd_kernel_run_all(x->k, nat_args, x->r->dispatch_size);
+    return true;
+}
+
+/* Runs `f` on the reference interpreter and kernel `k` natively from
+ * identical inputs; true when they agree everywhere (pads included). */
+static inline bool run_simd_kernel(const char *label, const tir_func *f, const lower_result *r, const simd_kernel *k,
+                       const run_config *c) {
+    native_run x = {r, k};
+    return compare_with_reference(label, "native", f, r->args, c, run_simd, &x);
+}
+
+/* Compiles the lowered kernel with the SIMD backend at c->width and compares
+ * its native run with the reference. */
+static inline bool run_native_lowered(const char *label, const tir_func *f, const lower_result *r, const run_config *c) {
+    simd_options o = simd_options_default();
+    o.width = c->width;
+    simd_kernel *k = NULL;
+    tilec_status st = simd_compile(ctx, r->kernel, &o, &k);
+    CHECK_MSG(st == TILEC_OK, "%s: SIMD compile failed at W=%u", label, c->width);
+    if (st != TILEC_OK) {
+        flush_diags_in(ctx);
+        return false;
+    }
+    bool ok = run_simd_kernel(label, f, r, k, c);
+    simd_kernel_destroy(k);
+    return ok;
+}
+
 /* Runs `f` on the reference interpreter and its lowering on the XIR
- * interpreter from identical inputs; true when they agree everywhere. */
+ * interpreter and natively (SIMD backend, all blocks on this thread) from
+ * identical inputs; true when both agree with the reference everywhere. */
 static inline bool run_and_compare(const char *label, const tir_func *f, const lower_result *r, const run_config *c) {
     xir_run x = {r, c->width};
-    return compare_with_reference(label, "XIR", f, r->args, c, run_xir, &x);
+    bool xir_ok = compare_with_reference(label, "XIR", f, r->args, c, run_xir, &x);
+    return run_native_lowered(label, f, r, c) && xir_ok;
 }
 
 /* Parses `text` with defines, lowers it with `o` and compares at every packet

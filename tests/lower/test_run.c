@@ -1,4 +1,5 @@
-/* Lowered kernels run on the W-lane XIR interpreter and match the TileIR
+/* Lowered kernels run on the W-lane XIR interpreter and natively (SIMD
+ * backend, all blocks on the calling thread) and match the TileIR
  * reference interpreter at W = 1, 2, 4, 8, 16 (lower_fixture.h: padded
  * buffers with sentinels, offset views, NaN-initialized outputs, aliasing):
  * every example at its default and a ragged shape, GEMM bitwise on exact
@@ -392,7 +393,10 @@ static void test_transpose_in_place(void) {
 }
 
 /* A zero-filled load from a 2-element input at origin i-1 (negative for
- * program 0) and at i·INT64_MAX (wrapping), stored at shifted origins. */
+ * program 0) and at i·INT64_MAX (wrapping), stored at shifted origins: Z at
+ * i·(L+1) − 1, negative for program 0 and past the end for the last one.
+ * The programs' stores stay disjoint, as `parallel` requires (overlapping
+ * stores would make the result depend on the order instances run in). */
 static const char bounds_text[] =
     "kernel @bounds<N=5, L=65>(%X: const view<f32>[X.0=2], %Y: view<f32>[Y.0=N*L], %Z: view<f32>[Z.0=N*L]) {\n"
     "  parallel (%i: i=N) {\n"
@@ -407,7 +411,7 @@ static const char bounds_text[] =
     "    %l = const index L\n"
     "    %base = mul %i, %l\n"
     "    store %Y[%base] tile [n=L] bounds=zero, %t3\n"
-    "    %b2 = sub %base, %o\n"
+    "    %b2 = add %base, %o\n"
     "    store %Z[%b2] tile [n=L] bounds=zero, %t3\n"
     "  }\n"
     "}\n";

@@ -10,32 +10,6 @@
 #include "plan/solve.h"
 #include "simd/simd.h"
 
-typedef struct {
-    const lower_result *r;
-    const simd_kernel *k;
-} native_run;
-
-/* All blocks on the calling thread; not at all when the reference run
- * failed (the kernel would make the same bad access natively). */
-static bool run_simd(void *env, const char *label, tilec_status reference, size_t n, const tir_buffer *args,
-                     const run_buffers *b) {
-    (void)label, (void)b;
-    const native_run *x = env;
-    if (reference) return false;
-    simd_buffer_arg nat_args[MAX_ARGS];
-    for (size_t i = 0; i < n; i++) nat_args[i] = (simd_buffer_arg){args[i].data, args[i].size_bytes};
-    simd_kernel_run_all(x->k, nat_args, x->r->dispatch_size);
-    return true;
-}
-
-/* Runs `f` on the reference interpreter and kernel `k` natively from
- * identical inputs; true when they agree everywhere (pads included). */
-static bool run_native(const char *label, const tir_func *f, const lower_result *r, const simd_kernel *k,
-                       const run_config *c) {
-    native_run x = {r, k};
-    return compare_with_reference(label, "native", f, r->args, c, run_simd, &x);
-}
-
 /* Plans, lowers and compiles example case `e` at every width; compares each. */
 static void check_example(const char *label, const example_case *e, run_config c) {
     tir_module *m = parse_example(ctx, e->name, e->defines, e->n_defines);
@@ -56,7 +30,7 @@ static void check_example(const char *label, const example_case *e, run_config c
             CHECK_MSG(st == TILEC_OK, "%s W%u: simd_compile failed", label, w);
             if (!st) {
                 c.width = w;
-                run_native(label, f, &lr, k, &c);
+                run_simd_kernel(label, f, &lr, k, &c);
                 simd_kernel_destroy(k);
             }
             lower_result_free(&lr);
@@ -143,7 +117,7 @@ static void test_contiguous_example(void) {
             CHECK_MSG(sc->contiguous_loads == 1 && sc->contiguous_stores == 1, "W=%u: %s", w, simd_kernel_realization(k));
             CHECK_MSG(sc->broadcast_loads == 1, "W=%u: the scale is not a broadcast: %s", w, simd_kernel_realization(k));
             run_config c = run_config_default(w, true);
-            run_native("scale", f, &lr, k, &c);
+            run_simd_kernel("scale", f, &lr, k, &c);
             simd_kernel_destroy(k);
         }
         lower_result_free(&lr);

@@ -22,7 +22,7 @@ static bool run_dispatch(void *env, const char *label, tilec_status reference, s
 
 /* Reference and native runs from identical inputs (the const parameters
  * read, the others NaN); true when they agree everywhere, pads included. */
-static bool run_native(const char *label, const tir_func *f, tilec_kernel *k, const run_config *c) {
+static bool run_facade(const char *label, const tir_func *f, tilec_kernel *k, const run_config *c) {
     return compare_with_reference(label, "native", f, NULL, c, run_dispatch, k);
 }
 
@@ -66,7 +66,7 @@ static void test_examples(void) {
                 c.tolerance = 5e-5;
                 char label[96];
                 snprintf(label, sizeof label, "%s case %zu W=%u threads=%u", e->name, i, w, t + 1);
-                run_native(label, f, k, &c);
+                run_facade(label, f, k, &c);
                 tilec_kernel_destroy(k);
             }
         tir_module_destroy(m);
@@ -194,11 +194,11 @@ static void test_lifetimes(void) {
     run_config c = run_config_default(8, false);
     c.tolerance = 5e-5;
     tilec_kernel_destroy(a);
-    if (b) run_native("softmax after destroying a sibling", f, b, &c);
+    if (b) run_facade("softmax after destroying a sibling", f, b, &c);
     tilec_kernel_destroy(b);
     b = NULL;
     CHECK(tilec_compile(ctx, f, &o, &b) == TILEC_OK);
-    if (b) run_native("softmax compiled again", f, b, &c);
+    if (b) run_facade("softmax compiled again", f, b, &c);
     tilec_kernel_destroy(b);
     tilec_runtime_destroy(rt);
     /* no runtime: the kernel owns one */
@@ -210,7 +210,7 @@ static void test_lifetimes(void) {
     flush_diags_in(ctx);
     if (own) {
         CHECK(tilec_kernel_workers(own) == 2);
-        run_native("softmax on its own runtime", f, own, &c);
+        run_facade("softmax on its own runtime", f, own, &c);
     }
     tilec_kernel_destroy(own);
     tir_module_destroy(m);
