@@ -269,9 +269,9 @@ static size_t index_count(const tir_op *op, size_t trailing) {
     return op->operand_count > trailing + 1 ? op->operand_count - trailing - 1 : 0;
 }
 
-static void print_load(printer *pr, const tir_op *op) {
-    size_t extra = op->has_fill ? 1 : op->masked ? 2 : 0, n = index_count(op, extra);
-    strbuf_append(pr->out, "load ");
+/* "KEYWORD %view[i, j] [tile SPACE bounds=MODE]": what loads and stores share. */
+static void print_access(printer *pr, const tir_op *op, const char *keyword, size_t n) {
+    strbuf_printf(pr->out, "%s ", keyword);
     print_value(pr, operand(op, 0));
     strbuf_append(pr->out, "[");
     print_operands(pr, op, 1, 1 + n);
@@ -280,11 +280,16 @@ static void print_load(printer *pr, const tir_op *op) {
         strbuf_append(pr->out, " tile ");
         print_space(pr, op->domain);
         strbuf_printf(pr->out, " bounds=%s", bounds_name(op->bounds));
-        if (op->has_fill) {
-            strbuf_append(pr->out, " fill ");
-            print_value(pr, operand(op, 1 + n));
-        }
-    } else if (op->masked) {
+    }
+}
+
+static void print_load(printer *pr, const tir_op *op) {
+    size_t extra = op->has_fill ? 1 : op->masked ? 2 : 0, n = index_count(op, extra);
+    print_access(pr, op, "load", n);
+    if (op->domain && op->has_fill) {
+        strbuf_append(pr->out, " fill ");
+        print_value(pr, operand(op, 1 + n));
+    } else if (!op->domain && op->masked) {
         strbuf_append(pr->out, " mask ");
         print_value(pr, operand(op, 1 + n));
         strbuf_append(pr->out, " else ");
@@ -294,16 +299,7 @@ static void print_load(printer *pr, const tir_op *op) {
 
 static void print_store(printer *pr, const tir_op *op) {
     size_t n = index_count(op, 1);
-    strbuf_append(pr->out, "store ");
-    print_value(pr, operand(op, 0));
-    strbuf_append(pr->out, "[");
-    print_operands(pr, op, 1, 1 + n);
-    strbuf_append(pr->out, "]");
-    if (op->domain) {
-        strbuf_append(pr->out, " tile ");
-        print_space(pr, op->domain);
-        strbuf_printf(pr->out, " bounds=%s", bounds_name(op->bounds));
-    }
+    print_access(pr, op, "store", n);
     strbuf_append(pr->out, ", ");
     print_value(pr, operand(op, 1 + n));
 }
