@@ -12,6 +12,7 @@ struct simd_kernel {
     simd_entry_fn entry;
     uint32_t width, block_size;
     simd_counters counters;
+    simd_compile_times times;
     strbuf realization, ir, asm_text;
     bool has_ir, has_asm;
 };
@@ -94,7 +95,8 @@ tilec_status simd_compile(tilec_context *ctx, const xir_func *f, const simd_opti
 #define X(name) strbuf_printf(&k->realization, #name "=%llu; ", (unsigned long long)k->counters.name);
     SIMD_COUNTERS(X)
 #undef X
-    strbuf_printf(&k->realization, "emit_ms=%.3f; jit_ms=%.3f;", t1 - t0, now_ms() - t1);
+    k->times = (simd_compile_times){.emit_ms = t1 - t0, .jit_ms = now_ms() - t1};
+    strbuf_printf(&k->realization, "emit_ms=%.3f; jit_ms=%.3f;", k->times.emit_ms, k->times.jit_ms);
     *out = k;
     return TILEC_OK;
 }
@@ -102,6 +104,7 @@ tilec_status simd_compile(tilec_context *ctx, const xir_func *f, const simd_opti
 simd_entry_fn simd_kernel_entry(const simd_kernel *k) { return k->entry; }
 uint32_t simd_kernel_width(const simd_kernel *k) { return k->width; }
 const simd_counters *simd_kernel_counters(const simd_kernel *k) { return &k->counters; }
+simd_compile_times simd_kernel_compile_times(const simd_kernel *k) { return k->times; }
 const char *simd_kernel_realization(const simd_kernel *k) { return strbuf_cstr((strbuf *)&k->realization); }
 const char *simd_kernel_ir(const simd_kernel *k) { return k->has_ir ? strbuf_cstr((strbuf *)&k->ir) : NULL; }
 const char *simd_kernel_asm(const simd_kernel *k) { return k->has_asm ? strbuf_cstr((strbuf *)&k->asm_text) : NULL; }

@@ -71,6 +71,11 @@ uint32_t simd_kernel_width(const simd_kernel *k);
 /* Per-thread workspace the entry needs (0: none; at most 16 MiB). */
 uint64_t simd_kernel_workspace_bytes(const simd_kernel *k);
 const simd_counters *simd_kernel_counters(const simd_kernel *k);
+/* Milliseconds spent compiling: LLVM IR emission, then optimization + JIT. */
+typedef struct {
+    double emit_ms, jit_ms;
+} simd_compile_times;
+simd_compile_times simd_kernel_compile_times(const simd_kernel *k);
 /* "key=value; " realization items (width, counters, compile time). */
 const char *simd_kernel_realization(const simd_kernel *k);
 /* NULL unless captured. */

@@ -56,11 +56,6 @@ static void plan_label(const plan_result *p, strbuf *s) {
 }
 
 /* The backend reports its stage times in its realization string. */
-static double backend_ms(const char *realization, const char *key) {
-    const char *at = strstr(realization, key);
-    return at ? strtod(at + strlen(key), NULL) : 0.0;
-}
-
 static tilec_kernel *kernel_new(tilec_context *ctx) {
     tilec_kernel *k = tilec_alloc(ctx, sizeof *k);
     if (!k) return NULL;
@@ -157,12 +152,12 @@ tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_co
     double t4 = now_ms();
 
     if (!st) {
-        const char *backend = simd_kernel_realization(k->native);
+        simd_compile_times backend = simd_kernel_compile_times(k->native);
         k->times = (tilec_compile_times){.verify = t1 - t0,
                                          .plan = t2 - t1,
                                          .lower = t3 - t2,
-                                         .llvm = backend_ms(backend, "emit_ms="),
-                                         .jit = backend_ms(backend, "jit_ms="),
+                                         .llvm = backend.emit_ms,
+                                         .jit = backend.jit_ms,
                                          .total = t4 - t0};
         k->flops = tilec_count_mma_flops(f);
         if (!take_launch(k, &plan, &lowered) || !tilec_kernel_describe(k))

@@ -21,6 +21,15 @@ expect 0 "$TILEC" run "$SRC/examples/gemm.tir" --check -D M=19 -D N=21 -D K=13 -
 expect 0 "$TILEC" run "$SRC/examples/gemm.tir" --check --tiles 2,5 --width 8 &&
   contains "$WORK/out" 'tiles\[2,5\]'
 
+# Full-packet specialization: on by default, --no-full-packets turns it off;
+# both agree with the reference on a ragged dispatch (33 rows: a masked tail).
+for threads in 1 2; do
+  expect 0 "$TILEC" run "$SRC/examples/softmax.tir" -D R=33 --check --width 16 --threads "$threads" &&
+    contains "$WORK/out" 'full_packet_bodies=1;'
+  expect 0 "$TILEC" run "$SRC/examples/softmax.tir" -D R=33 --check --width 16 --threads "$threads" --no-full-packets &&
+    contains "$WORK/out" 'full_packet_bodies=0;'
+done
+
 # native is the default engine; --reference still runs the interpreter.
 expect 0 "$TILEC" run "$SRC/examples/softmax.tir" && contains "$WORK/out" '^@softmax: native \(W='
 expect 0 "$TILEC" run "$SRC/examples/softmax.tir" --reference && contains "$WORK/out" 'reference interpreter'
@@ -46,6 +55,7 @@ expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --threads 0 && contains "$WORK
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --partitions 2 && contains "$WORK/err" 'native execution takes only'
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --reference --check && contains "$WORK/err" '--check is for native'
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --xir --threads 2 && contains "$WORK/err" '--threads is for native'
+expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --xir --no-full-packets && contains "$WORK/err" '--no-full-packets is for native'
 expect 2 "$TILEC" bench && contains "$WORK/err" 'missing FILE.tir'
 expect 1 "$TILEC" run "$SRC/examples/softmax.tir" --width 3 && contains "$WORK/err" 'TILEC-O01'
 expect 1 "$TILEC" emit-asm "$SRC/examples/softmax.tir" --block 7 && contains "$WORK/err" 'error\['

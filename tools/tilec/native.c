@@ -33,7 +33,11 @@ bool cli_native_option(cli_native *n, const char *command, int id, const char *v
         n->threads = (uint32_t)t;
         return true;
     }
-    if (id < OPT_LOWER_BLOCK || id >= OPT_NATIVE_THREADS) return false;
+    if (id == OPT_NATIVE_NO_FULL_PACKETS) {
+        n->no_full_packets = true;
+        return true;
+    }
+    if (id < OPT_LOWER_BLOCK || id >= OPT_NATIVE_THREADS) return false; /* not a lowering option */
     *ok = cli_lowering_option(&n->lowering, command, id, value);
     if (id == OPT_LOWER_WIDTH) n->width_given = true;
     if (!native_takes(id) && !n->refused) n->refused = id;
@@ -43,7 +47,8 @@ bool cli_native_option(cli_native *n, const char *command, int id, const char *v
 bool cli_native_check(const cli_native *n, const char *command) {
     if (!n->refused) return true;
     cli_usage_error(command, "this option models a target or tunes the XIR lowering; native execution takes only "
-                             "--threads, --width, --block, --order, --tiles, --grain and --max-candidates");
+                             "--threads, --no-full-packets, --width, --block, --order, --tiles, --grain and "
+                             "--max-candidates");
     return false;
 }
 
@@ -53,6 +58,7 @@ tilec_compile_options cli_native_options(const cli_native *n) {
     const plan_options *po = &n->lowering.planning.options;
     o.width = n->width_given ? lo->packet_width : 0;
     o.threads = n->threads;
+    o.full_packet_specialization = !n->no_full_packets;
     o.block_size = lo->block_size;
     o.root_axis_order = lo->root_axis_order;
     o.root_axis_order_len = lo->root_axis_order_len;
@@ -129,8 +135,8 @@ int cli_run_native(tilec_context *ctx, const cli_native *n, const tir_func *f, c
 enum { OPT_REQ_DEFINE = 1, OPT_REQ_KERNEL };
 
 static const cli_option request_options[] = {
-    {"-D", true, OPT_REQ_DEFINE}, {"--kernel", true, OPT_REQ_KERNEL}, {"--threads", true, OPT_NATIVE_THREADS},
-    CLI_LOWERING_OPTIONS,         {NULL, false, 0},
+    {"-D", true, OPT_REQ_DEFINE}, {"--kernel", true, OPT_REQ_KERNEL}, CLI_NATIVE_OPTIONS, CLI_LOWERING_OPTIONS,
+    {NULL, false, 0},
 };
 
 int cli_native_request_scan(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r) {

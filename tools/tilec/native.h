@@ -4,7 +4,7 @@
  * through the public facade (include/tilec/tilec.h).
  *
  * Native options: --threads N (runtime workers; default TILEC_THREADS, else
- * the cores) and --width W (packet width; default TILEC_SIMD_WIDTH, else the
+ * the cores), --no-full-packets (turns full-packet specialization off) and --width W (packet width; default TILEC_SIMD_WIDTH, else the
  * host's), plus the planner constraints --block, --order, --tiles, --grain and
  * --max-candidates of lowering.h.  The other lowering/planning options model a
  * target (--workers, --local-lanes, ...) or tune the XIR lowering only; native
@@ -16,9 +16,13 @@
 #include "lowering.h"
 #include "tilec/tilec.h"
 
-enum { OPT_NATIVE_THREADS = 140 };
+enum { OPT_NATIVE_THREADS = 140, OPT_NATIVE_NO_FULL_PACKETS };
+#define CLI_NATIVE_OPTIONS \
+    {"--threads", true, OPT_NATIVE_THREADS}, {"--no-full-packets", false, OPT_NATIVE_NO_FULL_PACKETS}
 #define CLI_NATIVE_HELP \
     "  --threads N       runtime worker threads (default: TILEC_THREADS, else the cores)\n" \
+    "  --no-full-packets emit one masked body for every packet instead of adding an\n" \
+    "                    all-active body for complete packets (full-packet specialization)\n" \
     "  --width W         packet width 1, 2, 4, 8 or 16 (default: TILEC_SIMD_WIDTH, else\n" \
     "                    the host's: 16 with AVX-512F, 8 with AVX2, else 4)\n" \
     "  --block B, --order I,J,..., --tiles A,B,..., --grain G, --max-candidates N\n" \
@@ -28,11 +32,12 @@ typedef struct {
     cli_lowering lowering; /* --width, --block, --order, --tiles, --grain, --max-candidates */
     bool width_given;
     uint32_t threads;
+    bool no_full_packets;
     int refused; /* the first option id native execution does not take, 0: none */
 } cli_native;
 
 void cli_native_init(cli_native *n);
-/* true when `id` is --threads or one of CLI_LOWERING_OPTIONS (recorded);
+/* true when `id` is one of CLI_NATIVE_OPTIONS or one of CLI_LOWERING_OPTIONS (recorded);
  * false when the id is not one of these (the caller handles it).  *ok is
  * false after printing a usage error for a malformed value. */
 bool cli_native_option(cli_native *n, const char *command, int id, const char *value, bool *ok);

@@ -21,7 +21,7 @@ static const cli_option options[] = {
     {"-D", true, OPT_DEFINE},       {"--kernel", true, OPT_KERNEL}, {"--in", true, OPT_IN},
     {"--out", true, OPT_OUT},       {"--seed", true, OPT_SEED},     {"--reference", false, OPT_REFERENCE},
     {"--xir", false, OPT_XIR},      {"--native", false, OPT_NATIVE}, {"--check", false, OPT_CHECK},
-    {"--threads", true, OPT_NATIVE_THREADS}, CLI_LOWERING_OPTIONS, {NULL, false, 0},
+    CLI_NATIVE_OPTIONS,             CLI_LOWERING_OPTIONS,           {NULL, false, 0},
 };
 
 typedef struct {
@@ -99,6 +99,8 @@ static int scan(run_request *r, int argc, char **argv) {
         return cli_usage_error("run", "--check is for native execution (--xir always checks)");
     if (r->engine == ENGINE_XIR && r->native.threads)
         return cli_usage_error("run", "--threads is for native execution (--xir models workers with --workers)");
+    if (r->engine == ENGINE_XIR && r->native.no_full_packets)
+        return cli_usage_error("run", "--no-full-packets is for native execution");
     if (r->engine == ENGINE_NATIVE && !cli_native_check(&r->native, "run")) return CLI_EXIT_USAGE;
     const file_arg *in = r->ins.data;
     for (size_t i = 0; i < r->ins.len; i++)
