@@ -16,6 +16,7 @@
 #include "examples_util.h"
 #include "lower/lower.h"
 #include "tir/ir.h"
+#include "rt/dispatch.h"
 #include "simd/simd.h"
 #include "xir/interp.h"
 #include "xir/text.h"
@@ -249,15 +250,42 @@ static inline bool run_xir(void *env, const char *label, tilec_status reference,
 typedef struct {
     const lower_result *r;
     const simd_kernel *k;
+    rt_pool *pool; /* NULL: every block on the calling thread */
 } native_run;
 
-/* All blocks on the calling thread; not at all when the reference run
- * failed (the kernel would make the same bad access natively). */
+/* Through the runtime: one task per block, so a pool of several workers
+ * really splits the blocks among its threads. */
+static inline bool run_simd_pool(const native_run *x, const char *label, size_t n, const tir_buffer *args) {
+    rt_param params[MAX_ARGS];
+    rt_arg bound[MAX_ARGS];
+    for (size_t i = 0; i < n; i++) {
+        params[i] = (rt_param){x->r->args[i].elem, x->r->args[i].min_bytes};
+        bound[i] = (rt_arg){args[i].data, args[i].size_bytes, x->r->args[i].elem};
+    }
+    rt_kernel desc = {
+        .name = label,
+        .entry = (rt_entry)(void (*)(void))simd_kernel_entry(x->k), /* the same packet ABI */
+        .arg_count = (uint32_t)n,
+        .params = params,
+        .dispatch_size = x->r->dispatch_size,
+        .block_size = x->r->kernel->block_size,
+        .blocks_per_task = 1,
+        .workspace_bytes = simd_kernel_workspace_bytes(x->k),
+    };
+    tilec_status st = rt_dispatch(x->pool, ctx, &desc, bound, (uint32_t)n, NULL);
+    CHECK_MSG(st == TILEC_OK, "%s: dispatch on %u workers failed", label, rt_pool_worker_count(x->pool));
+    if (st) flush_diags_in(ctx);
+    return st == TILEC_OK;
+}
+
+/* Not at all when the reference run failed (the kernel would make the same
+ * bad access natively). */
 static inline bool run_simd(void *env, const char *label, tilec_status reference, size_t n, const tir_buffer *args,
                      const run_buffers *b) {
-    (void)label, (void)b;
+    (void)b;
     const native_run *x = env;
     if (reference) return false;
+    if (x->pool) return run_simd_pool(x, label, n, args);
     simd_buffer_arg nat_args[MAX_ARGS];
     for (size_t i = 0; i < n; i++) nat_args[i] = (simd_buffer_arg){args[i].data, args[i].size_bytes};
     simd_kernel_run_all(x->k, nat_args, x->r->dispatch_size);
@@ -265,11 +293,16 @@ static inline bool run_simd(void *env, const char *label, tilec_status reference
 }
 
 /* Runs `f` on the reference interpreter and kernel `k` natively from
- * identical inputs; true when they agree everywhere (pads included). */
+ * identical inputs, on the calling thread and then on a pool of 2 workers;
+ * true when both agree with the reference everywhere (pads included). */
 static inline bool run_simd_kernel(const char *label, const tir_func *f, const lower_result *r, const simd_kernel *k,
                        const run_config *c) {
-    native_run x = {r, k};
-    return compare_with_reference(label, "native", f, r->args, c, run_simd, &x);
+    native_run x = {r, k, NULL};
+    bool ok = compare_with_reference(label, "native", f, r->args, c, run_simd, &x);
+    CHECK(rt_pool_create(ctx, &(rt_pool_options){2}, &x.pool) == TILEC_OK);
+    if (x.pool) ok = compare_with_reference(label, "native, 2 threads", f, r->args, c, run_simd, &x) && ok;
+    rt_pool_destroy(x.pool);
+    return ok;
 }
 
 /* Compiles the lowered kernel with the SIMD backend at c->width and compares
@@ -290,7 +323,7 @@ static inline bool run_native_lowered(const char *label, const tir_func *f, cons
 }
 
 /* Runs `f` on the reference interpreter and its lowering on the XIR
- * interpreter and natively (SIMD backend, all blocks on this thread) from
+ * interpreter and natively (SIMD backend, 1 and 2 threads) from
  * identical inputs; true when both agree with the reference everywhere. */
 static inline bool run_and_compare(const char *label, const tir_func *f, const lower_result *r, const run_config *c) {
     xir_run x = {r, c->width};
