@@ -43,6 +43,18 @@ tilec_status tilec_runtime_create(tilec_context *ctx, uint32_t workers, tilec_ru
 void tilec_runtime_destroy(tilec_runtime *rt);
 uint32_t tilec_runtime_workers(const tilec_runtime *rt);
 
+/* The planner's cost-model prior (docs/planner.md "Cost"): relative work
+ * units, not nanoseconds.  Every coefficient finite and >= 0 (PLAN-C01). */
+typedef struct {
+    double arithmetic;        /* per arithmetic operation (1) */
+    double broadcast_load;    /* per view load whose address is lane-invariant (1) */
+    double contiguous_memory; /* per view access with address slope ±1 (2) */
+    double gathered_lane;     /* per lane of any other access, times W (2) */
+    double block_dispatch;    /* per block on the critical worker (128) */
+    double task_dispatch;     /* per task on the critical worker (0) */
+    double worker_activation; /* once when more than one worker runs (0) */
+} tilec_cost_coefficients;
+
 typedef struct {
     /* ---- planner options (constraints, not hints; arrays borrowed during the call) ---- */
     uint32_t block_size;             /* 0: search the thread pool's proposals; else exact */
@@ -52,6 +64,11 @@ typedef struct {
     size_t root_axis_tiles_len;      /* 0: none */
     uint64_t max_candidates;         /* planner budget (1024) */
     uint32_t blocks_per_task;        /* 0: the pool's heuristic; else a fixed CPU task grain */
+    bool search_task_grain;          /* also enumerate task grains (ignored when blocks_per_task is set) */
+    tilec_cost_coefficients cost;    /* the cost prior (defaults above) */
+    /* ---- representation (fixed for the whole search) ---- */
+    uint32_t max_unrolled_tile_elements; /* 64: larger tiles become arrays + loops; 0 = no bound */
+    uint32_t reduction_partitions;       /* 4: partial accumulators of closed reductions, 1..16 */
     /* ---- backend options ---- */
     uint32_t width;                  /* 0: TILEC_SIMD_WIDTH, else the host's; else 1/2/4/8/16 */
     tilec_runtime *runtime;          /* borrowed; NULL: the kernel owns one with `threads` workers */

@@ -11,23 +11,16 @@
 #ifndef TILEC_PLAN_OPTIONS_H
 #define TILEC_PLAN_OPTIONS_H
 
-#include "tilec/diag.h"
+#include "tilec/tilec.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* The uncalibrated relative-work prior (seed §4 "Cost units and formula"):
- * not nanoseconds, not instruction counts.  All finite and >= 0. */
-typedef struct {
-    double arithmetic;        /* per arithmetic operation (1) */
-    double broadcast_load;    /* per view load whose address is lane-invariant (1) */
-    double contiguous_memory; /* per view access with address slope ±1 (2) */
-    double gathered_lane;     /* per lane of any other access, times W (2) */
-    double block_dispatch;    /* per block on the critical worker (128) */
-    double task_dispatch;     /* per task on the critical worker (0) */
-    double worker_activation; /* once when more than one worker runs (0) */
-} plan_cost_coefficients;
+ * not nanoseconds, not instruction counts.  All finite and >= 0.  The public
+ * facade's type, so compile options pass through unchanged. */
+typedef tilec_cost_coefficients plan_cost_coefficients;
 
 /* X(field) in report order. */
 #define PLAN_COEFFICIENTS(X) \

@@ -24,7 +24,11 @@ static double now_ms(void) {
 }
 
 tilec_compile_options tilec_compile_options_default(void) {
-    return (tilec_compile_options){.max_candidates = plan_options_default().max_candidates,
+    plan_options p = plan_options_default();
+    return (tilec_compile_options){.max_candidates = p.max_candidates,
+                                   .cost = p.cost,
+                                   .max_unrolled_tile_elements = p.max_unrolled_tile_elements,
+                                   .reduction_partitions = p.reduction_partitions,
                                    .full_packet_specialization = true};
 }
 
@@ -37,6 +41,10 @@ static plan_options planner_options(const tilec_compile_options *o) {
     p.root_axis_tiles_len = o->root_axis_tiles_len;
     p.max_candidates = o->max_candidates;
     p.blocks_per_task = o->blocks_per_task;
+    p.search_task_grain = o->search_task_grain && !o->blocks_per_task;
+    p.cost = o->cost;
+    p.max_unrolled_tile_elements = o->max_unrolled_tile_elements;
+    p.reduction_partitions = o->reduction_partitions;
     return p;
 }
 

@@ -30,6 +30,13 @@ for threads in 1 2; do
     contains "$WORK/out" 'full_packet_bodies=0;'
 done
 
+# Representation settings and cost coefficients reach the native planner.
+expect 0 "$TILEC" run "$SRC/examples/layernorm.tir" --check --partitions 1 --max-unrolled 0 --width 8 &&
+  contains "$WORK/out" 'vs reference: max abs err .*, ok$'
+expect 0 "$TILEC" run "$SRC/examples/gemm.tir" --check --cost block_dispatch=0 --search-grain --width 8 &&
+  contains "$WORK/out" 'vs reference: max abs err .*, ok$'
+expect 1 "$TILEC" run "$SRC/examples/gemm.tir" --cost arithmetic=-1 && contains "$WORK/err" 'PLAN-C01'
+
 # native is the default engine; --reference still runs the interpreter.
 expect 0 "$TILEC" run "$SRC/examples/softmax.tir" && contains "$WORK/out" '^@softmax: native \(W='
 expect 0 "$TILEC" run "$SRC/examples/softmax.tir" --reference && contains "$WORK/out" 'reference interpreter'
@@ -52,7 +59,8 @@ expect 0 "$TILEC" emit-llvm "$SRC/examples/softmax.tir" --width 8 && contains "$
 
 # Usage and compile errors.
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --threads 0 && contains "$WORK/err" '--threads needs'
-expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --partitions 2 && contains "$WORK/err" 'native execution takes only'
+expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --workers 4 && contains "$WORK/err" 'models a target .*--threads'
+expect 2 "$TILEC" bench "$SRC/examples/softmax.tir" --local-lanes 16 && contains "$WORK/err" 'not realized natively'
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --reference --check && contains "$WORK/err" '--check is for native'
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --xir --threads 2 && contains "$WORK/err" '--threads is for native'
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --xir --no-full-packets && contains "$WORK/err" '--no-full-packets is for native'

@@ -237,9 +237,43 @@ static void test_option_errors(void) {
     tir_module_destroy(m);
 }
 
+/* Cost coefficients and representation settings reach the planner and the
+ * lowering (their realization items), and bad ones are diagnostics. */
+static void test_planner_settings(void) {
+    tir_module *m = parse_example(ctx, "softmax", NULL, 0);
+    if (!m) return;
+    const tir_func *f = tir_module_func(m, 0);
+    tilec_compile_options o = tilec_compile_options_default();
+    o.threads = 1;
+    o.cost.block_dispatch = 5;
+    o.reduction_partitions = 2;
+    o.max_unrolled_tile_elements = 0;
+    tilec_kernel *k = NULL;
+    CHECK(tilec_compile(ctx, f, &o, &k) == TILEC_OK && k);
+    flush_diags_in(ctx);
+    if (k) {
+        const char *r = tilec_kernel_plan_realization(k);
+        CHECK_MSG(has_item(r, "cost_dispatch=5;") && has_item(r, "unordered_reduction_partitions=2;") &&
+                      has_item(r, "max_unrolled_tile_elements=0;"),
+                  "plan realization: %s", r);
+        run_config c = run_config_default(tilec_kernel_width(k), false);
+        run_facade("softmax with planner settings", f, k, &c);
+    }
+    tilec_kernel_destroy(k);
+    o.cost.gathered_lane = -1;
+    CHECK(tilec_compile(ctx, f, &o, &k) == TILEC_E_ARG && !k && has_diag("PLAN-C01", NULL));
+    tilec_diag_clear(ctx);
+    o.cost.gathered_lane = 2;
+    o.reduction_partitions = 17;
+    CHECK(tilec_compile(ctx, f, &o, &k) == TILEC_E_ARG && !k && tilec_diag_count(ctx) > 0);
+    tilec_diag_clear(ctx);
+    tir_module_destroy(m);
+}
+
 int main(void) {
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
     test_option_errors();
+    test_planner_settings();
     test_metadata();
     test_argument_errors();
     test_lifetimes();

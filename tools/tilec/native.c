@@ -16,8 +16,12 @@ static bool native_takes(int id) {
     case OPT_LOWER_WIDTH:
     case OPT_LOWER_ORDER:
     case OPT_LOWER_TILES:
+    case OPT_LOWER_PARTITIONS:
+    case OPT_LOWER_MAX_UNROLLED:
     case OPT_PLAN_GRAIN:
-    case OPT_PLAN_MAX_CANDIDATES: return true;
+    case OPT_PLAN_SEARCH_GRAIN:
+    case OPT_PLAN_MAX_CANDIDATES:
+    case OPT_PLAN_COST: return true;
     default: return false;
     }
 }
@@ -46,9 +50,8 @@ bool cli_native_option(cli_native *n, const char *command, int id, const char *v
 
 bool cli_native_check(const cli_native *n, const char *command) {
     if (!n->refused) return true;
-    cli_usage_error(command, "this option models a target or tunes the XIR lowering; native execution takes only "
-                             "--threads, --no-full-packets, --width, --block, --order, --tiles, --grain and "
-                             "--max-candidates");
+    cli_usage_error(command, "this option models a target (--workers: use --threads) or is not realized natively "
+                             "yet (--local-lanes, --fuse)");
     return false;
 }
 
@@ -65,7 +68,11 @@ tilec_compile_options cli_native_options(const cli_native *n) {
     o.root_axis_tiles = lo->root_axis_tiles;
     o.root_axis_tiles_len = lo->root_axis_tiles_len;
     o.blocks_per_task = po->blocks_per_task;
+    o.search_task_grain = po->search_task_grain;
     o.max_candidates = po->max_candidates;
+    o.cost = po->cost;
+    o.max_unrolled_tile_elements = lo->max_unrolled_tile_elements;
+    o.reduction_partitions = lo->reduction_partitions;
     return o;
 }
 

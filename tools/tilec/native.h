@@ -5,9 +5,10 @@
  *
  * Native options: --threads N (runtime workers; default TILEC_THREADS, else
  * the cores), --no-full-packets (turns full-packet specialization off) and --width W (packet width; default TILEC_SIMD_WIDTH, else the
- * host's), plus the planner constraints --block, --order, --tiles, --grain and
- * --max-candidates of lowering.h.  The other lowering/planning options model a
- * target (--workers, --local-lanes, ...) or tune the XIR lowering only; native
+ * host's), plus the planner constraints and settings of lowering.h (--block,
+ * --order, --tiles, --grain, --search-grain, --max-candidates, --cost,
+ * --partitions, --max-unrolled).  --workers models a target (native uses
+ * --threads) and --local-lanes / --fuse are not realized natively yet; native
  * commands refuse them. */
 #ifndef TILEC_CLI_NATIVE_H
 #define TILEC_CLI_NATIVE_H
@@ -25,11 +26,12 @@ enum { OPT_NATIVE_THREADS = 140, OPT_NATIVE_NO_FULL_PACKETS };
     "                    all-active body for complete packets (full-packet specialization)\n" \
     "  --width W         packet width 1, 2, 4, 8 or 16 (default: TILEC_SIMD_WIDTH, else\n" \
     "                    the host's: 16 with AVX-512F, 8 with AVX2, else 4)\n" \
-    "  --block B, --order I,J,..., --tiles A,B,..., --grain G, --max-candidates N\n" \
-    "                    planner constraints, as for `tilec plan`\n"
+    "  --block B, --order I,J,..., --tiles A,B,..., --grain G, --search-grain,\n" \
+    "  --max-candidates N, --cost NAME=X, --partitions P, --max-unrolled N\n" \
+    "                    planner constraints and settings, as for `tilec plan`\n"
 
 typedef struct {
-    cli_lowering lowering; /* --width, --block, --order, --tiles, --grain, --max-candidates */
+    cli_lowering lowering; /* --width and the planner constraints and settings */
     bool width_given;
     uint32_t threads;
     bool no_full_packets;
