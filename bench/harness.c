@@ -15,7 +15,7 @@ static void usage(FILE *f, const char *family) {
     fprintf(f,
             "usage: bench_%s [--rounds N] [--round-ms MS] [--warmup-ms MS] [--max-reps N]\n"
             "                [--kernel NAME]... [--size SUBSTR]... [--threads N[,N...]]...\n"
-            "                [--torch-worker PATH] [--list]\n"
+            "                [--torch-worker PATH] [--python PATH] [--list]\n"
             "\n"
             "Times tilec against its peers (ABBA rounds, outputs checked against FP64\n"
             "before timing) and writes one JSON document to stdout; progress on stderr.\n"
@@ -27,6 +27,7 @@ static void usage(FILE *f, const char *family) {
             "  --size SUBSTR    only shapes containing SUBSTR, e.g. 1024x4096 (repeatable)\n"
             "  --threads LIST   thread counts, e.g. 1,2 (default 1,2)\n"
             "  --torch-worker P the PyTorch coprocess script (rows, attention)\n"
+            "  --python PATH    its interpreter (default /usr/bin/python3, Debian's torch)\n"
             "  --list           print the selected rows and exit\n",
             family);
 }
@@ -75,6 +76,8 @@ void bench_parse_options(int argc, char **argv, const char *family, bench_option
             o->sizes[o->n_sizes++] = argv[++i];
         else if (more && !strcmp(a, "--torch-worker"))
             o->torch_worker = argv[++i];
+        else if (more && !strcmp(a, "--python"))
+            o->python = argv[++i];
         else if (more && !strcmp(a, "--threads")) {
             /* A comma-separated list; repeated options add to it. */
             char *s = argv[++i];

@@ -41,6 +41,7 @@ typedef struct {
     int threads[BENCH_MAX_FILTERS]; /* --threads N[,N...]: default 1,2 */
     size_t n_threads;
     const char *torch_worker; /* --torch-worker PATH (rows, attention) */
+    const char *python;       /* --python PATH: the interpreter of the torch worker */
 } bench_options;
 
 /* Parses argv; prints usage and exits 2 on a bad option, 0 on --help. */

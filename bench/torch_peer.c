@@ -15,6 +15,7 @@ enum { TORCH_TIMEOUT_MS = 300 * 1000 };
 
 struct torch_worker {
     const char *script;
+    const char *python;
     pid_t pid; /* 0: not running */
     int to, from;
     char buf[8192]; /* reply bytes not yet consumed */
@@ -50,8 +51,8 @@ static bool worker_spawn(torch_worker *w, char *err, size_t errlen) {
         dup2(in[0], 0);
         dup2(out[1], 1);
         close(in[0]), close(in[1]), close(out[0]), close(out[1]);
-        execlp("python3", "python3", w->script, (char *)NULL);
-        fprintf(stderr, "bench: cannot run python3 %s: %s\n", w->script, strerror(errno));
+        execlp(w->python, w->python, w->script, (char *)NULL);
+        fprintf(stderr, "bench: cannot run %s %s: %s\n", w->python, w->script, strerror(errno));
         _exit(127);
     }
     close(in[0]);
@@ -102,7 +103,7 @@ static bool request(torch_worker *w, const char *line, char *reply, size_t size,
     }
 }
 
-torch_worker *torch_worker_start(const char *script) {
+torch_worker *torch_worker_start(const char *script, const char *python) {
     torch_worker *w = calloc(1, sizeof *w);
     if (!w) {
         fprintf(stderr, "bench: out of memory\n");
@@ -111,6 +112,9 @@ torch_worker *torch_worker_start(const char *script) {
     /* A dead worker must not kill the driver with SIGPIPE. */
     signal(SIGPIPE, SIG_IGN);
     w->script = script;
+    /* Debian's python3-torch belongs to /usr/bin/python3, which a python3
+     * earlier on PATH (pyenv, venv) would not see. */
+    w->python = python ? python : access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
     snprintf(w->dir, sizeof w->dir, "/tmp/tilec-bench-XXXXXX");
     if (!mkdtemp(w->dir)) w->dir[0] = 0;
     snprintf(w->version, sizeof w->version, "unknown");
@@ -145,7 +149,7 @@ void torch_worker_stop(torch_worker *w) {
 }
 
 const char *torch_worker_version(torch_worker *w) {
-    if (w->unavailable[0]) return w->version;
+    if (w->unavailable[0] || access(w->script, R_OK)) return w->version;
     char reply[256] = "", err[256];
     /* `version` is an extension of the protocol; an older worker answers
      * with an error and the version stays "unknown". */
@@ -205,6 +209,10 @@ void torch_peer_setup(bench_peer *p, torch_worker *w, const char *op, int thread
     p->name = "torch";
     if (w->unavailable[0]) {
         bench_peer_preset(p, "torch", BENCH_SKIPPED, "torch not importable: %s", w->unavailable);
+        return;
+    }
+    if (access(w->script, R_OK)) {
+        bench_peer_preset(p, "torch", BENCH_ERROR, "no torch worker script %s", w->script);
         return;
     }
     if (!w->dir[0]) {

@@ -9,8 +9,10 @@
 
 typedef struct torch_worker torch_worker;
 
-/* Starts `python3 script` (lazily restarted after a failure).  Never NULL. */
-torch_worker *torch_worker_start(const char *script);
+/* The coprocess `python script` (python NULL: /usr/bin/python3, where
+ * Debian's python3-torch lives, else python3 on PATH), started at its first
+ * request and restarted after a failure.  Never NULL. */
+torch_worker *torch_worker_start(const char *script, const char *python);
 void torch_worker_stop(torch_worker *w);
 /* The torch version the worker reports, "unavailable: ..." or "unknown". */
 const char *torch_worker_version(torch_worker *w);
