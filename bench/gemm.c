@@ -26,13 +26,16 @@ static const gemm_shape shapes[] = {
     {1000, 1000, 1000}, {17, 19, 13},    {1, 4096, 4096},
 };
 
-/* tilec's block tile BM×BN×BK.  16×16×16 fills the packet (W 16) along N and
- * keeps the A, B blocks and the accumulator in registers/L1.  The decode
- * shape (M = 1) would waste 15/16 of a 16-row block, so it uses one row and a
- * wider N block. */
+/* tilec's block tile BM×BN×BK.  32×32×16 measured fastest here among
+ * {8..64}×{16..64}×{8..32} at 512³ and 1024³ (it keeps a 32×32 accumulator,
+ * two W=16 packets per row, and the A/B blocks in L1); 16×16×16 is the next.
+ * Shapes smaller than a block use 16×16×16.  The decode shape (M = 1) would
+ * waste 31/32 of the rows of a block, so it uses one row and a wide N block
+ * (1×256×16 was the best of 1×{16..256}×{16..256}). */
 static void tile_for(const gemm_shape *s, int *bm, int *bn, int *bk) {
-    *bm = s->M < 16 ? s->M : 16;
-    *bn = s->M == 1 ? 64 : 16;
+    bool small = s->M < 32 || s->N < 32;
+    *bm = s->M == 1 ? 1 : small ? 16 : 32;
+    *bn = s->M == 1 ? 256 : small ? 16 : 32;
     *bk = 16;
 }
 
