@@ -94,6 +94,9 @@ def main():
               ("attention", (1, 3, 3, 20, 20, 33, 17))]
     failures = 0
     w = Proc()
+    r = w.ask("version")
+    print(f"{'ok' if r == 'ok ' + torch.__version__ else 'FAIL'} version -> {r}")
+    failures += r != "ok " + torch.__version__
     with tempfile.TemporaryDirectory() as tmp:
         for threads in (1, 2):
             for op, dims in cases:

@@ -6,6 +6,7 @@ Protocol (one request per line on stdin, one reply line on stdout):
                                   inputs, raw little-endian float32); reply ok
   check PATH                      run once, write the output (raw float32); ok
   run REPS                        run REPS times back to back; ok TOTAL_US
+  version                         ok TORCH_VERSION
   quit                            exit
 Errors reply `error MESSAGE`; if torch cannot be imported every request gets
 `unavailable MESSAGE`.  OPs and dims: softmax, masked_softmax, layernorm,
@@ -145,6 +146,9 @@ class Worker:
         self.fn = make_op(op, dims, ins)
         return "ok"
 
+    def version(self, args):
+        return f"ok {torch.__version__}"
+
     def check(self, args):
         y = self.need()()
         y.contiguous().numpy().astype("<f4").tofile(args[0])
@@ -181,7 +185,7 @@ def main():
         else:
             try:
                 handler = {"setup": worker.setup, "check": worker.check,
-                           "run": worker.run}.get(cmd)
+                           "run": worker.run, "version": worker.version}.get(cmd)
                 if handler is None:
                     raise ValueError(f"unknown request {cmd}")
                 reply = handler(args)
