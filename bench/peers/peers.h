@@ -26,7 +26,9 @@ void c_rope(const float *x, const float *cosv, const float *sinv, float *y, int 
 void c_attention(const float *q, const float *k, const float *v, float *o,
                  int B, int Hq, int Hkv, int Lq, int Lk, int D, int Dv); /* causal bottom-right, GQA, as attention.tir */
 
-/* oneDNN: an opaque primitive bound to fixed shapes; NULL + message on failure. */
+/* oneDNN: an opaque primitive bound to fixed shapes; NULL + message on failure.
+ * oneDNN (OpenMP runtime) may fix its blocking for the thread count current at
+ * create time: call peers_set_threads before onednn_*_create. */
 typedef struct onednn_op onednn_op;
 onednn_op *onednn_matmul_create(int M, int N, int K, char *err, size_t errlen);    /* C = A·B */
 onednn_op *onednn_softmax_create(int rows, int cols, char *err, size_t errlen);
