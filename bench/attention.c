@@ -62,7 +62,8 @@ static double attention_flops(const attention_shape *s) {
 static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx, torch_worker *torch,
                       const attention_shape *s) {
     char shape[96];
-    snprintf(shape, sizeof shape, "%dx%dx%dx%dx%dx%dx%d", s->B, s->Hq, s->Hkv, s->Lq, s->Lk, s->D, s->Dv);
+    /* B,Hq,Hkv,Lq,Lk,D,Dv as upstream writes attention shapes. */
+    snprintf(shape, sizeof shape, "%d,%d,%d,%d,%d,%d,%d", s->B, s->Hq, s->Hkv, s->Lq, s->Lk, s->D, s->Dv);
     if (!bench_selected(o, "attention", shape)) return;
     if (o->list) {
         for (size_t t = 0; t < o->n_threads; t++) printf("attention %s threads=%d\n", shape, o->threads[t]);
