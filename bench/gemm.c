@@ -16,6 +16,7 @@
 #include <cblas.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
     int M, N, K;
@@ -86,7 +87,7 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
     fixture(A, Ad, M * K, 5);
     fixture(B, Bd, K * N, 11);
     /* The FP64 reference, on every core (it is not timed). */
-    openblas_set_num_threads(o->threads[0] > 2 ? o->threads[0] : 2);
+    openblas_set_num_threads((int)sysconf(_SC_NPROCESSORS_ONLN));
     cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s->M, s->N, s->K, 1.0, Ad, s->K, Bd, s->N, 0.0, Cd,
                 s->N);
 
