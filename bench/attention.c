@@ -121,7 +121,8 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         torch_peer_setup(&peers[2], torch, "attention", threads, inputs, lens, 3, dims, 7);
         /* Without a reference nothing can be checked, so nothing is timed. */
         for (size_t i = 1; i < 3 && !have_ref; i++)
-            if (peers[i].preset == BENCH_OK) bench_peer_preset(&peers[i], peers[i].name, BENCH_ERROR, "%s", err);
+            if (peers[i].preset == BENCH_OK)
+                bench_peer_preset(&peers[i], peers[i].name, BENCH_ERROR, "not run: no FP64 reference (%s)", err);
         bench_row row = {
             .kernel = "attention",
             .shape = shape,

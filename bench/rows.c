@@ -175,7 +175,8 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         };
         /* Without a reference nothing can be checked, so nothing is timed. */
         for (size_t i = 1; i < n && !have_ref; i++)
-            if (peers[i].preset == BENCH_OK) bench_peer_preset(&peers[i], peers[i].name, BENCH_ERROR, "%s", err);
+            if (peers[i].preset == BENCH_OK)
+                bench_peer_preset(&peers[i], peers[i].name, BENCH_ERROR, "not run: no FP64 reference (%s)", err);
         bench_run_row(doc, o, &row);
         onednn_destroy(s.op);
         s.op = NULL;
