@@ -1,0 +1,172 @@
+/* attention.c — bench_attention: causal grouped-query attention
+ * (examples/attention.tir) at prefill and decode shapes against the
+ * hand-written C peer (c_attention) and PyTorch eager (coprocess), at 1 and 2
+ * threads.
+ *
+ * Q, K, V are pseudo-random in [-1, 1) from fixed seeds; O starts as NaN.  The
+ * FP64 reference is the example's own, tolerance atol = rtol = 5e-5 as
+ * upstream.  Throughput is GFLOP/s of the causal-valid work: 2·(D + Dv) flops
+ * per (query, key) pair the mask keeps (QKᵀ and PV), masked pairs not
+ * counted. */
+#include "harness.h"
+#include "peers.h"
+#include "reference.h"
+#include "torch_peer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const char *mode;
+    int B, Hq, Hkv, Lq, Lk, D, Dv;
+} attention_shape;
+
+static const attention_shape shapes[] = {
+    {"prefill", 1, 4, 2, 64, 128, 64, 64},
+    {"prefill", 1, 8, 2, 256, 1024, 64, 64},
+    {"decode", 1, 8, 2, 1, 2048, 64, 64},
+    {"decode", 1, 16, 4, 1, 4096, 128, 128},
+};
+
+/* Blocks of attention.tir: bq query rows per program (the Q load has no
+ * bounds=zero, so bq divides Lq: 16 for prefill, 1 for decode), bk = 32 keys
+ * per pipeline step (two W=16 packets of scores per query row). */
+static void blocks_for(const attention_shape *s, int *bq, int *bk) {
+    *bq = s->Lq < 16 ? s->Lq : 16;
+    while (s->Lq % *bq) (*bq)--;
+    *bk = 32;
+}
+
+typedef struct {
+    const attention_shape *s;
+    float *q, *k, *v, *o;
+} attention_state;
+
+static bool c_run(void *state, char *err, size_t errlen) {
+    attention_state *a = state;
+    const attention_shape *s = a->s;
+    c_attention(a->q, a->k, a->v, a->o, s->B, s->Hq, s->Hkv, s->Lq, s->Lk, s->D, s->Dv);
+    return true;
+}
+
+/* Flops of the causal-valid pairs: query q sees keys k <= q + Lk − Lq. */
+static double attention_flops(const attention_shape *s) {
+    double pairs = 0;
+    for (int q = 0; q < s->Lq; q++) {
+        int valid = q + s->Lk - s->Lq + 1;
+        pairs += valid < s->Lk ? valid : s->Lk;
+    }
+    return 2.0 * (s->D + s->Dv) * pairs * s->B * s->Hq;
+}
+
+static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx, torch_worker *torch,
+                      const attention_shape *s) {
+    char shape[96];
+    /* B,Hq,Hkv,Lq,Lk,D,Dv as upstream writes attention shapes. */
+    snprintf(shape, sizeof shape, "%d,%d,%d,%d,%d,%d,%d", s->B, s->Hq, s->Hkv, s->Lq, s->Lk, s->D, s->Dv);
+    if (!bench_selected(o, "attention", shape)) return;
+    if (o->list) {
+        for (size_t t = 0; t < o->n_threads; t++) printf("attention %s threads=%d\n", shape, o->threads[t]);
+        return;
+    }
+    int bq, bk;
+    blocks_for(s, &bq, &bk);
+    size_t nq = (size_t)s->B * s->Hq * s->Lq * s->D, nk = (size_t)s->B * s->Hkv * s->Lk * s->D,
+           nv = (size_t)s->B * s->Hkv * s->Lk * s->Dv, no = (size_t)s->B * s->Hq * s->Lq * s->Dv;
+    attention_state a = {s, bench_alloc_floats(nq), bench_alloc_floats(nk), bench_alloc_floats(nv),
+                         bench_alloc_floats(no)};
+    bench_fill_uniform(a.q, nq, 0xa77e0001);
+    bench_fill_uniform(a.k, nk, 0xa77e0002);
+    bench_fill_uniform(a.v, nv, 0xa77e0003);
+    bench_fill_nan(a.o, no);
+
+    /* The FP64 reference: the example's own, on the parsed kernel's shape. */
+    char err[512];
+    tir_define defines[] = {{"B", s->B},   {"Hq", s->Hq}, {"Hkv", s->Hkv}, {"Lq", s->Lq}, {"Lk", s->Lk},
+                            {"D", s->D},   {"Dv", s->Dv}, {"bq", bq},      {"bk", bk}};
+    const tir_func *f = NULL;
+    tir_module *m = bench_parse_example(ctx, "attention", defines, 9, &f, err, sizeof err);
+    double *ref = malloc(no * sizeof *ref);
+    if (!ref) exit(1);
+    for (size_t i = 0; i < no; i++) ref[i] = a.o[i];
+    const void *args[4] = {a.q, a.k, a.v, a.o};
+    double *expected[4] = {NULL, NULL, NULL, ref};
+    const example_entry *e = example_find("attention");
+    bool have_ref = m && e && e->reference(f, args, expected);
+    if (m && !have_ref) snprintf(err, sizeof err, "no FP64 reference for attention");
+
+    for (size_t t = 0; t < o->n_threads; t++) {
+        int threads = o->threads[t];
+        char extra[8192];
+        snprintf(extra, sizeof extra, "\"mode\": \"%s\", \"blocks\": \"bq=%d bk=%d\"", s->mode, bq, bk);
+        bench_peer peers[3];
+        bench_tilec tc;
+        memset(&tc, 0, sizeof tc);
+        peers_set_threads(threads);
+        tilec_buffer bufs[4] = {{a.q, nq * sizeof(float), TIR_F32},
+                                {a.k, nk * sizeof(float), TIR_F32},
+                                {a.v, nv * sizeof(float), TIR_F32},
+                                {a.o, no * sizeof(float), TIR_F32}};
+        if (have_ref)
+            bench_tilec_setup(&tc, &peers[0], ctx, f, threads, bufs, 4, extra, sizeof extra);
+        else
+            bench_peer_preset(&peers[0], "tilec", BENCH_ERROR, "%s", err);
+        memset(&peers[1], 0, sizeof peers[1]);
+        peers[1].name = "c";
+        peers[1].state = &a;
+        peers[1].run = c_run;
+        const float *inputs[3] = {a.q, a.k, a.v};
+        size_t lens[3] = {nq, nk, nv};
+        int dims[7] = {s->B, s->Hq, s->Hkv, s->Lq, s->Lk, s->D, s->Dv};
+        torch_peer_setup(&peers[2], torch, "attention", threads, inputs, lens, 3, dims, 7);
+        /* Without a reference nothing can be checked, so nothing is timed. */
+        for (size_t i = 1; i < 3 && !have_ref; i++)
+            if (peers[i].preset == BENCH_OK)
+                bench_peer_preset(&peers[i], peers[i].name, BENCH_ERROR, "not run: no FP64 reference (%s)", err);
+        bench_row row = {
+            .kernel = "attention",
+            .shape = shape,
+            .threads = threads,
+            .unit = "GFLOP/s",
+            .work = attention_flops(s),
+            .work_note = "2*(D+Dv) flops per causal-valid (query, key) pair; masked pairs not counted",
+            .extra_json = extra,
+            .out = a.o,
+            .out_len = no,
+            .expected = ref,
+            .atol = 5e-5,
+            .rtol = 5e-5,
+            .compile = tc.kernel ? &tc.times : NULL,
+            .peers = peers,
+            .n_peers = 3,
+        };
+        bench_run_row(doc, o, &row);
+        bench_tilec_release(&tc);
+    }
+    tir_module_destroy(m);
+    free(a.q), free(a.k), free(a.v), free(a.o), free(ref);
+}
+
+int main(int argc, char **argv) {
+    bench_options o;
+    bench_parse_options(argc, argv, "attention", &o);
+    tilec_context *ctx;
+    if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
+    torch_worker *torch = torch_worker_start(o.torch_worker ? o.torch_worker : TILEC_TORCH_WORKER, o.python);
+    bench_doc doc;
+    if (!o.list) bench_doc_begin(&doc, "attention", &o);
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) run_shape(&doc, &o, ctx, torch, &shapes[i]);
+    if (!o.list) {
+        char trailer[2048] = "";
+        bench_appendf(trailer, sizeof trailer, "\"tilec_width\": %u, \"peer_versions\": {\"c\": ", bench_tilec_width());
+        bench_json_quote(trailer, sizeof trailer, "gcc " __VERSION__ " -O3 -march=native -fopenmp");
+        bench_appendf(trailer, sizeof trailer, ", \"torch\": ");
+        bench_json_quote(trailer, sizeof trailer, torch_worker_version(torch));
+        bench_appendf(trailer, sizeof trailer, "}");
+        bench_doc_end(&doc, trailer);
+    }
+    torch_worker_stop(torch);
+    bench_runtimes_destroy();
+    tilec_context_destroy(ctx);
+    return 0;
+}

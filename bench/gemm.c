@@ -1,0 +1,178 @@
+/* gemm.c — bench_gemm: fp32 C = A·B, tilec (examples/gemm.tir) against
+ * OpenBLAS cblas_sgemm and oneDNN matmul, at 1 and 2 threads.
+ *
+ * Inputs are the upstream dyadic fixture ((i·s + 17) % 127 − 63) / 64 (s = 5
+ * for A, 11 for B) and C starts as NaN.  Every product is a multiple of 2^-12
+ * of magnitude < 1 and every partial sum stays below 2^12 in magnitude for
+ * K <= 4096, so it needs at most 24 significant bits: any correct fp32
+ * summation order gives the exact result.  The FP64 reference (cblas_dgemm on
+ * double copies, an independent computation) is therefore exact too, and the
+ * tolerance atol = rtol = 2e-5 only has to absorb nothing — max_abs_err is
+ * expected to be 0, and any real bug (a missed tile, a wrong index) is off by
+ * far more. */
+#include "harness.h"
+#include "peers.h"
+
+#include <cblas.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+    int M, N, K;
+} gemm_shape;
+
+static const gemm_shape shapes[] = {
+    {256, 256, 256},    {512, 512, 512}, {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096},
+    {1000, 1000, 1000}, {17, 19, 13},    {1, 4096, 4096},
+};
+
+/* tilec's block tile BM×BN×BK.  32×32×16 measured fastest here among
+ * {8..64}×{16..64}×{8..32} at 512³ and 1024³ (it keeps a 32×32 accumulator,
+ * two W=16 packets per row, and the A/B blocks in L1); 16×16×16 is the next.
+ * Shapes smaller than a block use 16×16×16.  The decode shape (M = 1) would
+ * waste 31/32 of the rows of a block, so it uses one row and a wide N block
+ * (1×256×16 was the best of 1×{16..256}×{16..256}). */
+static void tile_for(const gemm_shape *s, int *bm, int *bn, int *bk) {
+    bool small = s->M < 32 || s->N < 32;
+    *bm = s->M == 1 ? 1 : small ? 16 : 32;
+    *bn = s->M == 1 ? 256 : small ? 16 : 32;
+    *bk = 16;
+}
+
+typedef struct {
+    const float *A, *B;
+    float *C;
+    int M, N, K;
+    onednn_op *op;
+} gemm_state;
+
+static bool openblas_run(void *state, char *err, size_t errlen) {
+    gemm_state *g = state;
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, g->M, g->N, g->K, 1.0f, g->A, g->K, g->B, g->N, 0.0f,
+                g->C, g->N);
+    return true;
+}
+
+static bool onednn_matmul_run(void *state, char *err, size_t errlen) {
+    gemm_state *g = state;
+    void *args[3] = {(void *)g->A, (void *)g->B, g->C};
+    return onednn_run(g->op, args, err, errlen);
+}
+
+static void fixture(float *x, double *xd, size_t n, size_t s) {
+    for (size_t i = 0; i < n; i++) {
+        x[i] = (float)((double)((i * s + 17) % 127) - 63.0) / 64.0f;
+        xd[i] = x[i];
+    }
+}
+
+static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx, const gemm_shape *s) {
+    char shape[64];
+    snprintf(shape, sizeof shape, "%dx%dx%d", s->M, s->N, s->K);
+    if (!bench_selected(o, "gemm", shape)) return;
+    int bm, bn, bk;
+    tile_for(s, &bm, &bn, &bk);
+    if (o->list) {
+        for (size_t t = 0; t < o->n_threads; t++) printf("gemm %s threads=%d\n", shape, o->threads[t]);
+        return;
+    }
+    size_t M = (size_t)s->M, N = (size_t)s->N, K = (size_t)s->K;
+    float *A = bench_alloc_floats(M * K), *B = bench_alloc_floats(K * N), *C = bench_alloc_floats(M * N);
+    double *Ad = malloc(M * K * sizeof *Ad), *Bd = malloc(K * N * sizeof *Bd), *Cd = malloc(M * N * sizeof *Cd);
+    if (!Ad || !Bd || !Cd) {
+        fprintf(stderr, "bench_gemm: out of memory\n");
+        exit(1);
+    }
+    fixture(A, Ad, M * K, 5);
+    fixture(B, Bd, K * N, 11);
+    /* The FP64 reference, on every core (it is not timed). */
+    openblas_set_num_threads((int)sysconf(_SC_NPROCESSORS_ONLN));
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s->M, s->N, s->K, 1.0, Ad, s->K, Bd, s->N, 0.0, Cd,
+                s->N);
+
+    char err[512];
+    tir_define defines[] = {{"M", s->M}, {"N", s->N}, {"K", s->K}, {"BM", bm}, {"BN", bn}, {"BK", bk}};
+    const tir_func *f = NULL;
+    tir_module *m = bench_parse_example(ctx, "gemm", defines, 6, &f, err, sizeof err);
+    for (size_t t = 0; t < o->n_threads; t++) {
+        int threads = o->threads[t];
+        char extra[8192];
+        snprintf(extra, sizeof extra, "\"tile\": \"%dx%dx%d\"", bm, bn, bk);
+        bench_peer peers[3];
+        bench_tilec tc;
+        memset(&tc, 0, sizeof tc);
+        if (m) {
+            tilec_buffer args[3] = {{A, M * K * sizeof *A, TIR_F32}, {B, K * N * sizeof *B, TIR_F32},
+                                    {C, M * N * sizeof *C, TIR_F32}};
+            bench_tilec_setup(&tc, &peers[0], ctx, f, threads, args, 3, extra, sizeof extra);
+        } else {
+            bench_peer_preset(&peers[0], "tilec", BENCH_ERROR, "%s", err);
+        }
+        /* Every library runs `threads` threads for this row. */
+        openblas_set_num_threads(threads);
+        peers_set_threads(threads);
+        gemm_state g = {A, B, C, s->M, s->N, s->K, NULL};
+        memset(&peers[1], 0, sizeof peers[1]);
+        peers[1].name = "openblas";
+        peers[1].state = &g;
+        peers[1].run = openblas_run;
+        g.op = onednn_matmul_create(s->M, s->N, s->K, err, sizeof err);
+        if (g.op) {
+            memset(&peers[2], 0, sizeof peers[2]);
+            peers[2].name = "onednn";
+            peers[2].state = &g;
+            peers[2].run = onednn_matmul_run;
+        } else {
+            bench_peer_preset(&peers[2], "onednn", BENCH_ERROR, "%s", err);
+        }
+        bench_row row = {
+            .kernel = "gemm",
+            .shape = shape,
+            .threads = threads,
+            .unit = "GFLOP/s",
+            .work = 2.0 * (double)M * (double)N * (double)K,
+            .work_note = "2*M*N*K",
+            .extra_json = extra,
+            .out = C,
+            .out_len = M * N,
+            .expected = Cd,
+            .atol = 2e-5,
+            .rtol = 2e-5,
+            .compile = tc.kernel ? &tc.times : NULL,
+            .peers = peers,
+            .n_peers = 3,
+        };
+        bench_run_row(doc, o, &row);
+        onednn_destroy(g.op);
+        bench_tilec_release(&tc);
+    }
+    tir_module_destroy(m);
+    free(A), free(B), free(C), free(Ad), free(Bd), free(Cd);
+}
+
+int main(int argc, char **argv) {
+    bench_options o;
+    bench_parse_options(argc, argv, "gemm", &o);
+    tilec_context *ctx;
+    if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
+    char openblas[512];
+    snprintf(openblas, sizeof openblas, "%s; core %s", openblas_get_config(), openblas_get_corename());
+    if (!o.list) fprintf(stderr, "[gemm] OpenBLAS: %s\n[gemm] oneDNN: %s\n", openblas, onednn_version());
+    bench_doc doc;
+    if (!o.list) bench_doc_begin(&doc, "gemm", &o);
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) run_shape(&doc, &o, ctx, &shapes[i]);
+    if (!o.list) {
+        char trailer[2048] = "";
+        bench_appendf(trailer, sizeof trailer, "\"tilec_width\": %u, \"peer_versions\": {\"openblas\": ",
+                      bench_tilec_width());
+        bench_json_quote(trailer, sizeof trailer, openblas);
+        bench_appendf(trailer, sizeof trailer, ", \"onednn\": ");
+        bench_json_quote(trailer, sizeof trailer, onednn_version());
+        bench_appendf(trailer, sizeof trailer, "}");
+        bench_doc_end(&doc, trailer);
+    }
+    bench_runtimes_destroy();
+    tilec_context_destroy(ctx);
+    return 0;
+}

@@ -1,0 +1,617 @@
+/* harness.c — the measurement protocol of harness.h: options, FP64 check,
+ * warmup, calibration, ABBA rounds, statistics and the JSON rows. */
+#include "harness.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---------------------------------------------------------------- options */
+
+static void usage(FILE *f, const char *family) {
+    fprintf(f,
+            "usage: bench_%s [--rounds N] [--round-ms MS] [--warmup-ms MS] [--max-reps N]\n"
+            "                [--kernel NAME]... [--size SUBSTR]... [--threads N[,N...]]...\n"
+            "                [--torch-worker PATH] [--python PATH] [--list]\n"
+            "\n"
+            "Times tilec against its peers (ABBA rounds, outputs checked against FP64\n"
+            "before timing) and writes one JSON document to stdout; progress on stderr.\n"
+            "  --rounds N       ABBA rounds (default 3)\n"
+            "  --round-ms MS    minimum duration of one sample (default 20)\n"
+            "  --warmup-ms MS   warmup per peer and row (default 100)\n"
+            "  --max-reps N     cap of dispatches per sample (default 100000)\n"
+            "  --kernel NAME    only this kernel (repeatable)\n"
+            "  --size SUBSTR    only shapes containing SUBSTR, e.g. 1024x4096 (repeatable)\n"
+            "  --threads LIST   thread counts, e.g. 1,2 (default 1,2)\n"
+            "  --torch-worker P the PyTorch coprocess script (rows, attention)\n"
+            "  --python PATH    its interpreter (default /usr/bin/python3, Debian's torch)\n"
+            "  --list           print the selected rows and exit\n",
+            family);
+}
+
+static double number_arg(int argc, char **argv, int *i, const char *family, double lo, double hi) {
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "bench_%s: %s needs a value\n", family, argv[*i]);
+        usage(stderr, family);
+        exit(2);
+    }
+    char *end;
+    const char *s = argv[++*i];
+    double v = strtod(s, &end);
+    if (end == s || *end || !(v >= lo && v <= hi)) {
+        fprintf(stderr, "bench_%s: bad value '%s' for %s (range %g..%g)\n", family, s, argv[*i - 1], lo, hi);
+        exit(2);
+    }
+    return v;
+}
+
+void bench_parse_options(int argc, char **argv, const char *family, bench_options *o) {
+    memset(o, 0, sizeof *o);
+    o->rounds = 3;
+    o->round_ms = 20;
+    o->warmup_ms = 100;
+    o->max_reps = 100000;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool more = i + 1 < argc;
+        if (!strcmp(a, "--rounds"))
+            o->rounds = (int)number_arg(argc, argv, &i, family, 1, BENCH_MAX_ROUNDS);
+        else if (!strcmp(a, "--round-ms"))
+            o->round_ms = number_arg(argc, argv, &i, family, 0, 60000);
+        else if (!strcmp(a, "--warmup-ms"))
+            o->warmup_ms = number_arg(argc, argv, &i, family, 0, 60000);
+        else if (!strcmp(a, "--max-reps"))
+            o->max_reps = (uint64_t)number_arg(argc, argv, &i, family, 1, 1e9);
+        else if (!strcmp(a, "--list"))
+            o->list = true;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout, family);
+            exit(0);
+        } else if (more && !strcmp(a, "--kernel") && o->n_kernels < BENCH_MAX_FILTERS)
+            o->kernels[o->n_kernels++] = argv[++i];
+        else if (more && !strcmp(a, "--size") && o->n_sizes < BENCH_MAX_FILTERS)
+            o->sizes[o->n_sizes++] = argv[++i];
+        else if (more && !strcmp(a, "--torch-worker"))
+            o->torch_worker = argv[++i];
+        else if (more && !strcmp(a, "--python"))
+            o->python = argv[++i];
+        else if (more && !strcmp(a, "--threads")) {
+            /* A comma-separated list; repeated options add to it. */
+            char *s = argv[++i];
+            while (*s) {
+                char *end;
+                long t = strtol(s, &end, 10);
+                if (end == s || t < 1 || t > 1024 || (*end && *end != ',') || o->n_threads >= BENCH_MAX_FILTERS) {
+                    fprintf(stderr, "bench_%s: bad --threads '%s'\n", family, argv[i]);
+                    exit(2);
+                }
+                o->threads[o->n_threads++] = (int)t;
+                s = *end ? end + 1 : end;
+            }
+        } else {
+            fprintf(stderr, "bench_%s: unknown or incomplete option '%s'\n", family, a);
+            usage(stderr, family);
+            exit(2);
+        }
+    }
+    if (!o->n_threads) {
+        o->threads[0] = 1;
+        o->threads[1] = 2;
+        o->n_threads = 2;
+    }
+}
+
+bool bench_selected(const bench_options *o, const char *kernel, const char *shape) {
+    bool k = !o->n_kernels, s = !o->n_sizes;
+    for (size_t i = 0; i < o->n_kernels && !k; i++) k = !strcmp(o->kernels[i], kernel);
+    for (size_t i = 0; i < o->n_sizes && !s; i++) s = strstr(shape, o->sizes[i]) != NULL;
+    return k && s;
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+double bench_now_us(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
+}
+
+void bench_json_string(FILE *f, const char *s) {
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+char *bench_json_quote(char *buf, size_t size, const char *s) {
+    bench_appendf(buf, size, "\"");
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        if (*p == '"' || *p == '\\')
+            bench_appendf(buf, size, "\\%c", *p);
+        else if (*p < 0x20)
+            bench_appendf(buf, size, "\\u%04x", *p);
+        else
+            bench_appendf(buf, size, "%c", *p);
+    }
+    return bench_appendf(buf, size, "\"");
+}
+
+char *bench_appendf(char *buf, size_t size, const char *fmt, ...) {
+    size_t len = strlen(buf);
+    if (len + 1 >= size) return buf;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + len, size - len, fmt, ap);
+    va_end(ap);
+    return buf;
+}
+
+void bench_peer_preset(bench_peer *p, const char *name, bench_status s, const char *fmt, ...) {
+    memset(p, 0, sizeof *p);
+    p->name = name;
+    p->preset = s;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->message, sizeof p->message, fmt, ap);
+    va_end(ap);
+}
+
+void bench_diag_message(tilec_context *ctx, char *buf, size_t size) {
+    buf[0] = 0;
+    for (size_t i = 0; i < tilec_diag_count(ctx); i++) {
+        const tilec_diag *d = tilec_diag_at(ctx, i);
+        bench_appendf(buf, size, "%s%s: %s", i ? "; " : "", d->code ? d->code : tilec_status_name(d->status),
+                      d->message ? d->message : "");
+    }
+    if (!buf[0]) snprintf(buf, size, "failed without a diagnostic");
+    tilec_diag_clear(ctx);
+}
+
+char *bench_read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    char *buf = NULL;
+    size_t n = 0, cap = 0;
+    for (;;) {
+        if (n + 4096 + 1 > cap) {
+            cap = 2 * cap + 8192;
+            char *grown = realloc(buf, cap);
+            if (!grown) break;
+            buf = grown;
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0) break;
+    }
+    bool ok = buf && !ferror(f);
+    fclose(f);
+    if (!ok) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = 0;
+    if (len) *len = n;
+    return buf;
+}
+
+void bench_fill_uniform(float *x, size_t n, uint64_t seed) {
+    uint64_t s = seed;
+    for (size_t i = 0; i < n; i++) {
+        /* splitmix64: a fixed, platform-independent sequence. */
+        uint64_t z = (s += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        x[i] = (float)((double)(z >> 40) / (double)(1ull << 23) - 1.0); /* 24 bits: exact in f32 */
+    }
+}
+
+float *bench_alloc_floats(size_t n) {
+    size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
+    float *p = aligned_alloc(64, bytes ? bytes : 64);
+    if (!p) {
+        fprintf(stderr, "bench: out of memory (%zu floats)\n", n);
+        exit(1);
+    }
+    return p;
+}
+
+void bench_fill_nan(float *x, size_t n) {
+    for (size_t i = 0; i < n; i++) x[i] = NAN;
+}
+
+/* ---------------------------------------------------------------- tilec */
+
+tir_module *bench_parse_example(tilec_context *ctx, const char *name, const tir_define *defines, size_t n_defines,
+                                const tir_func **f, char *err, size_t errlen) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.tir", TILEC_EXAMPLES_DIR, name);
+    size_t len;
+    char *text = bench_read_file(path, &len);
+    if (!text) {
+        snprintf(err, errlen, "cannot read %s", path);
+        return NULL;
+    }
+    tir_module *m = NULL;
+    tilec_status s = tir_parse(ctx, text, len, path, defines, n_defines, &m);
+    free(text);
+    *f = s == TILEC_OK && m ? tir_module_find_func(m, name) : NULL;
+    if (!*f) {
+        bench_diag_message(ctx, err, errlen);
+        tir_module_destroy(m);
+        return NULL;
+    }
+    return m;
+}
+
+static struct {
+    int threads;
+    tilec_runtime *rt;
+} runtimes[BENCH_MAX_FILTERS];
+static uint32_t tilec_width;
+
+tilec_runtime *bench_runtime(tilec_context *ctx, int threads) {
+    size_t i = 0;
+    for (; i < BENCH_MAX_FILTERS && runtimes[i].rt; i++)
+        if (runtimes[i].threads == threads) return runtimes[i].rt;
+    if (i == BENCH_MAX_FILTERS || tilec_runtime_create(ctx, (uint32_t)threads, &runtimes[i].rt) != TILEC_OK)
+        return NULL;
+    runtimes[i].threads = threads;
+    return runtimes[i].rt;
+}
+
+void bench_runtimes_destroy(void) {
+    for (size_t i = 0; i < BENCH_MAX_FILTERS && runtimes[i].rt; i++) {
+        tilec_runtime_destroy(runtimes[i].rt);
+        runtimes[i].rt = NULL;
+    }
+}
+
+uint32_t bench_tilec_width(void) {
+    return tilec_width;
+}
+
+static bool tilec_run(void *state, char *err, size_t errlen) {
+    bench_tilec *t = state;
+    if (tilec_dispatch(t->ctx, t->kernel, t->n_args, t->args) == TILEC_OK) return true;
+    bench_diag_message(t->ctx, err, errlen);
+    return false;
+}
+
+bool bench_tilec_setup(bench_tilec *t, bench_peer *p, tilec_context *ctx, const tir_func *f, int threads,
+                       const tilec_buffer *args, size_t n, char *extra_json, size_t extra_size) {
+    memset(t, 0, sizeof *t);
+    memset(p, 0, sizeof *p);
+    p->name = "tilec";
+    tilec_runtime *rt = bench_runtime(ctx, threads);
+    if (!rt) {
+        bench_diag_message(ctx, p->message, sizeof p->message);
+        p->preset = BENCH_ERROR;
+        return false;
+    }
+    tilec_compile_options o = tilec_compile_options_default();
+    o.runtime = rt;
+    if (n > sizeof t->args / sizeof t->args[0] || tilec_compile(ctx, f, &o, &t->kernel) != TILEC_OK) {
+        bench_diag_message(ctx, p->message, sizeof p->message);
+        p->preset = BENCH_ERROR;
+        return false;
+    }
+    t->ctx = ctx;
+    memcpy(t->args, args, n * sizeof *args);
+    t->n_args = n;
+    t->times = tilec_kernel_compile_times(t->kernel);
+    tilec_width = tilec_kernel_width(t->kernel);
+    p->state = t;
+    p->run = tilec_run;
+    bench_appendf(extra_json, extra_size, "%s\"tilec_realization\": ", *extra_json ? ", " : "");
+    bench_json_quote(extra_json, extra_size, tilec_kernel_realization(t->kernel));
+    return true;
+}
+
+void bench_tilec_release(bench_tilec *t) {
+    tilec_kernel_destroy(t->kernel);
+    t->kernel = NULL;
+}
+
+/* ---------------------------------------------------------------- JSON document */
+
+static void cpu_name(char *buf, size_t size) {
+    snprintf(buf, size, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        char *colon = strchr(line, ':');
+        if (!strncmp(line, "model name", 10) && colon) {
+            colon += 1 + (colon[1] == ' ');
+            colon[strcspn(colon, "\n")] = 0;
+            snprintf(buf, size, "%s", colon);
+            break;
+        }
+    }
+    fclose(f);
+}
+
+void bench_doc_begin(bench_doc *d, const char *family, const bench_options *o) {
+    d->out = stdout;
+    d->family = family;
+    d->rows = 0;
+    char host[256] = "unknown", cpu[256];
+    gethostname(host, sizeof host - 1);
+    cpu_name(cpu, sizeof cpu);
+    FILE *f = d->out;
+    fprintf(f, "{\"family\": ");
+    bench_json_string(f, family);
+    fprintf(f, ",\n \"host\": ");
+    bench_json_string(f, host);
+    fprintf(f, ", \"cpu\": ");
+    bench_json_string(f, cpu);
+    fprintf(f, ", \"cores_online\": %ld,\n", sysconf(_SC_NPROCESSORS_ONLN));
+    fprintf(f,
+            " \"protocol\": {\"rounds\": %d, \"order\": \"ABBA\", \"warmup_ms\": %g, \"round_ms\": %g, "
+            "\"max_reps\": %llu, \"sample\": \"one batch of reps back-to-back dispatches per visit\", "
+            "\"round_time\": \"mean of the forward and backward visit\", "
+            "\"check\": \"full output vs FP64 before timing; |got-expected| <= atol + rtol*|expected|\"},\n",
+            o->rounds, o->warmup_ms, o->round_ms, (unsigned long long)o->max_reps);
+    /* The environment that changes what the peers do (thread counts, wait
+     * policy, OpenBLAS kernels, tilec width), null when unset. */
+    static const char *vars[] = {"OMP_WAIT_POLICY", "OMP_NUM_THREADS", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
+                                 "OPENBLAS_NUM_THREADS", "TILEC_THREADS", "TILEC_SIMD_WIDTH"};
+    fprintf(f, " \"env\": {");
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        fprintf(f, "%s\"%s\": ", i ? ", " : "", vars[i]);
+        if (v)
+            bench_json_string(f, v);
+        else
+            fprintf(f, "null");
+    }
+    fprintf(f, "},\n \"rows\": [");
+    fflush(f);
+}
+
+void bench_doc_end(bench_doc *d, const char *trailer_json) {
+    fprintf(d->out, "%s]", d->rows ? "\n " : "");
+    if (trailer_json && *trailer_json) fprintf(d->out, ",\n %s", trailer_json);
+    fprintf(d->out, "}\n");
+    fflush(d->out);
+}
+
+/* ---------------------------------------------------------------- the protocol */
+
+typedef struct {
+    bench_status status;
+    char message[512];
+    double max_abs_err;
+    bool checked;
+    uint64_t reps;
+    double round_us[BENCH_MAX_ROUNDS]; /* per dispatch, mean of the two visits */
+    double visit_sum;                  /* this round's visits so far */
+} peer_result;
+
+static const char *status_name(bench_status s) {
+    static const char *names[] = {"ok", "error", "mismatch", "skipped"};
+    return names[s];
+}
+
+/* µs for `reps` dispatches of p, or < 0 with err set. */
+static double time_batch(bench_peer *p, uint64_t reps, char *err, size_t errlen) {
+    if (p->run_batch) return p->run_batch(p->state, reps, err, errlen);
+    double t0 = bench_now_us();
+    for (uint64_t i = 0; i < reps; i++)
+        if (!p->run(p->state, err, errlen)) return -1;
+    return bench_now_us() - t0;
+}
+
+/* Runs p once and compares the output with the FP64 reference. */
+static void check_peer(const bench_row *row, bench_peer *p, peer_result *r, float *scratch) {
+    float *out = p->check ? scratch : row->out;
+    bench_fill_nan(out, row->out_len);
+    bool ran = p->check ? p->check(p->state, out, row->out_len, r->message, sizeof r->message)
+                        : p->run(p->state, r->message, sizeof r->message);
+    if (!ran) {
+        r->status = BENCH_ERROR;
+        return;
+    }
+    size_t bad = 0, first = 0;
+    double max_err = 0;
+    for (size_t i = 0; i < row->out_len; i++) {
+        double e = row->expected[i], err = fabs((double)out[i] - e);
+        if (!(err <= row->atol + row->rtol * fabs(e))) {
+            if (!bad++) first = i;
+        }
+        if (!(err <= max_err)) max_err = err; /* NaN propagates to max_err */
+    }
+    r->checked = true;
+    r->max_abs_err = max_err;
+    if (bad) {
+        r->status = BENCH_MISMATCH;
+        snprintf(r->message, sizeof r->message,
+                 "%zu of %zu elements outside atol=%g rtol=%g; first at %zu: got %.9g, expected %.9g", bad,
+                 row->out_len, row->atol, row->rtol, first, (double)out[first], row->expected[first]);
+    }
+}
+
+/* Warmup, then repetitions so one sample takes >= round_ms (at most a few
+ * attempts, capped at max_reps).  Returns false with r->message on failure. */
+static bool calibrate(const bench_options *o, bench_peer *p, peer_result *r) {
+    double target = o->round_ms * 1e3, start = bench_now_us(), t = 0;
+    uint64_t reps = 1;
+    do { /* at least one warmup batch; doubling batches also estimate the cost */
+        if ((t = time_batch(p, reps, r->message, sizeof r->message)) < 0) return false;
+        if (2 * reps <= o->max_reps && bench_now_us() - start + 2 * t < o->warmup_ms * 1e3) reps *= 2;
+    } while (bench_now_us() - start < o->warmup_ms * 1e3);
+    for (int attempt = 0; attempt < 8 && t < 0.8 * target && reps < o->max_reps; attempt++) {
+        double scale = target / fmax(t, 1e-3);
+        uint64_t next = (uint64_t)ceil((double)reps * fmin(scale, 1e6));
+        reps = next > reps ? next : reps + 1;
+        if (reps > o->max_reps) reps = o->max_reps;
+        if ((t = time_batch(p, reps, r->message, sizeof r->message)) < 0) return false;
+    }
+    r->reps = reps;
+    return true;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct {
+    double median, min, max;
+} spread;
+
+static spread spread_of(const double *v, int n) {
+    double s[BENCH_MAX_ROUNDS];
+    memcpy(s, v, (size_t)n * sizeof *s);
+    qsort(s, (size_t)n, sizeof *s, compare_doubles);
+    spread r = {n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]), s[0], s[n - 1]};
+    return r;
+}
+
+/* One visit: a sample of r->reps dispatches; a failing peer leaves the row. */
+static void visit(bench_peer *p, peer_result *r) {
+    if (r->status != BENCH_OK) return;
+    double t = time_batch(p, r->reps, r->message, sizeof r->message);
+    if (t < 0)
+        r->status = BENCH_ERROR;
+    else
+        r->visit_sum += t / (double)r->reps;
+}
+
+/* ", "key": value" with null for NaN/inf (JSON has no such numbers). */
+static void json_number(FILE *f, const char *key, double v, const char *fmt) {
+    fprintf(f, ", \"%s\": ", key);
+    if (isfinite(v))
+        fprintf(f, fmt, v);
+    else
+        fprintf(f, "null");
+}
+
+static void print_row(bench_doc *d, const bench_row *row, peer_result *res, int rounds) {
+    FILE *f = d->out;
+    fprintf(f, "%s\n  {\"kernel\": ", d->rows++ ? "," : "");
+    bench_json_string(f, row->kernel);
+    fprintf(f, ", \"shape\": ");
+    bench_json_string(f, row->shape);
+    fprintf(f, ", \"threads\": %d, \"unit\": ", row->threads);
+    bench_json_string(f, row->unit);
+    fprintf(f, ", \"work\": %.0f", row->work);
+    if (row->work_note) {
+        fprintf(f, ", \"work_note\": ");
+        bench_json_string(f, row->work_note);
+    }
+    fprintf(f, ", \"atol\": %g, \"rtol\": %g", row->atol, row->rtol);
+    if (row->extra_json && *row->extra_json) fprintf(f, ", %s", row->extra_json);
+    fprintf(f, ",\n   \"peers\": [");
+    const char *best = NULL;
+    double best_us = INFINITY;
+    for (size_t i = 0; i < row->n_peers; i++) {
+        peer_result *r = &res[i];
+        fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
+        bench_json_string(f, row->peers[i].name);
+        fprintf(f, ", \"status\": \"%s\"", status_name(r->status));
+        if (r->status == BENCH_OK) {
+            spread s = spread_of(r->round_us, rounds);
+            fprintf(f, ", \"median_us\": %.4f, \"min_us\": %.4f, \"max_us\": %.4f, \"throughput\": %.4f, \"reps\": %llu",
+                    s.median, s.min, s.max, row->work / s.median * 1e-3, (unsigned long long)r->reps);
+            if (i > 0 && s.median < best_us) best_us = s.median, best = row->peers[i].name;
+        } else {
+            fprintf(f, ", \"message\": ");
+            bench_json_string(f, r->message);
+        }
+        if (r->checked) json_number(f, "max_abs_err", r->max_abs_err, "%.3g");
+        fprintf(f, "}");
+    }
+    fprintf(f, "],\n   \"ratios\": [");
+    double best_ratio = NAN;
+    size_t n_ratios = 0;
+    for (size_t i = 1; i < row->n_peers && res[0].status == BENCH_OK; i++) {
+        if (res[i].status != BENCH_OK) continue;
+        double ratio[BENCH_MAX_ROUNDS];
+        for (int k = 0; k < rounds; k++) ratio[k] = res[0].round_us[k] / res[i].round_us[k];
+        spread s = spread_of(ratio, rounds);
+        fprintf(f, "%s{\"peer\": ", n_ratios++ ? ", " : "");
+        bench_json_string(f, row->peers[i].name);
+        fprintf(f, ", \"median\": %.4f, \"min\": %.4f, \"max\": %.4f}", s.median, s.min, s.max);
+        if (best && !strcmp(best, row->peers[i].name)) best_ratio = s.median;
+    }
+    fprintf(f, "],\n   \"best_peer\": ");
+    if (best)
+        bench_json_string(f, best);
+    else
+        fprintf(f, "null");
+    json_number(f, "ratio_to_best", best_ratio, "%.4f");
+    fprintf(f, ",\n   \"compile_ms\": ");
+    if (row->compile)
+        fprintf(f, "{\"verify\": %.3f, \"plan\": %.3f, \"lower\": %.3f, \"llvm\": %.3f, \"jit\": %.3f, \"total\": %.3f}",
+                row->compile->verify, row->compile->plan, row->compile->lower, row->compile->llvm, row->compile->jit,
+                row->compile->total);
+    else
+        fprintf(f, "null");
+    fprintf(f, "}");
+    fflush(f);
+}
+
+void bench_run_row(bench_doc *d, const bench_options *o, const bench_row *row) {
+    peer_result *res = calloc(row->n_peers, sizeof *res);
+    float *scratch = bench_alloc_floats(row->out_len);
+    if (!res) {
+        fprintf(stderr, "bench: out of memory\n");
+        exit(1);
+    }
+    char tag[256];
+    if (!strcmp(d->family, row->kernel))
+        snprintf(tag, sizeof tag, "[%s %s t=%d]", row->kernel, row->shape, row->threads);
+    else
+        snprintf(tag, sizeof tag, "[%s %s %s t=%d]", d->family, row->kernel, row->shape, row->threads);
+
+    /* 1. Check every peer before anything is timed. */
+    for (size_t i = 0; i < row->n_peers; i++) {
+        bench_peer *p = &row->peers[i];
+        res[i].status = p->preset;
+        if (p->preset != BENCH_OK)
+            snprintf(res[i].message, sizeof res[i].message, "%s", p->message);
+        else
+            check_peer(row, p, &res[i], scratch);
+    }
+    /* 2. Warmup and calibration. */
+    for (size_t i = 0; i < row->n_peers; i++)
+        if (res[i].status == BENCH_OK && !calibrate(o, &row->peers[i], &res[i])) res[i].status = BENCH_ERROR;
+    /* 3. ABBA rounds. */
+    for (int k = 0; k < o->rounds; k++) {
+        for (size_t i = 0; i < row->n_peers; i++) res[i].visit_sum = 0;
+        for (size_t i = 0; i < row->n_peers; i++) visit(&row->peers[i], &res[i]);
+        for (size_t i = row->n_peers; i-- > 0;) visit(&row->peers[i], &res[i]);
+        for (size_t i = 0; i < row->n_peers; i++) res[i].round_us[k] = res[i].visit_sum / 2;
+    }
+    /* 4. Progress and the JSON row. */
+    for (size_t i = 0; i < row->n_peers; i++) {
+        if (res[i].status == BENCH_OK) {
+            spread s = spread_of(res[i].round_us, o->rounds);
+            fprintf(stderr, "%s %-9s %12.2f us  %9.2f %s", tag, row->peers[i].name, s.median,
+                    row->work / s.median * 1e-3, row->unit);
+            if (i > 0 && res[0].status == BENCH_OK) {
+                double ratio[BENCH_MAX_ROUNDS];
+                for (int k = 0; k < o->rounds; k++) ratio[k] = res[0].round_us[k] / res[i].round_us[k];
+                fprintf(stderr, "  tilec/%s %.3f", row->peers[i].name, spread_of(ratio, o->rounds).median);
+            }
+            fprintf(stderr, "  (reps %llu)\n", (unsigned long long)res[i].reps);
+        } else {
+            fprintf(stderr, "%s %-9s %s: %s\n", tag, row->peers[i].name, status_name(res[i].status),
+                    res[i].message);
+        }
+    }
+    print_row(d, row, res, o->rounds);
+    free(scratch);
+    free(res);
+}

@@ -1,0 +1,46 @@
+/* Peer implementations for `make bench`: hand-written float C kernels (OpenMP)
+ * and oneDNN primitives that the family drivers time against tilec.
+ *
+ * All tensors are float32, row-major, contiguous.  Semantics are exactly those
+ * of the example kernel of the same name (examples/NAME.tir), and arguments
+ * follow that kernel's parameter order, so a driver passes the same buffers to
+ * every peer.  The PyTorch peer is a coprocess (torch_worker.py), not here. */
+#ifndef TILEC_BENCH_PEERS_H
+#define TILEC_BENCH_PEERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+void peers_set_threads(int threads);                 /* OpenMP thread count */
+void c_softmax(const float *x, float *y, int rows, int cols);
+void c_masked_softmax(const float *x, float *y, int rows, int cols); /* valid: c <= r % cols */
+void c_layernorm(const float *x, const float *g, const float *b, float *y, int rows, int cols); /* eps 1e-5, g/b are [1,cols] */
+void c_rmsnorm(const float *x, const float *g, float *y, int rows, int cols);   /* eps 1e-5 */
+void c_gelu_residual(const float *x, const float *u, float *y, int rows, int cols); /* tanh form + u */
+void c_swiglu(const float *x, const float *u, float *y, int rows, int cols);
+void c_rope(const float *x, const float *cosv, const float *sinv, float *y, int rows, int cols); /* cos/sin are [rows, cols/2] as in rope.tir */
+void c_attention(const float *q, const float *k, const float *v, float *o,
+                 int B, int Hq, int Hkv, int Lq, int Lk, int D, int Dv); /* causal bottom-right, GQA, as attention.tir */
+
+/* oneDNN: an opaque primitive bound to fixed shapes; NULL + message on failure.
+ * oneDNN (OpenMP runtime) may fix its blocking for the thread count current at
+ * create time: call peers_set_threads before onednn_*_create. */
+typedef struct onednn_op onednn_op;
+onednn_op *onednn_matmul_create(int M, int N, int K, char *err, size_t errlen);    /* C = A·B */
+onednn_op *onednn_softmax_create(int rows, int cols, char *err, size_t errlen);
+onednn_op *onednn_layernorm_create(int rows, int cols, char *err, size_t errlen); /* eps 1e-5, scale+shift */
+/* args in the same order as the matching c_* function / tilec kernel parameters
+ * (matmul: A, B, C; softmax: X, Y; layernorm: X, G, B, Y). */
+bool onednn_run(onednn_op *op, void *const *args, char *err, size_t errlen);
+void onednn_destroy(onednn_op *op);
+const char *onednn_version(void);   /* "oneDNN 2.6.3 (cpu runtime: OpenMP)" */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,217 @@
+/* rows.c — bench_rows: the LLM row operators (examples/NAME.tir with R, W
+ * overrides) against the hand-written C peers, oneDNN (softmax, layer norm)
+ * and PyTorch eager (coprocess), at 1 and 2 threads.
+ *
+ * Inputs are pseudo-random in [-1, 1) from fixed seeds (gamma, beta, cos and
+ * sin too); the output starts as NaN.  The FP64 reference is the example's
+ * own (examples/reference), tolerance atol = rtol = 5e-5 as upstream.
+ * Throughput is GB/s over the bytes of every input and the output, once. */
+#include "harness.h"
+#include "peers.h"
+#include "reference.h"
+#include "torch_peer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Shapes of the inputs, in the kernel's parameter order; the output is R×W. */
+typedef enum { IN_FULL, IN_ROW, IN_HALF } input_shape; /* R×W, 1×W, R×W/2 */
+
+typedef struct {
+    const char *name; /* examples/NAME.tir, kernel name, torch op */
+    int n_inputs;
+    input_shape inputs[3];
+    onednn_op *(*onednn_create)(int rows, int cols, char *err, size_t errlen); /* NULL: no oneDNN op */
+} row_kernel;
+
+static const row_kernel kernels[] = {
+    {"softmax", 1, {IN_FULL}, onednn_softmax_create},
+    {"masked_softmax", 1, {IN_FULL}, NULL},
+    {"layernorm", 3, {IN_FULL, IN_ROW, IN_ROW}, onednn_layernorm_create},
+    {"rmsnorm", 2, {IN_FULL, IN_ROW}, NULL},
+    {"gelu", 2, {IN_FULL, IN_FULL}, NULL}, /* gelu + residual */
+    {"swiglu", 2, {IN_FULL, IN_FULL}, NULL},
+    {"rope", 3, {IN_FULL, IN_HALF, IN_HALF}, NULL},
+};
+
+static const struct {
+    int R, W;
+} shapes[] = {{17, 66}, {1024, 4096}, {1024, 4098}, {4096, 4096}};
+
+typedef struct {
+    const row_kernel *k;
+    float *in[3];
+    float *out;
+    int R, W;
+    onednn_op *op;
+} row_state;
+
+static bool c_run(void *state, char *err, size_t errlen) {
+    row_state *s = state;
+    float *const *x = s->in;
+    const char *n = s->k->name;
+    if (!strcmp(n, "softmax"))
+        c_softmax(x[0], s->out, s->R, s->W);
+    else if (!strcmp(n, "masked_softmax"))
+        c_masked_softmax(x[0], s->out, s->R, s->W);
+    else if (!strcmp(n, "layernorm"))
+        c_layernorm(x[0], x[1], x[2], s->out, s->R, s->W);
+    else if (!strcmp(n, "rmsnorm"))
+        c_rmsnorm(x[0], x[1], s->out, s->R, s->W);
+    else if (!strcmp(n, "gelu"))
+        c_gelu_residual(x[0], x[1], s->out, s->R, s->W);
+    else if (!strcmp(n, "swiglu"))
+        c_swiglu(x[0], x[1], s->out, s->R, s->W);
+    else if (!strcmp(n, "rope"))
+        c_rope(x[0], x[1], x[2], s->out, s->R, s->W);
+    else {
+        snprintf(err, errlen, "no C peer for %s", n);
+        return false;
+    }
+    return true;
+}
+
+static bool onednn_row_run(void *state, char *err, size_t errlen) {
+    row_state *s = state;
+    void *args[4];
+    int n = 0;
+    for (int i = 0; i < s->k->n_inputs; i++) args[n++] = s->in[i];
+    args[n] = s->out;
+    return onednn_run(s->op, args, err, errlen);
+}
+
+static size_t input_len(input_shape s, int R, int W) {
+    return s == IN_FULL ? (size_t)R * (size_t)W : s == IN_ROW ? (size_t)W : (size_t)R * (size_t)(W / 2);
+}
+
+static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx, torch_worker *torch,
+                      const row_kernel *k, int R, int W) {
+    char shape[64];
+    snprintf(shape, sizeof shape, "%dx%d", R, W);
+    if (!bench_selected(o, k->name, shape)) return;
+    if (o->list) {
+        for (size_t t = 0; t < o->n_threads; t++) printf("%s %s threads=%d\n", k->name, shape, o->threads[t]);
+        return;
+    }
+    row_state s = {k, {NULL, NULL, NULL}, NULL, R, W, NULL};
+    size_t lens[3], out_len = (size_t)R * (size_t)W;
+    double bytes = (double)out_len * sizeof(float);
+    void *args[4];
+    double *expected[4] = {NULL, NULL, NULL, NULL};
+    tilec_buffer bufs[4];
+    for (int i = 0; i < k->n_inputs; i++) {
+        lens[i] = input_len(k->inputs[i], R, W);
+        s.in[i] = bench_alloc_floats(lens[i]);
+        bench_fill_uniform(s.in[i], lens[i], 0x7113c0de + 7919u * (uint64_t)i + 104729u * (uint64_t)(k - kernels));
+        args[i] = s.in[i];
+        bufs[i] = (tilec_buffer){s.in[i], lens[i] * sizeof(float), TIR_F32};
+        bytes += (double)lens[i] * sizeof(float);
+    }
+    s.out = bench_alloc_floats(out_len);
+    bench_fill_nan(s.out, out_len);
+    args[k->n_inputs] = s.out;
+    bufs[k->n_inputs] = (tilec_buffer){s.out, out_len * sizeof(float), TIR_F32};
+
+    /* The FP64 reference: the example's own, on the parsed kernel's shape. */
+    char err[512];
+    tir_define defines[] = {{"R", R}, {"W", W}};
+    const tir_func *f = NULL;
+    tir_module *m = bench_parse_example(ctx, k->name, defines, 2, &f, err, sizeof err);
+    double *ref = malloc(out_len * sizeof *ref);
+    const example_entry *e = example_find(k->name);
+    if (!ref) exit(1);
+    for (size_t i = 0; i < out_len; i++) ref[i] = s.out[i];
+    expected[k->n_inputs] = ref;
+    bool have_ref = m && e && e->reference(f, (const void *const *)args, expected);
+    if (m && !have_ref) snprintf(err, sizeof err, "no FP64 reference for %s", k->name);
+
+    for (size_t t = 0; t < o->n_threads; t++) {
+        int threads = o->threads[t];
+        char extra[8192] = "";
+        bench_peer peers[4];
+        bench_tilec tc;
+        memset(&tc, 0, sizeof tc);
+        peers_set_threads(threads);
+        if (have_ref)
+            bench_tilec_setup(&tc, &peers[0], ctx, f, threads, bufs, (size_t)k->n_inputs + 1, extra, sizeof extra);
+        else
+            bench_peer_preset(&peers[0], "tilec", BENCH_ERROR, "%s", err);
+        memset(&peers[1], 0, sizeof peers[1]);
+        peers[1].name = "c";
+        peers[1].state = &s;
+        peers[1].run = c_run;
+        size_t n = 2;
+        if (k->onednn_create) {
+            s.op = k->onednn_create(R, W, err, sizeof err);
+            if (s.op) {
+                memset(&peers[n], 0, sizeof peers[n]);
+                peers[n].name = "onednn";
+                peers[n].state = &s;
+                peers[n].run = onednn_row_run;
+            } else {
+                bench_peer_preset(&peers[n], "onednn", BENCH_ERROR, "%s", err);
+            }
+            n++;
+        }
+        int dims[2] = {R, W};
+        torch_peer_setup(&peers[n++], torch, k->name, threads, (const float *const *)s.in, lens,
+                         (size_t)k->n_inputs, dims, 2);
+        bench_row row = {
+            .kernel = k->name,
+            .shape = shape,
+            .threads = threads,
+            .unit = "GB/s",
+            .work = bytes,
+            .work_note = "bytes of every input and the output, once",
+            .extra_json = extra,
+            .out = s.out,
+            .out_len = out_len,
+            .expected = ref,
+            .atol = 5e-5,
+            .rtol = 5e-5,
+            .compile = tc.kernel ? &tc.times : NULL,
+            .peers = peers,
+            .n_peers = n,
+        };
+        /* Without a reference nothing can be checked, so nothing is timed. */
+        for (size_t i = 1; i < n && !have_ref; i++)
+            if (peers[i].preset == BENCH_OK)
+                bench_peer_preset(&peers[i], peers[i].name, BENCH_ERROR, "not run: no FP64 reference (%s)", err);
+        bench_run_row(doc, o, &row);
+        onednn_destroy(s.op);
+        s.op = NULL;
+        bench_tilec_release(&tc);
+    }
+    tir_module_destroy(m);
+    for (int i = 0; i < k->n_inputs; i++) free(s.in[i]);
+    free(s.out);
+    free(ref);
+}
+
+int main(int argc, char **argv) {
+    bench_options o;
+    bench_parse_options(argc, argv, "rows", &o);
+    tilec_context *ctx;
+    if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
+    torch_worker *torch = torch_worker_start(o.torch_worker ? o.torch_worker : TILEC_TORCH_WORKER, o.python);
+    bench_doc doc;
+    if (!o.list) bench_doc_begin(&doc, "rows", &o);
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++)
+        for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+            run_shape(&doc, &o, ctx, torch, &kernels[k], shapes[i].R, shapes[i].W);
+    if (!o.list) {
+        char trailer[2048] = "";
+        bench_appendf(trailer, sizeof trailer, "\"tilec_width\": %u, \"peer_versions\": {\"c\": ", bench_tilec_width());
+        bench_json_quote(trailer, sizeof trailer, "gcc " __VERSION__ " -O3 -march=native -fopenmp");
+        bench_appendf(trailer, sizeof trailer, ", \"onednn\": ");
+        bench_json_quote(trailer, sizeof trailer, onednn_version());
+        bench_appendf(trailer, sizeof trailer, ", \"torch\": ");
+        bench_json_quote(trailer, sizeof trailer, torch_worker_version(torch));
+        bench_appendf(trailer, sizeof trailer, "}");
+        bench_doc_end(&doc, trailer);
+    }
+    torch_worker_stop(torch);
+    bench_runtimes_destroy();
+    tilec_context_destroy(ctx);
+    return 0;
+}
