@@ -31,14 +31,15 @@ test-asan: deps
 
 # `make bench`: tilec against OpenBLAS, oneDNN, hand-written C and PyTorch
 # (docs/performance.md).  Its own Release build dir so the timed code is optimized
-# and the demo/test build stays untouched; BENCH_ARGS go to bench/run, e.g.
+# and the demo/test build stays untouched; only the three drivers are built (not
+# the test suite).  BENCH_ARGS go to bench/run, e.g.
 # BENCH_ARGS="--family rows --kernel softmax --threads 1".
 BENCH_BUILD ?= build-bench
 BENCH_ARGS  ?=
 bench:
 	@scripts/install-deps --bench
 	cmake -S . -B $(BENCH_BUILD) -DTILEC_BENCH=ON -DTILEC_WERROR=ON -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
-	cmake --build $(BENCH_BUILD) -j $(JOBS)
+	cmake --build $(BENCH_BUILD) -j $(JOBS) --target bench_gemm bench_rows bench_attention
 	BENCH_BUILD=$(BENCH_BUILD) bench/run $(BENCH_ARGS)
 
 # libFuzzer over a text form and its verifier: FUZZ_TARGET=fuzz_text (TileIR,
