@@ -62,6 +62,16 @@ def ratio_spread(row):
     return (med, None, None)
 
 
+def plan_summary(row):
+    """The planner's choice from tilec's realization string ("key=value; ..."):
+    the plan and the SIMD width, enough to tell two runs' mappings apart."""
+    kv = dict(item.strip().split("=", 1) for item in (row.get("tilec_realization") or "").split(";")
+              if "=" in item)
+    if not kv.get("plan"):
+        return DASH
+    return kv["plan"] + (f" W{kv['W']}" if kv.get("W") else "")
+
+
 def row_label(row):
     return f"{row.get('kernel', '?')} {row.get('shape', '?')} t{row.get('threads', '?')}"
 
@@ -137,6 +147,8 @@ def family_table(fam):
         tilec_ok = t is not None and t.get("status") == "ok"
         tp = t.get("throughput") if tilec_ok else None
         cells.append(f"{fmt_num(tp)} {r.get('unit', '')}".strip() if tp is not None else DASH)
+        if tp is not None and r.get("work_note"):
+            cells[-1] += " " + notes.ref("throughput counts " + r["work_note"])
         spread = ratio_spread(r)
         if spread:
             med, lo, hi = spread
@@ -145,8 +157,6 @@ def family_table(fam):
         else:
             # No ratio: tilec's own cell already says why, unless every peer failed.
             cells += [DASH, DASH if not tilec_ok else f"{DASH} {notes.ref('no peer ran cleanly')}"]
-        if r.get("work_note"):
-            cells[-1] += " " + notes.ref("throughput: " + r["work_note"])
         out.append("| " + " | ".join(cells) + " |")
     if fam.get("status", "ok") != "ok":
         # The process failed: a row of its own, after any rows it finished.
@@ -164,24 +174,21 @@ def family_table(fam):
 
 def compile_table(fams):
     out = ["## Compile time (ms)", "",
-           "One line per kernel and shape (its first row; every row's times are in the JSON). "
+           "Per row, since the plan depends on the thread count. tilec plan: the planner's "
+           "choice (root order, block, task grain, tasks) and SIMD width. "
            "verify + plan + lower + llvm (optimize) + jit ≈ total.", "",
-           "| family | kernel | shape | threads | verify | plan | lower | llvm | jit | total |",
-           "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
-    seen = set()
+           "| family | kernel | shape | threads | tilec plan | verify | plan | lower | llvm | jit | total |",
+           "|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|"]
     for fam in fams:
         for r in fam.get("rows", []):
             key = (fam.get("family"), r.get("kernel"), r.get("shape"))
-            if key in seen:
-                continue
-            seen.add(key)
             c = r.get("compile_ms") or {}
             vals = [fmt_num(c.get(k)) for k in ("verify", "plan", "lower", "llvm", "jit", "total")]
             t = peer_of(r, "tilec")
             if not c and t and t.get("status") != "ok":
                 vals[-1] = f"tilec {t.get('status')}"  # say why the times are missing
             out.append("| " + " | ".join([str(key[0]), str(key[1]), str(key[2]),
-                                           str(r.get("threads", "?"))] + vals) + " |")
+                                           str(r.get("threads", "?")), plan_summary(r)] + vals) + " |")
     return out + [""]
 
 
@@ -197,13 +204,15 @@ def markdown(doc, png_name):
     if doc.get("kernel"):
         machine += f", {doc['kernel']}"
     out.append(f"- Machine: {machine}")
-    out.append(f"- Date: {doc.get('date', '?')}; tilec commit {doc.get('commit', '?')}"
-               + (f"; total wall time {doc['wall_s'] / 60:.1f} min" if doc.get("wall_s") is not None else ""))
+    wall = doc.get("wall_s")
+    wall = "" if wall is None else f"; total wall time {wall / 60:.1f} min" if wall >= 60 else f"; total wall time {wall:.1f} s"
+    out.append(f"- Date: {doc.get('date', '?')}; tilec commit {doc.get('commit', '?')}{wall}")
     if doc.get("args"):
         out.append(f"- Filters: `bench/run {' '.join(doc['args'])}`")
     out += [
         "- Protocol: every output is checked against an FP64 reference before timing; "
-        "peers run in interleaved rounds (A B B A), each round a timed batch per peer. "
+        "peers run in interleaved rounds (A B … then … B A, one timed batch per visit, "
+        "a peer's round time is the mean of its two visits). "
         "µs = median over rounds of the time per call. Ratio = tilec time / peer time "
         "in the same round; the table shows the **median of the per-round ratios** "
         "against the best peer (lowest median µs) and [min–max] over rounds "
