@@ -284,10 +284,11 @@ def chart_script(fams, png, term):
          "set logscale y", f"set yrange [{ymin:.4g}:{ymax:.4g}]", f"set xrange [0:{x}]",
          "set ylabel 'ratio tilec / best peer (log)'", "set grid ytics",
          "set ytics (" + ", ".join(f"'{v:g}' {v:g}" for v in yt) + ")",
-         "set xtics rotate by 90 right nomirror", "set key top left",
+         "set xtics rotate by 90 right nomirror", "set key above",
          "set xtics (" + ", ".join(xtics) + ")" if xtics else "unset xtics"]
+    ymid = (ymin * ymax) ** 0.5  # the middle of the log axis: a label there is never clipped
     for lx, text in labels:
-        s.append(f"set label {gp_str(text)} at {lx},1 center rotate by 90 textcolor 'red'")
+        s.append(f"set label {gp_str(text)} at {lx},{ymid:.4g} center rotate by 90 textcolor 'red'")
     plots = ["1 with lines dashtype 2 linecolor 'black' title 'parity'"]
     for i, (name, pts) in enumerate(series):
         if not pts:
