@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test test-asan fuzz clean
+.PHONY: all deps build demo test test-asan fuzz bench clean
 
 all: build
 
@@ -29,6 +29,19 @@ test-asan: deps
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
 
+# `make bench`: tilec against OpenBLAS, oneDNN, hand-written C and PyTorch
+# (docs/performance.md).  Its own Release build dir so the timed code is optimized
+# and the demo/test build stays untouched; only the three drivers are built (not
+# the test suite).  BENCH_ARGS go to bench/run, e.g.
+# BENCH_ARGS="--family rows --kernel softmax --threads 1".
+BENCH_BUILD ?= build-bench
+BENCH_ARGS  ?=
+bench:
+	@scripts/install-deps --bench
+	cmake -S . -B $(BENCH_BUILD) -DTILEC_BENCH=ON -DTILEC_WERROR=ON -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
+	cmake --build $(BENCH_BUILD) -j $(JOBS) --target bench_gemm bench_rows bench_attention
+	BENCH_BUILD=$(BENCH_BUILD) bench/run $(BENCH_ARGS)
+
 # libFuzzer over a text form and its verifier: FUZZ_TARGET=fuzz_text (TileIR,
 # seeded with every .tir file) or fuzz_xir (XIR, seeded with tests/xir/*.xir).
 FUZZ_BUILD   ?= build-fuzz
@@ -44,4 +57,4 @@ fuzz: deps
 	  $(FUZZ_BUILD)/corpus-$(FUZZ_TARGET) $(FUZZ_SEEDS_$(FUZZ_TARGET))
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(BENCH_BUILD)

@@ -63,7 +63,7 @@ static bool call(tir_parser *p, const tir_token *name, int64_t *out) {
 static bool primary(tir_parser *p, int64_t *out) {
     const tir_token *t = tir_parse_peek(p, 0);
     if (t->kind == TIR_TOK_INT) {
-        uint64_t u;
+        uint64_t u = 0; /* set by int_token on success; -O3 cannot prove it (-Wmaybe-uninitialized) */
         tir_parse_next(p);
         if (!int_token(p, t, &u)) return false;
         if (u > INT64_MAX)
@@ -105,7 +105,7 @@ static bool unary(tir_parser *p, int64_t *out) {
     if (minus->kind != TIR_TOK_MINUS) return primary(p, out);
     const tir_token *operand = tir_parse_peek(p, 1);
     if (operand->kind == TIR_TOK_INT) { /* -LITERAL: reaches INT64_MIN */
-        uint64_t u;
+        uint64_t u = 0; /* as in primary() */
         tir_parse_next(p);
         tir_parse_next(p);
         if (!int_token(p, operand, &u)) return false;
