@@ -5,7 +5,16 @@
  * with a separate multiply and add (no FMA) in c's element type.  Outputs are
  * unrolled (SSA) or one runtime loop into an array (bounded outputs); the
  * contraction is unrolled or a runtime loop (bounded contraction) carrying
- * one accumulator PHI per output in flight, which keeps every output's order. */
+ * one accumulator PHI per output in flight, which keeps every output's order.
+ *
+ * Bounded outputs are register-blocked: the runtime output loop walks blocks
+ * of up to 4×4 outputs over the two innermost non-unit output axes (the
+ * largest of 4, 2, 1 dividing each extent) and folds a block's outputs in one
+ * runtime contraction loop, so every a/b element read in a step feeds up to 4
+ * outputs (LLVM merges the repeated private-array reads) and the accumulators
+ * stay in registers.  (Unrolling that contraction instead lets LLVM hoist all
+ * the reads and spill.)  Each output still folds its own terms in contraction
+ * order: results are bitwise unchanged. */
 #include "lower/internal.h"
 
 typedef struct {
@@ -87,13 +96,46 @@ static void fold_runtime(lowerer *lw, const mma_job *j, size_t n, xir_value *con
     }
 }
 
-/* Bounded outputs: one runtime loop over the outputs into the array. */
-static void visit_output(lowerer *lw, void *user, xir_value *flat, xir_value *const *oc) {
-    mma_job *j = user;
-    xir_value *acc = lw_read(lw, j->c, flat);
-    if (j->k_runtime) fold_runtime(lw, j, 1, &oc, &acc);
-    else acc = fold_unrolled(lw, j, acc, oc);
-    lw_array_write(lw, j->out->array, flat, acc);
+enum { MMA_BLOCK = 4 };
+
+/* The largest of 4, 2, 1 dividing `extent`. */
+static uint32_t block_factor(uint64_t extent) { return extent % 4 == 0 ? 4 : extent % 2 == 0 ? 2 : 1; }
+
+/* Bounded outputs: one runtime loop over output blocks into the array. */
+static void blocked_outputs(lowerer *lw, mma_job *j) {
+    uint32_t rank = j->sc->rank, factor[PLAN_MAX_RANK], picked = 0;
+    uint64_t extents[PLAN_MAX_RANK], blocks = 1;
+    for (uint32_t a = rank; a-- > 0;) {
+        extents[a] = j->sc->axes[a].extent;
+        factor[a] = extents[a] != 1 && picked < 2 ? (picked++, block_factor(extents[a])) : 1;
+        extents[a] /= factor[a];
+        blocks *= extents[a];
+    }
+    uint32_t n = 1;
+    for (uint32_t a = 0; a < rank; a++) n *= factor[a];
+    xir_value *coords[MMA_BLOCK * MMA_BLOCK][PLAN_MAX_RANK], *flat[MMA_BLOCK * MMA_BLOCK], *acc[MMA_BLOCK * MMA_BLOCK],
+        *bc[PLAN_MAX_RANK];
+    xir_value **oc[MMA_BLOCK * MMA_BLOCK] = {NULL};
+    lw_loop L;
+    lw_loop_begin(lw, &L, 0, (int64_t)blocks, 1);
+    if (!lw_ok(lw)) return;
+    lw_decode_extents(lw, rank, extents, &L.index->value, bc);
+    for (uint32_t o = 0; o < n; o++) {
+        uint32_t rest = o;
+        for (uint32_t a = rank; a-- > 0;) { /* row-major offsets inside the block */
+            xir_value *d = lw_i64(lw, rest % factor[a]);
+            rest /= factor[a];
+            coords[o][a] = factor[a] == 1 ? bc[a]
+                                          : lw_arith(lw, XIR_OP_ADD, lw_arith(lw, XIR_OP_MUL, bc[a], lw_i64(lw, factor[a]), NULL), d, NULL);
+        }
+        oc[o] = coords[o];
+        flat[o] = lw_flat(lw, j->sc, coords[o]);
+        acc[o] = lw_read(lw, j->c, flat[o]);
+    }
+    fold_runtime(lw, j, n, (xir_value *const *const *)oc, acc);
+    for (uint32_t o = 0; o < n; o++) lw_array_write(lw, j->out->array, flat[o], acc[o]);
+    lw_loop_end(lw, &L, 1);
+    lw->counters.runtime_traversals++;
 }
 
 /* Small outputs: every output element is an SSA value. */
@@ -136,10 +178,10 @@ void lower_mma(lowerer *lw, const tir_op *op) {
             j.k_dim[j.k_rank] = j.sa->axes[i].dim;
             j.k_extent[j.k_rank++] = j.sa->axes[i].extent;
         }
-    if (j.k_runtime) lw->counters.rolled_mmas++;
+    if (j.k_runtime || po->runtime) lw->counters.rolled_mmas++; /* blocked outputs always roll it */
     if (po->runtime) {
         if (!(j.out = lw_array(lw, pv->elem, pv->count))) return;
-        lw_traverse(lw, j.sc, true, visit_output, &j);
+        blocked_outputs(lw, &j);
     } else {
         if (!(j.out = lw_ssa(lw, pv->elem, pv->count))) return;
         unrolled_outputs(lw, &j);

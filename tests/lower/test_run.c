@@ -50,7 +50,7 @@ static void test_examples(void) {
 
 /* GEMM on dyadic inputs is exact in f32 and FP64 alike: bitwise, for ragged
  * blocks, transposed B, a contraction longer than the unroll limit (a runtime
- * mma loop), and bounded output blocks. */
+ * mma loop), and bounded output blocks (register-blocked 1×1, 4×2, 4×4). */
 static void test_gemm_bitwise(void) {
     static const struct {
         const char *name;
@@ -64,6 +64,9 @@ static void test_gemm_bitwise(void) {
         {"gemm_bt", {{"M", 7}, {"N", 11}, {"K", 129}, {"BM", 3}, {"BN", 5}, {"BK", 65}}, 64},
         {"gemm", {{"M", 11}, {"N", 13}, {"K", 17}, {"BM", 9}, {"BN", 9}, {"BK", 5}}, 64},
         {"gemm", {{"M", 11}, {"N", 13}, {"K", 17}, {"BM", 9}, {"BN", 9}, {"BK", 5}}, 4},
+        /* register-blocked bounded outputs: 4×2 and 4×4 blocks, ragged edges */
+        {"gemm", {{"M", 13}, {"N", 14}, {"K", 9}, {"BM", 12}, {"BN", 6}, {"BK", 5}}, 4},
+        {"gemm_bt", {{"M", 17}, {"N", 9}, {"K", 7}, {"BM", 8}, {"BN", 4}, {"BK", 3}}, 16},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char *text = read_example(cases[i].name);
