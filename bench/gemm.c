@@ -163,14 +163,9 @@ int main(int argc, char **argv) {
     if (!o.list) bench_doc_begin(&doc, "gemm", &o);
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) run_shape(&doc, &o, ctx, &shapes[i]);
     if (!o.list) {
-        char trailer[2048] = "";
-        bench_appendf(trailer, sizeof trailer, "\"tilec_width\": %u, \"peer_versions\": {\"openblas\": ",
-                      bench_tilec_width());
-        bench_json_quote(trailer, sizeof trailer, openblas);
-        bench_appendf(trailer, sizeof trailer, ", \"onednn\": ");
-        bench_json_quote(trailer, sizeof trailer, onednn_version());
-        bench_appendf(trailer, sizeof trailer, "}");
-        bench_doc_end(&doc, trailer);
+        const char *names[] = {"openblas", "onednn"};
+        const char *versions[] = {openblas, onednn_version()};
+        bench_doc_end(&doc, 2, names, versions);
     }
     bench_runtimes_destroy();
     tilec_context_destroy(ctx);

@@ -379,10 +379,15 @@ void bench_doc_begin(bench_doc *d, const char *family, const bench_options *o) {
     fflush(f);
 }
 
-void bench_doc_end(bench_doc *d, const char *trailer_json) {
-    fprintf(d->out, "%s]", d->rows ? "\n " : "");
-    if (trailer_json && *trailer_json) fprintf(d->out, ",\n %s", trailer_json);
-    fprintf(d->out, "}\n");
+void bench_doc_end(bench_doc *d, size_t n_peers, const char *const *names, const char *const *versions) {
+    fprintf(d->out, "%s],\n \"tilec_width\": %u, \"peer_versions\": {", d->rows ? "\n " : "", bench_tilec_width());
+    for (size_t i = 0; i < n_peers; i++) {
+        fprintf(d->out, "%s", i ? ", " : "");
+        bench_json_string(d->out, names[i]);
+        fprintf(d->out, ": ");
+        bench_json_string(d->out, versions[i]);
+    }
+    fprintf(d->out, "}}\n");
     fflush(d->out);
 }
 
@@ -579,10 +584,14 @@ void bench_run_row(bench_doc *d, const bench_options *o, const bench_row *row) {
     for (size_t i = 0; i < row->n_peers; i++) {
         bench_peer *p = &row->peers[i];
         res[i].status = p->preset;
-        if (p->preset != BENCH_OK)
+        if (p->preset != BENCH_OK) {
             snprintf(res[i].message, sizeof res[i].message, "%s", p->message);
-        else
+        } else if (row->no_reference) { /* nothing can be checked, so nothing is timed */
+            res[i].status = BENCH_ERROR;
+            snprintf(res[i].message, sizeof res[i].message, "not run: no FP64 reference (%s)", row->no_reference);
+        } else {
             check_peer(row, p, &res[i], scratch);
+        }
     }
     /* 2. Warmup and calibration. */
     for (size_t i = 0; i < row->n_peers; i++)

@@ -81,6 +81,7 @@ typedef struct {
     float *out;              /* the output every in-process peer writes */
     size_t out_len;
     const double *expected;  /* FP64 reference for out */
+    const char *no_reference; /* non-NULL: why there is no FP64 reference; then no peer is checked or timed */
     double atol, rtol;
     const tilec_compile_times *compile; /* NULL when tilec did not compile */
     bench_peer *peers;       /* peers[0] is tilec */
@@ -96,8 +97,8 @@ typedef struct {
 
 void bench_doc_begin(bench_doc *d, const char *family, const bench_options *o);
 void bench_run_row(bench_doc *d, const bench_options *o, const bench_row *row);
-/* trailer_json: the closing members, e.g. "\"tilec_width\": 16, \"peer_versions\": {...}". */
-void bench_doc_end(bench_doc *d, const char *trailer_json);
+/* Closes the document with "tilec_width" and "peer_versions": {names[i]: versions[i]}. */
+void bench_doc_end(bench_doc *d, size_t n_peers, const char *const *names, const char *const *versions);
 
 /* ---- the tilec contestant ---- */
 
