@@ -99,6 +99,8 @@ static bool check_op(plan_local *l, const tir_op *op, bool in_region) {
     switch (op->kind) {
     case TIR_OP_CONSTANT:
     case TIR_OP_ELEMENTWISE:
+    case TIR_OP_VIEW_LOAD:
+    case TIR_OP_VIEW_STORE:
     case TIR_OP_YIELD: return true;
     case TIR_OP_EXTRACT: {
         const tir_space *s = op->operands[0]->value->type->space;
@@ -110,11 +112,6 @@ static bool check_op(plan_local *l, const tir_op *op, bool in_region) {
                               op->id, s->axes[i].dim->label);
         return true;
     }
-    case TIR_OP_VIEW_LOAD:
-    case TIR_OP_VIEW_STORE:
-        if (in_region)
-            return refuse(l, PLAN_LOCAL_REFUSE_EFFECT, "'%s' op #%u", tir_op_kind_name(op->kind), op->id);
-        return true;
     case TIR_OP_MMA: return refuse(l, PLAN_LOCAL_REFUSE_MMA, "mma op #%u", op->id);
     case TIR_OP_MAP:
     case TIR_OP_REDUCE: {

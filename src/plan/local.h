@@ -16,15 +16,15 @@
  * Admitted ops (the realization is sufficient for exactly these):
  *   constants, elementwise ops, extracts whose index on D is the coordinate of
  *   the enclosing map/reduce over D (the split coordinate: it reads slot q),
- *   loads and stores outside regions over D, maps over D whose body is pure
- *   (constants, elementwise, extracts), maps over unit domains, and closed
- *   unordered reductions over D (plan_reduce_is_closed) not nested in a
- *   region over D.
+ *   loads and stores (never inside a map or a closed reduction: the verifier
+ *   and plan_reduce_is_closed keep memory effects out of them), maps over D
+ *   whose body is pure (constants, elementwise, extracts), maps over unit
+ *   domains, and closed unordered reductions (plan_reduce_is_closed) not
+ *   nested in a region over D.
  * Everything else keeps the whole-program realization (local_lanes = 1) and
  * is refused with a named reason: a second nonunit axis or extent, an empty
  * D, ordered loops and reductions, mma, shifted extracts, nested regions over
- * D, memory effects inside a region over D, a root domain on D, or a
- * dispatch (programs × W) beyond uint32. */
+ * D, a root domain on D, or a dispatch (programs × W) beyond uint32. */
 #ifndef TILEC_PLAN_LOCAL_H
 #define TILEC_PLAN_LOCAL_H
 
@@ -38,9 +38,8 @@
     X(MMA, "LOWER-L04", "mma") \
     X(EXTRACT, "LOWER-L05", "extract off the split coordinate") \
     X(NESTED, "LOWER-L06", "region inside a region over the distributed axis") \
-    X(EFFECT, "LOWER-L07", "memory access inside a region over the distributed axis") \
-    X(ROOT, "LOWER-L08", "root domain on the distributed axis") \
-    X(DISPATCH, "LOWER-L09", "dispatch exceeds uint32")
+    X(ROOT, "LOWER-L07", "root domain on the distributed axis") \
+    X(DISPATCH, "LOWER-L08", "dispatch exceeds uint32")
 
 typedef enum {
     PLAN_LOCAL_ADMITTED = 0,
