@@ -61,23 +61,16 @@ typedef struct {
     double arith, broadcast, contiguous, gathered, priv;
 } walker;
 
-static uint64_t volume_of(const tir_space *s) {
-    uint64_t v = 1;
-    for (uint32_t i = 0; i < s->rank; i++) v *= s->axes[i].extent; /* admitted: fits */
-    return v;
-}
-
-/* Runtime coordinate decode of a flat index over s: a div and a mod per
- * non-unit axis, except the div by 1 and the mod of the leading axis. */
-static double decode_ops(const tir_space *s) {
-    uint32_t nonunit = 0;
-    for (uint32_t i = 0; i < s->rank; i++) nonunit += s->axes[i].extent != 1;
-    return nonunit ? 2.0 * (nonunit - 1) : 0;
-}
-
-/* A runtime loop over s executed `rep` times: increment + compare + decode. */
+/* A runtime loop over s (in slot space when packet-local) executed `rep`
+ * times: increment + compare + the coordinate decode of the flat index (a
+ * div and a mod per non-unit axis, except the div by 1 and the mod of the
+ * leading axis). */
 static void runtime_traversal(walker *w, const tir_space *s, double rep) {
-    w->arith += rep * (double)volume_of(s) * (2 + decode_ops(s));
+    const plan_local *local = w->r->options.local;
+    uint32_t nonunit = 0;
+    for (uint32_t i = 0; i < s->rank; i++) nonunit += plan_local_extent(local, &s->axes[i]) != 1;
+    double decode = nonunit ? 2.0 * (nonunit - 1) : 0;
+    w->arith += rep * (double)plan_local_volume(local, s) * (2 + decode);
 }
 
 static void snapshot(walker *w, const tir_value *v, double rep) {
