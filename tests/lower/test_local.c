@@ -9,6 +9,7 @@
  *   identity enter once, carries on either side; bitwise on dyadic inputs,
  *   including N < W (lanes without a contribution) and the leader-only
  *   scalar stores.
+ * - In-place rows; a two-axis root in both orders and with root tiles.
  * - Admission refusals with their codes and reasons; the realization's
  *   metadata; softmax at W = 16 compiles to contiguous loads and stores
  *   with no gathers. */
@@ -254,11 +255,57 @@ static void test_realization(void) {
     tir_module_destroy(m);
 }
 
+/* In place (Y bound to X's memory: a program loads its row before storing
+ * it), and a two-axis root in both orders and with root tiles: the program
+ * ordinal dispatch_id / W goes through the ordinary root map. */
+static const char rows2_text[] =
+    "kernel @k2<B=4, R=5, N=37>(%X: const view<f32>[X.0=B, X.1=R, X.2=N], %Y: view<f32>[Y.0=B, Y.1=R, Y.2=N]) {\n"
+    "  parallel (%b: b=B, %r: r=R) {\n"
+    "    %c0 = const index 0\n"
+    "    %x = load %X[%b, %r, %c0] tile [l=1, m=1, n=N]\n"
+    "    %s = reduce.max %x over (n)\n"
+    "    %y = sub %x, %s\n"
+    "    store %Y[%b, %r, %c0] tile [l=1, m=1, n=N], %y\n"
+    "  }\n"
+    "}\n";
+
+static void test_mappings(void) {
+    static const example_case in_place[] = {
+        {"softmax", {{"W", 65}}, 1, 1, 0},
+        {"layernorm", {{"W", 100}}, 1, 3, 0},
+        {"rope", {{"W", 34}}, 1, 3, 0},
+    };
+    for (size_t i = 0; i < sizeof in_place / sizeof *in_place; i++) {
+        tir_module *m = parse_example(ctx, in_place[i].name, in_place[i].defines, in_place[i].n_defines);
+        if (!m) continue;
+        char label[64];
+        snprintf(label, sizeof label, "%s local in place", in_place[i].name);
+        check_local(label, tir_module_func(m, 0), 8, example_config(&in_place[i], 8, false));
+        tir_module_destroy(m);
+    }
+    tir_module *m = parse_kernel(rows2_text, NULL, 0);
+    if (!m) return;
+    static const uint32_t orders[2][2] = {{0, 1}, {1, 0}}, tiles[2] = {2, 5};
+    for (int k = 0; k < 3; k++) {
+        lower_options o = local_options(8);
+        o.root_axis_order = orders[k == 1];
+        o.root_axis_order_len = 2;
+        if (k == 2) o.root_axis_tiles = tiles, o.root_axis_tiles_len = 2;
+        lower_result r;
+        if (!lower_ok(tir_module_func(m, 0), &o, &r)) continue;
+        run_config c = run_config_default(8, true);
+        run_and_compare(k == 2 ? "two-axis root, tiles" : "two-axis root", tir_module_func(m, 0), &r, &c);
+        lower_result_free(&r);
+    }
+    tir_module_destroy(m);
+}
+
 int main(void) {
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
     test_refusals();
     test_realization();
     test_reductions();
+    test_mappings();
     test_examples();
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
