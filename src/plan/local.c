@@ -8,22 +8,17 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-static const char *const refusal_codes[PLAN_LOCAL_REFUSAL_COUNT] = {
-    [PLAN_LOCAL_ADMITTED] = "LOWER-L",
-#define X(e, code, reason) [PLAN_LOCAL_REFUSE_##e] = code,
-    PLAN_LOCAL_REFUSALS(X)
-#undef X
-};
-
-static const char *const refusal_reasons[PLAN_LOCAL_REFUSAL_COUNT] = {
-    [PLAN_LOCAL_ADMITTED] = "admitted",
-#define X(e, code, reason) [PLAN_LOCAL_REFUSE_##e] = reason,
+static const struct {
+    const char *code, *reason;
+} refusal_table[PLAN_LOCAL_REFUSAL_COUNT] = {
+    [PLAN_LOCAL_ADMITTED] = {"LOWER-L", "admitted"},
+#define X(e, code, reason) [PLAN_LOCAL_REFUSE_##e] = {code, reason},
     PLAN_LOCAL_REFUSALS(X)
 #undef X
 };
 
 const char *plan_local_refusal_code(plan_local_refusal r) {
-    return (unsigned)r < PLAN_LOCAL_REFUSAL_COUNT ? refusal_codes[r] : "LOWER-L";
+    return (unsigned)r < PLAN_LOCAL_REFUSAL_COUNT ? refusal_table[r].code : "LOWER-L";
 }
 
 static bool refuse(plan_local *l, plan_local_refusal r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -35,7 +30,7 @@ static bool refuse(plan_local *l, plan_local_refusal r, const char *fmt, ...) {
     vsnprintf(detail, sizeof detail, fmt, ap);
     va_end(ap);
     l->refusal = r;
-    snprintf(l->why, sizeof l->why, "%s: %s", refusal_reasons[r], detail);
+    snprintf(l->why, sizeof l->why, "%s: %s", refusal_table[r].reason, detail);
     return false;
 }
 

@@ -120,9 +120,9 @@ static tilec_status local_widths(solver *s) {
  * rejected candidate by candidate with it. */
 static tilec_status local_admission(solver *s) {
     uint32_t W = s->out->target.packet_width;
-    if (s->locals[s->local_count - 1] == 1 || plan_local_admit(s->f, &s->admission, W, &s->local) ||
-        s->o->local_lanes == 0)
-        return TILEC_OK;
+    if (s->locals[s->local_count - 1] == 1) return TILEC_OK;
+    bool admitted = plan_local_admit(s->f, &s->admission, W, &s->local);
+    if (admitted || s->o->local_lanes == 0) return TILEC_OK;
     return tilec_error(s->ctx, TILEC_E_UNSUPPORTED, "PLAN-O04", tilec_no_loc(),
                        "local-axis distribution (local_lanes=%u) cannot realize kernel '@%s': %s", W, s->f->name,
                        s->local.why);
