@@ -197,6 +197,15 @@ static const char nested_text[] =
     "  }\n"
     "}\n";
 
+static const char root_on_row_text[] =
+    "kernel @k<N=8>(%X: const view<f32>[X.0=N, X.1=N], %Y: view<f32>[Y.0=N, Y.1=N]) {\n"
+    "  parallel (%r: n=N) {\n"
+    "    %c0 = const index 0\n"
+    "    %x = load %X[%r, %c0] tile [m=1, n=N]\n"
+    "    store %Y[%r, %c0] tile [m=1, n=N], %x\n"
+    "  }\n"
+    "}\n";
+
 static void test_refusals(void) {
     expect_refusal("gemm", parse_example(ctx, "gemm", NULL, 0), PLAN_LOCAL_REFUSE_AXES, "several nonunit axes");
     expect_refusal("attention", parse_example(ctx, "attention", NULL, 0), PLAN_LOCAL_REFUSE_AXES,
@@ -208,6 +217,11 @@ static void test_refusals(void) {
     expect_refusal("shifted extract", parse_kernel(shifted_text, NULL, 0), PLAN_LOCAL_REFUSE_EXTRACT,
                    "not the coordinate of the enclosing map or reduce");
     expect_refusal("nested", parse_kernel(nested_text, NULL, 0), PLAN_LOCAL_REFUSE_NESTED, "region inside a region");
+    expect_refusal("root on the row axis", parse_kernel(root_on_row_text, NULL, 0), PLAN_LOCAL_REFUSE_ROOT,
+                   "the root parallel is over 'n'");
+    tir_define huge[] = {{"R", 1 << 29}, {"W", 2}};
+    expect_refusal("dispatch", parse_example(ctx, "softmax", huge, 2), PLAN_LOCAL_REFUSE_DISPATCH,
+                   "536870912 programs × 8 lanes");
     tir_define empty[] = {{"W", 0}};
     expect_refusal("empty row", parse_example(ctx, "softmax", empty, 1), PLAN_LOCAL_REFUSE_EMPTY, "extent 0");
     /* local_lanes must be 1 or W. */
