@@ -96,8 +96,8 @@ void lw_copy(lowerer *lw, const tir_space *space, bool runtime, xir_value *dst, 
  * S = ceil(N/W) slots (plan_local_extent), so traversals, flat indices and
  * projections work on slots; lw_element converts a slot to the element. */
 uint64_t lw_extent(const lowerer *lw, const tir_axis *axis);
-bool lw_is_split(const lowerer *lw, const tir_axis *axis); /* packet-local and axis is D */
-/* The element e = W·q + lane of slot q (i64, interval recorded). */
+/* The element e = W·q + lane of slot q (i64; its interval follows from q's
+ * and the lane's). */
 xir_value *lw_element(lowerer *lw, xir_value *q);
 /* Whether element e of D is inside the domain (e < N); NULL when proven. */
 xir_value *lw_element_valid(lowerer *lw, xir_value *e);

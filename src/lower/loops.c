@@ -15,7 +15,7 @@
  * element W·q + lane and keeps q as its split (extracts read slot q). */
 void lw_bind_coord_values(lowerer *lw, const tir_op *op, xir_value *const *coords) {
     for (uint32_t a = 0; a < op->domain->rank; a++) {
-        bool split = lw_is_split(lw, &op->domain->axes[a]);
+        bool split = plan_local_is_axis(lw->local, &op->domain->axes[a]);
         lv *rec = lw_scalar(lw, TIR_I64, split ? lw_element(lw, coords[a]) : coords[a]);
         if (rec && split) rec->split = coords[a];
         lw_bind(lw, op->body->args[a], rec);

@@ -174,7 +174,8 @@ static void describe(lowerer *lw, const plan_root_map *map, lower_result *out) {
                   "; dispatch_size=%u; required_packet_width=%u; static_snapshot_bytes_per_worker=%llu; "
                   "static_snapshot_allocations=%llu; snapshot_budget=%llu; max_unrolled_tile_elements=%u; "
                   "max_unrolled_region_work=%llu; unordered_reduction_partitions=%u; max_recipe_depth=%u; ",
-                  out->dispatch_size, out->required_packet_width, (unsigned long long)out->resources.snapshot_bytes_per_worker,
+                  out->dispatch_size, out->required_packet_width,
+                  (unsigned long long)out->resources.snapshot_bytes_per_worker,
                   (unsigned long long)out->resources.snapshot_allocations, (unsigned long long)lw->opt->max_local_bytes,
                   lw->opt->max_unrolled_tile_elements, (unsigned long long)lw->opt->max_unrolled_region_work,
                   lw->opt->reduction_partitions, lw->opt->max_recipe_depth);

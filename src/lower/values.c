@@ -289,8 +289,6 @@ void lw_copy(lowerer *lw, const tir_space *space, bool runtime, xir_value *dst, 
 
 uint64_t lw_extent(const lowerer *lw, const tir_axis *axis) { return plan_local_extent(lw->local, axis); }
 
-bool lw_is_split(const lowerer *lw, const tir_axis *axis) { return lw->local && lw->local->dim && axis->dim == lw->local->dim; }
-
 uint64_t lw_volume(const lowerer *lw, const tir_space *s) { return plan_local_volume(lw->local, s); }
 
 xir_value *lw_element(lowerer *lw, xir_value *q) {
@@ -476,12 +474,13 @@ void lower_extract(lowerer *lw, const tir_op *op) {
         const tir_value *idx = op->operands[1 + i]->value;
         lv *rec = lw_lookup(lw, idx);
         if (!rec) return;
-        if (lw_is_split(lw, &s->axes[i]) && !rec->split) {
+        /* On the distributed axis the coordinate names the lane's own slot. */
+        bool split = plan_local_is_axis(lw->local, &s->axes[i]);
+        if (split && !rec->split) { /* the admission forbids it */
             lw_internal(lw, "extract op #%u is not at the split coordinate its admission requires", op->id);
             return;
         }
-        /* On the distributed axis the coordinate names the lane's own slot. */
-        coords[i] = lw_is_split(lw, &s->axes[i]) ? rec->split : lw_to_i64(lw, rec->value, tir_value_elem(idx));
+        coords[i] = split ? rec->split : lw_to_i64(lw, rec->value, tir_value_elem(idx));
     }
     xir_value *flat = lw_flat(lw, s, coords), *zero = xir_const_zero(lw->m, tile->elem), *v;
     int64_t k;

@@ -78,7 +78,7 @@ static xir_value *element(lowerer *lw, access *acc, xir_value *const *slots, xir
     xir_value *cond = acc->leader, *offset = lw_i64(lw, 0), *coords[PLAN_MAX_RANK];
     for (uint32_t a = 0; a < acc->view->rank; a++) {
         coords[a] = slots[a];
-        if (lw_is_split(lw, &acc->op->domain->axes[a])) {
+        if (plan_local_is_axis(lw->local, &acc->op->domain->axes[a])) {
             coords[a] = lw_element(lw, slots[a]);
             cond = both(lw, cond, lw_element_valid(lw, coords[a]));
         }

@@ -34,10 +34,12 @@ static bool refuse(plan_local *l, plan_local_refusal r, const char *fmt, ...) {
     return false;
 }
 
-static bool is_axis(const plan_local *l, const tir_axis *a) { return l->dim && a->dim == l->dim; }
+bool plan_local_is_axis(const plan_local *local, const tir_axis *axis) {
+    return local && local->dim && axis->dim == local->dim;
+}
 
 uint64_t plan_local_extent(const plan_local *local, const tir_axis *axis) {
-    return local && is_axis(local, axis) ? local->slots : axis->extent;
+    return plan_local_is_axis(local, axis) ? local->slots : axis->extent;
 }
 
 uint64_t plan_local_volume(const plan_local *local, const tir_space *s) {
@@ -47,8 +49,8 @@ uint64_t plan_local_volume(const plan_local *local, const tir_space *s) {
 }
 
 bool plan_local_has_axis(const plan_local *local, const tir_space *s) {
-    for (uint32_t i = 0; local && i < s->rank; i++)
-        if (is_axis(local, &s->axes[i])) return true;
+    for (uint32_t i = 0; i < s->rank; i++)
+        if (plan_local_is_axis(local, &s->axes[i])) return true;
     return false;
 }
 
@@ -82,7 +84,7 @@ static bool split_coordinate(const plan_local *l, const tir_value *index) {
     const tir_block *b = index->def_block;
     const tir_op *owner = b && !index->def_op ? b->parent_op : NULL;
     return owner && (owner->kind == TIR_OP_MAP || owner->kind == TIR_OP_REDUCE) && index->index < owner->domain->rank &&
-           is_axis(l, &owner->domain->axes[index->index]);
+           plan_local_is_axis(l, &owner->domain->axes[index->index]);
 }
 
 static bool check_block(plan_local *l, const tir_block *b, bool in_region);
@@ -100,7 +102,7 @@ static bool check_op(plan_local *l, const tir_op *op, bool in_region) {
     case TIR_OP_EXTRACT: {
         const tir_space *s = op->operands[0]->value->type->space;
         for (uint32_t i = 0; i < s->rank; i++)
-            if (is_axis(l, &s->axes[i]) && !split_coordinate(l, op->operands[1 + i]->value))
+            if (plan_local_is_axis(l, &s->axes[i]) && !split_coordinate(l, op->operands[1 + i]->value))
                 return refuse(l, PLAN_LOCAL_REFUSE_EXTRACT,
                               "extract op #%u reads axis '%s' at an index that is not the coordinate of the enclosing "
                               "map or reduce over it",

@@ -66,6 +66,8 @@ typedef struct {
  * diagnostic, so the planner can record the reason as a rejection. */
 bool plan_local_admit(const tir_func *f, const plan_admission *admission, uint32_t lanes, plan_local *out);
 
+/* Whether the axis is D (NULL local or no D: false). */
+bool plan_local_is_axis(const plan_local *local, const tir_axis *axis);
 /* The slot-space extent of an axis: S for D, else the extent.  NULL local:
  * the whole-program realization (the extent itself). */
 uint64_t plan_local_extent(const plan_local *local, const tir_axis *axis);

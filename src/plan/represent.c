@@ -178,8 +178,7 @@ static void plan_block(planner *p, const tir_block *b, uint64_t mult);
 static void plan_coords(planner *p, const tir_op *op, bool constant, uint64_t mult) {
     for (uint32_t i = 0; i < op->domain->rank; i++) {
         set_value(p, op->body->args[i], PLAN_FORM_SCALAR, mult);
-        bool split = plan_local_has_axis(p->r->options.local, op->domain) &&
-                     op->domain->axes[i].dim == p->r->options.local->dim;
+        bool split = plan_local_is_axis(p->r->options.local, &op->domain->axes[i]);
         pv(p, op->body->args[i])->constant = constant && !split;
         pv(p, op->body->args[i])->constant_slot = constant && split;
     }
@@ -341,7 +340,7 @@ bool plan_extract_constant(const plan_repr *r, const tir_op *extract) {
     const plan_local *local = r->options.local;
     for (uint32_t i = 1; i < extract->operand_count; i++) {
         const plan_value *x = plan_value_of(r, extract->operands[i]->value);
-        bool split = local && local->dim && s->axes[i - 1].dim == local->dim;
+        bool split = plan_local_is_axis(local, &s->axes[i - 1]);
         if (!(split ? x->constant_slot : x->constant)) return false;
     }
     return true;

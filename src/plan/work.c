@@ -153,11 +153,6 @@ static void slope_elementwise(walker *w, const tir_op *op) {
     }
 }
 
-static bool on_local_axis(const walker *w, const tir_axis *a) {
-    const plan_local *l = w->r->options.local;
-    return l && l->dim && a->dim == l->dim;
-}
-
 /* One view access of `op` (load or store, tile or scalar), `times` times. */
 static void view_access(walker *w, const tir_op *op, double times) {
     const tir_space *view = op->operands[0]->value->type->space;
@@ -167,7 +162,8 @@ static void view_access(walker *w, const tir_op *op, double times) {
         const slope_info *s = slope_of(w, op->operands[1 + a]->value);
         known = s->known;
         for (uint32_t v = 0; known && v < w->varying; v++) slope[v] += s->slope[v] * stride;
-        if (op->domain && on_local_axis(w, &op->domain->axes[a])) slope[0] += stride; /* the lane's element */
+        if (op->domain && plan_local_is_axis(w->r->options.local, &op->domain->axes[a]))
+            slope[0] += stride; /* the lane's element moves along D */
         stride *= (double)view->axes[a].extent;
     }
     bool zero = known, up = known, down = known;
@@ -190,7 +186,7 @@ static void view_access(walker *w, const tir_op *op, double times) {
 static void region_coordinates(walker *w, const tir_op *op) {
     for (uint32_t i = 0; i < op->domain->rank; i++) {
         set_uniform(w, op->body->args[i]);
-        if (on_local_axis(w, &op->domain->axes[i])) slope_of(w, op->body->args[i])->slope[0] = 1;
+        if (plan_local_is_axis(w->r->options.local, &op->domain->axes[i])) slope_of(w, op->body->args[i])->slope[0] = 1;
     }
 }
 

@@ -128,7 +128,8 @@ static void test_reductions(void) {
                 snprintf(label, sizeof label, "reductions W=%u N=%lld P=%u", w, (long long)widths[n], p);
                 if (lower_ok(tir_module_func(m, 0), &o, &r)) {
                     CHECK(r.counters.packet_reductions == (widths[n] > 1 ? 4 : 0)); /* N = 1: replicated */
-                    run_and_compare(label, tir_module_func(m, 0), &r, &(run_config){w, true, 0, {-1, -1, -1, -1, -1, -1, -1, -1}});
+                    run_config c = run_config_default(w, true);
+                    run_and_compare(label, tir_module_func(m, 0), &r, &c);
                     lower_result_free(&r);
                 }
                 tir_module_destroy(m);
