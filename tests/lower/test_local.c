@@ -272,15 +272,18 @@ static void test_realization(void) {
 
 /* In place (Y bound to X's memory: a program loads its row before storing
  * it), and a two-axis root in both orders and with root tiles: the program
- * ordinal dispatch_id / W goes through the ordinary root map. */
+ * ordinal dispatch_id / W goes through the ordinary root map.  The row
+ * maximum, a unit tile, is stored by lane 0 alone. */
 static const char rows2_text[] =
-    "kernel @k2<B=4, R=5, N=37>(%X: const view<f32>[X.0=B, X.1=R, X.2=N], %Y: view<f32>[Y.0=B, Y.1=R, Y.2=N]) {\n"
+    "kernel @k2<B=4, R=5, N=37>(%X: const view<f32>[X.0=B, X.1=R, X.2=N], %Y: view<f32>[Y.0=B, Y.1=R, Y.2=N],\n"
+    "                           %M: view<f32>[M.0=B, M.1=R]) {\n"
     "  parallel (%b: b=B, %r: r=R) {\n"
     "    %c0 = const index 0\n"
     "    %x = load %X[%b, %r, %c0] tile [l=1, m=1, n=N]\n"
     "    %s = reduce.max %x over (n)\n"
     "    %y = sub %x, %s\n"
     "    store %Y[%b, %r, %c0] tile [l=1, m=1, n=N], %y\n"
+    "    store %M[%b, %r] tile [l=1, m=1], %s\n"
     "  }\n"
     "}\n";
 
@@ -309,6 +312,7 @@ static void test_mappings(void) {
         lower_result r;
         if (!lower_ok(tir_module_func(m, 0), &o, &r)) continue;
         run_config c = run_config_default(8, true);
+        CHECK(count_insts(r.kernel, XIR_INST_BUFFER_WRITE, XIR_OP_INVALID) == 5 + 1); /* 5 slots, 1 leader store */
         run_and_compare(k == 2 ? "two-axis root, tiles" : "two-axis root", tir_module_func(m, 0), &r, &c);
         lower_result_free(&r);
     }
