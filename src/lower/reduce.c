@@ -88,7 +88,8 @@ static xir_value *read_lane(lowerer *lw, xir_value *value, xir_value *lane) {
  * partial (validity travels with it; no identity is invented), so the
  * butterfly merges (partial, valid) pairs; lane 0's root is broadcast so that
  * every lane holds the same value.  Lane 0 combines (own, higher lane) at
- * each step: its root is one fixed tree over the lanes. */
+ * each step: its root is one fixed tree over the lanes.  A short row (N < W)
+ * stops once lane 0 has merged every lane that can hold an element. */
 static xir_value *packet_total(lowerer *lw, const reduction *r, const plan_op *po, xir_value *p) {
     xir_value *valid = NULL; /* NULL: every lane holds a partial */
     if (po->local_tail) {
@@ -97,7 +98,8 @@ static xir_value *packet_total(lowerer *lw, const reduction *r, const plan_op *p
         if (!p) p = x, valid = in;
         else p = in ? select(lw, in, combine(lw, r, p, x), p) : combine(lw, r, p, x);
     }
-    for (uint32_t k = 1; k < lw->local->lanes; k <<= 1) {
+    uint32_t steps = plan_local_butterfly_steps(lw->local);
+    for (uint32_t k = 1; k < 1u << steps; k <<= 1) {
         xir_value *from = lw_arith(lw, XIR_OP_XOR, lw->lane_id, xir_const_uint(lw->m, TIR_U32, k), NULL);
         xir_value *other = read_lane(lw, p, from);
         if (!valid) {

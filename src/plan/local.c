@@ -48,6 +48,12 @@ uint64_t plan_local_volume(const plan_local *local, const tir_space *s) {
     return v;
 }
 
+uint32_t plan_local_butterfly_steps(const plan_local *local) {
+    uint32_t steps = 0;
+    for (uint64_t k = 1; k < local->lanes && (local->full_slots || k < local->extent); k <<= 1) steps++;
+    return steps;
+}
+
 bool plan_local_has_axis(const plan_local *local, const tir_space *s) {
     for (uint32_t i = 0; i < s->rank; i++)
         if (plan_local_is_axis(local, &s->axes[i])) return true;

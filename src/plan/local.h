@@ -73,6 +73,10 @@ bool plan_local_is_axis(const plan_local *local, const tir_axis *axis);
 uint64_t plan_local_extent(const plan_local *local, const tir_axis *axis);
 /* The slot-space volume of a space (admitted: fits). */
 uint64_t plan_local_volume(const plan_local *local, const tir_space *s);
+/* The butterfly steps of a reduction over D: log2 W, or when no slot is
+ * full (N < W) only the steps whose partner lanes 0 ^ k can hold an
+ * element (k < N): lane 0's root, which is broadcast, is then complete. */
+uint32_t plan_local_butterfly_steps(const plan_local *local);
 /* Whether the space has the distributed axis. */
 bool plan_local_has_axis(const plan_local *local, const tir_space *s);
 

@@ -35,7 +35,8 @@
  * count).  The one varying "axis" is the lane: root coordinates are uniform,
  * a coordinate on D has slope 1 (e = W·q + lane), and a tile access moves by
  * the view stride of its D axis per lane (stride 1: contiguous).  Packets are
- * never ragged; each reduction over D adds its butterfly (2·log2 W + 2) and
+ * never ragged; each reduction over D adds its butterfly (2 per step, log2 W
+ * steps or fewer for short rows, + 2) and
  * the root decode adds the program ordinal and the lane. */
 #include "plan/work.h"
 
@@ -270,7 +271,7 @@ static void walk_loop(walker *w, const tir_op *op, double rep) {
     walk_block(w, op->body, rep * trips);
     if (po->partitioned) {
         w->arith += rep * po->partitions; /* partials into a total, then the seed */
-        if (po->local) w->arith += rep * (2 * log2((double)w->r->options.local->lanes) + 2);
+        if (po->local) w->arith += rep * (2.0 * plan_local_butterfly_steps(w->r->options.local) + 2);
         if (po->bulk_loop) {
             uint64_t P = po->partitions, bulk = po->count - po->count % P;
             w->arith += rep * 2.0 * (double)(bulk / P - 1);
