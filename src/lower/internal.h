@@ -24,6 +24,7 @@ struct lv {
     tir_scalar elem;
     uint64_t count;
     xir_value *value;  /* SCALAR, SPLAT */
+    xir_value *split;  /* SCALAR coordinate on the distributed axis: its slot q (value = W·q + lane) */
     xir_value **elems; /* SSA: [count] */
     xir_value *array;  /* ARRAY storage, or an SSA Tile's definition snapshot */
     const tir_op *op;  /* RECIPE: the elementwise op, over `space` */
@@ -41,6 +42,9 @@ typedef struct {
     const tir_func *tf;
     const lower_options *opt;
     const plan_repr *plan;
+    const plan_local *local; /* packet-local (plan->options.local), else NULL */
+    xir_value *lane_id;      /* packet-local: warp_lane_id (u32) */
+    xir_value *lane;         /* packet-local: the lane as Index (i64, interval [0, W-1]) */
     xir_module *m;
     xir_func *f;
     xir_builder b;
@@ -87,7 +91,16 @@ void lw_array_write(lowerer *lw, xir_value *array, xir_value *flat, xir_value *v
 /* Writes every element of src into the array dst (same count). */
 void lw_copy(lowerer *lw, const tir_space *space, bool runtime, xir_value *dst, const lv *src);
 
-/* ---- index spaces (values.c) ---- */
+/* ---- index spaces (values.c) ----
+ * Packet-local, every space is its slot space: the distributed axis D has
+ * S = ceil(N/W) slots (plan_local_extent), so traversals, flat indices and
+ * projections work on slots; lw_element converts a slot to the element. */
+uint64_t lw_extent(const lowerer *lw, const tir_axis *axis);
+/* The element e = W·q + lane of slot q (i64; its interval follows from q's
+ * and the lane's). */
+xir_value *lw_element(lowerer *lw, xir_value *q);
+/* Whether element e of D is inside the domain (e < N); NULL when proven. */
+xir_value *lw_element_valid(lowerer *lw, xir_value *e);
 /* Row-major flat index of coords (one per axis of s). */
 xir_value *lw_flat(lowerer *lw, const tir_space *s, xir_value *const *coords);
 /* Coordinates of `flat` in s: div/mod by static extents, no mod on the first
@@ -102,7 +115,7 @@ xir_value *lw_project(lowerer *lw, const tir_space *from, const tir_space *to, x
  * runtime counted loop. */
 typedef void (*lw_visit)(lowerer *lw, void *user, xir_value *flat, xir_value *const *coords);
 void lw_traverse(lowerer *lw, const tir_space *s, bool runtime, lw_visit visit, void *user);
-uint64_t lw_volume(const tir_space *s);
+uint64_t lw_volume(const lowerer *lw, const tir_space *s);
 
 /* ---- control flow (cfg.c) ---- */
 typedef struct {

@@ -11,8 +11,15 @@
  * never enters the body, so its results are the initial values. */
 #include "lower/internal.h"
 
+/* Packet-local, a coordinate on D arrives as its slot q: it is bound to the
+ * element W·q + lane and keeps q as its split (extracts read slot q). */
 void lw_bind_coord_values(lowerer *lw, const tir_op *op, xir_value *const *coords) {
-    for (uint32_t a = 0; a < op->domain->rank; a++) lw_bind(lw, op->body->args[a], lw_scalar(lw, TIR_I64, coords[a]));
+    for (uint32_t a = 0; a < op->domain->rank; a++) {
+        bool split = plan_local_is_axis(lw->local, &op->domain->axes[a]);
+        lv *rec = lw_scalar(lw, TIR_I64, split ? lw_element(lw, coords[a]) : coords[a]);
+        if (rec && split) rec->split = coords[a];
+        lw_bind(lw, op->body->args[a], rec);
+    }
 }
 
 void lw_bind_coords(lowerer *lw, const tir_op *op, xir_value *ordinal) {

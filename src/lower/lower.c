@@ -26,6 +26,7 @@ lower_options lower_options_default(void) {
         .max_unrolled_region_work = 4096,
         .reduction_partitions = 4,
         .max_recipe_depth = 64,
+        .local_lanes = 1,
     };
 }
 
@@ -40,16 +41,30 @@ static tilec_status check_options(tilec_context *ctx, const lower_options *o) {
     if (o->reduction_partitions < 1 || o->reduction_partitions > 16)
         return tilec_error(ctx, TILEC_E_ARG, "LOWER-O04", tilec_no_loc(), "reduction_partitions %u is outside 1..16",
                            o->reduction_partitions);
+    if (o->local_lanes != 1 && o->local_lanes != w)
+        return tilec_error(ctx, TILEC_E_ARG, "LOWER-O08", tilec_no_loc(),
+                           "local_lanes %u is neither 1 (one program per lane) nor the packet width %u", o->local_lanes,
+                           w);
     return TILEC_OK;
 }
 
-/* The root program: coordinates decoded from dispatch_id digit by digit (u32
- * div/mod by static extents, times the digit's scale, summed per axis), each
- * widened to Index with interval [0, extent-1] right after its axis's last
- * digit.  An axis without digits is 0.  A plain map (one scale-1 digit per
- * non-unit axis) emits exactly div, mod, cast per axis. */
+/* The root program: coordinates decoded from the program ordinal digit by
+ * digit (u32 div/mod by static extents, times the digit's scale, summed per
+ * axis), each widened to Index with interval [0, extent-1] right after its
+ * axis's last digit.  An axis without digits is 0.  A plain map (one scale-1
+ * digit per non-unit axis) emits exactly div, mod, cast per axis.  The
+ * ordinal is dispatch_id, or packet-local dispatch_id / W (the same on every
+ * lane of a packet, since blocks hold whole packets) with the lane
+ * warp_lane_id = dispatch_id mod W. */
 static void lower_root(lowerer *lw, const tir_op *root, const plan_root_map *map) {
     xir_value *j = xir_special_value(lw->m, XIR_SPECIAL_DISPATCH_ID), *coords[PLAN_MAX_RANK] = {NULL};
+    if (lw->local) {
+        uint32_t W = lw->local->lanes;
+        lw->lane_id = xir_special_value(lw->m, XIR_SPECIAL_WARP_LANE_ID);
+        lw->lane = lw_cast(lw, lw->lane_id, TIR_I64);
+        lw_set_range(lw, lw->lane, 0, (int64_t)W - 1);
+        j = lw_arith(lw, XIR_OP_DIV, j, xir_const_uint(lw->m, TIR_U32, W), NULL);
+    }
     uint32_t last[PLAN_MAX_RANK];
     for (uint32_t t = 0; t < map->digit_count; t++) last[map->digits[t].axis] = t;
     for (uint32_t t = 0; t < map->digit_count; t++) {
@@ -141,7 +156,8 @@ static void collect_usage(const tir_block *b, lower_arg *args) {
 static void describe(lowerer *lw, const plan_root_map *map, lower_result *out) {
     strbuf s;
     strbuf_init(&s, lw->ctx);
-    strbuf_printf(&s, "plan=fixed; local_lanes=1; block=%u; width=%u; root_order=[", out->block_size, out->packet_width);
+    strbuf_printf(&s, "plan=fixed; local_lanes=%u; block=%u; width=%u; root_order=[", out->local_lanes, out->block_size,
+                  out->packet_width);
     for (uint32_t t = 0; t < map->rank; t++) strbuf_printf(&s, "%s%u", t ? "," : "", map->order[t]);
     strbuf_printf(&s, "]");
     if (lw->opt->root_axis_tiles_len) {
@@ -150,11 +166,16 @@ static void describe(lowerer *lw, const plan_root_map *map, lower_result *out) {
             strbuf_printf(&s, "%s%u", a ? "," : "", lw->opt->root_axis_tiles[a]);
         strbuf_printf(&s, "]; root_temporal_cache_cost=unmodeled");
     }
+    if (lw->local)
+        strbuf_printf(&s, "; local_axis=%s; local_extent=%llu; local_slots=%llu",
+                      lw->local->dim ? lw->local->dim->label : "none", (unsigned long long)lw->local->extent,
+                      (unsigned long long)lw->local->slots);
     strbuf_printf(&s,
-                  "; dispatch_size=%u; required_packet_width=0; static_snapshot_bytes_per_worker=%llu; "
+                  "; dispatch_size=%u; required_packet_width=%u; static_snapshot_bytes_per_worker=%llu; "
                   "static_snapshot_allocations=%llu; snapshot_budget=%llu; max_unrolled_tile_elements=%u; "
                   "max_unrolled_region_work=%llu; unordered_reduction_partitions=%u; max_recipe_depth=%u; ",
-                  out->dispatch_size, (unsigned long long)out->resources.snapshot_bytes_per_worker,
+                  out->dispatch_size, out->required_packet_width,
+                  (unsigned long long)out->resources.snapshot_bytes_per_worker,
                   (unsigned long long)out->resources.snapshot_allocations, (unsigned long long)lw->opt->max_local_bytes,
                   lw->opt->max_unrolled_tile_elements, (unsigned long long)lw->opt->max_unrolled_region_work,
                   lw->opt->reduction_partitions, lw->opt->max_recipe_depth);
@@ -181,10 +202,11 @@ static void fill_result(lowerer *lw, const plan_root_map *map, const plan_resour
         out->args[i] = (lower_arg){p->name, p->type->elem, volume * tir_scalar_size(p->type->elem), 0};
     }
     collect_usage(body, out->args);
-    out->dispatch_size = (uint32_t)map->volume;
+    out->local_lanes = lw->local ? lw->local->lanes : 1;
+    out->dispatch_size = (uint32_t)map->volume * out->local_lanes; /* admitted: fits */
     out->block_size = lw->opt->block_size;
     out->packet_width = lw->opt->packet_width;
-    out->required_packet_width = 0;
+    out->required_packet_width = lw->local ? lw->local->lanes : 0;
     out->resources = *res;
     out->counters = lw->counters;
     out->counters.xir_instructions = lw->f->next_value_id - lw->f->args.len;
@@ -206,8 +228,14 @@ tilec_status lower_kernel(tilec_context *ctx, const tir_func *f, const lower_opt
                                 o->root_axis_tiles_len, &map);
     if (st) return st;
 
+    plan_local local;
+    bool packet_local = o->local_lanes > 1;
+    if (packet_local && !plan_local_admit(f, &admission, o->local_lanes, &local))
+        return tilec_error(ctx, TILEC_E_UNSUPPORTED, plan_local_refusal_code(local.refusal), tilec_no_loc(),
+                           "kernel '@%s' is not admitted to packet-local lowering (local_lanes=%u): %s", f->name,
+                           o->local_lanes, local.why);
     plan_repr_options ro = {o->max_unrolled_tile_elements, o->max_unrolled_region_work, o->reduction_partitions,
-                            o->max_recipe_depth};
+                            o->max_recipe_depth, packet_local ? &local : NULL};
     plan_repr repr;
     if ((st = plan_represent(ctx, f, &admission, &ro, &repr))) return st;
     plan_resources res;
@@ -223,7 +251,7 @@ tilec_status lower_kernel(tilec_context *ctx, const tir_func *f, const lower_opt
         return st;
     }
 
-    lowerer lw = {.ctx = ctx, .tf = f, .opt = o, .plan = &repr};
+    lowerer lw = {.ctx = ctx, .tf = f, .opt = o, .plan = &repr, .local = ro.local};
     arena_init(&lw.arena, ctx);
     lw.vals = tilec_alloc(ctx, sizeof *lw.vals * (f->next_value_id ? f->next_value_id : 1));
     lw.buffers = tilec_alloc(ctx, sizeof *lw.buffers * (f->body->arg_count ? f->body->arg_count : 1));

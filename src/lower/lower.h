@@ -1,6 +1,8 @@
-/* lower.h — TileIR → XIR lowering for the default realization (local_lanes =
- * 1: one complete root program per lane) with a fixed plan (root order, block
- * size B, packet width W).  docs/lowering.md describes the realization.
+/* lower.h — TileIR → XIR lowering with a fixed plan (root order, block size
+ * B, packet width W) in one of two realizations: local_lanes = 1 (default,
+ * one complete root program per lane) or local_lanes = W (packet-local: one
+ * root program per packet, its common local axis split over the lanes;
+ * plan/local.h).  docs/lowering.md describes both.
  *
  * The TileIR kernel is borrowed and left unchanged (it can be lowered again);
  * the result owns its XIR module.  Errors are values: a failed lowering
@@ -26,6 +28,7 @@ typedef struct {
     uint64_t max_unrolled_region_work;   /* 4096; 0 = no region bound */
     uint32_t reduction_partitions;       /* 4; 1..16 */
     uint32_t max_recipe_depth;           /* 64; 0 = no deferred recipes */
+    uint32_t local_lanes;                /* 1 (whole program per lane) or W (packet-local) */
 } lower_options;
 
 lower_options lower_options_default(void);
@@ -43,6 +46,7 @@ typedef struct {
 #define LOWER_COUNTERS(X) \
     X(guards_removed) X(guards_kept) X(indexable_snapshots) X(deferred_expressions) X(runtime_traversals) \
     X(unrolled_maps) X(runtime_maps) X(ordered_loops) X(phi_carries) X(buffered_carries) X(partial_reductions) \
+    X(packet_reductions) \
     X(rolled_mmas) X(xir_instructions)
 
 typedef struct {
@@ -56,10 +60,11 @@ typedef struct {
     xir_func *kernel;   /* in module: buffer args in TileIR parameter order */
     lower_arg *args;    /* [arg_count], owned by the module */
     size_t arg_count;
-    uint32_t dispatch_size;         /* root parallel volume */
+    uint32_t dispatch_size;         /* root parallel volume × local_lanes */
     uint32_t block_size;            /* B (also kernel->block_size) */
     uint32_t packet_width;          /* W the plan was made for */
-    uint32_t required_packet_width; /* 0: any W (local_lanes = 1) */
+    uint32_t required_packet_width; /* 0: any W (local_lanes = 1); packet-local: W, the backend must run W lanes */
+    uint32_t local_lanes;           /* 1 or W */
     plan_resources resources;       /* static snapshot demand, equal to the emitted allocas */
     lower_counters counters;
     const char *realization; /* "key=value; ..." owned by the module */

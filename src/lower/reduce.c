@@ -12,7 +12,11 @@
  *   total       update(…update(partial 0, partial 1)…, partial P-1)
  *   result      update(seed, total): the seed enters exactly once.
  * `update(carry, x)` keeps the source's operand order (carry left or right).
- * A contribution is the body evaluated at one ordinal without its update. */
+ * A contribution is the body evaluated at one ordinal without its update.
+ *
+ * Packet-local over D (po->local): the ordinals are the lane's slots, the
+ * partitions cover its full slots only, and packet_total adds the partly
+ * valid tail slot and combines the lanes before the seed. */
 #include "lower/internal.h"
 
 typedef struct {
@@ -34,17 +38,14 @@ static xir_value *combine(lowerer *lw, const reduction *r, xir_value *carry, xir
     return lw_apply(lw, r->update->ew, r->elem, args);
 }
 
-void lower_partitioned_reduce(lowerer *lw, const tir_op *op) {
-    const plan_op *po = plan_op_of(lw->plan, op);
-    reduction r = {op, po->update, po->carry_left, po->update->operands[po->carry_left ? 1 : 0]->value,
-                   tir_value_elem(op->results[0])};
-    lv *seed = lw_lookup(lw, op->operands[0]->value);
+/* The partials over the op's `count` contributions, combined into one
+ * value; NULL when there are none. */
+static xir_value *partials(lowerer *lw, const reduction *r, const plan_op *po) {
     uint32_t parts = po->partitions;
     uint64_t count = po->count, P = lw->opt->reduction_partitions;
     xir_value **acc = lw_alloc(lw, sizeof *acc * (parts ? parts : 1));
-    if (!seed || !acc) return;
-    lw->counters.partial_reductions++;
-    for (uint32_t p = 0; p < parts; p++) acc[p] = contribution(lw, &r, lw_i64(lw, p));
+    if (!acc || !parts) return NULL;
+    for (uint32_t p = 0; p < parts; p++) acc[p] = contribution(lw, r, lw_i64(lw, p));
     if (count > P) {
         uint64_t bulk = count - count % P;
         if (po->bulk_loop) {
@@ -52,12 +53,12 @@ void lower_partitioned_reduce(lowerer *lw, const tir_op *op) {
             lw_loop_begin(lw, &L, (int64_t)P, (int64_t)bulk, (int64_t)P);
             xir_inst *phis[16];
             xir_value *next[16];
-            xir_type *type = xir_type_scalar(lw->m, r.elem);
+            xir_type *type = xir_type_scalar(lw->m, r->elem);
             for (uint32_t p = 0; p < parts; p++) phis[p] = lw_loop_phi(lw, &L, type, acc[p]);
-            if (!lw_ok(lw)) return;
+            if (!lw_ok(lw)) return NULL;
             for (uint32_t p = 0; p < parts; p++) {
                 xir_value *ordinal = lw_arith(lw, XIR_OP_ADD, &L.index->value, lw_i64(lw, p), NULL);
-                next[p] = combine(lw, &r, &phis[p]->value, contribution(lw, &r, ordinal));
+                next[p] = combine(lw, r, &phis[p]->value, contribution(lw, r, ordinal));
             }
             lw_loop_end(lw, &L, (int64_t)P);
             for (uint32_t p = 0; p < parts; p++) {
@@ -66,13 +67,63 @@ void lower_partitioned_reduce(lowerer *lw, const tir_op *op) {
             }
         }
         for (uint64_t t = bulk; t < count; t++)
-            acc[t - bulk] = combine(lw, &r, acc[t - bulk], contribution(lw, &r, lw_i64(lw, (int64_t)t)));
+            acc[t - bulk] = combine(lw, r, acc[t - bulk], contribution(lw, r, lw_i64(lw, (int64_t)t)));
     }
-    xir_value *result = seed->value;
-    if (parts) {
-        xir_value *total = acc[0];
-        for (uint32_t p = 1; p < parts; p++) total = combine(lw, &r, total, acc[p]);
-        result = combine(lw, &r, seed->value, total);
+    xir_value *total = acc[0];
+    for (uint32_t p = 1; p < parts; p++) total = combine(lw, r, total, acc[p]);
+    return total;
+}
+
+static xir_value *select(lowerer *lw, xir_value *cond, xir_value *if_true, xir_value *if_false) {
+    return lw_arith(lw, XIR_OP_SELECT, cond, if_true, if_false);
+}
+
+static xir_value *read_lane(lowerer *lw, xir_value *value, xir_value *lane) {
+    return value && lane && lw_ok(lw) ? xir_build_warp_read_lane(&lw->b, value, lane) : NULL;
+}
+
+/* Packet-local: the lane's partial p over its full slots (NULL when it has
+ * none) takes the tail slot when that element exists, then the packet
+ * combines the lanes' partials.  A lane without a valid contribution has no
+ * partial (validity travels with it; no identity is invented), so the
+ * butterfly merges (partial, valid) pairs; lane 0's root is broadcast so that
+ * every lane holds the same value.  Lane 0 combines (own, higher lane) at
+ * each step: its root is one fixed tree over the lanes.  A short row (N < W)
+ * stops once lane 0 has merged every lane that can hold an element. */
+static xir_value *packet_total(lowerer *lw, const reduction *r, const plan_op *po, xir_value *p) {
+    xir_value *valid = NULL; /* NULL: every lane holds a partial */
+    if (po->local_tail) {
+        xir_value *q = lw_i64(lw, (int64_t)po->count), *x = contribution(lw, r, q);
+        xir_value *in = lw_element_valid(lw, lw_element(lw, q));
+        if (!p) p = x, valid = in;
+        else p = in ? select(lw, in, combine(lw, r, p, x), p) : combine(lw, r, p, x);
     }
-    lw_bind(lw, op->results[0], lw_scalar(lw, r.elem, result));
+    uint32_t steps = plan_local_butterfly_steps(lw->local);
+    for (uint32_t k = 1; k < 1u << steps; k <<= 1) {
+        xir_value *from = lw_arith(lw, XIR_OP_XOR, lw->lane_id, xir_const_uint(lw->m, TIR_U32, k), NULL);
+        xir_value *other = read_lane(lw, p, from);
+        if (!valid) {
+            p = combine(lw, r, p, other);
+            continue;
+        }
+        xir_value *other_valid = read_lane(lw, valid, from);
+        p = select(lw, valid, select(lw, other_valid, combine(lw, r, p, other), p), other);
+        valid = lw_arith(lw, XIR_OP_OR, valid, other_valid, NULL);
+    }
+    return read_lane(lw, p, xir_const_uint(lw->m, TIR_U32, 0));
+}
+
+void lower_partitioned_reduce(lowerer *lw, const tir_op *op) {
+    const plan_op *po = plan_op_of(lw->plan, op);
+    reduction r = {op, po->update, po->carry_left, po->update->operands[po->carry_left ? 1 : 0]->value,
+                   tir_value_elem(op->results[0])};
+    lv *seed = lw_lookup(lw, op->operands[0]->value);
+    if (!seed) return;
+    lw->counters.partial_reductions++;
+    xir_value *total = partials(lw, &r, po);
+    if (po->local) {
+        total = packet_total(lw, &r, po, total);
+        lw->counters.packet_reductions++;
+    }
+    lw_bind(lw, op->results[0], lw_scalar(lw, r.elem, total ? combine(lw, &r, seed->value, total) : seed->value));
 }

@@ -287,10 +287,18 @@ void lw_copy(lowerer *lw, const tir_space *space, bool runtime, xir_value *dst, 
 
 /* ---- index spaces ---- */
 
-uint64_t lw_volume(const tir_space *s) {
-    uint64_t v = 1;
-    for (uint32_t i = 0; i < s->rank; i++) v *= s->axes[i].extent; /* admitted: fits in uint32 */
-    return v;
+uint64_t lw_extent(const lowerer *lw, const tir_axis *axis) { return plan_local_extent(lw->local, axis); }
+
+uint64_t lw_volume(const lowerer *lw, const tir_space *s) { return plan_local_volume(lw->local, s); }
+
+xir_value *lw_element(lowerer *lw, xir_value *q) {
+    return lw_arith(lw, XIR_OP_ADD, lw_arith(lw, XIR_OP_MUL, q, lw_i64(lw, lw->local->lanes), NULL), lw->lane, NULL);
+}
+
+xir_value *lw_element_valid(lowerer *lw, xir_value *e) {
+    int64_t lo, hi;
+    if (lw_range_of(lw, e, &lo, &hi) && hi < (int64_t)lw->local->extent) return NULL;
+    return lw_arith(lw, XIR_OP_LT, e, lw_i64(lw, (int64_t)lw->local->extent), NULL);
 }
 
 xir_value *lw_flat(lowerer *lw, const tir_space *s, xir_value *const *coords) {
@@ -298,7 +306,7 @@ xir_value *lw_flat(lowerer *lw, const tir_space *s, xir_value *const *coords) {
     uint64_t stride = 1;
     for (uint32_t i = s->rank; i-- > 0;) {
         flat = lw_arith(lw, XIR_OP_ADD, flat, lw_arith(lw, XIR_OP_MUL, coords[i], lw_i64(lw, (int64_t)stride), NULL), NULL);
-        stride *= s->axes[i].extent;
+        stride *= lw_extent(lw, &s->axes[i]);
     }
     return flat;
 }
@@ -322,7 +330,7 @@ void lw_decode_extents(lowerer *lw, uint32_t rank, const uint64_t *extents, xir_
 
 void lw_decode(lowerer *lw, const tir_space *s, xir_value *flat, xir_value **coords) {
     uint64_t extents[PLAN_MAX_RANK];
-    for (uint32_t i = 0; i < s->rank; i++) extents[i] = s->axes[i].extent;
+    for (uint32_t i = 0; i < s->rank; i++) extents[i] = lw_extent(lw, &s->axes[i]);
     lw_decode_extents(lw, s->rank, extents, flat, coords);
 }
 
@@ -332,7 +340,7 @@ xir_value *lw_project(lowerer *lw, const tir_space *from, const tir_space *to, x
     xir_value *flat = lw_i64(lw, 0);
     uint64_t stride = 1;
     for (uint32_t i = from->rank; i-- > 0;) {
-        uint64_t e = from->axes[i].extent;
+        uint64_t e = lw_extent(lw, &from->axes[i]);
         if (e != 1) {
             int axis = tir_space_find(to, from->axes[i].dim);
             if (axis < 0) {
@@ -348,7 +356,7 @@ xir_value *lw_project(lowerer *lw, const tir_space *from, const tir_space *to, x
 }
 
 void lw_traverse(lowerer *lw, const tir_space *s, bool runtime, lw_visit visit, void *user) {
-    uint64_t n = lw_volume(s);
+    uint64_t n = lw_volume(lw, s);
     xir_value *coords[PLAN_MAX_RANK];
     if (!runtime) {
         uint64_t idx[PLAN_MAX_RANK] = {0};
@@ -356,7 +364,7 @@ void lw_traverse(lowerer *lw, const tir_space *s, bool runtime, lw_visit visit, 
             for (uint32_t a = 0; a < s->rank; a++) coords[a] = lw_i64(lw, (int64_t)idx[a]);
             visit(lw, user, lw_i64(lw, (int64_t)k), coords);
             for (uint32_t a = s->rank; a-- > 0;) {
-                if (++idx[a] < s->axes[a].extent) break;
+                if (++idx[a] < lw_extent(lw, &s->axes[a])) break;
                 idx[a] = 0;
             }
         }
@@ -379,7 +387,7 @@ void lower_constant(lowerer *lw, const tir_op *op) {
     interp_cell c = interp_literal(elem, op->literal);
     xir_value *v = tir_scalar_is_float(elem) ? xir_const_float(lw->m, elem, c.f)
                                              : xir_const_bits(lw->m, elem, (xir_bits){.u = c.u});
-    if (res->type->kind == TIR_TYPE_TILE) lw_bind(lw, res, lw_splat(lw, elem, lw_volume(res->type->space), v));
+    if (res->type->kind == TIR_TYPE_TILE) lw_bind(lw, res, lw_splat(lw, elem, lw_volume(lw, res->type->space), v));
     else lw_bind(lw, res, lw_scalar(lw, elem, v));
 }
 
@@ -452,7 +460,8 @@ void lower_elementwise(lowerer *lw, const tir_op *op) {
     lw_bind(lw, res, job.out);
 }
 
-/* extract t[i...]: a constant in-range flat index reads the element, out of
+/* extract t[i...]: (packet-local: the index on D is the split coordinate,
+ * read at its slot) a constant in-range flat index reads the element, out of
  * range gives zero; a runtime index proven in range reads directly;
  * otherwise a guarded read (0 <= flat < count) with a zero fallback. */
 void lower_extract(lowerer *lw, const tir_op *op) {
@@ -465,7 +474,13 @@ void lower_extract(lowerer *lw, const tir_op *op) {
         const tir_value *idx = op->operands[1 + i]->value;
         lv *rec = lw_lookup(lw, idx);
         if (!rec) return;
-        coords[i] = lw_to_i64(lw, rec->value, tir_value_elem(idx));
+        /* On the distributed axis the coordinate names the lane's own slot. */
+        bool split = plan_local_is_axis(lw->local, &s->axes[i]);
+        if (split && !rec->split) { /* the admission forbids it */
+            lw_internal(lw, "extract op #%u is not at the split coordinate its admission requires", op->id);
+            return;
+        }
+        coords[i] = split ? rec->split : lw_to_i64(lw, rec->value, tir_value_elem(idx));
     }
     xir_value *flat = lw_flat(lw, s, coords), *zero = xir_const_zero(lw->m, tile->elem), *v;
     int64_t k;

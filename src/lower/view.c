@@ -7,7 +7,9 @@
  * signed i64, see bounds.c) unless proven; the buffer read happens only in
  * the valid branch of a diamond whose PHI joins it with the fill, a store
  * sits in a guarded triangle.  bounds=assume emits no guard.  A masked scalar
- * load is a diamond on its predicate. */
+ * load is a diamond on its predicate.  Packet-local (lw->local), tile
+ * coordinates on D are slots (see element) and stores that do not vary along
+ * D are done by lane 0 alone. */
 #include "lower/internal.h"
 
 typedef struct {
@@ -19,6 +21,7 @@ typedef struct {
     xir_value **cache[PLAN_MAX_RANK]; /* unrolled: per (axis, coordinate) guard */
     xir_value *base;                /* u64 Σ origin·stride */
     xir_value *fill;                /* loads */
+    xir_value *leader;              /* packet-local store without D: lane == 0, else NULL */
     lv *tile;                       /* load: the result; store: the stored value */
 } access;
 
@@ -29,6 +32,16 @@ static uint64_t view_stride(const tir_space *v, uint32_t axis) {
 }
 
 static xir_value *buffer_of(lowerer *lw, const tir_value *view) { return lw->buffers[view->index]; }
+
+/* Packet-local, an access without the distributed axis is the same on
+ * every lane: a store then happens on lane 0 only (NULL: not packet-local). */
+static xir_value *leader(lowerer *lw) {
+    return lw->local ? lw_arith(lw, XIR_OP_EQ, lw->lane, lw_i64(lw, 0), NULL) : NULL;
+}
+
+static xir_value *both(lowerer *lw, xir_value *x, xir_value *y) {
+    return x && y ? lw_arith(lw, XIR_OP_AND, x, y, NULL) : x ? x : y;
+}
 
 /* Origins, base address and which axes keep a guard. */
 static bool prepare(lowerer *lw, access *acc, const tir_op *op, bool runtime) {
@@ -54,12 +67,22 @@ static bool prepare(lowerer *lw, access *acc, const tir_op *op, bool runtime) {
         if (acc->guard_axis[a] && !runtime && !(acc->cache[a] = lw_alloc(lw, sizeof(xir_value *) * n))) return false;
     }
     acc->base = lw_cast(lw, base, TIR_U64);
+    acc->leader = op->kind == TIR_OP_VIEW_STORE && !plan_local_has_axis(lw->local, op->domain) ? leader(lw) : NULL;
     return lw_ok(lw);
 }
 
-/* The guard of one element (NULL: always in bounds) and its u64 address. */
-static xir_value *element(lowerer *lw, access *acc, xir_value *const *coords, xir_value **address) {
-    xir_value *cond = NULL, *offset = lw_i64(lw, 0);
+/* The guard of one element (NULL: always in bounds) and its u64 address.
+ * Packet-local, the coordinate on D is a slot q: the element is W·q + lane,
+ * which exists only when it is < N; a store without D is the leader's. */
+static xir_value *element(lowerer *lw, access *acc, xir_value *const *slots, xir_value **address) {
+    xir_value *cond = acc->leader, *offset = lw_i64(lw, 0), *coords[PLAN_MAX_RANK];
+    for (uint32_t a = 0; a < acc->view->rank; a++) {
+        coords[a] = slots[a];
+        if (plan_local_is_axis(lw->local, &acc->op->domain->axes[a])) {
+            coords[a] = lw_element(lw, slots[a]);
+            cond = both(lw, cond, lw_element_valid(lw, coords[a]));
+        }
+    }
     for (uint32_t a = 0; a < acc->view->rank; a++) {
         offset = lw_arith(lw, XIR_OP_ADD, offset,
                           lw_arith(lw, XIR_OP_MUL, coords[a], lw_i64(lw, (int64_t)view_stride(acc->view, a)), NULL), NULL);
@@ -72,7 +95,7 @@ static xir_value *element(lowerer *lw, access *acc, xir_value *const *coords, xi
         } else {
             g = lw_axis_guard(lw, acc->origin[a], coords[a], acc->view->axes[a].extent);
         }
-        if (g) cond = cond ? lw_arith(lw, XIR_OP_AND, cond, g, NULL) : g;
+        cond = both(lw, cond, g);
     }
     *address = lw_arith(lw, XIR_OP_ADD, acc->base, lw_cast(lw, offset, TIR_U64), NULL);
     return cond;
@@ -174,8 +197,12 @@ void lower_store(lowerer *lw, const tir_op *op) {
     lv *v = lw_lookup(lw, value);
     if (!v) return;
     if (!op->domain) {
+        xir_value *cond = leader(lw);
+        lw_if d = {NULL, NULL, NULL, NULL};
+        if (cond) lw_if_begin(lw, &d, cond);
         xir_value *address = scalar_address(lw, op);
         if (lw_ok(lw)) xir_build_buffer_write(&lw->b, buffer_of(lw, op->operands[0]->value), address, v->value);
+        if (cond) lw_if_end(lw, &d);
         return;
     }
     bool runtime = plan_op_of(lw->plan, op)->runtime;

@@ -30,14 +30,12 @@ static uint64_t sat_add(uint64_t a, uint64_t b) {
     return checked_add_u64(a, b, &r) ? r : UINT64_MAX;
 }
 
-static uint64_t space_volume(const tir_space *s) {
-    uint64_t v = 1;
-    for (uint32_t i = 0; i < s->rank; i++) v *= s->axes[i].extent; /* admitted: fits */
-    return v;
-}
+/* Slot-space volumes (plan_local_volume): the extents themselves unless
+ * packet-local. */
+static uint64_t space_volume(const plan_repr_options *o, const tir_space *s) { return plan_local_volume(o->local, s); }
 
-static uint64_t value_count(const tir_value *v) {
-    return v->type->kind == TIR_TYPE_TILE ? space_volume(v->type->space) : 1;
+static uint64_t value_count(const plan_repr_options *o, const tir_value *v) {
+    return v->type->kind == TIR_TYPE_TILE ? space_volume(o, v->type->space) : 1;
 }
 
 /* The number of contracted elements of an mma: a's axes absent from c. */
@@ -71,27 +69,36 @@ bool plan_reduce_is_closed(const tir_op *op, const tir_op **update, bool *carry_
     return true;
 }
 
-/* The closed partitioned form of a loop op, or false (ordered loop). */
+/* The closed partitioned form of a loop op, or false (ordered loop).  A
+ * packet-local reduction over D partitions its full slots whatever their
+ * number and P, and adds one emission for the tail slot. */
 static bool plan_partitioned(const plan_repr_options *o, const tir_op *op, plan_op *po) {
-    uint64_t n = space_volume(op->domain);
+    uint64_t n = space_volume(o, op->domain);
     const tir_op *update;
-    bool carry_left;
-    if (o->reduction_partitions < 2 || !plan_bounded(o, n) || !plan_reduce_is_closed(op, &update, &carry_left))
+    bool carry_left, local = plan_local_has_axis(o->local, op->domain);
+    if (!plan_reduce_is_closed(op, &update, &carry_left)) return false;
+    if (local) {
+        n = o->local->full_slots;
+        po->local = true;
+        po->local_tail = o->local->extent % o->local->lanes != 0;
+    } else if (o->reduction_partitions < 2 || !plan_bounded(o, n)) {
         return false;
+    }
     uint32_t P = o->reduction_partitions;
     po->partitioned = true;
+    po->count = n;
     po->update = update;
     po->carry_left = carry_left;
     po->partitions = (uint32_t)(n < P ? n : P);
     po->bulk_loop = n > P && n - n % P > P;
-    po->body_emissions = n <= P ? n : P + (po->bulk_loop ? P : 0) + n % P;
+    po->body_emissions = (n <= P ? n : P + (po->bulk_loop ? P : 0) + n % P) + po->local_tail;
     return true;
 }
 
 static uint64_t block_work(const plan_repr_options *o, const tir_block *b, bool *structured);
 
 static bool map_is_runtime(const plan_repr_options *o, const tir_op *op, uint64_t body_work, bool structured) {
-    uint64_t n = space_volume(op->domain);
+    uint64_t n = space_volume(o, op->domain);
     return plan_bounded(o, n) ||
            (o->max_unrolled_region_work != 0 && structured && sat_mul(n, body_work) > o->max_unrolled_region_work);
 }
@@ -110,18 +117,18 @@ static uint64_t block_work(const plan_repr_options *o, const tir_block *b, bool 
         switch (op->kind) {
         case TIR_OP_CONSTANT:
         case TIR_OP_EXTRACT: w = 1; break;
-        case TIR_OP_ELEMENTWISE: w = unrolled(o, value_count(op->results[0])); break;
+        case TIR_OP_ELEMENTWISE: w = unrolled(o, value_count(o, op->results[0])); break;
         case TIR_OP_VIEW_LOAD:
-        case TIR_OP_VIEW_STORE: w = op->domain ? unrolled(o, space_volume(op->domain)) : 1; break;
+        case TIR_OP_VIEW_STORE: w = op->domain ? unrolled(o, space_volume(o, op->domain)) : 1; break;
         case TIR_OP_MMA:
             *structured = true;
-            w = sat_mul(unrolled(o, value_count(op->results[0])), unrolled(o, mma_contraction(op)));
+            w = sat_mul(unrolled(o, value_count(o, op->results[0])), unrolled(o, mma_contraction(op)));
             break;
         case TIR_OP_MAP: {
             *structured = true;
             bool inner = false;
             uint64_t body = block_work(o, op->body, &inner);
-            w = map_is_runtime(o, op, body, inner) ? body : sat_mul(space_volume(op->domain), body);
+            w = map_is_runtime(o, op, body, inner) ? body : sat_mul(space_volume(o, op->domain), body);
             break;
         }
         case TIR_OP_SERIAL:
@@ -151,7 +158,7 @@ static void set_value(planner *p, const tir_value *v, plan_form form, uint64_t m
     plan_value *x = pv(p, v);
     x->form = form;
     x->elem = tir_value_elem(v);
-    x->count = value_count(v);
+    x->count = value_count(&p->r->options, v);
     x->multiplicity = mult;
     x->arrays = form == PLAN_FORM_ARRAY ? 1 : 0;
 }
@@ -167,10 +174,13 @@ static bool is_constant(planner *p, const tir_value *v) { return pv(p, v)->const
 
 static void plan_block(planner *p, const tir_block *b, uint64_t mult);
 
+/* Coordinates on the distributed axis are W·q + lane: only q is constant. */
 static void plan_coords(planner *p, const tir_op *op, bool constant, uint64_t mult) {
     for (uint32_t i = 0; i < op->domain->rank; i++) {
         set_value(p, op->body->args[i], PLAN_FORM_SCALAR, mult);
-        pv(p, op->body->args[i])->constant = constant;
+        bool split = plan_local_is_axis(p->r->options.local, &op->domain->axes[i]);
+        pv(p, op->body->args[i])->constant = constant && !split;
+        pv(p, op->body->args[i])->constant_slot = constant && split;
     }
 }
 
@@ -211,7 +221,7 @@ static void plan_elementwise(planner *p, const tir_op *op, plan_op *po) {
         plan_form f = pv(p, op->operands[i]->value)->form;
         splat = splat && (f == PLAN_FORM_SCALAR || f == PLAN_FORM_SPLAT);
     }
-    po->count = value_count(res);
+    po->count = value_count(&p->r->options, res);
     if (splat) {
         set_value(p, res, PLAN_FORM_SPLAT, mult);
         return;
@@ -228,7 +238,7 @@ static void plan_elementwise(planner *p, const tir_op *op, plan_op *po) {
 }
 
 static void plan_mma(planner *p, const tir_op *op, plan_op *po) {
-    po->count = value_count(op->results[0]);
+    po->count = value_count(&p->r->options, op->results[0]);
     po->contraction = mma_contraction(op);
     po->runtime = plan_bounded(&p->r->options, po->count);
     po->contraction_runtime = plan_bounded(&p->r->options, po->contraction);
@@ -242,7 +252,7 @@ static void plan_mma(planner *p, const tir_op *op, plan_op *po) {
 
 static void plan_map(planner *p, const tir_op *op, plan_op *po) {
     const plan_repr_options *o = &p->r->options;
-    po->count = space_volume(op->domain);
+    po->count = space_volume(o, op->domain);
     bool structured = false;
     uint64_t body_work = block_work(o, op->body, &structured);
     po->runtime = map_is_runtime(o, op, body_work, structured);
@@ -255,7 +265,7 @@ static void plan_map(planner *p, const tir_op *op, plan_op *po) {
 
 static void plan_loop(planner *p, const tir_op *op, plan_op *po) {
     const plan_repr_options *o = &p->r->options;
-    po->count = space_volume(op->domain);
+    po->count = space_volume(o, op->domain);
     bool constant_coords = false;
     if (plan_partitioned(o, op, po)) constant_coords = !po->bulk_loop;
     else po->body_emissions = 1;
@@ -265,7 +275,7 @@ static void plan_loop(planner *p, const tir_op *op, plan_op *po) {
     for (uint32_t j = 0; j < op->result_count; j++) {
         const tir_value *arg = op->body->args[rank + j], *res = op->results[j];
         plan_form form = arg->type->kind != TIR_TYPE_TILE ? PLAN_FORM_SCALAR
-                       : plan_bounded(o, value_count(arg)) ? PLAN_FORM_ARRAY
+                       : plan_bounded(o, value_count(o, arg)) ? PLAN_FORM_ARRAY
                                                            : PLAN_FORM_SSA;
         set_value(p, arg, form, body_mult);
         set_value(p, res, form, po->multiplicity);
@@ -290,17 +300,14 @@ static void plan_op_(planner *p, const tir_op *op, uint64_t mult) {
         break;
     }
     case TIR_OP_ELEMENTWISE: plan_elementwise(p, op, po); break;
-    case TIR_OP_EXTRACT: {
+    case TIR_OP_EXTRACT:
         set_value(p, op->results[0], PLAN_FORM_SCALAR, mult);
-        bool constant = true;
-        for (uint32_t i = 1; i < op->operand_count; i++) constant = constant && is_constant(p, op->operands[i]->value);
-        if (!constant) read_dynamically(p, op->operands[0]->value);
+        if (!plan_extract_constant(p->r, op)) read_dynamically(p, op->operands[0]->value);
         break;
-    }
     case TIR_OP_MMA: plan_mma(p, op, po); break;
     case TIR_OP_VIEW_LOAD:
         if (op->domain) {
-            po->count = space_volume(op->domain);
+            po->count = space_volume(&p->r->options, op->domain);
             po->runtime = plan_bounded(&p->r->options, po->count);
             set_value(p, op->results[0], po->runtime ? PLAN_FORM_ARRAY : PLAN_FORM_SSA, mult);
         } else {
@@ -309,7 +316,7 @@ static void plan_op_(planner *p, const tir_op *op, uint64_t mult) {
         break;
     case TIR_OP_VIEW_STORE:
         if (op->domain) {
-            po->count = space_volume(op->domain);
+            po->count = space_volume(&p->r->options, op->domain);
             po->runtime = plan_bounded(&p->r->options, po->count);
             if (po->runtime) read_dynamically(p, op->operands[op->operand_count - 1]->value);
         }
@@ -319,13 +326,24 @@ static void plan_op_(planner *p, const tir_op *op, uint64_t mult) {
     case TIR_OP_PIPELINE:
     case TIR_OP_REDUCE: plan_loop(p, op, po); break;
     case TIR_OP_PARALLEL:
-        po->count = space_volume(op->domain);
+        po->count = space_volume(&p->r->options, op->domain);
         po->body_emissions = 1;
         plan_coords(p, op, false, mult);
         plan_block(p, op->body, mult);
         break;
     default: break;
     }
+}
+
+bool plan_extract_constant(const plan_repr *r, const tir_op *extract) {
+    const tir_space *s = extract->operands[0]->value->type->space;
+    const plan_local *local = r->options.local;
+    for (uint32_t i = 1; i < extract->operand_count; i++) {
+        const plan_value *x = plan_value_of(r, extract->operands[i]->value);
+        bool split = plan_local_is_axis(local, &s->axes[i - 1]);
+        if (!(split ? x->constant_slot : x->constant)) return false;
+    }
+    return true;
 }
 
 static void plan_block(planner *p, const tir_block *b, uint64_t mult) {

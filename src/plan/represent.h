@@ -39,6 +39,12 @@
  *                      count - count mod P > P) adds P per step, the tail is
  *                      added exactly, so its body is emitted
  *                      P + (bulk loop ? P : 0) + count mod P times.
+ * Packet-local (options.local): every count is a slot count (plan_local_volume:
+ * the distributed axis D has S = ceil(N/W) slots), and every closed
+ * reduction over D takes the partitioned form over the floor(N/W) full slots
+ * (whatever its size or P), then its partly valid tail slot (N % W != 0),
+ * then the lane butterfly.  Coordinates on D are never constant (e = W·q +
+ * lane); `constant_slot` says their slot q is.
  * A scalar is `constant` when every emission makes it a compile-time integer
  * (constants, coordinates of unrolled maps and loop-free partitions, and
  * integer elementwise ops of those); an extract with a non-constant index,
@@ -47,13 +53,14 @@
 #ifndef TILEC_PLAN_REPRESENT_H
 #define TILEC_PLAN_REPRESENT_H
 
-#include "plan/admit.h"
+#include "plan/local.h"
 
 typedef struct {
     uint32_t max_unrolled_tile_elements; /* 0: no bound (fully expanded) */
     uint64_t max_unrolled_region_work;   /* 0: no region-work bound */
     uint32_t reduction_partitions;       /* 1..16 */
     uint32_t max_recipe_depth;           /* 0: no deferred recipes */
+    const plan_local *local;             /* borrowed; NULL: one program per lane */
 } plan_repr_options;
 
 typedef enum {
@@ -65,6 +72,7 @@ typedef struct {
     tir_scalar elem;       /* Index as I64 */
     uint64_t count;        /* elements (1 for scalars) */
     bool constant;         /* SCALAR: a compile-time constant at every emission */
+    bool constant_slot;    /* a coordinate on the distributed axis: its slot q is a compile-time constant */
     bool snapshot;         /* SSA: plus a definition-time indexable snapshot */
     uint32_t arrays;       /* private arrays its definition allocates (ARRAY: 1, or 2 for a large carry's result) */
     uint32_t depth;        /* RECIPE: deferred evaluation depth */
@@ -83,6 +91,8 @@ typedef struct {
     const tir_op *update;
     uint32_t partitions; /* min(P, count) */
     bool bulk_loop;
+    bool local;          /* packet-local over D: count = full slots, then the tail slot and the lane butterfly */
+    bool local_tail;     /* local: one partly valid slot after the full ones */
     uint64_t body_emissions; /* body emissions per emission of the op */
 } plan_op;
 
@@ -116,5 +126,10 @@ static inline const plan_op *plan_op_of(const plan_repr *r, const tir_op *op) { 
  * value and used by nothing else, a body of constants, elementwise ops and
  * extracts).  Sets *update and *carry_left when closed. */
 bool plan_reduce_is_closed(const tir_op *op, const tir_op **update, bool *carry_left);
+
+/* Whether an extract reads at a compile-time flat index: every index is a
+ * constant, or (packet-local) the split coordinate of a slot-constant map
+ * or reduction on the distributed axis. */
+bool plan_extract_constant(const plan_repr *r, const tir_op *extract);
 
 #endif

@@ -4,9 +4,9 @@
  * widths → count the space against the budget → enumerate → select.
  *
  * The representation plan and its static resources do not depend on the
- * root order, block width or task grain, so they are computed once (lazily,
- * at the first candidate that reaches resource analysis) and shared; work is
- * extracted once per root order. */
+ * root order, block width or task grain, so they are computed once per local
+ * width (lazily, at the first candidate that reaches resource analysis) and
+ * shared; work is extracted once per root order and local width. */
 #include "plan/solve.h"
 
 #include "base/checked.h"
@@ -27,6 +27,17 @@ const char *plan_reject_stage_name(plan_reject_stage stage) {
 
 enum { MAX_BLOCK = 1024, MAX_PACKET = 1024, MAX_GRAINS = 70 };
 
+/* What one local width shares between its candidates. */
+typedef struct {
+    bool analyzed;
+    tilec_status status;
+    const char *error;
+    plan_repr repr;
+    plan_resources resources;
+    bool have_work; /* for the current root order */
+    plan_work work;
+} width_analysis;
+
 typedef struct {
     tilec_context *ctx;
     const tir_func *f;
@@ -37,17 +48,10 @@ typedef struct {
     const plan_cost_policy *policy;
     uint32_t locals[2];
     size_t local_count;
+    plan_local local; /* the packet-local admission, when a local width is enumerated */
     uint32_t blocks[MAX_BLOCK];
     size_t block_count;
-    /* shared analysis, computed at first use */
-    bool analyzed;
-    tilec_status analysis_status;
-    const char *analysis_error;
-    plan_repr repr;
-    plan_resources resources;
-    /* work of the current root order */
-    bool have_work;
-    plan_work work;
+    width_analysis per_width[2]; /* by index into locals */
 } solver;
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
@@ -88,15 +92,14 @@ static tilec_status check_target(solver *s) {
     return TILEC_OK;
 }
 
-/* local_lanes: 1, W (forced) or 0 (search {1, W}).  Only one program per
- * lane is lowered so far: a forced W fails here; a searched W is enumerated
- * and rejected with its reason. */
+/* local_lanes: 1, W (forced: W only) or 0 (search {1, W}).  A W of 1 is
+ * one program per lane. */
 static tilec_status local_widths(solver *s) {
     uint32_t W = s->out->target.packet_width, L = s->o->local_lanes;
     bool supported = !s->info->supports_local_distribution || s->info->supports_local_distribution(s->info);
     s->locals[0] = 1;
     s->local_count = 1;
-    if (L == 1 || (L == 0 && (W == 1 || !supported))) return TILEC_OK;
+    if (L == 1 || W == 1 || (L == 0 && !supported)) return TILEC_OK;
     if (L == 0) {
         s->locals[s->local_count++] = W;
         return TILEC_OK;
@@ -108,10 +111,21 @@ static tilec_status local_widths(solver *s) {
         return tilec_error(s->ctx, TILEC_E_UNSUPPORTED, "PLAN-O04", tilec_no_loc(),
                            "local-axis distribution (local_lanes=%u) is not supported by target '%s'", L,
                            s->out->target_name);
+    s->locals[0] = W;
+    return TILEC_OK;
+}
+
+/* The packet-local admission (plan/local.h) when W is enumerated: a forced
+ * W on a kernel it refuses is an error with the reason; a searched W is
+ * rejected candidate by candidate with it. */
+static tilec_status local_admission(solver *s) {
+    uint32_t W = s->out->target.packet_width;
+    if (s->locals[s->local_count - 1] == 1) return TILEC_OK;
+    bool admitted = plan_local_admit(s->f, &s->admission, W, &s->local);
+    if (admitted || s->o->local_lanes == 0) return TILEC_OK;
     return tilec_error(s->ctx, TILEC_E_UNSUPPORTED, "PLAN-O04", tilec_no_loc(),
-                       "local-axis distribution (local_lanes=%u) is not realized yet: only one program per lane "
-                       "(local_lanes=1) is lowered",
-                       L);
+                       "local-axis distribution (local_lanes=%u) cannot realize kernel '@%s': %s", W, s->f->name,
+                       s->local.why);
 }
 
 static bool legal_block(uint32_t b, uint32_t W) { return b >= 1 && b <= MAX_BLOCK && b % W == 0; }
@@ -253,24 +267,25 @@ static tilec_status reject(solver *s, const plan_candidate *c, plan_reject_stage
     return TILEC_OK;
 }
 
-/* The representation plan and static resources, once. */
-static void analyze(solver *s) {
-    if (s->analyzed) return;
-    s->analyzed = true;
+/* The representation plan and static resources of local width l, once. */
+static void analyze(solver *s, size_t l) {
+    width_analysis *a = &s->per_width[l];
+    if (a->analyzed) return;
+    a->analyzed = true;
     const plan_options *o = s->o;
     plan_repr_options ro = {o->max_unrolled_tile_elements, o->max_unrolled_region_work, o->reduction_partitions,
-                            o->max_recipe_depth};
+                            o->max_recipe_depth, s->locals[l] > 1 ? &s->local : NULL};
     size_t before = tilec_diag_count(s->ctx);
-    s->analysis_status = plan_represent(s->ctx, s->f, &s->admission, &ro, &s->repr);
-    if (!s->analysis_status) {
-        s->analysis_status = plan_resources_of(&s->repr, &s->resources);
-        if (s->analysis_status) plan_repr_free(&s->repr);
+    a->status = plan_represent(s->ctx, s->f, &s->admission, &ro, &a->repr);
+    if (!a->status) {
+        a->status = plan_resources_of(&a->repr, &a->resources);
+        if (a->status) plan_repr_free(&a->repr);
     }
-    if (s->analysis_status) {
+    if (a->status) {
         size_t n = tilec_diag_count(s->ctx);
-        s->analysis_error = n > before ? tilec_diag_at(s->ctx, n - 1)->message : tilec_status_name(s->analysis_status);
-        s->analysis_error = arena_strdup(&s->out->arena, s->analysis_error);
-        if (!s->analysis_error) s->analysis_status = TILEC_E_NOMEM;
+        a->error = n > before ? tilec_diag_at(s->ctx, n - 1)->message : tilec_status_name(a->status);
+        a->error = arena_strdup(&s->out->arena, a->error);
+        if (!a->error) a->status = TILEC_E_NOMEM;
     }
 }
 
@@ -286,40 +301,38 @@ static bool cost_valid(const plan_cost *c, const char **bad, double *value) {
     return true;
 }
 
-static tilec_status consider(solver *s, const plan_candidate *c, const plan_root_map *map) {
+static tilec_status consider(solver *s, const plan_candidate *c, size_t l, const plan_root_map *map) {
     plan_result *out = s->out;
     const plan_target_info *info = s->info;
-    if (c->local_lanes > 1)
-        return reject(s, c, PLAN_REJECT_LOCAL, NULL,
-                      "local-axis distribution (local_lanes=%u) is not realized yet: only one program per lane is "
-                      "lowered",
-                      c->local_lanes);
+    width_analysis *a = &s->per_width[l];
+    if (c->local_lanes > 1 && s->local.refusal)
+        return reject(s, c, PLAN_REJECT_LOCAL, NULL, "local-axis distribution (local_lanes=%u) cannot realize it: %s",
+                      c->local_lanes, s->local.why);
     if (info->accepts) {
         char why[256] = "";
         if (!info->accepts(info, c, why, sizeof why))
             return reject(s, c, PLAN_REJECT_ACCEPTS, NULL, "target '%s' does not accept this geometry%s%s",
                           out->target_name, why[0] ? ": " : "", why);
     }
-    analyze(s);
-    if (s->analysis_status == TILEC_E_NOMEM) return nomem(s);
-    if (s->analysis_status)
-        return reject(s, c, PLAN_REJECT_ANALYSIS, NULL, "static resource analysis failed: %s", s->analysis_error);
-    plan_rejection facts = {.analyzed = true, .resources = s->resources};
-    facts.limits = info->resource_limits ? info->resource_limits(info, c, &s->resources)
+    analyze(s, l);
+    if (a->status == TILEC_E_NOMEM) return nomem(s);
+    if (a->status) return reject(s, c, PLAN_REJECT_ANALYSIS, NULL, "static resource analysis failed: %s", a->error);
+    plan_rejection facts = {.analyzed = true, .resources = a->resources};
+    facts.limits = info->resource_limits ? info->resource_limits(info, c, &a->resources)
                                          : (plan_resource_limits){PLAN_DEFAULT_SNAPSHOT_BUDGET};
-    if (s->resources.snapshot_bytes_per_worker > facts.limits.max_snapshot_bytes_per_worker)
+    if (a->resources.snapshot_bytes_per_worker > facts.limits.max_snapshot_bytes_per_worker)
         return reject(s, c, PLAN_REJECT_BUDGET, &facts,
                       "snapshot storage budget: the static snapshot demand of %llu bytes per worker (%llu arrays) "
                       "exceeds the target's budget of %llu bytes",
-                      (unsigned long long)s->resources.snapshot_bytes_per_worker,
-                      (unsigned long long)s->resources.snapshot_allocations,
+                      (unsigned long long)a->resources.snapshot_bytes_per_worker,
+                      (unsigned long long)a->resources.snapshot_allocations,
                       (unsigned long long)facts.limits.max_snapshot_bytes_per_worker);
-    if (!s->have_work) {
-        tilec_status st = plan_extract_work(&s->repr, map, out->target.packet_width, &out->coefficients, &s->work);
+    if (!a->have_work) {
+        tilec_status st = plan_extract_work(&a->repr, map, out->target.packet_width, &out->coefficients, &a->work);
         if (st) return st;
-        s->have_work = true;
+        a->have_work = true;
     }
-    plan_work work = s->work;
+    plan_work work = a->work;
     work.packet_count = ceil_div(c->dispatch_size, c->packet_width);
     work.block_count = ceil_div(c->dispatch_size, c->block_size);
     if (info->schedule) info->schedule(info, &out->target, c, &work);
@@ -337,7 +350,7 @@ static tilec_status consider(solver *s, const plan_candidate *c, const plan_root
                       "cost policy '%s' returned %s = %g; every cost term and the score must be finite and >= 0",
                       out->policy, bad, value);
     }
-    plan_choice choice = {*c, work, cost, s->resources, facts.limits};
+    plan_choice choice = {*c, work, cost, a->resources, facts.limits};
     return VEC_PUSH(s->ctx, &out->candidates, choice) ? TILEC_OK : nomem(s);
 }
 
@@ -367,7 +380,7 @@ static tilec_status enumerate(solver *s) {
         if ((st = plan_root_map_make(s->ctx, s->admission.domain, order, rank, s->o->root_axis_tiles,
                                      s->o->root_axis_tiles_len, &map)))
             return st;
-        s->have_work = false;
+        for (size_t l = 0; l < s->local_count; l++) s->per_width[l].have_work = false;
         for (size_t l = 0; l < s->local_count; l++)
             for (size_t b = 0; b < s->block_count; b++) {
                 plan_candidate c = {.rank = rank,
@@ -382,7 +395,7 @@ static tilec_status enumerate(solver *s) {
                 for (size_t g = 0; g < n; g++) {
                     c.blocks_per_task = list[g];
                     c.index = index++;
-                    if ((st = consider(s, &c, &map))) return st;
+                    if ((st = consider(s, &c, l, &map))) return st;
                 }
             }
     } while (!fixed && next_permutation(order, rank));
@@ -437,6 +450,7 @@ tilec_status plan_kernel(tilec_context *ctx, const tir_func *f, const plan_optio
     if (!st) st = check_target(&s);
     if (!st) st = local_widths(&s);
     if (!st) st = plan_admit(ctx, f, &s.admission);
+    if (!st) st = local_admission(&s);
     if (!st) st = root_constraints(&s);
     if (!st) st = choose_policy(&s);
     if (!st) st = block_widths(&s);
@@ -444,7 +458,8 @@ tilec_status plan_kernel(tilec_context *ctx, const tir_func *f, const plan_optio
     if (!st) st = enumerate(&s);
     if (!st) st = select_minimum(&s);
     else out->candidate_count = out->candidates.len + out->rejected.len;
-    if (s.analyzed && !s.analysis_status) plan_repr_free(&s.repr);
+    for (size_t l = 0; l < 2; l++)
+        if (s.per_width[l].analyzed && !s.per_width[l].status) plan_repr_free(&s.per_width[l].repr);
     return st;
 }
 

@@ -28,7 +28,16 @@
  * contiguous, anything else or unknown → gathered.  Packets are uniform when
  * the innermost digits tile every aligned packet the same way (their
  * cumulative extents divide W until one is a multiple of W); otherwise the
- * view memory is doubled (the seed's ragged-innermost rule). */
+ * view memory is doubled (the seed's ragged-innermost rule).
+ *
+ * Packet-local (repr->options.local): a packet is one program, so the work
+ * of a packet is one program's work in slot space (every count is a slot
+ * count).  The one varying "axis" is the lane: root coordinates are uniform,
+ * a coordinate on D has slope 1 (e = W·q + lane), and a tile access moves by
+ * the view stride of its D axis per lane (stride 1: contiguous).  Packets are
+ * never ragged; each reduction over D adds its butterfly (2 per step, log2 W
+ * steps or fewer for short rows, + 2) and
+ * the root decode adds the program ordinal and the lane. */
 #include "plan/work.h"
 
 #include "base/context.h"
@@ -53,23 +62,16 @@ typedef struct {
     double arith, broadcast, contiguous, gathered, priv;
 } walker;
 
-static uint64_t volume_of(const tir_space *s) {
-    uint64_t v = 1;
-    for (uint32_t i = 0; i < s->rank; i++) v *= s->axes[i].extent; /* admitted: fits */
-    return v;
-}
-
-/* Runtime coordinate decode of a flat index over s: a div and a mod per
- * non-unit axis, except the div by 1 and the mod of the leading axis. */
-static double decode_ops(const tir_space *s) {
-    uint32_t nonunit = 0;
-    for (uint32_t i = 0; i < s->rank; i++) nonunit += s->axes[i].extent != 1;
-    return nonunit ? 2.0 * (nonunit - 1) : 0;
-}
-
-/* A runtime loop over s executed `rep` times: increment + compare + decode. */
+/* A runtime loop over s (in slot space when packet-local) executed `rep`
+ * times: increment + compare + the coordinate decode of the flat index (a
+ * div and a mod per non-unit axis, except the div by 1 and the mod of the
+ * leading axis). */
 static void runtime_traversal(walker *w, const tir_space *s, double rep) {
-    w->arith += rep * (double)volume_of(s) * (2 + decode_ops(s));
+    const plan_local *local = w->r->options.local;
+    uint32_t nonunit = 0;
+    for (uint32_t i = 0; i < s->rank; i++) nonunit += plan_local_extent(local, &s->axes[i]) != 1;
+    double decode = nonunit ? 2.0 * (nonunit - 1) : 0;
+    w->arith += rep * (double)plan_local_volume(local, s) * (2 + decode);
 }
 
 static void snapshot(walker *w, const tir_value *v, double rep) {
@@ -161,6 +163,8 @@ static void view_access(walker *w, const tir_op *op, double times) {
         const slope_info *s = slope_of(w, op->operands[1 + a]->value);
         known = s->known;
         for (uint32_t v = 0; known && v < w->varying; v++) slope[v] += s->slope[v] * stride;
+        if (op->domain && plan_local_is_axis(w->r->options.local, &op->domain->axes[a]))
+            slope[0] += stride; /* the lane's element moves along D */
         stride *= (double)view->axes[a].extent;
     }
     bool zero = known, up = known, down = known;
@@ -177,6 +181,15 @@ static void view_access(walker *w, const tir_op *op, double times) {
 }
 
 /* ---- ops ---- */
+
+/* Every lane runs the same iteration of a region; packet-local, a
+ * coordinate on D still differs by one per lane. */
+static void region_coordinates(walker *w, const tir_op *op) {
+    for (uint32_t i = 0; i < op->domain->rank; i++) {
+        set_uniform(w, op->body->args[i]);
+        if (plan_local_is_axis(w->r->options.local, &op->domain->axes[i])) slope_of(w, op->body->args[i])->slope[0] = 1;
+    }
+}
 
 static void walk_block(walker *w, const tir_block *b, double rep);
 
@@ -254,10 +267,11 @@ static void buffered_carry(walker *w, const tir_op *op, uint32_t j, double rep, 
 
 static void walk_loop(walker *w, const tir_op *op, double rep) {
     const plan_op *po = plan_op_of(w->r, op);
-    double trips = (double)po->count;
+    double trips = (double)po->count + po->local_tail;
     walk_block(w, op->body, rep * trips);
     if (po->partitioned) {
         w->arith += rep * po->partitions; /* partials into a total, then the seed */
+        if (po->local) w->arith += rep * (2.0 * plan_local_butterfly_steps(w->r->options.local) + 2);
         if (po->bulk_loop) {
             uint64_t P = po->partitions, bulk = po->count - po->count % P;
             w->arith += rep * 2.0 * (double)(bulk / P - 1);
@@ -294,13 +308,13 @@ static void walk_op(walker *w, const tir_op *op, double rep) {
     case TIR_OP_VIEW_LOAD:
     case TIR_OP_VIEW_STORE: walk_view(w, op, rep); break;
     case TIR_OP_MAP:
-        for (uint32_t i = 0; i < op->domain->rank; i++) set_uniform(w, op->body->args[i]);
+        region_coordinates(w, op);
         walk_map(w, op, rep);
         break;
     case TIR_OP_SERIAL:
     case TIR_OP_PIPELINE:
     case TIR_OP_REDUCE:
-        for (uint32_t i = 0; i < op->domain->rank; i++) set_uniform(w, op->body->args[i]);
+        region_coordinates(w, op);
         walk_loop(w, op, rep);
         break;
     case TIR_OP_MMA: walk_mma(w, op, rep); break;
@@ -320,9 +334,17 @@ static void walk_block(walker *w, const tir_block *b, double rep) {
     for (const tir_op *op = b->first; op; op = op->next) walk_op(w, op, rep);
 }
 
-/* The first packet's lanes: which axes vary and by how much. */
+/* The first packet's lanes: which axes vary and by how much.  Packet-local,
+ * only the lane varies (no root axis: axis[0] names none). */
 static void lane_pattern(walker *w, const plan_root_map *map, uint32_t packet_width) {
     uint64_t coords[PLAN_MAX_RANK], first[PLAN_MAX_RANK];
+    if (w->r->options.local) {
+        w->lanes = packet_width;
+        w->varying = 1;
+        w->axis[0] = UINT32_MAX;
+        for (uint32_t l = 0; l < w->lanes; l++) w->offset[0][l] = l;
+        return;
+    }
     w->lanes = (uint32_t)(map->volume < packet_width ? map->volume : packet_width);
     plan_root_map_decode(map, 0, first);
     w->varying = 0;
@@ -370,7 +392,7 @@ tilec_status plan_extract_work(const plan_repr *repr, const plan_root_map *map, 
         casts += !decoded[map->digits[t].axis];
         decoded[map->digits[t].axis] = true;
     }
-    w.arith = decode.div + decode.mod + decode.mul + decode.add + casts;
+    w.arith = decode.div + decode.mod + decode.mul + decode.add + casts + (repr->options.local ? 2 : 0);
     out->decode_ops = w.arith;
     walk_block(&w, repr->func->body, 1);
     tilec_free(repr->ctx, w.slopes);
@@ -379,7 +401,7 @@ tilec_status plan_extract_work(const plan_repr *repr, const plan_root_map *map, 
     double W = packet_width;
     double view = w.broadcast * c->broadcast_load + w.contiguous * c->contiguous_memory +
                   w.gathered * c->gathered_lane * W;
-    out->ragged_packets = !packets_uniform(map, packet_width);
+    out->ragged_packets = !repr->options.local && !packets_uniform(map, packet_width);
     if (out->ragged_packets) view *= 2;
     out->arithmetic_ops = w.arith;
     out->broadcast_loads = w.broadcast;

@@ -27,7 +27,7 @@ static void free_info(tilec_context *ctx, simd_emit_info *info) {
     for (size_t i = 0; i < info->n_sleef; i++) tilec_free(ctx, (void *)info->sleef[i]);
 }
 
-static tilec_status check_input(tilec_context *ctx, const xir_func *f, uint32_t w) {
+static tilec_status check_input(tilec_context *ctx, const xir_func *f, uint32_t w, uint32_t required) {
     if (!f) return tilec_error(ctx, TILEC_E_ARG, "SIMD-O01", tilec_no_loc(), "no XIR function given");
     if (!w)
         return tilec_error(ctx, TILEC_E_ARG, "SIMD-O01", tilec_no_loc(),
@@ -37,6 +37,10 @@ static tilec_status check_input(tilec_context *ctx, const xir_func *f, uint32_t 
                            "block size %u of '%s' is not a positive multiple of the packet width %u", f->block_size,
                            f->name, w);
     if (!f->first) return tilec_error(ctx, TILEC_E_ARG, "SIMD-O03", tilec_no_loc(), "'%s' has no blocks", f->name);
+    if (required && required != w)
+        return tilec_error(ctx, TILEC_E_ARG, "SIMD-O04", tilec_no_loc(),
+                           "'%s' was lowered for packets of exactly %u lanes (packet-local) and cannot run at width %u",
+                           f->name, required, w);
     return TILEC_OK;
 }
 
@@ -44,7 +48,7 @@ tilec_status simd_compile(tilec_context *ctx, const xir_func *f, const simd_opti
     *out = NULL;
     simd_options o = options ? *options : simd_options_default();
     uint32_t w = simd_resolve_width(o.width, getenv("TILEC_SIMD_WIDTH"));
-    tilec_status st = check_input(ctx, f, w);
+    tilec_status st = check_input(ctx, f, w, o.required_packet_width);
     if (st) return st;
     double t0 = now_ms();
     simd_kernel *k = tilec_alloc(ctx, sizeof *k);

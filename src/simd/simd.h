@@ -38,6 +38,10 @@ typedef struct {
      * mask) and call it for every packet but a dispatch's ragged tail (on
      * by default; no effect at W = 1). */
     bool full_packet_specialization;
+    /* 0: the kernel runs at any width; else the only width it was lowered
+     * for (a packet-local kernel: lower_result.required_packet_width), and
+     * compiling it at another one is refused (SIMD-O04). */
+    uint32_t required_packet_width;
 } simd_options;
 
 simd_options simd_options_default(void);

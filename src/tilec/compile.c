@@ -29,6 +29,7 @@ tilec_compile_options tilec_compile_options_default(void) {
                                    .cost = p.cost,
                                    .max_unrolled_tile_elements = p.max_unrolled_tile_elements,
                                    .reduction_partitions = p.reduction_partitions,
+                                   .local_lanes = p.local_lanes,
                                    .full_packet_specialization = true};
 }
 
@@ -45,6 +46,7 @@ static plan_options planner_options(const tilec_compile_options *o) {
     p.cost = o->cost;
     p.max_unrolled_tile_elements = o->max_unrolled_tile_elements;
     p.reduction_partitions = o->reduction_partitions;
+    p.local_lanes = o->local_lanes;
     return p;
 }
 
@@ -53,7 +55,9 @@ static void plan_label(const plan_result *p, strbuf *s) {
     const plan_choice *c = plan_selected(p);
     strbuf_append(s, "order[");
     for (uint32_t i = 0; i < c->candidate.rank; i++) strbuf_printf(s, "%s%u", i ? "," : "", c->candidate.order[i]);
-    strbuf_printf(s, "]/block%u/grain%llu/tasks%llu", c->candidate.block_size,
+    strbuf_printf(s, "]/block%u", c->candidate.block_size);
+    if (c->candidate.local_lanes > 1) strbuf_printf(s, "/local%u", c->candidate.local_lanes);
+    strbuf_printf(s, "/grain%llu/tasks%llu",
                   (unsigned long long)c->work.blocks_per_task, (unsigned long long)c->work.task_count);
     if (p->options.root_axis_tiles_len) {
         strbuf_append(s, "/tiles[");
@@ -155,6 +159,7 @@ tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_co
         so.full_packet_specialization = o.full_packet_specialization;
         so.capture_ir = o.capture_ir;
         so.capture_asm = o.capture_asm;
+        so.required_packet_width = lowered.required_packet_width;
         st = simd_compile(ctx, lowered.kernel, &so, &k->native);
     }
     double t4 = now_ms();

@@ -1,6 +1,6 @@
 # Native execution through the CLI: every example runs natively and matches
 # the reference interpreter (`run --check`) at packet widths 1, 4, 8, 16 on 1
-# and 2 threads; the default engine is native; bench and emit-* smoke checks:
+# and 2 threads, row examples also packet-local; the default engine is native; bench and emit-* smoke checks:
 # softmax at W=16 is AVX-512 code calling SLEEF's vector exp, never libm's
 # scalar expf; usage errors of the native options.
 source "$(dirname "$0")/common.bash" "$@"
@@ -29,6 +29,22 @@ for threads in 1 2; do
   expect 0 "$TILEC" run "$SRC/examples/softmax.tir" -D R=33 --check --width 16 --threads "$threads" --no-full-packets &&
     contains "$WORK/out" 'full_packet_bodies=0;'
 done
+
+# Packet-local rows (--local-lanes W): one program per packet, ragged row
+# widths, 1 and 2 threads; contiguous row accesses, no gathers.
+for example in softmax masked_softmax layernorm rmsnorm gelu swiglu rope; do
+  for width in 4 16; do
+    for threads in 1 2; do
+      expect 0 "$TILEC" run "$SRC/examples/$example.tir" -D W=$((width + 2)) --check --width "$width" \
+        --local-lanes "$width" --threads "$threads" &&
+        contains "$WORK/out" "plan=order\[0\]/block[0-9]+/local$width/" &&
+        contains "$WORK/out" ' gathers=0; scatters=0;' &&
+        contains "$WORK/out" 'vs reference: max abs err .*, ok$'
+    done
+  done
+done
+expect 0 "$TILEC" run "$SRC/examples/softmax.tir" -D W=1000 --check --width 16 --local-lanes 0 &&
+  contains "$WORK/out" '/local16/'
 
 # Representation settings and cost coefficients reach the native planner.
 expect 0 "$TILEC" run "$SRC/examples/layernorm.tir" --check --partitions 1 --max-unrolled 0 --width 8 &&
@@ -60,7 +76,8 @@ expect 0 "$TILEC" emit-llvm "$SRC/examples/softmax.tir" --width 8 && contains "$
 # Usage and compile errors.
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --threads 0 && contains "$WORK/err" '--threads needs'
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --workers 4 && contains "$WORK/err" 'models a target .*--threads'
-expect 2 "$TILEC" bench "$SRC/examples/softmax.tir" --local-lanes 16 && contains "$WORK/err" 'not realized natively'
+expect 2 "$TILEC" bench "$SRC/examples/softmax.tir" --fuse map && contains "$WORK/err" 'not realized natively'
+expect 1 "$TILEC" run "$SRC/examples/gemm.tir" --local-lanes 16 --width 16 && contains "$WORK/err" 'PLAN-O04'
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --reference --check && contains "$WORK/err" '--check is for native'
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --xir --threads 2 && contains "$WORK/err" '--threads is for native'
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --xir --no-full-packets && contains "$WORK/err" '--no-full-packets is for native'

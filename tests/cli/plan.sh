@@ -49,15 +49,19 @@ expect 0 "$TILEC" plan "$SRC/examples/softmax.tir" --fuse pointwise --fuse map -
   contains "$WORK/out" '"fusion": \{"load_reduction": false, "expression_reduction": false, "pointwise": true, "map": true\}'
   contains "$WORK/out" '"block_dispatch": 0.5,'
 }
-# Searched local lanes: W is enumerated and rejected with its reason.
+# Searched local lanes: a row kernel realizes both and chooses packet-local
+# rows; gemm's W candidates are rejected with the admission's reason.
 expect 0 "$TILEC" plan "$SRC/examples/softmax.tir" --local-lanes 0 --explain && {
-  contains "$WORK/out" '^search: 12 candidates .*: 6 admitted, 6 rejected$'
-  contains "$WORK/out" '^  #[0-9]+ order \[0\] block [0-9]+ local 8 grain 0: \[local-distribution\] local-axis distribution \(local_lanes=8\) is not realized yet'
+  contains "$WORK/out" '^search: 12 candidates .*: 12 admitted, 0 rejected$'
+  contains "$WORK/out" '^chosen: candidate #[0-9]+: root order \[0\], block [0-9]+, W 8, local lanes 8, blocks per task 0, dispatch 136$'
+}
+expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --local-lanes 0 --explain && {
+  contains "$WORK/out" '^  #[0-9]+ order \[0,1\] block [0-9]+ local 8 grain 0: \[local-distribution\] local-axis distribution \(local_lanes=8\) cannot realize it: several nonunit axes or extents'
 }
 
 # Refusals are diagnostics (exit 1); malformed values are usage errors (exit 2).
 expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --block 33 && contains "$WORK/err" 'error\[PLAN-O06\]: block width 33 is invalid'
-expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --local-lanes 8 && contains "$WORK/err" 'local-axis distribution'
+expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --local-lanes 8 && contains "$WORK/err" 'error\[PLAN-O04\]: local-axis distribution \(local_lanes=8\) cannot realize kernel .@gemm.: several nonunit axes'
 expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --local-lanes 3 && contains "$WORK/err" 'local_lanes 3'
 expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --max-candidates 11 &&
   contains "$WORK/err" 'error\[PLAN-B01\]: candidate budget: .* 12 candidates .*exceeds max_candidates 11'

@@ -1,10 +1,12 @@
 /* Allocation failure during lowering: every example is lowered with the N-th
  * allocation failing, for every N until lowering no longer allocates that
- * many times.  Each failed lowering returns TILEC_E_NOMEM with a diagnostic
+ * many times (and packet-local at W = 8 for the kernels it admits).  Each
+ * failed lowering returns TILEC_E_NOMEM with a diagnostic
  * and an empty result (never a crash or a leak: ASan checks the latter in
  * `make test-asan`); the TileIR stays usable and lowers afterwards. */
 #include "examples_util.h"
 #include "lower/lower.h"
+#include "plan/local.h"
 
 static bool lower_once(tilec_context *ctx, const tir_func *f, const lower_options *o) {
     lower_result r;
@@ -39,6 +41,13 @@ static bool sweep_file(const char *path, const char *name, const char *text, siz
     o.max_unrolled_tile_elements = 4;
     lower_input in = {f, &o};
     sweep_allocation_failures(ctx, name, attempt_lower, &in);
+    tilec_diag_clear(ctx);
+    /* packet-local (W = 8) where its admission takes the kernel */
+    plan_admission admission;
+    plan_local local;
+    o.packet_width = o.local_lanes = 8;
+    if (plan_admit(ctx, f, &admission) == TILEC_OK && plan_local_admit(f, &admission, 8, &local))
+        sweep_allocation_failures(ctx, name, attempt_lower, &in);
     tilec_diag_clear(ctx);
     CHECK(tir_verify(ctx, m) == TILEC_OK && lower_once(ctx, f, NULL));
     tir_module_destroy(m);

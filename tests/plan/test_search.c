@@ -295,17 +295,17 @@ static void test_local_lanes(void) {
                 CHECK(plan_selected(&r)->candidate.dispatch_size == 17);
             }
             plan_result_free(&r);
-            /* Search: {1, W} enumerated, W rejected with its reason. */
+            /* Search: {1, W} enumerated and both realized; the prior
+             * prefers contiguous rows (W) over row-strided gathers. */
             o.local_lanes = 0;
             if (plan_ok(f, &o, &pool.info, &r)) {
-                CHECK(r.candidate_count == 12 && r.candidates.len == 6 && r.rejected.len == 6);
-                for (size_t i = 0; i < r.rejected.len; i++) {
-                    const plan_rejection *x = &r.rejected.data[i];
-                    CHECK(x->stage == PLAN_REJECT_LOCAL && x->candidate.local_lanes == L && !x->analyzed);
-                    CHECK(x->candidate.dispatch_size == 17 * L);
-                    CHECK_STR_CONTAINS(x->reason, "local-axis distribution");
+                CHECK(r.candidate_count == 12 && r.candidates.len == 12 && r.rejected.len == 0);
+                for (size_t i = 0; i < r.candidates.len; i++) {
+                    const plan_candidate *c = &r.candidates.data[i].candidate;
+                    CHECK(c->dispatch_size == 17 * c->local_lanes);
+                    if (c->local_lanes == L) CHECK(r.candidates.data[i].work.gathered_accesses == 0);
                 }
-                for (size_t i = 0; i < r.candidates.len; i++) CHECK(r.candidates.data[i].candidate.local_lanes == 1);
+                CHECK(plan_selected(&r)->candidate.local_lanes == L);
             }
             plan_result_free(&r);
             o.max_candidates = 11;
@@ -315,12 +315,37 @@ static void test_local_lanes(void) {
             if (plan_ok(f, &o, &pool.info, &r)) CHECK(plan_selected(&r)->candidate.local_lanes == 1);
             plan_result_free(&r);
             o.local_lanes = L;
-            plan_fails("forced local W", f, &o, &pool.info, "local-axis distribution");
+            if (plan_ok(f, &o, &pool.info, &r)) {
+                CHECK(r.candidate_count == 6 && r.local_widths == 1);
+                CHECK(plan_selected(&r)->candidate.local_lanes == L && plan_selected(&r)->candidate.dispatch_size == 17 * L);
+            }
+            plan_result_free(&r);
             o.local_lanes = 3;
             plan_fails("local 3", f, &o, &pool.info, "local_lanes 3");
             tir_module_destroy(m);
         }
     }
+    /* gemm has two nonunit axes: a forced W fails with the reason, the
+     * search rejects its W candidates with it and keeps one program per lane. */
+    tir_module *g = parse_example(ctx, "gemm", NULL, 0);
+    if (!g) return;
+    plan_thread_pool pool;
+    plan_thread_pool_init(&pool, 8, 8);
+    plan_options o = plan_options_default();
+    o.local_lanes = 8;
+    plan_fails("gemm forced local", tir_module_func(g, 0), &o, &pool.info, "several nonunit axes");
+    o.local_lanes = 0;
+    plan_result r;
+    if (plan_ok(tir_module_func(g, 0), &o, &pool.info, &r)) {
+        CHECK(r.rejected.len > 0 && plan_selected(&r)->candidate.local_lanes == 1);
+        for (size_t i = 0; i < r.rejected.len; i++) {
+            CHECK(r.rejected.data[i].stage == PLAN_REJECT_LOCAL && r.rejected.data[i].candidate.local_lanes == 8);
+            CHECK_STR_CONTAINS(r.rejected.data[i].reason, "local-axis distribution");
+            CHECK_STR_CONTAINS(r.rejected.data[i].reason, "several nonunit axes");
+        }
+    }
+    plan_result_free(&r);
+    tir_module_destroy(g);
 }
 
 /* ---- block widths (case 18) ---- */

@@ -13,7 +13,8 @@
  * equal to the plan's, and its realization carries the planner's items;
  * fusion requests are recorded and change nothing else.  Root axis tiles
  * (upstream case 3): the cost follows the physical fast digit of the
- * canonical mapping, identity tilings plan and lower exactly like none. */
+ * canonical mapping, identity tilings plan and lower exactly like none.
+ * Packet-local work counts slots and classifies accesses along D. */
 #include "plan_fixture.h"
 
 #include "base/strbuf.h"
@@ -84,6 +85,51 @@ static void test_exact_work(void) {
         const plan_work *w = &plan_selected(&r)->work;
         CHECK(w->arithmetic_per_packet == 57);
         CHECK(!w->ragged_packets && w->memory_per_packet == 8 * 0.5 * 4 + 9 * 0.5 * 4); /* 4 rows: W4 fits */
+    }
+    plan_result_free(&r);
+}
+
+/* Packet-local work (local_lanes = W = 8, N = 20: S = 3 slots): root
+ * decode 1 + program ordinal and lane 2; per slot an address add for the
+ * load and the store and the neg: 3 + 9.  Along D the rows move by one
+ * element per lane (contiguous); a column tile (D on the view's strided
+ * axis) is gathered.  Packets are one program each: never ragged. */
+static const char neg_rows_text[] =
+    "kernel @neg<R=4, N=20>(%X: const view<f32>[X.0=R, X.1=N], %Y: view<f32>[Y.0=R, Y.1=N]) {\n"
+    "  parallel (%r: r=R) {\n"
+    "    %c0 = const index 0\n"
+    "    %x = load %X[%r, %c0] tile [m=1, n=N]\n"
+    "    %y = neg %x\n"
+    "    store %Y[%r, %c0] tile [m=1, n=N], %y\n"
+    "  }\n"
+    "}\n";
+
+static const char neg_columns_text[] =
+    "kernel @negc<R=4, N=20>(%X: const view<f32>[X.0=N, X.1=R], %Y: view<f32>[Y.0=N, Y.1=R]) {\n"
+    "  parallel (%r: r=R) {\n"
+    "    %c0 = const index 0\n"
+    "    %x = load %X[%c0, %r] tile [n=N, m=1]\n"
+    "    %y = neg %x\n"
+    "    store %Y[%c0, %r] tile [n=N, m=1], %y\n"
+    "  }\n"
+    "}\n";
+
+static void test_local_work(void) {
+    plan_options o = plan_options_default();
+    o.local_lanes = 8;
+    plan_result r;
+    if (plan_text(neg_rows_text, NULL, &o, 8, &r)) {
+        const plan_choice *c = plan_selected(&r);
+        const plan_work *w = &c->work;
+        CHECK(c->candidate.local_lanes == 8 && c->candidate.dispatch_size == 32 && w->packet_count == 4);
+        CHECK(w->arithmetic_ops == 12 && w->decode_ops == 3);
+        CHECK(w->contiguous_accesses == 6 && w->gathered_accesses == 0 && w->broadcast_loads == 0);
+        CHECK(!w->ragged_packets && w->memory_per_packet == 6 * 2);
+    }
+    plan_result_free(&r);
+    if (plan_text(neg_columns_text, NULL, &o, 8, &r)) {
+        const plan_work *w = &plan_selected(&r)->work;
+        CHECK(w->gathered_accesses == 6 && w->contiguous_accesses == 0);
     }
     plan_result_free(&r);
 }
@@ -315,6 +361,7 @@ static void test_physical_fast_digit(void) {
 int main(void) {
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
     test_exact_work();
+    test_local_work();
     test_ragged_doubles_view_memory();
     test_work_follows_representation();
     test_compile_examples();

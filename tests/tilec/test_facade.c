@@ -5,7 +5,8 @@
  * (in-place) binding (tests/lower/lower_fixture.h); the realization items and
  * JSON; argument errors (count, element type, short buffer, NULL data) as
  * diagnostics that leave the context and the kernel usable; a kernel owning
- * its runtime; destroying a kernel and compiling again; option errors. */
+ * its runtime; destroying a kernel and compiling again; option errors;
+ * packet-local programs (local_lanes) forced, searched and refused. */
 #include "lower/lower_fixture.h"
 #include "tilec/tilec.h"
 
@@ -270,10 +271,48 @@ static void test_planner_settings(void) {
     tir_module_destroy(m);
 }
 
+/* local_lanes reaches the planner: a forced or searched packet-local row
+ * kernel runs one program per packet with contiguous rows, and a forced W on
+ * gemm is the planner's diagnostic. */
+static void test_local_lanes(void) {
+    tir_define d[] = {{"R", 9}, {"W", 100}};
+    tir_module *m = parse_example(ctx, "softmax", d, 2);
+    if (!m) return;
+    const tir_func *f = tir_module_func(m, 0);
+    const uint32_t requests[] = {8, 0};
+    for (size_t i = 0; i < 2; i++) {
+        tilec_compile_options o = tilec_compile_options_default();
+        o.width = 8;
+        o.threads = 2;
+        o.local_lanes = requests[i];
+        tilec_kernel *k = NULL;
+        CHECK(tilec_compile(ctx, f, &o, &k) == TILEC_OK && k);
+        flush_diags_in(ctx);
+        if (!k) continue;
+        const char *r = tilec_kernel_realization(k);
+        CHECK_MSG(strstr(r, "/local8/") && has_item(r, "dispatch=72;") && has_item(r, "gathers=0;"), "realization: %s", r);
+        run_config c = run_config_default(8, false);
+        run_facade("packet-local softmax", f, k, &c);
+        tilec_kernel_destroy(k);
+    }
+    tir_module_destroy(m);
+    tir_module *g = parse_example(ctx, "gemm", NULL, 0);
+    if (!g) return;
+    tilec_compile_options o = tilec_compile_options_default();
+    o.width = 8;
+    o.local_lanes = 8;
+    tilec_kernel *k = NULL;
+    CHECK(tilec_compile(ctx, tir_module_func(g, 0), &o, &k) == TILEC_E_UNSUPPORTED && !k &&
+          has_diag("PLAN-O04", "several nonunit axes"));
+    tilec_diag_clear(ctx);
+    tir_module_destroy(g);
+}
+
 int main(void) {
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
     test_option_errors();
     test_planner_settings();
+    test_local_lanes();
     test_metadata();
     test_argument_errors();
     test_lifetimes();

@@ -20,6 +20,7 @@ static bool native_takes(int id) {
     case OPT_LOWER_MAX_UNROLLED:
     case OPT_PLAN_GRAIN:
     case OPT_PLAN_SEARCH_GRAIN:
+    case OPT_PLAN_LOCAL_LANES:
     case OPT_PLAN_MAX_CANDIDATES:
     case OPT_PLAN_COST: return true;
     default: return false;
@@ -51,7 +52,7 @@ bool cli_native_option(cli_native *n, const char *command, int id, const char *v
 bool cli_native_check(const cli_native *n, const char *command) {
     if (!n->refused) return true;
     cli_usage_error(command, "this option models a target (--workers: use --threads) or is not realized natively "
-                             "yet (--local-lanes, --fuse)");
+                             "yet (--fuse)");
     return false;
 }
 
@@ -73,6 +74,7 @@ tilec_compile_options cli_native_options(const cli_native *n) {
     o.cost = po->cost;
     o.max_unrolled_tile_elements = lo->max_unrolled_tile_elements;
     o.reduction_partitions = lo->reduction_partitions;
+    o.local_lanes = po->local_lanes;
     return o;
 }
 

@@ -7,8 +7,8 @@
  * the cores), --no-full-packets (turns full-packet specialization off) and --width W (packet width; default TILEC_SIMD_WIDTH, else the
  * host's), plus the planner constraints and settings of lowering.h (--block,
  * --order, --tiles, --grain, --search-grain, --max-candidates, --cost,
- * --partitions, --max-unrolled).  --workers models a target (native uses
- * --threads) and --local-lanes / --fuse are not realized natively yet; native
+ * --partitions, --max-unrolled, --local-lanes).  --workers models a target
+ * (native uses --threads) and --fuse is not realized natively yet; native
  * commands refuse them. */
 #ifndef TILEC_CLI_NATIVE_H
 #define TILEC_CLI_NATIVE_H
@@ -27,7 +27,7 @@ enum { OPT_NATIVE_THREADS = 140, OPT_NATIVE_NO_FULL_PACKETS };
     "  --width W         packet width 1, 2, 4, 8 or 16 (default: TILEC_SIMD_WIDTH, else\n" \
     "                    the host's: 16 with AVX-512F, 8 with AVX2, else 4)\n" \
     "  --block B, --order I,J,..., --tiles A,B,..., --grain G, --search-grain,\n" \
-    "  --max-candidates N, --cost NAME=X, --partitions P, --max-unrolled N\n" \
+    "  --max-candidates N, --cost NAME=X, --partitions P, --max-unrolled N, --local-lanes L\n" \
     "                    planner constraints and settings, as for `tilec plan`\n"
 
 typedef struct {

@@ -1,0 +1,156 @@
+/* local.c — packet-local admission (see local.h).  One walk over the root
+ * program in program order: the first nonunit axis fixes D and N, every
+ * later one must match; the first violation is the reason. */
+#include "plan/local.h"
+
+#include "plan/represent.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+static const struct {
+    const char *code, *reason;
+} refusal_table[PLAN_LOCAL_REFUSAL_COUNT] = {
+    [PLAN_LOCAL_ADMITTED] = {"LOWER-L", "admitted"},
+#define X(e, code, reason) [PLAN_LOCAL_REFUSE_##e] = {code, reason},
+    PLAN_LOCAL_REFUSALS(X)
+#undef X
+};
+
+const char *plan_local_refusal_code(plan_local_refusal r) {
+    return (unsigned)r < PLAN_LOCAL_REFUSAL_COUNT ? refusal_table[r].code : "LOWER-L";
+}
+
+static bool refuse(plan_local *l, plan_local_refusal r, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static bool refuse(plan_local *l, plan_local_refusal r, const char *fmt, ...) {
+    char detail[192];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    l->refusal = r;
+    snprintf(l->why, sizeof l->why, "%s: %s", refusal_table[r].reason, detail);
+    return false;
+}
+
+bool plan_local_is_axis(const plan_local *local, const tir_axis *axis) {
+    return local && local->dim && axis->dim == local->dim;
+}
+
+uint64_t plan_local_extent(const plan_local *local, const tir_axis *axis) {
+    return plan_local_is_axis(local, axis) ? local->slots : axis->extent;
+}
+
+uint64_t plan_local_volume(const plan_local *local, const tir_space *s) {
+    uint64_t v = 1;
+    for (uint32_t i = 0; i < s->rank; i++) v *= plan_local_extent(local, &s->axes[i]); /* admitted: fits */
+    return v;
+}
+
+uint32_t plan_local_butterfly_steps(const plan_local *local) {
+    uint32_t steps = 0;
+    for (uint64_t k = 1; k < local->lanes && (local->full_slots || k < local->extent); k <<= 1) steps++;
+    return steps;
+}
+
+bool plan_local_has_axis(const plan_local *local, const tir_space *s) {
+    for (uint32_t i = 0; i < s->rank; i++)
+        if (plan_local_is_axis(local, &s->axes[i])) return true;
+    return false;
+}
+
+/* Every nonunit axis of s is D with extent N; the first one fixes them. */
+static bool check_space(plan_local *l, const tir_space *s, const tir_op *op) {
+    for (uint32_t i = 0; i < s->rank; i++) {
+        const tir_axis *a = &s->axes[i];
+        if (a->extent == 1) continue;
+        if (a->extent == 0)
+            return refuse(l, PLAN_LOCAL_REFUSE_EMPTY, "axis '%s' of '%s' op #%u has extent 0", a->dim->label,
+                          tir_op_kind_name(op->kind), op->id);
+        if (!l->dim) {
+            l->dim = a->dim;
+            l->extent = a->extent;
+        } else if (a->dim != l->dim || a->extent != l->extent) {
+            return refuse(l, PLAN_LOCAL_REFUSE_AXES, "'%s' op #%u has axis '%s'=%llu besides '%s'=%llu",
+                          tir_op_kind_name(op->kind), op->id, a->dim->label, (unsigned long long)a->extent,
+                          l->dim->label, (unsigned long long)l->extent);
+        }
+    }
+    return true;
+}
+
+static bool check_value(plan_local *l, const tir_value *v, const tir_op *op) {
+    return v->type->kind != TIR_TYPE_TILE || check_space(l, v->type->space, op);
+}
+
+/* The index of an extract on D must be the coordinate of the enclosing
+ * map/reduce over D: then it names the lane's own slot. */
+static bool split_coordinate(const plan_local *l, const tir_value *index) {
+    const tir_block *b = index->def_block;
+    const tir_op *owner = b && !index->def_op ? b->parent_op : NULL;
+    return owner && (owner->kind == TIR_OP_MAP || owner->kind == TIR_OP_REDUCE) && index->index < owner->domain->rank &&
+           plan_local_is_axis(l, &owner->domain->axes[index->index]);
+}
+
+static bool check_block(plan_local *l, const tir_block *b, bool in_region);
+
+static bool check_op(plan_local *l, const tir_op *op, bool in_region) {
+    for (uint32_t i = 0; i < op->result_count; i++)
+        if (!check_value(l, op->results[i], op)) return false;
+    if (op->domain && !check_space(l, op->domain, op)) return false;
+    switch (op->kind) {
+    case TIR_OP_CONSTANT:
+    case TIR_OP_ELEMENTWISE:
+    case TIR_OP_VIEW_LOAD:
+    case TIR_OP_VIEW_STORE:
+    case TIR_OP_YIELD: return true;
+    case TIR_OP_EXTRACT: {
+        const tir_space *s = op->operands[0]->value->type->space;
+        for (uint32_t i = 0; i < s->rank; i++)
+            if (plan_local_is_axis(l, &s->axes[i]) && !split_coordinate(l, op->operands[1 + i]->value))
+                return refuse(l, PLAN_LOCAL_REFUSE_EXTRACT,
+                              "extract op #%u reads axis '%s' at an index that is not the coordinate of the enclosing "
+                              "map or reduce over it",
+                              op->id, s->axes[i].dim->label);
+        return true;
+    }
+    case TIR_OP_MMA: return refuse(l, PLAN_LOCAL_REFUSE_MMA, "mma op #%u", op->id);
+    case TIR_OP_MAP:
+    case TIR_OP_REDUCE: {
+        const tir_op *update;
+        bool carry_left;
+        if (op->kind == TIR_OP_REDUCE && !plan_reduce_is_closed(op, &update, &carry_left))
+            return refuse(l, PLAN_LOCAL_REFUSE_ORDERED, "reduce op #%u is not a closed unordered reduction", op->id);
+        bool over = plan_local_has_axis(l, op->domain);
+        if (in_region)
+            return refuse(l, PLAN_LOCAL_REFUSE_NESTED, "'%s' op #%u", tir_op_kind_name(op->kind), op->id);
+        for (uint32_t i = 0; i < op->body->arg_count; i++)
+            if (!check_value(l, op->body->args[i], op)) return false;
+        return check_block(l, op->body, over);
+    }
+    default:
+        return refuse(l, PLAN_LOCAL_REFUSE_ORDERED, "'%s' op #%u", tir_op_kind_name(op->kind), op->id);
+    }
+}
+
+static bool check_block(plan_local *l, const tir_block *b, bool in_region) {
+    for (const tir_op *op = b->first; op; op = op->next)
+        if (!check_op(l, op, in_region)) return false;
+    return true;
+}
+
+bool plan_local_admit(const tir_func *f, const plan_admission *admission, uint32_t lanes, plan_local *out) {
+    *out = (plan_local){.lanes = lanes, .extent = 1};
+    const tir_op *root = admission->root;
+    if ((uint64_t)admission->volume * lanes > UINT32_MAX)
+        return refuse(out, PLAN_LOCAL_REFUSE_DISPATCH, "%u programs × %u lanes", admission->volume, lanes);
+    for (const tir_op *op = f->body->first; op; op = op->next)
+        if (op != root && !check_op(out, op, false)) return false;
+    if (!check_block(out, root->body, false)) return false;
+    if (plan_local_has_axis(out, root->domain))
+        return refuse(out, PLAN_LOCAL_REFUSE_ROOT, "the root parallel is over '%s'", out->dim->label);
+    out->slots = (out->extent + lanes - 1) / lanes;
+    out->full_slots = out->extent / lanes;
+    return true;
+}

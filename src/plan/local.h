@@ -1,0 +1,83 @@
+/* local.h — admission of a kernel to the packet-local realization
+ * (local_lanes = W, seed 000 "Packet-local distribution preserves the split
+ * coordinate"), shared by the planner and the lowerer.
+ *
+ * One root program runs on a whole packet of W lanes: physical worker j runs
+ * program u = j / W on lane j % W, so dispatch = programs × W.  The program's
+ * common local axis D (one dimension identity, one extent N >= 1, shared by
+ * every nonunit axis of every Tile value, map, reduce domain and load/store
+ * tile domain of the root program) is split over the lanes: element e of D
+ * lives on lane e % W in slot q = e / W, so a lane holds S = ceil(N/W) slots
+ * and only the last slot can be partly invalid (e >= N).  Every other axis is
+ * a unit axis; the root coordinates are the same on every lane.  A kernel
+ * without a nonunit axis (N = 1) has no D: every lane evaluates the whole
+ * program (replicated) and only lane 0 stores.
+ *
+ * Admitted ops (the realization is sufficient for exactly these):
+ *   constants, elementwise ops, extracts whose index on D is the coordinate of
+ *   the enclosing map/reduce over D (the split coordinate: it reads slot q),
+ *   loads and stores (never inside a map or a closed reduction: the verifier
+ *   and plan_reduce_is_closed keep memory effects out of them), maps over D
+ *   whose body is pure (constants, elementwise, extracts), maps over unit
+ *   domains, and closed unordered reductions (plan_reduce_is_closed) not
+ *   nested in a region over D.
+ * Everything else keeps the whole-program realization (local_lanes = 1) and
+ * is refused with a named reason: a second nonunit axis or extent, an empty
+ * D, ordered loops and reductions, mma, shifted extracts, nested regions over
+ * D, a root domain on D, or a dispatch (programs × W) beyond uint32. */
+#ifndef TILEC_PLAN_LOCAL_H
+#define TILEC_PLAN_LOCAL_H
+
+#include "plan/admit.h"
+
+/* X(enum suffix, diagnostic code, short reason) */
+#define PLAN_LOCAL_REFUSALS(X) \
+    X(AXES, "LOWER-L01", "several nonunit axes or extents") \
+    X(EMPTY, "LOWER-L02", "empty distributed axis") \
+    X(ORDERED, "LOWER-L03", "ordered loop or reduction") \
+    X(MMA, "LOWER-L04", "mma") \
+    X(EXTRACT, "LOWER-L05", "extract off the split coordinate") \
+    X(NESTED, "LOWER-L06", "region inside a region over the distributed axis") \
+    X(ROOT, "LOWER-L07", "root domain on the distributed axis") \
+    X(DISPATCH, "LOWER-L08", "dispatch exceeds uint32")
+
+typedef enum {
+    PLAN_LOCAL_ADMITTED = 0,
+#define X(e, code, reason) PLAN_LOCAL_REFUSE_##e,
+    PLAN_LOCAL_REFUSALS(X)
+#undef X
+    PLAN_LOCAL_REFUSAL_COUNT
+} plan_local_refusal;
+
+const char *plan_local_refusal_code(plan_local_refusal r);
+
+typedef struct {
+    plan_local_refusal refusal; /* PLAN_LOCAL_ADMITTED when admitted */
+    char why[256];              /* refusal: "<reason>: <the op or axis>" */
+    const tir_dim *dim;         /* D; NULL: no nonunit axis (replicated) */
+    uint64_t extent;            /* N >= 2 (1 without D) */
+    uint32_t lanes;             /* W */
+    uint64_t slots;             /* S = ceil(N / W) */
+    uint64_t full_slots;        /* floor(N / W): slots valid on every lane */
+} plan_local;
+
+/* Decides admission of the admitted kernel f (its plan_admit result) for W
+ * lanes; returns whether it is admitted (out->why says why not).  Pure: no
+ * diagnostic, so the planner can record the reason as a rejection. */
+bool plan_local_admit(const tir_func *f, const plan_admission *admission, uint32_t lanes, plan_local *out);
+
+/* Whether the axis is D (NULL local or no D: false). */
+bool plan_local_is_axis(const plan_local *local, const tir_axis *axis);
+/* The slot-space extent of an axis: S for D, else the extent.  NULL local:
+ * the whole-program realization (the extent itself). */
+uint64_t plan_local_extent(const plan_local *local, const tir_axis *axis);
+/* The slot-space volume of a space (admitted: fits). */
+uint64_t plan_local_volume(const plan_local *local, const tir_space *s);
+/* The butterfly steps of a reduction over D: log2 W, or when no slot is
+ * full (N < W) only the steps whose partner lanes 0 ^ k can hold an
+ * element (k < N): lane 0's root, which is broadcast, is then complete. */
+uint32_t plan_local_butterfly_steps(const plan_local *local);
+/* Whether the space has the distributed axis. */
+bool plan_local_has_axis(const plan_local *local, const tir_space *s);
+
+#endif

@@ -1,0 +1,331 @@
+/* Packet-local lowering (local_lanes = W, plan/local.h): one root program per
+ * packet, its row axis split over the lanes.
+ *
+ * - Every row example at W = 1, 2, 4, 8, 16 on the W-lane XIR interpreter
+ *   and natively (1 and 2 threads) against the reference, at ragged row
+ *   widths N in {1, 7, W-1, W, W+1, 65, 1000} and 1 or 17 rows.
+ * - Reductions invent no identity: a sum of -0.0 seeded with -0.0 stays
+ *   -0.0, a max over NaN seeded with NaN stays NaN, seeds other than the
+ *   identity enter once, carries on either side; bitwise on dyadic inputs,
+ *   including N < W (lanes without a contribution) and the leader-only
+ *   scalar stores.
+ * - In-place rows; a two-axis root in both orders and with root tiles.
+ * - Admission refusals with their codes and reasons; the realization's
+ *   metadata; softmax at W = 16 compiles to contiguous loads and stores
+ *   with no gathers. */
+#include "lower_fixture.h"
+
+#include "plan/local.h"
+
+static lower_options local_options(uint32_t w) {
+    lower_options o = lower_options_default();
+    o.packet_width = w;
+    o.local_lanes = w;
+    return o;
+}
+
+/* Lowers f packet-local at W and compares it (XIR and native) with the
+ * reference. */
+static bool check_local(const char *label, const tir_func *f, uint32_t w, run_config c) {
+    lower_options o = local_options(w);
+    lower_result r;
+    if (!lower_ok(f, &o, &r)) return false;
+    CHECK(r.local_lanes == w && r.required_packet_width == (w > 1 ? w : 0));
+    CHECK(r.dispatch_size % w == 0);
+    c.width = w;
+    bool ok = run_and_compare(label, f, &r, &c);
+    lower_result_free(&r);
+    return ok;
+}
+
+static void test_examples(void) {
+    static const char *const names[] = {"softmax", "masked_softmax", "layernorm", "rmsnorm", "gelu", "swiglu", "rope"};
+    static const int64_t rows[] = {1, 17};
+    for (size_t e = 0; e < sizeof names / sizeof *names; e++) {
+        char *text = read_example(names[e]);
+        if (!text) continue;
+        bool half = !strcmp(names[e], "rope"); /* its tiles are W/2 wide */
+        for (uint32_t w = 1; w <= 16; w *= 2) {
+            const int64_t widths[] = {1, 7, (int64_t)w - 1, w, (int64_t)w + 1, 65, 1000};
+            for (size_t n = 0; n < sizeof widths / sizeof *widths; n++) {
+                bool seen = widths[n] < 1;
+                for (size_t k = 0; k < n; k++) seen = seen || widths[k] == widths[n];
+                for (size_t ri = 0; !seen && ri < 2; ri++) {
+                    tir_define d[2] = {{"R", rows[ri]}, {"W", half ? 2 * widths[n] : widths[n]}};
+                    tir_module *m = parse_kernel(text, d, 2);
+                    if (!m) continue;
+                    char label[96];
+                    snprintf(label, sizeof label, "%s local W=%u N=%lld R=%lld", names[e], w, (long long)widths[n],
+                             (long long)rows[ri]);
+                    check_local(label, tir_module_func(m, 0), w, run_config_default(w, false));
+                    tir_module_destroy(m);
+                }
+            }
+        }
+        free(text);
+    }
+}
+
+/* Z[r, 0] = Σ -0.0 (seed -0.0): an invented +0.0 identity would make it +0.0.
+ * Z[r, 1] = max over NaN (seed NaN): an invented -inf identity would make
+ * it -inf (max prefers the number).  Z[r, 2] = 1.5 + Σ x, carry on the
+ * right.  Z[r, 3] = min(-0.0, min x).  Dyadic inputs: exact in any order. */
+static const char reductions_text[] =
+    "kernel @red<R=17, N=7>(%X: const view<f32>[X.0=R, X.1=N], %Z: view<f32>[Z.0=R, Z.1=4]) {\n"
+    "  parallel (%r: r=R) {\n"
+    "    %c0 = const index 0\n"
+    "    %c1 = const index 1\n"
+    "    %c2 = const index 2\n"
+    "    %c3 = const index 3\n"
+    "    %x = load %X[%r, %c0] tile [m=1, n=N]\n"
+    "    %zero = const f32 0.0\n"
+    "    %t = mul %x, %zero\n"
+    "    %a = abs %t\n"
+    "    %mz = neg %a\n"
+    "    %nan = div %mz, %mz\n"
+    "    %sz = neg %zero\n"
+    "    %snan = div %sz, %sz\n"
+    "    %seed = const f32 1.5\n"
+    "    %s0 = reduce (%i: n=N) policy=unordered_tree iter(%p = %sz) -> (f32) {\n"
+    "      %v = extract %mz[%c0, %i]\n"
+    "      %q = add %p, %v\n"
+    "      yield %q\n"
+    "    }\n"
+    "    %s1 = reduce (%i: n=N) policy=unordered_tree iter(%p = %snan) -> (f32) {\n"
+    "      %v = extract %nan[%c0, %i]\n"
+    "      %q = max %p, %v\n"
+    "      yield %q\n"
+    "    }\n"
+    "    %s2 = reduce (%i: n=N) policy=unordered_tree iter(%p = %seed) -> (f32) {\n"
+    "      %v = extract %x[%c0, %i]\n"
+    "      %q = add %v, %p\n"
+    "      yield %q\n"
+    "    }\n"
+    "    %s3 = reduce (%i: n=N) policy=unordered_tree iter(%p = %sz) -> (f32) {\n"
+    "      %v = extract %x[%c0, %i]\n"
+    "      %q = min %p, %v\n"
+    "      yield %q\n"
+    "    }\n"
+    "    store %Z[%r, %c0], %s0\n"
+    "    store %Z[%r, %c1], %s1\n"
+    "    store %Z[%r, %c2], %s2\n"
+    "    store %Z[%r, %c3], %s3\n"
+    "  }\n"
+    "}\n";
+
+static void test_reductions(void) {
+    static const int64_t widths[] = {1, 2, 3, 7, 8, 9, 16, 17, 33, 100, 300};
+    for (uint32_t w = 2; w <= 16; w *= 2)
+        for (size_t n = 0; n < sizeof widths / sizeof *widths; n++)
+            for (uint32_t p = 1; p <= 4; p += 3) {
+                tir_define d = {"N", widths[n]};
+                tir_module *m = parse_kernel(reductions_text, &d, 1);
+                if (!m) continue;
+                lower_options o = local_options(w);
+                o.reduction_partitions = p;
+                lower_result r;
+                char label[64];
+                snprintf(label, sizeof label, "reductions W=%u N=%lld P=%u", w, (long long)widths[n], p);
+                if (lower_ok(tir_module_func(m, 0), &o, &r)) {
+                    CHECK(r.counters.packet_reductions == (widths[n] > 1 ? 4 : 0)); /* N = 1: replicated */
+                    run_config c = run_config_default(w, true);
+                    run_and_compare(label, tir_module_func(m, 0), &r, &c);
+                    lower_result_free(&r);
+                }
+                tir_module_destroy(m);
+            }
+}
+
+static void expect_refusal(const char *label, tir_module *m, plan_local_refusal reason, const char *message) {
+    if (!m) return;
+    lower_options o = local_options(8);
+    lower_result r;
+    tilec_status st = lower_kernel(ctx, tir_module_func(m, 0), &o, &r);
+    CHECK_MSG(st == TILEC_E_UNSUPPORTED, "%s: status %s", label, tilec_status_name(st));
+    CHECK_MSG(has_diag(plan_local_refusal_code(reason), message), "%s: no %s diagnostic containing '%s'", label,
+              plan_local_refusal_code(reason), message);
+    CHECK_MSG(has_diag(NULL, "not admitted to packet-local lowering (local_lanes=8)"), "%s: no packet-local refusal",
+              label);
+    CHECK(r.module == NULL);
+    tilec_diag_clear(ctx);
+    tir_module_destroy(m);
+}
+
+static const char serial_text[] =
+    "kernel @k<R=4, N=8>(%X: const view<f32>[X.0=R, X.1=N], %Y: view<f32>[Y.0=R, Y.1=N]) {\n"
+    "  parallel (%r: r=R) {\n"
+    "    %c0 = const index 0\n"
+    "    %x = load %X[%r, %c0] tile [m=1, n=N]\n"
+    "    %z = const f32 0.0\n"
+    "    %s = serial (%i: n=N) iter(%a = %z) -> (f32) {\n"
+    "      %v = extract %x[%c0, %i]\n"
+    "      %b = add %a, %v\n"
+    "      yield %b\n"
+    "    }\n"
+    "    %y = add %x, %s\n"
+    "    store %Y[%r, %c0] tile [m=1, n=N], %y\n"
+    "  }\n"
+    "}\n";
+
+static const char shifted_text[] =
+    "kernel @k<R=4, N=8>(%X: const view<f32>[X.0=R, X.1=N], %Y: view<f32>[Y.0=R, Y.1=N]) {\n"
+    "  parallel (%r: r=R) {\n"
+    "    %c0 = const index 0\n"
+    "    %one = const index 1\n"
+    "    %x = load %X[%r, %c0] tile [m=1, n=N]\n"
+    "    %y = map (%u: m=1, %i: n=N) -> f32 {\n"
+    "      %j = add %i, %one\n"
+    "      %v = extract %x[%c0, %j]\n"
+    "      yield %v\n"
+    "    }\n"
+    "    store %Y[%r, %c0] tile [m=1, n=N], %y\n"
+    "  }\n"
+    "}\n";
+
+static const char nested_text[] =
+    "kernel @k<R=4, N=8>(%X: const view<f32>[X.0=R, X.1=N], %Y: view<f32>[Y.0=R, Y.1=N]) {\n"
+    "  parallel (%r: r=R) {\n"
+    "    %c0 = const index 0\n"
+    "    %x = load %X[%r, %c0] tile [m=1, n=N]\n"
+    "    %y = map (%u: m=1, %i: n=N) -> f32 {\n"
+    "      %s = reduce.add %x over (n)\n"
+    "      %v = extract %x[%c0, %i]\n"
+    "      %w = extract %s[%c0]\n"
+    "      %q = add %v, %w\n"
+    "      yield %q\n"
+    "    }\n"
+    "    store %Y[%r, %c0] tile [m=1, n=N], %y\n"
+    "  }\n"
+    "}\n";
+
+static const char root_on_row_text[] =
+    "kernel @k<N=8>(%X: const view<f32>[X.0=N, X.1=N], %Y: view<f32>[Y.0=N, Y.1=N]) {\n"
+    "  parallel (%r: n=N) {\n"
+    "    %c0 = const index 0\n"
+    "    %x = load %X[%r, %c0] tile [m=1, n=N]\n"
+    "    store %Y[%r, %c0] tile [m=1, n=N], %x\n"
+    "  }\n"
+    "}\n";
+
+static void test_refusals(void) {
+    expect_refusal("gemm", parse_example(ctx, "gemm", NULL, 0), PLAN_LOCAL_REFUSE_AXES, "several nonunit axes");
+    expect_refusal("attention", parse_example(ctx, "attention", NULL, 0), PLAN_LOCAL_REFUSE_AXES,
+                   "several nonunit axes");
+    /* Without a nonunit axis its K pipeline is the first refusal. */
+    tir_define gemm1[] = {{"M", 1}, {"N", 1}, {"K", 1}, {"BM", 1}, {"BN", 1}, {"BK", 1}};
+    expect_refusal("gemm 1x1", parse_example(ctx, "gemm", gemm1, 6), PLAN_LOCAL_REFUSE_ORDERED, "'pipeline' op");
+    expect_refusal("serial over n", parse_kernel(serial_text, NULL, 0), PLAN_LOCAL_REFUSE_ORDERED, "'serial' op");
+    expect_refusal("shifted extract", parse_kernel(shifted_text, NULL, 0), PLAN_LOCAL_REFUSE_EXTRACT,
+                   "not the coordinate of the enclosing map or reduce");
+    expect_refusal("nested", parse_kernel(nested_text, NULL, 0), PLAN_LOCAL_REFUSE_NESTED, "region inside a region");
+    expect_refusal("root on the row axis", parse_kernel(root_on_row_text, NULL, 0), PLAN_LOCAL_REFUSE_ROOT,
+                   "the root parallel is over 'n'");
+    tir_define huge[] = {{"R", 1 << 29}, {"W", 2}};
+    expect_refusal("dispatch", parse_example(ctx, "softmax", huge, 2), PLAN_LOCAL_REFUSE_DISPATCH,
+                   "536870912 programs × 8 lanes");
+    tir_define empty[] = {{"W", 0}};
+    expect_refusal("empty row", parse_example(ctx, "softmax", empty, 1), PLAN_LOCAL_REFUSE_EMPTY, "extent 0");
+    /* local_lanes must be 1 or W. */
+    tir_module *m = parse_example(ctx, "softmax", NULL, 0);
+    if (!m) return;
+    lower_options o = local_options(8);
+    o.local_lanes = 4;
+    lower_result r;
+    CHECK(lower_kernel(ctx, tir_module_func(m, 0), &o, &r) == TILEC_E_ARG);
+    CHECK(has_diag("LOWER-O08", "local_lanes 4 is neither 1"));
+    tilec_diag_clear(ctx);
+    tir_module_destroy(m);
+}
+
+/* The metadata, the backend's width contract and the realization of row
+ * accesses: contiguous vector loads and stores, no gathers or scatters. */
+static void test_realization(void) {
+    tir_define d[] = {{"R", 33}, {"W", 1000}};
+    tir_module *m = parse_example(ctx, "softmax", d, 2);
+    if (!m) return;
+    lower_options o = local_options(16);
+    lower_result r;
+    if (lower_ok(tir_module_func(m, 0), &o, &r)) {
+        CHECK(r.dispatch_size == 33 * 16 && r.required_packet_width == 16 && r.counters.packet_reductions == 2);
+        CHECK_STR_CONTAINS(r.realization, "local_lanes=16;");
+        CHECK_STR_CONTAINS(r.realization, "local_axis=n; local_extent=1000; local_slots=63;");
+        CHECK_STR_CONTAINS(r.realization, "required_packet_width=16;");
+        CHECK(count_insts(r.kernel, XIR_INST_WARP_READ_LANE, XIR_OP_INVALID) == 2 * 5);
+        simd_options so = simd_options_default();
+        so.width = 16;
+        so.required_packet_width = r.required_packet_width;
+        simd_kernel *k = NULL;
+        if (simd_compile(ctx, r.kernel, &so, &k) == TILEC_OK) {
+            const simd_counters *n = simd_kernel_counters(k);
+            CHECK(n->contiguous_loads > 0 && n->contiguous_stores > 0);
+            CHECK(n->gathers == 0 && n->scatters == 0 && n->private_gather_scatters == 0);
+            simd_kernel_destroy(k);
+        }
+        so.width = 8;
+        CHECK(simd_compile(ctx, r.kernel, &so, &k) == TILEC_E_ARG && !k);
+        CHECK(has_diag("SIMD-O04", "exactly 16 lanes"));
+        tilec_diag_clear(ctx);
+        lower_result_free(&r);
+    }
+    tir_module_destroy(m);
+}
+
+/* In place (Y bound to X's memory: a program loads its row before storing
+ * it), and a two-axis root in both orders and with root tiles: the program
+ * ordinal dispatch_id / W goes through the ordinary root map.  The row
+ * maximum, a unit tile, is stored by lane 0 alone. */
+static const char rows2_text[] =
+    "kernel @k2<B=4, R=5, N=37>(%X: const view<f32>[X.0=B, X.1=R, X.2=N], %Y: view<f32>[Y.0=B, Y.1=R, Y.2=N],\n"
+    "                           %M: view<f32>[M.0=B, M.1=R]) {\n"
+    "  parallel (%b: b=B, %r: r=R) {\n"
+    "    %c0 = const index 0\n"
+    "    %x = load %X[%b, %r, %c0] tile [l=1, m=1, n=N]\n"
+    "    %s = reduce.max %x over (n)\n"
+    "    %y = sub %x, %s\n"
+    "    store %Y[%b, %r, %c0] tile [l=1, m=1, n=N], %y\n"
+    "    store %M[%b, %r] tile [l=1, m=1], %s\n"
+    "  }\n"
+    "}\n";
+
+static void test_mappings(void) {
+    static const example_case in_place[] = {
+        {"softmax", {{"W", 65}}, 1, 1, 0},
+        {"layernorm", {{"W", 100}}, 1, 3, 0},
+        {"rope", {{"W", 34}}, 1, 3, 0},
+    };
+    for (size_t i = 0; i < sizeof in_place / sizeof *in_place; i++) {
+        tir_module *m = parse_example(ctx, in_place[i].name, in_place[i].defines, in_place[i].n_defines);
+        if (!m) continue;
+        char label[64];
+        snprintf(label, sizeof label, "%s local in place", in_place[i].name);
+        check_local(label, tir_module_func(m, 0), 8, example_config(&in_place[i], 8, false));
+        tir_module_destroy(m);
+    }
+    tir_module *m = parse_kernel(rows2_text, NULL, 0);
+    if (!m) return;
+    static const uint32_t orders[2][2] = {{0, 1}, {1, 0}}, tiles[2] = {2, 5};
+    for (int k = 0; k < 3; k++) {
+        lower_options o = local_options(8);
+        o.root_axis_order = orders[k == 1];
+        o.root_axis_order_len = 2;
+        if (k == 2) o.root_axis_tiles = tiles, o.root_axis_tiles_len = 2;
+        lower_result r;
+        if (!lower_ok(tir_module_func(m, 0), &o, &r)) continue;
+        run_config c = run_config_default(8, true);
+        CHECK(count_insts(r.kernel, XIR_INST_BUFFER_WRITE, XIR_OP_INVALID) == 5 + 1); /* 5 slots, 1 leader store */
+        run_and_compare(k == 2 ? "two-axis root, tiles" : "two-axis root", tir_module_func(m, 0), &r, &c);
+        lower_result_free(&r);
+    }
+    tir_module_destroy(m);
+}
+
+int main(void) {
+    if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
+    test_refusals();
+    test_realization();
+    test_reductions();
+    test_mappings();
+    test_examples();
+    tilec_context_destroy(ctx);
+    TEST_MAIN_END();
+}
