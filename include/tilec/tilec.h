@@ -69,7 +69,7 @@ typedef struct {
     /* ---- representation (fixed for the whole search) ---- */
     uint32_t max_unrolled_tile_elements; /* 64: larger tiles become arrays + loops; 0 = no bound */
     uint32_t reduction_partitions;       /* 4: partial accumulators of closed reductions, 1..16 */
-    uint32_t local_lanes;                /* 1: one program per lane (default); 0: search {1, W}; W: one
+    uint32_t local_lanes;                /* 0: search {1, W} (default); 1: one program per lane; W: one
                                             program per packet, its row axis split over the lanes */
     /* ---- backend options ---- */
     uint32_t width;                  /* 0: TILEC_SIMD_WIDTH, else the host's; else 1/2/4/8/16 */

@@ -1,6 +1,6 @@
 /* lower.h — TileIR → XIR lowering with a fixed plan (root order, block size
- * B, packet width W) in one of two realizations: local_lanes = 1 (default,
- * one complete root program per lane) or local_lanes = W (packet-local: one
+ * B, packet width W) in one of two realizations: local_lanes = 1 (one
+ * complete root program per lane) or local_lanes = W (packet-local: one
  * root program per packet, its common local axis split over the lanes;
  * plan/local.h).  docs/lowering.md describes both.
  *

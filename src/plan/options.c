@@ -28,7 +28,7 @@ plan_options plan_options_default(void) {
         .max_unrolled_region_work = 4096,
         .reduction_partitions = 4,
         .max_recipe_depth = 64,
-        .local_lanes = 1,
+        .local_lanes = 0,
         .blocks_per_task = 0,
         .search_task_grain = false,
     };

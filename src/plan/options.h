@@ -50,7 +50,7 @@ typedef struct {
     uint64_t max_unrolled_region_work;   /* 4096; 0 = no region bound */
     uint32_t reduction_partitions;       /* 4; 1..16 */
     uint32_t max_recipe_depth;           /* 64; 0 = no deferred recipes (lowering setting) */
-    uint32_t local_lanes;                /* 1 (default); the packet width W forces; 0 searches */
+    uint32_t local_lanes;                /* 0 searches {1, W} (default); 1 one program per lane; W forces */
     uint32_t blocks_per_task;            /* 0: the target's heuristic; else a fixed CPU task grain */
     bool search_task_grain;              /* also enumerate task grains (task-grain targets only) */
     const plan_cost_policy *cost_policy; /* NULL: the target's policy, else the analytic formula */

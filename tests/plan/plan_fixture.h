@@ -25,8 +25,19 @@ static inline tir_module *parse_kernel(const char *text, const tir_define *defin
 static inline bool has_diag(const char *code, const char *text) { return has_diag_in(ctx, code, text); }
 
 /* Plans f; expects success (prints diagnostics otherwise). */
+/* The planner's defaults pinned to one program per lane (local_lanes = 1):
+ * the tests of root orders, blocks, grains, schedules and work are about that
+ * mapping, not about the packet-local search the default adds. */
+static inline plan_options plan_options_whole(void) {
+    plan_options o = plan_options_default();
+    o.local_lanes = 1;
+    return o;
+}
+
+/* Plans f (o NULL: plan_options_whole()) and expects success. */
 static inline bool plan_ok(const tir_func *f, const plan_options *o, const plan_target_info *info, plan_result *r) {
-    tilec_status st = plan_kernel(ctx, f, o, info, r);
+    plan_options whole = plan_options_whole();
+    tilec_status st = plan_kernel(ctx, f, o ? o : &whole, info, r);
     CHECK_MSG(st == TILEC_OK && r->ok, "planning '@%s' failed (%s)", f->name, tilec_status_name(st));
     flush_diags();
     return st == TILEC_OK && r->ok;

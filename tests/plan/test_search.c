@@ -65,7 +65,7 @@ static void test_contiguous_axis_innermost(void) {
         }
         plan_result_free(&r);
         /* A fixed block and order: one candidate, exactly as given. */
-        plan_options o = plan_options_default();
+        plan_options o = plan_options_whole();
         uint32_t order[2] = {1, 0};
         o.block_size = 64;
         o.root_axis_order = order;
@@ -78,18 +78,18 @@ static void test_contiguous_axis_innermost(void) {
     }
     /* Failures. */
     const tir_func *f = tir_module_func(m, 0);
-    plan_options o = plan_options_default();
+    plan_options o = plan_options_whole();
     uint32_t twice[2] = {0, 0};
     o.root_axis_order = twice;
     o.root_axis_order_len = 2;
     plan_fails("order {0,0}", f, &o, &pool.info, "XIR root axis order must be a complete permutation");
-    o = plan_options_default();
+    o = plan_options_whole();
     o.max_candidates = 11;
     plan_fails("max_candidates 11", f, &o, &pool.info, "candidate budget");
-    o = plan_options_default();
+    o = plan_options_whole();
     o.block_size = 33;
     plan_fails("block 33", f, &o, &pool.info, "block width");
-    o = plan_options_default();
+    o = plan_options_whole();
     o.cost.contiguous_memory = -1;
     plan_fails("negative coefficient", f, &o, &pool.info, "invalid cost coefficient");
     plan_thread_pool w3;
@@ -127,7 +127,7 @@ static void test_budget_saturates(void) {
     plan_thread_pool_init(&pool, 8, 8);
     plan_fails("rank 21", tir_module_func(m, 0), NULL, &pool.info, "more than 18446744073709551615 candidates");
     /* Fixing the order makes it tractable. */
-    plan_options o = plan_options_default();
+    plan_options o = plan_options_whole();
     uint32_t order[21];
     for (uint32_t a = 0; a < 21; a++) order[a] = 20 - a;
     o.root_axis_order = order;
@@ -166,7 +166,7 @@ static void test_task_grains(void) {
     const tir_func *f = tir_module_func(m, 0);
     plan_thread_pool pool;
     plan_thread_pool_init(&pool, 8, 8);
-    plan_options o = plan_options_default();
+    plan_options o = plan_options_whole();
     o.block_size = 32;
     o.search_task_grain = true;
     plan_result r;
@@ -254,7 +254,7 @@ static void test_task_grains(void) {
     CHECK(cp.evaluations == 0);
 
     /* A target with zero task chunks is invalid. */
-    o = plan_options_default();
+    o = plan_options_whole();
     pool.task_chunks_per_worker = 0;
     plan_fails("zero chunks", f, &o, &pool.info, "invalid XIR target");
     plan_thread_pool_init(&pool, 8, 0);
@@ -287,9 +287,10 @@ static void test_local_lanes(void) {
             const tir_func *f = tir_module_func(m, 0);
             plan_thread_pool pool;
             plan_thread_pool_init(&pool, L, 8);
-            plan_options o = plan_options_default();
+            CHECK(plan_options_default().local_lanes == 0); /* the default searches both mappings */
+            plan_options o = plan_options_whole();
             plan_result r;
-            /* Default: one program per lane. */
+            /* One program per lane. */
             if (plan_ok(f, &o, &pool.info, &r)) {
                 CHECK(r.candidate_count == 6 && r.local_widths == 1 && plan_selected(&r)->candidate.local_lanes == 1);
                 CHECK(plan_selected(&r)->candidate.dispatch_size == 17);
@@ -310,7 +311,7 @@ static void test_local_lanes(void) {
             plan_result_free(&r);
             o.max_candidates = 11;
             plan_fails("local 0, 11 candidates", f, &o, &pool.info, "candidate budget");
-            o = plan_options_default();
+            o = plan_options_whole();
             o.local_lanes = 1;
             if (plan_ok(f, &o, &pool.info, &r)) CHECK(plan_selected(&r)->candidate.local_lanes == 1);
             plan_result_free(&r);
@@ -331,7 +332,7 @@ static void test_local_lanes(void) {
     if (!g) return;
     plan_thread_pool pool;
     plan_thread_pool_init(&pool, 8, 8);
-    plan_options o = plan_options_default();
+    plan_options o = plan_options_whole();
     o.local_lanes = 8;
     plan_fails("gemm forced local", tir_module_func(g, 0), &o, &pool.info, "several nonunit axes");
     o.local_lanes = 0;
@@ -364,7 +365,7 @@ static void test_block_widths(void) {
         CHECK(lower_kernel(ctx, f, &lo, &lr) == TILEC_E_ARG && lr.module == NULL);
         CHECK(has_diag("LOWER-O01", "block width"));
         tilec_diag_clear(ctx);
-        plan_options o = plan_options_default();
+        plan_options o = plan_options_whole();
         o.block_size = bad[i];
         if (bad[i] == 0) { /* 0 means: search the proposals */
             plan_result r;

@@ -77,7 +77,7 @@ static void test_exact_work(void) {
     }
     plan_result_free(&r);
     /* Coefficients weight the counts. */
-    plan_options o = plan_options_default();
+    plan_options o = plan_options_whole();
     o.cost.arithmetic = 3;
     o.cost.gathered_lane = 0.5;
     o.cost.contiguous_memory = 0;
@@ -115,7 +115,7 @@ static const char neg_columns_text[] =
     "}\n";
 
 static void test_local_work(void) {
-    plan_options o = plan_options_default();
+    plan_options o = plan_options_whole();
     o.local_lanes = 8;
     plan_result r;
     if (plan_text(neg_rows_text, NULL, &o, 8, &r)) {
@@ -154,7 +154,7 @@ static void test_ragged_doubles_view_memory(void) {
 /* The representation settings decide private traffic, as they decide
  * storage; work does not depend on block width or grain. */
 static void test_work_follows_representation(void) {
-    plan_options o = plan_options_default();
+    plan_options o = plan_options_whole();
     o.search_task_grain = true;
     plan_result r;
     double bounded_private = 0, expanded_private = 0;
@@ -173,7 +173,7 @@ static void test_work_follows_representation(void) {
         CHECK(r.candidates.len == 6 + 5 + 4 + 3 + 2 + 1); /* powers of two up to L = 32, 16, 8, 4, 2, 1 */
     }
     plan_result_free(&r);
-    o = plan_options_default();
+    o = plan_options_whole();
     o.max_unrolled_tile_elements = 0; /* fully expanded: x and x·x are SSA */
     if (plan_text(sumsq_text(), NULL, &o, 8, &r)) {
         const plan_choice *s = plan_selected(&r);
@@ -236,7 +236,7 @@ static void test_fusion_recorded(void) {
     plan_thread_pool_init(&pool, 8, 8);
     plan_result plain, fused;
     lower_result lp, lf;
-    plan_options o = plan_options_default();
+    plan_options o = plan_options_whole();
     CHECK(plan_compile(ctx, f, &o, &pool.info, NULL, &plain, &lp) == TILEC_OK);
     o.fusion = (plan_fusion){true, true, true, true};
     CHECK(plan_compile(ctx, f, &o, &pool.info, NULL, &fused, &lf) == TILEC_OK);
@@ -273,7 +273,7 @@ static bool plan_tiled(const tir_func *f, const uint32_t *tiles, bool fixed, pla
     static const uint32_t order[] = {0, 1};
     plan_thread_pool pool;
     plan_thread_pool_init(&pool, 8, 8);
-    plan_options o = plan_options_default();
+    plan_options o = plan_options_whole();
     o.block_size = fixed ? 64 : 0;
     o.root_axis_order = fixed ? order : NULL;
     o.root_axis_order_len = fixed ? 2 : 0;
@@ -313,7 +313,7 @@ static void test_physical_fast_digit(void) {
     lower_result l[2];
     static const uint32_t full[] = {32, 24};
     for (int k = 0; k < 2; k++) {
-        plan_options o = plan_options_default();
+        plan_options o = plan_options_whole();
         o.root_axis_tiles = k ? full : NULL;
         o.root_axis_tiles_len = k ? 2 : 0;
         CHECK(plan_compile(ctx, f, &o, &pool.info, NULL, &p[k], &l[k]) == TILEC_OK);
@@ -349,7 +349,7 @@ static void test_physical_fast_digit(void) {
     /* Invalid tiles fail with the shared messages. */
     static const uint32_t bad[] = {3, 8};
     plan_thread_pool_init(&pool, 8, 8);
-    plan_options o = plan_options_default();
+    plan_options o = plan_options_whole();
     o.root_axis_tiles = bad;
     o.root_axis_tiles_len = 2;
     plan_fails("tiles 3,8", f, &o, &pool.info, "XIR root axis tiles must be positive divisors of the original extents");

@@ -39,7 +39,7 @@ enum {
     "  --workers N       CPU workers of the modeled thread pool (default 8)\n" \
     "  --grain G         fixed blocks per CPU task (default 0: the pool's heuristic)\n" \
     "  --search-grain    also search task grains (powers of two, heuristic, whole launch)\n" \
-    "  --local-lanes L   1 one program per lane (default), 0 search, W packet-local\n" \
+    "  --local-lanes L   0 search {1, W} (default), 1 one program per lane, W packet-local\n" \
     "                    (one program per packet, its row axis split over lanes)\n" \
     "  --max-candidates N  candidate budget (default 1024; exceeding it is an error)\n" \
     "  --cost NAME=X     cost coefficient: arithmetic, broadcast_load, contiguous_memory,\n" \
