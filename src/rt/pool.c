@@ -1,12 +1,18 @@
 /* pool.c — the pthread pool (see pool.h).
  *
  * Synchronization: `submit` serializes runs.  `lock` guards the generation
- * handshake: a run publishes its job, sets `running` to h and gives workers
- * 0..h-1 the new generation (each has its own condition variable, so idle
- * workers beyond h stay asleep); each worker runs tasks without holding the
- * lock and decrements `running` when it finds none left; the last one signals
- * `done`.  The mutex hand-offs order everything the tasks wrote before the
- * run returns.  Task claiming is lock-free: worker w's home task k is
+ * handshake: a run publishes its job, sets `running` to h - 1 and gives
+ * workers 1..h-1 the new generation (each has its own condition variable, so
+ * idle workers beyond h stay asleep); the caller runs worker 0's tasks
+ * itself; each worker runs tasks without holding the lock and decrements
+ * `running` when it finds none left; the last one signals `done`.  The mutex
+ * hand-offs order everything the tasks wrote before the run returns.
+ *
+ * Latency: a thread about to sleep (a worker with no new generation, the
+ * caller waiting for `running` to reach 0) first polls for up to SPIN_NS, so
+ * back-to-back dispatches of small kernels do not pay a futex sleep and wake
+ * each; the polls read the atomics written under the lock (acquire), and the
+ * lock is still taken afterwards, so the handshake is unchanged.  Task claiming is lock-free: worker w's home task k is
  * w + k·h, and k comes from a relaxed fetch-add on w's cursor, so every task
  * is claimed by exactly one fetch-add whoever performs it (owner or thief). */
 #include "rt/pool.h"
@@ -17,7 +23,12 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
+
+/* How long a thread polls before it sleeps: longer than a small kernel's
+ * dispatch, far shorter than a timing batch of another library. */
+enum { SPIN_NS = 50000 };
 
 /* One cursor per cache line: cursors are hammered by their owners. */
 typedef struct {
@@ -30,7 +41,8 @@ typedef struct {
     uint32_t index;
     pthread_t thread;
     pthread_cond_t wake;
-    uint64_t assigned, seen; /* run generations, under pool->lock */
+    atomic_uint_fast64_t assigned; /* run generation, written under pool->lock */
+    uint64_t seen;                 /* the last generation this worker ran */
     void *workspace_block;   /* what was allocated; workspace is it aligned up to 64 */
     void *workspace;
     size_t workspace_capacity;
@@ -39,12 +51,12 @@ typedef struct {
 struct rt_pool {
     tilec_context *ctx;
     uint32_t worker_count;
-    uint32_t thread_count; /* threads started (0 when worker_count is 1) */
+    uint32_t thread_count; /* threads started for workers 1..thread_count (worker 0 is the caller) */
     pthread_mutex_t submit, lock;
     pthread_cond_t done;
     bool stopping;
     uint64_t generation;
-    uint64_t running;         /* active workers still running tasks */
+    atomic_uint_fast64_t running; /* woken workers still running tasks, written under lock */
     const rt_pool_job *job;   /* the run in flight */
     rt_worker *workers;       /* worker_count */
     rt_cursor *cursors;       /* worker_count */
@@ -75,19 +87,44 @@ static void run_tasks(rt_pool *pool, const rt_pool_job *job, uint32_t w) {
     }
 }
 
+static uint64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+/* Polls until *v != old (wait_change) or *v == old, for at most SPIN_NS. */
+static void spin(const atomic_uint_fast64_t *v, uint64_t old, bool wait_change) {
+    uint64_t start = now_ns();
+    for (uint32_t i = 1;; i++) {
+        if ((atomic_load_explicit(v, memory_order_acquire) != old) == wait_change) return;
+        cpu_relax();
+        if (i % 64 == 0 && now_ns() - start > SPIN_NS) return;
+    }
+}
+
 static void *worker_main(void *arg) {
     rt_worker *self = arg;
     rt_pool *pool = self->pool;
-    pthread_mutex_lock(&pool->lock);
     for (;;) {
-        while (!pool->stopping && self->assigned == self->seen) pthread_cond_wait(&self->wake, &pool->lock);
+        spin(&self->assigned, self->seen, true);
+        pthread_mutex_lock(&pool->lock);
+        while (!pool->stopping && atomic_load_explicit(&self->assigned, memory_order_relaxed) == self->seen)
+            pthread_cond_wait(&self->wake, &pool->lock);
         if (pool->stopping) break;
-        self->seen = self->assigned;
+        self->seen = atomic_load_explicit(&self->assigned, memory_order_relaxed);
         const rt_pool_job *job = pool->job;
         pthread_mutex_unlock(&pool->lock);
         run_tasks(pool, job, self->index);
         pthread_mutex_lock(&pool->lock);
-        if (--pool->running == 0) pthread_cond_signal(&pool->done);
+        if (atomic_fetch_sub_explicit(&pool->running, 1, memory_order_acq_rel) == 1) pthread_cond_signal(&pool->done);
+        pthread_mutex_unlock(&pool->lock);
     }
     pthread_mutex_unlock(&pool->lock);
     return NULL;
@@ -124,9 +161,9 @@ static void teardown(rt_pool *pool, bool sync_ready) {
     if (sync_ready) {
         pthread_mutex_lock(&pool->lock);
         pool->stopping = true;
-        for (uint32_t w = 0; w < pool->thread_count; w++) pthread_cond_signal(&pool->workers[w].wake);
+        for (uint32_t w = 1; w <= pool->thread_count; w++) pthread_cond_signal(&pool->workers[w].wake);
         pthread_mutex_unlock(&pool->lock);
-        for (uint32_t w = 0; w < pool->thread_count; w++) pthread_join(pool->workers[w].thread, NULL);
+        for (uint32_t w = 1; w <= pool->thread_count; w++) pthread_join(pool->workers[w].thread, NULL);
         for (uint32_t w = 0; w < pool->worker_count; w++) pthread_cond_destroy(&pool->workers[w].wake);
         pthread_cond_destroy(&pool->done);
         pthread_mutex_destroy(&pool->lock);
@@ -178,22 +215,22 @@ tilec_status rt_pool_create(tilec_context *ctx, const rt_pool_options *options, 
     for (uint32_t w = 0; w < workers; w++) {
         pool->workers[w].pool = pool;
         pool->workers[w].index = w;
+        atomic_init(&pool->workers[w].assigned, 0);
         atomic_init(&pool->cursors[w].claimed, 0);
     }
+    atomic_init(&pool->running, 0);
     if (!init_sync(pool)) {
         teardown(pool, false);
         return tilec_error(ctx, TILEC_E_RUNTIME, "RT-P03", tilec_no_loc(), "cannot initialize the pool's locks");
     }
-    if (workers > 1) {
-        for (uint32_t w = 0; w < workers; w++) {
-            int err = pthread_create(&pool->workers[w].thread, NULL, worker_main, &pool->workers[w]);
-            if (err) {
-                teardown(pool, true);
-                return tilec_error(ctx, TILEC_E_RUNTIME, "RT-P03", tilec_no_loc(),
-                                   "cannot start worker thread %u of %u (error %d)", w, workers, err);
-            }
-            pool->thread_count = w + 1;
+    for (uint32_t w = 1; w < workers; w++) { /* worker 0 is the dispatching thread */
+        int err = pthread_create(&pool->workers[w].thread, NULL, worker_main, &pool->workers[w]);
+        if (err) {
+            teardown(pool, true);
+            return tilec_error(ctx, TILEC_E_RUNTIME, "RT-P03", tilec_no_loc(),
+                               "cannot start worker thread %u of %u (error %d)", w, workers, err);
         }
+        pool->thread_count = w;
     }
     *out = pool;
     return TILEC_OK;
@@ -252,13 +289,17 @@ tilec_status rt_pool_run(rt_pool *pool, tilec_context *ctx, const rt_pool_job *j
         for (uint32_t w = 0; w < active; w++) atomic_store_explicit(&pool->cursors[w].claimed, 0, memory_order_relaxed);
         pthread_mutex_lock(&pool->lock);
         pool->job = job;
-        pool->running = active;
+        atomic_store_explicit(&pool->running, active - 1, memory_order_relaxed);
         pool->generation++;
-        for (uint32_t w = 0; w < active; w++) {
-            pool->workers[w].assigned = pool->generation;
+        for (uint32_t w = 1; w < active; w++) {
+            atomic_store_explicit(&pool->workers[w].assigned, pool->generation, memory_order_release);
             pthread_cond_signal(&pool->workers[w].wake);
         }
-        while (pool->running) pthread_cond_wait(&pool->done, &pool->lock);
+        pthread_mutex_unlock(&pool->lock);
+        run_tasks(pool, job, 0); /* the caller is worker 0 */
+        spin(&pool->running, 0, false);
+        pthread_mutex_lock(&pool->lock);
+        while (atomic_load_explicit(&pool->running, memory_order_acquire)) pthread_cond_wait(&pool->done, &pool->lock);
         pool->job = NULL;
         pthread_mutex_unlock(&pool->lock);
     }

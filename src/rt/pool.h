@@ -3,21 +3,24 @@
  *
  * - Created once, reused by every dispatch, destroyed (workers joined) with
  *   rt_pool_destroy.  worker_count W: the option if nonzero, else the
- *   TILEC_THREADS environment variable, else the online cores.  W = 1 spawns
- *   no thread at all.
+ *   TILEC_THREADS environment variable, else the online cores.  Threads are
+ *   started for workers 1..W-1; worker 0 is the dispatching thread (W = 1
+ *   spawns no thread at all).
  * - rt_pool_run executes the tasks of an rt_schedule: worker w (w < h) first
  *   claims its home tasks w, w+h, w+2h, … in order through its own atomic
  *   cursor; once they are exhausted it steals one task at a time from the
  *   other active workers' cursors, round-robin w+1, w+2, …, until one full
  *   sweep finds nothing.  Workers w ≥ h are not woken.
  * - Collapsed schedules (h ≤ 1) run on the calling thread as worker 0, without
- *   waking the pool.  Otherwise the caller does not run tasks: it waits until
- *   the last active worker finishes.
+ *   waking the pool.  Otherwise the caller wakes workers 1..h-1, runs worker
+ *   0's tasks (then steals like the others) and waits until the last woken
+ *   worker finishes.  A thread about to sleep polls for up to 50 µs first, so
+ *   back-to-back small dispatches avoid a futex sleep/wake per dispatch.
  * - Dispatches are serialized by a submit lock: any number of threads may call
  *   rt_pool_run on one pool; each call runs alone and returns when its tasks
  *   are done.  A task function must not dispatch on the same pool (it would
  *   wait for itself).
- * - Every worker (and the caller in the collapsed case, as worker 0) owns a
+ * - Every worker (the caller as worker 0) owns a
  *   64-byte-aligned workspace, grown before the tasks run to the requested
  *   size (≤ RT_WORKSPACE_LIMIT), never shrunk, reused by later dispatches and
  *   freed with the pool.  Workspaces are never used by two threads at once.

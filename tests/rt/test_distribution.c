@@ -89,19 +89,18 @@ static void run_case(rt_pool *pool, tilec_context *ctx, record *r, uint32_t work
     CHECK_MSG(record_exactly_once(r), "L=%u H=%u grain=%" PRIu64 " steal=%d: not exactly once", r->blocks, workers,
               grain, steal);
     if (!steal) check_home(r, &s, task_workers, workers, grain);
-    /* Each block saw the workspace of the worker that ran its task; the
-     * collapsed schedule runs everything on this thread. */
-    bool same_workspace = true, on_caller = true, any_on_caller = false;
+    /* Each block saw the workspace of the worker that ran its task; worker
+     * 0 is this thread (the whole collapsed schedule), no other worker is. */
+    bool same_workspace = true, on_caller = true, wrong_thread = false;
     for (uint64_t t = 0; t < s.task_count; t++) {
         uint64_t begin, end;
         rt_schedule_task_blocks(&s, t, &begin, &end);
         void *ws = task_workers[t] < workers ? rt_pool_workspace(pool, task_workers[t], NULL) : NULL;
         for (uint64_t b = begin; b < end; b++) {
             if (r->workspaces[b] != (uint64_t)(uintptr_t)ws || !ws || ((uintptr_t)ws & 63)) same_workspace = false;
-            if (pthread_equal(r->threads[b], pthread_self()))
-                any_on_caller = true;
-            else
-                on_caller = false;
+            bool here = pthread_equal(r->threads[b], pthread_self());
+            if (!here) on_caller = false;
+            if (here != (task_workers[t] == 0)) wrong_thread = true;
         }
     }
     CHECK_MSG(same_workspace, "L=%u H=%u grain=%" PRIu64 ": a block ran with another worker's workspace", r->blocks,
@@ -109,8 +108,8 @@ static void run_case(rt_pool *pool, tilec_context *ctx, record *r, uint32_t work
     if (s.collapsed)
         CHECK_MSG(on_caller && task_workers[0] == 0 && s.task_count == 1,
                   "L=%u H=%u grain=%" PRIu64 ": the collapsed run left the caller thread", r->blocks, workers, grain);
-    else /* the caller waits; only workers run tasks */
-        CHECK_MSG(!any_on_caller, "L=%u H=%u grain=%" PRIu64 ": a task ran on the caller", r->blocks, workers, grain);
+    CHECK_MSG(!wrong_thread, "L=%u H=%u grain=%" PRIu64 ": worker 0's tasks ran off the caller or another's on it",
+              r->blocks, workers, grain);
     free(task_workers);
 }
 
