@@ -370,13 +370,24 @@ void lw_traverse(lowerer *lw, const tir_space *s, bool runtime, lw_visit visit, 
         }
         return;
     }
+    /* Packet-local rows whose last slot is partly invalid (N mod W != 0):
+     * the loop covers the full slots, where W·q + lane < N is proven from
+     * the index interval (no guard, plain vector accesses), and the tail
+     * slot is visited once after it with its guard. */
+    const plan_local *l = lw->local;
+    bool peel = l && l->dim && l->full_slots < l->slots && n == l->slots && n > 1;
+    uint64_t loop_end = peel ? n - 1 : n;
     lw_loop L;
-    lw_loop_begin(lw, &L, 0, (int64_t)n, 1);
+    lw_loop_begin(lw, &L, 0, (int64_t)loop_end, 1);
     if (!lw_ok(lw)) return;
     lw_decode(lw, s, &L.index->value, coords);
     visit(lw, user, &L.index->value, coords);
     lw_loop_end(lw, &L, 1);
     lw->counters.runtime_traversals++;
+    if (!peel || !lw_ok(lw)) return;
+    xir_value *tail = lw_i64(lw, (int64_t)(n - 1));
+    lw_decode(lw, s, tail, coords);
+    visit(lw, user, tail, coords);
 }
 
 /* ---- constants, elementwise, extract ---- */

@@ -3,7 +3,8 @@
  *
  * - Every row example at W = 1, 2, 4, 8, 16 on the W-lane XIR interpreter
  *   and natively (1 and 2 threads) against the reference, at ragged row
- *   widths N in {1, 7, W-1, W, W+1, 65, 1000} and 1 or 17 rows.
+ *   widths N in {1, 7, W-1, W, W+1, 65, 1000, 1027} and 1 or 17 rows (1027:
+ *   more than 64 slots with a partly valid last one, the peeled runtime loop).
  * - Reductions invent no identity: a sum of -0.0 seeded with -0.0 stays
  *   -0.0, a max over NaN seeded with NaN stays NaN, seeds other than the
  *   identity enter once, carries on either side; bitwise on dyadic inputs,
@@ -46,7 +47,7 @@ static void test_examples(void) {
         if (!text) continue;
         bool half = !strcmp(names[e], "rope"); /* its tiles are W/2 wide */
         for (uint32_t w = 1; w <= 16; w *= 2) {
-            const int64_t widths[] = {1, 7, (int64_t)w - 1, w, (int64_t)w + 1, 65, 1000};
+            const int64_t widths[] = {1, 7, (int64_t)w - 1, w, (int64_t)w + 1, 65, 1000, 1027};
             for (size_t n = 0; n < sizeof widths / sizeof *widths; n++) {
                 bool seen = widths[n] < 1;
                 for (size_t k = 0; k < n; k++) seen = seen || widths[k] == widths[n];
