@@ -117,7 +117,8 @@ typedef struct {
 
 /* Fills the whole workspace and checks it reads back; records misalignment. */
 static void ws_entry(const rt_buffer *args, uint32_t block_begin, uint32_t block_end, uint32_t dispatch_size,
-                     void *workspace) {
+                     void *workspace, fault_record *faults) {
+    (void)faults;
     ws_probe *probe = args[0].data;
     atomic_fetch_add(&probe->calls, 1);
     if (!probe->bytes) {

@@ -18,6 +18,7 @@ static bool native_takes(int id) {
     case OPT_LOWER_TILES:
     case OPT_LOWER_PARTITIONS:
     case OPT_LOWER_MAX_UNROLLED:
+    case OPT_LOWER_CHECK_BOUNDS:
     case OPT_PLAN_GRAIN:
     case OPT_PLAN_SEARCH_GRAIN:
     case OPT_PLAN_LOCAL_LANES:
@@ -75,6 +76,7 @@ tilec_compile_options cli_native_options(const cli_native *n) {
     o.max_unrolled_tile_elements = lo->max_unrolled_tile_elements;
     o.reduction_partitions = lo->reduction_partitions;
     o.local_lanes = po->local_lanes;
+    o.check_bounds = lo->check_bounds;
     return o;
 }
 

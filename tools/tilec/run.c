@@ -228,7 +228,10 @@ const cli_command cli_run_command = {
     "\n"
     "Native options (the default engine):\n" CLI_NATIVE_HELP
     "\n"
-    "Lowering options (with --xir):\n" CLI_LOWERING_HELP
+    "Lowering options (with --xir): --block, --width, --order, --tiles, --partitions,\n"
+    "  --max-unrolled, --check-bounds and the planner options --workers, --grain,\n"
+    "  --search-grain, --local-lanes, --max-candidates, --cost, --fuse, as described by\n"
+    "  `tilec lower --help`\n"
     "\n"
     "Exit status: 0 ok, 1 error in the file, the data or the run, 2 usage error.\n",
     run_main,
