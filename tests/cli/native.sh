@@ -98,7 +98,6 @@ expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --reference --check && contain
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --xir --threads 2 && contains "$WORK/err" '--threads is for native'
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --xir --no-full-packets && contains "$WORK/err" '--no-full-packets is for native'
 expect 2 "$TILEC" bench && contains "$WORK/err" 'missing FILE.tir'
-expect 1 "$TILEC" run "$SRC/examples/softmax.tir" --width 3 && contains "$WORK/err" 'TILEC-O01'
 expect 1 "$TILEC" emit-asm "$SRC/examples/softmax.tir" --block 7 && contains "$WORK/err" 'error\['
 
 finish

@@ -52,6 +52,10 @@ int cli_fail_diags(tilec_context *ctx);
 bool cli_split_assignment(const char *text, const char **name, size_t *name_len, const char **value);
 /* A whole decimal number (no sign, no junk, fits 64 bits). */
 bool cli_parse_u64(const char *text, uint64_t *out);
+/* --width W, one rule for every subcommand that takes it: W is a packet width
+ * lowering and the native backend realize (1, 2, 4, 8 or 16).  Anything else
+ * (0, 3, 32, junk) prints a usage error for `command` and returns false. */
+bool cli_parse_width(const char *command, const char *text, uint32_t *out);
 
 /* ---- -D NAME=VALUE ---- */
 
