@@ -41,3 +41,20 @@ finish() {
   fi
   echo "all checks passed"
 }
+
+# npy_f32 FILE SHAPE WORD...: writes a version 1.0 .npy of little-endian f32
+# elements given as 8-hex-digit bit patterns (3f800000 is 1.0, 7f800000 inf,
+# 7fc00000 NaN, 80000000 -0); SHAPE is the header's tuple, e.g. '(1, 4)'.
+npy_f32() {
+  local file=$1 shape=$2 word
+  shift 2
+  local dict="{'descr': '<f4', 'fortran_order': False, 'shape': $shape, }"
+  local pad=$(((64 - (10 + ${#dict} + 1) % 64) % 64))
+  local hlen=$((${#dict} + pad + 1))
+  {
+    printf '\223NUMPY\001\000'
+    printf "\\x$(printf %02x $((hlen & 255)))\\x$(printf %02x $((hlen >> 8)))"
+    printf '%s%*s\n' "$dict" "$pad" ''
+    for word in "$@"; do printf "\\x${word:6:2}\\x${word:4:2}\\x${word:2:2}\\x${word:0:2}"; done
+  } >"$file"
+}

@@ -6,6 +6,7 @@
 #include "base/checked.h"
 #include "base/npy.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -120,6 +121,18 @@ double cli_elem_value(const void *data, tir_scalar elem, uint64_t i) {
     case TIR_F64: return ((const double *)data)[i];
     default: return NAN;
     }
+}
+
+void cli_format_elem(char *buf, size_t size, const void *data, tir_scalar elem, uint64_t i) {
+    double v = cli_elem_value(data, elem, i);
+    if (elem == TIR_I64)
+        snprintf(buf, size, "%" PRId64, ((const int64_t *)data)[i]);
+    else if (elem == TIR_U64)
+        snprintf(buf, size, "%" PRIu64, ((const uint64_t *)data)[i]);
+    else if (isnan(v))
+        snprintf(buf, size, "%snan", signbit(v) ? "-" : "");
+    else
+        snprintf(buf, size, "%.*g", elem == TIR_F32 ? 9 : 17, v);
 }
 
 /* ---- .npy ---- */

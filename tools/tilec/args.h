@@ -44,6 +44,9 @@ tilec_status cli_args_save_npy(cli_args *a, size_t index, const char *path);
 
 /* Element i of a buffer of `elem` values, as a double. */
 double cli_elem_value(const void *data, tir_scalar elem, uint64_t i);
+/* Element i as text that reads back exactly: integers in full, floats with
+ * the digits their type needs (9 for f32, 17 for f64), "inf", "-0", "nan". */
+void cli_format_elem(char *buf, size_t size, const void *data, tir_scalar elem, uint64_t i);
 
 /* "f32[64, 80]" into buf. */
 void cli_format_type(char *buf, size_t size, tir_scalar elem, const tir_space *space);

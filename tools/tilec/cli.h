@@ -81,7 +81,10 @@ typedef struct {
 extern const cli_command cli_check_command, cli_print_command, cli_plan_command, cli_lower_command, cli_run_command,
     cli_bench_command, cli_emit_llvm_command, cli_emit_asm_command, cli_demo_command;
 
-enum { CLI_CONTINUE = -1 };
+/* What a step returns besides an exit code: CLI_CONTINUE, go on; CLI_MISMATCH,
+ * the run finished but its results differ from the reference interpreter (the
+ * message is printed; the --out files are still written, then exit 1). */
+enum { CLI_CONTINUE = -1, CLI_MISMATCH = -2 };
 
 /* The command line of commands that take FILE.tir and -D options only: returns
  * CLI_CONTINUE with *path and *defines set, or the exit code to return now

@@ -129,8 +129,7 @@ int cli_run_native(tilec_context *ctx, const cli_native *n, const tir_func *f, c
             if (check) printf("; reference %.3f ms", ref_ms);
             printf("\n  %s\n", r);
             if (check) {
-                code = cli_compare_outputs(args, &ref) ? CLI_CONTINUE
-                                                       : cli_fail("run", "the native results differ from the reference interpreter");
+                code = cli_compare_step(args, &ref, "native");
             } else {
                 for (size_t i = 0; i < args->count; i++)
                     if (!args->params[i].read_only) cli_print_summary(stdout, args, i);

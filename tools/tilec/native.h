@@ -57,7 +57,8 @@ bool cli_native_dispatch(tilec_context *ctx, tilec_kernel *k, const cli_args *ar
 
 /* `tilec run` with the native engine: compile, run, print the realization
  * line and the summaries; with `check`, also compare with the reference
- * interpreter (compare.h).  CLI_CONTINUE on success, else the exit code. */
+ * interpreter (compare.h).  CLI_CONTINUE on success, CLI_MISMATCH when the
+ * results differ from the reference, else the exit code. */
 int cli_run_native(tilec_context *ctx, const cli_native *n, const tir_func *f, cli_args *args, bool check);
 
 
