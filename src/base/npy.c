@@ -10,6 +10,7 @@
  * file holds); every failure frees what it allocated and zeroes *out. */
 #include "base/npy.h"
 #include "base/checked.h"
+#include "base/file.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -395,22 +396,10 @@ tilec_status npy_write(tilec_context *ctx, const char *path, const npy_array *a,
         strbuf_free(&header);
         return st;
     }
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        strbuf_free(&header);
-        return npy_error(ctx, TILEC_E_IO, "TILEC-IO01", path, "cannot create: %s", strerror(errno));
-    }
-    bool ok = fwrite(header.data, 1, header.len, f) == header.len &&
-              (bytes == 0 || fwrite(a->data, 1, bytes, f) == bytes);
-    int err = ok ? 0 : errno;
-    if (fclose(f) != 0 && ok) {
-        ok = false;
-        err = errno;
-    }
+    /* Through a temporary file: a failed write never leaves a half-written
+     * file that looks valid, and never removes the file it was to replace. */
+    file_piece pieces[2] = {{header.data, header.len}, {a->data, bytes}};
+    st = file_write(ctx, path, pieces, 2);
     strbuf_free(&header);
-    if (!ok) {
-        remove(path); /* no half-written file that looks valid */
-        return npy_error(ctx, TILEC_E_IO, "TILEC-IO01", path, "cannot write: %s", strerror(err));
-    }
-    return TILEC_OK;
+    return st;
 }

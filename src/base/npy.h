@@ -66,7 +66,10 @@ void npy_array_free(tilec_context *ctx, npy_array *a);
  * oldest that fits, as np.save does): magic, version, length, dict, padding. */
 tilec_status npy_format_header(tilec_context *ctx, const npy_array *a, unsigned version, strbuf *out);
 
-/* Writes `a` to `path` (header from npy_format_header, then the data). */
+/* Writes `a` to `path` (header from npy_format_header, then the data) with
+ * file_write: through a temporary file renamed into place, written directly
+ * only into an existing non-regular file (a device, a FIFO); a failure never
+ * removes an existing file (base/file.h). */
 tilec_status npy_write(tilec_context *ctx, const char *path, const npy_array *a, unsigned version);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static tilec_context *ctx;
@@ -430,6 +431,28 @@ static void test_allocation_failure(void) {
     tilec_diag_clear(ctx);
 }
 
+/* A failed write never removes its target: not a device node (the old
+ * writer deleted /dev/full after ENOSPC), not an existing file.  The rules of
+ * file_write are tested in test_file.c. */
+static void test_failed_write(void) {
+    uint64_t shape[1] = {4};
+    float data[4] = {1, 2, 3, 4};
+    npy_array w = make(NPY_F32, 1, shape, data);
+    struct stat st;
+    if (stat("/dev/full", &st) == 0) {
+        CHECK(npy_write(ctx, "/dev/full", &w, 0) == TILEC_E_IO && !strcmp(last_diag_code(ctx), "TILEC-IO01"));
+        CHECK(has_diag_in(ctx, "TILEC-IO01", "/dev/full: cannot write: No space left on device"));
+        CHECK(stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode));
+    }
+    CHECK(npy_write(ctx, path, &w, 0) == TILEC_OK);
+    w.size_bytes = 0; /* an invalid array is refused before the file is touched */
+    CHECK(npy_write(ctx, path, &w, 0) == TILEC_E_ARG);
+    npy_array a;
+    CHECK(read_back(&a) == TILEC_OK && a.size_bytes == sizeof data && !memcmp(a.data, data, sizeof data));
+    npy_array_free(ctx, &a);
+    tilec_diag_clear(ctx);
+}
+
 static void test_names(void) {
     CHECK(!strcmp(npy_dtype_name(NPY_F32), "f32") && !strcmp(npy_dtype_descr(NPY_BOOL), "|b1"));
     CHECK(npy_dtype_size(NPY_U64) == 8 && npy_dtype_size(NPY_INVALID) == 0);
@@ -453,6 +476,7 @@ int main(void) {
     truncate_everywhere(2);
     corrupt_headers();
     test_allocation_failure();
+    test_failed_write();
     remove(path);
     rmdir(dir);
     tilec_context_destroy(ctx);
