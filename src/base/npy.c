@@ -27,6 +27,7 @@ enum {
     ARRAY_ALIGN = 64,             /* np.save aligns the data to 64 bytes */
     GROWTH_AXIS_MAX_DIGITS = 21,  /* np.save pads the dict for in-place growth */
     MAX_HEADER_BYTES = 1 << 20,   /* NumPy itself refuses more than 10000 by default */
+    STREAM_CHUNK_BYTES = 1 << 20, /* first buffer for data from a stream that cannot seek */
 };
 
 static const struct {
@@ -239,14 +240,46 @@ static tilec_status parse_header_dict(cursor *c, npy_array *out) {
 
 /* ---- reader ---- */
 
-/* Reads exactly n bytes; on a short read tells whether it was an I/O error. */
-static tilec_status read_exact(tilec_context *ctx, const char *path, FILE *f, void *buf, size_t n,
-                               const char *what) {
-    size_t got = fread(buf, 1, n, f);
-    if (got == n) return TILEC_OK;
+/* The error of a read that got `got` of `n` bytes: an I/O error or a
+ * truncated file. */
+static tilec_status short_read(tilec_context *ctx, const char *path, FILE *f, const char *what, size_t n,
+                               size_t got) {
     if (ferror(f)) return npy_error(ctx, TILEC_E_IO, "TILEC-IO01", path, "cannot read: %s", strerror(errno));
     return npy_error(ctx, TILEC_E_IO, "TILEC-NPY07", path, "truncated file: %s needs %zu bytes, only %zu present",
                      what, n, got);
+}
+
+/* Reads exactly n bytes into buf. */
+static tilec_status read_exact(tilec_context *ctx, const char *path, FILE *f, void *buf, size_t n,
+                               const char *what) {
+    size_t got = fread(buf, 1, n, f);
+    return got == n ? TILEC_OK : short_read(ctx, path, f, what, n, got);
+}
+
+/* Reads the `need` data bytes into a new buffer (out->data).  When the size
+ * of what is left is known it was checked to be `need`; otherwise (a pipe)
+ * the buffer grows with the bytes actually read, so a stream shorter than its
+ * header declares fails having allocated about what it held. */
+static tilec_status read_data(tilec_context *ctx, const char *path, FILE *f, size_t need, bool size_known,
+                              npy_array *out) {
+    size_t cap = size_known || need < STREAM_CHUNK_BYTES ? need : STREAM_CHUNK_BYTES, got = 0;
+    char *buf = tilec_alloc(ctx, cap);
+    while (buf) {
+        got += fread(buf + got, 1, cap - got, f);
+        if (got < cap || cap == need) break; /* done, at the end of the stream, or failed */
+        size_t next = cap > need / 2 ? need : cap * 2;
+        char *grown = tilec_grow(ctx, buf, cap, next);
+        if (!grown) tilec_free(ctx, buf);
+        buf = grown;
+        cap = next;
+    }
+    if (!buf) return npy_error(ctx, TILEC_E_NOMEM, "TILEC-IO01", path, "out of memory for %zu bytes", cap);
+    if (got < need) {
+        tilec_free(ctx, buf);
+        return short_read(ctx, path, f, "the data", need, got);
+    }
+    out->data = buf;
+    return TILEC_OK;
 }
 
 /* Bytes from the current position to the end, or -1 when the stream cannot seek. */
@@ -258,7 +291,8 @@ static off_t bytes_left(FILE *f) {
     return end - here;
 }
 
-static tilec_status read_stream(tilec_context *ctx, const char *path, FILE *f, npy_array *out) {
+static tilec_status read_stream(tilec_context *ctx, const char *path, FILE *f, const npy_read_options *o,
+                                npy_array *out) {
     unsigned char prefix[12];
     size_t got = fread(prefix, 1, 8, f);
     if (ferror(f)) return npy_error(ctx, TILEC_E_IO, "TILEC-IO01", path, "cannot read: %s", strerror(errno));
@@ -294,6 +328,11 @@ static tilec_status read_stream(tilec_context *ctx, const char *path, FILE *f, n
     size_t need;
     if (!data_bytes(out->dtype, out->rank, out->shape, &need))
         return npy_error(ctx, TILEC_E_IO, "TILEC-NPY08", path, "shape is too large: its byte size overflows");
+    out->size_bytes = need;
+    if (o && o->accept && (st = o->accept(o->user, out)) != TILEC_OK) return st;
+    if (o && o->into && o->into_bytes != need)
+        return npy_error(ctx, TILEC_E_SHAPE, "TILEC-NPY11", path,
+                         "the data has %zu bytes, the destination holds %zu", need, o->into_bytes);
     off_t left = bytes_left(f);
     if (left >= 0 && (uint64_t)left < need)
         return npy_error(ctx, TILEC_E_IO, "TILEC-NPY07", path,
@@ -301,10 +340,8 @@ static tilec_status read_stream(tilec_context *ctx, const char *path, FILE *f, n
     if (left >= 0 && (uint64_t)left > need)
         return npy_error(ctx, TILEC_E_IO, "TILEC-NPY09", path, "%lld unexpected bytes after the data",
                          (long long)((uint64_t)left - need));
-    out->data = tilec_alloc(ctx, need);
-    if (!out->data) return npy_error(ctx, TILEC_E_NOMEM, "TILEC-IO01", path, "out of memory for %zu bytes", need);
-    out->size_bytes = need;
-    st = read_exact(ctx, path, f, out->data, need, "the data");
+    st = o && o->into ? read_exact(ctx, path, f, o->into, need, "the data")
+                      : read_data(ctx, path, f, need, left >= 0, out);
     if (st != TILEC_OK) return st;
     if (fgetc(f) != EOF)
         return npy_error(ctx, TILEC_E_IO, "TILEC-NPY09", path, "unexpected bytes after the data");
@@ -312,10 +349,14 @@ static tilec_status read_stream(tilec_context *ctx, const char *path, FILE *f, n
 }
 
 tilec_status npy_read(tilec_context *ctx, const char *path, npy_array *out) {
+    return npy_read_with(ctx, path, NULL, out);
+}
+
+tilec_status npy_read_with(tilec_context *ctx, const char *path, const npy_read_options *o, npy_array *out) {
     memset(out, 0, sizeof *out);
     FILE *f = fopen(path, "rb");
     if (!f) return npy_error(ctx, TILEC_E_IO, "TILEC-IO01", path, "cannot open: %s", strerror(errno));
-    tilec_status st = read_stream(ctx, path, f, out);
+    tilec_status st = read_stream(ctx, path, f, o, out);
     fclose(f);
     if (st != TILEC_OK) {
         npy_array_free(ctx, out);

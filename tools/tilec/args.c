@@ -164,29 +164,41 @@ void cli_format_type(char *buf, size_t size, tir_scalar elem, const tir_space *s
     if (n >= 0 && (size_t)n < size) format_shape(buf + n, size - (size_t)n, rank, shape);
 }
 
-tilec_status cli_args_load_npy(cli_args *a, size_t index, const char *path) {
-    const cli_param *p = &a->params[index];
-    npy_array arr;
-    tilec_status st = npy_read(a->ctx, path, &arr);
-    if (st != TILEC_OK) return st;
+typedef struct {
+    cli_args *args;
+    size_t index;
+    const char *path;
+} npy_target;
+
+/* The header of an --in file against its parameter, before any data is read
+ * or allocated: a 192-byte pipe whose header declares 2 GiB is refused here. */
+static tilec_status accept_header(void *user, const npy_array *header) {
+    const npy_target *t = user;
+    const cli_param *p = &t->args->params[t->index];
     uint64_t want[NPY_MAX_RANK];
     size_t rank = space_shape(p->space, want);
     char got_text[256], want_text[256];
-    if (arr.dtype != dtype_of(p->elem)) {
-        st = tilec_error(a->ctx, TILEC_E_TYPE, "TILEC-CLI03", tilec_no_loc(),
-                         "%s: dtype %s (%s) does not match parameter %%%s of element type %s", path,
-                         npy_dtype_descr(arr.dtype), npy_dtype_name(arr.dtype), p->name, tir_scalar_name(p->elem));
-    } else if (arr.rank != rank || memcmp(arr.shape, want, rank * sizeof *want)) {
-        format_shape(got_text, sizeof got_text, arr.rank, arr.shape);
+    if (header->dtype != dtype_of(p->elem))
+        return tilec_error(t->args->ctx, TILEC_E_TYPE, "TILEC-CLI03", tilec_no_loc(),
+                           "%s: dtype %s (%s) does not match parameter %%%s of element type %s", t->path,
+                           npy_dtype_descr(header->dtype), npy_dtype_name(header->dtype), p->name,
+                           tir_scalar_name(p->elem));
+    if (header->rank != rank || memcmp(header->shape, want, rank * sizeof *want)) {
+        format_shape(got_text, sizeof got_text, header->rank, header->shape);
         format_shape(want_text, sizeof want_text, rank, want);
-        st = tilec_error(a->ctx, TILEC_E_SHAPE, "TILEC-CLI04", tilec_no_loc(),
-                         "%s: shape %s does not match parameter %%%s of shape %s", path, got_text, p->name,
-                         want_text);
-    } else {
-        memcpy(a->buffers[index].data, arr.data, arr.size_bytes);
+        return tilec_error(t->args->ctx, TILEC_E_SHAPE, "TILEC-CLI04", tilec_no_loc(),
+                           "%s: shape %s does not match parameter %%%s of shape %s", t->path, got_text, p->name,
+                           want_text);
     }
-    npy_array_free(a->ctx, &arr);
-    return st;
+    return TILEC_OK;
+}
+
+tilec_status cli_args_load_npy(cli_args *a, size_t index, const char *path) {
+    npy_target target = {a, index, path};
+    /* Straight into the parameter's buffer: no second copy of the data. */
+    npy_read_options o = {accept_header, &target, a->buffers[index].data, a->buffers[index].size_bytes};
+    npy_array header;
+    return npy_read_with(a->ctx, path, &o, &header);
 }
 
 tilec_status cli_args_save_npy(cli_args *a, size_t index, const char *path) {
