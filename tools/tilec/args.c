@@ -3,6 +3,8 @@
  * buffer is always allocated (at least one byte) once create succeeds. */
 #include "args.h"
 
+#include "memory.h"
+
 #include "base/checked.h"
 #include "base/npy.h"
 
@@ -10,6 +12,32 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+/* Parameter v's element count and buffer size; false when the size does not
+ * fit 64 bits or size_t, after appending TILEC-CLI02. */
+static bool param_bytes(tilec_context *ctx, const tir_value *v, uint64_t *volume, uint64_t *bytes) {
+    const tir_type *t = tir_value_type(v);
+    size_t elem_size = tir_scalar_size(tir_type_elem(t));
+    if (tir_space_volume(tir_type_space(t), volume) && checked_mul_u64(*volume, elem_size, bytes) && *bytes <= SIZE_MAX)
+        return true;
+    tilec_error(ctx, TILEC_E_RUNTIME, "TILEC-CLI02", tilec_no_loc(), "parameter %%%s is too large to allocate",
+                tir_value_name(v) ? tir_value_name(v) : "?");
+    return false;
+}
+
+tilec_status cli_args_check_memory(tilec_context *ctx, const tir_func *f, unsigned copies) {
+    size_t n = tir_func_param_count(f);
+    uint64_t total = 0, volume, bytes;
+    for (size_t i = 0; i < n; i++) {
+        if (!param_bytes(ctx, tir_func_param(f, i), &volume, &bytes)) return TILEC_E_RUNTIME;
+        if (!checked_add_u64(total, bytes, &total)) total = UINT64_MAX;
+    }
+    if (!checked_mul_u64(total, copies, &total)) total = UINT64_MAX;
+    char what[160];
+    snprintf(what, sizeof what, "the buffers of this run (%zu parameters%s)", n,
+             copies > 1 ? ", twice: the reference interpreter works on a copy" : "");
+    return cli_memory_check(ctx, total, what);
+}
 
 tilec_status cli_args_create(tilec_context *ctx, const tir_func *f, cli_args *out) {
     memset(out, 0, sizeof *out);
@@ -31,10 +59,8 @@ tilec_status cli_args_create(tilec_context *ctx, const tir_func *f, cli_args *ou
         p->read_only = tir_value_read_only(v);
         uint64_t bytes = 0;
         tilec_status st = TILEC_OK;
-        if (!tir_space_volume(p->space, &p->volume) || !checked_mul_u64(p->volume, tir_scalar_size(p->elem), &bytes) ||
-            bytes > SIZE_MAX) {
-            st = tilec_error(ctx, TILEC_E_RUNTIME, "TILEC-CLI02", tilec_no_loc(),
-                             "parameter %%%s is too large to allocate", p->name);
+        if (!param_bytes(ctx, v, &p->volume, &bytes)) {
+            st = TILEC_E_RUNTIME;
         } else if (!(out->buffers[i].data = tilec_alloc(ctx, (size_t)bytes))) {
             st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-CLI02", tilec_no_loc(),
                              "out of memory: parameter %%%s needs %llu bytes", p->name, (unsigned long long)bytes);

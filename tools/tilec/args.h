@@ -33,6 +33,11 @@ typedef struct {
  * diagnostic (size overflow, out of memory) and leaves *out empty. */
 tilec_status cli_args_create(tilec_context *ctx, const tir_func *f, cli_args *out);
 void cli_args_destroy(cli_args *a);
+/* Before cli_args_create: whether `copies` sets of f's argument buffers (2
+ * when the reference interpreter runs on a copy) fit in the memory available
+ * (memory.h).  Appends TILEC-CLI05 (or TILEC-CLI02 for a size that overflows)
+ * and fails when they do not. */
+tilec_status cli_args_check_memory(tilec_context *ctx, const tir_func *f, unsigned copies);
 
 /* Index of the parameter called `name` (a leading '%' is ignored), or -1. */
 int cli_args_find(const cli_args *a, const char *name, size_t name_len);

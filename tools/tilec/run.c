@@ -139,7 +139,9 @@ static double elapsed_ms(const struct timespec *t0) {
 
 static int execute(tilec_context *ctx, run_request *r, const tir_func *f) {
     cli_args args;
-    if (cli_args_create(ctx, f, &args) != TILEC_OK) return cli_fail_diags(ctx);
+    unsigned copies = r->check || r->engine == ENGINE_XIR ? 2 : 1; /* the reference's copy */
+    if (cli_args_check_memory(ctx, f, copies) != TILEC_OK || cli_args_create(ctx, f, &args) != TILEC_OK)
+        return cli_fail_diags(ctx);
     int code = resolve(&args, &r->ins, "--in");
     if (code == CLI_CONTINUE) code = resolve(&args, &r->outs, "--out");
     for (size_t i = 0; code == CLI_CONTINUE && i < args.count; i++) {
