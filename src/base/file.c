@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,17 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+tilec_status file_diag(tilec_context *ctx, tilec_status status, const char *code, const char *path, const char *fmt,
+                       ...) {
+    char message[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    tilec_loc loc = {path, 0, 0};
+    return tilec_error(ctx, status, code, loc, "%s: %s", path, message);
+}
 
 tilec_status file_read(tilec_context *ctx, const char *path, char **data, size_t *length) {
     *data = NULL;
@@ -55,17 +67,6 @@ tilec_status file_read(tilec_context *ctx, const char *path, char **data, size_t
 
 /* ---- writing ---- */
 
-static tilec_status write_error(tilec_context *ctx, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static tilec_status write_error(tilec_context *ctx, const char *path, const char *fmt, ...) {
-    char message[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
-    va_end(ap);
-    tilec_loc loc = {path, 0, 0};
-    return tilec_error(ctx, TILEC_E_IO, "TILEC-IO01", loc, "%s: %s", path, message);
-}
 
 /* Writes every piece to fd, resuming after partial writes and signals; on
  * failure returns false with errno set. */
@@ -91,14 +92,15 @@ static bool write_pieces(int fd, const file_piece *pieces, size_t count) {
  * removed (renaming over a device node would replace the node). */
 static tilec_status write_in_place(tilec_context *ctx, const char *path, const file_piece *pieces, size_t count) {
     int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return write_error(ctx, path, "cannot open for writing: %s", strerror(errno));
+    if (fd < 0)
+        return file_diag(ctx, TILEC_E_IO, "TILEC-IO01", path, "cannot open for writing: %s", strerror(errno));
     bool ok = write_pieces(fd, pieces, count);
     int err = errno;
     if (close(fd) != 0 && ok) {
         ok = false;
         err = errno;
     }
-    return ok ? TILEC_OK : write_error(ctx, path, "cannot write: %s", strerror(err));
+    return ok ? TILEC_OK : file_diag(ctx, TILEC_E_IO, "TILEC-IO01", path, "cannot write: %s", strerror(err));
 }
 
 /* Six name characters from a few varying values: not secret, only unlikely
@@ -137,7 +139,8 @@ static int create_temporary(const char *target, char *tmp, size_t tmp_size, mode
 tilec_status file_write(tilec_context *ctx, const char *path, const file_piece *pieces, size_t count) {
     struct stat st;
     bool exists = stat(path, &st) == 0;
-    if (exists && S_ISDIR(st.st_mode)) return write_error(ctx, path, "cannot write: %s", strerror(EISDIR));
+    if (exists && S_ISDIR(st.st_mode))
+        return file_diag(ctx, TILEC_E_IO, "TILEC-IO01", path, "cannot write: %s", strerror(EISDIR));
     if (exists && !S_ISREG(st.st_mode)) return write_in_place(ctx, path, pieces, count);
     /* Renaming over a symbolic link would replace the link: follow it. */
     char resolved[PATH_MAX];
@@ -145,19 +148,20 @@ tilec_status file_write(tilec_context *ctx, const char *path, const file_piece *
     struct stat link;
     if (lstat(path, &link) == 0 && S_ISLNK(link.st_mode)) {
         if (!realpath(path, resolved))
-            return write_error(ctx, path, "cannot resolve the symbolic link: %s", strerror(errno));
+            return file_diag(ctx, TILEC_E_IO, "TILEC-IO01", path, "cannot resolve the symbolic link: %s",
+                             strerror(errno));
         target = resolved;
     }
     size_t tmp_size = strlen(target) + 16;
     char *tmp = tilec_alloc(ctx, tmp_size);
-    if (!tmp) return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-IO01", tilec_no_loc(), "%s: out of memory", path);
+    if (!tmp) return file_diag(ctx, TILEC_E_NOMEM, "TILEC-IO01", path, "out of memory");
     /* An existing file keeps its permission bits; a new one gets the umask's. */
     int fd = create_temporary(target, tmp, tmp_size, exists ? S_IRUSR | S_IWUSR : 0666);
     const char *kept = exists ? "the existing file is unchanged" : "no file was created";
     tilec_status result = TILEC_OK;
     if (fd < 0) {
-        result = write_error(ctx, path, "cannot create a temporary file next to it (%s): %s; %s", tmp,
-                             strerror(errno), kept);
+        result = file_diag(ctx, TILEC_E_IO, "TILEC-IO01", path,
+                           "cannot create a temporary file next to it (%s): %s; %s", tmp, strerror(errno), kept);
     } else {
         bool ok = (!exists || fchmod(fd, st.st_mode & 07777) == 0) && write_pieces(fd, pieces, count);
         int err = errno;
@@ -171,7 +175,7 @@ tilec_status file_write(tilec_context *ctx, const char *path, const file_piece *
         }
         if (!ok) {
             unlink(tmp); /* only what this call created */
-            result = write_error(ctx, path, "cannot write: %s; %s", strerror(err), kept);
+            result = file_diag(ctx, TILEC_E_IO, "TILEC-IO01", path, "cannot write: %s; %s", strerror(err), kept);
         }
     }
     tilec_free(ctx, tmp);

@@ -26,6 +26,11 @@
 
 #include "base/context.h"
 
+/* Appends a diagnostic about a file: "PATH: message", with loc.file = PATH;
+ * returns `status`.  Used by every reader and writer of files. */
+tilec_status file_diag(tilec_context *ctx, tilec_status status, const char *code, const char *path, const char *fmt,
+                       ...) __attribute__((format(printf, 5, 6)));
+
 /* On failure appends TILEC-IO01 ("PATH: cannot open: reason") and sets *data
  * to NULL.  Free *data with tilec_free. */
 tilec_status file_read(tilec_context *ctx, const char *path, char **data, size_t *length);

@@ -476,6 +476,11 @@ static pid_t feed_pipe(const char *dict, size_t data_bytes, char *reader, size_t
     return child;
 }
 
+/* 192 bytes of data behind a header that declares 2 GiB of f32. */
+static pid_t feed_huge_pipe(char *reader, size_t size, int *fd) {
+    return feed_pipe("{'descr': '<f4', 'fortran_order': False, 'shape': (536870912,), }\n", 192, reader, size, fd);
+}
+
 static void end_pipe(pid_t child, int fd) {
     close(fd);
     waitpid(child, NULL, 0); /* the child may have died of SIGPIPE: fine */
@@ -495,17 +500,22 @@ static tilec_status accept_or_refuse(void *user, const npy_array *header) {
     return a->verdict;
 }
 
+/* A context whose allocator records the largest request in *largest. */
+static tilec_context *tracking_context(size_t *largest) {
+    tilec_allocator tracking = {tracking_alloc, tracking_free, largest};
+    tilec_context *tc = NULL;
+    CHECK(tilec_context_create(&tracking, &tc) == TILEC_OK);
+    return tc;
+}
+
 static void test_streams(void) {
     size_t largest = 0;
-    tilec_allocator tracking = {tracking_alloc, tracking_free, &largest};
-    tilec_context *tc;
-    CHECK(tilec_context_create(&tracking, &tc) == TILEC_OK);
+    tilec_context *tc = tracking_context(&largest);
     char reader[64];
     int fd;
     /* 192 bytes behind a header declaring 2 GiB: truncated, and nothing near
      * 2 GiB was allocated (the old reader allocated and zeroed all of it). */
-    pid_t child = feed_pipe("{'descr': '<f4', 'fortran_order': False, 'shape': (536870912,), }\n", 192, reader,
-                            sizeof reader, &fd);
+    pid_t child = feed_huge_pipe(reader, sizeof reader, &fd);
     npy_array a;
     CHECK(npy_read(tc, reader, &a) == TILEC_E_IO && !strcmp(last_diag_code(tc), "TILEC-NPY07"));
     CHECK(has_diag_in(tc, "TILEC-NPY07", "the data needs 2147483648 bytes, only 192 present"));
@@ -548,13 +558,10 @@ static void test_read_with(void) {
 
     /* A pipe declaring 2 GiB is refused by accept before a data byte is read. */
     size_t largest = 0;
-    tilec_allocator tracking = {tracking_alloc, tracking_free, &largest};
-    tilec_context *tc;
-    CHECK(tilec_context_create(&tracking, &tc) == TILEC_OK);
+    tilec_context *tc = tracking_context(&largest);
     char reader[64];
     int fd;
-    pid_t child = feed_pipe("{'descr': '<f4', 'fortran_order': False, 'shape': (536870912,), }\n", 192, reader,
-                            sizeof reader, &fd);
+    pid_t child = feed_huge_pipe(reader, sizeof reader, &fd);
     refuse.calls = 0;
     CHECK(npy_read_with(tc, reader, &o, &a) == TILEC_E_SHAPE && refuse.calls == 1);
     CHECK_MSG(largest < 4096, "largest allocation %zu bytes", largest);
