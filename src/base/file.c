@@ -142,6 +142,11 @@ tilec_status file_write(tilec_context *ctx, const char *path, const file_piece *
     if (exists && S_ISDIR(st.st_mode))
         return file_diag(ctx, TILEC_E_IO, "TILEC-IO01", path, "cannot write: %s", strerror(EISDIR));
     if (exists && !S_ISREG(st.st_mode)) return write_in_place(ctx, path, pieces, count);
+    /* Renaming would replace a file its writer may not write: refuse, as
+     * writing in place would. */
+    if (exists && faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0)
+        return file_diag(ctx, TILEC_E_IO, "TILEC-IO01", path, "cannot write: %s; the existing file is unchanged",
+                         strerror(errno));
     /* Renaming over a symbolic link would replace the link: follow it. */
     char resolved[PATH_MAX];
     const char *target = path;

@@ -16,7 +16,8 @@
  *     renaming: it is opened for writing as is and written directly, and never
  *     removed, whatever happens;
  *   - the directory must be writable (it holds the temporary file), even when
- *     the target itself is;
+ *     the target itself is; and an existing target must be writable too,
+ *     although renaming over it would not need that;
  *   - nothing is fsync'ed: the replacement is atomic against failures of the
  *     writer (a full disk, an error), not against a power loss; a writer killed
  *     mid-write may leave its temporary file behind.

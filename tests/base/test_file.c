@@ -131,34 +131,54 @@ static void test_failed_write_keeps_the_file(void) {
     tilec_diag_clear(ctx);
 }
 
+/* Whether replacing `path` by "replaced" is refused with a message that
+ * contains `why`.  Root ignores permissions, so as root the attempt runs in a
+ * child process as user `nobody`; a note says when that is not possible. */
+static void check_refused_unprivileged(const char *path, const char *why) {
+    bool as_root = geteuid() == 0;
+    pid_t child = as_root ? fork() : 0;
+    if (child == 0) {
+        bool dropped = !as_root || (setgid(65534) == 0 && setuid(65534) == 0);
+        tilec_diag_clear(ctx);
+        bool refused = write_text(path, "replaced") == TILEC_E_IO && has_diag_in(ctx, "TILEC-IO01", why);
+        if (as_root) _exit(!dropped ? 2 : refused ? 0 : 1);
+        CHECK_MSG(refused, "%s: not refused with '%s'", path, why);
+        return;
+    }
+    int status = 0;
+    CHECK(child > 0 && waitpid(child, &status, 0) == child);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) != 1, "%s: not refused with '%s'", path, why);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 2) fprintf(stderr, "note: could not drop root; skipped\n");
+}
+
 /* The directory holds the temporary file: a read-only one refuses the write
- * with a clear message and the file stays as it was.  Root ignores
- * permissions, so as root the write runs in a child as user `nobody`. */
+ * with a clear message and the file stays as it was. */
 static void test_read_only_directory(void) {
     char sub[128], p[160];
     in_dir(sub, sizeof sub, "ro");
     snprintf(p, sizeof p, "%s/kept.txt", sub);
     CHECK(mkdir(sub, 0755) == 0 && write_text(p, "read-only dir") == TILEC_OK);
     CHECK(chmod(p, 0666) == 0 && chmod(sub, 0555) == 0 && chmod(dir, 0711) == 0);
-    bool as_root = geteuid() == 0;
-    pid_t child = as_root ? fork() : 0;
-    if (child == 0) {
-        bool dropped = !as_root || (setgid(65534) == 0 && setuid(65534) == 0);
-        tilec_diag_clear(ctx);
-        tilec_status st = write_text(p, "replaced");
-        bool refused = st == TILEC_E_IO &&
-                       has_diag_in(ctx, "TILEC-IO01", "cannot create a temporary file next to it") &&
-                       has_diag_in(ctx, "TILEC-IO01", "Permission denied; the existing file is unchanged");
-        if (as_root) _exit(!dropped ? 2 : refused ? 0 : 1);
-        CHECK(refused);
-    } else {
-        int status = 0;
-        CHECK(child > 0 && waitpid(child, &status, 0) == child);
-        CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) != 1, "status %d", status);
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 2) fprintf(stderr, "note: could not drop root; skipped\n");
-    }
+    check_refused_unprivileged(p, "cannot create a temporary file next to it");
+    check_refused_unprivileged(p, "Permission denied; the existing file is unchanged");
     CHECK(holds(p, "read-only dir") && hidden_entries(sub) == 0);
     chmod(sub, 0755);
+    chmod(dir, 0700);
+    unlink(p);
+    rmdir(sub);
+    tilec_diag_clear(ctx);
+}
+
+/* A file its writer may not write is not replaced, though renaming over it in
+ * a writable directory would work (the rename would also drop its mode). */
+static void test_read_only_file(void) {
+    char sub[128], p[160];
+    in_dir(sub, sizeof sub, "rw");
+    snprintf(p, sizeof p, "%s/read-only.txt", sub);
+    CHECK(mkdir(sub, 0777) == 0 && chmod(sub, 0777) == 0 && chmod(dir, 0711) == 0);
+    CHECK(write_text(p, "not mine to change") == TILEC_OK && chmod(p, 0444) == 0);
+    check_refused_unprivileged(p, "cannot write: Permission denied; the existing file is unchanged");
+    CHECK(holds(p, "not mine to change") && hidden_entries(sub) == 0);
     chmod(dir, 0700);
     unlink(p);
     rmdir(sub);
@@ -243,6 +263,7 @@ int main(void) {
     test_symlink();
     test_failed_write_keeps_the_file();
     test_read_only_directory();
+    test_read_only_file();
     test_devices();
     test_fifo();
     test_missing_directory();

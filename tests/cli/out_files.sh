@@ -50,7 +50,8 @@ expect 1 bash -c 'trap "" XFSZ; ulimit -f 1; exec "$@"' _ "$TILEC" run "$K" --ke
 no_leftovers "$WORK"
 
 # A read-only directory cannot hold the temporary file: refused, the file as
-# it was.  Root ignores permissions, so as root the run is made as nobody.
+# it was; a read-only file is refused too.  Root ignores permissions, so as
+# root the runs are made as nobody.
 mkdir "$WORK/ro" && echo precious >"$WORK/ro/kept.npy" && chmod 666 "$WORK/ro/kept.npy" && chmod 555 "$WORK/ro"
 as_user=()
 if [ "$(id -u)" = 0 ]; then
@@ -62,6 +63,12 @@ if [ "$(id -u)" != 0 ] || [ ${#as_user[@]} -gt 0 ]; then
     contains "$WORK/err" 'kept.npy: cannot create a temporary file next to it .*Permission denied; the existing file is unchanged'
   [ "$(cat "$WORK/ro/kept.npy")" = precious ] || fail "the file in the read-only directory changed"
   no_leftovers "$WORK/ro"
+  # A read-only file in a writable directory is not replaced either.
+  mkdir -m 777 "$WORK/rw" && echo precious >"$WORK/rw/locked.npy" && chmod 444 "$WORK/rw/locked.npy"
+  expect 1 "${as_user[@]}" "$TILEC" run "$K" --kernel cli_copy --reference --out Y="$WORK/rw/locked.npy" &&
+    contains "$WORK/err" 'locked.npy: cannot write: Permission denied; the existing file is unchanged'
+  [ "$(cat "$WORK/rw/locked.npy")" = precious ] || fail "the read-only file changed"
+  no_leftovers "$WORK/rw"
 else
   echo "note: root without setpriv; the read-only directory case is skipped"
 fi
