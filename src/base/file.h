@@ -8,7 +8,8 @@
  * in the same directory, so rename() is atomic), which is renamed over the
  * target once complete.  A failure removes only that temporary file; the
  * target keeps its old contents, or stays absent.  Details:
- *   - a symbolic link is followed: its final target is replaced, the link stays;
+ *   - a symbolic link is followed: its final target is replaced, the link
+ *     stays (a link to nothing is an error);
  *   - an existing file keeps its permission bits (owner and group become the
  *     writer's, as with any new file); a new file gets 0666 minus the umask;
  *   - a target that exists and is not a regular file (a character device such
