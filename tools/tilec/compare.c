@@ -24,8 +24,7 @@ tilec_status cli_reference_run(tilec_context *ctx, const tir_func *f, const cli_
     return st;
 }
 
-/* The float rule of compare.h. */
-static bool float_matches(double got, double ref) {
+bool cli_float_matches(double got, double ref) {
     if (isnan(got) || isnan(ref)) return isnan(got) && isnan(ref);
     /* inf - inf is NaN, which no tolerance accepts: infinities match by equality. */
     if (isinf(got) || isinf(ref)) return got == ref;
@@ -37,8 +36,8 @@ static bool float_matches(double got, double ref) {
 static bool element_matches(const cli_args *got, const cli_args *ref, size_t i, uint64_t k) {
     tir_scalar elem = got->params[i].elem;
     if (tir_scalar_is_float(elem))
-        return float_matches(cli_elem_value(got->buffers[i].data, elem, k),
-                                cli_elem_value(ref->buffers[i].data, elem, k));
+        return cli_float_matches(cli_elem_value(got->buffers[i].data, elem, k),
+                                 cli_elem_value(ref->buffers[i].data, elem, k));
     size_t size = tir_scalar_size(elem);
     return !memcmp((const char *)got->buffers[i].data + k * size, (const char *)ref->buffers[i].data + k * size, size);
 }

@@ -20,6 +20,8 @@
  * runs the reference interpreter on it; *ms receives its time.  On failure
  * appends diagnostics and leaves *ref empty. */
 tilec_status cli_reference_run(tilec_context *ctx, const tir_func *f, const cli_args *inputs, cli_args *ref, double *ms);
+/* The float rule above (also what `tilec demo` applies to its C references). */
+bool cli_float_matches(double got, double ref);
 /* Prints the summary and one comparison line per writable parameter of
  * `got`; true when every one matches.  Never changes the buffers: the caller
  * writes --out files either way. */
