@@ -19,6 +19,7 @@
 #define TILEC_XIR_H
 
 #include "base/arena.h"
+#include "base/hashmap.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "tilec/tir.h" /* tir_scalar: XIR shares the scalar element types */
@@ -34,7 +35,6 @@ typedef enum {
 
 typedef struct xir_type xir_type;
 struct xir_type {
-    xir_type *next_interned;
     xir_type_kind kind;
     tir_scalar scalar; /* SCALAR, and the element of ARRAY/PTR/BUFFER */
     uint64_t count;    /* ARRAY */
@@ -134,7 +134,6 @@ struct xir_value {
     xir_bits constant;   /* CONST */
     xir_special special; /* SPECIAL */
     uint32_t arg_index;  /* ARG */
-    xir_value *next_interned;
 };
 
 struct xir_inst {
@@ -177,14 +176,12 @@ struct xir_func {
     uint32_t block_size;    /* logical workers per runtime block */
 };
 
-enum { XIR_INTERN_BUCKETS = 256 };
-
 struct xir_module {
     tilec_context *ctx;
     arena arena;
     VEC(xir_func *) funcs;
-    xir_type *types[XIR_INTERN_BUCKETS];
-    xir_value *constants[XIR_INTERN_BUCKETS];
+    hashmap types;     /* interned types (module.c), key stored after each */
+    hashmap constants; /* interned constants: (type, exact bits) -> value */
     xir_value *specials[XIR_SPECIAL_COUNT];
     uint32_t next_global_id;
     bool failed; /* an allocation failed (reported once as XIR-M01) */
