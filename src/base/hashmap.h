@@ -12,11 +12,13 @@
 #include "base/context.h"
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct {
     const void *key; /* NULL: empty slot */
     size_t len;
     void *value;
+    uint64_t hash;   /* of the key bytes: probes and growth rarely touch keys */
 } hashmap_slot;
 
 typedef struct {
@@ -29,7 +31,8 @@ void hashmap_init(hashmap *h, tilec_context *ctx);
 void hashmap_free(hashmap *h);
 /* NULL when absent.  `key` must not be NULL (a zero-length key is fine). */
 void *hashmap_get(const hashmap *h, const void *key, size_t len);
-/* Adds a key that is not present; false only on allocation failure. */
+/* Adds a key that is not present (not checked: a second put of a key shadows
+ * nothing and leaves both); false only on allocation failure. */
 bool hashmap_put(hashmap *h, const void *key, size_t len, void *value);
 /* Removes the key if present. */
 void hashmap_remove(hashmap *h, const void *key, size_t len);
