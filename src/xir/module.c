@@ -12,11 +12,12 @@
 static void *oom(xir_module *m) {
     if (!m->failed)
         tilec_error(m->ctx, TILEC_E_NOMEM, "XIR-M01", tilec_no_loc(), "out of memory building XIR");
-    m->failed = true;
+    m->failed = TILEC_E_NOMEM;
     return NULL;
 }
 
-bool xir_module_failed(const xir_module *m) { return m->failed; }
+bool xir_module_failed(const xir_module *m) { return m->failed != TILEC_OK; }
+tilec_status xir_module_status(const xir_module *m) { return m->failed; }
 
 xir_module *xir_module_create(tilec_context *ctx) {
     xir_module *m = tilec_alloc(ctx, sizeof *m);

@@ -184,7 +184,10 @@ struct xir_module {
     hashmap constants; /* interned constants: (type, exact bits) -> value */
     xir_value *specials[XIR_SPECIAL_COUNT];
     uint32_t next_global_id;
-    bool failed; /* an allocation failed (reported once as XIR-M01) */
+    /* TILEC_OK while usable; else why it is not: TILEC_E_NOMEM (an allocation
+     * failed, reported once as XIR-M01) or TILEC_E_INTERNAL (a pass found a
+     * broken invariant, TILEC-I01).  The first failure stays. */
+    tilec_status failed;
 };
 
 /* ---- tables ---- */
@@ -275,7 +278,9 @@ xir_value *xir_build_warp_read_lane(xir_builder *b, xir_value *value, xir_value 
 void xir_build_br(xir_builder *b, xir_block *target);
 void xir_build_cond_br(xir_builder *b, xir_value *cond, xir_block *if_true, xir_block *if_false);
 void xir_build_ret(xir_builder *b);
-/* True when some allocation failed while building (reported once as XIR-M01). */
+/* True when some allocation failed while building (reported once as XIR-M01)
+ * or a pass failed internally (TILEC-I01); xir_module_status says which. */
 bool xir_module_failed(const xir_module *m);
+tilec_status xir_module_status(const xir_module *m);
 
 #endif
