@@ -2,7 +2,8 @@
  * registers, functions, blocks, instructions, use lists and mutation.
  * Invariant: an instruction's operand uses are linked into their values' use
  * lists exactly while the instruction is attached to a block.  Allocation
- * failure marks the module failed (one XIR-M01 diagnostic) and returns NULL. */
+ * failure marks the module failed (one XIR-M01 diagnostic) and returns NULL.
+ * Types and constants are interned in base/hashmap tables. */
 #include "xir/xir.h"
 
 #include "base/ilist.h"
@@ -10,9 +11,10 @@
 #include <string.h>
 
 static void *oom(xir_module *m) {
-    if (!m->failed)
+    if (!m->failed) {
         tilec_error(m->ctx, TILEC_E_NOMEM, "XIR-M01", tilec_no_loc(), "out of memory building XIR");
-    m->failed = TILEC_E_NOMEM;
+        m->failed = TILEC_E_NOMEM;
+    }
     return NULL;
 }
 
