@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test test-asan fuzz bench clean
+.PHONY: all deps build demo test test-asan test-tsan fuzz bench clean
 
 all: build
 
@@ -28,6 +28,20 @@ test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DTILEC_WERROR=ON -DTILEC_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	ASAN_OPTIONS=detect_leaks=1 ctest --test-dir $(ASAN_BUILD) --output-on-failure -j $(JOBS)
+
+# `make test-tsan`: ThreadSanitizer over the runtime (tests/rt) and facade
+# (tests/tilec) tests, with tests/tilec/test_threads at 100 rounds per thread.
+# Its own build dir; only those tests are built.  LLVM is not instrumented;
+# tests/tsan.supp suppresses what TSan reports inside LLVM (each entry says
+# why), never tilec's own code.
+TSAN_BUILD ?= build-tsan
+TSAN_TARGETS = $(foreach f,$(wildcard tests/rt/test_*.c tests/tilec/test_*.c),\
+  test_$(notdir $(patsubst %/,%,$(dir $f)))_$(patsubst test_%.c,%,$(notdir $f)))
+test-tsan: deps
+	cmake -S . -B $(TSAN_BUILD) -DTILEC_WERROR=ON -DTILEC_TSAN=ON $(CMAKE_FLAGS)
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target $(TSAN_TARGETS)
+	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
+	TILEC_THREAD_ROUNDS=100 ctest --test-dir $(TSAN_BUILD) --output-on-failure -j $(JOBS) -R '^(rt|tilec)\.'
 
 # `make bench`: tilec against OpenBLAS, oneDNN, hand-written C and PyTorch
 # (docs/performance.md).  Its own Release build dir so the timed code is optimized
@@ -57,4 +71,4 @@ fuzz: deps
 	  $(FUZZ_BUILD)/corpus-$(FUZZ_TARGET) $(FUZZ_SEEDS_$(FUZZ_TARGET))
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(BENCH_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD) $(BENCH_BUILD)

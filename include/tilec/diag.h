@@ -25,7 +25,10 @@ typedef enum {
     TILEC_E_PARSE,       /* text-form syntax error */
     TILEC_E_NOMEM,       /* allocation failed */
     TILEC_E_IO,          /* file or data-format error */
-    TILEC_E_RUNTIME      /* execution failed (bad buffers, ...) */
+    TILEC_E_RUNTIME,     /* execution failed (bad buffers, ...) */
+    TILEC_E_INTERNAL     /* an internal invariant failed: a bug in tilec, not in
+                          * the input (TILEC-I01; release builds report it,
+                          * debug builds abort) */
 } tilec_status;
 
 typedef struct tilec_context tilec_context;

@@ -32,7 +32,9 @@
  * Lifetime: a kernel owns its JIT code and metadata; it borrows nothing from
  * the TileIR module after tilec_compile returns.  The tilec_kernel pointer can
  * be handed around freely and destroyed once no dispatch is in flight.
- * Contexts are single-threaded (tilec/diag.h). */
+ * Contexts are single-threaded (tilec/diag.h); different contexts may be
+ * used on different threads at once, and one kernel may be dispatched from
+ * several threads, each with its own context (docs/facade.md "Threads"). */
 #ifndef TILEC_TILEC_H
 #define TILEC_TILEC_H
 

@@ -145,7 +145,7 @@ const char *tilec_status_name(tilec_status status) {
     static const char *const names[] = {
         "ok", "invalid argument", "type error", "shape error", "scope error",
         "verification failed", "unsupported", "budget exceeded", "parse error",
-        "out of memory", "i/o error", "runtime error",
+        "out of memory", "i/o error", "runtime error", "internal error",
     };
     return (unsigned)status < sizeof names / sizeof names[0] ? names[status] : "unknown status";
 }

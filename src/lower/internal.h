@@ -65,7 +65,7 @@ typedef struct {
 bool lw_ok(lowerer *lw); /* no error so far and the expansion budget holds */
 tilec_status lw_fail(lowerer *lw, tilec_status status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-#define lw_internal(lw, ...) lw_fail((lw), TILEC_E_VERIFY, "LOWER-I01", __VA_ARGS__)
+#define lw_internal(lw, ...) lw_fail((lw), TILEC_E_INTERNAL, "LOWER-I01", __VA_ARGS__)
 void *lw_alloc(lowerer *lw, size_t size); /* zeroed scratch from the lowering arena */
 
 /* ---- scalar emission with integer constant folding (values.c) ---- */

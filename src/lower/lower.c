@@ -128,7 +128,7 @@ static void check_storage(lowerer *lw, const plan_resources *planned) {
                 bytes += i->alloca_type->count * tir_scalar_size(i->alloca_type->scalar);
             }
     if (count != planned->snapshot_allocations || bytes != planned->snapshot_bytes_per_worker)
-        lw_fail(lw, TILEC_E_VERIFY, "LOWER-I02",
+        lw_fail(lw, TILEC_E_INTERNAL, "LOWER-I02",
                 "internal error: emitted %llu private arrays of %llu bytes, but the static analysis planned %llu of "
                 "%llu bytes",
                 (unsigned long long)count, (unsigned long long)bytes,
@@ -140,9 +140,9 @@ static void check_storage(lowerer *lw, const plan_resources *planned) {
 static void cleanup(lowerer *lw) {
     tilec_status st = xir_cleanup(lw->ctx, lw->m);
     if (st == TILEC_E_VERIFY)
-        lw_fail(lw, st, "LOWER-I03", "internal error: the emitted XIR does not verify (diagnostics above)");
+        lw_fail(lw, TILEC_E_INTERNAL, "LOWER-I03", "internal error: the emitted XIR does not verify (diagnostics above)");
     else if (st && !lw->status)
-        lw->status = st; /* out of memory, reported by the module (XIR-M01) */
+        lw->status = st; /* out of memory or internal, reported by the module (XIR-M01, TILEC-I01) */
 }
 
 static void collect_usage(const tir_block *b, lower_arg *args) {

@@ -9,6 +9,7 @@
  * constant here; float arithmetic is never folded. */
 #include "lower/internal.h"
 
+#include "base/invariant.h"
 #include "tir/interp.h"
 
 #include <stdarg.h>
@@ -30,7 +31,7 @@ tilec_status lw_fail(lowerer *lw, tilec_status status, const char *code, const c
 bool lw_ok(lowerer *lw) {
     if (lw->status) return false;
     if (xir_module_failed(lw->m)) {
-        lw->status = TILEC_E_NOMEM; /* reported once by the module (XIR-M01) */
+        lw->status = xir_module_status(lw->m); /* reported once by the module (XIR-M01) */
         return false;
     }
     uint64_t emitted = lw->f->next_value_id - lw->f->args.len;
@@ -395,7 +396,12 @@ void lw_traverse(lowerer *lw, const tir_space *s, bool runtime, lw_visit visit, 
 void lower_constant(lowerer *lw, const tir_op *op) {
     const tir_value *res = op->results[0];
     tir_scalar elem = tir_value_elem(res);
-    interp_cell c = interp_literal(elem, op->literal);
+    interp_cell c = {0};
+    /* A verified kernel's literals have a known kind (TIR-V rule 6). */
+    if (!TILEC_INVARIANT(lw->ctx, interp_literal(elem, op->literal, &c))) {
+        lw->status = TILEC_E_INTERNAL;
+        return;
+    }
     xir_value *v = tir_scalar_is_float(elem) ? xir_const_float(lw->m, elem, c.f)
                                              : xir_const_bits(lw->m, elem, (xir_bits){.u = c.u});
     if (res->type->kind == TIR_TYPE_TILE) lw_bind(lw, res, lw_splat(lw, elem, lw_volume(lw, res->type->space), v));

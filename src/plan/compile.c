@@ -64,7 +64,7 @@ tilec_status plan_lower(tilec_context *ctx, const tir_func *f, const plan_result
     if (st) return st;
     if (out->resources.snapshot_bytes_per_worker != c->resources.snapshot_bytes_per_worker ||
         out->resources.snapshot_allocations != c->resources.snapshot_allocations) {
-        st = tilec_error(ctx, TILEC_E_VERIFY, "PLAN-I01", tilec_no_loc(),
+        st = tilec_error(ctx, TILEC_E_INTERNAL, "PLAN-I01", tilec_no_loc(),
                          "internal error: kernel '@%s' lowered to %llu snapshot bytes in %llu arrays, but the plan "
                          "priced %llu bytes in %llu arrays",
                          f->name, (unsigned long long)out->resources.snapshot_bytes_per_worker,

@@ -17,7 +17,8 @@
  * is claimed by exactly one fetch-add whoever performs it (owner or thief). */
 #include "rt/pool.h"
 
-#include <assert.h>
+#include "base/invariant.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -275,7 +276,7 @@ tilec_status rt_pool_run(rt_pool *pool, tilec_context *ctx, const rt_pool_job *j
         return tilec_error(ctx, TILEC_E_BUDGET, "RT-D06", tilec_no_loc(),
                            "workspace of %zu bytes per worker exceeds the limit of %zu bytes", job->workspace_bytes,
                            RT_WORKSPACE_LIMIT);
-    assert(s->collapsed || s->active_workers <= pool->worker_count);
+    if (!TILEC_INVARIANT(ctx, s->collapsed || s->active_workers <= pool->worker_count)) return TILEC_E_INTERNAL;
     uint32_t active = s->collapsed ? 1 : (uint32_t)s->active_workers;
     pthread_mutex_lock(&pool->submit);
     if (job->workspace_bytes && !grow_workspaces(pool, active, job->workspace_bytes)) {

@@ -68,7 +68,9 @@ typedef struct {
 } rt_pool_job;
 
 /* Runs every task of the schedule exactly once.  Fails before running
- * anything with RT-D06 (workspace over the limit) or NOMEM (workspace). */
+ * anything with RT-D06 (workspace over the limit), NOMEM (workspace), or
+ * TILEC-I01 / TILEC_E_INTERNAL for a schedule made for more workers than the
+ * pool has (a caller bug; base/invariant.h). */
 tilec_status rt_pool_run(rt_pool *pool, tilec_context *ctx, const rt_pool_job *job);
 
 /* Test view of worker w's workspace (NULL before first use). */

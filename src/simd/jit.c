@@ -2,7 +2,13 @@
  * destroyed independently); the JIT's target machine is created from the
  * host CPU and features at CodeGenLevelAggressive, the same target the
  * optimization pipeline ran for.  SLEEF symbols are bound explicitly with
- * absolute addresses: no process-wide symbol search. */
+ * absolute addresses: no process-wide symbol search.
+ *
+ * LLVM's native target registration writes process-wide registries without
+ * a lock, so it runs exactly once per process (pthread_once), whichever
+ * thread compiles first; this once-flag and its result are the library's
+ * only mutable static state.  Everything else is per kernel (context, JIT,
+ * target machine) or per call. */
 #include "simd/jit.h"
 
 #include <llvm-c/Analysis.h>
@@ -10,6 +16,7 @@
 #include <llvm-c/LLJIT.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
+#include <pthread.h>
 #include <string.h>
 
 /* The SLEEF 3.5 dispatcher entry points the emitter may call.  sleef.h
@@ -36,10 +43,18 @@ void *jit_sleef_address(const char *name) {
     return NULL;
 }
 
+static pthread_once_t llvm_once = PTHREAD_ONCE_INIT;
+static bool llvm_native_ready; /* written inside llvm_once only */
+
+static void initialize_llvm(void) {
+    /* Each returns true (LLVMBool 1) on failure: no native target built in. */
+    llvm_native_ready = !LLVMInitializeNativeTarget() && !LLVMInitializeNativeAsmPrinter() &&
+                        !LLVMInitializeNativeAsmParser();
+}
+
 bool jit_host_init(jit_host *h) {
-    LLVMInitializeNativeTarget();
-    LLVMInitializeNativeAsmPrinter();
-    LLVMInitializeNativeAsmParser();
+    memset(h, 0, sizeof *h);
+    if (pthread_once(&llvm_once, initialize_llvm) || !llvm_native_ready) return false;
     h->triple = LLVMGetDefaultTargetTriple();
     h->cpu = LLVMGetHostCPUName();
     h->features = LLVMGetHostCPUFeatures();

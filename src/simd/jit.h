@@ -18,6 +18,9 @@ typedef struct {
     bool avx512f, avx2;
 } jit_host;
 
+/* Initializes LLVM's native target once per process (thread-safe), then
+ * queries the host.  False when LLVM has no native target or a query failed;
+ * jit_host_free is still due. */
 bool jit_host_init(jit_host *h);
 void jit_host_free(jit_host *h);
 

@@ -112,6 +112,11 @@ tir_value *tir_const(tir_builder *b, tir_type *type, tir_literal lit) {
         return NULL;
     }
     tir_scalar s = tir_type_elem(type);
+    if ((unsigned)lit.kind > TIR_LIT_FLOAT) {
+        tir_builder_fail(b, TILEC_E_TYPE, "TIR-B08", "constant of type %s has a literal of unknown kind %d",
+                         tir_scalar_name(s), (int)lit.kind);
+        return NULL;
+    }
     bool is_bool = lit.kind == TIR_LIT_BOOL;
     if (is_bool != (s == TIR_BOOL)) {
         tir_builder_fail(b, TILEC_E_TYPE, "TIR-B08", "constant of type %s needs a %s literal", tir_scalar_name(s),

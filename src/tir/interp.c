@@ -188,7 +188,9 @@ static uint64_t *row_major_strides(interp *it, const tir_space *space) {
 /* Constants are filled once: nothing else writes their slots. */
 static tilec_status prepare_constant(interp *it, const tir_op *op, interp_step *s) {
     if (op->operand_count || op->result_count != 1) return malformed(it, op, "a constant has one result");
-    interp_cell value = interp_literal(s->out[0]->elem, op->literal);
+    interp_cell value;
+    if (!interp_literal(s->out[0]->elem, op->literal, &value))
+        return malformed(it, op, "its literal has an unknown kind %d", (int)op->literal.kind);
     for (uint64_t n = 0; n < s->out[0]->volume; n++) s->out[0]->cells[n] = value;
     return TILEC_OK;
 }

@@ -34,15 +34,18 @@ typedef union {
 /* The canonical cell of integer/bool type `t` whose low bits are `bits`. */
 interp_cell interp_wrap(tir_scalar t, uint64_t bits);
 interp_cell interp_cast(tir_scalar from, tir_scalar to, interp_cell x);
-interp_cell interp_literal(tir_scalar t, tir_literal lit);
+/* False for a literal of unknown kind (the builder refuses those). */
+bool interp_literal(tir_scalar t, tir_literal lit, interp_cell *out);
 interp_cell interp_read(tir_scalar t, const unsigned char *p);
 void interp_write(tir_scalar t, unsigned char *p, interp_cell x);
 /* Whether `op` is defined on operands of element type `elem` (SELECT: the
  * value operands); the interpreter refuses anything else before running. */
 bool interp_ew_defined(tir_ew_op op, tir_scalar elem);
 /* Applies a non-CAST opcode; `elem` is the operands' element type (SELECT: the
- * value operands'), args[] has the opcode's arity. */
-interp_cell interp_apply(tir_ew_op op, tir_scalar elem, const interp_cell *args);
+ * value operands'), args[] has the opcode's arity.  False when the opcode has
+ * no semantics on `elem`: never for what interp_ew_defined accepts, so the
+ * caller treats false as an internal error. */
+bool interp_apply(tir_ew_op op, tir_scalar elem, const interp_cell *args, interp_cell *out);
 /* An integer or Index cell as a signed coordinate; unsigned values above
  * INT64_MAX saturate to INT64_MAX (out of range of every view and tile). */
 int64_t interp_coord(tir_scalar t, interp_cell x);

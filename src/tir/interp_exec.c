@@ -10,6 +10,8 @@
 #include "tir/fault.h"
 #include "tir/interp.h"
 
+#include "base/invariant.h"
+
 #include <string.h>
 
 /* Steps the row-major counter `idx` over `space` and moves each of the `n`
@@ -32,27 +34,33 @@ static void copy_slot(interp_slot *to, const interp_slot *from) {
 
 /* ---- elementwise, extract, mma ---- */
 
-static interp_cell eval_elementwise(const tir_op *op, const interp_step *s, const interp_cell *args) {
-    if (op->ew == TIR_EW_CAST) return interp_cast(s->in[0]->elem, s->out[0]->elem, args[0]);
-    return interp_apply(op->ew, s->in[op->ew == TIR_EW_SELECT ? 1 : 0]->elem, args);
+/* False when interp_apply has no semantics for what preparation accepted. */
+static bool eval_elementwise(const tir_op *op, const interp_step *s, const interp_cell *args, interp_cell *out) {
+    if (op->ew == TIR_EW_CAST) {
+        *out = interp_cast(s->in[0]->elem, s->out[0]->elem, args[0]);
+        return true;
+    }
+    return interp_apply(op->ew, s->in[op->ew == TIR_EW_SELECT ? 1 : 0]->elem, args, out);
 }
 
-static void run_elementwise(const tir_op *op, const interp_step *s) {
+static tilec_status run_elementwise(interp *it, const tir_op *op, const interp_step *s) {
     unsigned n = op->operand_count;
     interp_cell args[3];
     interp_slot *out = s->out[0];
     const tir_type *rt = op->results[0]->type;
+    bool defined = true;
     if (rt->kind != TIR_TYPE_TILE) { /* scalar ops: the common case inside maps */
         for (unsigned k = 0; k < n; k++) args[k] = s->in[k]->cells[0];
-        out->cells[0] = eval_elementwise(op, s, args);
-        return;
+        defined = eval_elementwise(op, s, args, &out->cells[0]);
+    } else {
+        uint64_t idx[TIR_INTERP_MAX_RANK] = {0}, off[3] = {0};
+        for (uint64_t e = 0; e < out->volume && defined; e++) {
+            for (unsigned k = 0; k < n; k++) args[k] = s->in[k]->cells[off[k]];
+            defined = eval_elementwise(op, s, args, &out->cells[e]);
+            advance(rt->space, idx, n, off, s->strides);
+        }
     }
-    uint64_t idx[TIR_INTERP_MAX_RANK] = {0}, off[3] = {0};
-    for (uint64_t e = 0; e < out->volume; e++) {
-        for (unsigned k = 0; k < n; k++) args[k] = s->in[k]->cells[off[k]];
-        out->cells[e] = eval_elementwise(op, s, args);
-        advance(rt->space, idx, n, off, s->strides);
-    }
+    return TILEC_INVARIANT(it->ctx, defined) ? TILEC_OK : TILEC_E_INTERNAL;
 }
 
 static tilec_status run_extract(interp *it, const tir_op *op, const interp_step *s) {
@@ -73,12 +81,13 @@ static tilec_status run_extract(interp *it, const tir_op *op, const interp_step 
 
 /* out[o] = c[o] + Σ_k conv(a)·conv(b), k in the prepared lexicographic order,
  * one rounding-free FP64 (or wrapping integer) step at a time. */
-static void run_mma(const interp_step *s) {
+static tilec_status run_mma(interp *it, const interp_step *s) {
     const interp_slot *a = s->in[0], *b = s->in[1], *c = s->in[2];
     interp_slot *out = s->out[0];
     tir_scalar ce = c->elem;
     bool conv_a = a->elem != ce, conv_b = b->elem != ce, is_float = tir_scalar_is_float(ce);
     uint64_t idx[TIR_INTERP_MAX_RANK] = {0}, off[2] = {0};
+    bool defined = true;
     for (uint64_t n = 0; n < out->volume; n++) {
         interp_cell acc = c->cells[n];
         for (uint64_t k = 0; k < s->k_volume; k++) {
@@ -89,14 +98,14 @@ static void run_mma(const interp_step *s) {
                 double product = x.f * y.f; /* separate statements: never contracted to an FMA */
                 acc.f = acc.f + product;
             } else {
-                interp_cell xy[2] = {x, y};
-                interp_cell sum[2] = {acc, interp_apply(TIR_EW_MUL, ce, xy)};
-                acc = interp_apply(TIR_EW_ADD, ce, sum);
+                interp_cell xy[2] = {x, y}, sum[2] = {acc, acc};
+                defined = interp_apply(TIR_EW_MUL, ce, xy, &sum[1]) && interp_apply(TIR_EW_ADD, ce, sum, &acc) && defined;
             }
         }
         out->cells[n] = acc;
         advance(c->value->type->space, idx, 2, off, s->strides);
     }
+    return TILEC_INVARIANT(it->ctx, defined) ? TILEC_OK : TILEC_E_INTERNAL;
 }
 
 /* ---- memory ---- */
@@ -286,9 +295,9 @@ static tilec_status run_loop(interp *it, const tir_op *op, const interp_step *s)
 static tilec_status run_op(interp *it, const tir_op *op) {
     const interp_step *s = &it->steps[op->id];
     switch (op->kind) {
-    case TIR_OP_ELEMENTWISE: run_elementwise(op, s); return TILEC_OK;
+    case TIR_OP_ELEMENTWISE: return run_elementwise(it, op, s);
     case TIR_OP_EXTRACT: return run_extract(it, op, s);
-    case TIR_OP_MMA: run_mma(s); return TILEC_OK;
+    case TIR_OP_MMA: return run_mma(it, s);
     case TIR_OP_VIEW_LOAD:
     case TIR_OP_VIEW_STORE: return op->domain ? run_subtile(it, op, s) : run_element(it, op, s);
     case TIR_OP_PARALLEL:

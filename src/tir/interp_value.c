@@ -9,7 +9,6 @@
  * every compiler tilec supports). */
 #include "tir/interp.h"
 
-#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -23,19 +22,21 @@ static category category_of(tir_scalar t) {
 
 static unsigned width_of(tir_scalar t) { return 8u * (unsigned)tir_scalar_size(t); }
 
+/* Decided by width and signedness, so every type has an answer (callers pass
+ * integer and bool types only; a float "wraps" like the unsigned type of its
+ * width, which no caller asks for). */
 interp_cell interp_wrap(tir_scalar t, uint64_t bits) {
     interp_cell c;
-    switch (t) {
-    case TIR_BOOL: c.u = bits != 0; break;
-    case TIR_I8: c.i = (int8_t)(uint8_t)bits; break;
-    case TIR_I16: c.i = (int16_t)(uint16_t)bits; break;
-    case TIR_I32: c.i = (int32_t)(uint32_t)bits; break;
-    case TIR_I64: c.i = (int64_t)bits; break;
-    case TIR_U8: c.u = (uint8_t)bits; break;
-    case TIR_U16: c.u = (uint16_t)bits; break;
-    case TIR_U32: c.u = (uint32_t)bits; break;
-    case TIR_U64: c.u = bits; break;
-    default: assert(!"interp_wrap: not an integer type"); c.u = 0; break;
+    bool is_signed = category_of(t) == CAT_SIGNED;
+    if (t == TIR_BOOL) {
+        c.u = bits != 0;
+        return c;
+    }
+    switch (width_of(t)) {
+    case 8: if (is_signed) c.i = (int8_t)(uint8_t)bits; else c.u = (uint8_t)bits; break;
+    case 16: if (is_signed) c.i = (int16_t)(uint16_t)bits; else c.u = (uint16_t)bits; break;
+    case 32: if (is_signed) c.i = (int32_t)(uint32_t)bits; else c.u = (uint32_t)bits; break;
+    default: c.u = bits; break; /* 64 bits: the cell is the bit pattern */
     }
     return c;
 }
@@ -78,7 +79,7 @@ interp_cell interp_cast(tir_scalar from, tir_scalar to, interp_cell x) {
     return src == CAT_FLOAT ? float_to_integer(to, x.f) : interp_wrap(to, x.u);
 }
 
-interp_cell interp_literal(tir_scalar t, tir_literal lit) {
+bool interp_literal(tir_scalar t, tir_literal lit, interp_cell *out) {
     interp_cell c;
     tir_scalar from;
     switch (lit.kind) {
@@ -86,9 +87,10 @@ interp_cell interp_literal(tir_scalar t, tir_literal lit) {
     case TIR_LIT_INT: c.i = lit.as.i; from = TIR_I64; break;
     case TIR_LIT_UINT: c.u = lit.as.u; from = TIR_U64; break;
     case TIR_LIT_FLOAT: c.f = lit.as.f; from = TIR_F64; break;
-    default: assert(!"interp_literal: bad literal kind"); return (interp_cell){.u = 0};
+    default: return false;
     }
-    return interp_cast(from, t, c);
+    *out = interp_cast(from, t, c);
+    return true;
 }
 
 interp_cell interp_read(tir_scalar t, const unsigned char *p) {
@@ -166,7 +168,8 @@ static double float_max(double a, double b) {
 
 static interp_cell boolean(bool v) { return (interp_cell){.u = v}; }
 
-static interp_cell apply_float(tir_ew_op op, const interp_cell *x) {
+/* `*defined` turns false for an opcode without float semantics. */
+static interp_cell apply_float(tir_ew_op op, const interp_cell *x, bool *defined) {
     double a = x[0].f, b = tir_ew_arity(op) > 1 ? x[1].f : 0.0;
     interp_cell c;
     switch (op) {
@@ -188,7 +191,7 @@ static interp_cell apply_float(tir_ew_op op, const interp_cell *x) {
     case TIR_EW_LE: return boolean(a <= b);
     case TIR_EW_GT: return boolean(a > b);
     case TIR_EW_GE: return boolean(a >= b);
-    default: assert(!"apply_float: opcode not defined on floats"); c.f = 0.0; break;
+    default: *defined = false; c.f = 0.0; break;
     }
     return c;
 }
@@ -199,7 +202,8 @@ static int compare_integers(category cat, interp_cell a, interp_cell b) {
     return (a.u > b.u) - (a.u < b.u);
 }
 
-static interp_cell apply_integer(tir_ew_op op, tir_scalar elem, const interp_cell *x) {
+/* `*defined` turns false for an opcode without integer semantics. */
+static interp_cell apply_integer(tir_ew_op op, tir_scalar elem, const interp_cell *x, bool *defined) {
     category cat = category_of(elem);
     interp_cell a = x[0], b = tir_ew_arity(op) > 1 ? x[1] : x[0];
     bool is_signed = cat == CAT_SIGNED;
@@ -230,13 +234,18 @@ static interp_cell apply_integer(tir_ew_op op, tir_scalar elem, const interp_cel
     case TIR_EW_AND: return boolean(a.u && b.u);
     case TIR_EW_OR: return boolean(a.u || b.u);
     case TIR_EW_NOT: return boolean(!a.u);
-    default: assert(!"apply_integer: opcode not defined on integers"); return interp_wrap(TIR_U64, 0);
+    default: *defined = false; return a;
     }
 }
 
-interp_cell interp_apply(tir_ew_op op, tir_scalar elem, const interp_cell *args) {
-    if (op == TIR_EW_SELECT) return args[0].u ? args[1] : args[2];
-    return category_of(elem) == CAT_FLOAT ? apply_float(op, args) : apply_integer(op, elem, args);
+bool interp_apply(tir_ew_op op, tir_scalar elem, const interp_cell *args, interp_cell *out) {
+    if (op == TIR_EW_SELECT) {
+        *out = args[0].u ? args[1] : args[2];
+        return true;
+    }
+    bool defined = true;
+    *out = category_of(elem) == CAT_FLOAT ? apply_float(op, args, &defined) : apply_integer(op, elem, args, &defined);
+    return defined;
 }
 
 int64_t interp_coord(tir_scalar t, interp_cell x) {

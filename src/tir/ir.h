@@ -11,6 +11,7 @@
 
 #include "tilec/tir.h"
 #include "base/arena.h"
+#include "base/hashmap.h"
 #include "base/vec.h"
 
 struct tir_dim {
@@ -23,15 +24,13 @@ typedef struct {
     uint64_t extent;
 } tir_axis;
 
+/* A space's interning key is the bytes of its axes (types.c). */
 struct tir_space {
-    tir_space *next_interned;
-    uint64_t hash;
     uint32_t rank;
     tir_axis axes[];
 };
 
 struct tir_type {
-    tir_type *next_interned;
     tir_type_kind kind;
     tir_scalar elem;   /* INVALID for Index */
     tir_space *space;  /* Tile and View */
@@ -105,16 +104,14 @@ struct tir_func {
     tilec_loc loc;
 };
 
-enum { TIR_INTERN_BUCKETS = 256 };
-
 struct tir_module {
     tilec_context *ctx;
     arena arena;
     VEC(tir_func *) funcs;
     uint32_t dim_count;
     VEC(tir_dim *) positional; /* positional[k] = "positional.<k>" or NULL */
-    tir_space *spaces[TIR_INTERN_BUCKETS];
-    tir_type *types[TIR_INTERN_BUCKETS];
+    hashmap spaces; /* interned spaces (types.c): axes bytes -> space */
+    hashmap types;  /* interned types: (kind, elem, space) -> type */
     tir_type *index_type;
 };
 

@@ -16,6 +16,8 @@ tir_module *tir_module_create(tilec_context *ctx) {
     }
     m->ctx = ctx;
     arena_init(&m->arena, ctx);
+    hashmap_init(&m->spaces, ctx);
+    hashmap_init(&m->types, ctx);
     return m;
 }
 
@@ -23,6 +25,8 @@ void tir_module_destroy(tir_module *m) {
     if (!m) return;
     VEC_FREE(m->ctx, &m->funcs);
     VEC_FREE(m->ctx, &m->positional);
+    hashmap_free(&m->spaces);
+    hashmap_free(&m->types);
     arena_destroy(&m->arena);
     tilec_free(m->ctx, m);
 }

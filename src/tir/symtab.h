@@ -1,27 +1,26 @@
-/* symtab.h — a hash map from byte strings to pointers, with scopes, shared by the
- * text parser (visible value names, dim labels, shape parameters) and printer
- * (names already taken).  Keys are not copied: the caller keeps each key's bytes
- * alive while it is in the table.  Scopes nest: symtab_pop_scope removes every
- * key added since the matching symtab_push_scope (removal is backward-shift
- * deletion, so lookups stay correct after any sequence of inserts and pops). */
+/* symtab.h — a name table with scopes (base/hashmap.h plus an insertion log),
+ * shared by the text parsers (visible value names, dim labels, shape
+ * parameters) and printers (names already taken).  Keys are not copied: the
+ * caller keeps each key's bytes alive while it is in the table.  Scopes nest:
+ * symtab_pop_scope removes every key added since the matching
+ * symtab_push_scope. */
 #ifndef TILEC_TIR_SYMTAB_H
 #define TILEC_TIR_SYMTAB_H
 
+#include "base/hashmap.h"
 #include "base/vec.h"
 #include <stdbool.h>
 #include <stddef.h>
 
 typedef struct {
-    const char *key; /* NULL: empty slot */
+    const char *key;
     size_t len;
-    void *value;
-} symtab_slot;
+} symtab_key;
 
 typedef struct {
     tilec_context *ctx;
-    symtab_slot *slots;
-    size_t capacity, count; /* capacity is 0 or a power of two */
-    VEC(symtab_slot) added; /* insertion log, for scope pops */
+    hashmap map;
+    VEC(symtab_key) added;  /* insertion log, for scope pops */
     VEC(size_t) scopes;     /* added.len at each open scope */
 } symtab;
 

@@ -29,13 +29,11 @@ tir_dim *tir_dim_positional(tir_module *m, uint32_t from_right) {
 const char *tir_dim_label(const tir_dim *d) { return d->label; }
 uint32_t tir_dim_id(const tir_dim *d) { return d->id; }
 
-static uint64_t mix(uint64_t h, uint64_t x) {
-    h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    return h;
-}
+/* The interning key of a space is its axes array: (dim, extent) pairs with no
+ * padding, compared as bytes; the space stores its own copy. */
+_Static_assert(sizeof(tir_axis) == 16, "tir_axis has no padding");
 
 tir_space *tir_space_make(tir_module *m, size_t rank, tir_dim *const *dims, const uint64_t *extents) {
-    uint64_t hash = rank;
     for (size_t i = 0; i < rank; i++) {
         if (!dims[i]) {
             tilec_error(m->ctx, TILEC_E_ARG, "TIR-B01", tilec_no_loc(), "index space axis %zu has no dimension", i);
@@ -47,22 +45,18 @@ tir_space *tir_space_make(tir_module *m, size_t rank, tir_dim *const *dims, cons
                             "dimension '%s' appears twice in an index space", dims[i]->label);
                 return NULL;
             }
-        hash = mix(mix(hash, dims[i]->id), extents[i]);
     }
-    tir_space **bucket = &m->spaces[hash % TIR_INTERN_BUCKETS];
-    for (tir_space *s = *bucket; s; s = s->next_interned) {
-        if (s->hash != hash || s->rank != rank) continue;
-        size_t i = 0;
-        while (i < rank && s->axes[i].dim == dims[i] && s->axes[i].extent == extents[i]) i++;
-        if (i == rank) return s;
+    /* Spaces are small; a rank above 16 builds its lookup key on the heap. */
+    tir_axis local[16] = {{0}}, *key = local;
+    if (rank > sizeof local / sizeof local[0] && !(key = tilec_alloc(m->ctx, rank * sizeof *key))) return NULL;
+    for (size_t i = 0; i < rank; i++) key[i] = (tir_axis){dims[i], extents[i]};
+    tir_space *s = hashmap_get(&m->spaces, key, rank * sizeof *key);
+    if (!s && (s = arena_alloc(&m->arena, sizeof *s + rank * sizeof(tir_axis)))) {
+        s->rank = (uint32_t)rank;
+        if (rank) memcpy(s->axes, key, rank * sizeof *key);
+        if (!hashmap_put(&m->spaces, s->axes, rank * sizeof *key, s)) s = NULL;
     }
-    tir_space *s = arena_alloc(&m->arena, sizeof *s + rank * sizeof(tir_axis));
-    if (!s) return NULL;
-    s->hash = hash;
-    s->rank = (uint32_t)rank;
-    for (size_t i = 0; i < rank; i++) s->axes[i] = (tir_axis){dims[i], extents[i]};
-    s->next_interned = *bucket;
-    *bucket = s;
+    if (key != local) tilec_free(m->ctx, key);
     return s;
 }
 
@@ -150,19 +144,29 @@ done:
     return result;
 }
 
+/* A type's interning key, stored right after the type. */
+typedef struct {
+    uint32_t kind, elem;
+    const tir_space *space;
+} type_key;
+_Static_assert(sizeof(type_key) == 16, "type_key has no padding");
+
+typedef struct {
+    tir_type type;
+    type_key key;
+} interned_type;
+
 static tir_type *intern_type(tir_module *m, tir_type_kind kind, tir_scalar elem, tir_space *space) {
-    uint64_t hash = mix(mix(kind, elem), (uint64_t)(uintptr_t)space);
-    tir_type **bucket = &m->types[hash % TIR_INTERN_BUCKETS];
-    for (tir_type *t = *bucket; t; t = t->next_interned)
-        if (t->kind == kind && t->elem == elem && t->space == space) return t;
-    tir_type *t = ARENA_NEW(&m->arena, tir_type);
+    type_key key = {(uint32_t)kind, (uint32_t)elem, space};
+    tir_type *found = hashmap_get(&m->types, &key, sizeof key);
+    if (found) return found;
+    interned_type *t = ARENA_NEW(&m->arena, interned_type);
     if (!t) return NULL;
-    t->kind = kind;
-    t->elem = elem;
-    t->space = space;
-    t->next_interned = *bucket;
-    *bucket = t;
-    return t;
+    t->type.kind = kind;
+    t->type.elem = elem;
+    t->type.space = space;
+    t->key = key;
+    return hashmap_put(&m->types, &t->key, sizeof t->key, &t->type) ? &t->type : NULL;
 }
 
 tir_type *tir_type_index(tir_module *m) {

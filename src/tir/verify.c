@@ -137,19 +137,14 @@ static bool space_well_formed(const tir_module *m, const tir_space *s) {
 
 static bool build_sets(verifier *v) {
     const tir_module *m = v->module;
-    size_t n_types = 0, n_spaces = 0;
-    for (size_t b = 0; b < TIR_INTERN_BUCKETS; b++) {
-        for (const tir_type *t = m->types[b]; t; t = t->next_interned) n_types++;
-        for (const tir_space *s = m->spaces[b]; s; s = s->next_interned) n_spaces++;
-    }
-    v->types.items = tilec_alloc(v->ctx, n_types * sizeof *v->types.items);
-    v->spaces.items = tilec_alloc(v->ctx, n_spaces * sizeof *v->spaces.items);
+    v->types.items = tilec_alloc(v->ctx, m->types.count * sizeof *v->types.items);
+    v->spaces.items = tilec_alloc(v->ctx, m->spaces.count * sizeof *v->spaces.items);
     if (!v->types.items || !v->spaces.items) return false;
-    for (size_t b = 0; b < TIR_INTERN_BUCKETS; b++) {
-        for (const tir_type *t = m->types[b]; t; t = t->next_interned)
-            v->types.items[v->types.len++] = (verify_ptr_entry){t, true};
-        for (const tir_space *s = m->spaces[b]; s; s = s->next_interned)
-            v->spaces.items[v->spaces.len++] = (verify_ptr_entry){s, space_well_formed(m, s)};
+    for (size_t i = 0; i < m->types.capacity; i++)
+        if (m->types.slots[i].key) v->types.items[v->types.len++] = (verify_ptr_entry){m->types.slots[i].value, true};
+    for (size_t i = 0; i < m->spaces.capacity; i++) {
+        const tir_space *s = m->spaces.slots[i].value;
+        if (m->spaces.slots[i].key) v->spaces.items[v->spaces.len++] = (verify_ptr_entry){s, space_well_formed(m, s)};
     }
     qsort(v->types.items, v->types.len, sizeof *v->types.items, compare_entries);
     qsort(v->spaces.items, v->spaces.len, sizeof *v->spaces.items, compare_entries);

@@ -6,12 +6,15 @@
  * dominance queries use DFS intervals of the dominator tree. */
 #include "xir/cfg.h"
 
-#include <assert.h>
+#include "base/invariant.h"
+
 #include <string.h>
 
 bool xir_out_of_memory(xir_module *m) {
-    if (!m->failed) tilec_error(m->ctx, TILEC_E_NOMEM, "XIR-M01", tilec_no_loc(), "out of memory in an XIR pass");
-    m->failed = true;
+    if (!m->failed) {
+        tilec_error(m->ctx, TILEC_E_NOMEM, "XIR-M01", tilec_no_loc(), "out of memory in an XIR pass");
+        m->failed = TILEC_E_NOMEM;
+    }
     return false;
 }
 
@@ -53,7 +56,6 @@ static void compute_preds(xir_cfg *cfg) {
         for (unsigned i = 0; i < k; i++) cfg->pred_start[succ[i]->id + 1]++;
     }
     for (uint32_t i = 0; i < n; i++) cfg->pred_start[i + 1] += cfg->pred_start[i];
-    assert(cfg->pred_start[n] <= cfg->edge_capacity);
     for (xir_block *b = cfg->func->first; b; b = b->next) {
         xir_block *succ[2];
         unsigned k = distinct_successors(b, succ);
@@ -160,14 +162,22 @@ static void compute_dom_intervals(xir_cfg *cfg) {
     }
 }
 
-void xir_cfg_recompute(xir_cfg *cfg) {
-    assert(cfg->func->next_block_id == cfg->block_count);
+static void compute(xir_cfg *cfg) {
     compute_preds(cfg);
     compute_rpo(cfg);
     if (cfg->idom) {
         compute_dominators(cfg);
         compute_dom_intervals(cfg);
     }
+}
+
+bool xir_cfg_recompute(xir_cfg *cfg) {
+    /* The tables were sized by xir_cfg_build for its blocks and edges. */
+    if (!TILEC_INVARIANT(cfg->ctx, cfg->func->next_block_id == cfg->block_count &&
+                                       count_edges(cfg->func) <= cfg->edge_capacity))
+        return false;
+    compute(cfg);
+    return true;
 }
 
 bool xir_cfg_build(tilec_context *ctx, const xir_func *f, bool dominators, xir_cfg *out) {
@@ -193,7 +203,7 @@ bool xir_cfg_build(tilec_context *ctx, const xir_func *f, bool dominators, xir_c
         *out = cfg;
         return false;
     }
-    xir_cfg_recompute(&cfg);
+    compute(&cfg);
     *out = cfg;
     return true;
 }

@@ -37,8 +37,10 @@ typedef struct {
 /* False when memory runs out (nothing reported: the caller does). */
 bool xir_cfg_build(tilec_context *ctx, const xir_func *f, bool dominators, xir_cfg *out);
 void xir_cfg_free(xir_cfg *cfg);
-/* Recomputes the facts after edits that added no block and no edge. */
-void xir_cfg_recompute(xir_cfg *cfg);
+/* Recomputes the facts after edits that added no block and no edge.  Edits
+ * that did are a bug of the caller: TILEC-I01 (invariant.h), the facts are
+ * left as they were and the result is false. */
+bool xir_cfg_recompute(xir_cfg *cfg);
 
 static inline bool xir_cfg_reachable(const xir_cfg *cfg, const xir_block *b) {
     return b->id < cfg->block_count && cfg->rpo_index[b->id] != XIR_CFG_NONE;
@@ -54,7 +56,8 @@ bool xir_cfg_is_pred(const xir_cfg *cfg, const xir_block *pred, const xir_block 
  * dominators; false when either block is unreachable. */
 bool xir_cfg_dominates(const xir_cfg *cfg, const xir_block *a, const xir_block *b);
 
-/* Marks the module failed and reports XIR-M01 once; returns false. */
+/* Marks the module failed (TILEC_E_NOMEM unless it already failed) and
+ * reports XIR-M01 once; returns false. */
 bool xir_out_of_memory(xir_module *m);
 
 #endif

@@ -12,7 +12,7 @@ tilec_status xir_cleanup(tilec_context *ctx, xir_module *m) {
         changed = xir_fold_constants(m);
         changed |= xir_simplify_cfg(m);
         changed |= xir_eliminate_dead_code(m);
-        if (xir_module_failed(m)) return TILEC_E_NOMEM;
+        if (xir_module_failed(m)) return xir_module_status(m);
     }
     return xir_verify(ctx, m);
 }

@@ -79,23 +79,23 @@ static interp_cell shift(xir_arith_op op, tir_scalar t, interp_cell a, interp_ce
     return interp_wrap(t, a.u >> s);
 }
 
-interp_cell xir_cell_arith(xir_arith_op op, tir_scalar t, const interp_cell *x) {
+bool xir_cell_arith(xir_arith_op op, tir_scalar t, const interp_cell *x, interp_cell *out) {
     switch (op) {
-    case XIR_OP_SELECT: return x[0].u ? x[1] : x[2];
+    case XIR_OP_SELECT: *out = x[0].u ? x[1] : x[2]; return true;
     case XIR_OP_AND:
     case XIR_OP_OR:
     case XIR_OP_XOR:
-    case XIR_OP_NOT: return bitwise(op, t, x[0], xir_arith_arity(op) > 1 ? x[1] : x[0]);
+    case XIR_OP_NOT: *out = bitwise(op, t, x[0], xir_arith_arity(op) > 1 ? x[1] : x[0]); return true;
     case XIR_OP_SHL:
-    case XIR_OP_SHR: return shift(op, t, x[0], x[1]);
+    case XIR_OP_SHR: *out = shift(op, t, x[0], x[1]); return true;
     default: break;
     }
-    interp_cell r;
-    if (t == TIR_F32 && f32_arith(op, x, &r)) return r;
-    interp_cell wide[2] = {widen(t, x[0]), xir_arith_arity(op) > 1 ? widen(t, x[1]) : widen(t, x[0])};
-    r = interp_apply(shared_op[op], t, wide);
+    if (t == TIR_F32 && f32_arith(op, x, out)) return true;
+    interp_cell wide[2] = {widen(t, x[0]), xir_arith_arity(op) > 1 ? widen(t, x[1]) : widen(t, x[0])}, r;
+    if ((unsigned)op >= XIR_OP_COUNT || !interp_apply(shared_op[op], t, wide, &r)) return false;
     /* min/max of f32 operands is one of them: narrowing is exact. */
-    return t == TIR_F32 && xir_arith_class(op) != XIR_OPC_COMPARE ? cell_f32((float)r.f) : r;
+    *out = t == TIR_F32 && xir_arith_class(op) != XIR_OPC_COMPARE ? cell_f32((float)r.f) : r;
+    return true;
 }
 
 interp_cell xir_cell_cast(tir_scalar from, tir_scalar to, interp_cell x) {
@@ -128,12 +128,14 @@ static xir_bits bits_of_cell(tir_scalar type, interp_cell c) {
     return (xir_bits){.u = c.u};
 }
 
-xir_bits xir_eval_arith(xir_arith_op op, tir_scalar type, const xir_bits *args) {
-    interp_cell x[3] = {{0}, {0}, {0}};
+bool xir_eval_arith(xir_arith_op op, tir_scalar type, const xir_bits *args, xir_bits *out) {
+    interp_cell x[3] = {{0}, {0}, {0}}, r;
     for (unsigned i = 0; i < xir_arith_arity(op); i++)
         x[i] = xir_cell_of_bits(op == XIR_OP_SELECT && i == 0 ? TIR_BOOL : type, args[i]);
+    if (!xir_cell_arith(op, type, x, &r)) return false;
     tir_scalar result = xir_arith_class(op) == XIR_OPC_COMPARE ? TIR_BOOL : type;
-    return bits_of_cell(result, xir_cell_arith(op, type, x));
+    *out = bits_of_cell(result, r);
+    return true;
 }
 
 xir_bits xir_eval_cast(tir_scalar from, tir_scalar to, xir_bits x) {

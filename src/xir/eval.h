@@ -37,8 +37,10 @@
  * amounts are taken modulo the bit width, `shr` is arithmetic on signed types;
  * f32 results are the f32 rounding of the exact result (one rounding for
  * + - * / sqrt); neg/abs only touch the sign bit; min/max prefer a number to
- * a NaN and order -0 below +0; select moves bits. */
-interp_cell xir_cell_arith(xir_arith_op op, tir_scalar type, const interp_cell *args);
+ * a NaN and order -0 below +0; select moves bits.  False (and *out
+ * unspecified) when `op` has no semantics on `type`, which the verifier's
+ * typing rules exclude: callers treat it as an internal error. */
+bool xir_cell_arith(xir_arith_op op, tir_scalar type, const interp_cell *args, interp_cell *out);
 
 /* A value cast: int→int wraps, int→float rounds once, float→int truncates
  * toward zero and saturates (NaN → 0), to bool is `!= 0` (NaN → true), bool
@@ -55,7 +57,7 @@ interp_cell xir_cell_of_bits(tir_scalar type, xir_bits x);
 
 /* As xir_cell_arith.  From canonical payloads no f32 signalling NaN can
  * arise, so every result is representable. */
-xir_bits xir_eval_arith(xir_arith_op op, tir_scalar type, const xir_bits *args);
+bool xir_eval_arith(xir_arith_op op, tir_scalar type, const xir_bits *args, xir_bits *out);
 
 /* As xir_cell_cast. */
 xir_bits xir_eval_cast(tir_scalar from, tir_scalar to, xir_bits x);

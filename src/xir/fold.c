@@ -6,6 +6,8 @@
 #include "xir/eval.h"
 #include "xir/passes.h"
 
+#include "base/invariant.h"
+
 static bool is_const(const xir_value *v) { return v->kind == XIR_VALUE_CONST; }
 
 /* Not folded: their results are only specified within a backend's ulp bound. */
@@ -25,7 +27,14 @@ static xir_value *fold_arith(xir_module *m, xir_inst *inst) {
         args[i] = xir_operand(inst, i)->constant;
     }
     tir_scalar operand_type = xir_operand(inst, 0)->type->scalar;
-    return xir_const_bits(m, inst->value.type->scalar, xir_eval_arith(inst->op, operand_type, args));
+    xir_bits result;
+    /* The module verified, so its typing rules hold and every opcode has a
+     * meaning on its operand type. */
+    if (!TILEC_INVARIANT(m->ctx, xir_eval_arith(inst->op, operand_type, args, &result))) {
+        if (!m->failed) m->failed = TILEC_E_INTERNAL;
+        return NULL;
+    }
+    return xir_const_bits(m, inst->value.type->scalar, result);
 }
 
 /* The one value a PHI's incoming values agree on (ignoring the PHI itself). */
@@ -66,7 +75,7 @@ static bool fold_function(xir_func *f) {
             for (xir_inst *inst = b->first, *next; inst; inst = next) {
                 next = inst->next;
                 xir_value *replacement = fold(f->module, inst);
-                if (!replacement) continue; /* nothing to fold (or no memory: the module is marked failed) */
+                if (!replacement) continue; /* nothing to fold (or a failure: the module is marked failed) */
                 xir_value_replace_all_uses(&inst->value, replacement);
                 xir_inst_erase(inst);
                 again = changed = true;

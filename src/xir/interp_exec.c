@@ -9,7 +9,8 @@
  * written, so a read of a never-stored element is an error rather than a value. */
 #include "xir/interp_impl.h"
 
-#include <assert.h>
+#include "base/invariant.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -223,7 +224,8 @@ static tilec_status fault(xi_run *r, xi_lane *lane, const xir_inst *inst, const 
 static tilec_status exec(xi_run *r, xi_lane *lane, const xir_inst *inst) {
     interp_cell x[3];
     tilec_status st;
-    assert(inst->operand_count <= 3); /* preparation: every non-PHI instruction has at most 3 */
+    /* preparation: every non-PHI instruction has at most 3 */
+    if (!TILEC_INVARIANT(r->ctx, inst->operand_count <= 3)) return TILEC_E_INTERNAL;
     for (uint32_t i = 0; i < inst->operand_count; i++)
         if ((st = xi_read(r, lane, inst, xir_operand(inst, i), &x[i]))) return st;
     lane->pc = inst->next;
@@ -232,7 +234,10 @@ static tilec_status exec(xi_run *r, xi_lane *lane, const xir_inst *inst) {
     /* preparation checked the operand types that xir/eval.h relies on */
     case XIR_INST_ARITH: {
         uint32_t typed = inst->op == XIR_OP_SELECT ? 1 : 0;
-        xi_define(lane, inst, xir_cell_arith(inst->op, xir_operand(inst, typed)->type->scalar, x));
+        interp_cell result;
+        if (!TILEC_INVARIANT(r->ctx, xir_cell_arith(inst->op, xir_operand(inst, typed)->type->scalar, x, &result)))
+            return TILEC_E_INTERNAL;
+        xi_define(lane, inst, result);
         return TILEC_OK;
     }
     case XIR_INST_CAST:
@@ -262,8 +267,8 @@ static tilec_status exec(xi_run *r, xi_lane *lane, const xir_inst *inst) {
     case XIR_INST_RET: lane->status = XI_RETURNED; return TILEC_OK;
     default: break;
     }
-    assert(!"exec: PHIs run on edges, warp_read_lane in the scheduler");
-    return TILEC_E_VERIFY;
+    TILEC_UNREACHABLE(r->ctx, "exec: PHIs run on edges, warp_read_lane in the scheduler");
+    return TILEC_E_INTERNAL;
 }
 
 tilec_status xi_lane_run(xi_run *r, xi_lane *lane) {

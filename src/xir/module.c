@@ -2,7 +2,8 @@
  * registers, functions, blocks, instructions, use lists and mutation.
  * Invariant: an instruction's operand uses are linked into their values' use
  * lists exactly while the instruction is attached to a block.  Allocation
- * failure marks the module failed (one XIR-M01 diagnostic) and returns NULL. */
+ * failure marks the module failed (one XIR-M01 diagnostic) and returns NULL.
+ * Types and constants are interned in base/hashmap tables. */
 #include "xir/xir.h"
 
 #include "base/ilist.h"
@@ -10,13 +11,15 @@
 #include <string.h>
 
 static void *oom(xir_module *m) {
-    if (!m->failed)
+    if (!m->failed) {
         tilec_error(m->ctx, TILEC_E_NOMEM, "XIR-M01", tilec_no_loc(), "out of memory building XIR");
-    m->failed = true;
+        m->failed = TILEC_E_NOMEM;
+    }
     return NULL;
 }
 
-bool xir_module_failed(const xir_module *m) { return m->failed; }
+bool xir_module_failed(const xir_module *m) { return m->failed != TILEC_OK; }
+tilec_status xir_module_status(const xir_module *m) { return m->failed; }
 
 xir_module *xir_module_create(tilec_context *ctx) {
     xir_module *m = tilec_alloc(ctx, sizeof *m);
@@ -26,6 +29,8 @@ xir_module *xir_module_create(tilec_context *ctx) {
     }
     m->ctx = ctx;
     arena_init(&m->arena, ctx);
+    hashmap_init(&m->types, ctx);
+    hashmap_init(&m->constants, ctx);
     return m;
 }
 
@@ -33,25 +38,40 @@ void xir_module_destroy(xir_module *m) {
     if (!m) return;
     for (size_t i = 0; i < m->funcs.len; i++) VEC_FREE(m->ctx, &m->funcs.data[i]->args);
     VEC_FREE(m->ctx, &m->funcs);
+    hashmap_free(&m->types);
+    hashmap_free(&m->constants);
     arena_destroy(&m->arena);
     tilec_free(m->ctx, m);
 }
 
 /* ---- types ---- */
 
+/* An interned object is allocated with its hash-map key right after it, so
+ * the key lives as long as the module.  Keys have no padding bytes: they are
+ * compared as bytes. */
+typedef struct {
+    uint32_t kind, scalar;
+    uint64_t count;
+} type_key;
+_Static_assert(sizeof(type_key) == 16, "type_key has no padding");
+
+typedef struct {
+    xir_type type;
+    type_key key;
+} interned_type;
+
 static xir_type *intern_type(xir_module *m, xir_type_kind kind, tir_scalar s, uint64_t count) {
-    uint64_t h = ((uint64_t)kind * 31 + (uint64_t)s) * 1000003u + count;
-    xir_type **bucket = &m->types[h % XIR_INTERN_BUCKETS];
-    for (xir_type *t = *bucket; t; t = t->next_interned)
-        if (t->kind == kind && t->scalar == s && t->count == count) return t;
-    xir_type *t = ARENA_NEW(&m->arena, xir_type);
+    type_key key = {(uint32_t)kind, (uint32_t)s, count};
+    xir_type *found = hashmap_get(&m->types, &key, sizeof key);
+    if (found) return found;
+    interned_type *t = ARENA_NEW(&m->arena, interned_type);
     if (!t) return oom(m);
-    t->kind = kind;
-    t->scalar = s;
-    t->count = count;
-    t->next_interned = *bucket;
-    *bucket = t;
-    return t;
+    t->type.kind = kind;
+    t->type.scalar = s;
+    t->type.count = count;
+    t->key = key;
+    if (!hashmap_put(&m->types, &t->key, sizeof t->key, &t->type)) return oom(m);
+    return &t->type;
 }
 
 xir_type *xir_type_void(xir_module *m) { return intern_type(m, XIR_TYPE_VOID, TIR_SCALAR_INVALID, 0); }
@@ -90,22 +110,33 @@ static xir_bits normalize(tir_scalar s, xir_bits b) {
     return b;
 }
 
+typedef struct {
+    const xir_type *type;
+    uint64_t bits;
+} const_key;
+_Static_assert(sizeof(const_key) == 16, "const_key has no padding");
+
+typedef struct {
+    xir_value value;
+    const_key key;
+} interned_const;
+
 xir_value *xir_const_bits(xir_module *m, tir_scalar s, xir_bits bits) {
     bits = normalize(s, bits);
     xir_type *type = xir_type_scalar(m, s);
     if (!type) return NULL;
-    uint64_t h = bits.u * 0x9e3779b97f4a7c15ULL + (uint64_t)s;
-    xir_value **bucket = &m->constants[h % XIR_INTERN_BUCKETS];
-    for (xir_value *v = *bucket; v; v = v->next_interned)
-        if (v->type == type && v->constant.u == bits.u) return v; /* exact bits: -0.0 != 0.0 */
-    xir_value *v = ARENA_NEW(&m->arena, xir_value);
-    if (!v) return oom(m);
+    const_key key = {type, bits.u}; /* exact bits: -0.0 != 0.0 */
+    xir_value *found = hashmap_get(&m->constants, &key, sizeof key);
+    if (found) return found;
+    interned_const *c = ARENA_NEW(&m->arena, interned_const);
+    if (!c) return oom(m);
+    xir_value *v = &c->value;
     v->kind = XIR_VALUE_CONST;
     v->type = type;
     v->id = m->next_global_id++;
     v->constant = bits;
-    v->next_interned = *bucket;
-    *bucket = v;
+    c->key = key;
+    if (!hashmap_put(&m->constants, &c->key, sizeof c->key, v)) return oom(m);
     return v;
 }
 

@@ -128,7 +128,7 @@ static bool out_of_memory(parser *p) {
  * parse status. */
 static bool module_ok(parser *p) {
     if (!xir_module_failed(p->m)) return true;
-    if (p->status == TILEC_OK) p->status = TILEC_E_NOMEM;
+    if (p->status == TILEC_OK) p->status = xir_module_status(p->m);
     return false;
 }
 

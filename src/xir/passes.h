@@ -32,8 +32,8 @@ bool xir_fold_constants(xir_module *m);
 bool xir_simplify_cfg(xir_module *m);
 
 /* Verifies, runs the three passes to a fixpoint, verifies again.  Returns
- * TILEC_OK, TILEC_E_VERIFY (before any change when the input is invalid), or
- * TILEC_E_NOMEM. */
+ * TILEC_OK, TILEC_E_VERIFY (before any change when the input is invalid),
+ * TILEC_E_NOMEM, or TILEC_E_INTERNAL (a pass found a broken invariant). */
 tilec_status xir_cleanup(tilec_context *ctx, xir_module *m);
 
 #endif

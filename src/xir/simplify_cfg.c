@@ -198,7 +198,10 @@ static bool merge_and_bypass(xir_func *f, sweep *w) {
 /* One round: false when nothing changed. */
 static bool simplify_once(xir_func *f, xir_cfg *cfg, sweep *w) {
     bool changed = fold_branches(f);
-    xir_cfg_recompute(cfg);
+    if (!xir_cfg_recompute(cfg)) { /* reported (TILEC-I01) */
+        if (!f->module->failed) f->module->failed = TILEC_E_INTERNAL;
+        return false;
+    }
     return remove_unreachable(f, cfg) || merge_and_bypass(f, w) || changed;
 }
 

@@ -539,13 +539,11 @@ static void check_function(verifier *v, const xir_func *f, symtab *kernel_names)
 
 static bool collect_constants(verifier *v) {
     const xir_module *m = v->m;
-    size_t n = 0;
-    for (size_t i = 0; i < XIR_INTERN_BUCKETS; i++)
-        for (const xir_value *c = m->constants[i]; c; c = c->next_interned) n++;
+    size_t n = m->constants.count;
     v->constants = tilec_alloc(v->ctx, (n ? n : 1) * sizeof *v->constants);
     if (!v->constants) return false;
-    for (size_t i = 0; i < XIR_INTERN_BUCKETS; i++)
-        for (const xir_value *c = m->constants[i]; c; c = c->next_interned) v->constants[v->constant_count++] = c;
+    for (size_t i = 0; i < m->constants.capacity; i++)
+        if (m->constants.slots[i].key) v->constants[v->constant_count++] = m->constants.slots[i].value;
     qsort(v->constants, v->constant_count, sizeof *v->constants, compare_addresses);
     return true;
 }

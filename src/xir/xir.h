@@ -19,6 +19,7 @@
 #define TILEC_XIR_H
 
 #include "base/arena.h"
+#include "base/hashmap.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
 #include "tilec/tir.h" /* tir_scalar: XIR shares the scalar element types */
@@ -34,7 +35,6 @@ typedef enum {
 
 typedef struct xir_type xir_type;
 struct xir_type {
-    xir_type *next_interned;
     xir_type_kind kind;
     tir_scalar scalar; /* SCALAR, and the element of ARRAY/PTR/BUFFER */
     uint64_t count;    /* ARRAY */
@@ -134,7 +134,6 @@ struct xir_value {
     xir_bits constant;   /* CONST */
     xir_special special; /* SPECIAL */
     uint32_t arg_index;  /* ARG */
-    xir_value *next_interned;
 };
 
 struct xir_inst {
@@ -177,17 +176,18 @@ struct xir_func {
     uint32_t block_size;    /* logical workers per runtime block */
 };
 
-enum { XIR_INTERN_BUCKETS = 256 };
-
 struct xir_module {
     tilec_context *ctx;
     arena arena;
     VEC(xir_func *) funcs;
-    xir_type *types[XIR_INTERN_BUCKETS];
-    xir_value *constants[XIR_INTERN_BUCKETS];
+    hashmap types;     /* interned types (module.c), key stored after each */
+    hashmap constants; /* interned constants: (type, exact bits) -> value */
     xir_value *specials[XIR_SPECIAL_COUNT];
     uint32_t next_global_id;
-    bool failed; /* an allocation failed (reported once as XIR-M01) */
+    /* TILEC_OK while usable; else why it is not: TILEC_E_NOMEM (an allocation
+     * failed, reported once as XIR-M01) or TILEC_E_INTERNAL (a pass found a
+     * broken invariant, TILEC-I01).  The first failure stays. */
+    tilec_status failed;
 };
 
 /* ---- tables ---- */
@@ -281,7 +281,9 @@ xir_value *xir_build_warp_read_lane(xir_builder *b, xir_value *value, xir_value 
 void xir_build_br(xir_builder *b, xir_block *target);
 void xir_build_cond_br(xir_builder *b, xir_value *cond, xir_block *if_true, xir_block *if_false);
 void xir_build_ret(xir_builder *b);
-/* True when some allocation failed while building (reported once as XIR-M01). */
+/* True when some allocation failed while building (reported once as XIR-M01)
+ * or a pass failed internally (TILEC-I01); xir_module_status says which. */
 bool xir_module_failed(const xir_module *m);
+tilec_status xir_module_status(const xir_module *m);
 
 #endif

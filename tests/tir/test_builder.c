@@ -129,6 +129,11 @@ static void test_builder_errors(void) {
     close_fixture(&fx);
 
     fx = open_fixture(4, 8);
+    CHECK(tir_const(fx.b, tir_type_scalar(fx.m, TIR_F32), (tir_literal){(tir_literal_kind)7, {.u = 0}}) == NULL);
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B08")); /* unknown literal kind */
+    close_fixture(&fx);
+
+    fx = open_fixture(4, 8);
     CHECK(tir_stage(fx.b, "load") != TILEC_OK);
     CHECK(!strcmp(last_diag_code(ctx), "TIR-B40"));
     close_fixture(&fx);

@@ -269,6 +269,18 @@ static void test_malformed(void) {
     expect_error(tir_interpret(ctx, k.f, 1, &arg), TILEC_E_VERIFY, "TIR-I06");
     CHECK(y == 0);
     kernel_close(&k);
+
+    /* A literal of unknown kind (the builder refuses one, TIR-B08): refused
+     * while preparing, where it once reached an assert. */
+    k = kernel_open("bad_literal");
+    Y = view1(&k, "Y", TIR_F32, 1, false);
+    b = kernel_body(&k);
+    c = tir_const_float(b, TIR_F32, 1);
+    put(&k, Y, 0, c);
+    tir_value_def(c)->literal.kind = (tir_literal_kind)7;
+    expect_error(tir_interpret(ctx, k.f, 1, &arg), TILEC_E_VERIFY, "TIR-I06");
+    CHECK(y == 0);
+    kernel_close(&k);
 }
 
 /* ---- a blocked GEMM ---- */

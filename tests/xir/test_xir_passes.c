@@ -23,7 +23,9 @@ static xir_bits F(double v) { return (xir_bits){.f = v}; }
 
 static xir_bits eval2(xir_arith_op op, tir_scalar t, xir_bits a, xir_bits b) {
     xir_bits args[3] = {a, b, U(0)};
-    return xir_eval_arith(op, t, args);
+    xir_bits r = {.u = 0xdeadbeef};
+    CHECK(xir_eval_arith(op, t, args, &r));
+    return r;
 }
 
 static xir_bits eval1(xir_arith_op op, tir_scalar t, xir_bits a) { return eval2(op, t, a, U(0)); }
@@ -84,9 +86,10 @@ static void test_eval_integers(void) {
     CHECK(eval2(XIR_OP_EQ, TIR_BOOL, U(1), U(1)).u == 1 && eval2(XIR_OP_NE, TIR_BOOL, U(1), U(0)).u == 1);
     /* select is (condition, if_true, if_false) */
     xir_bits args[3] = {U(1), I(7), I(9)};
-    CHECK(xir_eval_arith(XIR_OP_SELECT, TIR_I32, args).i == 7);
+    xir_bits r;
+    CHECK(xir_eval_arith(XIR_OP_SELECT, TIR_I32, args, &r) && r.i == 7);
     args[0] = U(0);
-    CHECK(xir_eval_arith(XIR_OP_SELECT, TIR_I32, args).i == 9);
+    CHECK(xir_eval_arith(XIR_OP_SELECT, TIR_I32, args, &r) && r.i == 9);
 }
 
 static void test_eval_floats(void) {
@@ -616,7 +619,9 @@ static trace run(const xir_module *m, uint32_t lane) {
                 xir_bits args[3];
                 for (uint32_t i = 0; i < inst->operand_count; i++) args[i].u = VALUE(xir_operand(inst, i));
                 tir_scalar type = xir_operand(inst, inst->op == XIR_OP_SELECT)->type->scalar;
-                values[inst->value.id] = xir_eval_arith(inst->op, type, args).u;
+                xir_bits r = {0};
+                CHECK(xir_eval_arith(inst->op, type, args, &r));
+                values[inst->value.id] = r.u;
             } else if (inst->kind == XIR_INST_BUFFER_WRITE && t.writes < 64) {
                 t.index[t.writes] = VALUE(xir_operand(inst, 1));
                 t.value[t.writes++] = VALUE(xir_operand(inst, 2));
