@@ -5,6 +5,8 @@
  * (tir/fault.h). */
 #include "tilec/kernel.h"
 
+#include "base/invariant.h"
+
 #include <string.h>
 
 static size_t string_bytes(const char *s) { return s ? strlen(s) + 1 : 0; }
@@ -21,10 +23,7 @@ static const char *copy_string(char **at, const char *s) {
 
 static tilec_status report(const void *user, tilec_context *ctx, const fault_record *faults) {
     const tilec_kernel *k = user;
-    if (faults->site >= k->fault_site_count)
-        return tilec_error(ctx, TILEC_E_VERIFY, "TILEC-I01", tilec_no_loc(),
-                           "kernel '@%s' reported fault site %u, but it has %zu sites", strbuf_cstr(&k->name),
-                           faults->site, k->fault_site_count);
+    if (!TILEC_INVARIANT(ctx, faults->site < k->fault_site_count)) return TILEC_E_INTERNAL;
     return tir_fault_report(ctx, &k->fault_sites[faults->site], faults->value);
 }
 

@@ -4,6 +4,7 @@
  * bounds fault of the XIR run is reported as the reference would. */
 #include "xir_engine.h"
 #include "compare.h"
+#include "base/invariant.h"
 #include "xir/interp.h"
 
 #include <time.h>
@@ -28,8 +29,10 @@ int cli_run_xir(tilec_context *ctx, const cli_lowering *l, const tir_func *f, cl
         o.faults = &faults;
         tilec_status st = xir_interpret_with(ctx, r.kernel, r.dispatch_size, r.packet_width, args->count,
                                              args->buffers, &o);
-        if (!st && faults.count && faults.site < r.fault_site_count)
-            st = tir_fault_report(ctx, &r.fault_sites[faults.site], faults.value);
+        if (!st && faults.count)
+            st = TILEC_INVARIANT(ctx, faults.site < r.fault_site_count)
+                     ? tir_fault_report(ctx, &r.fault_sites[faults.site], faults.value)
+                     : TILEC_E_INTERNAL;
         if (st != TILEC_OK) {
             code = cli_fail_diags(ctx);
         } else {
