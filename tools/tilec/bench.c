@@ -72,10 +72,10 @@ static int bench_kernel(tilec_context *ctx, const tir_func *f, tilec_kernel *k) 
     return code;
 }
 
-static int bench_main(tilec_context *ctx, int argc, char **argv) {
+static int bench_main(tilec_context *ctx, int argc, char **argv, bool parse_only) {
     cli_native_request r;
     int code = cli_native_request_scan(ctx, &cli_bench_command, argc, argv, &r);
-    if (code == CLI_CONTINUE) {
+    if (code == CLI_CONTINUE && !parse_only) {
         tir_module *m = cli_load_module(ctx, r.path, &r.defines);
         const tir_func *f = m ? cli_pick_kernel(m, "bench", r.kernel) : NULL;
         code = CLI_EXIT_FAIL;

@@ -1,12 +1,12 @@
 /* check.c — `tilec check FILE.tir [-D NAME=VALUE]...`: parse and verify. */
 #include "cli.h"
 
-static int check_main(tilec_context *ctx, int argc, char **argv) {
+static int check_main(tilec_context *ctx, int argc, char **argv, bool parse_only) {
     cli_defines defines;
     cli_defines_init(&defines, ctx);
     const char *path;
     int code = cli_scan_file_command(&cli_check_command, argc, argv, &defines, &path);
-    if (code == CLI_CONTINUE) {
+    if (code == CLI_CONTINUE && !parse_only) {
         tir_module *m = cli_load_module(ctx, path, &defines);
         if (m) printf("ok: %zu kernel(s)\n", tir_module_func_count(m));
         code = m ? CLI_EXIT_OK : CLI_EXIT_FAIL;

@@ -75,7 +75,11 @@ typedef struct {
     const char *name;
     const char *summary;
     const char *help; /* the full --help text */
-    int (*main)(tilec_context *ctx, int argc, char **argv);
+    /* With parse_only the command stops after scanning its command line, before
+     * reading FILE.tir: CLI_CONTINUE where it would go on, else the exit code
+     * (after the same help text or usage error); nothing read, written or
+     * compiled.  For fuzz_cli. */
+    int (*main)(tilec_context *ctx, int argc, char **argv, bool parse_only);
 } cli_command;
 
 extern const cli_command cli_check_command, cli_print_command, cli_plan_command, cli_lower_command, cli_run_command,
@@ -90,6 +94,13 @@ enum { CLI_CONTINUE = -1, CLI_MISMATCH = -2 };
  * CLI_CONTINUE with *path and *defines set, or the exit code to return now
  * (after printing the help or a usage error). */
 int cli_scan_file_command(const cli_command *cmd, int argc, char **argv, cli_defines *defines, const char **path);
+
+/* ---- the whole command line ---- */
+
+/* `tilec ARGS...` (argv[0] is the program): answers a help request or runs
+ * the subcommand, in a fresh context, with parse_only passed on (see
+ * cli_command; its CLI_CONTINUE is then returned as is). */
+int cli_main(int argc, char **argv, bool parse_only);
 
 /* ---- modules ---- */
 

@@ -230,7 +230,7 @@ static const cli_option options[] = {
     {NULL, false, 0},
 };
 
-static int demo_main(tilec_context *ctx, int argc, char **argv) {
+static int demo_main(tilec_context *ctx, int argc, char **argv, bool parse_only) {
     demo_run d = {.ctx = ctx, .dir = TILEC_EXAMPLES_DIR};
     cli_scanner s = cli_scanner_start("demo", argc, argv);
     const char *value;
@@ -258,7 +258,7 @@ static int demo_main(tilec_context *ctx, int argc, char **argv) {
         printf("no examples with references are registered (examples/reference/table.c)\n");
         code = CLI_EXIT_OK;
     }
-    if (code != CLI_CONTINUE) {
+    if (code != CLI_CONTINUE || parse_only) {
         tilec_free(ctx, selected);
         tilec_free(ctx, rows);
         return code;

@@ -3,10 +3,10 @@
  * LLVM IR or the host assembly of its packet entry, as the JIT produced it. */
 #include "native.h"
 
-static int emit(const cli_command *cmd, tilec_context *ctx, int argc, char **argv, bool assembly) {
+static int emit(const cli_command *cmd, tilec_context *ctx, int argc, char **argv, bool parse_only, bool assembly) {
     cli_native_request r;
     int code = cli_native_request_scan(ctx, cmd, argc, argv, &r);
-    if (code == CLI_CONTINUE) {
+    if (code == CLI_CONTINUE && !parse_only) {
         tir_module *m = cli_load_module(ctx, r.path, &r.defines);
         const tir_func *f = m ? cli_pick_kernel(m, cmd->name, r.kernel) : NULL;
         code = CLI_EXIT_FAIL;
@@ -29,12 +29,12 @@ static int emit(const cli_command *cmd, tilec_context *ctx, int argc, char **arg
     return code;
 }
 
-static int emit_llvm_main(tilec_context *ctx, int argc, char **argv) {
-    return emit(&cli_emit_llvm_command, ctx, argc, argv, false);
+static int emit_llvm_main(tilec_context *ctx, int argc, char **argv, bool parse_only) {
+    return emit(&cli_emit_llvm_command, ctx, argc, argv, parse_only, false);
 }
 
-static int emit_asm_main(tilec_context *ctx, int argc, char **argv) {
-    return emit(&cli_emit_asm_command, ctx, argc, argv, true);
+static int emit_asm_main(tilec_context *ctx, int argc, char **argv, bool parse_only) {
+    return emit(&cli_emit_asm_command, ctx, argc, argv, parse_only, true);
 }
 
 #define EMIT_HELP(what) \

@@ -33,14 +33,14 @@ static int scan(int argc, char **argv, cli_defines *defines, cli_lowering *l, co
     return *path ? CLI_CONTINUE : cli_usage_error("lower", "missing FILE.tir");
 }
 
-static int lower_main(tilec_context *ctx, int argc, char **argv) {
+static int lower_main(tilec_context *ctx, int argc, char **argv, bool parse_only) {
     cli_defines defines;
     cli_defines_init(&defines, ctx);
     cli_lowering l;
     cli_lowering_init(&l);
     const char *path = NULL, *kernel = NULL;
     int code = scan(argc, argv, &defines, &l, &path, &kernel);
-    if (code == CLI_CONTINUE) {
+    if (code == CLI_CONTINUE && !parse_only) {
         tir_module *m = cli_load_module(ctx, path, &defines);
         const tir_func *f = m ? cli_pick_kernel(m, "lower", kernel) : NULL;
         lower_result r;

@@ -324,12 +324,12 @@ static void print_json(FILE *out, const plan_result *p, const plan_choice **rank
     fputs("\n}\n", out);
 }
 
-static int plan_main(tilec_context *ctx, int argc, char **argv) {
+static int plan_main(tilec_context *ctx, int argc, char **argv, bool parse_only) {
     plan_request r = {0};
     cli_defines_init(&r.defines, ctx);
     cli_lowering_init(&r.lowering);
     int code = scan(&r, argc, argv);
-    if (code == CLI_CONTINUE) {
+    if (code == CLI_CONTINUE && !parse_only) {
         tir_module *m = cli_load_module(ctx, r.path, &r.defines);
         const tir_func *f = m ? cli_pick_kernel(m, "plan", r.kernel) : NULL;
         code = CLI_EXIT_FAIL;

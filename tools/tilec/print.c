@@ -2,12 +2,12 @@
  * The file is verified first, so what is printed is a valid module. */
 #include "cli.h"
 
-static int print_main(tilec_context *ctx, int argc, char **argv) {
+static int print_main(tilec_context *ctx, int argc, char **argv, bool parse_only) {
     cli_defines defines;
     cli_defines_init(&defines, ctx);
     const char *path;
     int code = cli_scan_file_command(&cli_print_command, argc, argv, &defines, &path);
-    if (code == CLI_CONTINUE) {
+    if (code == CLI_CONTINUE && !parse_only) {
         tir_module *m = cli_load_module(ctx, path, &defines);
         code = m ? CLI_EXIT_OK : CLI_EXIT_FAIL;
         if (m && tir_print_file(m, stdout) != TILEC_OK) {

@@ -177,12 +177,12 @@ static int execute(tilec_context *ctx, run_request *r, const tir_func *f) {
     return code == CLI_CONTINUE ? CLI_EXIT_OK : code == CLI_MISMATCH ? CLI_EXIT_FAIL : code;
 }
 
-static int run_main(tilec_context *ctx, int argc, char **argv) {
+static int run_main(tilec_context *ctx, int argc, char **argv, bool parse_only) {
     run_request request = {.ctx = ctx}, *r = &request;
     cli_defines_init(&r->defines, ctx);
     cli_native_init(&r->native);
     int code = scan(r, argc, argv);
-    if (code == CLI_CONTINUE) {
+    if (code == CLI_CONTINUE && !parse_only) {
         tir_module *m = cli_load_module(ctx, r->path, &r->defines);
         const tir_func *f = m ? cli_pick_kernel(m, "run", r->kernel) : NULL;
         code = f ? execute(ctx, r, f) : CLI_EXIT_FAIL;
