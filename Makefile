@@ -56,19 +56,42 @@ bench:
 	cmake --build $(BENCH_BUILD) -j $(JOBS) --target bench_gemm bench_rows bench_attention
 	BENCH_BUILD=$(BENCH_BUILD) bench/run $(BENCH_ARGS)
 
-# libFuzzer over a text form and its verifier: FUZZ_TARGET=fuzz_text (TileIR,
-# seeded with every .tir file) or fuzz_xir (XIR, seeded with tests/xir/*.xir).
+# `make fuzz FUZZ_TARGET=NAME FUZZ_SECONDS=60`: libFuzzer (needs clang) with
+# ASan and UBSan in its own build dir.  The targets, tests/fuzz/NAME.c, and
+# their seed corpora (FUZZ_SEEDS_NAME):
+#   fuzz_text  TileIR text: parse, verify, print and re-parse to the same text;
+#              seeds: every .tir file (examples/, tests/kernels/)
+#   fuzz_xir   XIR text: parse and print round trip, verify, cleanup;
+#              seeds: tests/xir/*.xir
+#   fuzz_npy   the .npy reader on a file and on a pipe (they must agree) and
+#              `tilec run --in`'s loader; memory bounded by the input (the
+#              target's allocator, -malloc_limit_mb); seeds: tests/fuzz/corpus/npy
+#              (tiny np.save-layout files, tests/fuzz/make_npy_seeds.py)
+#   fuzz_cli   the tilec command line up to reading FILE.tir: dispatch, help,
+#              every subcommand's options (parse only, nothing runs; its usage
+#              errors silenced); seeds: tests/fuzz/corpus/cli, one argument a line
+# New inputs go to $(FUZZ_BUILD)/corpus-NAME.  A crash leaves crash-* here:
+# fix it and add the reproducer to the target's committed corpus.  `make test`
+# replays every FUZZ_SEEDS directory through the same entry in the normal
+# build (ctest fuzz.NAME, tests/fuzz/replay.c), reading the FUZZ_SEEDS_ lines
+# below, so keep each on one line.  FUZZ_FLAGS_NAME: the target's own flags.
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
+FUZZ_TIMEOUT ?= 10
 FUZZ_TARGET  ?= fuzz_text
 FUZZ_SEEDS_fuzz_text = examples tests/kernels
-FUZZ_SEEDS_fuzz_xir  = tests/xir
+FUZZ_SEEDS_fuzz_xir = tests/xir
+FUZZ_SEEDS_fuzz_npy = tests/fuzz/corpus/npy
+FUZZ_SEEDS_fuzz_cli = tests/fuzz/corpus/cli
+FUZZ_FLAGS_fuzz_npy = -malloc_limit_mb=16
+FUZZ_FLAGS_fuzz_cli = -malloc_limit_mb=16 -close_fd_mask=3
 fuzz: deps
+	@test -n "$(FUZZ_SEEDS_$(FUZZ_TARGET))" || { echo "make fuzz: unknown FUZZ_TARGET '$(FUZZ_TARGET)' (see the Makefile)"; exit 2; }
 	CC=clang cmake -S . -B $(FUZZ_BUILD) -DTILEC_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGET)
 	mkdir -p $(FUZZ_BUILD)/corpus-$(FUZZ_TARGET)
-	$(FUZZ_BUILD)/$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
-	  $(FUZZ_BUILD)/corpus-$(FUZZ_TARGET) $(FUZZ_SEEDS_$(FUZZ_TARGET))
+	$(FUZZ_BUILD)/$(FUZZ_TARGET) -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -timeout=$(FUZZ_TIMEOUT) \
+	  $(FUZZ_FLAGS_$(FUZZ_TARGET)) $(FUZZ_BUILD)/corpus-$(FUZZ_TARGET) $(FUZZ_SEEDS_$(FUZZ_TARGET))
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD) $(BENCH_BUILD)
