@@ -72,7 +72,9 @@ typedef union {
 
 static void *counted_alloc(void *user, size_t size) {
     accounting *a = user;
-    if (size > a->bound || a->live - a->base > a->bound - size) {
+    /* A read may free what was there before it (the diagnostics array grows). */
+    size_t held = a->live > a->base ? a->live - a->base : 0;
+    if (size > a->bound || held > a->bound - size) {
         if (size > a->refused) a->refused = size;
         return NULL;
     }
