@@ -1,11 +1,11 @@
 /* fuzz_npy.c — libFuzzer target for the .npy reader (src/base/npy.h) and the
  * CLI's --in loader (cli_args_load_npy, tools/tilec/args.h).
  *
- * Any input is read three ways: as a regular file (the reader can seek, so it
+ * Any input is read four ways: as a regular file (the reader can seek, so it
  * checks declared sizes against the file before allocating), as a pipe (it
- * cannot seek: the data streams in, as from `--in X=/dev/stdin`), and into
- * every parameter of a small kernel as `tilec run --in` does.  Checked on every
- * input:
+ * cannot seek: the data streams in, as from `--in X=/dev/stdin`), through
+ * npy_read_with's header check and caller's buffer, and into parameters of a
+ * small kernel as `tilec run --in` does.  Checked on every input:
  *   - no crash and no leak (ASan and LSan under libFuzzer);
  *   - no read holds more than read_bound(size) bytes of the context's memory at
  *     once (the header cap plus three times the input): a 100-byte file declaring
@@ -15,9 +15,11 @@
  *   - the file and the pipe agree: the same status and first diagnostic code
  *     and, on success, the same dtype, shape and bytes, which are the input's
  *     last size_bytes bytes;
- *   - a failure leaves the array zeroed and a diagnostic; the loader succeeds
- *     exactly when the file reads with the parameter's dtype and shape, and
- *     then the buffer holds the file's data.
+ *   - a failure leaves the array zeroed and a diagnostic;
+ *   - npy_read_with: `accept` sees the read's header once, before the data;
+ *     refusing there is the read's result; `into` gets the same bytes;
+ *   - the loader succeeds exactly when the file reads with the parameter's
+ *     dtype and shape, and then the buffer holds the file's data.
  * Run with `make fuzz FUZZ_TARGET=fuzz_npy` (needs clang); `make test`
  * replays tests/fuzz/corpus/npy (seeds from make_npy_seeds.py, then crash
  * reproducers) through this same entry (tests/fuzz/replay.c). */
@@ -34,10 +36,11 @@
 #include <unistd.h>
 
 /* The reader's fixed allowance: a header may declare up to 1 MiB
- * (MAX_HEADER_BYTES in npy.c), allocated before it is read; SLACK covers the
- * first buffer of a read from a pipe and the diagnostics.  Data needs at most
- * three times the input: a buffer that doubles as a pipe's bytes arrive holds
- * its old and new copies for a moment. */
+ * (MAX_HEADER_BYTES in npy.c), allocated before it is read and freed before
+ * the data; a pipe's data starts in a buffer of up to 1 MiB
+ * (STREAM_CHUNK_BYTES); SLACK covers the diagnostics.  Beyond that, data needs
+ * at most three times the input: a buffer that doubles as a pipe's bytes
+ * arrive holds its old and new copies for a moment. */
 enum { HEADER_CAP = 1 << 20, SLACK = 64 << 10, PIPE_CAPACITY = 64 << 10 };
 
 static size_t read_bound(size_t input_size) { return HEADER_CAP + SLACK + 3 * input_size; }
@@ -93,7 +96,7 @@ static void counted_free(void *user, void *ptr) {
     free(h);
 }
 
-/* ---- the three ways in ---- */
+/* ---- the ways in ---- */
 
 typedef struct {
     tilec_status status;
@@ -101,14 +104,19 @@ typedef struct {
     npy_array array;
 } read_result;
 
-/* Reads the object behind file descriptor fd by its /proc name, as the CLI
- * reads a path, and keeps the first diagnostic's code. */
-static read_result read_fd(tilec_context *ctx, accounting *a, int fd) {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+/* The name the reader opens for file descriptor fd, as the CLI opens a path. */
+static const char *fd_path(char path[32], int fd) {
+    snprintf(path, 32, "/proc/self/fd/%d", fd);
+    return path;
+}
+
+/* Reads what is behind fd (npy_read_with with `o`; NULL: npy_read) and keeps
+ * the first diagnostic's code. */
+static read_result read_fd(tilec_context *ctx, accounting *a, int fd, const npy_read_options *o) {
+    char path[32];
     read_result r;
     a->base = a->live;
-    r.status = npy_read(ctx, path, &r.array);
+    r.status = npy_read_with(ctx, fd_path(path, fd), o, &r.array);
     if (a->refused) fail("the reader asked for more memory than its input can justify");
     r.code[0] = 0;
     if (r.status != TILEC_OK) {
@@ -149,6 +157,63 @@ static int pipe_with(const uint8_t *data, size_t size) {
     return written ? fds[0] : -1;
 }
 
+/* What npy_read_with's `accept` expects and answers. */
+typedef struct {
+    tilec_context *ctx;
+    const npy_array *expected; /* the header the plain read returned; NULL: it failed */
+    tilec_status answer;       /* TILEC_OK, or refuse with this status */
+    unsigned calls;
+} acceptor;
+
+static tilec_status accept_header(void *user, const npy_array *header) {
+    acceptor *c = user;
+    const npy_array *e = c->expected;
+    c->calls++;
+    if (header->data) fail("accept saw data");
+    if (e && (header->dtype != e->dtype || header->rank != e->rank || header->size_bytes != e->size_bytes ||
+              memcmp(header->shape, e->shape, e->rank * sizeof *e->shape)))
+        fail("accept saw another header than the read returns");
+    if (c->answer == TILEC_OK) return TILEC_OK;
+    return tilec_error(c->ctx, c->answer, "FUZZ-REFUSED", tilec_no_loc(), "refused by fuzz_npy");
+}
+
+/* npy_read_with, the header check the CLI's loader relies on: `accept` sees
+ * the header the plain read returns, at most once and before the data, and
+ * accepting changes nothing; refusing fails the read with its own status;
+ * `into` a buffer of the data's size gets the same bytes (out->data stays
+ * NULL), one a byte larger is TILEC-NPY11. */
+static void check_read_with(tilec_context *ctx, accounting *a, int fd, const read_result *file) {
+    const npy_array *e = file->status == TILEC_OK ? &file->array : NULL;
+    acceptor c = {ctx, e, TILEC_OK, 0};
+    npy_read_options o = {accept_header, &c, NULL, 0};
+    tilec_diag_clear(ctx);
+    read_result r = read_fd(ctx, a, fd, &o);
+    if (!same_read(file, &r) || c.calls > 1) fail("an accepting header check changed the read");
+    npy_array_free(ctx, &r.array);
+    if (!e) return;
+    unsigned char *buffer = malloc(e->size_bytes + 1);
+    if (!buffer) fail("out of memory");
+    o.into = buffer;
+    o.into_bytes = e->size_bytes;
+    c.calls = 0;
+    tilec_diag_clear(ctx);
+    r = read_fd(ctx, a, fd, &o);
+    if (r.status != TILEC_OK || r.array.data || c.calls != 1 || memcmp(buffer, e->data, e->size_bytes))
+        fail("reading into a buffer of the data's size");
+    o.into_bytes = e->size_bytes + 1;
+    tilec_diag_clear(ctx);
+    r = read_fd(ctx, a, fd, &o);
+    if (r.status != TILEC_E_SHAPE || strcmp(r.code, "TILEC-NPY11")) fail("a destination of another size was taken");
+    free(buffer);
+    o.into = NULL;
+    c.answer = TILEC_E_TYPE;
+    c.calls = 0;
+    tilec_diag_clear(ctx);
+    r = read_fd(ctx, a, fd, &o);
+    if (r.status != TILEC_E_TYPE || c.calls != 1 || strcmp(r.code, "FUZZ-REFUSED"))
+        fail("a refused header was read on");
+}
+
 /* Loads the file into every parameter of its element type and into the
  * first of another (each load reads the file again: loading all nine would
  * cost most of the run); a load succeeds exactly when the file reads and
@@ -167,8 +232,8 @@ static void check_loader(tilec_context *ctx, accounting *a, int fd, const read_r
     }
     cli_args args;
     if (cli_args_create(ctx, kernel, &args) != TILEC_OK) fail("cannot allocate the parameters");
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    char path[32];
+    fd_path(path, fd);
     bool other_tried = false;
     for (size_t i = 0; i < args.count; i++) {
         const cli_param *p = &args.params[i];
@@ -202,16 +267,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int file_fd = memfd_create("fuzz_npy", 0);
     if (file_fd < 0 || write(file_fd, data, size) != (ssize_t)size) fail("cannot make the input a file");
 
-    read_result file = read_fd(ctx, &a, file_fd);
+    read_result file = read_fd(ctx, &a, file_fd, NULL);
     if (file.status == TILEC_OK) check_success(&file, data, size);
     int pipe_fd = pipe_with(data, size);
     if (pipe_fd >= 0) {
         tilec_diag_clear(ctx);
-        read_result piped = read_fd(ctx, &a, pipe_fd);
+        read_result piped = read_fd(ctx, &a, pipe_fd, NULL);
         if (!same_read(&file, &piped)) fail("the file and the pipe read differently");
         npy_array_free(ctx, &piped.array);
         close(pipe_fd);
     }
+    check_read_with(ctx, &a, file_fd, &file);
     tilec_diag_clear(ctx);
     check_loader(ctx, &a, file_fd, &file);
 
