@@ -49,8 +49,10 @@ gen_val gen_push(gen *g, tir_value *v, diff_facts f) {
 bool gen_pick(gen *g, gen_filter ok, const void *env, gen_val *out) {
     enum { MAX = 512 };
     size_t cand[MAX], n = 0;
-    for (size_t i = g->n_vals; i-- > 0 && n < MAX;)
-        if (ok(g, &g->vals[i], env)) cand[n++] = i;
+    bool unused_only = gen_chance(g, 0.5); /* grows chains instead of dead branches */
+    for (int pass = 0; pass < 2 && !n; pass++, unused_only = false)
+        for (size_t i = g->n_vals; i-- > 0 && n < MAX;)
+            if ((!unused_only || tir_value_use_count(g->vals[i].v) == 0) && ok(g, &g->vals[i], env)) cand[n++] = i;
     if (!n) return false;
     /* newest first; squaring favours recent values */
     double r = (double)(gen_rand(g) >> 11) * 0x1.0p-53;
@@ -613,7 +615,7 @@ static void build(gen *g) {
     g->L.f = index_facts(0, (int64_t)g->P - 1);
     g->depth = 1;
     gen_block(g, g->budget);
-    for (int n = gen_range(g, 1, 3), tries = 0; n > 0 && tries < 12 && gen_live(g); tries++) {
+    for (int n = gen_range(g, 2, 4), tries = 0; n > 0 && tries < 12 && gen_live(g); tries++) {
         gen_val v;
         if (!gen_pick(g, is_storable, NULL, &v)) break;
         if (gen_store(g, &v)) n--;
