@@ -66,7 +66,8 @@ typedef struct {
  * diagnostic, so the planner can record the reason as a rejection. */
 bool plan_local_admit(const tir_func *f, const plan_admission *admission, uint32_t lanes, plan_local *out);
 
-/* Whether the axis is D (NULL local or no D: false). */
+/* Whether the axis is distributed: D's dim with extent N (a unit axis of
+ * D's dim is not; NULL local or no D: false). */
 bool plan_local_is_axis(const plan_local *local, const tir_axis *axis);
 /* The slot-space extent of an axis: S for D, else the extent.  NULL local:
  * the whole-program realization (the extent itself). */
