@@ -409,6 +409,10 @@ int main(int argc, char **argv) {
         generated_run(&o, start);
     }
     double wall = now() - start;
+    if (!o.count) {
+        printf("fuzz_diff: replayed %d case files in %.1f s, %d failing\n", replayed, wall, replay_failed);
+        return replay_failed ? 1 : 0;
+    }
     uint64_t bugs = sh->outcomes[DIFF_MISMATCH] + sh->outcomes[DIFF_ERROR] + sh->outcomes[DIFF_CRASH];
     printf("fuzz_diff: seed %llu: %llu kernels in %.1f s (%.1f kernels/s, mean compile %.1f ms)\n",
            (unsigned long long)o.seed, (unsigned long long)sh->done, wall, (double)sh->done / (wall + 1e-9),
