@@ -49,6 +49,9 @@ FUZZ_SECONDS ?= 60
 FUZZ_TARGET  ?= fuzz_text
 FUZZ_SEEDS_fuzz_text = examples tests/kernels
 FUZZ_SEEDS_fuzz_xir  = tests/xir
+# fuzz_diff (the differential fuzzer, docs/fuzzing.md) takes the same
+# arguments: new reproducers go to the first directory, the seeds are replayed.
+FUZZ_SEEDS_fuzz_diff = tests/fuzz/corpus/diff
 fuzz: deps
 	CC=clang cmake -S . -B $(FUZZ_BUILD) -DTILEC_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGET)
