@@ -16,7 +16,8 @@
  *                           bool outputs are always compared bit for bit
  *   atol=X rtol=X           the tolerance (default 2e-5 each)
  *   width threads local_lanes block partitions unrolled grain full_packets
- *   order=i,j,... tiles=a,b,...   tilec_compile_options (0 = default/search)
+ *   search_grain order=i,j,... tiles=a,b,...   tilec_compile_options (0 =
+ *                           default/search)
  *   bind=P:Q+N              parameter P is bound to parameter Q's memory, N
  *                           elements after Q's first element (repeatable;
  *                           Q owns its memory) */
@@ -43,7 +44,7 @@ typedef struct {
     double atol, rtol;
     uint32_t width, threads, local_lanes, block, partitions, unrolled, grain;
     bool unrolled_set; /* unrolled=0 means "no bound", so the default needs its own flag */
-    bool full_packets;
+    bool full_packets, search_grain;
     uint32_t order[DIFF_MAX_ORDER], order_len, tiles[DIFF_MAX_ORDER], tiles_len;
     diff_bind binds[DIFF_MAX_BINDS];
     size_t n_binds;

@@ -512,6 +512,7 @@ static bool store_tile(gen *g, const gen_val *v, const diff_facts *stored) {
     bool fits = true;
     for (uint32_t i = 0; i < rank; i++) fits = fits && in_range(&ov[i], ext[i], p->ext[i]);
     tir_bounds bounds = fits && gen_chance(g, 0.5) ? TIR_BOUNDS_ASSUME : TIR_BOUNDS_ZERO;
+    if (!fits && g->o->oob && !g->oob_done && gen_chance(g, 0.2)) bounds = TIR_BOUNDS_ASSUME, g->oob_done = true;
     return gen_live(g) && tir_store_tile(g->b, p->view, origin, v->v, bounds) == TILEC_OK;
 }
 
@@ -541,6 +542,7 @@ static void choose_options(gen *g) {
     static const uint32_t unrolled[] = {0, 4, 16, 64, 128};
     c->unrolled = c->unrolled_set ? unrolled[gen_below(g, 5)] : 0;
     c->grain = gen_chance(g, 0.7) ? 0 : (uint32_t)gen_range(g, 1, 4);
+    c->search_grain = !c->grain && gen_chance(g, 0.2);
     c->full_packets = gen_chance(g, 0.8);
     if (gen_chance(g, 0.2)) {
         c->order_len = (uint32_t)g->grank;

@@ -237,6 +237,7 @@ static tilec_compile_options options_of(diff_runner *r, const diff_case *c, bool
     if (defaults) return o;
     o.block_size = c->block;
     o.blocks_per_task = c->grain;
+    o.search_task_grain = c->search_grain;
     o.local_lanes = c->local_lanes;
     if (c->partitions) o.reduction_partitions = c->partitions;
     if (c->unrolled_set) o.max_unrolled_tile_elements = c->unrolled;
