@@ -536,6 +536,7 @@ static void choose_options(gen *g) {
     c->width = widths[gen_below(g, 5)];
     c->threads = gen_chance(g, 0.5) ? 1 : 2;
     c->local_lanes = gen_chance(g, 0.6) ? 0 : gen_chance(g, 0.6) ? 1 : c->width;
+    if (g->local_mode) c->local_lanes = gen_chance(g, 0.5) ? c->width : 0;
     c->block = gen_chance(g, 0.7) ? 0 : c->width * (uint32_t)gen_range(g, 1, 1024 / c->width < 4 ? 1024 / (int)c->width : 4);
     c->partitions = gen_chance(g, 0.5) ? 0 : (uint32_t)gen_range(g, 1, 16);
     c->unrolled_set = gen_chance(g, 0.4);
@@ -583,6 +584,7 @@ static void choose_dims(gen *g) {
         g->dims[i] = tir_dim_new(g->m, label);
         g->ext[i] = gen_chance(g, 0.75) ? small[gen_below(g, 7)] : large[gen_below(g, 8)];
         if (i && gen_chance(g, 0.15)) g->ext[i] = g->ext[i - 1]; /* equal extents make relabel possible */
+        if (g->local_mode) g->ext[i] = i ? 1 : (uint64_t)gen_range(g, 2, 100);
     }
 }
 
@@ -651,6 +653,7 @@ static char *generate_pass(uint64_t seed, uint64_t index, const diff_gen_options
     static const uint64_t extents[] = {1, 1, 2, 3, 4, 5, 6, 7, 9, 13};
     g.G[0] = extents[gen_below(&g, 10)], g.G[1] = g.grank == 2 ? extents[gen_below(&g, 7)] : 1;
     g.P = g.G[0] * g.G[1];
+    g.local_mode = gen_chance(&g, 0.2);
     choose_types(&g);
     choose_options(&g);
 

@@ -100,6 +100,10 @@ typedef struct {
     size_t n_vals, cap_vals;
     /* context */
     int depth, in_map, in_pipeline_top;
+    /* a row kernel for packet-local realizations: one nonunit dim (a = N),
+     * no loops or mma, closed unordered reductions, flat map bodies, and
+     * extracts on a only at the coordinate of an enclosing map/reduce */
+    bool local_mode;
     int budget;
     uint32_t fresh;
     bool oob_done;

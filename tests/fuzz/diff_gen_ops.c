@@ -274,6 +274,17 @@ static bool gen_const(gen *g) {
     return gen_live(g);
 }
 
+typedef struct {
+    uint64_t e;
+    int dim;
+} index_env;
+
+static bool is_coord(gen *g, const gen_val *v, const void *env) {
+    (void)g;
+    const index_env *x = env;
+    return v->dim == x->dim && v->f.lo == 0 && v->f.hi == (double)x->e - 1;
+}
+
 static bool gen_extract(gen *g) {
     req r = {TIR_SCALAR_INVALID, false, false, true, false};
     gen_val t;
@@ -282,7 +293,12 @@ static bool gen_extract(gen *g) {
     shape_of(&t, &s);
     tir_value *idx[GEN_MAX_RANK];
     for (uint32_t i = 0; i < s.rank; i++) {
-        if (g->o->oob && !g->oob_done && gen_chance(g, 0.05)) {
+        if (g->local_mode && s.e[i] > 1) { /* only at the coordinate of an enclosing map/reduce over a */
+            index_env env = {s.e[i], dim_index(g, s.d[i])};
+            gen_val c;
+            if (!gen_pick(g, is_coord, &env, &c)) return false;
+            idx[i] = c.v;
+        } else if (g->o->oob && !g->oob_done && gen_chance(g, 0.05)) {
             g->oob_done = true;
             idx[i] = gen_index_const(g, (int64_t)s.e[i] + gen_range(g, 0, 2)).v;
         } else {
@@ -399,13 +415,19 @@ static bool gen_reduce(gen *g) {
         int d = dim_index(g, s.d[i]);
         if (d >= 0 && !g->dim_bound[d] && (n_axes == 0 || gen_chance(g, 0.3))) axes[n_axes++] = (int)i;
     }
+    if (g->local_mode) { /* over the nonunit axis, if any: its extract needs this coordinate */
+        n_axes = 0;
+        for (uint32_t i = 0; i < s.rank; i++)
+            if (s.e[i] > 1 && !g->dim_bound[dim_index(g, s.d[i])]) axes[0] = (int)i, n_axes = 1;
+        if (!n_axes && s.rank) axes[0] = 0, n_axes = !g->dim_bound[dim_index(g, s.d[0])];
+    }
     if (!n_axes) return false;
     tir_scalar elem = gen_elem(&t);
     tir_dim *rd[2];
     uint64_t re[2];
     double n = 1;
     for (int i = 0; i < n_axes; i++) rd[i] = s.d[axes[i]], re[i] = s.e[axes[i]], n *= (double)re[i];
-    tir_reduction_policy policy = random_policy(g);
+    tir_reduction_policy policy = g->local_mode ? TIR_REDUCE_UNORDERED_TREE : random_policy(g);
     gen_val seed = value_of(g, elem, false, true);
     if (kind_of(&seed) == TIR_TYPE_INDEX) seed = gen_const_scalar(g, elem);
     tir_region_opts opts = {.policy = policy};
@@ -435,7 +457,7 @@ static bool gen_reduce(gen *g) {
     /* the update: closed (carry op x) or an ordered form the body reads the carry in */
     static const tir_ew_op closed[] = {TIR_EW_ADD, TIR_EW_ADD, TIR_EW_MAX, TIR_EW_MIN, TIR_EW_MUL};
     tir_ew_op op = PICK(g, closed);
-    bool open_form = gen_chance(g, 0.25);
+    bool open_form = !g->local_mode && gen_chance(g, 0.25);
     diff_facts result;
     if (open_form) op = TIR_EW_SUB; /* x - carry or carry - x: bounded like a sum */
     if (!diff_facts_fold(op == TIR_EW_SUB ? TIR_EW_ADD : op, elem, &seed.f, &x.f, n, regroups(policy), &result)) {
@@ -466,7 +488,7 @@ static bool gen_reduce_sugar(gen *g) {
     for (uint32_t i = 0; i < s.rank; i++)
         if (gen_chance(g, 0.5) || (i == s.rank - 1 && !nd)) dims[nd++] = s.d[i], n *= (double)s.e[i];
     tir_scalar elem = gen_elem(&t);
-    tir_reduction_policy policy = random_policy(g);
+    tir_reduction_policy policy = g->local_mode ? TIR_REDUCE_UNORDERED_TREE : random_policy(g);
     tir_reducer red = (tir_reducer)gen_below(g, 3);
     diff_facts f, seed = red == TIR_REDUCER_ADD ? diff_facts_const(elem, 0) : diff_facts_const(elem, INFINITY);
     if (!is_float(elem) && red != TIR_REDUCER_ADD) seed = diff_facts_any(elem);
@@ -788,12 +810,20 @@ static bool run_statement(gen *g, stmt_kind k) {
     }
 }
 
+/* Row kernels: no loops or mma; map bodies hold no regions (sugar is maps). */
+static int weight(const gen *g, int k) {
+    int w = WEIGHTS[k][g->in_map ? 1 : 0];
+    if (g->local_mode && (k == S_MMA || k == S_LOOP)) return 0;
+    if (g->local_mode && g->in_map && (k == S_MAP || k == S_REDUCE || k == S_REDUCE_SUGAR || k == S_SUGAR)) return 0;
+    return w;
+}
+
 bool gen_statement(gen *g) {
-    int col = g->in_map ? 1 : 0, total = 0;
-    for (int k = 0; k < S_COUNT; k++) total += WEIGHTS[k][col];
+    int total = 0;
+    for (int k = 0; k < S_COUNT; k++) total += weight(g, k);
     for (int tries = 0; tries < 6 && gen_live(g); tries++) {
         int r = (int)gen_below(g, (uint32_t)total), k = 0;
-        while (r >= WEIGHTS[k][col]) r -= WEIGHTS[k++][col];
+        while (r >= weight(g, k)) r -= weight(g, k++);
         if (run_statement(g, (stmt_kind)k)) {
             g->stats->statements++;
             return true;

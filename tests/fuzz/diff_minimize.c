@@ -4,9 +4,11 @@
  * closing brace).  Each round first tries removing chunks of units (halves,
  * quarters, ... — classic ddmin on the complement), then single units from
  * the last to the first (uses before their definitions), and repeats until
- * a round removes nothing. */
+ * a round removes nothing; at the end, unused parameters go (with their
+ * `bind=` lines). */
 #include "diff_minimize.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,6 +152,67 @@ static bool round_once(search *s) {
     return removed;
 }
 
+/* The kernel line's parameters: [start, end) byte ranges of "%P: ... view<..>[...]". */
+static size_t find_params(const char *line, size_t *start, size_t *end, size_t max) {
+    const char *open = strchr(line, '(');
+    size_t n = 0;
+    if (!open) return 0;
+    int depth = 0;
+    size_t from = (size_t)(open - line) + 1;
+    for (size_t i = from; line[i] && n < max; i++) {
+        char c = line[i];
+        if (c == '[' || c == '<' || c == '(') depth++;
+        else if ((c == ']' || c == '>') && depth) depth--;
+        else if ((c == ',' && depth == 0) || (c == ')' && depth == 0)) {
+            while (line[from] == ' ') from++;
+            if (i > from) start[n] = from, end[n++] = i;
+            from = i + 1;
+            if (c == ')') break;
+        } else if (c == ')') depth--;
+    }
+    return n;
+}
+
+/* Tries removing each parameter (and its `bind=` header line). */
+static bool drop_params(search *s) {
+    bool removed = false;
+    for (size_t k = 0; k < s->l->n; k++) {
+        if (!s->l->keep[k] || strncmp(trimmed(s->l->line[k]), "kernel", 6)) continue;
+        size_t start[64], end[64];
+        for (size_t n = find_params(s->l->line[k], start, end, 64), p = n; p-- > 0 && *s->tests < s->max_tests;) {
+            char *line = s->l->line[k], name[64];
+            size_t len = strcspn(line + start[p] + 1, ":");
+            snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), line + start[p] + 1);
+            /* the line without parameter p (and its separator) */
+            size_t cut_from = p ? end[p - 1] : start[p], cut_to = p ? end[p] : (p + 1 < n ? start[p + 1] : end[p]);
+            char *shorter = malloc(strlen(line) + 1);
+            snprintf(shorter, strlen(line) + 1, "%.*s%s", (int)cut_from, line, line + cut_to);
+            char bind[96];
+            snprintf(bind, sizeof bind, "// fuzz_diff: bind=%s:", name);
+            bool *keep = malloc(s->l->n * sizeof *keep);
+            memcpy(keep, s->l->keep, s->l->n * sizeof *keep);
+            for (size_t i = 0; i < s->l->n; i++)
+                if (!strncmp(s->l->line[i], bind, strlen(bind))) keep[i] = false;
+            s->l->line[k] = shorter;
+            char *text = join(s->l, keep);
+            ++*s->tests;
+            if (s->test(text, s->env)) {
+                memcpy(s->l->keep, keep, s->l->n * sizeof *keep);
+                free(line);
+                removed = true;
+                n = find_params(shorter, start, end, 64);
+                if (p > n) p = n;
+            } else {
+                s->l->line[k] = line;
+                free(shorter);
+            }
+            free(text);
+            free(keep);
+        }
+    }
+    return removed;
+}
+
 char *diff_minimize(const char *text, diff_still_fails test, void *env, size_t max_tests, size_t *tests) {
     lines l;
     split(text, &l);
@@ -157,6 +220,7 @@ char *diff_minimize(const char *text, diff_still_fails test, void *env, size_t m
     search s = {&l, test, env, max_tests, tests ? tests : &count};
     while (round_once(&s) && *s.tests < max_tests) {
     }
+    drop_params(&s);
     char *out = join(&l, l.keep);
     for (size_t i = 0; i < l.n; i++) free(l.line[i]);
     free(l.line);

@@ -1,8 +1,9 @@
 /* diff_minimize.h — delta debugging of a failing case file: removes kernel
  * statements (a line) and whole regions (a line ending in `{` through its
- * matching `}`) while the caller's test says the failure persists.  Comment
- * lines (the case header) and the `kernel` line are kept.  A candidate that
- * no longer parses simply does not fail, so the test decides validity. */
+ * matching `}`) while the caller's test says the failure persists, then the
+ * parameters the kernel no longer needs (from the `kernel` line, with their
+ * `bind=` lines).  Comment lines (the case header) are kept.  A candidate
+ * that no longer parses simply does not fail, so the test decides validity. */
 #ifndef TILEC_TESTS_DIFF_MINIMIZE_H
 #define TILEC_TESTS_DIFF_MINIMIZE_H
 
