@@ -102,9 +102,25 @@ static bool is_small_index(gen *g, const gen_val *v, const void *env) {
     return tir_type_kind_of(tir_value_type(v->v)) == TIR_TYPE_INDEX && v->f.lo >= -64 && v->f.hi <= 64;
 }
 
-gen_val gen_index_origin(gen *g, uint64_t e, uint64_t t) {
+/* Sometimes an index of another integer type (its value when it fits, the
+ * wrapped one otherwise; `must_fit`: only when it fits). */
+static gen_val retype(gen *g, gen_val v, bool must_fit) {
+    static const tir_scalar types[] = {TIR_I8, TIR_U8, TIR_I16, TIR_U16, TIR_I32, TIR_U32, TIR_I64, TIR_U64};
+    if (!gen_chance(g, 0.1)) return v;
+    tir_scalar s = types[gen_below(g, 8)];
+    diff_facts f;
+    diff_facts_cast(TIR_I64, s, &v.f, &f);
+    if (must_fit && (f.lo != v.f.lo || f.hi != v.f.hi)) return v;
+    return gen_push(g, tir_cast(g->b, v.v, s), f);
+}
+
+static gen_val origin_value(gen *g, uint64_t e, uint64_t t) {
     gen_val v;
     int64_t span = (int64_t)e - (int64_t)t;
+    if (gen_chance(g, 0.02)) { /* far away: the guards must not overflow */
+        static const int64_t far[] = {INT64_MAX - 2, INT64_MIN + 2, (int64_t)1 << 62, -((int64_t)1 << 62)};
+        return gen_index_const(g, far[gen_below(g, 4)]);
+    }
     if (gen_chance(g, 0.5) && gen_pick(g, is_small_index, NULL, &v)) {
         int64_t scale = gen_chance(g, 0.6) ? 1 : gen_chance(g, 0.5) ? 2 : (int64_t)(t ? t : 1);
         v = gen_index_mul_const(g, v, scale);
@@ -114,6 +130,8 @@ gen_val gen_index_origin(gen *g, uint64_t e, uint64_t t) {
     if (gen_chance(g, 0.75) && span >= 0) return gen_index_const(g, gen_range(g, 0, (int)span));
     return gen_index_const(g, gen_range(g, -2, (int)span + 2));
 }
+
+gen_val gen_index_origin(gen *g, uint64_t e, uint64_t t) { return retype(g, origin_value(g, e, t), false); }
 
 typedef struct {
     uint64_t e;
@@ -139,7 +157,7 @@ static bool is_nonneg_index(gen *g, const gen_val *v, const void *env) {
     return tir_type_kind_of(tir_value_type(v->v)) == TIR_TYPE_INDEX && v->f.lo >= 0;
 }
 
-gen_val gen_index_in(gen *g, uint64_t e, int dim) {
+static gen_val index_in(gen *g, uint64_t e, int dim) {
     index_in_env env = {e, dim};
     gen_val v;
     if (e > 1 && dim >= 0 && gen_chance(g, 0.8) && gen_pick(g, is_coord_of, &env, &v)) return v;
@@ -150,6 +168,8 @@ gen_val gen_index_in(gen *g, uint64_t e, int dim) {
     }
     return gen_index_const(g, gen_range(g, 0, (int)e - 1));
 }
+
+gen_val gen_index_in(gen *g, uint64_t e, int dim) { return retype(g, index_in(g, e, dim), true); }
 
 /* ---- buffers and views ---- */
 
@@ -401,7 +421,9 @@ bool gen_load_tile(gen *g) {
 /* idx >= 0 and idx < e, as a bool scalar. */
 static tir_value *range_predicate(gen *g, const gen_val *idx, uint64_t e) {
     gen_val zero = gen_index_const(g, 0), end = gen_index_const(g, (int64_t)e);
-    tir_value *lo = tir_ew2(g->b, TIR_EW_GE, idx->v, zero.v), *hi = tir_ew2(g->b, TIR_EW_LT, idx->v, end.v);
+    tir_value *i = idx->v; /* compared as i64: an unsigned index above INT64_MAX is out of range */
+    if (tir_type_kind_of(tir_value_type(i)) != TIR_TYPE_INDEX) i = tir_cast(g->b, i, TIR_I64);
+    tir_value *lo = tir_ew2(g->b, TIR_EW_GE, i, zero.v), *hi = tir_ew2(g->b, TIR_EW_LT, i, end.v);
     return tir_ew2(g->b, TIR_EW_AND, lo, hi);
 }
 
