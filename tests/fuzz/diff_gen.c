@@ -144,6 +144,11 @@ static bool is_coord_of(gen *g, const gen_val *v, const void *env) {
     return v->dim == x->dim && v->f.lo == 0 && v->f.hi == (double)x->e - 1;
 }
 
+bool gen_coord(gen *g, uint64_t e, int dim, gen_val *out) {
+    index_in_env env = {e, dim};
+    return gen_pick(g, is_coord_of, &env, out);
+}
+
 static bool is_index_within(gen *g, const gen_val *v, const void *env) {
     (void)g;
     const index_in_env *x = env;
@@ -160,7 +165,7 @@ static bool is_nonneg_index(gen *g, const gen_val *v, const void *env) {
 static gen_val index_in(gen *g, uint64_t e, int dim) {
     index_in_env env = {e, dim};
     gen_val v;
-    if (e > 1 && dim >= 0 && gen_chance(g, 0.8) && gen_pick(g, is_coord_of, &env, &v)) return v;
+    if (e > 1 && dim >= 0 && gen_chance(g, 0.8) && gen_coord(g, e, dim, &v)) return v;
     if (gen_chance(g, 0.4) && gen_pick(g, is_index_within, &env, &v)) return v;
     if (e > 1 && gen_chance(g, 0.2) && gen_pick(g, is_nonneg_index, NULL, &v)) {
         gen_val m = gen_index_const(g, (int64_t)e);
@@ -479,23 +484,27 @@ bool gen_load_scalar(gen *g) {
     return gen_live(g);
 }
 
-/* Stores a scalar: needs a row delta in range for every instance. */
-static bool store_scalar(gen *g, const gen_val *v, const diff_facts *stored) {
-    tir_scalar elem = gen_elem(v);
-    uint32_t rank = (uint32_t)gen_range(g, 1, 3);
-    int bi = find_buffer(g, elem, rank, true, 1);
+/* A writable view of a partitioned buffer that can hold `stored` in tiles
+ * whose axis-0 extent is t0: an existing one, a new alias, or a new buffer
+ * (trailing extents as given).  NULL when the kernel has no room left. */
+static const gen_param *store_target(gen *g, tir_scalar elem, uint32_t rank, uint64_t t0, const uint64_t *trailing,
+                                     const diff_facts *stored) {
+    int bi = find_buffer(g, elem, rank, true, t0);
     if (bi >= 0 && !diff_facts_within(stored, &g->buf[bi].content)) bi = -1;
-    if (bi < 0) {
-        uint64_t ext[GEN_MAX_RANK];
-        for (uint32_t i = 0; i < rank; i++) ext[i] = (uint64_t)gen_range(g, 1, 5);
-        bi = new_partitioned(g, elem, rank, 1, ext, stored);
-        if (bi < 0) return false;
-    }
-    gen_buffer *b = &g->buf[bi];
+    if (bi < 0 && (bi = new_partitioned(g, elem, rank, t0, trailing, stored)) < 0) return NULL;
     int pi = param_of(g, bi, true);
     if (pi < 0 || gen_chance(g, 0.2)) pi = alias_partitioned(g, bi, true);
-    if (pi < 0) pi = b->owner;
-    const gen_param *p = &g->par[pi];
+    return &g->par[pi < 0 ? g->buf[bi].owner : pi];
+}
+
+/* Stores a scalar: needs a row delta in range for every instance. */
+static bool store_scalar(gen *g, const gen_val *v, const diff_facts *stored) {
+    uint32_t rank = (uint32_t)gen_range(g, 1, 3);
+    uint64_t ext[GEN_MAX_RANK];
+    for (uint32_t i = 0; i < rank; i++) ext[i] = (uint64_t)gen_range(g, 1, 5);
+    const gen_param *p = store_target(g, gen_elem(v), rank, 1, ext, stored);
+    if (!p) return false;
+    const gen_buffer *b = &g->buf[p->buffer];
     /* rows L·bs + delta - shift must lie in [0, ext0) for every L */
     int64_t lo = (int64_t)p->shift, hi = (int64_t)p->ext[0] - 1 - (int64_t)((g->P - 1) * b->bs) + (int64_t)p->shift;
     if (hi > (int64_t)b->bs - 1) hi = (int64_t)b->bs - 1;
@@ -514,19 +523,11 @@ static bool store_tile(gen *g, const gen_val *v, const diff_facts *stored) {
     tir_space *space = tir_type_space(tir_value_type(v->v));
     uint64_t ext[GEN_MAX_RANK] = {0};
     for (uint32_t i = 0; i < rank; i++) ext[i] = tir_space_extent(space, i);
-    int bi = find_buffer(g, elem, rank, true, ext[0]);
-    if (bi >= 0 && !diff_facts_within(stored, &g->buf[bi].content)) bi = -1;
-    if (bi < 0) {
-        uint64_t trailing[GEN_MAX_RANK];
-        for (uint32_t i = 1; i < rank; i++) trailing[i] = ext[i] + (uint64_t)gen_range(g, ext[i] > 1 ? -1 : 0, 3);
-        bi = new_partitioned(g, elem, rank, ext[0], trailing, stored);
-        if (bi < 0) return false;
-    }
-    gen_buffer *b = &g->buf[bi];
-    int pi = param_of(g, bi, true);
-    if (pi < 0 || gen_chance(g, 0.25)) pi = alias_partitioned(g, bi, true);
-    if (pi < 0) pi = b->owner;
-    const gen_param *p = &g->par[pi];
+    uint64_t trailing[GEN_MAX_RANK];
+    for (uint32_t i = 1; i < rank; i++) trailing[i] = ext[i] + (uint64_t)gen_range(g, ext[i] > 1 ? -1 : 0, 3);
+    const gen_param *p = store_target(g, elem, rank, ext[0], trailing, stored);
+    if (!p) return false;
+    const gen_buffer *b = &g->buf[p->buffer];
     tir_value *origin[GEN_MAX_RANK];
     gen_val ov[GEN_MAX_RANK];
     origin[0] = (ov[0] = row_origin(g, p, (uint32_t)gen_below(g, (uint32_t)(b->bs - ext[0] + 1)))).v;

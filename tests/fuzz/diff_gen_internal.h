@@ -139,6 +139,8 @@ gen_val gen_index_add(gen *g, gen_val a, gen_val b);
 gen_val gen_index_mul_const(gen *g, gen_val a, int64_t k);
 /* A random index value; origins for tile accesses of extent t on an axis of extent e. */
 gen_val gen_index_origin(gen *g, uint64_t e, uint64_t t);
+/* The coordinate of an enclosing map/reduce over tile dim `dim` of extent e. */
+bool gen_coord(gen *g, uint64_t e, int dim, gen_val *out);
 /* A value in [0, e) for an index of an axis of extent e (coordinates, constants, mod). */
 gen_val gen_index_in(gen *g, uint64_t e, int dim);
 

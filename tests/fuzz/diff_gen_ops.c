@@ -274,17 +274,6 @@ static bool gen_const(gen *g) {
     return gen_live(g);
 }
 
-typedef struct {
-    uint64_t e;
-    int dim;
-} index_env;
-
-static bool is_coord(gen *g, const gen_val *v, const void *env) {
-    (void)g;
-    const index_env *x = env;
-    return v->dim == x->dim && v->f.lo == 0 && v->f.hi == (double)x->e - 1;
-}
-
 static bool gen_extract(gen *g) {
     req r = {TIR_SCALAR_INVALID, false, false, true, false};
     gen_val t;
@@ -294,9 +283,8 @@ static bool gen_extract(gen *g) {
     tir_value *idx[GEN_MAX_RANK];
     for (uint32_t i = 0; i < s.rank; i++) {
         if (g->local_mode && s.e[i] > 1) { /* only at the coordinate of an enclosing map/reduce over a */
-            index_env env = {s.e[i], dim_index(g, s.d[i])};
             gen_val c;
-            if (!gen_pick(g, is_coord, &env, &c)) return false;
+            if (!gen_coord(g, s.e[i], dim_index(g, s.d[i]), &c)) return false;
             idx[i] = c.v;
         } else if (g->o->oob && !g->oob_done && gen_chance(g, 0.05)) {
             g->oob_done = true;

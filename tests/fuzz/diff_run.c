@@ -158,14 +158,12 @@ static bool buffers_make(const diff_case *c, const tir_func *f, buffers *b, char
 /* ---- comparison ---- */
 
 static double as_double(tir_scalar s, const unsigned char *p) {
-    if (s == TIR_F32) {
-        float v;
-        memcpy(&v, p, 4);
-        return v;
-    }
-    double v;
-    memcpy(&v, p, 8);
-    return v;
+    union {
+        float f;
+        double d;
+    } u;
+    memcpy(&u, p, tir_scalar_size(s));
+    return s == TIR_F32 ? u.f : u.d;
 }
 
 static bool same_element(const diff_case *c, tir_scalar s, const unsigned char *x, const unsigned char *y) {

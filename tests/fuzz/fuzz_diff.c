@@ -288,7 +288,10 @@ static void generated_run(const options *o, double start) {
 
 /* ---- replay ---- */
 
-static int compare_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int is_case_file(const struct dirent *e) {
+    size_t len = strlen(e->d_name);
+    return len > 4 && !strcmp(e->d_name + len - 4, ".tir");
+}
 
 static char *read_all(const char *path) {
     FILE *f = fopen(path, "rb");
@@ -305,23 +308,16 @@ static char *read_all(const char *path) {
 
 /* Replays every .tir file of dir; returns the number that fail. */
 static int replay_dir(const options *o, const char *dir, int *total) {
-    DIR *d = opendir(dir);
-    if (!d) {
+    struct dirent **names;
+    int n = scandir(dir, &names, is_case_file, alphasort); /* name order: reproducible */
+    if (n < 0) {
         fprintf(stderr, "fuzz_diff: cannot open %s: %s\n", dir, strerror(errno));
         return 1;
     }
-    char *names[4096];
-    size_t n = 0;
-    for (struct dirent *e; (e = readdir(d)) && n < 4096;) {
-        size_t len = strlen(e->d_name);
-        if (len > 4 && !strcmp(e->d_name + len - 4, ".tir")) names[n++] = strdup(e->d_name);
-    }
-    closedir(d);
-    qsort(names, n, sizeof *names, compare_names);
     int failed = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (int i = 0; i < n; i++) {
         char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]->d_name);
         char *text = read_all(path);
         diff_result r;
         if (!text) {
@@ -340,6 +336,7 @@ static int replay_dir(const options *o, const char *dir, int *total) {
         free(text);
         free(names[i]);
     }
+    free(names);
     return failed;
 }
 
