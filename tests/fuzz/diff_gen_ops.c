@@ -376,6 +376,13 @@ static bool gen_map(gen *g) {
     return gen_live(g);
 }
 
+/* The facts of ±v (an interval symmetric around 0). */
+static diff_facts symmetric(const diff_facts *f) {
+    diff_facts s = *f;
+    if (f->lo <= f->hi) s.lo = -diff_facts_bound(f), s.hi = diff_facts_bound(f);
+    return s;
+}
+
 static tir_reduction_policy random_policy(gen *g) { return (tir_reduction_policy)gen_below(g, TIR_REDUCE_POLICY_COUNT); }
 static bool regroups(tir_reduction_policy p) { return p == TIR_REDUCE_UNORDERED_TREE || p == TIR_REDUCE_ORDERED_TREE; }
 
@@ -447,8 +454,10 @@ static bool gen_reduce(gen *g) {
     tir_ew_op op = PICK(g, closed);
     bool open_form = !g->local_mode && gen_chance(g, 0.25);
     diff_facts result;
-    if (open_form) op = TIR_EW_SUB; /* x - carry or carry - x: bounded like a sum */
-    if (!diff_facts_fold(op == TIR_EW_SUB ? TIR_EW_ADD : op, elem, &seed.f, &x.f, n, regroups(policy), &result)) {
+    /* x - carry or carry - x: bounded like a sum of ±x from ±seed */
+    diff_facts seed_f = open_form ? symmetric(&seed.f) : seed.f, x_f = open_form ? symmetric(&x.f) : x.f;
+    if (open_form) op = TIR_EW_SUB;
+    if (!diff_facts_fold(op == TIR_EW_SUB ? TIR_EW_ADD : op, elem, &seed_f, &x_f, n, regroups(policy), &result)) {
         g->stats->retries++;
         op = TIR_EW_MAX, open_form = false;
         diff_facts_fold(op, elem, &seed.f, &x.f, n, regroups(policy), &result);
@@ -622,15 +631,17 @@ static tir_value *yield_for(gen *g, const gen_val *carry, const diff_facts *init
         if (op == TIR_EW_MIN || op == TIR_EW_MAX) {
             if (diff_facts_within(&x.f, &carry->f)) return tir_ew2(g->b, op, carry->v, x.v);
         } else {
-            if (!diff_facts_fold(TIR_EW_ADD, s, init, &x.f, n, false, &f) || !diff_facts_within(&f, &carry->f)) {
-                double room = fmin(carry->f.hi - init->hi, init->lo - carry->f.lo) / fmax(n, 1);
+            /* carry + x: the sum of x from init; carry - x and x - carry: of ±x from ±init */
+            bool rsub = op == TIR_EW_SUB && !gen_is_tile(&x) && gen_chance(g, 0.5);
+            diff_facts from = rsub ? symmetric(init) : *init;
+            diff_facts xs = op == TIR_EW_SUB ? symmetric(&x.f) : x.f;
+            if (!diff_facts_fold(TIR_EW_ADD, s, &from, &xs, n, false, &f) || !diff_facts_within(&f, &carry->f)) {
+                double room = (fmin(carry->f.hi, -carry->f.lo) - diff_facts_bound(init)) / fmax(n, 1);
                 double k = room >= 1 ? floor(room) : room >= 0.25 ? 0.25 : 0;
-                if (k > 0) x = clamp(g, x, k);
+                if (k > 0) x = clamp(g, x, k), xs = op == TIR_EW_SUB ? symmetric(&x.f) : x.f;
             }
-            if (diff_facts_fold(TIR_EW_ADD, s, init, &x.f, n, false, &f) && diff_facts_within(&f, &carry->f)) {
-                bool rsub = op == TIR_EW_SUB && !gen_is_tile(&x) && gen_chance(g, 0.5);
+            if (diff_facts_fold(TIR_EW_ADD, s, &from, &xs, n, false, &f) && diff_facts_within(&f, &carry->f))
                 return rsub ? tir_ew2(g->b, op, x.v, carry->v) : tir_ew2(g->b, op, carry->v, x.v);
-            }
         }
         g->stats->retries++;
     }
