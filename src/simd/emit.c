@@ -270,13 +270,15 @@ static LLVMValueRef sign_bit(emitter *e, LLVMValueRef x, tir_scalar t) {
 }
 
 /* min/max of floats: a NaN loses to a number, -0 orders below +0 (the
- * result is always one of the operands, bit for bit). */
+ * result is always one of the operands, bit for bit).  The tie is chosen
+ * inside the not-less arm: LLVM 19's InstCombine folds the other nesting,
+ * `a == b ? tie : (a > b ? a : b)`, wrongly when a is fabs(x) and b is +0
+ * (to `x >= 0 ? |x| : 0`; found by fuzz_diff, tests/fuzz/corpus/diff). */
 static LLVMValueRef float_minmax(emitter *e, bool is_min, tir_scalar t, LLVMValueRef a, LLVMValueRef b) {
     LLVMValueRef less = LLVMBuildFCmp(e->b, is_min ? LLVMRealOLT : LLVMRealOGT, a, b, "");
-    LLVMValueRef r = sel(e, less, a, b);
     LLVMValueRef sa = sign_bit(e, a, t);
     LLVMValueRef tie = is_min ? sel(e, sa, a, b) : sel(e, sa, b, a);
-    r = sel(e, LLVMBuildFCmp(e->b, LLVMRealOEQ, a, b, ""), tie, r);
+    LLVMValueRef r = sel(e, less, a, sel(e, LLVMBuildFCmp(e->b, LLVMRealOEQ, a, b, ""), tie, b));
     r = sel(e, LLVMBuildFCmp(e->b, LLVMRealUNO, b, b, ""), a, r);
     return sel(e, LLVMBuildFCmp(e->b, LLVMRealUNO, a, a, ""), b, r);
 }
