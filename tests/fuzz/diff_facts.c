@@ -128,7 +128,7 @@ static bool int_ew(tir_ew_op op, tir_scalar s, const diff_facts *a, const diff_f
         *out = int_result(s, lo, hi);
         return true;
     case TIR_EW_DIV: /* |a / b| <= |a|; b = 0 gives 0; MIN / -1 wraps to MIN */
-        *out = a->lo >= 0 ? int_result(s, 0, a->hi) : int_result(s, fmax(-ma, tlo), fmin(ma, thi));
+        *out = a->lo >= 0 && b->lo >= 0 ? int_result(s, 0, a->hi) : int_result(s, fmax(-ma, tlo), fmin(ma, thi));
         return true;
     case TIR_EW_MOD: { /* |a mod b| <= min(|a|, |b| - 1), the dividend's sign */
         double r = fmin(ma, fmax(diff_facts_bound(b) - 1, 0));
