@@ -40,6 +40,10 @@ bool plan_local_is_axis(const plan_local *local, const tir_axis *axis) {
     return local && local->dim && axis->dim == local->dim && axis->extent != 1;
 }
 
+bool plan_local_peels(const plan_local *local, uint64_t count) {
+    return local && local->dim && local->full_slots < local->slots && count == local->slots && count > 1;
+}
+
 uint64_t plan_local_extent(const plan_local *local, const tir_axis *axis) {
     return plan_local_is_axis(local, axis) ? local->slots : axis->extent;
 }
