@@ -20,6 +20,15 @@
  * (RT-D04) and non-null data (RT-D05), and fails with a diagnostic leaving the
  * context, the runtime and the kernel usable.
  *
+ * Bounds faults: native code never touches memory outside the bound
+ * buffers.  An access the compiler cannot prove in range is checked at run
+ * time; an out-of-range one (a scalar load/store index, an extract
+ * coordinate, a bounds=assume subtile that leaves its view) does not happen
+ * (a load reads zero) and tilec_dispatch fails with TILEC_E_RUNTIME and the
+ * diagnostic the reference interpreter gives for it (TIR-I07, TIR-I08,
+ * TIR-I09, at the op's source location).  The other accesses of the
+ * dispatch still run, so the outputs are then unspecified.
+ *
  * Lifetime: a kernel owns its JIT code and metadata; it borrows nothing from
  * the TileIR module after tilec_compile returns.  The tilec_kernel pointer can
  * be handed around freely and destroyed once no dispatch is in flight.
@@ -71,6 +80,8 @@ typedef struct {
     uint32_t reduction_partitions;       /* 4: partial accumulators of closed reductions, 1..16 */
     uint32_t local_lanes;                /* 0: search {1, W} (default); 1: one program per lane; W: one
                                             program per packet, its row axis split over the lanes */
+    bool check_bounds; /* check every scalar access, extract and bounds=assume subtile at run time, also
+                          those proven in range (a debugging mode; false: only unproven ones) */
     /* ---- backend options ---- */
     uint32_t width;                  /* 0: TILEC_SIMD_WIDTH, else the host's; else 1/2/4/8/16 */
     tilec_runtime *runtime;          /* borrowed; NULL: the kernel owns one with `threads` workers */

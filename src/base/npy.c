@@ -7,12 +7,13 @@
  *
  * Invariants: no length read from the file is trusted before it is checked
  * (header size cap, checked volume arithmetic, data size against the bytes the
- * file holds); every failure frees what it allocated and zeroes *out. */
+ * file holds); every failure frees what it allocated and zeroes *out.  Every
+ * diagnostic names the file first (file_diag). */
 #include "base/npy.h"
 #include "base/checked.h"
+#include "base/file.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/types.h>
@@ -26,6 +27,7 @@ enum {
     ARRAY_ALIGN = 64,             /* np.save aligns the data to 64 bytes */
     GROWTH_AXIS_MAX_DIGITS = 21,  /* np.save pads the dict for in-place growth */
     MAX_HEADER_BYTES = 1 << 20,   /* NumPy itself refuses more than 10000 by default */
+    STREAM_CHUNK_BYTES = 1 << 20, /* first buffer for data from a stream that cannot seek */
 };
 
 static const struct {
@@ -69,20 +71,6 @@ void npy_array_free(tilec_context *ctx, npy_array *a) {
     a->size_bytes = 0;
 }
 
-/* Every diagnostic names the file first; loc.file carries it too. */
-static tilec_status npy_error(tilec_context *ctx, tilec_status status, const char *code, const char *path,
-                              const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static tilec_status npy_error(tilec_context *ctx, tilec_status status, const char *code, const char *path,
-                              const char *fmt, ...) {
-    char message[768];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
-    va_end(ap);
-    tilec_loc loc = {path, 0, 0};
-    return tilec_error(ctx, status, code, loc, "%s: %s", path, message);
-}
-
 /* ---- header dict parser ---- */
 
 typedef struct {
@@ -92,7 +80,7 @@ typedef struct {
 } cursor;
 
 static tilec_status malformed(cursor *c, const char *what) {
-    return npy_error(c->ctx, TILEC_E_IO, "TILEC-NPY03", c->path, "malformed header: %s (header byte %zu)",
+    return file_diag(c->ctx, TILEC_E_IO, "TILEC-NPY03", c->path, "malformed header: %s (header byte %zu)",
                      what, (size_t)(c->p - c->start));
 }
 
@@ -144,13 +132,13 @@ static tilec_status parse_shape(cursor *c, npy_array *out) {
         uint64_t d = 0;
         while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
             if (!checked_mul_u64(d, 10, &d) || !checked_add_u64(d, (uint64_t)(*c->p - '0'), &d))
-                return npy_error(c->ctx, TILEC_E_IO, "TILEC-NPY08", c->path,
+                return file_diag(c->ctx, TILEC_E_IO, "TILEC-NPY08", c->path,
                                  "shape dimension %zu does not fit in 64 bits", rank);
             c->p++;
         }
         if (c->p < c->end && *c->p == 'L') c->p++; /* Python 2 long literal */
         if (rank == NPY_MAX_RANK)
-            return npy_error(c->ctx, TILEC_E_IO, "TILEC-NPY08", c->path, "shape has more than %d dimensions",
+            return file_diag(c->ctx, TILEC_E_IO, "TILEC-NPY08", c->path, "shape has more than %d dimensions",
                              NPY_MAX_RANK);
         out->shape[rank++] = d;
         trailing_comma = accept(c, ',');
@@ -173,14 +161,14 @@ static tilec_status decode_descr(cursor *c, const char *text, size_t len, npy_ar
         const char *d = dtype_info[t].descr;
         if (kind_len != strlen(d + 1) || memcmp(kind, d + 1, kind_len)) continue;
         if (order == '>' && dtype_info[t].size > 1)
-            return npy_error(c->ctx, TILEC_E_IO, "TILEC-NPY05", c->path,
+            return file_diag(c->ctx, TILEC_E_IO, "TILEC-NPY05", c->path,
                              "big-endian dtype '%.*s' is not supported; save little-endian data "
                              "(e.g. a.astype('%s'))",
                              (int)len, text, d);
         out->dtype = t;
         return TILEC_OK;
     }
-    return npy_error(c->ctx, TILEC_E_IO, "TILEC-NPY06", c->path,
+    return file_diag(c->ctx, TILEC_E_IO, "TILEC-NPY06", c->path,
                      "unsupported dtype '%.*s' (supported: |b1 |i1 |u1 <i2 <u2 <i4 <u4 <i8 <u8 <f4 <f8)",
                      (int)(len > 32 ? 32 : len), text);
 }
@@ -200,7 +188,7 @@ static tilec_status parse_header_dict(cursor *c, npy_array *out) {
             seen = &have_descr;
             skip_space(c);
             if (c->p < c->end && (*c->p == '[' || *c->p == '{'))
-                return npy_error(c->ctx, TILEC_E_IO, "TILEC-NPY06", c->path,
+                return file_diag(c->ctx, TILEC_E_IO, "TILEC-NPY06", c->path,
                                  "structured dtypes are not supported");
             if (!parse_string(c, &descr, &descr_len)) return malformed(c, "'descr' must be a string");
         } else if (key_len == 13 && !memcmp(key, "fortran_order", 13)) {
@@ -231,21 +219,53 @@ static tilec_status parse_header_dict(cursor *c, npy_array *out) {
                                           : "missing key 'shape'");
     /* Column-major data differs from C order only with two or more axes. */
     if (fortran && out->rank > 1)
-        return npy_error(c->ctx, TILEC_E_IO, "TILEC-NPY04", c->path,
+        return file_diag(c->ctx, TILEC_E_IO, "TILEC-NPY04", c->path,
                          "fortran_order is True; save a C-ordered array (np.ascontiguousarray)");
     return decode_descr(c, descr, descr_len, out);
 }
 
 /* ---- reader ---- */
 
-/* Reads exactly n bytes; on a short read tells whether it was an I/O error. */
+/* The error of a read that got `got` of `n` bytes: an I/O error or a
+ * truncated file. */
+static tilec_status short_read(tilec_context *ctx, const char *path, FILE *f, const char *what, size_t n,
+                               size_t got) {
+    if (ferror(f)) return file_diag(ctx, TILEC_E_IO, "TILEC-IO01", path, "cannot read: %s", strerror(errno));
+    return file_diag(ctx, TILEC_E_IO, "TILEC-NPY07", path, "truncated file: %s needs %zu bytes, only %zu present",
+                     what, n, got);
+}
+
+/* Reads exactly n bytes into buf. */
 static tilec_status read_exact(tilec_context *ctx, const char *path, FILE *f, void *buf, size_t n,
                                const char *what) {
     size_t got = fread(buf, 1, n, f);
-    if (got == n) return TILEC_OK;
-    if (ferror(f)) return npy_error(ctx, TILEC_E_IO, "TILEC-IO01", path, "cannot read: %s", strerror(errno));
-    return npy_error(ctx, TILEC_E_IO, "TILEC-NPY07", path, "truncated file: %s needs %zu bytes, only %zu present",
-                     what, n, got);
+    return got == n ? TILEC_OK : short_read(ctx, path, f, what, n, got);
+}
+
+/* Reads the `need` data bytes into a new buffer (out->data).  When the size
+ * of what is left is known it was checked to be `need`; otherwise (a pipe)
+ * the buffer grows with the bytes actually read, so a stream shorter than its
+ * header declares fails having allocated about what it held. */
+static tilec_status read_data(tilec_context *ctx, const char *path, FILE *f, size_t need, bool size_known,
+                              npy_array *out) {
+    size_t cap = size_known || need < STREAM_CHUNK_BYTES ? need : STREAM_CHUNK_BYTES, got = 0;
+    char *buf = tilec_alloc(ctx, cap);
+    while (buf) {
+        got += fread(buf + got, 1, cap - got, f);
+        if (got < cap || cap == need) break; /* done, at the end of the stream, or failed */
+        size_t next = cap > need / 2 ? need : cap * 2;
+        char *grown = tilec_grow(ctx, buf, cap, next);
+        if (!grown) tilec_free(ctx, buf);
+        buf = grown;
+        cap = next;
+    }
+    if (!buf) return file_diag(ctx, TILEC_E_NOMEM, "TILEC-IO01", path, "out of memory for %zu bytes", cap);
+    if (got < need) {
+        tilec_free(ctx, buf);
+        return short_read(ctx, path, f, "the data", need, got);
+    }
+    out->data = buf;
+    return TILEC_OK;
 }
 
 /* Bytes from the current position to the end, or -1 when the stream cannot seek. */
@@ -257,18 +277,19 @@ static off_t bytes_left(FILE *f) {
     return end - here;
 }
 
-static tilec_status read_stream(tilec_context *ctx, const char *path, FILE *f, npy_array *out) {
+static tilec_status read_stream(tilec_context *ctx, const char *path, FILE *f, const npy_read_options *o,
+                                npy_array *out) {
     unsigned char prefix[12];
     size_t got = fread(prefix, 1, 8, f);
-    if (ferror(f)) return npy_error(ctx, TILEC_E_IO, "TILEC-IO01", path, "cannot read: %s", strerror(errno));
-    if (got == 0) return npy_error(ctx, TILEC_E_IO, "TILEC-NPY01", path, "empty file, not a .npy file");
+    if (ferror(f)) return file_diag(ctx, TILEC_E_IO, "TILEC-IO01", path, "cannot read: %s", strerror(errno));
+    if (got == 0) return file_diag(ctx, TILEC_E_IO, "TILEC-NPY01", path, "empty file, not a .npy file");
     if (memcmp(prefix, magic, got < 6 ? got : 6))
-        return npy_error(ctx, TILEC_E_IO, "TILEC-NPY01", path, "not a .npy file (bad magic)");
+        return file_diag(ctx, TILEC_E_IO, "TILEC-NPY01", path, "not a .npy file (bad magic)");
     if (got < 8)
-        return npy_error(ctx, TILEC_E_IO, "TILEC-NPY07", path, "truncated file: ends inside the magic string");
+        return file_diag(ctx, TILEC_E_IO, "TILEC-NPY07", path, "truncated file: ends inside the magic string");
     unsigned major = prefix[6], minor = prefix[7];
     if (major < 1 || major > 3 || minor != 0)
-        return npy_error(ctx, TILEC_E_IO, "TILEC-NPY02", path,
+        return file_diag(ctx, TILEC_E_IO, "TILEC-NPY02", path,
                          "unsupported .npy format version %u.%u (supported: 1.0, 2.0, 3.0)", major, minor);
     size_t length_bytes = major == 1 ? 2 : 4;
     tilec_status st = read_exact(ctx, path, f, prefix + 8, length_bytes, "the header length");
@@ -276,11 +297,11 @@ static tilec_status read_stream(tilec_context *ctx, const char *path, FILE *f, n
     size_t header_len = (size_t)prefix[8] | (size_t)prefix[9] << 8;
     if (major > 1) header_len |= (size_t)prefix[10] << 16 | (size_t)prefix[11] << 24;
     if (header_len > MAX_HEADER_BYTES)
-        return npy_error(ctx, TILEC_E_IO, "TILEC-NPY03", path, "malformed header: length %zu exceeds %d bytes",
+        return file_diag(ctx, TILEC_E_IO, "TILEC-NPY03", path, "malformed header: length %zu exceeds %d bytes",
                          header_len, MAX_HEADER_BYTES);
 
     char *header = tilec_alloc(ctx, header_len);
-    if (!header) return npy_error(ctx, TILEC_E_NOMEM, "TILEC-IO01", path, "out of memory reading the header");
+    if (!header) return file_diag(ctx, TILEC_E_NOMEM, "TILEC-IO01", path, "out of memory reading the header");
     st = read_exact(ctx, path, f, header, header_len, "the header");
     if (st == TILEC_OK) {
         /* Versions 1 and 2 are latin-1, 3 is UTF-8: the dict itself is ASCII. */
@@ -292,29 +313,36 @@ static tilec_status read_stream(tilec_context *ctx, const char *path, FILE *f, n
 
     size_t need;
     if (!data_bytes(out->dtype, out->rank, out->shape, &need))
-        return npy_error(ctx, TILEC_E_IO, "TILEC-NPY08", path, "shape is too large: its byte size overflows");
+        return file_diag(ctx, TILEC_E_IO, "TILEC-NPY08", path, "shape is too large: its byte size overflows");
+    out->size_bytes = need;
+    if (o && o->accept && (st = o->accept(o->user, out)) != TILEC_OK) return st;
+    if (o && o->into && o->into_bytes != need)
+        return file_diag(ctx, TILEC_E_SHAPE, "TILEC-NPY11", path,
+                         "the data has %zu bytes, the destination holds %zu", need, o->into_bytes);
     off_t left = bytes_left(f);
     if (left >= 0 && (uint64_t)left < need)
-        return npy_error(ctx, TILEC_E_IO, "TILEC-NPY07", path,
+        return file_diag(ctx, TILEC_E_IO, "TILEC-NPY07", path,
                          "truncated data: the shape needs %zu bytes, the file holds %lld", need, (long long)left);
     if (left >= 0 && (uint64_t)left > need)
-        return npy_error(ctx, TILEC_E_IO, "TILEC-NPY09", path, "%lld unexpected bytes after the data",
+        return file_diag(ctx, TILEC_E_IO, "TILEC-NPY09", path, "%lld unexpected bytes after the data",
                          (long long)((uint64_t)left - need));
-    out->data = tilec_alloc(ctx, need);
-    if (!out->data) return npy_error(ctx, TILEC_E_NOMEM, "TILEC-IO01", path, "out of memory for %zu bytes", need);
-    out->size_bytes = need;
-    st = read_exact(ctx, path, f, out->data, need, "the data");
+    st = o && o->into ? read_exact(ctx, path, f, o->into, need, "the data")
+                      : read_data(ctx, path, f, need, left >= 0, out);
     if (st != TILEC_OK) return st;
     if (fgetc(f) != EOF)
-        return npy_error(ctx, TILEC_E_IO, "TILEC-NPY09", path, "unexpected bytes after the data");
+        return file_diag(ctx, TILEC_E_IO, "TILEC-NPY09", path, "unexpected bytes after the data");
     return TILEC_OK;
 }
 
 tilec_status npy_read(tilec_context *ctx, const char *path, npy_array *out) {
+    return npy_read_with(ctx, path, NULL, out);
+}
+
+tilec_status npy_read_with(tilec_context *ctx, const char *path, const npy_read_options *o, npy_array *out) {
     memset(out, 0, sizeof *out);
     FILE *f = fopen(path, "rb");
-    if (!f) return npy_error(ctx, TILEC_E_IO, "TILEC-IO01", path, "cannot open: %s", strerror(errno));
-    tilec_status st = read_stream(ctx, path, f, out);
+    if (!f) return file_diag(ctx, TILEC_E_IO, "TILEC-IO01", path, "cannot open: %s", strerror(errno));
+    tilec_status st = read_stream(ctx, path, f, o, out);
     fclose(f);
     if (st != TILEC_OK) {
         npy_array_free(ctx, out);
@@ -327,13 +355,13 @@ tilec_status npy_read(tilec_context *ctx, const char *path, npy_array *out) {
 
 static tilec_status check_array(tilec_context *ctx, const char *path, const npy_array *a, size_t *bytes) {
     if (!dtype_valid(a->dtype))
-        return npy_error(ctx, TILEC_E_ARG, "TILEC-NPY10", path, "cannot write an array of invalid dtype %d",
+        return file_diag(ctx, TILEC_E_ARG, "TILEC-NPY10", path, "cannot write an array of invalid dtype %d",
                          (int)a->dtype);
     if (a->rank > NPY_MAX_RANK)
-        return npy_error(ctx, TILEC_E_ARG, "TILEC-NPY10", path, "cannot write rank %zu (at most %d)", a->rank,
+        return file_diag(ctx, TILEC_E_ARG, "TILEC-NPY10", path, "cannot write rank %zu (at most %d)", a->rank,
                          NPY_MAX_RANK);
     if (!data_bytes(a->dtype, a->rank, a->shape, bytes))
-        return npy_error(ctx, TILEC_E_ARG, "TILEC-NPY10", path, "cannot write: the shape's byte size overflows");
+        return file_diag(ctx, TILEC_E_ARG, "TILEC-NPY10", path, "cannot write: the shape's byte size overflows");
     return TILEC_OK;
 }
 
@@ -342,7 +370,7 @@ tilec_status npy_format_header(tilec_context *ctx, const npy_array *a, unsigned 
     tilec_status st = check_array(ctx, "(header)", a, &bytes);
     if (st != TILEC_OK) return st;
     if (version > 2)
-        return npy_error(ctx, TILEC_E_ARG, "TILEC-NPY10", "(header)", "cannot write format version %u (use 1 or 2)",
+        return file_diag(ctx, TILEC_E_ARG, "TILEC-NPY10", "(header)", "cannot write format version %u (use 1 or 2)",
                          version);
     /* Exactly np.save: repr() of each value, keys sorted, then growth padding
      * for the first axis. */
@@ -364,7 +392,7 @@ tilec_status npy_format_header(tilec_context *ctx, const npy_array *a, unsigned 
     size_t padded = version == 1 ? padded_v1 : hlen + (ARRAY_ALIGN - (12 + hlen) % ARRAY_ALIGN);
     if (version == 1 && padded > 65535) {
         strbuf_free(&dict);
-        return npy_error(ctx, TILEC_E_ARG, "TILEC-NPY10", "(header)",
+        return file_diag(ctx, TILEC_E_ARG, "TILEC-NPY10", "(header)",
                          "header of %zu bytes does not fit format version 1", padded);
     }
     unsigned char head[12];
@@ -378,7 +406,7 @@ tilec_status npy_format_header(tilec_context *ctx, const npy_array *a, unsigned 
     strbuf_append(out, "\n");
     bool failed = dict.failed || out->failed;
     strbuf_free(&dict);
-    return failed ? npy_error(ctx, TILEC_E_NOMEM, "TILEC-IO01", "(header)", "out of memory") : TILEC_OK;
+    return failed ? file_diag(ctx, TILEC_E_NOMEM, "TILEC-IO01", "(header)", "out of memory") : TILEC_OK;
 }
 
 tilec_status npy_write(tilec_context *ctx, const char *path, const npy_array *a, unsigned version) {
@@ -386,7 +414,7 @@ tilec_status npy_write(tilec_context *ctx, const char *path, const npy_array *a,
     tilec_status st = check_array(ctx, path, a, &bytes);
     if (st != TILEC_OK) return st;
     if (a->size_bytes != bytes || (bytes > 0 && !a->data))
-        return npy_error(ctx, TILEC_E_ARG, "TILEC-NPY10", path, "array holds %zu bytes, its shape needs %zu",
+        return file_diag(ctx, TILEC_E_ARG, "TILEC-NPY10", path, "array holds %zu bytes, its shape needs %zu",
                          a->data ? a->size_bytes : 0, bytes);
     strbuf header;
     strbuf_init(&header, ctx);
@@ -395,22 +423,10 @@ tilec_status npy_write(tilec_context *ctx, const char *path, const npy_array *a,
         strbuf_free(&header);
         return st;
     }
-    FILE *f = fopen(path, "wb");
-    if (!f) {
-        strbuf_free(&header);
-        return npy_error(ctx, TILEC_E_IO, "TILEC-IO01", path, "cannot create: %s", strerror(errno));
-    }
-    bool ok = fwrite(header.data, 1, header.len, f) == header.len &&
-              (bytes == 0 || fwrite(a->data, 1, bytes, f) == bytes);
-    int err = ok ? 0 : errno;
-    if (fclose(f) != 0 && ok) {
-        ok = false;
-        err = errno;
-    }
+    /* Through a temporary file: a failed write never leaves a half-written
+     * file that looks valid, and never removes the file it was to replace. */
+    file_piece pieces[2] = {{header.data, header.len}, {a->data, bytes}};
+    st = file_write(ctx, path, pieces, 2);
     strbuf_free(&header);
-    if (!ok) {
-        remove(path); /* no half-written file that looks valid */
-        return npy_error(ctx, TILEC_E_IO, "TILEC-IO01", path, "cannot write: %s", strerror(err));
-    }
-    return TILEC_OK;
+    return st;
 }

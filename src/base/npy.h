@@ -17,7 +17,18 @@
  *   TILEC-NPY07  truncated file (header or data)
  *   TILEC-NPY08  shape out of range (rank above NPY_MAX_RANK, size overflow)
  *   TILEC-NPY09  bytes after the data
- *   TILEC-NPY10  invalid array given to the writer (status TILEC_E_ARG) */
+ *   TILEC-NPY10  invalid array given to the writer (status TILEC_E_ARG)
+ *   TILEC-NPY11  the data does not fit the caller's destination buffer
+ *                (npy_read_with `into`; status TILEC_E_SHAPE)
+ *
+ * Memory: nothing is allocated from a size the file declares before it is
+ * checked.  A seekable file must hold exactly the declared data (NPY07/NPY09)
+ * before a byte of it is allocated; from a pipe or another stream that cannot
+ * seek, the data is read into a buffer that grows with the bytes actually
+ * read (1 MiB, then doubling up to the declared size), so a short stream fails
+ * with NPY07 having allocated about what it held.  npy_read_with's `accept`
+ * sees the header before anything is allocated for the data, and `into`
+ * reads the data into the caller's buffer without allocating at all. */
 #ifndef TILEC_BASE_NPY_H
 #define TILEC_BASE_NPY_H
 
@@ -60,13 +71,35 @@ bool npy_volume(size_t rank, const uint64_t *shape, uint64_t *volume);
 /* Reads `path` into *out; out->data is allocated from ctx (npy_array_free).
  * On failure *out is zeroed and diagnostics say why. */
 tilec_status npy_read(tilec_context *ctx, const char *path, npy_array *out);
+
+/* What npy_read_with is told besides the path; zero-initialize unused fields. */
+typedef struct {
+    /* Called once, after the header is parsed and before any byte of the data
+     * is allocated or read, with header->dtype, rank, shape and size_bytes set
+     * (data NULL).  Returns TILEC_OK to read on, or the status of a diagnostic
+     * it appended to stop.  NULL accepts every header. */
+    tilec_status (*accept)(void *user, const npy_array *header);
+    void *user;
+    /* NULL: the data goes to a new allocation (out->data).  Otherwise it is read
+     * into this buffer, which must hold exactly the data's size (TILEC-NPY11
+     * otherwise, before anything is read); out->data stays NULL, and on failure
+     * the buffer's contents are unspecified. */
+    void *into;
+    size_t into_bytes;
+} npy_read_options;
+
+/* npy_read with the options above (NULL: as npy_read). */
+tilec_status npy_read_with(tilec_context *ctx, const char *path, const npy_read_options *o, npy_array *out);
 void npy_array_free(tilec_context *ctx, npy_array *a);
 
 /* The header NumPy writes for `a` with format `version` (1 or 2; 0 picks the
  * oldest that fits, as np.save does): magic, version, length, dict, padding. */
 tilec_status npy_format_header(tilec_context *ctx, const npy_array *a, unsigned version, strbuf *out);
 
-/* Writes `a` to `path` (header from npy_format_header, then the data). */
+/* Writes `a` to `path` (header from npy_format_header, then the data) with
+ * file_write: through a temporary file renamed into place, written directly
+ * only into an existing non-regular file (a device, a FIFO); a failure never
+ * removes an existing file (base/file.h). */
 tilec_status npy_write(tilec_context *ctx, const char *path, const npy_array *a, unsigned version);
 
 #endif

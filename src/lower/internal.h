@@ -15,6 +15,7 @@
 
 #include "lower/lower.h"
 #include "plan/root_map.h"
+#include "tir/fault.h"
 
 typedef enum { LV_SCALAR = 1, LV_SPLAT, LV_SSA, LV_ARRAY, LV_RECIPE } lv_form;
 
@@ -53,6 +54,8 @@ typedef struct {
     lv **vals;        /* [tf->next_value_id] */
     xir_value **buffers; /* [parameter count] */
     VEC(lw_range) ranges; /* by XIR value id: known coordinate intervals */
+    VEC(tir_fault_site) sites; /* the kernel's fault sites (check.c) */
+    uint32_t *site_of_op;      /* [tf->next_op_id]: 1 + the op's first site, 0: none yet */
     uint64_t alloca_count, alloca_bytes;
     lower_counters counters;
     tilec_status status;
@@ -150,6 +153,14 @@ bool lw_proven_index(lowerer *lw, xir_value *v, uint64_t count);
 xir_value *lw_axis_guard(lowerer *lw, xir_value *origin, xir_value *e, uint64_t extent);
 /* Whether origin + [0, n-1] is proven inside [0, extent). */
 bool lw_axis_proven(lowerer *lw, xir_value *origin, uint64_t n, uint64_t extent);
+
+/* ---- bounds checks (check.c) ----
+ * The check of op's access (scalar view access, extract, or bounds=assume
+ * subtile) with values[a] (i64 index, coordinate or origin) on each of its
+ * `rank` axes, skipping axes with skip[a] (skip may be NULL): emits the
+ * fault report for an out-of-range value and returns the condition under
+ * which the access may happen, NULL when every axis is proven in range. */
+xir_value *lw_check_access(lowerer *lw, const tir_op *op, uint32_t rank, xir_value *const *values, const bool *skip);
 
 /* ---- ops ---- */
 /* body.c: lowers every op of b except its yield and `skip` (may be NULL). */

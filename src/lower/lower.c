@@ -202,6 +202,16 @@ static void fill_result(lowerer *lw, const plan_root_map *map, const plan_resour
         out->args[i] = (lower_arg){p->name, p->type->elem, volume * tir_scalar_size(p->type->elem), 0};
     }
     collect_usage(body, out->args);
+    if (lw->sites.len) {
+        tir_fault_site *sites = arena_alloc(&lw->m->arena, sizeof *sites * lw->sites.len);
+        if (!sites) {
+            lw_fail(lw, TILEC_E_NOMEM, "LOWER-M01", "out of memory describing the fault sites");
+            return;
+        }
+        memcpy(sites, lw->sites.data, sizeof *sites * lw->sites.len);
+        out->fault_sites = sites;
+        out->fault_site_count = lw->sites.len;
+    }
     out->local_lanes = lw->local ? lw->local->lanes : 1;
     out->dispatch_size = (uint32_t)map->volume * out->local_lanes; /* admitted: fits */
     out->block_size = lw->opt->block_size;
@@ -255,7 +265,8 @@ tilec_status lower_kernel(tilec_context *ctx, const tir_func *f, const lower_opt
     arena_init(&lw.arena, ctx);
     lw.vals = tilec_alloc(ctx, sizeof *lw.vals * (f->next_value_id ? f->next_value_id : 1));
     lw.buffers = tilec_alloc(ctx, sizeof *lw.buffers * (f->body->arg_count ? f->body->arg_count : 1));
-    if (!lw.vals || !lw.buffers)
+    lw.site_of_op = tilec_alloc(ctx, sizeof *lw.site_of_op * (f->next_op_id ? f->next_op_id : 1));
+    if (!lw.vals || !lw.buffers || !lw.site_of_op)
         lw.status = tilec_error(ctx, TILEC_E_NOMEM, "LOWER-M01", tilec_no_loc(), "out of memory lowering kernel '@%s'", f->name);
     else emit(&lw, &map);
     if (!lw.status) check_storage(&lw, &res);
@@ -265,7 +276,9 @@ tilec_status lower_kernel(tilec_context *ctx, const tir_func *f, const lower_opt
     st = lw.status;
     tilec_free(ctx, lw.vals);
     tilec_free(ctx, lw.buffers);
+    tilec_free(ctx, lw.site_of_op);
     VEC_FREE(ctx, &lw.ranges);
+    VEC_FREE(ctx, &lw.sites);
     arena_destroy(&lw.arena);
     plan_repr_free(&repr);
     if (st) {

@@ -13,6 +13,7 @@
 #define TILEC_LOWER_LOWER_H
 
 #include "plan/resources.h"
+#include "tir/fault.h"
 #include "xir/xir.h"
 
 typedef struct {
@@ -29,6 +30,10 @@ typedef struct {
     uint32_t reduction_partitions;       /* 4; 1..16 */
     uint32_t max_recipe_depth;           /* 64; 0 = no deferred recipes */
     uint32_t local_lanes;                /* 1 (whole program per lane) or W (packet-local) */
+    /* Check every scalar access, extract and bounds=assume subtile, also
+     * those the interval analysis proves in range (false: only unproven
+     * ones; docs/lowering.md "Bounds checks"). */
+    bool check_bounds;
 } lower_options;
 
 lower_options lower_options_default(void);
@@ -46,7 +51,7 @@ typedef struct {
 #define LOWER_COUNTERS(X) \
     X(guards_removed) X(guards_kept) X(indexable_snapshots) X(deferred_expressions) X(runtime_traversals) \
     X(unrolled_maps) X(runtime_maps) X(ordered_loops) X(phi_carries) X(buffered_carries) X(partial_reductions) \
-    X(packet_reductions) \
+    X(packet_reductions) X(bounds_checks) X(bounds_checks_removed) \
     X(rolled_mmas) X(xir_instructions)
 
 typedef struct {
@@ -68,6 +73,10 @@ typedef struct {
     plan_resources resources;       /* static snapshot demand, equal to the emitted allocas */
     lower_counters counters;
     const char *realization; /* "key=value; ..." owned by the module */
+    /* The operand of every `fault` indexes this table (owned by the module;
+     * its strings are borrowed from the TileIR module). */
+    const tir_fault_site *fault_sites;
+    size_t fault_site_count;
 } lower_result;
 
 tilec_status lower_kernel(tilec_context *ctx, const tir_func *f, const lower_options *options, lower_result *out);

@@ -471,40 +471,41 @@ void lower_elementwise(lowerer *lw, const tir_op *op) {
 }
 
 /* extract t[i...]: (packet-local: the index on D is the split coordinate,
- * read at its slot) a constant in-range flat index reads the element, out of
- * range gives zero; a runtime index proven in range reads directly;
- * otherwise a guarded read (0 <= flat < count) with a zero fallback. */
+ * read at its slot) coordinates not proven inside the tile are checked
+ * (check.c: an out-of-range one reports a fault, TIR-I09, and reads zero);
+ * a constant flat index reads the element directly. */
 void lower_extract(lowerer *lw, const tir_op *op) {
     const tir_value *t = op->operands[0]->value, *res = op->results[0];
     lv *tile = lw_lookup(lw, t);
     if (!tile) return;
     const tir_space *s = t->type->space;
-    xir_value *coords[PLAN_MAX_RANK];
+    xir_value *coords[PLAN_MAX_RANK], *values[PLAN_MAX_RANK];
+    bool split[PLAN_MAX_RANK];
     for (uint32_t i = 0; i < s->rank; i++) {
         const tir_value *idx = op->operands[1 + i]->value;
         lv *rec = lw_lookup(lw, idx);
         if (!rec) return;
         /* On the distributed axis the coordinate names the lane's own slot. */
-        bool split = plan_local_is_axis(lw->local, &s->axes[i]);
-        if (split && !rec->split) { /* the admission forbids it */
+        split[i] = plan_local_is_axis(lw->local, &s->axes[i]);
+        if (split[i] && !rec->split) { /* the admission forbids it */
             lw_internal(lw, "extract op #%u is not at the split coordinate its admission requires", op->id);
             return;
         }
-        coords[i] = split ? rec->split : lw_to_i64(lw, rec->value, tir_value_elem(idx));
+        values[i] = lw_to_i64(lw, rec->value, tir_value_elem(idx));
+        coords[i] = split[i] ? rec->split : values[i];
     }
+    xir_value *ok = lw_check_access(lw, op, s->rank, values, split);
     xir_value *flat = lw_flat(lw, s, coords), *zero = xir_const_zero(lw->m, tile->elem), *v;
     int64_t k;
     if (tile->count == 0) {
-        v = zero; /* an empty tile has no element to read */
-    } else if (lw_const_int(flat, &k)) {
-        v = k >= 0 && (uint64_t)k < tile->count ? lw_read(lw, tile, flat) : zero;
-    } else if (lw_proven_index(lw, flat, tile->count)) {
+        v = zero; /* an empty tile has no element to read (and every coordinate faults) */
+    } else if (!ok) {
         v = lw_read(lw, tile, flat);
+    } else if (lw_const_int(ok, &k)) {
+        v = k ? lw_read(lw, tile, flat) : zero;
     } else {
-        xir_value *inside = lw_arith(lw, XIR_OP_AND, lw_arith(lw, XIR_OP_GE, flat, lw_i64(lw, 0), NULL),
-                                     lw_arith(lw, XIR_OP_LT, flat, lw_i64(lw, (int64_t)tile->count), NULL), NULL);
         lw_if d;
-        lw_if_begin(lw, &d, inside);
+        lw_if_begin(lw, &d, ok);
         xir_value *read = lw_read(lw, tile, flat);
         lw_if_end(lw, &d);
         v = lw_if_phi(lw, &d, read, zero);

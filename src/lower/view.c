@@ -6,8 +6,10 @@
  * in-bounds element).  bounds=zero guards each axis (0 <= o_i + e_i < E_i,
  * signed i64, see bounds.c) unless proven; the buffer read happens only in
  * the valid branch of a diamond whose PHI joins it with the fill, a store
- * sits in a guarded triangle.  bounds=assume emits no guard.  A masked scalar
- * load is a diamond on its predicate.  Packet-local (lw->local), tile
+ * sits in a guarded triangle.  bounds=assume promises the whole subtile is
+ * inside the view: unless proven, one check per access (check.c) reports a
+ * fault and guards every element with it.  Scalar accesses are checked the
+ * same way per index.  A masked scalar load is a diamond on its predicate.  Packet-local (lw->local), tile
  * coordinates on D are slots (see element) and stores that do not vary along
  * D are done by lane 0 alone. */
 #include "lower/internal.h"
@@ -22,6 +24,7 @@ typedef struct {
     xir_value *base;                /* u64 Σ origin·stride */
     xir_value *fill;                /* loads */
     xir_value *leader;              /* packet-local store without D: lane == 0, else NULL */
+    xir_value *in_range;            /* bounds=assume, unproven: the whole subtile is inside the view */
     lv *tile;                       /* load: the result; store: the stored value */
 } access;
 
@@ -67,6 +70,7 @@ static bool prepare(lowerer *lw, access *acc, const tir_op *op, bool runtime) {
         if (acc->guard_axis[a] && !runtime && !(acc->cache[a] = lw_alloc(lw, sizeof(xir_value *) * n))) return false;
     }
     acc->base = lw_cast(lw, base, TIR_U64);
+    acc->in_range = op->bounds == TIR_BOUNDS_ASSUME ? lw_check_access(lw, op, acc->view->rank, acc->origin, NULL) : NULL;
     acc->leader = op->kind == TIR_OP_VIEW_STORE && !plan_local_has_axis(lw->local, op->domain) ? leader(lw) : NULL;
     return lw_ok(lw);
 }
@@ -75,7 +79,7 @@ static bool prepare(lowerer *lw, access *acc, const tir_op *op, bool runtime) {
  * Packet-local, the coordinate on D is a slot q: the element is W·q + lane,
  * which exists only when it is < N; a store without D is the leader's. */
 static xir_value *element(lowerer *lw, access *acc, xir_value *const *slots, xir_value **address) {
-    xir_value *cond = acc->leader, *offset = lw_i64(lw, 0), *coords[PLAN_MAX_RANK];
+    xir_value *cond = both(lw, acc->leader, acc->in_range), *offset = lw_i64(lw, 0), *coords[PLAN_MAX_RANK];
     for (uint32_t a = 0; a < acc->view->rank; a++) {
         coords[a] = slots[a];
         if (plan_local_is_axis(lw->local, &acc->op->domain->axes[a])) {
@@ -134,38 +138,54 @@ static void visit_store(lowerer *lw, void *user, xir_value *flat, xir_value *con
     }
 }
 
-/* The u64 address of a scalar access (indices are not guarded). */
-static xir_value *scalar_address(lowerer *lw, const tir_op *op) {
+/* The u64 address of a scalar access and, in *ok, the condition under
+ * which its indices are in range (NULL: proven; check.c reports a fault
+ * otherwise). */
+static xir_value *scalar_address(lowerer *lw, const tir_op *op, xir_value **ok) {
     const tir_space *view = op->operands[0]->value->type->space;
-    xir_value *flat = lw_i64(lw, 0);
+    xir_value *flat = lw_i64(lw, 0), *index[PLAN_MAX_RANK];
     for (uint32_t a = 0; a < view->rank; a++) {
         const tir_value *idx = op->operands[1 + a]->value;
         lv *rec = lw_lookup(lw, idx);
         if (!rec) return NULL;
-        xir_value *c = lw_to_i64(lw, rec->value, tir_value_elem(idx));
-        flat = lw_arith(lw, XIR_OP_ADD, flat, lw_arith(lw, XIR_OP_MUL, c, lw_i64(lw, (int64_t)view_stride(view, a)), NULL), NULL);
+        index[a] = lw_to_i64(lw, rec->value, tir_value_elem(idx));
+        flat = lw_arith(lw, XIR_OP_ADD, flat,
+                        lw_arith(lw, XIR_OP_MUL, index[a], lw_i64(lw, (int64_t)view_stride(view, a)), NULL), NULL);
     }
+    *ok = lw_check_access(lw, op, view->rank, index, NULL);
     return lw_cast(lw, flat, TIR_U64);
+}
+
+/* A buffer read that happens only when `ok` holds (NULL: always); zero
+ * otherwise. */
+static xir_value *checked_read(lowerer *lw, xir_value *buffer, xir_value *address, xir_value *ok, tir_scalar elem) {
+    if (!ok) return lw_ok(lw) ? xir_build_buffer_read(&lw->b, buffer, address) : NULL;
+    lw_if d;
+    lw_if_begin(lw, &d, ok);
+    xir_value *read = lw_ok(lw) ? xir_build_buffer_read(&lw->b, buffer, address) : NULL;
+    lw_if_end(lw, &d);
+    return lw_if_phi(lw, &d, read, xir_const_zero(lw->m, elem));
 }
 
 static void lower_scalar_load(lowerer *lw, const tir_op *op) {
     const tir_value *view = op->operands[0]->value, *res = op->results[0];
     uint32_t rank = view->type->space->rank;
-    xir_value *buffer = buffer_of(lw, view), *v;
+    xir_value *buffer = buffer_of(lw, view), *v, *ok;
+    tir_scalar elem = tir_value_elem(res);
     if (op->masked) {
         lv *pred = lw_lookup(lw, op->operands[1 + rank]->value), *fallback = lw_lookup(lw, op->operands[2 + rank]->value);
         if (!pred || !fallback) return;
         lw_if d;
         lw_if_begin(lw, &d, pred->value);
-        xir_value *address = scalar_address(lw, op);
-        xir_value *read = lw_ok(lw) ? xir_build_buffer_read(&lw->b, buffer, address) : NULL;
+        xir_value *address = scalar_address(lw, op, &ok);
+        xir_value *read = checked_read(lw, buffer, address, ok, elem);
         lw_if_end(lw, &d);
         v = lw_if_phi(lw, &d, read, fallback->value);
     } else {
-        xir_value *address = scalar_address(lw, op);
-        v = lw_ok(lw) ? xir_build_buffer_read(&lw->b, buffer, address) : NULL;
+        xir_value *address = scalar_address(lw, op, &ok);
+        v = checked_read(lw, buffer, address, ok, elem);
     }
-    lw_bind(lw, res, lw_scalar(lw, tir_value_elem(res), v));
+    lw_bind(lw, res, lw_scalar(lw, elem, v));
 }
 
 void lower_load(lowerer *lw, const tir_op *op) {
@@ -197,11 +217,13 @@ void lower_store(lowerer *lw, const tir_op *op) {
     lv *v = lw_lookup(lw, value);
     if (!v) return;
     if (!op->domain) {
-        xir_value *cond = leader(lw);
-        lw_if d = {NULL, NULL, NULL, NULL};
+        xir_value *cond = leader(lw), *ok;
+        lw_if d = {NULL, NULL, NULL, NULL}, in_range = {NULL, NULL, NULL, NULL};
         if (cond) lw_if_begin(lw, &d, cond);
-        xir_value *address = scalar_address(lw, op);
+        xir_value *address = scalar_address(lw, op, &ok);
+        if (ok) lw_if_begin(lw, &in_range, ok);
         if (lw_ok(lw)) xir_build_buffer_write(&lw->b, buffer_of(lw, op->operands[0]->value), address, v->value);
+        if (ok) lw_if_end(lw, &in_range);
         if (cond) lw_if_end(lw, &d);
         return;
     }

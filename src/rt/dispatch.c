@@ -13,6 +13,7 @@ typedef struct {
     const rt_buffer *buffers;
     const rt_schedule *schedule;
     uint32_t *task_workers;
+    fault_record *faults;
 } dispatch_run;
 
 static void run_task(void *user, uint64_t task, uint32_t worker, void *workspace) {
@@ -20,7 +21,15 @@ static void run_task(void *user, uint64_t task, uint32_t worker, void *workspace
     uint64_t begin, end;
     rt_schedule_task_blocks(run->schedule, task, &begin, &end);
     if (run->task_workers) run->task_workers[task] = worker;
-    run->kernel->entry(run->buffers, (uint32_t)begin, (uint32_t)end, run->kernel->dispatch_size, workspace);
+    run->kernel->entry(run->buffers, (uint32_t)begin, (uint32_t)end, run->kernel->dispatch_size, workspace, run->faults);
+}
+
+static tilec_status report_faults(tilec_context *ctx, const rt_kernel *k, const fault_record *faults) {
+    if (k->report_fault) return k->report_fault(k->fault_user, ctx, faults);
+    return tilec_error(ctx, TILEC_E_RUNTIME, "RT-F01", tilec_no_loc(),
+                       "%s: %" PRIu64 " out-of-range access(es) did not happen; the first reported is fault site %" PRIu32
+                       " with value %" PRId64,
+                       k->name ? k->name : "kernel", faults->count, faults->site, faults->value);
 }
 
 static tilec_status check(tilec_context *ctx, const rt_kernel *k, const rt_arg *args, uint32_t arg_count) {
@@ -80,7 +89,8 @@ tilec_status rt_dispatch(rt_pool *pool, tilec_context *ctx, const rt_kernel *ker
                                arg_count);
     }
     for (uint32_t i = 0; i < arg_count; i++) buffers[i] = (rt_buffer){args[i].data, args[i].size_bytes};
-    dispatch_run run = {kernel, buffers, &schedule, task_workers};
+    fault_record faults = {0};
+    dispatch_run run = {kernel, buffers, &schedule, task_workers, &faults};
     rt_pool_job job = {
         .schedule = &schedule,
         .run = run_task,
@@ -90,5 +100,6 @@ tilec_status rt_dispatch(rt_pool *pool, tilec_context *ctx, const rt_kernel *ker
     };
     status = rt_pool_run(pool, ctx, &job);
     if (buffers != inline_buffers) tilec_free(ctx, buffers);
+    if (!status && faults.count) status = report_faults(ctx, kernel, &faults);
     return status;
 }

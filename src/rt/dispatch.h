@@ -7,7 +7,8 @@
  * {data, size_bytes} (an offset view: data already points at the first
  * element).  workspace is the calling worker's private scratch, 64-byte
  * aligned, at least workspace_bytes long (NULL when the kernel asks for none);
- * its contents on entry are unspecified.
+ * its contents on entry are unspecified.  faults is one zeroed record per
+ * dispatch, shared by every task.
  *
  * rt_dispatch checks everything before anything runs and fails with a
  * diagnostic, leaving the pool usable:
@@ -19,11 +20,15 @@
  *   RT-D06 workspace request above RT_WORKSPACE_LIMIT
  *   RT-D07 out of memory (workspace growth, argument record)
  *   RT-D08 test trace array too short for the schedule's tasks
+ * After the run, bounds faults the kernel recorded (base/fault.h: the
+ * out-of-range accesses did not happen) fail the dispatch through the
+ * kernel's report_fault, else with RT-F01.
  * The descriptor and the arguments are only borrowed during the call: a
  * kernel can be copied, moved or destroyed between dispatches. */
 #ifndef TILEC_RT_DISPATCH_H
 #define TILEC_RT_DISPATCH_H
 
+#include "base/fault.h"
 #include "rt/pool.h"
 #include "tilec/tir.h" /* tir_scalar: the element types */
 
@@ -34,7 +39,11 @@ typedef struct {
 } rt_buffer;
 
 typedef void (*rt_entry)(const rt_buffer *args, uint32_t block_begin, uint32_t block_end, uint32_t dispatch_size,
-                         void *workspace);
+                         void *workspace, fault_record *faults);
+
+/* Turns the bounds faults a dispatch recorded into a diagnostic (returns
+ * its status); `user` is the kernel descriptor's fault_user. */
+typedef tilec_status (*rt_fault_report)(const void *user, tilec_context *ctx, const fault_record *faults);
 
 typedef struct {
     tir_scalar elem;
@@ -50,6 +59,9 @@ typedef struct {
     uint32_t block_size;    /* workers per block, ≥ 1 */
     uint64_t blocks_per_task; /* the plan's grain; 0: ceil(blocks / (workers·32)) */
     uint64_t workspace_bytes; /* per worker */
+    /* NULL: a fault fails the dispatch with the generic RT-F01 */
+    rt_fault_report report_fault;
+    const void *fault_user;
 } rt_kernel;
 
 /* A bound argument: pointer + byte size (offset views work) + element type. */

@@ -57,7 +57,7 @@ typedef struct {
     LLVMBuilderRef b;
     LLVMTypeRef i1, i8, i32, i64, ptr, vmask;
     LLVMValueRef body, alloca_point;
-    LLVMValueRef args, block_id, base, dsize, workspace, tail_mask, lane32, lane64;
+    LLVMValueRef args, block_id, base, dsize, workspace, faults, tail_mask, lane32, lane64;
     LLVMValueRef *val;          /* by value id */
     unsigned char *facts;       /* by value id: LANE_* */
     LLVMValueRef *bufptr;       /* by argument index */
@@ -548,6 +548,37 @@ static void buffer_write(emitter *e, const xir_inst *i) {
     scatter(e, s, v, lane_pointers(e, t, base, k, mask), mask);
 }
 
+/* A bounds fault (base/fault.h): when some lane of the block mask executes
+ * it, the first such lane's site and value are reported; the count is
+ * incremented atomically and only the fault that raised it from 0 writes
+ * site and value.  The report sits behind a branch: no cost but the mask
+ * test when nothing faults. */
+static void fault(emitter *e, const xir_inst *i) {
+    const xir_value *site = xir_operand(i, 0), *value = xir_operand(i, 1);
+    LLVMValueRef mask = block_mask(e, i->parent);
+    LLVMTypeRef bits_t = LLVMIntTypeInContext(e->c, e->W);
+    LLVMValueRef bits = LLVMBuildZExt(e->b, LLVMBuildBitCast(e->b, mask, bits_t, ""), e->i32, "");
+    LLVMBasicBlockRef report = LLVMAppendBasicBlockInContext(e->c, e->body, "fault");
+    LLVMBasicBlockRef first = LLVMAppendBasicBlockInContext(e->c, e->body, "fault_first");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, e->body, "fault_done");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntNE, bits, const_i32(e, 0), ""), report, done);
+    LLVMPositionBuilderAtEnd(e->b, report);
+    LLVMTypeRef t32 = e->i32;
+    LLVMValueRef cttz_args[2] = {bits, LLVMConstInt(e->i1, 1, false)};
+    LLVMValueRef lane = intrinsic(e, "llvm.cttz", &t32, 1, cttz_args, 2);
+    LLVMValueRef s = varying(e, site) ? LLVMBuildExtractElement(e->b, get(e, site, true), lane, "") : get(e, site, false);
+    LLVMValueRef v = varying(e, value) ? LLVMBuildExtractElement(e->b, get(e, value, true), lane, "") : get(e, value, false);
+    LLVMValueRef old = LLVMBuildAtomicRMW(e->b, LLVMAtomicRMWBinOpAdd, e->faults, const_i64(e, 1),
+                                          LLVMAtomicOrderingMonotonic, false);
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, old, const_i64(e, 0), ""), first, done);
+    LLVMPositionBuilderAtEnd(e->b, first);
+    LLVMValueRef at_value = const_i64(e, FAULT_RECORD_VALUE_OFFSET), at_site = const_i64(e, FAULT_RECORD_SITE_OFFSET);
+    LLVMBuildStore(e->b, v, LLVMBuildGEP2(e->b, e->i8, e->faults, &at_value, 1, ""));
+    LLVMBuildStore(e->b, s, LLVMBuildGEP2(e->b, e->i8, e->faults, &at_site, 1, ""));
+    LLVMBuildBr(e->b, done);
+    LLVMPositionBuilderAtEnd(e->b, done);
+}
+
 /* The private slot of a gep: its array's stack allocation and the i64 index. */
 static void private_slot(emitter *e, const xir_value *ptr, LLVMValueRef *array, LLVMValueRef *index, bool *uniform) {
     const xir_inst *g = xir_value_inst((xir_value *)ptr);
@@ -737,6 +768,7 @@ static void emit_inst(emitter *e, const xir_inst *i) {
     case XIR_INST_STORE: private_store(e, i); break;
     case XIR_INST_BUFFER_READ: r = buffer_read(e, i); break;
     case XIR_INST_BUFFER_WRITE: buffer_write(e, i); break;
+    case XIR_INST_FAULT: fault(e, i); break;
     case XIR_INST_BUFFER_ADDRESS: r = LLVMBuildPtrToInt(e->b, get(e, xir_operand(i, 0), false), e->i64, ""); break;
     case XIR_INST_WARP_READ_LANE: r = read_lane(e, i); break;
     default: break;
@@ -834,9 +866,9 @@ static void set_target_attributes(emitter *e, LLVMValueRef fn) {
 /* One packet body; `full`: every lane is active (the tail mask is the
  * constant all-true mask, which LLVM folds away). */
 static tilec_status emit_body(emitter *e, bool full) {
-    LLVMTypeRef params[5] = {e->ptr, e->i32, e->i32, e->i32, e->ptr};
+    LLVMTypeRef params[6] = {e->ptr, e->i32, e->i32, e->i32, e->ptr, e->ptr};
     e->body = LLVMAddFunction(e->m, full ? "tilec_packet_full" : "tilec_packet",
-                              LLVMFunctionType(LLVMVoidTypeInContext(e->c), params, 5, false));
+                              LLVMFunctionType(LLVMVoidTypeInContext(e->c), params, 6, false));
     LLVMSetLinkage(e->body, LLVMInternalLinkage);
     set_target_attributes(e, e->body);
     e->args = LLVMGetParam(e->body, 0);
@@ -844,6 +876,7 @@ static tilec_status emit_body(emitter *e, bool full) {
     e->base = LLVMGetParam(e->body, 2);
     e->dsize = LLVMGetParam(e->body, 3);
     e->workspace = LLVMGetParam(e->body, 4);
+    e->faults = LLVMGetParam(e->body, 5);
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(e->c, e->body, "entry");
     LLVMPositionBuilderAtEnd(e->b, entry);
     LLVMValueRef lanes32[16], lanes64[16];
@@ -869,12 +902,12 @@ static tilec_status emit_body(emitter *e, bool full) {
     return e->status;
 }
 
-/* entry(args, block_begin, block_end, dispatch_size, workspace): for each
+/* entry(args, block_begin, block_end, dispatch_size, workspace, faults): for each
  * block, packets base = block·B + p·W for p·W < B while base < dispatch_size;
  * complete packets call `full` when there is one. */
 static void emit_entry(emitter *e, const char *name, LLVMValueRef masked, LLVMValueRef full) {
-    LLVMTypeRef params[5] = {e->ptr, e->i32, e->i32, e->i32, e->ptr};
-    LLVMValueRef fn = LLVMAddFunction(e->m, name, LLVMFunctionType(LLVMVoidTypeInContext(e->c), params, 5, false));
+    LLVMTypeRef params[6] = {e->ptr, e->i32, e->i32, e->i32, e->ptr, e->ptr};
+    LLVMValueRef fn = LLVMAddFunction(e->m, name, LLVMFunctionType(LLVMVoidTypeInContext(e->c), params, 6, false));
     set_target_attributes(e, fn);
     LLVMValueRef args = LLVMGetParam(fn, 0), begin = LLVMGetParam(fn, 1), end = LLVMGetParam(fn, 2), dsize = LLVMGetParam(fn, 3);
     LLVMBasicBlockRef entry = LLVMAppendBasicBlockInContext(e->c, fn, "entry");
@@ -897,7 +930,8 @@ static void emit_entry(emitter *e, const char *name, LLVMValueRef masked, LLVMVa
                                      LLVMBuildICmp(e->b, LLVMIntULT, base, LLVMBuildZExt(e->b, dsize, e->i64, ""), ""), "");
     LLVMBuildCondBr(e->b, live, run, next_block);
     LLVMPositionBuilderAtEnd(e->b, run);
-    LLVMValueRef call_args[5] = {args, blk, LLVMBuildTrunc(e->b, base, e->i32, ""), dsize, LLVMGetParam(fn, 4)};
+    LLVMValueRef call_args[6] = {args, blk, LLVMBuildTrunc(e->b, base, e->i32, ""), dsize, LLVMGetParam(fn, 4),
+                                 LLVMGetParam(fn, 5)};
     LLVMValueRef off_next = LLVMBuildAdd(e->b, off, const_i64(e, e->W), "");
     LLVMBasicBlockRef call_full = NULL;
     if (full) {
@@ -907,11 +941,11 @@ static void emit_entry(emitter *e, const char *name, LLVMValueRef masked, LLVMVa
                                               LLVMBuildZExt(e->b, dsize, e->i64, ""), "");
         LLVMBuildCondBr(e->b, complete, call_full, call_tail);
         LLVMPositionBuilderAtEnd(e->b, call_full);
-        LLVMBuildCall2(e->b, LLVMGlobalGetValueType(full), full, call_args, 5, "");
+        LLVMBuildCall2(e->b, LLVMGlobalGetValueType(full), full, call_args, 6, "");
         LLVMBuildBr(e->b, packets);
         LLVMPositionBuilderAtEnd(e->b, call_tail);
     }
-    LLVMBuildCall2(e->b, LLVMGlobalGetValueType(masked), masked, call_args, 5, "");
+    LLVMBuildCall2(e->b, LLVMGlobalGetValueType(masked), masked, call_args, 6, "");
     LLVMBasicBlockRef run_end = LLVMGetInsertBlock(e->b);
     LLVMBuildBr(e->b, packets);
     LLVMPositionBuilderAtEnd(e->b, next_block);

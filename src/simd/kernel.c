@@ -124,13 +124,15 @@ void simd_kernel_destroy(simd_kernel *k) {
 
 uint64_t simd_kernel_workspace_bytes(const simd_kernel *k) { return k->counters.workspace_bytes; }
 
-bool simd_kernel_run_all(const simd_kernel *k, const simd_buffer_arg *args, uint32_t dispatch_size) {
+bool simd_kernel_run_all(const simd_kernel *k, const simd_buffer_arg *args, uint32_t dispatch_size,
+                         fault_record *faults) {
     uint32_t blocks = (uint32_t)(((uint64_t)dispatch_size + k->block_size - 1) / k->block_size);
     size_t bytes = (size_t)k->counters.workspace_bytes;
     unsigned char *raw = bytes ? tilec_alloc(k->ctx, bytes + 63) : NULL;
     if (bytes && !raw) return false;
     void *workspace = raw ? raw + (64 - (uintptr_t)raw % 64) % 64 : NULL;
-    if (blocks) k->entry(args, 0, blocks, dispatch_size, workspace);
+    *faults = (fault_record){0};
+    if (blocks) k->entry(args, 0, blocks, dispatch_size, workspace, faults);
     tilec_free(k->ctx, raw);
     return true;
 }

@@ -4,7 +4,8 @@
  *
  * Packet ABI (one exported entry per kernel):
  *   void entry(const simd_buffer_arg *args, uint32_t block_begin,
- *              uint32_t block_end, uint32_t dispatch_size, void *workspace);
+ *              uint32_t block_end, uint32_t dispatch_size, void *workspace,
+ *              fault_record *faults);
  * walks blocks [block_begin, block_end) and, inside each block of B workers,
  * packets of W lanes; lanes whose dispatch id (block·B + worker) is
  * ≥ dispatch_size are inactive (their memory effects do not happen).  The
@@ -12,6 +13,8 @@
  * `workspace` must point to simd_kernel_workspace_bytes(k) bytes, 64-byte
  * aligned, private to the calling thread (NULL when that is 0): private
  * arrays above 64 KiB per packet live there (reused packet after packet).
+ * `faults` must point to a record shared by every call of one dispatch
+ * (zeroed before it): `fault` instructions report there (base/fault.h).
  *
  * Errors are values: simd_compile returns a status and appends a diagnostic
  * (SIMD-U.. unsupported control flow, SIMD-M.. memory limits, SIMD-O..
@@ -19,6 +22,7 @@
 #ifndef TILEC_SIMD_SIMD_H
 #define TILEC_SIMD_SIMD_H
 
+#include "base/fault.h"
 #include "xir/xir.h"
 
 /* One buffer argument of the packet entry (data already offset by a view). */
@@ -28,7 +32,7 @@ typedef struct {
 } simd_buffer_arg;
 
 typedef void (*simd_entry_fn)(const simd_buffer_arg *args, uint32_t block_begin, uint32_t block_end,
-                              uint32_t dispatch_size, void *workspace);
+                              uint32_t dispatch_size, void *workspace, fault_record *faults);
 
 typedef struct {
     uint32_t width;    /* 0: TILEC_SIMD_WIDTH, else the host's (simd_host_width); else 1/2/4/8/16 */
@@ -88,7 +92,9 @@ const char *simd_kernel_asm(const simd_kernel *k);
 void simd_kernel_destroy(simd_kernel *k);
 
 /* Runs every block of a dispatch on the calling thread (tests, single
- * worker), with a workspace of its own; false when that cannot be allocated. */
-bool simd_kernel_run_all(const simd_kernel *k, const simd_buffer_arg *args, uint32_t dispatch_size);
+ * worker), with a workspace of its own, reporting faults into `faults`
+ * (zeroed first); false when the workspace cannot be allocated. */
+bool simd_kernel_run_all(const simd_kernel *k, const simd_buffer_arg *args, uint32_t dispatch_size,
+                         fault_record *faults);
 
 #endif

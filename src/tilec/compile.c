@@ -150,7 +150,9 @@ tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_co
 
     lower_result lowered;
     memset(&lowered, 0, sizeof lowered);
-    if (!st) st = plan_lower(ctx, f, &plan, NULL, &lowered);
+    lower_options lo = lower_options_default();
+    lo.check_bounds = o.check_bounds;
+    if (!st) st = plan_lower(ctx, f, &plan, &lo, &lowered);
     double t3 = now_ms();
 
     if (!st) {
@@ -173,7 +175,8 @@ tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_co
                                          .jit = backend.jit_ms,
                                          .total = t4 - t0};
         k->flops = tilec_count_mma_flops(f);
-        if (!take_launch(k, &plan, &lowered) || !tilec_kernel_describe(k))
+        if (!take_launch(k, &plan, &lowered) || !tilec_kernel_take_fault_sites(k, &lowered) ||
+            !tilec_kernel_describe(k))
             st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
     }
     if (lowered.module) lower_result_free(&lowered);
@@ -191,6 +194,7 @@ void tilec_kernel_destroy(tilec_kernel *k) {
     simd_kernel_destroy(k->native);
     if (k->owns_runtime) tilec_runtime_destroy(k->runtime);
     tilec_free(k->ctx, k->params);
+    tilec_free(k->ctx, k->fault_sites);
     strbuf_free(&k->name);
     strbuf_free(&k->plan);
     strbuf_free(&k->plan_realization);

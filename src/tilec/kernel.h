@@ -11,6 +11,7 @@
 
 #include "base/strbuf.h"
 #include "rt/dispatch.h"
+#include "lower/lower.h"
 #include "simd/simd.h"
 #include "tilec/tilec.h"
 
@@ -29,11 +30,16 @@ struct tilec_kernel {
     uint64_t flops, arg_bytes;
     tilec_compile_times times;
     strbuf name, plan, plan_realization, realization, json;
+    tir_fault_site *fault_sites; /* [fault_site_count], strings owned in one block with it */
+    size_t fault_site_count;
 };
 
 /* 2·(contraction volume) of every mma times the trip counts of its
  * enclosing regions. */
 uint64_t tilec_count_mma_flops(const tir_func *f);
+/* Copies the lowering's fault-site table (with its strings) into k and
+ * makes dispatch report faults through it; false on NOMEM. */
+bool tilec_kernel_take_fault_sites(tilec_kernel *k, const lower_result *lr);
 /* Builds realization and json from the other fields; false on NOMEM. */
 bool tilec_kernel_describe(tilec_kernel *k);
 

@@ -7,6 +7,7 @@
  * body's block arguments); view memory is touched only at addresses proven
  * inside the bound argument; runtime failures return a status with one
  * diagnostic and stop the run. */
+#include "tir/fault.h"
 #include "tir/interp.h"
 
 #include <string.h>
@@ -61,11 +62,8 @@ static tilec_status run_extract(interp *it, const tir_op *op, const interp_step 
     for (uint32_t a = 0; a < space->rank; a++) {
         int64_t c = interp_coord(s->in[1 + a]->elem, s->in[1 + a]->cells[0]);
         if (c < 0 || (uint64_t)c >= space->axes[a].extent) {
-            char name[128];
-            return tilec_error(it->ctx, TILEC_E_RUNTIME, "TIR-I09", op->loc,
-                               "extract from %s in '@%s': coordinate %lld along '%s' is outside [0, %llu)",
-                               interp_label(tile->value, name, sizeof name), it->func->name, (long long)c,
-                               space->axes[a].dim->label, (unsigned long long)space->axes[a].extent);
+            tir_fault_site site = tir_fault_site_of(op, a);
+            return tir_fault_report(it->ctx, &site, c);
         }
         flat += (uint64_t)c * s->strides[a];
     }
@@ -144,18 +142,11 @@ static bool window_contains(const access_window *w, uint32_t rank, const uint64_
     return true;
 }
 
-static tilec_status assume_violated(interp *it, const tir_op *op, const interp_step *s, const access_window *w) {
-    const tir_space *tile = op->domain, *view = s->view->space;
+static tilec_status assume_violated(interp *it, const tir_op *op, const access_window *w) {
     uint32_t a = 0;
-    while (w->lo[a] == 0 && w->hi[a] == tile->axes[a].extent) a++;
-    char name[128];
-    return tilec_error(it->ctx, TILEC_E_RUNTIME, "TIR-I07", op->loc,
-                       "%s %s in '@%s' with bounds=assume is out of bounds: axis %u covers [%lld, %lld + %llu) "
-                       "but the view's extent is %llu",
-                       op->kind == TIR_OP_VIEW_LOAD ? "load from" : "store to",
-                       interp_label(op->operands[0]->value, name, sizeof name), it->func->name, a, (long long)w->origin[a],
-                       (long long)w->origin[a], (unsigned long long)tile->axes[a].extent,
-                       (unsigned long long)view->axes[a].extent);
+    while (w->lo[a] == 0 && w->hi[a] == op->domain->axes[a].extent) a++;
+    tir_fault_site site = tir_fault_site_of(op, a);
+    return tir_fault_report(it->ctx, &site, w->origin[a]);
 }
 
 static tilec_status run_subtile(interp *it, const tir_op *op, const interp_step *s) {
@@ -163,7 +154,7 @@ static tilec_status run_subtile(interp *it, const tir_op *op, const interp_step 
     const tir_space *space = op->domain;
     access_window w;
     compute_window(v, s, space, &w);
-    if (op->bounds == TIR_BOUNDS_ASSUME && !w.all_in) return assume_violated(it, op, s, &w);
+    if (op->bounds == TIR_BOUNDS_ASSUME && !w.all_in) return assume_violated(it, op, &w);
     uint64_t idx[TIR_INTERP_MAX_RANK] = {0}, addr = w.base;
     if (op->kind == TIR_OP_VIEW_LOAD) {
         interp_cell fill = {.u = 0}; /* all-zero bits are zero in every element type */
@@ -193,12 +184,8 @@ static tilec_status element_offset(interp *it, const tir_op *op, const interp_st
     for (uint32_t a = 0; a < view->rank; a++) {
         int64_t c = interp_coord(s->in[1 + a]->elem, s->in[1 + a]->cells[0]);
         if (c < 0 || (uint64_t)c >= view->axes[a].extent) {
-            char name[128];
-            return tilec_error(it->ctx, TILEC_E_RUNTIME, "TIR-I08", op->loc,
-                               "scalar %s %s in '@%s': index %lld along axis %u is outside [0, %llu)",
-                               op->kind == TIR_OP_VIEW_LOAD ? "load from" : "store to",
-                               interp_label(op->operands[0]->value, name, sizeof name), it->func->name, (long long)c, a,
-                               (unsigned long long)view->axes[a].extent);
+            tir_fault_site site = tir_fault_site_of(op, a);
+            return tir_fault_report(it->ctx, &site, c);
         }
         *offset += (uint64_t)c * s->view->strides[a];
     }

@@ -97,6 +97,11 @@ void xir_build_buffer_write(xir_builder *b, xir_value *buffer, xir_value *index,
     if (buffer && index && value) emit(b, XIR_INST_BUFFER_WRITE, xir_type_void(b->module), 3, ops);
 }
 
+void xir_build_fault(xir_builder *b, xir_value *site, xir_value *value) {
+    xir_value *ops[2] = {site, value};
+    if (site && value) emit(b, XIR_INST_FAULT, xir_type_void(b->module), 2, ops);
+}
+
 xir_value *xir_build_buffer_address(xir_builder *b, xir_value *buffer) {
     if (!buffer) return NULL;
     return result(emit(b, XIR_INST_BUFFER_ADDRESS, xir_type_scalar(b->module, TIR_U64), 1, &buffer));

@@ -11,6 +11,7 @@
 #ifndef TILEC_XIR_INTERP_H
 #define TILEC_XIR_INTERP_H
 
+#include "base/fault.h"
 #include "xir/xir.h"
 
 /* Defaults of the run budgets. */
@@ -24,6 +25,9 @@ typedef struct {
     /* Bytes (element count × element size) one lane may allocate with alloca
      * during its run; every execution of an alloca counts.  XIR-I06. */
     uint64_t max_private_bytes;
+    /* Where `fault` instructions are recorded (the run goes on, as native
+     * code does); NULL: the first fault fails the run with XIR-I14. */
+    fault_record *faults;
 } xir_interp_options;
 
 xir_interp_options xir_interp_default_options(void);

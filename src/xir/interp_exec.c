@@ -206,6 +206,17 @@ static tilec_status buffer_element(xi_run *r, xi_lane *lane, const xir_inst *ins
     return TILEC_OK;
 }
 
+/* A bounds fault: recorded (the first one keeps its site and value) when the
+ * run has a fault record, else the run fails with XIR-I14. */
+static tilec_status fault(xi_run *r, xi_lane *lane, const xir_inst *inst, const interp_cell *x) {
+    fault_record *rec = r->options.faults;
+    if (!rec)
+        return xi_fail(r, lane, inst, TILEC_E_RUNTIME, "XIR-I14", "bounds fault at site %llu: value %lld is out of range",
+                       (unsigned long long)x[0].u, (long long)x[1].i);
+    if (rec->count++ == 0) rec->site = (uint32_t)x[0].u, rec->value = x[1].i;
+    return TILEC_OK;
+}
+
 /* ---- instructions ---- */
 
 /* Executes one non-PHI instruction other than warp_read_lane. */
@@ -242,6 +253,7 @@ static tilec_status exec(xi_run *r, xi_lane *lane, const xir_inst *inst) {
         if ((st = buffer_element(r, lane, inst, x, &p))) return st;
         xi_store_elem(xir_operand(inst, 0)->type->scalar, p, x[2]);
         return TILEC_OK;
+    case XIR_INST_FAULT: return fault(r, lane, inst, x);
     case XIR_INST_BUFFER_ADDRESS:
         xi_define(lane, inst, (interp_cell){.u = (uint64_t)(uintptr_t)r->args[xir_operand(inst, 0)->arg_index].data});
         return TILEC_OK;

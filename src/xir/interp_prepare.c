@@ -153,6 +153,11 @@ static const char *check_types(const xir_inst *inst) {
         return n == 2 && is_scalar(op_type(inst, 0)) && is_integer(op_type(inst, 1)) && rt == op_type(inst, 0)
                    ? NULL
                    : "needs a scalar value, an integer lane and a result of the value's type";
+    case XIR_INST_FAULT:
+        return n == 2 && is_scalar(op_type(inst, 0)) && op_type(inst, 0)->scalar == TIR_U32 && is_scalar(op_type(inst, 1)) &&
+                       op_type(inst, 1)->scalar == TIR_I64
+                   ? NULL
+                   : "needs a u32 site and an i64 value";
     case XIR_INST_BR: return n == 0 ? NULL : "takes no operands";
     case XIR_INST_COND_BR: return n == 1 && is_bool(op_type(inst, 0)) ? NULL : "needs one bool condition";
     case XIR_INST_RET: return n == 0 ? NULL : "takes no operands";

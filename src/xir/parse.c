@@ -503,7 +503,7 @@ static xir_type *inst_body(parser *p, xir_inst_kind kind, xir_arith_op op, xir_b
             if (!(targets[i] = use_block(p))) return NULL;
         }
         return xir_type_void(p->m);
-    default: /* store, buffer_write, ret */
+    default: /* store, buffer_write, fault, ret */
         return operand_list(p) ? xir_type_void(p->m) : NULL;
     }
 }

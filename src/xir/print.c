@@ -263,7 +263,7 @@ void xir_print_inst(strbuf *out, const xir_names *names, const xir_inst *inst) {
         }
         return;
     }
-    default: /* store, buffer_write, buffer_address, ret (and invalid kinds) */
+    default: /* store, buffer_write, buffer_address, fault, ret (and invalid kinds) */
         strbuf_append(out, xir_inst_kind_name(inst->kind));
         print_operands(out, names, inst);
         return;

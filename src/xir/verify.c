@@ -239,6 +239,11 @@ static void check_types(verifier *v, const xir_block *b, const xir_inst *inst) {
         if (!is_scalar_of(operand_type(inst, 1), TIR_U32)) bad_operand(v, "XIR-V23", b, inst, 1, "must be a u32 lane");
         expect_result(v, b, inst, XIR_TYPE_SCALAR, operand_type(inst, 0)->scalar);
         return;
+    case XIR_INST_FAULT:
+        if (!is_scalar_of(operand_type(inst, 0), TIR_U32)) bad_operand(v, "XIR-V26", b, inst, 0, "must be a u32 site");
+        if (!is_scalar_of(operand_type(inst, 1), TIR_I64)) bad_operand(v, "XIR-V26", b, inst, 1, "must be an i64 value");
+        expect_result(v, b, inst, XIR_TYPE_VOID, TIR_SCALAR_INVALID);
+        return;
     case XIR_INST_COND_BR:
         if (!is_scalar_of(operand_type(inst, 0), TIR_BOOL)) bad_operand(v, "XIR-V24", b, inst, 0, "must be bool");
         expect_result(v, b, inst, XIR_TYPE_VOID, TIR_SCALAR_INVALID);
@@ -256,7 +261,7 @@ static const int operand_counts[XIR_INST_KIND_COUNT] = {
     [XIR_INST_INVALID] = 0, [XIR_INST_ARITH] = ARITY_OF_OPCODE, [XIR_INST_CAST] = 1, [XIR_INST_BITCAST] = 1,
     [XIR_INST_PHI] = ONE_PER_INCOMING, [XIR_INST_ALLOCA] = 0, [XIR_INST_GEP] = 2, [XIR_INST_LOAD] = 1,
     [XIR_INST_STORE] = 2, [XIR_INST_BUFFER_READ] = 2, [XIR_INST_BUFFER_WRITE] = 3, [XIR_INST_BUFFER_ADDRESS] = 1,
-    [XIR_INST_WARP_READ_LANE] = 2, [XIR_INST_BR] = 0, [XIR_INST_COND_BR] = 1, [XIR_INST_RET] = 0,
+    [XIR_INST_WARP_READ_LANE] = 2, [XIR_INST_FAULT] = 2, [XIR_INST_BR] = 0, [XIR_INST_COND_BR] = 1, [XIR_INST_RET] = 0,
 };
 
 static int compare_addresses(const void *a, const void *b) {

@@ -45,7 +45,7 @@ struct xir_type {
     X(ARITH, "arith") X(CAST, "cast") X(BITCAST, "bitcast") X(PHI, "phi") \
     X(ALLOCA, "alloca") X(GEP, "gep") X(LOAD, "load") X(STORE, "store") \
     X(BUFFER_READ, "buffer_read") X(BUFFER_WRITE, "buffer_write") \
-    X(BUFFER_ADDRESS, "buffer_address") X(WARP_READ_LANE, "warp_read_lane") \
+    X(BUFFER_ADDRESS, "buffer_address") X(WARP_READ_LANE, "warp_read_lane") X(FAULT, "fault") \
     X(BR, "br") X(COND_BR, "cond_br") X(RET, "ret")
 
 typedef enum {
@@ -273,6 +273,9 @@ xir_value *xir_build_load(xir_builder *b, xir_value *ptr);
 void xir_build_store(xir_builder *b, xir_value *ptr, xir_value *value);
 xir_value *xir_build_buffer_read(xir_builder *b, xir_value *buffer, xir_value *index);
 void xir_build_buffer_write(xir_builder *b, xir_value *buffer, xir_value *index, xir_value *value);
+/* Reports a bounds fault: the access of fault site `site` (u32, an index
+ * into the kernel's site table) is out of range with `value` (i64). */
+void xir_build_fault(xir_builder *b, xir_value *site, xir_value *value);
 xir_value *xir_build_buffer_address(xir_builder *b, xir_value *buffer);
 xir_value *xir_build_warp_read_lane(xir_builder *b, xir_value *value, xir_value *lane);
 void xir_build_br(xir_builder *b, xir_block *target);

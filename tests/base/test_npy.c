@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static tilec_context *ctx;
@@ -188,9 +190,8 @@ static void test_round_trips(void) {
     free(file);
 }
 
-/* Writes prefix + header (with its length field) + `data_bytes` zero bytes. */
-static void write_npy(unsigned major, const char *dict, size_t data_bytes) {
-    unsigned char buf[4096];
+/* Puts magic, version, header length and `dict` into buf; returns the size. */
+static size_t npy_head(unsigned char *buf, unsigned major, const char *dict) {
     size_t hlen = strlen(dict);
     size_t prefix = major == 1 ? 10 : 12;
     memcpy(buf, "\x93NUMPY", 6);
@@ -198,8 +199,15 @@ static void write_npy(unsigned major, const char *dict, size_t data_bytes) {
     buf[7] = 0;
     for (size_t i = 0; i < prefix - 8; i++) buf[8 + i] = (unsigned char)(hlen >> (8 * i));
     memcpy(buf + prefix, dict, hlen);
-    memset(buf + prefix + hlen, 0, data_bytes);
-    write_bytes(path, buf, prefix + hlen + data_bytes);
+    return prefix + hlen;
+}
+
+/* Writes prefix + header (with its length field) + `data_bytes` zero bytes. */
+static void write_npy(unsigned major, const char *dict, size_t data_bytes) {
+    unsigned char buf[4096];
+    size_t head = npy_head(buf, major, dict);
+    memset(buf + head, 0, data_bytes);
+    write_bytes(path, buf, head + data_bytes);
 }
 
 /* Reads `path` and returns the status; checks the failure contract. */
@@ -430,6 +438,182 @@ static void test_allocation_failure(void) {
     tilec_diag_clear(ctx);
 }
 
+/* ---- streams and size-first reading ---- */
+
+/* An allocator that remembers the largest block asked for. */
+static void *tracking_alloc(void *user, size_t size) {
+    size_t *largest = user;
+    if (size > *largest) *largest = size;
+    return malloc(size);
+}
+static void tracking_free(void *user, void *ptr) {
+    (void)user;
+    free(ptr);
+}
+
+/* A pipe fed by a child: a v1 header with `dict`, then `data_bytes` bytes
+ * (byte i is i·7 mod 256).  *reader gets its read end as a path. */
+static pid_t feed_pipe(const char *dict, size_t data_bytes, char *reader, size_t size, int *fd) {
+    int p[2];
+    CHECK(pipe(p) == 0);
+    pid_t child = fork();
+    if (child == 0) {
+        close(p[0]);
+        unsigned char buf[4096];
+        size_t head = npy_head(buf, 1, dict);
+        bool ok = write(p[1], buf, head) == (ssize_t)head;
+        for (size_t done = 0; ok && done < data_bytes;) {
+            size_t n = data_bytes - done < sizeof buf ? data_bytes - done : sizeof buf;
+            for (size_t i = 0; i < n; i++) buf[i] = (unsigned char)((done + i) * 7);
+            ok = write(p[1], buf, n) == (ssize_t)n;
+            done += n;
+        }
+        _exit(ok ? 0 : 1);
+    }
+    close(p[1]);
+    *fd = p[0];
+    snprintf(reader, size, "/dev/fd/%d", p[0]);
+    return child;
+}
+
+/* 192 bytes of data behind a header that declares 2 GiB of f32. */
+static pid_t feed_huge_pipe(char *reader, size_t size, int *fd) {
+    return feed_pipe("{'descr': '<f4', 'fortran_order': False, 'shape': (536870912,), }\n", 192, reader, size, fd);
+}
+
+static void end_pipe(pid_t child, int fd) {
+    close(fd);
+    waitpid(child, NULL, 0); /* the child may have died of SIGPIPE: fine */
+}
+
+typedef struct {
+    int calls;
+    npy_array seen;
+    tilec_status verdict;
+} acceptor;
+
+static tilec_status accept_or_refuse(void *user, const npy_array *header) {
+    acceptor *a = user;
+    a->calls++;
+    a->seen = *header;
+    if (a->verdict != TILEC_OK) tilec_error(ctx, a->verdict, "TEST-01", tilec_no_loc(), "refused by the test");
+    return a->verdict;
+}
+
+/* A context whose allocator records the largest request in *largest. */
+static tilec_context *tracking_context(size_t *largest) {
+    tilec_allocator tracking = {tracking_alloc, tracking_free, largest};
+    tilec_context *tc = NULL;
+    CHECK(tilec_context_create(&tracking, &tc) == TILEC_OK);
+    return tc;
+}
+
+static void test_streams(void) {
+    size_t largest = 0;
+    tilec_context *tc = tracking_context(&largest);
+    char reader[64];
+    int fd;
+    /* 192 bytes behind a header declaring 2 GiB: truncated, and nothing near
+     * 2 GiB was allocated (the old reader allocated and zeroed all of it). */
+    pid_t child = feed_huge_pipe(reader, sizeof reader, &fd);
+    npy_array a;
+    CHECK(npy_read(tc, reader, &a) == TILEC_E_IO && !strcmp(last_diag_code(tc), "TILEC-NPY07"));
+    CHECK(has_diag_in(tc, "TILEC-NPY07", "the data needs 2147483648 bytes, only 192 present"));
+    CHECK_MSG(largest <= (2u << 20), "largest allocation %zu bytes", largest);
+    CHECK(a.data == NULL && a.size_bytes == 0);
+    end_pipe(child, fd);
+
+    /* A complete stream of 3 MiB + 4 bytes: the buffer grows to exactly the data. */
+    size_t n = (3u << 20) + 4;
+    char dict[128];
+    snprintf(dict, sizeof dict, "{'descr': '|u1', 'fortran_order': False, 'shape': (%zu,), }\n", n);
+    largest = 0;
+    child = feed_pipe(dict, n, reader, sizeof reader, &fd);
+    CHECK(npy_read(tc, reader, &a) == TILEC_OK && a.size_bytes == n && a.dtype == NPY_U8);
+    int wrong = 0;
+    for (size_t i = 0; a.data && i < n; i++) wrong += ((unsigned char *)a.data)[i] != (unsigned char)(i * 7);
+    CHECK(wrong == 0 && largest == n);
+    npy_array_free(tc, &a);
+    end_pipe(child, fd);
+
+    /* One byte more than declared: bytes after the data. */
+    child = feed_pipe("{'descr': '<i2', 'fortran_order': False, 'shape': (3,), }\n", 7, reader, sizeof reader, &fd);
+    CHECK(npy_read(tc, reader, &a) == TILEC_E_IO && !strcmp(last_diag_code(tc), "TILEC-NPY09"));
+    end_pipe(child, fd);
+    tilec_context_destroy(tc);
+}
+
+/* accept sees the header before anything is allocated for the data; `into`
+ * takes the data without allocating. */
+static void test_read_with(void) {
+    const char *dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }\n";
+    write_npy(1, dict, 24);
+    acceptor refuse = {0, {0}, TILEC_E_SHAPE};
+    npy_read_options o = {accept_or_refuse, &refuse, NULL, 0};
+    npy_array a;
+    tilec_diag_clear(ctx);
+    CHECK(npy_read_with(ctx, path, &o, &a) == TILEC_E_SHAPE && !strcmp(last_diag_code(ctx), "TEST-01"));
+    CHECK(refuse.calls == 1 && refuse.seen.dtype == NPY_F32 && refuse.seen.rank == 2 && refuse.seen.shape[1] == 3);
+    CHECK(refuse.seen.size_bytes == 24 && refuse.seen.data == NULL && a.data == NULL);
+
+    /* A pipe declaring 2 GiB is refused by accept before a data byte is read. */
+    size_t largest = 0;
+    tilec_context *tc = tracking_context(&largest);
+    char reader[64];
+    int fd;
+    pid_t child = feed_huge_pipe(reader, sizeof reader, &fd);
+    refuse.calls = 0;
+    CHECK(npy_read_with(tc, reader, &o, &a) == TILEC_E_SHAPE && refuse.calls == 1);
+    CHECK_MSG(largest < 4096, "largest allocation %zu bytes", largest);
+    end_pipe(child, fd);
+
+    /* Into the caller's buffer: no allocation for the data. */
+    float into[6] = {0};
+    acceptor take = {0, {0}, TILEC_OK};
+    o = (npy_read_options){accept_or_refuse, &take, into, sizeof into};
+    float data[6] = {1, 2, 3, 4, 5, 6};
+    uint64_t shape[2] = {2, 3};
+    npy_array w = make(NPY_F32, 2, shape, data);
+    CHECK(npy_write(ctx, path, &w, 0) == TILEC_OK);
+    largest = 0;
+    CHECK(npy_read_with(tc, path, &o, &a) == TILEC_OK && take.calls == 1 && a.data == NULL);
+    CHECK(a.size_bytes == sizeof data && !memcmp(into, data, sizeof data) && largest < 4096);
+    /* A destination of the wrong size is refused before anything is read. */
+    o.into_bytes = sizeof into - 4;
+    CHECK(npy_read_with(tc, path, &o, &a) == TILEC_E_SHAPE && !strcmp(last_diag_code(tc), "TILEC-NPY11"));
+    CHECK(has_diag_in(tc, "TILEC-NPY11", "the data has 24 bytes, the destination holds 20"));
+    /* A short pipe into a buffer: truncated. */
+    child = feed_pipe("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }\n", 10, reader, sizeof reader,
+                      &fd);
+    o = (npy_read_options){NULL, NULL, into, sizeof into};
+    CHECK(npy_read_with(tc, reader, &o, &a) == TILEC_E_IO && !strcmp(last_diag_code(tc), "TILEC-NPY07"));
+    end_pipe(child, fd);
+    tilec_context_destroy(tc);
+    tilec_diag_clear(ctx);
+}
+
+/* A failed write never removes its target: not a device node (the old
+ * writer deleted /dev/full after ENOSPC), not an existing file.  The rules of
+ * file_write are tested in test_file.c. */
+static void test_failed_write(void) {
+    uint64_t shape[1] = {4};
+    float data[4] = {1, 2, 3, 4};
+    npy_array w = make(NPY_F32, 1, shape, data);
+    struct stat st;
+    if (stat("/dev/full", &st) == 0) {
+        CHECK(npy_write(ctx, "/dev/full", &w, 0) == TILEC_E_IO && !strcmp(last_diag_code(ctx), "TILEC-IO01"));
+        CHECK(has_diag_in(ctx, "TILEC-IO01", "/dev/full: cannot write: No space left on device"));
+        CHECK(stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode));
+    }
+    CHECK(npy_write(ctx, path, &w, 0) == TILEC_OK);
+    w.size_bytes = 0; /* an invalid array is refused before the file is touched */
+    CHECK(npy_write(ctx, path, &w, 0) == TILEC_E_ARG);
+    npy_array a;
+    CHECK(read_back(&a) == TILEC_OK && a.size_bytes == sizeof data && !memcmp(a.data, data, sizeof data));
+    npy_array_free(ctx, &a);
+    tilec_diag_clear(ctx);
+}
+
 static void test_names(void) {
     CHECK(!strcmp(npy_dtype_name(NPY_F32), "f32") && !strcmp(npy_dtype_descr(NPY_BOOL), "|b1"));
     CHECK(npy_dtype_size(NPY_U64) == 8 && npy_dtype_size(NPY_INVALID) == 0);
@@ -453,6 +637,9 @@ int main(void) {
     truncate_everywhere(2);
     corrupt_headers();
     test_allocation_failure();
+    test_failed_write();
+    test_streams();
+    test_read_with();
     remove(path);
     rmdir(dir);
     tilec_context_destroy(ctx);

@@ -41,3 +41,31 @@ finish() {
   fi
   echo "all checks passed"
 }
+
+# limited OPTION KB CMD...: runs CMD under `ulimit OPTION KB` (-v address
+# space, -d data segment).  limits_work OPTION KB: whether tilec starts at all
+# under that limit (an AddressSanitizer build reserves terabytes of address
+# space and does not): tests of limits skip themselves when it does not.
+limited() { bash -c "ulimit $1 $2; exec \"\$@\"" _ "${@:3}"; }
+limits_work() {
+  limited "$1" "$2" "$TILEC" help >/dev/null 2>&1 && return 0
+  echo "note: tilec does not start under ulimit $1 $2 (a sanitizer build?); those checks are skipped"
+  return 1
+}
+
+# npy_f32 FILE SHAPE WORD...: writes a version 1.0 .npy of little-endian f32
+# elements given as 8-hex-digit bit patterns (3f800000 is 1.0, 7f800000 inf,
+# 7fc00000 NaN, 80000000 -0); SHAPE is the header's tuple, e.g. '(1, 4)'.
+npy_f32() {
+  local file=$1 shape=$2 word
+  shift 2
+  local dict="{'descr': '<f4', 'fortran_order': False, 'shape': $shape, }"
+  local pad=$(((64 - (10 + ${#dict} + 1) % 64) % 64))
+  local hlen=$((${#dict} + pad + 1))
+  {
+    printf '\223NUMPY\001\000'
+    printf "\\x$(printf %02x $((hlen & 255)))\\x$(printf %02x $((hlen >> 8)))"
+    printf '%s%*s\n' "$dict" "$pad" ''
+    for word in "$@"; do printf "\\x${word:6:2}\\x${word:4:2}\\x${word:2:2}\\x${word:0:2}"; done
+  } >"$file"
+}

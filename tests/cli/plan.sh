@@ -70,7 +70,6 @@ expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --local-lanes 8 && contains "$WO
 expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --local-lanes 3 && contains "$WORK/err" 'local_lanes 3'
 expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --max-candidates 11 &&
   contains "$WORK/err" 'error\[PLAN-B01\]: candidate budget: .* 24 candidates .*exceeds max_candidates 11'
-expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --width 3 && contains "$WORK/err" 'invalid XIR target'
 expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --workers 0 && contains "$WORK/err" 'invalid XIR target'
 expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --cost arithmetic=-1 &&
   contains "$WORK/err" 'invalid cost coefficient from the options: arithmetic is -1'

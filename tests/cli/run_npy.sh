@@ -38,6 +38,20 @@ expect 1 "$TILEC" run "$K" --kernel cli_copy --in X="$WORK/cut.npy" && contains 
 expect 1 "$TILEC" run "$K" --kernel cli_copy --in X="$WORK/none.npy" && contains "$WORK/err" 'none.npy: cannot open'
 expect 1 "$TILEC" run "$K" --kernel cli_copy --out Y="$WORK/no/dir/y.npy" && contains "$WORK/err" 'TILEC-IO01'
 
+# From a pipe: the same data reads the same; the header is checked against the
+# parameter before anything is allocated (a 2 GiB shape in a 1 GB address
+# space is a shape mismatch, not out of memory); a short stream is truncated.
+expect 0 "$TILEC" run "$K" --kernel cli_copy --reference --in X=<(cat "$WORK/x.npy") --out Y="$WORK/y3.npy"
+cmp -s "$WORK/x.npy" "$WORK/y3.npy" || fail "an --in from a pipe changed the data"
+npy_f32 "$WORK/huge.npy" '(536870912,)' 3f800000 3f800000 3f800000 3f800000
+if limits_work -v 1000000; then
+  expect 1 limited -v 1000000 "$TILEC" run "$K" --kernel cli_copy --reference --in X=<(cat "$WORK/huge.npy") &&
+    contains "$WORK/err" 'TILEC-CLI04.*shape \[536870912\] does not match parameter %X'
+fi
+npy_f32 "$WORK/short.npy" '(4, 6)' 3f800000 3f800000 3f800000
+expect 1 "$TILEC" run "$K" --kernel cli_copy --reference --in X=<(cat "$WORK/short.npy") &&
+  contains "$WORK/err" 'TILEC-NPY07.*the data needs 96 bytes, only 12 present'
+
 # A shape whose byte size overflows is an error, not a crash.
 expect 1 "$TILEC" run "$K" --kernel cli_copy -D M=4611686018427387904 && contains "$WORK/err" 'error\['
 

@@ -288,8 +288,11 @@ static inline bool run_simd(void *env, const char *label, tilec_status reference
     if (x->pool) return run_simd_pool(x, label, n, args);
     simd_buffer_arg nat_args[MAX_ARGS];
     for (size_t i = 0; i < n; i++) nat_args[i] = (simd_buffer_arg){args[i].data, args[i].size_bytes};
-    simd_kernel_run_all(x->k, nat_args, x->r->dispatch_size);
-    return true;
+    fault_record faults;
+    simd_kernel_run_all(x->k, nat_args, x->r->dispatch_size, &faults);
+    CHECK_MSG(faults.count == 0, "%s: %llu bounds fault(s) natively (site %u, value %lld) where the reference ran",
+              label, (unsigned long long)faults.count, faults.site, (long long)faults.value);
+    return faults.count == 0;
 }
 
 /* Runs `f` on the reference interpreter and kernel `k` natively from

@@ -17,7 +17,8 @@
 enum { RECORD_ARGS = 4 };
 
 static void record_entry(const rt_buffer *args, uint32_t block_begin, uint32_t block_end, uint32_t dispatch_size,
-                         void *workspace) {
+                         void *workspace, fault_record *faults) {
+    (void)faults;
     _Atomic uint32_t *block_runs = args[0].data;
     _Atomic uint32_t *element_writes = args[1].data;
     uint64_t *workspaces = args[2].data;

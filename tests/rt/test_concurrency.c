@@ -75,7 +75,8 @@ static void stress(tilec_context *ctx) {
  * block has run, then sets args[1] to 2: only stealing lets the other home
  * tasks of the worker stuck in task 0 finish. */
 static void waiting_first_entry(const rt_buffer *args, uint32_t block_begin, uint32_t block_end,
-                                uint32_t dispatch_size, void *workspace) {
+                                uint32_t dispatch_size, void *workspace, fault_record *faults) {
+    (void)faults;
     _Atomic uint32_t *runs = args[0].data;
     uint32_t *wait = args[1].data;
     if (block_begin == 0 && *wait)

@@ -1,7 +1,8 @@
 /* test_dispatch.c — argument checking, workspaces and pool creation:
  * every malformed dispatch (wrong count, wrong type, short buffer, NULL data,
  * bad descriptor, oversize workspace, short trace) is a diagnostic with its
- * RT code, runs nothing and leaves the pool usable; workspaces are 64-byte
+ * RT code, runs nothing and leaves the pool usable; bounds faults a kernel
+ * records fail the dispatch (RT-F01, or through the kernel's hook); workspaces are 64-byte
  * aligned, sized as requested, reused across dispatches and grown only when
  * asked for more; worker counts come from the option, TILEC_THREADS or the
  * cores. */
@@ -108,6 +109,51 @@ static void argument_errors(rt_pool *pool, tilec_context *ctx) {
     record_free(&r);
 }
 
+/* ---- bounds faults ---- */
+
+/* Block 5 reports a fault (site 3, value -7) as JIT code does: the count
+ * atomically, site and value by the fault that raised it from 0. */
+static void faulting_entry(const rt_buffer *args, uint32_t block_begin, uint32_t block_end, uint32_t dispatch_size,
+                           void *workspace, fault_record *faults) {
+    (void)args, (void)dispatch_size, (void)workspace;
+    for (uint32_t b = block_begin; b < block_end; b++)
+        if (b == 5 && __atomic_fetch_add(&faults->count, 1, __ATOMIC_RELAXED) == 0) faults->site = 3, faults->value = -7;
+}
+
+static uint64_t reported_count;
+
+static tilec_status report_fault(const void *user, tilec_context *ctx, const fault_record *faults) {
+    reported_count = faults->count;
+    return tilec_error(ctx, TILEC_E_RUNTIME, "TEST-F01", tilec_no_loc(), "%s: site %u value %lld", (const char *)user,
+                       faults->site, (long long)faults->value);
+}
+
+/* The record is fresh for every dispatch and shared by its tasks; without a
+ * report hook the dispatch fails with RT-F01, with one through the hook. */
+static void faults(rt_pool *pool, tilec_context *ctx) {
+    static const rt_param param = {TIR_F32, 0};
+    rt_arg arg = {NULL, 0, TIR_F32};
+    rt_kernel k = {.name = "faulty", .entry = faulting_entry, .arg_count = 1, .params = &param, .dispatch_size = 80,
+                   .block_size = 8, .blocks_per_task = 1};
+    for (int round = 0; round < 2; round++) {
+        tilec_diag_clear(ctx);
+        CHECK(rt_dispatch(pool, ctx, &k, &arg, 1, NULL) == TILEC_E_RUNTIME && !strcmp(last_diag_code(ctx), "RT-F01"));
+        CHECK_STR_CONTAINS(tilec_diag_at(ctx, 0)->message,
+                           "faulty: 1 out-of-range access(es) did not happen; the first reported is fault site 3 with "
+                           "value -7");
+    }
+    k.report_fault = report_fault;
+    k.fault_user = "hooked";
+    tilec_diag_clear(ctx);
+    reported_count = 0;
+    CHECK(rt_dispatch(pool, ctx, &k, &arg, 1, NULL) == TILEC_E_RUNTIME && !strcmp(last_diag_code(ctx), "TEST-F01"));
+    CHECK(reported_count == 1);
+    CHECK_STR_CONTAINS(tilec_diag_at(ctx, 0)->message, "hooked: site 3 value -7");
+    k.dispatch_size = 40; /* block 5 is not in the grid: no fault */
+    tilec_diag_clear(ctx);
+    CHECK(rt_dispatch(pool, ctx, &k, &arg, 1, NULL) == TILEC_OK && tilec_diag_count(ctx) == 0);
+}
+
 /* ---- workspaces ---- */
 
 typedef struct {
@@ -117,7 +163,8 @@ typedef struct {
 
 /* Fills the whole workspace and checks it reads back; records misalignment. */
 static void ws_entry(const rt_buffer *args, uint32_t block_begin, uint32_t block_end, uint32_t dispatch_size,
-                     void *workspace) {
+                     void *workspace, fault_record *faults) {
+    (void)faults;
     ws_probe *probe = args[0].data;
     atomic_fetch_add(&probe->calls, 1);
     if (!probe->bytes) {
@@ -263,6 +310,7 @@ int main(void) {
         rt_pool *pool = NULL;
         CHECK(rt_pool_create(ctx, &(rt_pool_options){workers}, &pool) == TILEC_OK);
         argument_errors(pool, ctx);
+        faults(pool, ctx);
         rt_pool_destroy(pool);
     }
     tilec_context_destroy(ctx);

@@ -115,7 +115,9 @@ static inline bool run_compare(const char *label, const xir_func *f, const simd_
     CHECK_MSG(st == TILEC_OK, "%s: interpreter failed", label);
     flush_diags();
     if (st) ok = false;
-    if (ok) simd_kernel_run_all(k, nargs, dispatch);
+    fault_record faults = {0};
+    if (ok) simd_kernel_run_all(k, nargs, dispatch, &faults);
+    CHECK_MSG(faults.count == 0, "%s: %llu bounds fault(s) natively", label, (unsigned long long)faults.count);
     for (size_t i = 0; ok && i < n; i++) {
         tir_scalar s = f->args.data[i]->type->scalar;
         size_t es = tir_scalar_size(s), bad = 0;

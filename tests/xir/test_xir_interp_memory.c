@@ -2,7 +2,7 @@
  * lanes of a packet are interleaved by a warp exchange), fresh storage per
  * alloca execution, uninitialized reads, local and buffer index checks, the
  * private memory budget at its exact boundary, element encodings of every type,
- * arrays through PHIs, buffer aliasing and buffer_address. */
+ * arrays through PHIs, buffer aliasing and buffer_address, bounds faults. */
 #include "xir_interp_fixture.h"
 
 #include <math.h>
@@ -339,8 +339,44 @@ static void test_allocation_failures(void) {
     xk_close(&k);
 }
 
+/* Lanes with an odd dispatch id fault (site 7, value -id) before their
+ * write: with a record the run goes on, counts every fault, keeps the
+ * first (lane order) and every write happens; without one the first fault
+ * fails the run with XIR-I14. */
+static void test_faults(void) {
+    xkernel k = xk_open("faults", 16);
+    xir_value *out = xir_func_add_buffer(k.f, "out", TIR_U32);
+    xir_value *id = xk_special(&k, XIR_SPECIAL_DISPATCH_ID);
+    xir_block *report = xir_block_new(k.f, "report"), *write = xir_block_new(k.f, "write");
+    xir_build_cond_br(&k.b, xk_bin(&k, XIR_OP_EQ, xk_bin(&k, XIR_OP_AND, id, xk_u32(&k, 1)), xk_u32(&k, 1)), report,
+                      write);
+    xir_builder_at_end(&k.b, report);
+    xir_value *value = xir_build_unary(&k.b, XIR_OP_NEG, xir_build_cast(&k.b, id, TIR_I64));
+    xir_build_fault(&k.b, xk_u32(&k, 7), value);
+    xir_build_br(&k.b, write);
+    xir_builder_at_end(&k.b, write);
+    xk_write(&k, out, id, id);
+    xir_build_ret(&k.b);
+    uint32_t mem[12];
+    tir_buffer arg = xbuf(mem, sizeof mem);
+    for (uint32_t w = 1; w <= 16; w *= 2) {
+        fault_record faults = {0};
+        xir_interp_options o = xir_interp_default_options();
+        o.faults = &faults;
+        memset(mem, 0xff, sizeof mem);
+        CHECK(xk_run_with(&k, 12, w, 1, &arg, &o) == TILEC_OK);
+        CHECK_MSG(faults.count == 6 && faults.site == 7 && faults.value == -1, "W=%u: %llu faults, site %u, value %lld",
+                  w, (unsigned long long)faults.count, faults.site, (long long)faults.value);
+        for (uint32_t j = 0; j < 12; j++) CHECK(mem[j] == j);
+        expect_error(xk_run_with(&k, 12, w, 1, &arg, NULL), TILEC_E_RUNTIME, "XIR-I14",
+                     "bounds fault at site 7: value -1 is out of range");
+    }
+    xk_close(&k);
+}
+
 int main(void) {
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
+    test_faults();
     test_private_arrays_per_lane();
     test_alloca_fresh_per_execution();
     test_private_memory_per_run();

@@ -158,6 +158,7 @@ static xir_module *build_everything(void) {
     xir_phi_add_incoming(acc, acc_next, body);
     xir_builder_at_end(&b, exit);
     xir_build_buffer_write(&b, A, id, &acc->value);
+    xir_build_fault(&b, xir_const_int(m, TIR_U32, 7), xir_const_int(m, TIR_I64, -3));
     xir_build_ret(&b);
     CHECK(!xir_module_failed(m));
     return m;
@@ -186,6 +187,7 @@ static void test_builder_roundtrip(void) {
         CHECK_STR_CONTAINS(text, "= gep %");
         CHECK_STR_CONTAINS(text, ", i64 0 : ptr<f32>\n");
         CHECK_STR_CONTAINS(text, "= buffer_address %0\n");
+        CHECK_STR_CONTAINS(text, "  fault u32 7, i64 -3\n");
         CHECK_STR_CONTAINS(text, ", u32 3 : f32\n");
         CHECK_STR_CONTAINS(text, "cond_br %");
         CHECK_STR_CONTAINS(text, ", ^bb0, ^join\n^bb0:\n");

@@ -3,12 +3,41 @@
  * buffer is always allocated (at least one byte) once create succeeds. */
 #include "args.h"
 
+#include "memory.h"
+
 #include "base/checked.h"
 #include "base/npy.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+/* Parameter v's element count and buffer size; false when the size does not
+ * fit 64 bits or size_t, after appending TILEC-CLI02. */
+static bool param_bytes(tilec_context *ctx, const tir_value *v, uint64_t *volume, uint64_t *bytes) {
+    const tir_type *t = tir_value_type(v);
+    size_t elem_size = tir_scalar_size(tir_type_elem(t));
+    if (tir_space_volume(tir_type_space(t), volume) && checked_mul_u64(*volume, elem_size, bytes) && *bytes <= SIZE_MAX)
+        return true;
+    tilec_error(ctx, TILEC_E_RUNTIME, "TILEC-CLI02", tilec_no_loc(), "parameter %%%s is too large to allocate",
+                tir_value_name(v) ? tir_value_name(v) : "?");
+    return false;
+}
+
+tilec_status cli_args_check_memory(tilec_context *ctx, const tir_func *f, unsigned copies) {
+    size_t n = tir_func_param_count(f);
+    uint64_t total = 0, volume, bytes;
+    for (size_t i = 0; i < n; i++) {
+        if (!param_bytes(ctx, tir_func_param(f, i), &volume, &bytes)) return TILEC_E_RUNTIME;
+        if (!checked_add_u64(total, bytes, &total)) total = UINT64_MAX;
+    }
+    if (!checked_mul_u64(total, copies, &total)) total = UINT64_MAX;
+    char what[160];
+    snprintf(what, sizeof what, "the buffers of this run (%zu parameters%s)", n,
+             copies > 1 ? ", twice: the reference interpreter works on a copy" : "");
+    return cli_memory_check(ctx, total, what);
+}
 
 tilec_status cli_args_create(tilec_context *ctx, const tir_func *f, cli_args *out) {
     memset(out, 0, sizeof *out);
@@ -30,10 +59,8 @@ tilec_status cli_args_create(tilec_context *ctx, const tir_func *f, cli_args *ou
         p->read_only = tir_value_read_only(v);
         uint64_t bytes = 0;
         tilec_status st = TILEC_OK;
-        if (!tir_space_volume(p->space, &p->volume) || !checked_mul_u64(p->volume, tir_scalar_size(p->elem), &bytes) ||
-            bytes > SIZE_MAX) {
-            st = tilec_error(ctx, TILEC_E_RUNTIME, "TILEC-CLI02", tilec_no_loc(),
-                             "parameter %%%s is too large to allocate", p->name);
+        if (!param_bytes(ctx, v, &p->volume, &bytes)) {
+            st = TILEC_E_RUNTIME;
         } else if (!(out->buffers[i].data = tilec_alloc(ctx, (size_t)bytes))) {
             st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-CLI02", tilec_no_loc(),
                              "out of memory: parameter %%%s needs %llu bytes", p->name, (unsigned long long)bytes);
@@ -122,6 +149,18 @@ double cli_elem_value(const void *data, tir_scalar elem, uint64_t i) {
     }
 }
 
+void cli_format_elem(char *buf, size_t size, const void *data, tir_scalar elem, uint64_t i) {
+    double v = cli_elem_value(data, elem, i);
+    if (elem == TIR_I64)
+        snprintf(buf, size, "%" PRId64, ((const int64_t *)data)[i]);
+    else if (elem == TIR_U64)
+        snprintf(buf, size, "%" PRIu64, ((const uint64_t *)data)[i]);
+    else if (isnan(v))
+        snprintf(buf, size, "%snan", signbit(v) ? "-" : "");
+    else
+        snprintf(buf, size, "%.*g", elem == TIR_F32 ? 9 : 17, v);
+}
+
 /* ---- .npy ---- */
 
 /* TileIR scalars and .npy dtypes share their short names ("f32", "bool"). */
@@ -151,29 +190,41 @@ void cli_format_type(char *buf, size_t size, tir_scalar elem, const tir_space *s
     if (n >= 0 && (size_t)n < size) format_shape(buf + n, size - (size_t)n, rank, shape);
 }
 
-tilec_status cli_args_load_npy(cli_args *a, size_t index, const char *path) {
-    const cli_param *p = &a->params[index];
-    npy_array arr;
-    tilec_status st = npy_read(a->ctx, path, &arr);
-    if (st != TILEC_OK) return st;
+typedef struct {
+    cli_args *args;
+    size_t index;
+    const char *path;
+} npy_target;
+
+/* The header of an --in file against its parameter, before any data is read
+ * or allocated: a 192-byte pipe whose header declares 2 GiB is refused here. */
+static tilec_status accept_header(void *user, const npy_array *header) {
+    const npy_target *t = user;
+    const cli_param *p = &t->args->params[t->index];
     uint64_t want[NPY_MAX_RANK];
     size_t rank = space_shape(p->space, want);
     char got_text[256], want_text[256];
-    if (arr.dtype != dtype_of(p->elem)) {
-        st = tilec_error(a->ctx, TILEC_E_TYPE, "TILEC-CLI03", tilec_no_loc(),
-                         "%s: dtype %s (%s) does not match parameter %%%s of element type %s", path,
-                         npy_dtype_descr(arr.dtype), npy_dtype_name(arr.dtype), p->name, tir_scalar_name(p->elem));
-    } else if (arr.rank != rank || memcmp(arr.shape, want, rank * sizeof *want)) {
-        format_shape(got_text, sizeof got_text, arr.rank, arr.shape);
+    if (header->dtype != dtype_of(p->elem))
+        return tilec_error(t->args->ctx, TILEC_E_TYPE, "TILEC-CLI03", tilec_no_loc(),
+                           "%s: dtype %s (%s) does not match parameter %%%s of element type %s", t->path,
+                           npy_dtype_descr(header->dtype), npy_dtype_name(header->dtype), p->name,
+                           tir_scalar_name(p->elem));
+    if (header->rank != rank || memcmp(header->shape, want, rank * sizeof *want)) {
+        format_shape(got_text, sizeof got_text, header->rank, header->shape);
         format_shape(want_text, sizeof want_text, rank, want);
-        st = tilec_error(a->ctx, TILEC_E_SHAPE, "TILEC-CLI04", tilec_no_loc(),
-                         "%s: shape %s does not match parameter %%%s of shape %s", path, got_text, p->name,
-                         want_text);
-    } else {
-        memcpy(a->buffers[index].data, arr.data, arr.size_bytes);
+        return tilec_error(t->args->ctx, TILEC_E_SHAPE, "TILEC-CLI04", tilec_no_loc(),
+                           "%s: shape %s does not match parameter %%%s of shape %s", t->path, got_text, p->name,
+                           want_text);
     }
-    npy_array_free(a->ctx, &arr);
-    return st;
+    return TILEC_OK;
+}
+
+tilec_status cli_args_load_npy(cli_args *a, size_t index, const char *path) {
+    npy_target target = {a, index, path};
+    /* Straight into the parameter's buffer: no second copy of the data. */
+    npy_read_options o = {accept_header, &target, a->buffers[index].data, a->buffers[index].size_bytes};
+    npy_array header;
+    return npy_read_with(a->ctx, path, &o, &header);
 }
 
 tilec_status cli_args_save_npy(cli_args *a, size_t index, const char *path) {

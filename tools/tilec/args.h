@@ -33,6 +33,11 @@ typedef struct {
  * diagnostic (size overflow, out of memory) and leaves *out empty. */
 tilec_status cli_args_create(tilec_context *ctx, const tir_func *f, cli_args *out);
 void cli_args_destroy(cli_args *a);
+/* Before cli_args_create: whether `copies` sets of f's argument buffers (2
+ * when the reference interpreter runs on a copy) fit in the memory available
+ * (memory.h).  Appends TILEC-CLI05 (or TILEC-CLI02 for a size that overflows)
+ * and fails when they do not. */
+tilec_status cli_args_check_memory(tilec_context *ctx, const tir_func *f, unsigned copies);
 
 /* Index of the parameter called `name` (a leading '%' is ignored), or -1. */
 int cli_args_find(const cli_args *a, const char *name, size_t name_len);
@@ -44,6 +49,9 @@ tilec_status cli_args_save_npy(cli_args *a, size_t index, const char *path);
 
 /* Element i of a buffer of `elem` values, as a double. */
 double cli_elem_value(const void *data, tir_scalar elem, uint64_t i);
+/* Element i as text that reads back exactly: integers in full, floats with
+ * the digits their type needs (9 for f32, 17 for f64), "inf", "-0", "nan". */
+void cli_format_elem(char *buf, size_t size, const void *data, tir_scalar elem, uint64_t i);
 
 /* "f32[64, 80]" into buf. */
 void cli_format_type(char *buf, size_t size, tir_scalar elem, const tir_space *space);

@@ -79,7 +79,9 @@ static int bench_main(tilec_context *ctx, int argc, char **argv) {
         tir_module *m = cli_load_module(ctx, r.path, &r.defines);
         const tir_func *f = m ? cli_pick_kernel(m, "bench", r.kernel) : NULL;
         code = CLI_EXIT_FAIL;
-        if (f) {
+        if (f && cli_args_check_memory(ctx, f, 1) != TILEC_OK) {
+            cli_fail_diags(ctx); /* before the compile: it would be in vain */
+        } else if (f) {
             tilec_compile_options o = cli_native_options(&r.native);
             tilec_kernel *k = cli_native_compile(ctx, &o, f);
             if (k) code = bench_kernel(ctx, f, k);

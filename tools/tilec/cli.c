@@ -107,6 +107,17 @@ bool cli_parse_u64(const char *text, uint64_t *out) {
     return true;
 }
 
+bool cli_parse_width(const char *command, const char *text, uint32_t *out) {
+    uint64_t w;
+    /* A power of two up to 16: the widths lower_kernel and the SIMD backend take. */
+    if (cli_parse_u64(text, &w) && w >= 1 && w <= 16 && (w & (w - 1)) == 0) {
+        *out = (uint32_t)w;
+        return true;
+    }
+    cli_usage_error(command, "--width needs a packet width 1, 2, 4, 8 or 16, not '%s'", text);
+    return false;
+}
+
 void cli_defines_init(cli_defines *d, tilec_context *ctx) {
     memset(d, 0, sizeof *d);
     d->ctx = ctx;

@@ -52,6 +52,10 @@ int cli_fail_diags(tilec_context *ctx);
 bool cli_split_assignment(const char *text, const char **name, size_t *name_len, const char **value);
 /* A whole decimal number (no sign, no junk, fits 64 bits). */
 bool cli_parse_u64(const char *text, uint64_t *out);
+/* --width W, one rule for every subcommand that takes it: W is a packet width
+ * lowering and the native backend realize (1, 2, 4, 8 or 16).  Anything else
+ * (0, 3, 32, junk) prints a usage error for `command` and returns false. */
+bool cli_parse_width(const char *command, const char *text, uint32_t *out);
 
 /* ---- -D NAME=VALUE ---- */
 
@@ -77,7 +81,10 @@ typedef struct {
 extern const cli_command cli_check_command, cli_print_command, cli_plan_command, cli_lower_command, cli_run_command,
     cli_bench_command, cli_emit_llvm_command, cli_emit_asm_command, cli_demo_command;
 
-enum { CLI_CONTINUE = -1 };
+/* What a step returns besides an exit code: CLI_CONTINUE, go on; CLI_MISMATCH,
+ * the run finished but its results differ from the reference interpreter (the
+ * message is printed; the --out files are still written, then exit 1). */
+enum { CLI_CONTINUE = -1, CLI_MISMATCH = -2 };
 
 /* The command line of commands that take FILE.tir and -D options only: returns
  * CLI_CONTINUE with *path and *defines set, or the exit code to return now

@@ -3,9 +3,14 @@
  * bench`-free paths: run the reference on a copy of the same inputs, then
  * compare every writable parameter.
  *
- * Tolerance: engines compute f32 in f32 while the reference computes in FP64,
- * so an element matches when |x − r| <= 5e-5 + 5e-5·|r| (DESIGN.md §6, the
- * LLM-fixture tolerance); integers and bools must be equal; NaN matches NaN. */
+ * The rule (docs/cli.md, "Comparing with the reference"): integers and bools
+ * match when their bytes are equal.  Floats: a NaN matches only a NaN (any
+ * payload or sign); an infinity matches only the same infinity; finite values
+ * match when |x − r| <= 5e-5 + 5e-5·|r| — engines compute f32 in f32 while the
+ * reference computes in FP64 (DESIGN.md §6, the LLM-fixture tolerance) — so
+ * -0 matches +0, as IEEE equality says.  A mismatch line names the number of
+ * mismatching elements and the first one: its coordinate in the view and
+ * both values. */
 #ifndef TILEC_CLI_COMPARE_H
 #define TILEC_CLI_COMPARE_H
 
@@ -15,8 +20,15 @@
  * runs the reference interpreter on it; *ms receives its time.  On failure
  * appends diagnostics and leaves *ref empty. */
 tilec_status cli_reference_run(tilec_context *ctx, const tir_func *f, const cli_args *inputs, cli_args *ref, double *ms);
+/* The float rule above (also what `tilec demo` applies to its C references). */
+bool cli_float_matches(double got, double ref);
 /* Prints the summary and one comparison line per writable parameter of
- * `got`; true when every one matches. */
+ * `got`; true when every one matches.  Never changes the buffers: the caller
+ * writes --out files either way. */
 bool cli_compare_outputs(const cli_args *got, const cli_args *ref);
+/* cli_compare_outputs as a step of `tilec run`: CLI_CONTINUE when everything
+ * matches, else CLI_MISMATCH after saying that the `engine` ("native", "XIR")
+ * results differ. */
+int cli_compare_step(const cli_args *got, const cli_args *ref, const char *engine);
 
 #endif

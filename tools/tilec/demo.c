@@ -11,8 +11,10 @@
  * run the reference on the initial contents (expected[i]
  * pre-filled with them for writable parameters, NULL for const ones), and
  * compare every writable parameter: an element passes when
- * |actual - expected| <= 5e-5 + 5e-5 * |expected| (NaN matches only NaN). */
+ * |actual - expected| <= 5e-5 + 5e-5 * |expected|, a NaN only a NaN and an
+ * infinity only the same infinity (compare.h). */
 #include "args.h"
+#include "compare.h"
 #include "cli.h"
 #include "native.h"
 #include "reference.h"
@@ -26,7 +28,6 @@
 #endif
 
 enum { DEMO_SEED = 0, DEMO_REPS = 5 };
-static const double ATOL = 5e-5, RTOL = 5e-5;
 
 typedef enum { ROW_OK, ROW_MISMATCH, ROW_ERROR } row_status;
 
@@ -82,8 +83,8 @@ static void compare(demo_run *d, demo_row *row) {
         for (uint64_t k = 0; k < p->volume; k++) {
             double actual = cli_elem_value(d->args.buffers[i].data, p->elem, k), want = d->expected[i][k];
             double err = fabs(actual - want);
-            bool ok = isnan(want) ? isnan(actual) : err <= ATOL + RTOL * fabs(want);
-            if (isnan(err)) err = isnan(want) && isnan(actual) ? 0 : INFINITY;
+            bool ok = cli_float_matches(actual, want);
+            if (isnan(err)) err = ok ? 0 : INFINITY; /* NaN vs NaN, inf vs the same inf */
             if (err > row->max_abs) row->max_abs = err;
             if (want != 0 && err / fabs(want) > row->max_rel) row->max_rel = err / fabs(want);
             if (!ok) {
@@ -295,10 +296,10 @@ const cli_command cli_demo_command = {
     "width, TILEC_SIMD_WIDTH) and runs it on a thread pool (TILEC_THREADS, else the\n"
     "cores), runs the C reference on the same inputs and compares every writable\n"
     "parameter.  An element passes when |actual - expected| <= 5e-5 + 5e-5 *\n"
-    "|expected|.  Prints one row per kernel: name, shape parameters, the selected\n"
-    "plan, W, compile ms, run us (best of 5 warm dispatches), throughput (GF/s for\n"
-    "kernels with mma, else GB/s over the arguments' bytes), max absolute and\n"
-    "relative error, and ok / FAIL / ERROR.\n"
+    "|expected| (NaN matches NaN, inf the same inf).  Prints one row per kernel:\n"
+    "name, shape parameters, the selected plan, W, compile ms, run us (best of 5\n"
+    "warm dispatches), throughput (GF/s for kernels with mma, else GB/s over the\n"
+    "arguments' bytes), max absolute and relative error, and ok / FAIL / ERROR.\n"
     "\n"
     "Options:\n"
     "  --examples-dir DIR  where the .tir files are (default: the source tree's\n"

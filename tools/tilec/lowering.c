@@ -1,6 +1,7 @@
 /* lowering.c — see lowering.h.  Values are range-checked by lower_kernel
- * itself (block widths, packet widths, partitions, orders, tiles); this file
- * only turns text into numbers. */
+ * itself (block widths, partitions, orders, tiles); this file only turns text
+ * into numbers, except --width, which every subcommand validates alike
+ * (cli_parse_width). */
 #include "lowering.h"
 
 #include <stdlib.h>
@@ -44,12 +45,13 @@ bool cli_lowering_option(cli_lowering *l, const char *command, int id, const cha
     uint32_t v = 0;
     switch (id) {
     case OPT_LOWER_BLOCK: ok = parse_u32(value, &o->block_size); break;
-    case OPT_LOWER_WIDTH: ok = parse_u32(value, &o->packet_width); break;
+    case OPT_LOWER_WIDTH: return cli_parse_width(command, value, &o->packet_width);
     case OPT_LOWER_PARTITIONS: ok = parse_u32(value, &o->reduction_partitions); break;
     case OPT_LOWER_MAX_UNROLLED:
         ok = parse_u32(value, &v);
         o->max_unrolled_tile_elements = v;
         break;
+    case OPT_LOWER_CHECK_BOUNDS: o->check_bounds = true; return true;
     case OPT_LOWER_ORDER:
         if (!(ok = parse_list(value, l->order, &o->root_axis_order_len)))
             cli_usage_error(command, "--order needs comma-separated axis numbers, not '%s'", value);

@@ -18,6 +18,7 @@ static bool native_takes(int id) {
     case OPT_LOWER_TILES:
     case OPT_LOWER_PARTITIONS:
     case OPT_LOWER_MAX_UNROLLED:
+    case OPT_LOWER_CHECK_BOUNDS:
     case OPT_PLAN_GRAIN:
     case OPT_PLAN_SEARCH_GRAIN:
     case OPT_PLAN_LOCAL_LANES:
@@ -75,6 +76,7 @@ tilec_compile_options cli_native_options(const cli_native *n) {
     o.max_unrolled_tile_elements = lo->max_unrolled_tile_elements;
     o.reduction_partitions = lo->reduction_partitions;
     o.local_lanes = po->local_lanes;
+    o.check_bounds = lo->check_bounds;
     return o;
 }
 
@@ -127,8 +129,7 @@ int cli_run_native(tilec_context *ctx, const cli_native *n, const tir_func *f, c
             if (check) printf("; reference %.3f ms", ref_ms);
             printf("\n  %s\n", r);
             if (check) {
-                code = cli_compare_outputs(args, &ref) ? CLI_CONTINUE
-                                                       : cli_fail("run", "the native results differ from the reference interpreter");
+                code = cli_compare_step(args, &ref, "native");
             } else {
                 for (size_t i = 0; i < args->count; i++)
                     if (!args->params[i].read_only) cli_print_summary(stdout, args, i);

@@ -28,7 +28,9 @@ enum { OPT_NATIVE_THREADS = 140, OPT_NATIVE_NO_FULL_PACKETS };
     "                    the host's: 16 with AVX-512F, 8 with AVX2, else 4)\n" \
     "  --block B, --order I,J,..., --tiles A,B,..., --grain G, --search-grain,\n" \
     "  --max-candidates N, --cost NAME=X, --partitions P, --max-unrolled N, --local-lanes L\n" \
-    "                    planner constraints and settings, as for `tilec plan`\n"
+    "                    planner constraints and settings, as for `tilec plan`\n" \
+    "  --check-bounds    check every scalar access, extract and bounds=assume subtile at\n" \
+    "                    run time, also those proven in range (default: unproven ones)\n"
 
 typedef struct {
     cli_lowering lowering; /* --width and the planner constraints and settings */
@@ -55,7 +57,8 @@ bool cli_native_dispatch(tilec_context *ctx, tilec_kernel *k, const cli_args *ar
 
 /* `tilec run` with the native engine: compile, run, print the realization
  * line and the summaries; with `check`, also compare with the reference
- * interpreter (compare.h).  CLI_CONTINUE on success, else the exit code. */
+ * interpreter (compare.h).  CLI_CONTINUE on success, CLI_MISMATCH when the
+ * results differ from the reference, else the exit code. */
 int cli_run_native(tilec_context *ctx, const cli_native *n, const tir_func *f, cli_args *args, bool check);
 
 

@@ -139,7 +139,9 @@ static double elapsed_ms(const struct timespec *t0) {
 
 static int execute(tilec_context *ctx, run_request *r, const tir_func *f) {
     cli_args args;
-    if (cli_args_create(ctx, f, &args) != TILEC_OK) return cli_fail_diags(ctx);
+    unsigned copies = r->check || r->engine == ENGINE_XIR ? 2 : 1; /* the reference's copy */
+    if (cli_args_check_memory(ctx, f, copies) != TILEC_OK || cli_args_create(ctx, f, &args) != TILEC_OK)
+        return cli_fail_diags(ctx);
     int code = resolve(&args, &r->ins, "--in");
     if (code == CLI_CONTINUE) code = resolve(&args, &r->outs, "--out");
     for (size_t i = 0; code == CLI_CONTINUE && i < args.count; i++) {
@@ -165,11 +167,14 @@ static int execute(tilec_context *ctx, run_request *r, const tir_func *f) {
                 if (!args.params[i].read_only) cli_print_summary(stdout, &args, i);
         }
     }
-    for (size_t k = 0; code == CLI_CONTINUE && k < r->outs.len; k++)
+    /* Results that differ from the reference are written too: they are what
+     * one wants to look at.  Every --out is attempted; a failed one is an error. */
+    bool ran = code == CLI_CONTINUE || code == CLI_MISMATCH;
+    for (size_t k = 0; ran && k < r->outs.len; k++)
         if (cli_args_save_npy(&args, (size_t)r->outs.data[k].param, r->outs.data[k].path) != TILEC_OK)
             code = cli_fail_diags(ctx);
     cli_args_destroy(&args);
-    return code == CLI_CONTINUE ? CLI_EXIT_OK : code;
+    return code == CLI_CONTINUE ? CLI_EXIT_OK : code == CLI_MISMATCH ? CLI_EXIT_FAIL : code;
 }
 
 static int run_main(tilec_context *ctx, int argc, char **argv) {
@@ -211,24 +216,26 @@ const cli_command cli_run_command = {
     "                    (the default); prints the kernel's realization items\n"
     "  --check           with --native: also run the reference interpreter on a copy\n"
     "                    of the inputs and compare every writable parameter\n"
-    "                    (|x-r| <= 5e-5 + 5e-5|r|; exit 1 on a mismatch)\n"
+    "                    (|x-r| <= 5e-5 + 5e-5|r|, inf = inf, NaN = NaN; exit 1)\n"
     "  --reference       run on the FP64 reference interpreter\n"
     "  --xir             lower to XIR (the planned mapping), run on the W-lane XIR\n"
     "                    interpreter and compare every writable parameter with the\n"
-    "                    reference interpreter (|x-r| <= 5e-5 + 5e-5|r|; exit 1 on a\n"
-    "                    mismatch); --out then saves the XIR results\n"
+    "                    reference interpreter as --check does\n"
     "  --kernel NAME     the kernel to run (needed when the file has several)\n"
     "  --in NAME=FILE    fill parameter NAME from a .npy file; its dtype and shape\n"
     "                    must match the parameter exactly (repeatable)\n"
-    "  --out NAME=FILE   write parameter NAME to a .npy file after the run\n"
-    "                    (repeatable; any parameter, const ones included)\n"
+    "  --out NAME=FILE   write parameter NAME to a .npy file after the run, also\n"
+    "                    after a mismatch (repeatable; any parameter)\n"
     "  --seed N          seed of the generated inputs (default 0)\n"
     "  -D NAME=VALUE     override shape parameter NAME (repeatable)\n"
     "  -h, --help        show this help\n"
     "\n"
     "Native options (the default engine):\n" CLI_NATIVE_HELP
     "\n"
-    "Lowering options (with --xir):\n" CLI_LOWERING_HELP
+    "Lowering options (with --xir): --block, --width, --order, --tiles, --partitions,\n"
+    "  --max-unrolled, --check-bounds and the planner options --workers, --grain,\n"
+    "  --search-grain, --local-lanes, --max-candidates, --cost, --fuse, as described by\n"
+    "  `tilec lower --help`\n"
     "\n"
     "Exit status: 0 ok, 1 error in the file, the data or the run, 2 usage error.\n",
     run_main,

@@ -1,6 +1,7 @@
 /* xir_engine.c — `tilec run --xir`: plan and lower the kernel, run
  * it on the W-lane XIR interpreter, run the reference interpreter on a copy of
- * the same inputs, and compare every writable parameter (compare.h). */
+ * the same inputs, and compare every writable parameter (compare.h).  A
+ * bounds fault of the XIR run is reported as the reference would. */
 #include "xir_engine.h"
 #include "compare.h"
 #include "xir/interp.h"
@@ -22,13 +23,19 @@ int cli_run_xir(tilec_context *ctx, const cli_lowering *l, const tir_func *f, cl
     struct timespec t0;
     if (cli_lower(ctx, l, f, &r)) {
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        if (xir_interpret(ctx, r.kernel, r.dispatch_size, r.packet_width, args->count, args->buffers) != TILEC_OK) {
+        fault_record faults = {0};
+        xir_interp_options o = xir_interp_default_options();
+        o.faults = &faults;
+        tilec_status st = xir_interpret_with(ctx, r.kernel, r.dispatch_size, r.packet_width, args->count,
+                                             args->buffers, &o);
+        if (!st && faults.count && faults.site < r.fault_site_count)
+            st = tir_fault_report(ctx, &r.fault_sites[faults.site], faults.value);
+        if (st != TILEC_OK) {
             code = cli_fail_diags(ctx);
         } else {
             printf("@%s: XIR interpreter (W=%u, block %u, %u workers) %.3f ms; reference %.3f ms\n",
                    tir_func_name(f), r.packet_width, r.block_size, r.dispatch_size, elapsed_ms(&t0), ref_ms);
-            code = cli_compare_outputs(args, &ref) ? CLI_CONTINUE
-                                                   : cli_fail("run", "the XIR results differ from the reference interpreter");
+            code = cli_compare_step(args, &ref, "XIR");
         }
         lower_result_free(&r);
     }

@@ -7,7 +7,8 @@
 
 /* Runs f through lowering + the XIR interpreter on `args` (which then hold
  * the XIR results) and checks them against the reference interpreter run on
- * a copy of the same inputs.  Returns CLI_CONTINUE when they match, else the
+ * a copy of the same inputs.  Returns CLI_CONTINUE when they match,
+ * CLI_MISMATCH when they differ (args still hold the XIR results), else the
  * exit code after printing why. */
 int cli_run_xir(tilec_context *ctx, const cli_lowering *l, const tir_func *f, cli_args *args);
 
