@@ -7,7 +7,8 @@
  *
  * An access is `bounds=assume`, or a scalar access unmasked, only when the
  * interval of every index proves it in range for every instance and loop
- * iteration — except the one out-of-range access the `oob` option asks for. */
+ * iteration — except, in some kernels when the `oob` option allows it, one
+ * access out of range on purpose. */
 #include "diff_gen_internal.h"
 
 #include <math.h>
@@ -346,7 +347,7 @@ static bool emit_load(gen *g, const gen_param *p, tir_value **origin, const gen_
     bool fits = true;
     for (uint32_t i = 0; i < rank; i++) fits = fits && in_range(&ov[i], ext[i], p->ext[i]);
     tir_bounds bounds = fits && gen_chance(g, 0.5) ? TIR_BOUNDS_ASSUME : TIR_BOUNDS_ZERO;
-    if (!fits && g->o->oob && !g->oob_done && gen_chance(g, 0.2)) bounds = TIR_BOUNDS_ASSUME, g->oob_done = true;
+    if (!fits && g->oob_left && gen_chance(g, 0.2)) bounds = TIR_BOUNDS_ASSUME, g->oob_left = false;
     diff_facts f = g->buf[p->buffer].content;
     tir_value *fill = NULL;
     tir_scalar elem = g->buf[p->buffer].elem;
@@ -465,8 +466,8 @@ bool gen_load_scalar(gen *g) {
     if (!gen_live(g)) return false;
     diff_facts f = b->content;
     tir_value *pred = NULL, *fallback = NULL;
-    bool oob = !fits && g->o->oob && !g->oob_done && gen_chance(g, 0.3);
-    if (oob) g->oob_done = true;
+    bool oob = !fits && g->oob_left && gen_chance(g, 0.3);
+    if (oob) g->oob_left = false;
     if ((!fits && !oob) || gen_chance(g, 0.2)) {
         gen_val pv;
         if (fits && gen_pick(g, is_bool_scalar, NULL, &pv)) pred = pv.v;
@@ -508,9 +509,9 @@ static bool store_scalar(gen *g, const gen_val *v, const diff_facts *stored) {
     /* rows L·bs + delta - shift must lie in [0, ext0) for every L */
     int64_t lo = (int64_t)p->shift, hi = (int64_t)p->ext[0] - 1 - (int64_t)((g->P - 1) * b->bs) + (int64_t)p->shift;
     if (hi > (int64_t)b->bs - 1) hi = (int64_t)b->bs - 1;
-    bool oob = g->o->oob && !g->oob_done && gen_chance(g, 0.1);
+    bool oob = g->oob_left && gen_chance(g, 0.1);
     if (lo > hi && !oob) return false;
-    if (oob) g->oob_done = true;
+    if (oob) g->oob_left = false;
     tir_value *idx[GEN_MAX_RANK];
     idx[0] = row_origin(g, p, (uint32_t)(lo > hi ? gen_below(g, b->bs) : (uint64_t)gen_range(g, (int)lo, (int)hi))).v;
     for (uint32_t i = 1; i < rank; i++) idx[i] = gen_index_in(g, p->ext[i], -1).v;
@@ -535,7 +536,7 @@ static bool store_tile(gen *g, const gen_val *v, const diff_facts *stored) {
     bool fits = true;
     for (uint32_t i = 0; i < rank; i++) fits = fits && in_range(&ov[i], ext[i], p->ext[i]);
     tir_bounds bounds = fits && gen_chance(g, 0.5) ? TIR_BOUNDS_ASSUME : TIR_BOUNDS_ZERO;
-    if (!fits && g->o->oob && !g->oob_done && gen_chance(g, 0.2)) bounds = TIR_BOUNDS_ASSUME, g->oob_done = true;
+    if (!fits && g->oob_left && gen_chance(g, 0.2)) bounds = TIR_BOUNDS_ASSUME, g->oob_left = false;
     return gen_live(g) && tir_store_tile(g->b, p->view, origin, v->v, bounds) == TILEC_OK;
 }
 
@@ -677,6 +678,7 @@ static char *generate_pass(uint64_t seed, uint64_t index, const diff_gen_options
     g.G[0] = extents[gen_below(&g, 10)], g.G[1] = g.grank == 2 ? extents[gen_below(&g, 7)] : 1;
     g.P = g.G[0] * g.G[1];
     g.local_mode = gen_chance(&g, 0.2);
+    g.oob_left = g.o->oob && gen_chance(&g, 0.3);
     choose_types(&g);
     choose_options(&g);
 

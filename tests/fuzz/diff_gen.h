@@ -28,7 +28,8 @@
 
 typedef struct {
     uint32_t max_statements; /* statement budget of the root body (0: 24) */
-    bool oob;                /* sometimes make one access out of range (the reference then reports TIR-I07..I09) */
+    bool oob;                /* in some kernels (30%), try one access out of range on purpose (the
+                                reference then reports TIR-I07..I09, native code must too) */
 } diff_gen_options;
 
 typedef struct {

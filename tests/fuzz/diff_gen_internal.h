@@ -106,7 +106,7 @@ typedef struct {
     bool local_mode;
     int budget;
     uint32_t fresh;
-    bool oob_done;
+    bool oob_left; /* this kernel still gets its one out-of-range access */
     /* comparison of stored floats */
     bool all_exact;
     double max_ea, max_er;

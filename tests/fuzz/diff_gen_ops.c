@@ -286,8 +286,8 @@ static bool gen_extract(gen *g) {
             gen_val c;
             if (!gen_coord(g, s.e[i], dim_index(g, s.d[i]), &c)) return false;
             idx[i] = c.v;
-        } else if (g->o->oob && !g->oob_done && gen_chance(g, 0.05)) {
-            g->oob_done = true;
+        } else if (g->oob_left && gen_chance(g, 0.05)) {
+            g->oob_left = false;
             idx[i] = gen_index_const(g, (int64_t)s.e[i] + gen_range(g, 0, 2)).v;
         } else {
             idx[i] = gen_index_in(g, s.e[i], dim_index(g, s.d[i])).v;

@@ -11,7 +11,8 @@
  * budget); INVALID — the case does not parse/verify, or the reference made
  * a runtime error the generator promised it would not (a generator bug);
  * and the native bugs: MISMATCH (results differ, a pad changed, or native
- * succeeded/failed differently from a reference runtime error) and ERROR
+ * succeeded/failed differently from a reference runtime error — after one,
+ * only the pads are compared: the outputs are unspecified) and ERROR
  * (any other compile or dispatch failure). */
 #ifndef TILEC_TESTS_DIFF_RUN_H
 #define TILEC_TESTS_DIFF_RUN_H
@@ -39,6 +40,7 @@ typedef struct {
     char code[32];     /* the refusal or error diagnostic code ("" when none) */
     char detail[768];  /* what differed, or the diagnostic */
     bool retried;      /* refused with the case's options, then run with the defaults */
+    bool faulted;      /* the reference reported a bounds fault (TIR-I07..I09) */
     double compile_ms; /* total tilec_compile time */
 } diff_result;
 

@@ -4,7 +4,7 @@
  * reproducer (diff_minimize.h) in a corpus directory; or replays corpora.
  *
  *   fuzz_diff [--seed S] [--count N] [--time-limit SECONDS] [--corpus DIR]
- *             [--replay DIR]... [--max-statements N] [--oob] [--no-minimize]
+ *             [--replay DIR]... [--max-statements N] [--no-oob] [--no-minimize]
  *             [--show INDEX] [--quiet]
  *
  * libFuzzer-style arguments are accepted too, so `make fuzz
@@ -52,7 +52,7 @@ typedef struct {
 typedef struct {
     uint64_t next, done;
     uint64_t outcomes[DIFF_OUTCOME_COUNT];
-    uint64_t gen_failures, statements, retries, retried;
+    uint64_t gen_failures, statements, retries, retried, faulted;
     double compile_ms;
     struct {
         char code[32];
@@ -96,6 +96,7 @@ static void record(const diff_result *r) {
     sh->done++;
     sh->compile_ms += r->compile_ms;
     if (r->retried) sh->retried++;
+    if (r->faulted) sh->faulted++;
     if (r->outcome == DIFF_REFUSED || r->retried) count_refusal(r->code);
 }
 
@@ -344,7 +345,7 @@ static int replay_dir(const options *o, const char *dir, int *total) {
 
 static int usage(void) {
     fprintf(stderr, "usage: fuzz_diff [--seed S] [--count N] [--time-limit SECONDS] [--corpus DIR] [--replay DIR]...\n"
-                    "                 [--max-statements N] [--case-timeout SECONDS] [--oob] [--no-minimize]\n"
+                    "                 [--max-statements N] [--case-timeout SECONDS] [--no-oob] [--no-minimize]\n"
                     "                 [--show INDEX] [--quiet]\n"
                     "       (libFuzzer style: -max_total_time=N [-flag=value]... [CORPUS_DIR [REPLAY_DIR]...])\n");
     return 2;
@@ -356,6 +357,7 @@ static bool parse_args(int argc, char **argv, options *o) {
     o->count = UINT64_MAX;
     o->case_timeout = 60;
     o->minimize = true;
+    o->gen.oob = true; /* native code reports bounds faults like the reference (docs/facade.md) */
     o->show = -1;
     bool have_count = false, have_time = false;
     for (int i = 1; i < argc; i++) {
@@ -370,6 +372,7 @@ static bool parse_args(int argc, char **argv, options *o) {
         else if (!strcmp(a, "--max-statements") && v) o->gen.max_statements = (uint32_t)atoi(VALUE());
         else if (!strcmp(a, "--show") && v) o->show = atol(VALUE());
         else if (!strcmp(a, "--oob")) o->gen.oob = true;
+        else if (!strcmp(a, "--no-oob")) o->gen.oob = false;
         else if (!strcmp(a, "--no-minimize")) o->minimize = false;
         else if (!strcmp(a, "--quiet")) o->quiet = true;
         else if (!strncmp(a, "-max_total_time=", 16)) o->time_limit = atof(a + 16), have_time = true;
@@ -419,6 +422,8 @@ int main(int argc, char **argv) {
            (unsigned long long)sh->retried, (unsigned long long)sh->outcomes[DIFF_SKIPPED]);
     for (int i = 0; i < sh->n_refusals; i++)
         printf("  refusal %s: %llu\n", sh->refusals[i].code, (unsigned long long)sh->refusals[i].n);
+    printf("  bounds faults on purpose: %llu (the reference's TIR-I07..I09, expected natively too)\n",
+           (unsigned long long)sh->faulted);
     uint64_t generated = sh->done + sh->gen_failures;
     printf("  generator: %llu statements, %llu replaced choices, rejected %llu of %llu (%.3f%%: %llu builder failures, "
            "%llu invalid)\n",
