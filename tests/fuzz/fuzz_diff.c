@@ -15,7 +15,8 @@
  * Isolation: kernels run in a forked worker process that reuses one context
  * and runtime; the supervisor (this process, which never compiles) restarts
  * it after a crash, a hang (a case over --case-timeout seconds) or a bug, and
- * runs every replay and minimization candidate in a fresh fork.  The run is
+ * runs every replay and minimization candidate in a fresh fork (a hang is
+ * saved as it is: minimizing it would cost a timeout per candidate).  The run is
  * deterministic for a given seed: kernel i is a function of (seed, i) only.
  * Exit status: 0 when no native bug and no invalid case was seen, 1
  * otherwise, 2 on a usage error. */
@@ -196,7 +197,8 @@ static int n_bug_files;
 static void save_case(const options *o, const char *text, const diff_result *r, uint64_t index) {
     char *min = NULL;
     size_t tests = 0;
-    if (o->minimize && diff_outcome_is_bug(r->outcome)) {
+    /* a hang is not minimized: every candidate that still hangs would cost a timeout */
+    if (o->minimize && diff_outcome_is_bug(r->outcome) && strcmp(r->code, "timeout")) {
         same_failure s = {o, *r};
         double t0 = now();
         min = diff_minimize(text, still_fails, &s, 2000, &tests);
@@ -355,7 +357,7 @@ static bool parse_args(int argc, char **argv, options *o) {
     memset(o, 0, sizeof *o);
     o->seed = (uint64_t)time(NULL);
     o->count = UINT64_MAX;
-    o->case_timeout = 60;
+    o->case_timeout = 30;
     o->minimize = true;
     o->gen.oob = true; /* native code reports bounds faults like the reference (docs/facade.md) */
     o->show = -1;
