@@ -1,7 +1,8 @@
 /* diff_gen.h — the differential fuzzer's kernel generator: from (seed, index)
  * it builds one random TileIR kernel with the builder API, valid by
  * construction (it parses and verifies; the reference run makes no
- * out-of-range access), together with its case header (diff_case.h): input
+ * out-of-range access but the deliberate one of the `oob` option), together
+ * with its case header (diff_case.h): input
  * distribution, compile options, aliasing bindings, and how to compare.
  *
  * What it generates (docs/fuzzing.md has the full list): one root parallel
@@ -11,7 +12,9 @@
  * extract; map; reduce with every policy (explicit bodies and the library's
  * reduce.add/max/min); mma with same and mixed operand types; serial and
  * pipeline loops (stages, zero-trip domains) with scalar and tile carries;
- * iota/full/broadcast/relabel; and parameters that share memory.
+ * iota/full/broadcast/relabel; parameters that share memory; row kernels
+ * for packet-local realizations (20%); and, with the `oob` option, one
+ * deliberate out-of-range access in some kernels.
  *
  * Independence of the parallel instances holds by construction: every
  * buffer that is written is split in row blocks, instance L owning rows
