@@ -629,9 +629,11 @@ static void build(gen *g) {
         if (gen_chance(g, 0.5)) gen_index_const(g, gen_range(g, -4, 8));
         else gen_const_scalar(g, gen_pick_elem(g, 0));
     }
+    if (g->n_vals && gen_chance(g, 0.3)) gen_statement(g); /* constants and elementwise ops may precede the root */
     tir_dim *gd[2] = {tir_dim_new(g->m, "g0"), tir_dim_new(g->m, "g1")};
     tir_space *domain = tir_space_make(g->m, (size_t)g->grank, gd, g->G);
-    tir_op *par = tir_region_begin(g->b, TIR_OP_PARALLEL, domain, NULL, 0, NULL);
+    tir_region_opts scope = {.scope = gen_chance(g, 0.2) ? TIR_SCOPE_WORKER : TIR_SCOPE_AUTO};
+    tir_op *par = tir_region_begin(g->b, TIR_OP_PARALLEL, domain, &scope, 0, NULL);
     if (!par) {
         g->failed = true;
         return;

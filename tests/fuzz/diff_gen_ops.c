@@ -649,7 +649,9 @@ static tir_value *yield_for(gen *g, const gen_val *carry, const diff_facts *init
         if (gen_pick(g, fits_carry, &env, &x) && diff_facts_within(&x.f, &carry->f)) {
             gen_val c = condition(g, true);
             if (!gen_live(g)) return NULL;
-            return gen_chance(g, 0.5) ? tir_select(g->b, c.v, carry->v, x.v) : tir_select(g->b, c.v, x.v, carry->v);
+            /* the join starts from the first value operand of largest rank: the carry, for a tile x */
+            bool carry_first = gen_is_tile(&x) || gen_chance(g, 0.5);
+            return carry_first ? tir_select(g->b, c.v, carry->v, x.v) : tir_select(g->b, c.v, x.v, carry->v);
         }
     }
     /* any value of the carry's exact type inside its facts (another carry: a swap) */
@@ -809,9 +811,11 @@ static bool run_statement(gen *g, stmt_kind k) {
     }
 }
 
-/* Row kernels: no loops or mma; map bodies hold no regions (sugar is maps). */
+/* Row kernels: no loops or mma; map bodies hold no regions (sugar is maps).
+ * Before the root parallel only constants and elementwise ops (admission). */
 static int weight(const gen *g, int k) {
     int w = WEIGHTS[k][g->in_map ? 1 : 0];
+    if (g->depth == 0 && k != S_EW && k != S_CAST && k != S_SELECT && k != S_CONST) return 0; /* before the root */
     if (g->local_mode && (k == S_MMA || k == S_LOOP)) return 0;
     if (g->local_mode && g->in_map && (k == S_MAP || k == S_REDUCE || k == S_REDUCE_SUGAR || k == S_SUGAR)) return 0;
     return w;
