@@ -36,6 +36,7 @@ bool gen_live(gen *g) { return !g->failed && tir_builder_status(g->b) == TILEC_O
 gen_val gen_push(gen *g, tir_value *v, diff_facts f) {
     gen_val x = {v, f, -1};
     if (!v) {
+        if (!g->failed) g->why = "a builder call returned no value";
         g->failed = true;
         return x;
     }
@@ -198,6 +199,7 @@ static uint64_t rows_volume(const uint64_t *ext, uint32_t rank, uint32_t from) {
 static int new_param(gen *g, int bi, uint64_t offset, uint64_t shift, uint32_t rank, const uint64_t *ext, bool writable) {
     if (g->n_par == GEN_MAX_PARAMS) return -1;
     int pi = g->n_par;
+    if (g->failed) return -1; /* after a restart request the pass only winds down: record nothing more */
     gen_param_spec want = {g->buf[bi].elem, rank, {0}, writable};
     memcpy(want.ext, ext, rank * sizeof *ext);
     if (pi == g->specs->n) { /* unknown: record it and start again */
@@ -208,7 +210,8 @@ static int new_param(gen *g, int bi, uint64_t offset, uint64_t shift, uint32_t r
     const gen_param_spec *have = &g->specs->v[pi];
     if (have->elem != want.elem || have->rank != rank || have->writable != writable ||
         memcmp(have->ext, want.ext, sizeof want.ext)) {
-        g->failed = true; /* the passes diverged: a generator bug */
+        g->failed = true;
+        g->why = "the passes diverged"; /* a generator bug */
         return -1;
     }
     g->n_par++;
@@ -227,6 +230,7 @@ static int new_param(gen *g, int bi, uint64_t offset, uint64_t shift, uint32_t r
         b->offset = offset;
     } else {
         g->failed = true;
+        g->why = "too many bindings";
     }
     return pi;
 }
@@ -238,7 +242,9 @@ static int new_buffer(gen *g, tir_scalar elem, uint32_t rank, const uint64_t *ex
     gen_buffer *b = &g->buf[bi];
     b->elem = elem, b->rank = rank, b->partitioned = partitioned, b->bs = bs, b->content = content, b->owner = -1;
     memcpy(b->ext, ext, rank * sizeof *ext);
-    return new_param(g, bi, 0, 0, rank, ext, partitioned) >= 0 ? bi : -1;
+    if (new_param(g, bi, 0, 0, rank, ext, partitioned) >= 0) return bi;
+    g->n_buf--; /* no memory without its owner */
+    return -1;
 }
 
 /* The facts a new written buffer promises for everything it will hold. */
@@ -707,7 +713,7 @@ static char *generate_pass(uint64_t seed, uint64_t index, const diff_gen_options
         /* start again with the new parameter */
     } else if (!g.b || !gen_live(&g)) {
         const tilec_diag *d = tilec_diag_count(ctx) ? tilec_diag_at(ctx, 0) : NULL;
-        snprintf(why, why_len, "builder: %s %s", d ? d->code : "?", d ? d->message : "(no diagnostic)");
+        snprintf(why, why_len, "builder: %s %s", d ? d->code : "-", d ? d->message : g.why ? g.why : "(no diagnostic)");
     } else {
         g.c.bitwise = g.all_exact;
         g.c.atol = fmax(2e-5, 4 * g.max_ea);

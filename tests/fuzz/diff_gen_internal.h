@@ -111,6 +111,7 @@ typedef struct {
     bool all_exact;
     double max_ea, max_er;
     bool failed;
+    const char *why; /* a failure the builder did not diagnose */
 } gen;
 
 /* ---- diff_gen.c ---- */

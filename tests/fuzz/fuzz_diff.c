@@ -5,7 +5,7 @@
  *
  *   fuzz_diff [--seed S] [--count N] [--time-limit SECONDS] [--corpus DIR]
  *             [--replay DIR]... [--max-statements N] [--no-oob] [--no-minimize]
- *             [--show INDEX] [--quiet]
+ *             [--show INDEX] [--generate-only] [--quiet]
  *
  * libFuzzer-style arguments are accepted too, so `make fuzz
  * FUZZ_TARGET=fuzz_diff` runs it like the other targets: -max_total_time=N is
@@ -23,6 +23,7 @@
 #include "diff_gen.h"
 #include "diff_minimize.h"
 #include "diff_run.h"
+#include "tilec/tir.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -45,7 +46,7 @@ typedef struct {
     const char *replay[MAX_REPLAY];
     int n_replay;
     diff_gen_options gen;
-    bool minimize, quiet;
+    bool minimize, quiet, generate_only;
     long show;
 } options;
 
@@ -348,7 +349,7 @@ static int replay_dir(const options *o, const char *dir, int *total) {
 static int usage(void) {
     fprintf(stderr, "usage: fuzz_diff [--seed S] [--count N] [--time-limit SECONDS] [--corpus DIR] [--replay DIR]...\n"
                     "                 [--max-statements N] [--case-timeout SECONDS] [--no-oob] [--no-minimize]\n"
-                    "                 [--show INDEX] [--quiet]\n"
+                    "                 [--show INDEX] [--generate-only] [--quiet]\n"
                     "       (libFuzzer style: -max_total_time=N [-flag=value]... [CORPUS_DIR [REPLAY_DIR]...])\n");
     return 2;
 }
@@ -377,6 +378,7 @@ static bool parse_args(int argc, char **argv, options *o) {
         else if (!strcmp(a, "--no-oob")) o->gen.oob = false;
         else if (!strcmp(a, "--no-minimize")) o->minimize = false;
         else if (!strcmp(a, "--quiet")) o->quiet = true;
+        else if (!strcmp(a, "--generate-only")) o->generate_only = true;
         else if (!strncmp(a, "-max_total_time=", 16)) o->time_limit = atof(a + 16), have_time = true;
         else if (a[0] == '-' && a[1] != '-' && strchr(a, '=')) continue; /* other libFuzzer flags */
         else if (a[0] != '-' && !o->corpus) o->corpus = a;
@@ -389,9 +391,45 @@ static bool parse_args(int argc, char **argv, options *o) {
     return true;
 }
 
+/* --generate-only: the generator's rejection rate without compiling
+ * (builder failures, and kernels that do not parse and verify). */
+static int generate_only(const options *o) {
+    tilec_context *ctx;
+    if (tilec_context_create(NULL, &ctx)) return 1;
+    uint64_t failed = 0, rejected = 0, n = o->count == UINT64_MAX ? 1000 : o->count;
+    double start = now();
+    for (uint64_t i = 0; i < n; i++) {
+        char why[512];
+        char *text = diff_generate(o->seed, i, &o->gen, NULL, why, sizeof why);
+        if (!text) {
+            fprintf(stderr, "fuzz_diff: kernel %llu: %s\n", (unsigned long long)i, why);
+            failed++;
+            continue;
+        }
+        tir_module *m = NULL;
+        tilec_status st = tir_parse(ctx, text, strlen(text), "generated.tir", NULL, 0, &m);
+        if (!st) st = tir_verify(ctx, m);
+        if (st) {
+            fprintf(stderr, "fuzz_diff: kernel %llu does not parse and verify:\n", (unsigned long long)i);
+            tilec_diag_print(ctx, stderr);
+            rejected++;
+        }
+        tilec_diag_clear(ctx);
+        tir_module_destroy(m);
+        free(text);
+    }
+    printf("fuzz_diff: seed %llu: generated %llu kernels in %.1f s: %llu builder failures, %llu rejected by "
+           "parse/verify\n",
+           (unsigned long long)o->seed, (unsigned long long)n, now() - start, (unsigned long long)failed,
+           (unsigned long long)rejected);
+    tilec_context_destroy(ctx);
+    return failed || rejected;
+}
+
 int main(int argc, char **argv) {
     options o;
     if (!parse_args(argc, argv, &o)) return usage();
+    if (o.generate_only) return generate_only(&o);
     if (o.show >= 0) {
         char why[512];
         char *text = diff_generate(o.seed, (uint64_t)o.show, &o.gen, NULL, why, sizeof why);
