@@ -82,24 +82,28 @@ static double now(void) {
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static void count_refusal(const char *code) {
+/* Counts a refusal code; true the first time it is seen. */
+static bool count_refusal(const char *code) {
     for (int i = 0; i < sh->n_refusals; i++)
         if (!strcmp(sh->refusals[i].code, code)) {
             sh->refusals[i].n++;
-            return;
+            return false;
         }
-    if (sh->n_refusals == MAX_CODES) return;
+    if (sh->n_refusals == MAX_CODES) return false;
     snprintf(sh->refusals[sh->n_refusals].code, sizeof sh->refusals[0].code, "%s", code);
     sh->refusals[sh->n_refusals++].n = 1;
+    return true;
 }
 
-static void record(const diff_result *r) {
+/* kernel: its index, or UINT64_MAX */
+static void record(const diff_result *r, uint64_t kernel) {
     sh->outcomes[r->outcome]++;
     sh->done++;
     sh->compile_ms += r->compile_ms;
     if (r->retried) sh->retried++;
     if (r->faulted) sh->faulted++;
-    if (r->outcome == DIFF_REFUSED || r->retried) count_refusal(r->code);
+    if ((r->outcome == DIFF_REFUSED || r->retried) && count_refusal(r->code) && kernel != UINT64_MAX)
+        fprintf(stderr, "fuzz_diff: first %s refusal on kernel %llu: %s\n", r->code, (unsigned long long)kernel, r->detail);
 }
 
 /* ---- the worker: generated kernels, one after the other ---- */
@@ -132,7 +136,7 @@ static int worker(const options *o, uint64_t end) {
         diff_result res;
         diff_run_case(r, sh->text, o->gen.oob, &res);
         sh->busy = 0;
-        record(&res);
+        record(&res, sh->next);
         sh->next++;
         if (diff_outcome_is_bug(res.outcome) || res.outcome == DIFF_INVALID) {
             sh->result = res;
@@ -282,7 +286,7 @@ static void generated_run(const options *o, double start) {
         else snprintf(r.code, sizeof r.code, "exit %d", WEXITSTATUS(status));
         snprintf(r.detail, sizeof r.detail, "the run died (%s)", r.code);
         sh->busy = 0;
-        record(&r);
+        record(&r, sh->next);
         char *text = strdup(sh->text);
         save_case(o, text, &r, sh->next);
         free(text);
