@@ -36,6 +36,7 @@ void diff_case_print(const diff_case *c, FILE *out) {
     print_list(out, "order", c->order, c->order_len);
     print_list(out, "tiles", c->tiles, c->tiles_len);
     fputc('\n', out);
+    if (c->expect_ok) fprintf(out, "%s expect=ok\n", PREFIX);
     for (size_t i = 0; i < c->n_binds; i++)
         fprintf(out, "%s bind=%s:%s+%llu\n", PREFIX, c->binds[i].param, c->binds[i].owner,
                 (unsigned long long)c->binds[i].offset);
@@ -110,6 +111,7 @@ static bool parse_item(const char *key, const char *v, diff_case *c) {
     if (!strcmp(key, "order")) return parse_list(v, c->order, &c->order_len);
     if (!strcmp(key, "tiles")) return parse_list(v, c->tiles, &c->tiles_len);
     if (!strcmp(key, "bind")) return parse_bind(v, c);
+    if (!strcmp(key, "expect")) return (c->expect_ok = !strcmp(v, "ok"));
     static const struct {
         const char *key;
         size_t offset;

@@ -20,7 +20,9 @@
  *                           default/search)
  *   bind=P:Q+N              parameter P is bound to parameter Q's memory, N
  *                           elements after Q's first element (repeatable;
- *                           Q owns its memory) */
+ *                           Q owns its memory)
+ *   expect=ok               a compile refusal is an error too (regression
+ *                           cases of kernels that were refused wrongly) */
 #ifndef TILEC_TESTS_DIFF_CASE_H
 #define TILEC_TESTS_DIFF_CASE_H
 
@@ -45,6 +47,7 @@ typedef struct {
     uint32_t width, threads, local_lanes, block, partitions, unrolled, grain;
     bool unrolled_set; /* unrolled=0 means "no bound", so the default needs its own flag */
     bool full_packets, search_grain;
+    bool expect_ok;
     uint32_t order[DIFF_MAX_ORDER], order_len, tiles[DIFF_MAX_ORDER], tiles_len;
     diff_bind binds[DIFF_MAX_BINDS];
     size_t n_binds;

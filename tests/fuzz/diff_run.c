@@ -345,6 +345,10 @@ void diff_run_case(diff_runner *r, const char *text, bool oob, diff_result *out)
         set_diag(out, r->ctx, DIFF_INVALID, "the kernel does not parse and verify");
     } else {
         run_parsed(r, &c, tir_module_func(m, 0), oob, out);
+        if (c.expect_ok && (out->outcome == DIFF_REFUSED || out->retried)) {
+            out->outcome = DIFF_ERROR;
+            snprintf(out->detail, sizeof out->detail, "refused (%s), but the case expects ok", out->code);
+        }
     }
     tir_module_destroy(m);
     tilec_diag_clear(r->ctx);
