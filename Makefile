@@ -86,6 +86,9 @@ FUZZ_SEEDS_fuzz_npy = tests/fuzz/corpus/npy
 FUZZ_SEEDS_fuzz_cli = tests/fuzz/corpus/cli
 FUZZ_FLAGS_fuzz_npy = -malloc_limit_mb=16
 FUZZ_FLAGS_fuzz_cli = -malloc_limit_mb=16 -close_fd_mask=3
+# fuzz_diff (the differential fuzzer, docs/fuzzing.md) takes the same
+# arguments: new reproducers go to the first directory, the seeds are replayed.
+FUZZ_SEEDS_fuzz_diff = tests/fuzz/corpus/diff
 fuzz: deps
 	CC=clang cmake -S . -B $(FUZZ_BUILD) -DTILEC_FUZZ=ON -DCMAKE_BUILD_TYPE=Debug
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGET)

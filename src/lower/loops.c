@@ -82,6 +82,10 @@ void lower_loop(lowerer *lw, const tir_op *op) {
             c->phis = lw_alloc(lw, sizeof *c->phis * c->plan->count);
             c->latch = lw_alloc(lw, sizeof *c->latch * c->plan->count);
             if (!c->phis || !c->latch) return;
+            /* The initial elements are read here, in the preheader: reading an
+             * array or a recipe emits instructions, which must dominate the
+             * PHIs' entry edge (latch holds them until the PHIs exist). */
+            for (uint64_t k = 0; k < c->plan->count; k++) c->latch[k] = lw_read(lw, init, lw_i64(lw, (int64_t)k));
         }
     }
     lw_loop L;
@@ -89,10 +93,8 @@ void lower_loop(lowerer *lw, const tir_op *op) {
     for (uint32_t j = 0; j < n; j++) {
         carry *c = &carries[j];
         if (c->plan->form == PLAN_FORM_ARRAY) continue;
-        lv *init = lw_lookup(lw, op->operands[j]->value);
         xir_type *type = xir_type_scalar(lw->m, c->plan->elem);
-        for (uint64_t k = 0; init && k < c->plan->count; k++)
-            c->phis[k] = lw_loop_phi(lw, &L, type, lw_read(lw, init, lw_i64(lw, (int64_t)k)));
+        for (uint64_t k = 0; k < c->plan->count; k++) c->phis[k] = lw_loop_phi(lw, &L, type, c->latch[k]);
         lw->counters.phi_carries++;
     }
     if (!lw_ok(lw)) return;

@@ -375,8 +375,7 @@ void lw_traverse(lowerer *lw, const tir_space *s, bool runtime, lw_visit visit, 
      * the loop covers the full slots, where W·q + lane < N is proven from
      * the index interval (no guard, plain vector accesses), and the tail
      * slot is visited once after it with its guard. */
-    const plan_local *l = lw->local;
-    bool peel = l && l->dim && l->full_slots < l->slots && n == l->slots && n > 1;
+    bool peel = plan_local_peels(lw->local, n);
     uint64_t loop_end = peel ? n - 1 : n;
     lw_loop L;
     lw_loop_begin(lw, &L, 0, (int64_t)loop_end, 1);

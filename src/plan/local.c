@@ -34,8 +34,14 @@ static bool refuse(plan_local *l, plan_local_refusal r, const char *fmt, ...) {
     return false;
 }
 
+/* A unit axis is never distributed, even on D's dim: it holds one element
+ * that every lane sees (a broadcast operand, a replicated value). */
 bool plan_local_is_axis(const plan_local *local, const tir_axis *axis) {
-    return local && local->dim && axis->dim == local->dim;
+    return local && local->dim && axis->dim == local->dim && axis->extent != 1;
+}
+
+bool plan_local_peels(const plan_local *local, uint64_t count) {
+    return local && local->dim && local->full_slots < local->slots && count == local->slots && count > 1;
 }
 
 uint64_t plan_local_extent(const plan_local *local, const tir_axis *axis) {

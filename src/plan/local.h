@@ -66,7 +66,14 @@ typedef struct {
  * diagnostic, so the planner can record the reason as a rejection. */
 bool plan_local_admit(const tir_func *f, const plan_admission *admission, uint32_t lanes, plan_local *out);
 
-/* Whether the axis is D (NULL local or no D: false). */
+/* Whether a runtime traversal over `count` slot-space elements is peeled:
+ * the loop covers the full slots and the partly valid last slot is visited
+ * once more after it (N mod W != 0), so a body it emits is emitted twice.
+ * The lowerer's traversal and the representation plan's emission counts
+ * both ask this. */
+bool plan_local_peels(const plan_local *local, uint64_t count);
+/* Whether the axis is distributed: D's dim with extent N (a unit axis of
+ * D's dim is not; NULL local or no D: false). */
 bool plan_local_is_axis(const plan_local *local, const tir_axis *axis);
 /* The slot-space extent of an axis: S for D, else the extent.  NULL local:
  * the whole-program realization (the extent itself). */

@@ -256,7 +256,8 @@ static void plan_map(planner *p, const tir_op *op, plan_op *po) {
     bool structured = false;
     uint64_t body_work = block_work(o, op->body, &structured);
     po->runtime = map_is_runtime(o, op, body_work, structured);
-    po->body_emissions = po->runtime ? 1 : po->count;
+    /* a peeled runtime map emits its body for the full slots and the tail */
+    po->body_emissions = !po->runtime ? po->count : plan_local_peels(o->local, po->count) ? 2 : 1;
     uint64_t body_mult = sat_mul(po->multiplicity, po->body_emissions);
     plan_coords(p, op, !po->runtime, body_mult);
     plan_block(p, op->body, body_mult);

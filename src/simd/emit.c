@@ -270,13 +270,15 @@ static LLVMValueRef sign_bit(emitter *e, LLVMValueRef x, tir_scalar t) {
 }
 
 /* min/max of floats: a NaN loses to a number, -0 orders below +0 (the
- * result is always one of the operands, bit for bit). */
+ * result is always one of the operands, bit for bit).  The tie is chosen
+ * inside the not-less arm: LLVM 19's InstCombine folds the other nesting,
+ * `a == b ? tie : (a > b ? a : b)`, wrongly when a is fabs(x) and b is +0
+ * (to `x >= 0 ? |x| : 0`; found by fuzz_diff, tests/fuzz/corpus/diff). */
 static LLVMValueRef float_minmax(emitter *e, bool is_min, tir_scalar t, LLVMValueRef a, LLVMValueRef b) {
     LLVMValueRef less = LLVMBuildFCmp(e->b, is_min ? LLVMRealOLT : LLVMRealOGT, a, b, "");
-    LLVMValueRef r = sel(e, less, a, b);
     LLVMValueRef sa = sign_bit(e, a, t);
     LLVMValueRef tie = is_min ? sel(e, sa, a, b) : sel(e, sa, b, a);
-    r = sel(e, LLVMBuildFCmp(e->b, LLVMRealOEQ, a, b, ""), tie, r);
+    LLVMValueRef r = sel(e, less, a, sel(e, LLVMBuildFCmp(e->b, LLVMRealOEQ, a, b, ""), tie, b));
     r = sel(e, LLVMBuildFCmp(e->b, LLVMRealUNO, b, b, ""), a, r);
     return sel(e, LLVMBuildFCmp(e->b, LLVMRealUNO, a, a, ""), b, r);
 }
@@ -318,16 +320,15 @@ static LLVMValueRef shuffle(emitter *e, LLVMValueRef a, LLVMValueRef b, unsigned
 
 /* exp/log/tanh at the packet width: the widest SLEEF entry the host runs
  * (f32: 16 with AVX-512F, 8 with AVX2, else 4; f64 half), padded up from
- * narrower packets, split for wider ones; uniform values call the scalar
- * entry once. */
+ * narrower packets (W = 1 included), split for wider ones; uniform values
+ * call the scalar entry once.  A varying <1 x T> argument is padded, not
+ * extracted: LLVM 19's InstCombine scalarizes a loop PHI whose lane is
+ * extracted with its update's operands swapped (`x - phi` became `phi - x`;
+ * found by fuzz_diff, tests/fuzz/corpus/diff/w1-math-after-loop.tir). */
 static LLVMValueRef math(emitter *e, const char *fn, tir_scalar t, LLVMValueRef x) {
     if (!is_vec(x)) return sleef_call(e, fn, t, 1, x);
     unsigned W = e->W, lanes_f32 = e->host->avx512f ? 16 : e->host->avx2 ? 8 : 4;
     unsigned maxw = t == TIR_F32 ? lanes_f32 : lanes_f32 / 2, minw = t == TIR_F32 ? 4 : 2;
-    if (W == 1) {
-        LLVMValueRef s = sleef_call(e, fn, t, 1, LLVMBuildExtractElement(e->b, x, const_i32(e, 0), ""));
-        return LLVMBuildInsertElement(e->b, LLVMGetPoison(LLVMTypeOf(x)), s, const_i32(e, 0), "");
-    }
     if (W < minw) {
         LLVMValueRef wide = sleef_call(e, fn, t, minw, shuffle(e, x, NULL, 0, minw, W));
         return shuffle(e, wide, NULL, 0, W, minw);

@@ -157,9 +157,25 @@ static bool same_incoming(const xir_block *s, const xir_block *a, const xir_bloc
     return true;
 }
 
+/* Whether b's predecessors may become predecessors of the join s: every
+ * other predecessor of s lies in the region headed by b's immediate
+ * dominator.  Otherwise a nested diamond's merge would become its enclosing
+ * diamond's as well, entered from outside the inner region — a shape the
+ * SIMD backend cannot predicate when the inner branch varies (SIMD-U03). */
+static bool keeps_regions(const sweep *w, const xir_block *b, const xir_block *s) {
+    const xir_block *head = w->cfg->idom[b->id];
+    if (!head || w->touched[head->id]) return false;
+    for (uint32_t i = 0; i < xir_cfg_pred_count(w->cfg, s); i++) {
+        const xir_block *q = xir_cfg_preds(w->cfg, s)[i];
+        if (q != b && (w->touched[q->id] || !xir_cfg_dominates(w->cfg, head, q))) return false;
+    }
+    return true;
+}
+
 /* Bypasses `b` when it holds only `br s`.  Without PHIs in `s` any number of
- * predecessors are redirected; with PHIs only a single predecessor p, which
- * takes over b's incoming entries (or already has equal ones). */
+ * predecessors are redirected (into a join only when keeps_regions); with
+ * PHIs only a single predecessor p, which takes over b's incoming entries
+ * (or already has equal ones). */
 static bool try_bypass(sweep *w, xir_block *b) {
     xir_inst *only = b->first;
     if (only != b->last || only->kind != XIR_INST_BR || only->targets[0] == b) return false;
@@ -167,6 +183,7 @@ static bool try_bypass(sweep *w, xir_block *b) {
     uint32_t npred = xir_cfg_pred_count(w->cfg, b);
     xir_block *const *preds = xir_cfg_preds(w->cfg, b);
     if (any_touched(w, pair, 2) || any_touched(w, preds, npred)) return false;
+    if (npred > 1 && xir_cfg_pred_count(w->cfg, s) > 1 && !keeps_regions(w, b, s)) return false;
     if (has_phis(s)) {
         if (npred != 1) return false;
         xir_block *p = preds[0];
@@ -208,7 +225,7 @@ static bool simplify_once(xir_func *f, xir_cfg *cfg, sweep *w) {
 static bool simplify(xir_func *f) {
     if (!f->first) return false;
     xir_cfg cfg;
-    if (!xir_cfg_build(f->module->ctx, f, false, &cfg)) return xir_out_of_memory(f->module);
+    if (!xir_cfg_build(f->module->ctx, f, true, &cfg)) return xir_out_of_memory(f->module);
     sweep w = {&cfg, tilec_alloc(f->module->ctx, (size_t)cfg.block_count + 1)};
     bool changed = false;
     if (!w.touched) xir_out_of_memory(f->module);

@@ -479,6 +479,18 @@ static void test_simplify_cfg(void) {
                "^y:\n  buffer_write %o, u64 0, u32 2\n  br ^end\n"
                "^other:\n  buffer_write %o, u64 1, u32 3\n  br ^end\n"
                "^end:\n  ret\n}\n");
+    /* but a nested diamond's merge is not fused with its enclosing one: ^end
+     * would be entered both from inside the inner region and from ^entry,
+     * which the SIMD backend cannot predicate when the inner branch varies
+     * (SIMD-U03; tests/fuzz/corpus/diff/nested-join-kept.tir) */
+    check_pass("nested join kept", xir_simplify_cfg,
+               "kernel @k(%o: buffer<u32>) block_size=64 {\n^entry:\n"
+               "  %u = eq block_id, u32 0\n  cond_br %u, ^then, ^end\n"
+               "^then:\n  %c = eq warp_lane_id, u32 0\n  cond_br %c, ^a, ^merge\n"
+               "^a:\n  buffer_write %o, u64 0, u32 1\n  br ^merge\n"
+               "^merge:\n  br ^end\n"
+               "^end:\n  ret\n}\n",
+               NULL);
     /* a loop keeps its shape; its empty latch is bypassed (the body takes over
      * the back-edge PHI entries) */
     check_pass("loop latch", xir_simplify_cfg,

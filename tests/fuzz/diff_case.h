@@ -1,0 +1,63 @@
+/* diff_case.h — one differential-fuzzing case as it is written at the top of
+ * its `.tir` file: `// fuzz_diff: key=value ...` comment lines that say how
+ * to fill the inputs, how to compare, which compile options and thread count
+ * to use, and which parameters share memory.  The kernel text follows; the
+ * parser ignores the comments, so a case file is also a plain kernel file.
+ *
+ * Keys (every one optional; unknown keys are an error):
+ *   seed=S index=I          where the generator made it (informational)
+ *   inputs=exact|random     exact: floats k/8 with |k| <= 64, integers in
+ *                           [-30, 30]; random: floats uniform in [-2, 2]
+ *   specials=0|1            mix in ±0, ±inf, NaN (floats), MIN/MAX (random
+ *                           integers) and bool bytes 2 and 255
+ *   input_seed=N            the input stream
+ *   compare=bitwise|tolerance  float outputs bit for bit (NaN matches NaN)
+ *                           or within atol + rtol·|reference|; integer and
+ *                           bool outputs are always compared bit for bit
+ *   atol=X rtol=X           the tolerance (default 2e-5 each)
+ *   width threads local_lanes block partitions unrolled grain full_packets
+ *   search_grain order=i,j,... tiles=a,b,...   tilec_compile_options (0 =
+ *                           default/search)
+ *   bind=P:Q+N              parameter P is bound to parameter Q's memory, N
+ *                           elements after Q's first element (repeatable;
+ *                           Q owns its memory)
+ *   expect=ok               a compile refusal is an error too (regression
+ *                           cases of kernels that were refused wrongly) */
+#ifndef TILEC_TESTS_DIFF_CASE_H
+#define TILEC_TESTS_DIFF_CASE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum { DIFF_MAX_BINDS = 16, DIFF_MAX_ORDER = 4, DIFF_NAME = 32 };
+
+typedef struct {
+    char param[DIFF_NAME], owner[DIFF_NAME];
+    uint64_t offset; /* elements */
+} diff_bind;
+
+typedef struct {
+    uint64_t seed, index;
+    bool exact_inputs, specials;
+    uint64_t input_seed;
+    bool bitwise;
+    double atol, rtol;
+    uint32_t width, threads, local_lanes, block, partitions, unrolled, grain;
+    bool unrolled_set; /* unrolled=0 means "no bound", so the default needs its own flag */
+    bool full_packets, search_grain;
+    bool expect_ok;
+    uint32_t order[DIFF_MAX_ORDER], order_len, tiles[DIFF_MAX_ORDER], tiles_len;
+    diff_bind binds[DIFF_MAX_BINDS];
+    size_t n_binds;
+} diff_case;
+
+void diff_case_default(diff_case *c);
+/* Writes the header lines. */
+void diff_case_print(const diff_case *c, FILE *out);
+/* Reads every `// fuzz_diff:` line of `text` into c (starting from the
+ * defaults); false with a reason on a malformed line. */
+bool diff_case_parse(const char *text, diff_case *c, char *why, size_t why_len);
+
+#endif

@@ -1,0 +1,355 @@
+/* diff_run.c — one differential case (diff_run.h): buffers, inputs,
+ * reference run, native compile + dispatch, comparison.
+ *
+ * Memory: each parameter that is no `bind=` target owns one allocation of
+ * max(its bytes, every bound view's offset + bytes), with PAD sentinel bytes
+ * on both sides; a bound parameter's data points into its owner's.  The
+ * reference and the native run get two identical copies.  Inputs are a pure
+ * function of (input_seed, owner index, element index), so a case replays
+ * exactly. */
+#include "diff_run.h"
+
+#include "diff_case.h"
+#include "tilec/tilec.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { PAD = 64, MAX_ARGS = 32 };
+static const unsigned char SENTINEL = 0xA5;
+
+struct diff_runner {
+    tilec_context *ctx;
+    tilec_runtime *rt[2];
+};
+
+const char *diff_outcome_name(diff_outcome o) {
+    static const char *const names[DIFF_OUTCOME_COUNT] = {"ok", "refused", "skipped", "invalid", "mismatch", "error", "crash"};
+    return (unsigned)o < DIFF_OUTCOME_COUNT ? names[o] : "?";
+}
+
+diff_runner *diff_runner_create(void) {
+    diff_runner *r = calloc(1, sizeof *r);
+    if (!r || tilec_context_create(NULL, &r->ctx) || tilec_runtime_create(r->ctx, 1, &r->rt[0]) ||
+        tilec_runtime_create(r->ctx, 2, &r->rt[1])) {
+        diff_runner_destroy(r);
+        return NULL;
+    }
+    return r;
+}
+
+void diff_runner_destroy(diff_runner *r) {
+    if (!r) return;
+    tilec_runtime_destroy(r->rt[0]);
+    tilec_runtime_destroy(r->rt[1]);
+    tilec_context_destroy(r->ctx);
+    free(r);
+}
+
+/* ---- inputs ---- */
+
+static uint64_t mix(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+static void put_int(unsigned char *p, size_t size, int64_t v) {
+    for (size_t i = 0; i < size; i++) p[i] = (unsigned char)((uint64_t)v >> (8 * i)); /* little-endian */
+}
+
+/* Element i of the owner buffer `owner` (diff_case.h describes the distributions). */
+static void input_element(const diff_case *c, tir_scalar s, size_t owner, size_t i, unsigned char *p) {
+    uint64_t h = mix(c->input_seed * 1000003u ^ mix(owner * 7919u + i));
+    bool special = c->specials && h % 16 == 0;
+    if (s == TIR_F32 || s == TIR_F64) {
+        static const double specials[] = {0.0, -0.0, INFINITY, -INFINITY, NAN};
+        double v = special ? specials[(h >> 8) % 5]
+                   : c->exact_inputs ? (double)((int)((h >> 16) % 129) - 64) / 8
+                                     : (double)(h >> 11) * 0x1.0p-53 * 4 - 2;
+        if (s == TIR_F32) {
+            float f = (float)v;
+            memcpy(p, &f, 4);
+        } else {
+            memcpy(p, &v, 8);
+        }
+    } else if (s == TIR_BOOL) {
+        *p = special && h % 32 == 0 ? (unsigned char)(h % 64 < 32 ? 2 : 255) : (unsigned char)((h >> 5) & 1);
+    } else {
+        size_t size = tir_scalar_size(s), bits = 8 * size;
+        bool sign = tir_scalar_is_signed(s);
+        int64_t v = (int64_t)((h >> 16) % 61) - 30;
+        if (!sign) v = (int64_t)((h >> 16) % 31);
+        if (special && !c->exact_inputs) {
+            int64_t min = sign ? (bits == 64 ? INT64_MIN : -((int64_t)1 << (bits - 1))) : 0;
+            int64_t max = bits == 64 ? (sign ? INT64_MAX : -1) : sign ? ((int64_t)1 << (bits - 1)) - 1 : ((int64_t)1 << bits) - 1;
+            const int64_t pick[5] = {min, max, sign ? -1 : 0, 0, 1};
+            v = pick[(h >> 8) % 5];
+        }
+        put_int(p, size, v);
+    }
+}
+
+/* ---- buffers ---- */
+
+typedef struct {
+    size_t n;
+    tir_scalar elem[MAX_ARGS];
+    size_t bytes[MAX_ARGS];  /* the view's bytes */
+    int owner[MAX_ARGS];     /* the parameter owning the memory */
+    size_t offset[MAX_ARGS]; /* bytes after the owner's first element */
+    size_t total[MAX_ARGS];  /* owners: allocation bytes without pads */
+    unsigned char *ref[MAX_ARGS], *nat[MAX_ARGS];
+} buffers;
+
+static void buffers_free(buffers *b) {
+    for (size_t i = 0; i < b->n; i++) free(b->ref[i]), free(b->nat[i]);
+}
+
+static int param_index(const tir_func *f, const char *name) {
+    for (size_t i = 0; i < tir_func_param_count(f); i++) {
+        const char *p = tir_value_name(tir_func_param(f, i));
+        if (p && !strcmp(p, name)) return (int)i;
+    }
+    return -1;
+}
+
+static bool buffers_make(const diff_case *c, const tir_func *f, buffers *b, char *why, size_t why_len) {
+    memset(b, 0, sizeof *b);
+    b->n = tir_func_param_count(f);
+    if (b->n > MAX_ARGS) return snprintf(why, why_len, "too many parameters"), false;
+    for (size_t i = 0; i < b->n; i++) {
+        const tir_type *t = tir_value_type(tir_func_param(f, i));
+        uint64_t volume;
+        tir_space_volume(tir_type_space(t), &volume);
+        b->elem[i] = tir_type_elem(t);
+        b->bytes[i] = volume * tir_scalar_size(b->elem[i]);
+        b->owner[i] = (int)i;
+    }
+    for (size_t k = 0; k < c->n_binds; k++) {
+        int p = param_index(f, c->binds[k].param), o = param_index(f, c->binds[k].owner);
+        if (p < 0 || o < 0 || p == o)
+            return snprintf(why, why_len, "bind=%s:%s names no parameter", c->binds[k].param, c->binds[k].owner), false;
+        b->owner[p] = o;
+        b->offset[p] = c->binds[k].offset * tir_scalar_size(b->elem[o]);
+    }
+    for (size_t i = 0; i < b->n; i++)
+        if (b->owner[b->owner[i]] != b->owner[i]) return snprintf(why, why_len, "a bound parameter owns memory"), false;
+    for (size_t i = 0; i < b->n; i++) {
+        size_t o = (size_t)b->owner[i], end = b->offset[i] + b->bytes[i];
+        if (end > b->total[o]) b->total[o] = end;
+    }
+    for (size_t i = 0; i < b->n; i++) {
+        if ((size_t)b->owner[i] != i) continue;
+        size_t es = tir_scalar_size(b->elem[i]), all = b->total[i] + 2 * PAD;
+        b->ref[i] = malloc(all);
+        b->nat[i] = malloc(all);
+        if (!b->ref[i] || !b->nat[i]) return snprintf(why, why_len, "out of memory"), false;
+        memset(b->ref[i], SENTINEL, all);
+        for (size_t e = 0; e * es < b->total[i]; e++) input_element(c, b->elem[i], i, e, b->ref[i] + PAD + e * es);
+        memcpy(b->nat[i], b->ref[i], all);
+    }
+    return true;
+}
+
+/* ---- comparison ---- */
+
+static double as_double(tir_scalar s, const unsigned char *p) {
+    union {
+        float f;
+        double d;
+    } u;
+    memcpy(&u, p, tir_scalar_size(s));
+    return s == TIR_F32 ? u.f : u.d;
+}
+
+static bool same_element(const diff_case *c, tir_scalar s, const unsigned char *x, const unsigned char *y) {
+    size_t es = tir_scalar_size(s);
+    if (!memcmp(x, y, es)) return true;
+    if (s != TIR_F32 && s != TIR_F64) return false;
+    double e = as_double(s, x), a = as_double(s, y);
+    if (isnan(e) || isnan(a)) return isnan(e) && isnan(a);
+    if (c->bitwise) return false;
+    return e == a || fabs(a - e) <= c->atol + c->rtol * fabs(e);
+}
+
+static void describe(tir_scalar s, const unsigned char *p, char *out, size_t n) {
+    if (s == TIR_F32 || s == TIR_F64) {
+        snprintf(out, n, "%.9g", as_double(s, p));
+        return;
+    }
+    uint64_t v = 0;
+    size_t es = tir_scalar_size(s);
+    for (size_t i = 0; i < es; i++) v |= (uint64_t)p[i] << (8 * i);
+    snprintf(out, n, "0x%llx", (unsigned long long)v);
+}
+
+/* Every owner allocation, pads included (only the pads: after a bounds
+ * fault the outputs are unspecified, docs/facade.md); false with the first
+ * difference. */
+static bool compare(const diff_case *c, const tir_func *f, const buffers *b, bool pads_only, char *why, size_t why_len) {
+    for (size_t i = 0; i < b->n; i++) {
+        if ((size_t)b->owner[i] != i) continue;
+        size_t es = tir_scalar_size(b->elem[i]), all = b->total[i] + 2 * PAD;
+        for (size_t k = 0; k < all; k++) {
+            bool pad = k < PAD || k >= PAD + b->total[i];
+            if (pad) {
+                if (b->nat[i][k] == SENTINEL && b->ref[i][k] == SENTINEL) continue;
+                snprintf(why, why_len, "%%%s: the %s pad byte %zu was overwritten (native 0x%02x, reference 0x%02x)",
+                         tir_value_name(tir_func_param(f, i)), k < PAD ? "leading" : "trailing",
+                         k < PAD ? PAD - k : k - PAD - b->total[i], b->nat[i][k], b->ref[i][k]);
+                return false;
+            }
+            if (pads_only || (k - PAD) % es) continue;
+            if (same_element(c, b->elem[i], b->ref[i] + k, b->nat[i] + k)) continue;
+            char e[48], a[48];
+            describe(b->elem[i], b->ref[i] + k, e, sizeof e);
+            describe(b->elem[i], b->nat[i] + k, a, sizeof a);
+            snprintf(why, why_len, "%%%s element %zu (%s): reference %s, native %s", tir_value_name(tir_func_param(f, i)),
+                     (k - PAD) / es, tir_scalar_name(b->elem[i]), e, a);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* ---- runs ---- */
+
+static const char *first_code(tilec_context *ctx) {
+    return tilec_diag_count(ctx) ? tilec_diag_at(ctx, 0)->code : "";
+}
+
+static void set_diag(diff_result *out, tilec_context *ctx, diff_outcome o, const char *what) {
+    out->outcome = o;
+    snprintf(out->code, sizeof out->code, "%s", first_code(ctx));
+    const tilec_diag *d = tilec_diag_count(ctx) ? tilec_diag_at(ctx, 0) : NULL;
+    snprintf(out->detail, sizeof out->detail, "%s: %s", what, d ? d->message : "(no diagnostic)");
+}
+
+static tilec_compile_options options_of(diff_runner *r, const diff_case *c, bool defaults) {
+    tilec_compile_options o = tilec_compile_options_default();
+    o.width = c->width;
+    o.runtime = r->rt[c->threads > 1];
+    o.full_packet_specialization = c->full_packets;
+    if (defaults) return o;
+    o.block_size = c->block;
+    o.blocks_per_task = c->grain;
+    o.search_task_grain = c->search_grain;
+    o.local_lanes = c->local_lanes;
+    if (c->partitions) o.reduction_partitions = c->partitions;
+    if (c->unrolled_set) o.max_unrolled_tile_elements = c->unrolled;
+    o.root_axis_order = c->order, o.root_axis_order_len = c->order_len;
+    o.root_axis_tiles = c->tiles, o.root_axis_tiles_len = c->tiles_len;
+    return o;
+}
+
+static bool is_refusal(tilec_status st, tilec_context *ctx) {
+    return (st == TILEC_E_UNSUPPORTED || st == TILEC_E_BUDGET) && first_code(ctx)[0];
+}
+
+/* Compiles (retrying with the default planner options after a refusal). */
+static tilec_kernel *compile(diff_runner *r, const diff_case *c, const tir_func *f, diff_result *out) {
+    tilec_kernel *k = NULL;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        tilec_compile_options o = options_of(r, c, attempt == 1);
+        tilec_diag_clear(r->ctx);
+        tilec_status st = tilec_compile(r->ctx, f, &o, &k);
+        if (!st) {
+            out->compile_ms += tilec_kernel_compile_times(k).total;
+            return k;
+        }
+        bool refusal = is_refusal(st, r->ctx);
+        set_diag(out, r->ctx, refusal ? DIFF_REFUSED : DIFF_ERROR, refusal ? "compile refused" : "compile failed");
+        if (!refusal) return NULL;
+        if (attempt == 0) out->retried = true;
+    }
+    return NULL;
+}
+
+static bool is_runtime_code(const char *code) {
+    return !strcmp(code, "TIR-I07") || !strcmp(code, "TIR-I08") || !strcmp(code, "TIR-I09");
+}
+
+static void run_parsed(diff_runner *r, const diff_case *c, const tir_func *f, bool oob, diff_result *out) {
+    buffers b;
+    char why[512];
+    if (!buffers_make(c, f, &b, why, sizeof why)) {
+        out->outcome = DIFF_INVALID;
+        snprintf(out->detail, sizeof out->detail, "%s", why);
+        buffers_free(&b);
+        return;
+    }
+    tir_buffer rargs[MAX_ARGS];
+    tilec_buffer nargs[MAX_ARGS];
+    for (size_t i = 0; i < b.n; i++) {
+        size_t o = (size_t)b.owner[i];
+        rargs[i] = (tir_buffer){b.ref[o] + PAD + b.offset[i], b.bytes[i]};
+        nargs[i] = (tilec_buffer){b.nat[o] + PAD + b.offset[i], b.bytes[i], b.elem[i]};
+    }
+    tilec_diag_clear(r->ctx);
+    tilec_status ref = tir_interpret(r->ctx, f, b.n, rargs);
+    char ref_code[32];
+    snprintf(ref_code, sizeof ref_code, "%s", first_code(r->ctx));
+    if (ref && !(oob && ref == TILEC_E_RUNTIME && is_runtime_code(ref_code))) {
+        set_diag(out, r->ctx, ref == TILEC_E_BUDGET ? DIFF_SKIPPED : DIFF_INVALID, "reference failed");
+        buffers_free(&b);
+        return;
+    }
+    tilec_kernel *k = compile(r, c, f, out);
+    if (k) {
+        tilec_diag_clear(r->ctx);
+        tilec_status st = tilec_dispatch(r->ctx, k, b.n, nargs);
+        out->faulted = ref != TILEC_OK;
+        if (ref) { /* the reference reported an out-of-range access */
+            if (st != TILEC_E_RUNTIME || strcmp(first_code(r->ctx), ref_code)) {
+                out->outcome = DIFF_MISMATCH;
+                snprintf(out->code, sizeof out->code, "%s", ref_code);
+                snprintf(out->detail, sizeof out->detail, "the reference reports %s, native dispatch %s %s", ref_code,
+                         st ? "fails with" : "succeeds", st ? first_code(r->ctx) : "");
+            } else if (!compare(c, f, &b, true, why, sizeof why)) {
+                out->outcome = DIFF_MISMATCH;
+                snprintf(out->detail, sizeof out->detail, "after %s: %s", ref_code, why);
+            } else if (!out->retried) {
+                out->outcome = DIFF_OK;
+            }
+        } else if (st) {
+            set_diag(out, r->ctx, DIFF_ERROR, "dispatch failed");
+        } else if (!compare(c, f, &b, false, why, sizeof why)) {
+            out->outcome = DIFF_MISMATCH;
+            snprintf(out->detail, sizeof out->detail, "%s", why);
+        } else if (!out->retried) {
+            out->outcome = DIFF_OK;
+        }
+        tilec_kernel_destroy(k);
+    }
+    buffers_free(&b);
+}
+
+void diff_run_case(diff_runner *r, const char *text, bool oob, diff_result *out) {
+    memset(out, 0, sizeof *out);
+    diff_case c;
+    char why[512];
+    if (!diff_case_parse(text, &c, why, sizeof why)) {
+        out->outcome = DIFF_INVALID;
+        snprintf(out->detail, sizeof out->detail, "header: %s", why);
+        return;
+    }
+    tir_module *m = NULL;
+    tilec_diag_clear(r->ctx);
+    tilec_status st = tir_parse(r->ctx, text, strlen(text), "case.tir", NULL, 0, &m);
+    if (!st) st = tir_verify(r->ctx, m);
+    if (st || tir_module_func_count(m) != 1) {
+        set_diag(out, r->ctx, DIFF_INVALID, "the kernel does not parse and verify");
+    } else {
+        run_parsed(r, &c, tir_module_func(m, 0), oob, out);
+        if (c.expect_ok && (out->outcome == DIFF_REFUSED || out->retried)) {
+            out->outcome = DIFF_ERROR;
+            snprintf(out->detail, sizeof out->detail, "refused (%s), but the case expects ok", out->code);
+        }
+    }
+    tir_module_destroy(m);
+    tilec_diag_clear(r->ctx);
+}

@@ -1,0 +1,56 @@
+/* diff_run.h — runs one differential case (a case file: diff_case.h header +
+ * kernel text) on the FP64 reference interpreter and natively through the
+ * public facade (tilec_compile + tilec_dispatch), from identical inputs in
+ * sentinel-padded buffers (aliased parameters share one allocation), and
+ * compares every byte of every allocation, pads included.
+ *
+ * Outcomes: OK; REFUSED — the compile failed with a documented refusal
+ * (TILEC_E_UNSUPPORTED or TILEC_E_BUDGET with a code), after which the kernel
+ * is compiled again with the default planner options and checked (a second
+ * refusal ends the case); SKIPPED — the reference refused the kernel (a
+ * budget); INVALID — the case does not parse/verify, or the reference made
+ * a runtime error the generator promised it would not (a generator bug);
+ * and the native bugs: MISMATCH (results differ, a pad changed, or native
+ * succeeded/failed differently from a reference runtime error — after one,
+ * only the pads are compared: the outputs are unspecified) and ERROR
+ * (any other compile or dispatch failure). */
+#ifndef TILEC_TESTS_DIFF_RUN_H
+#define TILEC_TESTS_DIFF_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef enum {
+    DIFF_OK,
+    DIFF_REFUSED,
+    DIFF_SKIPPED,
+    DIFF_INVALID,
+    DIFF_MISMATCH,
+    DIFF_ERROR,
+    DIFF_CRASH, /* set by the supervisor when the run died */
+    DIFF_OUTCOME_COUNT
+} diff_outcome;
+
+const char *diff_outcome_name(diff_outcome o);
+/* A bug of tilec (not of the generator, not a documented refusal). */
+static inline bool diff_outcome_is_bug(diff_outcome o) { return o == DIFF_MISMATCH || o == DIFF_ERROR || o == DIFF_CRASH; }
+
+typedef struct {
+    diff_outcome outcome;
+    char code[32];     /* the refusal or error diagnostic code ("" when none) */
+    char detail[768];  /* what differed, or the diagnostic */
+    bool retried;      /* refused with the case's options, then run with the defaults */
+    bool faulted;      /* the reference reported a bounds fault (TIR-I07..I09) */
+    double compile_ms; /* total tilec_compile time */
+} diff_result;
+
+typedef struct diff_runner diff_runner;
+
+/* One context and a 1- and a 2-worker runtime, reused across cases. */
+diff_runner *diff_runner_create(void);
+void diff_runner_destroy(diff_runner *r);
+/* oob: a reference runtime error (TIR-I07..I09) is expected natively too,
+ * as a TILEC_E_RUNTIME dispatch failure with the same code. */
+void diff_run_case(diff_runner *r, const char *text, bool oob, diff_result *out);
+
+#endif
