@@ -70,11 +70,15 @@ bench:
 #   fuzz_cli   the tilec command line up to reading FILE.tir: dispatch, help,
 #              every subcommand's options (parse only, nothing runs; its usage
 #              errors silenced); seeds: tests/fuzz/corpus/cli, one argument a line
+#   fuzz_diff  native code against the reference interpreter on generated
+#              kernels (a driver of its own with libFuzzer-style arguments,
+#              docs/fuzzing.md); seeds: tests/fuzz/corpus/diff, its regression
+#              reproducers (replayed by ctest fuzz.diff_corpus)
 # New inputs go to $(FUZZ_BUILD)/corpus-NAME.  A crash leaves crash-* here:
 # fix it and keep the reproducer in a seed directory of the target under
 # tests/fuzz/corpus/ (listed in its FUZZ_SEEDS line).  `make test`
 # replays every FUZZ_SEEDS directory through the same entry in the normal
-# build (ctest fuzz.NAME, tests/fuzz/replay.c), reading the FUZZ_SEEDS_ lines
+# build (ctest fuzz.NAME, tests/fuzz/replay.c; fuzz_diff: fuzz.diff_corpus), reading the FUZZ_SEEDS_ lines
 # below, so keep each on one line.  FUZZ_FLAGS_NAME: the target's own flags.
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
