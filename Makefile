@@ -60,7 +60,8 @@ bench:
 # ASan and UBSan in its own build dir.  The targets, tests/fuzz/NAME.c, and
 # their seed corpora (FUZZ_SEEDS_NAME):
 #   fuzz_text  TileIR text: parse, verify, print and re-parse to the same text;
-#              seeds: every .tir file (examples/, tests/kernels/)
+#              seeds: every .tir file (examples/, tests/kernels/) and its
+#              reproducers (tests/fuzz/corpus/text)
 #   fuzz_xir   XIR text: parse and print round trip, verify, cleanup;
 #              seeds: tests/xir/*.xir
 #   fuzz_npy   the .npy reader on a file and on a pipe (they must agree) and
@@ -84,7 +85,7 @@ FUZZ_BUILD   ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TIMEOUT ?= 10
 FUZZ_TARGET  ?= fuzz_text
-FUZZ_SEEDS_fuzz_text = examples tests/kernels
+FUZZ_SEEDS_fuzz_text = examples tests/kernels tests/fuzz/corpus/text
 FUZZ_SEEDS_fuzz_xir = tests/xir
 FUZZ_SEEDS_fuzz_npy = tests/fuzz/corpus/npy
 FUZZ_SEEDS_fuzz_cli = tests/fuzz/corpus/cli

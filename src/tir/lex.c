@@ -114,10 +114,16 @@ bool tir_lex(tilec_context *ctx, const char *text, size_t length, tir_token_vec 
             t.len = span(&c, 2, is_name_char);
         } else if (ch == '"') {
             size_t n = 1;
-            while (c.pos + n < c.length && text[c.pos + n] != '"' && text[c.pos + n] != '\n') n++;
+            while (c.pos + n < c.length && text[c.pos + n] != '"' && text[c.pos + n] != '\n' && text[c.pos + n]) n++;
             if (c.pos + n < c.length && text[c.pos + n] == '"') {
                 t.kind = TIR_TOK_STRING;
                 t.len = n + 1;
+            } else if (c.pos + n < c.length && !text[c.pos + n]) {
+                /* names are C strings: a NUL would cut one short (found by fuzz_text) */
+                t.kind = TIR_TOK_ERROR;
+                t.len = 1;
+                t.error_code = "TIR-P13";
+                t.error_message = "a string cannot contain a NUL byte";
             } else {
                 t.kind = TIR_TOK_ERROR;
                 t.len = 1;
