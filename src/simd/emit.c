@@ -270,17 +270,20 @@ static LLVMValueRef sign_bit(emitter *e, LLVMValueRef x, tir_scalar t) {
 }
 
 /* min/max of floats: a NaN loses to a number, -0 orders below +0 (the
- * result is always one of the operands, bit for bit).  The tie is chosen
- * inside the not-less arm: LLVM 19's InstCombine folds the other nesting,
- * `a == b ? tie : (a > b ? a : b)`, wrongly when a is fabs(x) and b is +0
- * (to `x >= 0 ? |x| : 0`; found by fuzz_diff, tests/fuzz/corpus/diff). */
+ * result is always one of the operands, bit for bit).  llvm.minnum/maxnum
+ * give the NaN rule; only the tie a == b (where they may return either
+ * zero) is chosen here by the sign of a.  Spelling the NaN rule out with
+ * `fcmp uno` selects instead twice met LLVM 19 InstCombine folds that
+ * strip a fabs from a compare: max(|x|, +0) became `x >= 0 ? |x| : 0`, and
+ * min(+0, |x| + 0) became `x > 0 ? 0 : |x|`, both wrong for negative x
+ * (found by fuzz_diff, tests/fuzz/corpus/diff). */
 static LLVMValueRef float_minmax(emitter *e, bool is_min, tir_scalar t, LLVMValueRef a, LLVMValueRef b) {
-    LLVMValueRef less = LLVMBuildFCmp(e->b, is_min ? LLVMRealOLT : LLVMRealOGT, a, b, "");
+    LLVMTypeRef type = LLVMTypeOf(a);
+    LLVMValueRef args[2] = {a, b};
+    LLVMValueRef m = intrinsic(e, is_min ? "llvm.minnum" : "llvm.maxnum", &type, 1, args, 2);
     LLVMValueRef sa = sign_bit(e, a, t);
     LLVMValueRef tie = is_min ? sel(e, sa, a, b) : sel(e, sa, b, a);
-    LLVMValueRef r = sel(e, less, a, sel(e, LLVMBuildFCmp(e->b, LLVMRealOEQ, a, b, ""), tie, b));
-    r = sel(e, LLVMBuildFCmp(e->b, LLVMRealUNO, b, b, ""), a, r);
-    return sel(e, LLVMBuildFCmp(e->b, LLVMRealUNO, a, a, ""), b, r);
+    return sel(e, LLVMBuildFCmp(e->b, LLVMRealOEQ, a, b, ""), tie, m);
 }
 
 static LLVMValueRef float_unary_intrinsic(emitter *e, const char *name, LLVMValueRef x) {

@@ -2,7 +2,7 @@
  * the PHI parallel-copy swap at every width and every active count (and the
  * varying-trip variant refused as SIMD-U01), every arithmetic class on
  * integer and float types with special values (div/mod by 0 and -1, MIN,
- * NaN and ±0 in min/max, saturating casts, SLEEF math), varying diamonds
+ * NaN and ±0 in min/max, min/max of fabs-shaped operands, saturating casts, SLEEF math), varying diamonds
  * with nested branches, buffer writes and uniform reads in predicated
  * blocks, private arrays and warp_read_lane (the tests/xir files), access
  * realization counters, the text dumps, and the width resolution. */
@@ -128,6 +128,48 @@ static void test_arith(void) {
     arith_kernel("arith_u16", "u16", uops, sizeof uops / sizeof uops[0], 0);
     arith_kernel("arith_f32", "f32", fops, sizeof fops / sizeof fops[0], 2e-5);
     arith_kernel("arith_f64", "f64", fops, sizeof fops / sizeof fops[0], 2e-5);
+}
+
+/* min/max of every pair of operand shapes LLVM's InstCombine rewrites
+ * around: a, |a|, -|a|, |a| + 0, -a, b, ±0, 1.  Twice a fold that strips
+ * the fabs from a compare made min/max wrong for negative inputs (found by
+ * fuzz_diff); the inputs hold every pair of NaN, ±0, ±inf, ±1.  Each pair
+ * reloads its operands after the previous store (which LLVM cannot prove
+ * independent), so every shape has one use, as the folds require. */
+static void test_minmax_shapes(const char *ty) {
+    static const char *const shapes[] = {"a", "abs", "nabs", "absz", "neg", "b", "ZERO", "NZERO", "ONE"};
+    enum { N = sizeof shapes / sizeof shapes[0] };
+    static char text[65536];
+    size_t len = (size_t)snprintf(text, sizeof text,
+                                  "kernel @minmax_%s(%%A: buffer<%s>, %%B: buffer<%s>, %%O: buffer<%s>) block_size=32 {\n"
+                                  "^entry:\n  %%id = cast dispatch_id to u64\n  %%base = mul %%id, u64 %d : u64\n",
+                                  ty, ty, ty, ty, 2 * N * N);
+    size_t k = 0;
+    for (int op = 0; op < 2; op++)
+        for (size_t i = 0; i < N; i++)
+            for (size_t j = 0; j < N; j++, k++) {
+                len += (size_t)snprintf(text + len, sizeof text - len,
+                                        "  %%a%zu = buffer_read %%A, %%id : %s\n  %%b%zu = buffer_read %%B, %%id : %s\n"
+                                        "  %%abs%zu = abs %%a%zu : %s\n  %%nabs%zu = neg %%abs%zu : %s\n"
+                                        "  %%absz%zu = add %%abs%zu, %s 0.0 : %s\n  %%neg%zu = neg %%a%zu : %s\n",
+                                        k, ty, k, ty, k, k, ty, k, k, ty, k, k, ty, ty, k, k, ty);
+                char x[2][24];
+                for (int s = 0; s < 2; s++) {
+                    const char *sh = shapes[s ? j : i];
+                    if (!strcmp(sh, "ZERO")) snprintf(x[s], sizeof x[s], "%s 0.0", ty);
+                    else if (!strcmp(sh, "NZERO")) snprintf(x[s], sizeof x[s], "%s -0.0", ty);
+                    else if (!strcmp(sh, "ONE")) snprintf(x[s], sizeof x[s], "%s 1.0", ty);
+                    else snprintf(x[s], sizeof x[s], "%%%s%zu", sh, k);
+                }
+                len += (size_t)snprintf(text + len, sizeof text - len,
+                                        "  %%r%zu = %s %s, %s : %s\n  %%o%zu = add %%base, u64 %zu : u64\n"
+                                        "  buffer_write %%O, %%o%zu, %%r%zu\n",
+                                        k, op ? "max" : "min", x[0], x[1], ty, k, k, k, k);
+            }
+    snprintf(text + len, sizeof text - len, "  ret\n}\n");
+    char label[32];
+    snprintf(label, sizeof label, "minmax_shapes_%s", ty);
+    check_text(label, text, SMALL, sizeof SMALL / sizeof SMALL[0], 100 * 2 * N * N * 8, 0);
 }
 
 /* Casts between every pair of a representative type set (saturating
@@ -423,6 +465,8 @@ int main(void) {
     test_width_resolution();
     test_swap();
     test_arith();
+    test_minmax_shapes("f32");
+    test_minmax_shapes("f64");
     test_casts();
     test_control_flow();
     test_xir_files();
