@@ -6,6 +6,8 @@
  *
  *   bad  = ∨_a (v_a < 0 ∨ v_a > limit_a)      one term per unproven axis
  *   if bad: fault(site of the first bad axis, its v)
+ *   (packet-local: only on lanes whose element of an enclosing map or
+ *   reduce over D exists)
  *   the access itself happens only when !bad  (the caller guards it)
  *
  * v_a is an index or coordinate (limit = extent - 1) or a subtile origin
@@ -29,6 +31,24 @@ static uint32_t op_sites(lowerer *lw, const tir_op *op, uint32_t rank) {
         lw->site_of_op[op->id] = (uint32_t)lw->sites.len - rank + 1;
     }
     return lw->site_of_op[op->id] - 1;
+}
+
+/* Packet-local, the lanes whose element of an enclosing map/reduce over D
+ * is past N (the partly valid last slot) evaluate the body too, with
+ * coordinates that exist in no program: their bad indices are no fault
+ * (their accesses are skipped all the same).  NULL: every lane is valid. */
+static xir_value *lane_valid(lowerer *lw, const tir_op *op) {
+    xir_value *valid = NULL;
+    for (const tir_block *b = op->parent; lw->local && b && b->parent_op; b = b->parent_op->parent) {
+        const tir_op *region = b->parent_op;
+        for (uint32_t a = 0; region->domain && a < region->domain->rank; a++) {
+            if (!plan_local_is_axis(lw->local, &region->domain->axes[a])) continue;
+            lv *coord = lw_lookup(lw, region->body->args[a]);
+            xir_value *v = coord ? lw_element_valid(lw, coord->value) : NULL;
+            if (v) valid = valid ? lw_arith(lw, XIR_OP_AND, valid, v, NULL) : v;
+        }
+    }
+    return valid;
 }
 
 xir_value *lw_check_access(lowerer *lw, const tir_op *op, uint32_t rank, xir_value *const *values,
@@ -63,8 +83,9 @@ xir_value *lw_check_access(lowerer *lw, const tir_op *op, uint32_t rank, xir_val
         value = value ? lw_arith(lw, XIR_OP_SELECT, axis_bad, values[a], value) : values[a];
     }
     if (!bad || !lw_ok(lw)) return NULL;
+    xir_value *valid = lane_valid(lw, op);
     lw_if d;
-    lw_if_begin(lw, &d, bad);
+    lw_if_begin(lw, &d, valid ? lw_arith(lw, XIR_OP_AND, bad, valid, NULL) : bad);
     if (lw_ok(lw)) xir_build_fault(&lw->b, site, value);
     lw_if_end(lw, &d);
     return lw_arith(lw, XIR_OP_NOT, bad, NULL, NULL);

@@ -44,9 +44,10 @@ static xir_value *operand_flat(lowerer *lw, const mma_job *j, const tir_space *s
             lw_internal(lw, "mma dimension '%s' is neither an output nor a contracted dimension", d->label);
             return NULL;
         }
-        if (s->axes[i].extent != 1)
+        uint64_t extent = lw_extent(lw, &s->axes[i]);
+        if (extent != 1)
             flat = lw_arith(lw, XIR_OP_ADD, flat, lw_arith(lw, XIR_OP_MUL, coord, lw_i64(lw, (int64_t)stride), NULL), NULL);
-        stride *= s->axes[i].extent;
+        stride *= extent;
     }
     return flat;
 }
@@ -106,7 +107,7 @@ static void blocked_outputs(lowerer *lw, mma_job *j) {
     uint32_t rank = j->sc->rank, factor[PLAN_MAX_RANK], picked = 0;
     uint64_t extents[PLAN_MAX_RANK], blocks = 1;
     for (uint32_t a = rank; a-- > 0;) {
-        extents[a] = j->sc->axes[a].extent;
+        extents[a] = lw_extent(lw, &j->sc->axes[a]);
         factor[a] = extents[a] != 1 && picked < 2 ? (picked++, block_factor(extents[a])) : 1;
         extents[a] /= factor[a];
         blocks *= extents[a];
@@ -150,7 +151,7 @@ static void unrolled_outputs(lowerer *lw, mma_job *j) {
         oc[o] = coords + o * rank;
         for (uint32_t a = 0; a < rank; a++) oc[o][a] = lw_i64(lw, (int64_t)idx[a]);
         for (uint32_t a = rank; a-- > 0;) {
-            if (++idx[a] < j->sc->axes[a].extent) break;
+            if (++idx[a] < lw_extent(lw, &j->sc->axes[a])) break;
             idx[a] = 0;
         }
         j->out->elems[o] = lw_read(lw, j->c, lw_i64(lw, (int64_t)o));

@@ -66,7 +66,9 @@ bool plan_local_has_axis(const plan_local *local, const tir_space *s) {
     return false;
 }
 
-/* Every nonunit axis of s is D with extent N; the first one fixes them. */
+/* Every nonunit axis of s on D's dim has extent N; without a D picked from
+ * the stores, the first nonunit axis fixes D and N.  Other axes are held
+ * whole by every lane. */
 static bool check_space(plan_local *l, const tir_space *s, const tir_op *op) {
     for (uint32_t i = 0; i < s->rank; i++) {
         const tir_axis *a = &s->axes[i];
@@ -77,7 +79,7 @@ static bool check_space(plan_local *l, const tir_space *s, const tir_op *op) {
         if (!l->dim) {
             l->dim = a->dim;
             l->extent = a->extent;
-        } else if (a->dim != l->dim || a->extent != l->extent) {
+        } else if (a->dim == l->dim && a->extent != l->extent) {
             return refuse(l, PLAN_LOCAL_REFUSE_AXES, "'%s' op #%u has axis '%s'=%llu besides '%s'=%llu",
                           tir_op_kind_name(op->kind), op->id, a->dim->label, (unsigned long long)a->extent,
                           l->dim->label, (unsigned long long)l->extent);
@@ -110,6 +112,7 @@ static bool check_op(plan_local *l, const tir_op *op, bool in_region) {
     case TIR_OP_ELEMENTWISE:
     case TIR_OP_VIEW_LOAD:
     case TIR_OP_VIEW_STORE:
+    case TIR_OP_STAGE:
     case TIR_OP_YIELD: return true;
     case TIR_OP_EXTRACT: {
         const tir_space *s = op->operands[0]->value->type->space;
@@ -121,14 +124,32 @@ static bool check_op(plan_local *l, const tir_op *op, bool in_region) {
                               op->id, s->axes[i].dim->label);
         return true;
     }
-    case TIR_OP_MMA: return refuse(l, PLAN_LOCAL_REFUSE_MMA, "mma op #%u", op->id);
+    case TIR_OP_MMA: {
+        /* Lane-local when D is an output axis or absent: each lane folds its
+         * own output slots over the whole contraction. */
+        const tir_space *c = op->operands[2]->value->type->space;
+        for (uint32_t k = 0; k < 2; k++) {
+            const tir_space *s = op->operands[k]->value->type->space;
+            for (uint32_t i = 0; i < s->rank; i++)
+                if (plan_local_is_axis(l, &s->axes[i]) && tir_space_find(c, s->axes[i].dim) < 0)
+                    return refuse(l, PLAN_LOCAL_REFUSE_MMA, "mma op #%u contracts the distributed axis '%s'", op->id,
+                                  l->dim->label);
+        }
+        if (in_region) return refuse(l, PLAN_LOCAL_REFUSE_NESTED, "mma op #%u", op->id);
+        return true;
+    }
     case TIR_OP_MAP:
-    case TIR_OP_REDUCE: {
+    case TIR_OP_REDUCE:
+    case TIR_OP_SERIAL:
+    case TIR_OP_PIPELINE: {
         const tir_op *update;
         bool carry_left;
-        if (op->kind == TIR_OP_REDUCE && !plan_reduce_is_closed(op, &update, &carry_left))
-            return refuse(l, PLAN_LOCAL_REFUSE_ORDERED, "reduce op #%u is not a closed unordered reduction", op->id);
         bool over = plan_local_has_axis(l, op->domain);
+        bool closed = op->kind == TIR_OP_MAP || (op->kind == TIR_OP_REDUCE && plan_reduce_is_closed(op, &update, &carry_left));
+        /* An ordered loop is lane-local unless it walks D in order. */
+        if (!closed && over)
+            return refuse(l, PLAN_LOCAL_REFUSE_ORDERED, "'%s' op #%u walks the distributed axis '%s' in order",
+                          tir_op_kind_name(op->kind), op->id, l->dim->label);
         if (in_region)
             return refuse(l, PLAN_LOCAL_REFUSE_NESTED, "'%s' op #%u", tir_op_kind_name(op->kind), op->id);
         for (uint32_t i = 0; i < op->body->arg_count; i++)
@@ -146,9 +167,25 @@ static bool check_block(plan_local *l, const tir_block *b, bool in_region) {
     return true;
 }
 
+/* D is the innermost nonunit axis of the first store (in program order)
+ * that has one: the output's contiguous axis, so its rows are stored by
+ * whole packets.  Without such a store the first nonunit axis is D. */
+static void pick_dim(plan_local *l, const tir_block *b) {
+    for (const tir_op *op = b->first; op && !l->dim; op = op->next) {
+        if (op->kind == TIR_OP_VIEW_STORE && op->domain)
+            for (uint32_t i = op->domain->rank; i-- > 0 && !l->dim;)
+                if (op->domain->axes[i].extent > 1) {
+                    l->dim = op->domain->axes[i].dim;
+                    l->extent = op->domain->axes[i].extent;
+                }
+        if (op->body) pick_dim(l, op->body);
+    }
+}
+
 bool plan_local_admit(const tir_func *f, const plan_admission *admission, uint32_t lanes, plan_local *out) {
     *out = (plan_local){.lanes = lanes, .extent = 1};
     const tir_op *root = admission->root;
+    pick_dim(out, root->body);
     if ((uint64_t)admission->volume * lanes > UINT32_MAX)
         return refuse(out, PLAN_LOCAL_REFUSE_DISPATCH, "%u programs × %u lanes", admission->volume, lanes);
     for (const tir_op *op = f->body->first; op; op = op->next)

@@ -4,27 +4,28 @@
  *
  * One root program runs on a whole packet of W lanes: physical worker j runs
  * program u = j / W on lane j % W, so dispatch = programs × W.  The program's
- * common local axis D (one dimension identity, one extent N >= 1, shared by
- * every nonunit axis of every Tile value, map, reduce domain and load/store
- * tile domain of the root program) is split over the lanes: element e of D
- * lives on lane e % W in slot q = e / W, so a lane holds S = ceil(N/W) slots
- * and only the last slot can be partly invalid (e >= N).  Every other axis is
- * a unit axis; the root coordinates are the same on every lane.  A kernel
- * without a nonunit axis (N = 1) has no D: every lane evaluates the whole
- * program (replicated) and only lane 0 stores.
+ * distributed axis D is the innermost nonunit axis of the first store that
+ * has one (the output's contiguous axis; without such a store, the first
+ * nonunit axis); every nonunit axis on D's dim has one extent N >= 1.  D is
+ * split over the lanes: element e of D lives on lane e % W in slot q = e / W,
+ * so a lane holds S = ceil(N/W) slots and only the last slot can be partly
+ * invalid (e >= N).  Every other axis is held whole by every lane; a value
+ * without D is replicated (the same on every lane).  The root coordinates
+ * are the same on every lane.  A kernel without a nonunit axis (N = 1) has
+ * no D: every lane evaluates the whole program and only lane 0 stores.
  *
  * Admitted ops (the realization is sufficient for exactly these):
  *   constants, elementwise ops, extracts whose index on D is the coordinate of
  *   the enclosing map/reduce over D (the split coordinate: it reads slot q),
- *   loads and stores (never inside a map or a closed reduction: the verifier
- *   and plan_reduce_is_closed keep memory effects out of them), maps over D
- *   whose body is pure (constants, elementwise, extracts), maps over unit
- *   domains, and closed unordered reductions (plan_reduce_is_closed) not
- *   nested in a region over D.
+ *   loads and stores, maps, closed unordered reductions, ordered loops and
+ *   reductions whose domain has no D (every lane walks them in step), and mma
+ *   whose contraction does not include D (each lane folds its own output
+ *   slots); nothing of a region or mma inside a region over D.
  * Everything else keeps the whole-program realization (local_lanes = 1) and
- * is refused with a named reason: a second nonunit axis or extent, an empty
- * D, ordered loops and reductions, mma, shifted extracts, nested regions over
- * D, a root domain on D, or a dispatch (programs × W) beyond uint32. */
+ * is refused with a named reason: D's dim with a second extent, an empty
+ * axis, an ordered loop over D, an mma contracting D, shifted extracts,
+ * nested regions over D, a root domain on D, or a dispatch (programs × W)
+ * beyond uint32. */
 #ifndef TILEC_PLAN_LOCAL_H
 #define TILEC_PLAN_LOCAL_H
 
@@ -32,7 +33,7 @@
 
 /* X(enum suffix, diagnostic code, short reason) */
 #define PLAN_LOCAL_REFUSALS(X) \
-    X(AXES, "LOWER-L01", "several nonunit axes or extents") \
+    X(AXES, "LOWER-L01", "two extents of the distributed axis") \
     X(EMPTY, "LOWER-L02", "empty distributed axis") \
     X(ORDERED, "LOWER-L03", "ordered loop or reduction") \
     X(MMA, "LOWER-L04", "mma") \

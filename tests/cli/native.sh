@@ -93,7 +93,7 @@ expect 0 "$TILEC" lower "$SRC/tests/kernels/elementwise.tir" --kernel scalar_ops
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --threads 0 && contains "$WORK/err" '--threads needs'
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --workers 4 && contains "$WORK/err" 'models a target .*--threads'
 expect 2 "$TILEC" bench "$SRC/examples/softmax.tir" --fuse map && contains "$WORK/err" 'not realized natively'
-expect 1 "$TILEC" run "$SRC/examples/gemm.tir" --local-lanes 16 --width 16 && contains "$WORK/err" 'PLAN-O04'
+expect 1 "$TILEC" run "$SRC/tests/kernels/row_prefix.tir" --local-lanes 16 --width 16 && contains "$WORK/err" 'PLAN-O04'
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --reference --check && contains "$WORK/err" '--check is for native'
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --xir --threads 2 && contains "$WORK/err" '--threads is for native'
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --xir --no-full-packets && contains "$WORK/err" '--no-full-packets is for native'

@@ -18,17 +18,16 @@ done
 
 # The report: the chosen plan with every cost term; --explain ranks them all.
 # The default searches both mappings: gemm's packet-local (local 8) candidates
-# are rejected with the admission's reason.
+# split the stored row n over the lanes and win.
 expect 0 "$TILEC" plan --explain "$SRC/examples/gemm.tir" && {
   contains "$WORK/out" '^@gemm: plan for target cpu-thread-pool \(W=8, 8 workers, 32 task chunks per worker\)$'
-  contains "$WORK/out" '^search: 24 candidates \(2 root orders x 6 block widths x 2 local widths x task grains\): 12 admitted, 12 rejected$'
-  contains "$WORK/out" '^chosen: candidate #[0-9]+: root order \[[01],[01]\], block [0-9]+, W 8, local lanes 1, blocks per task 0, dispatch 80$'
-  contains "$WORK/out" '^  schedule: 10 packets, '
+  contains "$WORK/out" '^search: 24 candidates \(2 root orders x 6 block widths x 2 local widths x task grains\): 24 admitted, 0 rejected$'
+  contains "$WORK/out" '^chosen: candidate #[0-9]+: root order \[[01],[01]\], block [0-9]+, W 8, local lanes 8, blocks per task 0, dispatch 640$'
+  contains "$WORK/out" '^  schedule: 80 packets, '
   contains "$WORK/out" '^  cost: arithmetic [0-9.e+]+ \+ memory [0-9.e+]+ \+ dispatch [0-9.e+]+ \+ imbalance [0-9.e+]+ \+ task [0-9.e+]+ \+ activation [0-9.e+]+ = score [0-9.e+]+$'
-  contains "$WORK/out" '^ranked candidates \(12, by score; ties by enumeration order\):$'
+  contains "$WORK/out" '^ranked candidates \(24, by score; ties by enumeration order\):$'
   contains "$WORK/out" '^ +1 +[0-9]+ \[[01],[01]\] .*<- chosen$'
-  contains "$WORK/out" '^ +12 +[0-9]+ '
-  contains "$WORK/out" '^rejected candidates \(12\):$'
+  contains "$WORK/out" '^ +24 +[0-9]+ '
   cp "$WORK/out" "$WORK/first"
 }
 expect 0 "$TILEC" plan --explain "$SRC/examples/gemm.tir" && cmp -s "$WORK/out" "$WORK/first" ||
@@ -36,7 +35,7 @@ expect 0 "$TILEC" plan --explain "$SRC/examples/gemm.tir" && cmp -s "$WORK/out" 
 
 # Constraints are exact.
 expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --block 64 --order 1,0 && {
-  contains "$WORK/out" '^search: 2 candidates \(1 root orders x 1 block widths x 2 local widths x task grains\): 1 admitted, 1 rejected$'
+  contains "$WORK/out" '^search: 2 candidates \(1 root orders x 1 block widths x 2 local widths x task grains\): 2 admitted, 0 rejected$'
   contains "$WORK/out" 'root order \[1,0\], block 64, W 8,'
 }
 expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --block 32 --search-grain --workers 2 --local-lanes 1 --json &&
@@ -52,21 +51,22 @@ expect 0 "$TILEC" plan "$SRC/examples/softmax.tir" --fuse pointwise --fuse map -
   contains "$WORK/out" '"block_dispatch": 0.5,'
 }
 # Searched local lanes (the default): a row kernel realizes both and chooses
-# packet-local rows; gemm's W candidates are rejected with the admission's
-# reason; --local-lanes 1 keeps one program per lane.
+# packet-local rows; a running sum along the row's W candidates are rejected
+# with the admission's reason; --local-lanes 1 keeps one program per lane.
 expect 0 "$TILEC" plan "$SRC/examples/softmax.tir" --local-lanes 1 &&
   contains "$WORK/out" '^chosen: candidate #[0-9]+: root order \[0\], block [0-9]+, W 8, local lanes 1, blocks per task 0, dispatch 17$'
 expect 0 "$TILEC" plan "$SRC/examples/softmax.tir" --explain && {
   contains "$WORK/out" '^search: 12 candidates .*: 12 admitted, 0 rejected$'
   contains "$WORK/out" '^chosen: candidate #[0-9]+: root order \[0\], block [0-9]+, W 8, local lanes 8, blocks per task 0, dispatch 136$'
 }
-expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --local-lanes 0 --explain && {
-  contains "$WORK/out" '^  #[0-9]+ order \[0,1\] block [0-9]+ local 8 grain 0: \[local-distribution\] local-axis distribution \(local_lanes=8\) cannot realize it: several nonunit axes or extents'
+expect 0 "$TILEC" plan "$SRC/tests/kernels/row_prefix.tir" --local-lanes 0 --explain && {
+  contains "$WORK/out" '^search: 12 candidates .*: 6 admitted, 6 rejected$'
+  contains "$WORK/out" '^  #[0-9]+ order \[0\] block [0-9]+ local 8 grain 0: \[local-distribution\] local-axis distribution \(local_lanes=8\) cannot realize it: ordered loop or reduction: .serial. op #4 walks the distributed axis .n. in order'
 }
 
 # Refusals are diagnostics (exit 1); malformed values are usage errors (exit 2).
 expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --block 33 && contains "$WORK/err" 'error\[PLAN-O06\]: block width 33 is invalid'
-expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --local-lanes 8 && contains "$WORK/err" 'error\[PLAN-O04\]: local-axis distribution \(local_lanes=8\) cannot realize kernel .@gemm.: several nonunit axes'
+expect 1 "$TILEC" plan "$SRC/tests/kernels/row_prefix.tir" --local-lanes 8 && contains "$WORK/err" 'error\[PLAN-O04\]: local-axis distribution \(local_lanes=8\) cannot realize kernel .@row_prefix.: ordered loop or reduction'
 expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --local-lanes 3 && contains "$WORK/err" 'local_lanes 3'
 expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --max-candidates 11 &&
   contains "$WORK/err" 'error\[PLAN-B01\]: candidate budget: .* 24 candidates .*exceeds max_candidates 11'
@@ -91,7 +91,7 @@ expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --json && {
   order=$(sed -n 's/^    "order": \[\([0-9, ]*\)\],$/\1/p' "$WORK/out" | tr -d ' ')
 }
 expect 0 "$TILEC" lower "$SRC/examples/gemm.tir" && {
-  contains "$WORK/out" "^// dispatch_size=80 block_size=$block packet_width=8 "
+  contains "$WORK/out" "^// dispatch_size=640 block_size=$block packet_width=8 required_packet_width=8"
   contains "$WORK/out" "^// realization: planner=exact; target=cpu-thread-pool; candidates=24; .*; block=$block; width=8; root_order=\\[$order\\];"
 }
 expect 0 "$TILEC" lower "$SRC/examples/softmax.tir" --fuse pointwise &&

@@ -3,7 +3,7 @@
 # root axis tiles included) are checked.
 source "$(dirname "$0")/common.bash" "$@"
 
-expect 0 "$TILEC" lower "$SRC/examples/gemm.tir" --block 64 && {
+expect 0 "$TILEC" lower "$SRC/examples/gemm.tir" --block 64 --local-lanes 1 && {
   contains "$WORK/out" '^// dispatch_size=80 block_size=64 packet_width=8 '
   contains "$WORK/out" '^// arg 2 %C: f32, at least 20480 bytes, write$'
   contains "$WORK/out" '^// realization: .*static_snapshot_bytes_per_worker='
@@ -39,12 +39,12 @@ for order in 0,1 1,0; do
 done
 expect 0 "$TILEC" run "$SRC/examples/gemm.tir" --xir -D M=19 -D N=21 -D K=13 --tiles 3,1 --width 8 &&
   contains "$WORK/out" 'vs reference: max abs err .*, ok$'
-expect 0 "$TILEC" lower "$SRC/examples/gemm.tir" --tiles 2,5 && {
+expect 0 "$TILEC" lower "$SRC/examples/gemm.tir" --tiles 2,5 --local-lanes 1 && {
   contains "$WORK/out" 'root_order=\[0,1\]; fixed_root_axis_tiles=\[2,5\]; root_temporal_cache_cost=unmodeled; dispatch_size=80;'
   grep -v '^//' "$WORK/out" >"$WORK/tiled.xir"
 }
-expect 0 "$TILEC" lower "$SRC/examples/gemm.tir" && grep -v '^//' "$WORK/out" >"$WORK/plain.xir"
-expect 0 "$TILEC" lower "$SRC/examples/gemm.tir" --tiles 1,1 && {
+expect 0 "$TILEC" lower "$SRC/examples/gemm.tir" --local-lanes 1 && grep -v '^//' "$WORK/out" >"$WORK/plain.xir"
+expect 0 "$TILEC" lower "$SRC/examples/gemm.tir" --tiles 1,1 --local-lanes 1 && {
   contains "$WORK/out" 'fixed_root_axis_tiles=\[1,1\];'
   grep -v '^//' "$WORK/out" | cmp -s - "$WORK/plain.xir" || fail "identity tiles 1,1 changed the XIR"
 }

@@ -11,6 +11,8 @@
  *   including N < W (lanes without a contribution) and the leader-only
  *   scalar stores.
  * - In-place rows; a two-axis root in both orders and with root tiles.
+ * - Matrix programs (gemm, gemm_bt, attention) with the stored row split
+ *   over the lanes and every other axis whole, at every W, bitwise.
  * - Admission refusals with their codes and reasons; the realization's
  *   metadata; softmax at W = 16 compiles to contiguous loads and stores
  *   with no gathers. */
@@ -168,6 +170,32 @@ static const char serial_text[] =
     "  }\n"
     "}\n";
 
+/* The stored row n is D (the innermost axis of the first store); the mma
+ * folds over it, which would need the lanes' partial sums combined. */
+static const char contract_text[] =
+    "kernel @k<R=4, N=8>(%X: const view<f32>[X.0=R, X.1=N], %Y: view<f32>[Y.0=R, Y.1=N], %Z: view<f32>[Z.0=R, Z.1=1]) {\n"
+    "  parallel (%r: r=R) {\n"
+    "    %c0 = const index 0\n"
+    "    %x = load %X[%r, %c0] tile [m=1, n=N]\n"
+    "    store %Y[%r, %c0] tile [m=1, n=N], %x\n"
+    "    %w = load %X[%r, %c0] tile [n=N, k=1]\n"
+    "    %z = const tile<f32>[m=1, k=1] 0.0\n"
+    "    %d = mma %x, %w, %z\n"
+    "    store %Z[%r, %c0] tile [m=1, k=1], %d\n"
+    "  }\n"
+    "}\n";
+
+static const char two_extents_text[] =
+    "kernel @k<R=4, N=8>(%X: const view<f32>[X.0=R, X.1=N], %Y: view<f32>[Y.0=R, Y.1=N]) {\n"
+    "  parallel (%r: r=R) {\n"
+    "    %c0 = const index 0\n"
+    "    %x = load %X[%r, %c0] tile [m=1, n=N]\n"
+    "    %h = load %X[%r, %c0] tile [m=1, n=4]\n"
+    "    store %Y[%r, %c0] tile [m=1, n=N], %x\n"
+    "    store %Y[%r, %c0] tile [m=1, n=4], %h\n"
+    "  }\n"
+    "}\n";
+
 static const char shifted_text[] =
     "kernel @k<R=4, N=8>(%X: const view<f32>[X.0=R, X.1=N], %Y: view<f32>[Y.0=R, Y.1=N]) {\n"
     "  parallel (%r: r=R) {\n"
@@ -209,13 +237,12 @@ static const char root_on_row_text[] =
     "}\n";
 
 static void test_refusals(void) {
-    expect_refusal("gemm", parse_example(ctx, "gemm", NULL, 0), PLAN_LOCAL_REFUSE_AXES, "several nonunit axes");
-    expect_refusal("attention", parse_example(ctx, "attention", NULL, 0), PLAN_LOCAL_REFUSE_AXES,
-                   "several nonunit axes");
-    /* Without a nonunit axis its K pipeline is the first refusal. */
-    tir_define gemm1[] = {{"M", 1}, {"N", 1}, {"K", 1}, {"BM", 1}, {"BN", 1}, {"BK", 1}};
-    expect_refusal("gemm 1x1", parse_example(ctx, "gemm", gemm1, 6), PLAN_LOCAL_REFUSE_ORDERED, "'pipeline' op");
-    expect_refusal("serial over n", parse_kernel(serial_text, NULL, 0), PLAN_LOCAL_REFUSE_ORDERED, "'serial' op");
+    expect_refusal("contracted row", parse_kernel(contract_text, NULL, 0), PLAN_LOCAL_REFUSE_MMA,
+                   "mma op #6 contracts the distributed axis 'n'");
+    expect_refusal("two row extents", parse_kernel(two_extents_text, NULL, 0), PLAN_LOCAL_REFUSE_AXES,
+                   "'load' op #3 has axis 'n'=4 besides 'n'=8");
+    expect_refusal("serial over n", parse_kernel(serial_text, NULL, 0), PLAN_LOCAL_REFUSE_ORDERED,
+                   "'serial' op #4 walks the distributed axis 'n' in order");
     expect_refusal("shifted extract", parse_kernel(shifted_text, NULL, 0), PLAN_LOCAL_REFUSE_EXTRACT,
                    "not the coordinate of the enclosing map or reduce");
     expect_refusal("nested", parse_kernel(nested_text, NULL, 0), PLAN_LOCAL_REFUSE_NESTED, "region inside a region");
@@ -320,12 +347,46 @@ static void test_mappings(void) {
     tir_module_destroy(m);
 }
 
+/* Matrix programs: D is the stored row's inner axis (n for gemm, dv for
+ * attention); A, the scores and every tile without D are replicated, B and
+ * the accumulator are split over the lanes, and each lane folds its own
+ * outputs (no gathers: A elements are broadcasts).  Square, ragged in each
+ * of M/N/K, K below one step, blocks larger than the matrix, a row block
+ * wider than the packet with a partly valid last slot, one row (GEMV),
+ * transposed B and attention; bitwise on dyadic inputs. */
+static void test_matrix(void) {
+    static const example_case cases[] = {
+        {"gemm", {{0}}, 0, -1, -1},
+        {"gemm", {{"M", 17}, {"N", 19}, {"K", 13}, {"BM", 4}, {"BN", 16}, {"BK", 4}}, 6, -1, -1},
+        {"gemm", {{"M", 16}, {"N", 35}, {"K", 3}, {"BM", 8}, {"BN", 37}, {"BK", 8}}, 6, -1, -1},
+        {"gemm", {{"M", 5}, {"N", 7}, {"K", 9}, {"BM", 8}, {"BN", 32}, {"BK", 16}}, 6, -1, -1},
+        {"gemm", {{"M", 1}, {"N", 70}, {"K", 33}, {"BM", 1}, {"BN", 32}, {"BK", 8}}, 6, -1, -1},
+        {"gemm_bt", {{"M", 9}, {"N", 21}, {"K", 10}, {"BM", 4}, {"BN", 8}, {"BK", 4}}, 6, -1, -1},
+        {"attention", {{0}}, 0, -1, -1},
+        {"attention", {{"Lq", 5}, {"Lk", 20}, {"Dv", 16}, {"bk", 8}}, 4, -1, -1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        tir_module *m = parse_example(ctx, cases[i].name, cases[i].defines, cases[i].n_defines);
+        if (!m) continue;
+        bool exact = strcmp(cases[i].name, "attention") != 0; /* exp: tolerance */
+        for (uint32_t w = 1; w <= 16; w *= 2) {
+            char label[64];
+            snprintf(label, sizeof label, "%s #%zu local W=%u", cases[i].name, i, w);
+            run_config c = example_config(&cases[i], w, exact);
+            if (!exact) c.tolerance = 5e-5;
+            check_local(label, tir_module_func(m, 0), w, c);
+        }
+        tir_module_destroy(m);
+    }
+}
+
 int main(void) {
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
     test_refusals();
     test_realization();
     test_reductions();
     test_mappings();
+    test_matrix();
     test_examples();
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
