@@ -27,6 +27,7 @@ lower_options lower_options_default(void) {
         .reduction_partitions = 4,
         .max_recipe_depth = 64,
         .local_lanes = 1,
+        .fused_mma = true,
     };
 }
 
@@ -173,12 +174,13 @@ static void describe(lowerer *lw, const plan_root_map *map, lower_result *out) {
     strbuf_printf(&s,
                   "; dispatch_size=%u; required_packet_width=%u; static_snapshot_bytes_per_worker=%llu; "
                   "static_snapshot_allocations=%llu; snapshot_budget=%llu; max_unrolled_tile_elements=%u; "
-                  "max_unrolled_region_work=%llu; unordered_reduction_partitions=%u; max_recipe_depth=%u; ",
+                  "max_unrolled_region_work=%llu; unordered_reduction_partitions=%u; max_recipe_depth=%u; "
+                  "mma_steps=%s; ",
                   out->dispatch_size, out->required_packet_width,
                   (unsigned long long)out->resources.snapshot_bytes_per_worker,
                   (unsigned long long)out->resources.snapshot_allocations, (unsigned long long)lw->opt->max_local_bytes,
                   lw->opt->max_unrolled_tile_elements, (unsigned long long)lw->opt->max_unrolled_region_work,
-                  lw->opt->reduction_partitions, lw->opt->max_recipe_depth);
+                  lw->opt->reduction_partitions, lw->opt->max_recipe_depth, lw->opt->fused_mma ? "fused" : "separate");
 #define X(name) strbuf_printf(&s, #name "=%llu; ", (unsigned long long)out->counters.name);
     LOWER_COUNTERS(X)
 #undef X

@@ -34,6 +34,9 @@ typedef struct {
      * those the interval analysis proves in range (false: only unproven
      * ones; docs/lowering.md "Bounds checks"). */
     bool check_bounds;
+    /* Float mma steps as one fma each (true, the default) or a separate
+     * multiply and add (docs/lowering.md "MMA"). */
+    bool fused_mma;
 } lower_options;
 
 lower_options lower_options_default(void);

@@ -2,10 +2,14 @@
  * interpreter defines: for each output element o of c's space,
  *   acc = c[o];  for k over the contracted dims (a's axes absent from c, in
  *   a's axis order, row-major):  acc = acc + cast(a[o,k]) · cast(b[o,k])
- * with a separate multiply and add (no FMA) in c's element type.  Outputs are
+ * in c's element type.  A float step is one fma (a·b + acc rounded once, as
+ * every BLAS does) unless lower_options.fused_mma is off, which keeps a
+ * separate multiply and add; integers always multiply and add.  Outputs are
  * unrolled (SSA) or one runtime loop into an array (bounded outputs); the
  * contraction is unrolled or a runtime loop (bounded contraction) carrying
  * one accumulator PHI per output in flight, which keeps every output's order.
+ * Packet-local, every extent is a slot count (the contraction never runs
+ * over D: plan/local.h), so each lane folds its own output slots.
  *
  * Bounded outputs are register-blocked: the runtime output loop walks blocks
  * of up to 4×4 outputs over the two innermost non-unit output axes (the
@@ -26,6 +30,7 @@ typedef struct {
     const tir_dim *k_dim[PLAN_MAX_RANK];
     uint64_t k_count;
     bool k_runtime;
+    bool fused; /* float accumulator and lower_options.fused_mma */
 } mma_job;
 
 /* Flat index into an operand over `s` from output and contraction coordinates. */
@@ -52,10 +57,12 @@ static xir_value *operand_flat(lowerer *lw, const mma_job *j, const tir_space *s
     return flat;
 }
 
-static xir_value *term(lowerer *lw, const mma_job *j, xir_value *const *oc, xir_value *const *kc) {
+/* One contraction step: acc + a·b, as one fma (one rounding) when fused. */
+static xir_value *step(lowerer *lw, const mma_job *j, xir_value *acc, xir_value *const *oc, xir_value *const *kc) {
     xir_value *x = lw_cast(lw, lw_read(lw, j->a, operand_flat(lw, j, j->sa, oc, kc)), j->out->elem);
     xir_value *y = lw_cast(lw, lw_read(lw, j->b, operand_flat(lw, j, j->sb, oc, kc)), j->out->elem);
-    return lw_arith(lw, XIR_OP_MUL, x, y, NULL);
+    if (j->fused) return lw_arith(lw, XIR_OP_FMA, x, y, acc);
+    return lw_arith(lw, XIR_OP_ADD, acc, lw_arith(lw, XIR_OP_MUL, x, y, NULL), NULL);
 }
 
 /* Constant contraction coordinates of step `kk`. */
@@ -71,7 +78,7 @@ static xir_value *fold_unrolled(lowerer *lw, const mma_job *j, xir_value *acc, x
     xir_value *kc[PLAN_MAX_RANK];
     for (uint64_t kk = 0; kk < j->k_count && lw_ok(lw); kk++) {
         k_coords(lw, j, kk, kc);
-        acc = lw_arith(lw, XIR_OP_ADD, acc, term(lw, j, oc, kc), NULL);
+        acc = step(lw, j, acc, oc, kc);
     }
     return acc;
 }
@@ -89,7 +96,7 @@ static void fold_runtime(lowerer *lw, const mma_job *j, size_t n, xir_value *con
     if (!lw_ok(lw)) return;
     xir_value *kc[PLAN_MAX_RANK];
     lw_decode_extents(lw, j->k_rank, j->k_extent, &L.index->value, kc);
-    for (size_t o = 0; o < n && lw_ok(lw); o++) next[o] = lw_arith(lw, XIR_OP_ADD, &phis[o]->value, term(lw, j, oc[o], kc), NULL);
+    for (size_t o = 0; o < n && lw_ok(lw); o++) next[o] = step(lw, j, &phis[o]->value, oc[o], kc);
     lw_loop_end(lw, &L, 1);
     for (size_t o = 0; o < n; o++) {
         lw_phi_add(lw, phis[o], next[o], L.latch);
@@ -167,7 +174,8 @@ void lower_mma(lowerer *lw, const tir_op *op) {
     const plan_op *po = plan_op_of(lw->plan, op);
     const tir_value *res = op->results[0];
     const plan_value *pv = plan_value_of(lw->plan, res);
-    mma_job j = {.op = op, .k_count = po->contraction, .k_runtime = po->contraction_runtime};
+    mma_job j = {.op = op, .k_count = po->contraction, .k_runtime = po->contraction_runtime,
+                 .fused = lw->opt->fused_mma && tir_scalar_is_float(tir_value_elem(res))};
     if (!(j.a = lw_lookup(lw, op->operands[0]->value)) || !(j.b = lw_lookup(lw, op->operands[1]->value)) ||
         !(j.c = lw_lookup(lw, op->operands[2]->value)))
         return;

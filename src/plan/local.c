@@ -150,6 +150,10 @@ static bool check_op(plan_local *l, const tir_op *op, bool in_region) {
         if (!closed && over)
             return refuse(l, PLAN_LOCAL_REFUSE_ORDERED, "'%s' op #%u walks the distributed axis '%s' in order",
                           tir_op_kind_name(op->kind), op->id, l->dim->label);
+        for (uint32_t i = 0; over && op->kind == TIR_OP_REDUCE && i < op->domain->rank; i++)
+            if (op->domain->axes[i].extent > 1 && !plan_local_is_axis(l, &op->domain->axes[i]))
+                return refuse(l, PLAN_LOCAL_REFUSE_REDUCE_AXES, "reduce op #%u over '%s' and '%s'", op->id,
+                              l->dim->label, op->domain->axes[i].dim->label);
         if (in_region)
             return refuse(l, PLAN_LOCAL_REFUSE_NESTED, "'%s' op #%u", tir_op_kind_name(op->kind), op->id);
         for (uint32_t i = 0; i < op->body->arg_count; i++)

@@ -24,8 +24,9 @@
  * Everything else keeps the whole-program realization (local_lanes = 1) and
  * is refused with a named reason: D's dim with a second extent, an empty
  * axis, an ordered loop over D, an mma contracting D, shifted extracts,
- * nested regions over D, a root domain on D, or a dispatch (programs × W)
- * beyond uint32. */
+ * nested regions over D, a root domain on D, a dispatch (programs × W)
+ * beyond uint32, or a reduction over D and another nonunit axis (its
+ * partitions cover D's slots only). */
 #ifndef TILEC_PLAN_LOCAL_H
 #define TILEC_PLAN_LOCAL_H
 
@@ -40,7 +41,8 @@
     X(EXTRACT, "LOWER-L05", "extract off the split coordinate") \
     X(NESTED, "LOWER-L06", "region inside a region over the distributed axis") \
     X(ROOT, "LOWER-L07", "root domain on the distributed axis") \
-    X(DISPATCH, "LOWER-L08", "dispatch exceeds uint32")
+    X(DISPATCH, "LOWER-L08", "dispatch exceeds uint32") \
+    X(REDUCE_AXES, "LOWER-L09", "reduction over the distributed axis and another axis")
 
 typedef enum {
     PLAN_LOCAL_ADMITTED = 0,

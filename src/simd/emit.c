@@ -378,6 +378,11 @@ static LLVMValueRef arith(emitter *e, const xir_inst *i) {
     case XIR_OP_LOG: return math(e, "log", t, a);
     case XIR_OP_TANH: return math(e, "tanh", t, a);
     case XIR_OP_SQRT: return float_unary_intrinsic(e, "llvm.sqrt", a);
+    case XIR_OP_FMA: {
+        LLVMValueRef args[3] = {a, b, get(e, xir_operand(i, 2), vec)};
+        LLVMTypeRef type = LLVMTypeOf(a);
+        return intrinsic(e, "llvm.fma", &type, 1, args, 3);
+    }
     case XIR_OP_AND: return LLVMBuildAnd(e->b, a, b, "");
     case XIR_OP_OR: return LLVMBuildOr(e->b, a, b, "");
     case XIR_OP_XOR: return LLVMBuildXor(e->b, a, b, "");

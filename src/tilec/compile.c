@@ -30,6 +30,7 @@ tilec_compile_options tilec_compile_options_default(void) {
                                    .max_unrolled_tile_elements = p.max_unrolled_tile_elements,
                                    .reduction_partitions = p.reduction_partitions,
                                    .local_lanes = p.local_lanes,
+                                   .fused_mma = true,
                                    .full_packet_specialization = true};
 }
 
@@ -152,6 +153,7 @@ tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_co
     memset(&lowered, 0, sizeof lowered);
     lower_options lo = lower_options_default();
     lo.check_bounds = o.check_bounds;
+    lo.fused_mma = o.fused_mma;
     if (!st) st = plan_lower(ctx, f, &plan, &lo, &lowered);
     double t3 = now_ms();
 

@@ -43,6 +43,7 @@ static const tir_ew_op shared_op[XIR_OP_COUNT] = {
 static bool f32_arith(xir_arith_op op, const interp_cell *x, interp_cell *out) {
     float a = f32_of(x[0]), b = xir_arith_arity(op) > 1 ? f32_of(x[1]) : 0.0f, r;
     switch (op) {
+    case XIR_OP_FMA: r = fmaf(a, b, f32_of(x[2])); break;
     case XIR_OP_ADD: r = a + b; break;
     case XIR_OP_SUB: r = a - b; break;
     case XIR_OP_MUL: r = a * b; break;
@@ -91,6 +92,10 @@ bool xir_cell_arith(xir_arith_op op, tir_scalar t, const interp_cell *x, interp_
     default: break;
     }
     if (t == TIR_F32 && f32_arith(op, x, out)) return true;
+    if (op == XIR_OP_FMA) { /* f64 (the class admits floats only) */
+        *out = (interp_cell){.f = fma(x[0].f, x[1].f, x[2].f)};
+        return true;
+    }
     interp_cell wide[2] = {widen(t, x[0]), xir_arith_arity(op) > 1 ? widen(t, x[1]) : widen(t, x[0])}, r;
     if ((unsigned)op >= XIR_OP_COUNT || !interp_apply(shared_op[op], t, wide, &r)) return false;
     /* min/max of f32 operands is one of them: narrowing is exact. */

@@ -59,13 +59,13 @@ typedef enum {
 /* ---- arithmetic opcodes: X(enum suffix, text name, arity, class) ----
  * Classes: NUMERIC (same-type numeric operands), INTEGER (integers only),
  * FLOAT (floats only), BITWISE (integers or bool), COMPARE (bool result),
- * SELECT (cond, if_true, if_false). */
+ * SELECT (cond, if_true, if_false).  fma a, b, c = a·b + c rounded once. */
 #define XIR_ARITH_OPS(X) \
     X(ADD, "add", 2, NUMERIC) X(SUB, "sub", 2, NUMERIC) X(MUL, "mul", 2, NUMERIC) \
     X(DIV, "div", 2, NUMERIC) X(MOD, "mod", 2, INTEGER) X(NEG, "neg", 1, NUMERIC) \
     X(MIN, "min", 2, NUMERIC) X(MAX, "max", 2, NUMERIC) X(ABS, "abs", 1, NUMERIC) \
     X(EXP, "exp", 1, FLOAT) X(LOG, "log", 1, FLOAT) X(SQRT, "sqrt", 1, FLOAT) \
-    X(TANH, "tanh", 1, FLOAT) \
+    X(TANH, "tanh", 1, FLOAT) X(FMA, "fma", 3, FLOAT) \
     X(AND, "and", 2, BITWISE) X(OR, "or", 2, BITWISE) X(XOR, "xor", 2, BITWISE) \
     X(NOT, "not", 1, BITWISE) X(SHL, "shl", 2, INTEGER) X(SHR, "shr", 2, INTEGER) \
     X(EQ, "eq", 2, COMPARE) X(NE, "ne", 2, COMPARE) X(LT, "lt", 2, COMPARE) \

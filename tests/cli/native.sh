@@ -94,6 +94,15 @@ expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --threads 0 && contains "$WORK
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --workers 4 && contains "$WORK/err" 'models a target .*--threads'
 expect 2 "$TILEC" bench "$SRC/examples/softmax.tir" --fuse map && contains "$WORK/err" 'not realized natively'
 expect 1 "$TILEC" run "$SRC/tests/kernels/row_prefix.tir" --local-lanes 16 --width 16 && contains "$WORK/err" 'PLAN-O04'
+# The mma contraction contract: fused steps by default, --separate-mma keeps
+# the multiply and add apart; both match the reference.
+expect 0 "$TILEC" lower "$SRC/examples/gemm.tir" && contains "$WORK/out" 'mma_steps=fused;' &&
+  contains "$WORK/out" ' = fma '
+expect 0 "$TILEC" lower "$SRC/examples/gemm.tir" --separate-mma && contains "$WORK/out" 'mma_steps=separate;'
+grep -q ' = fma ' "$WORK/out" && fail "--separate-mma still emits fma"
+expect 0 "$TILEC" run "$SRC/examples/gemm.tir" --check --separate-mma -D M=19 -D N=21 -D K=13 &&
+  contains "$WORK/out" 'vs reference: max abs err .*, ok$'
+expect 0 "$TILEC" run "$SRC/examples/gemm.tir" --xir --separate-mma && contains "$WORK/out" 'vs reference: .*, ok$'
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --reference --check && contains "$WORK/err" '--check is for native'
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --xir --threads 2 && contains "$WORK/err" '--threads is for native'
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --xir --no-full-packets && contains "$WORK/err" '--no-full-packets is for native'

@@ -12,7 +12,8 @@
  *   scalar stores.
  * - In-place rows; a two-axis root in both orders and with root tiles.
  * - Matrix programs (gemm, gemm_bt, attention) with the stored row split
- *   over the lanes and every other axis whole, at every W, bitwise.
+ *   over the lanes and every other axis whole, at every W, bitwise; mma
+ *   steps fused (fma) and separate.
  * - Admission refusals with their codes and reasons; the realization's
  *   metadata; softmax at W = 16 compiles to contiguous loads and stores
  *   with no gathers. */
@@ -185,6 +186,18 @@ static const char contract_text[] =
     "  }\n"
     "}\n";
 
+static const char two_axis_reduce_text[] =
+    "kernel @k<R=4, N=8>(%X: const view<f32>[X.0=R, X.1=2, X.2=N], %Y: view<f32>[Y.0=R, Y.1=2, Y.2=N],\n"
+    "                    %Z: view<f32>[Z.0=R]) {\n"
+    "  parallel (%r: r=R) {\n"
+    "    %c0 = const index 0\n"
+    "    %x = load %X[%r, %c0, %c0] tile [l=1, m=2, n=N]\n"
+    "    store %Y[%r, %c0, %c0] tile [l=1, m=2, n=N], %x\n"
+    "    %s = reduce.max %x over (m, n)\n"
+    "    store %Z[%r] tile [l=1], %s\n"
+    "  }\n"
+    "}\n";
+
 static const char two_extents_text[] =
     "kernel @k<R=4, N=8>(%X: const view<f32>[X.0=R, X.1=N], %Y: view<f32>[Y.0=R, Y.1=N]) {\n"
     "  parallel (%r: r=R) {\n"
@@ -239,6 +252,8 @@ static const char root_on_row_text[] =
 static void test_refusals(void) {
     expect_refusal("contracted row", parse_kernel(contract_text, NULL, 0), PLAN_LOCAL_REFUSE_MMA,
                    "mma op #6 contracts the distributed axis 'n'");
+    expect_refusal("reduce over two axes", parse_kernel(two_axis_reduce_text, NULL, 0), PLAN_LOCAL_REFUSE_REDUCE_AXES,
+                   "reduce op #6 over 'n' and 'm'");
     expect_refusal("two row extents", parse_kernel(two_extents_text, NULL, 0), PLAN_LOCAL_REFUSE_AXES,
                    "'load' op #3 has axis 'n'=4 besides 'n'=8");
     expect_refusal("serial over n", parse_kernel(serial_text, NULL, 0), PLAN_LOCAL_REFUSE_ORDERED,
@@ -375,6 +390,22 @@ static void test_matrix(void) {
             run_config c = example_config(&cases[i], w, exact);
             if (!exact) c.tolerance = 5e-5;
             check_local(label, tir_module_func(m, 0), w, c);
+        }
+        /* Both contraction contracts: one fma per step (default) or a
+         * separate multiply and add; bitwise either way on dyadic inputs. */
+        for (int fused = 0; fused < 2 && exact; fused++) {
+            lower_options o = local_options(8);
+            o.fused_mma = fused;
+            lower_result r;
+            if (!lower_ok(tir_module_func(m, 0), &o, &r)) continue;
+            size_t fmas = count_insts(r.kernel, XIR_INST_ARITH, XIR_OP_FMA);
+            CHECK_MSG(fused ? fmas > 0 : fmas == 0, "%s #%zu: %zu fma with fused_mma=%d", cases[i].name, i, fmas, fused);
+            CHECK_STR_CONTAINS(r.realization, fused ? "mma_steps=fused;" : "mma_steps=separate;");
+            char label[64];
+            snprintf(label, sizeof label, "%s #%zu local W=8 fused_mma=%d", cases[i].name, i, fused);
+            run_config c = example_config(&cases[i], 8, true);
+            run_and_compare(label, tir_module_func(m, 0), &r, &c);
+            lower_result_free(&r);
         }
         tir_module_destroy(m);
     }

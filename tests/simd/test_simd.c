@@ -104,6 +104,8 @@ static void arith_kernel(const char *label, const char *ty, const char *const *o
                                     k, ty, ty, ty);
         else if (un)
             len += (size_t)snprintf(text + len, sizeof text - len, "  %%r%zu = %s %%a : %s\n", k, ops[i], ty);
+        else if (!strcmp(ops[i], "fma")) /* a·b + a, one rounding */
+            len += (size_t)snprintf(text + len, sizeof text - len, "  %%r%zu = fma %%a, %%b, %%a : %s\n", k, ty);
         else
             len += (size_t)snprintf(text + len, sizeof text - len, "  %%r%zu = %s %%a, %%b : %s\n", k, ops[i], ty);
     }
@@ -120,7 +122,7 @@ static void test_arith(void) {
     static const char *const uops[] = {"add", "sub", "mul", "div", "mod", "min", "max", "and", "or", "xor", "shl",
                                        "shr", "abs", "not", "eq", "ne", "lt", "le", "gt", "ge"};
     static const char *const fops[] = {"add", "sub", "mul", "div", "min", "max", "neg", "abs", "sqrt",
-                                       "exp", "log", "tanh", "eq", "ne", "lt", "le", "gt", "ge"};
+                                       "exp", "log", "tanh", "fma", "eq", "ne", "lt", "le", "gt", "ge"};
     arith_kernel("arith_i32", "i32", iops, sizeof iops / sizeof iops[0], 0);
     arith_kernel("arith_i64", "i64", iops, sizeof iops / sizeof iops[0], 0);
     arith_kernel("arith_i8", "i8", iops, sizeof iops / sizeof iops[0], 0);

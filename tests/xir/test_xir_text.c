@@ -109,9 +109,9 @@ static xir_module *build_everything(void) {
             xir_build_arith(&b, op, n, xir_const_int(m, TIR_I32, 5), NULL);
             xir_build_arith(&b, op, id, xir_const_uint(m, TIR_U64, 3), NULL);
             break;
-        case XIR_OPC_FLOAT:
-            xir_build_arith(&b, op, x, NULL, NULL);
-            xir_build_arith(&b, op, x64, NULL, NULL);
+        case XIR_OPC_FLOAT: /* unary ones ignore the extra operands; fma takes three */
+            xir_build_arith(&b, op, x, x, x);
+            xir_build_arith(&b, op, x64, x64, x64);
             break;
         case XIR_OPC_BITWISE:
             xir_build_arith(&b, op, u32sum, xir_const_uint(m, TIR_U32, 0xff00ff00u), NULL);

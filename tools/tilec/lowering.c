@@ -52,6 +52,7 @@ bool cli_lowering_option(cli_lowering *l, const char *command, int id, const cha
         o->max_unrolled_tile_elements = v;
         break;
     case OPT_LOWER_CHECK_BOUNDS: o->check_bounds = true; return true;
+    case OPT_LOWER_SEPARATE_MMA: o->fused_mma = false; return true;
     case OPT_LOWER_ORDER:
         if (!(ok = parse_list(value, l->order, &o->root_axis_order_len)))
             cli_usage_error(command, "--order needs comma-separated axis numbers, not '%s'", value);

@@ -1,7 +1,7 @@
 /* lowering.h — the command-line face of the TileIR → XIR lowering, shared by
  * `tilec lower`, `tilec run --xir` and `tilec plan`: the fixed-plan options
  * (--block, --width, --order, --tiles, --partitions, --max-unrolled,
- * --check-bounds), which
+ * --check-bounds, --separate-mma), which
  * constrain the planner (planning.h), planning then lowering, and a printer for the
  * lowering's metadata. */
 #ifndef TILEC_CLI_LOWERING_H
@@ -28,13 +28,15 @@ enum {
     OPT_LOWER_TILES,
     OPT_LOWER_PARTITIONS,
     OPT_LOWER_MAX_UNROLLED,
-    OPT_LOWER_CHECK_BOUNDS
+    OPT_LOWER_CHECK_BOUNDS,
+    OPT_LOWER_SEPARATE_MMA
 };
 #define CLI_LOWERING_OPTIONS \
     {"--block", true, OPT_LOWER_BLOCK}, {"--width", true, OPT_LOWER_WIDTH}, {"--order", true, OPT_LOWER_ORDER}, \
         {"--tiles", true, OPT_LOWER_TILES}, \
         {"--partitions", true, OPT_LOWER_PARTITIONS}, {"--max-unrolled", true, OPT_LOWER_MAX_UNROLLED}, \
-        {"--check-bounds", false, OPT_LOWER_CHECK_BOUNDS}, CLI_PLANNING_OPTIONS
+        {"--check-bounds", false, OPT_LOWER_CHECK_BOUNDS}, {"--separate-mma", false, OPT_LOWER_SEPARATE_MMA}, \
+        CLI_PLANNING_OPTIONS
 #define CLI_LOWERING_HELP \
     "  --block B         logical workers per runtime block (default 0: planned)\n" \
     "  --width W         packet width: 1, 2, 4, 8 or 16 (default 8)\n" \
@@ -44,7 +46,9 @@ enum {
     "  --partitions P    partial accumulators of closed reductions, 1..16 (default 4)\n" \
     "  --max-unrolled N  largest tile kept as unrolled SSA values (default 64)\n" \
     "  --check-bounds    check every scalar access, extract and bounds=assume subtile at\n" \
-    "                    run time, also those proven in range (default: unproven ones)\n" CLI_PLANNING_HELP
+    "                    run time, also those proven in range (default: unproven ones)\n" \
+    "  --separate-mma    round each float mma step's product and sum separately (the\n" \
+    "                    reference's order, bit for bit) instead of one fma per step\n" CLI_PLANNING_HELP
 
 void cli_lowering_init(cli_lowering *l);
 /* Handles one lowering option (id from CLI_LOWERING_OPTIONS); prints a usage

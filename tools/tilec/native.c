@@ -19,6 +19,7 @@ static bool native_takes(int id) {
     case OPT_LOWER_PARTITIONS:
     case OPT_LOWER_MAX_UNROLLED:
     case OPT_LOWER_CHECK_BOUNDS:
+    case OPT_LOWER_SEPARATE_MMA:
     case OPT_PLAN_GRAIN:
     case OPT_PLAN_SEARCH_GRAIN:
     case OPT_PLAN_LOCAL_LANES:
@@ -77,6 +78,7 @@ tilec_compile_options cli_native_options(const cli_native *n) {
     o.reduction_partitions = lo->reduction_partitions;
     o.local_lanes = po->local_lanes;
     o.check_bounds = lo->check_bounds;
+    o.fused_mma = lo->fused_mma;
     return o;
 }
 
