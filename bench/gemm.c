@@ -27,20 +27,21 @@ static const gemm_shape shapes[] = {
     {1000, 1000, 1000}, {17, 19, 13},    {1, 4096, 4096},
 };
 
-/* tilec's block tile BM×BN×BK.  With register-blocked mma (4×4 outputs per
- * contraction loop), 128×16×32 measured fastest on a quiet machine among
- * {32..256}×{8..64}×{8..64} (`tilec bench examples/gemm.tir`, one thread):
- * 1024³ 69–76 GFLOP/s against 54 for 32×32×16, 2048³ 66 against 37 — a tall
- * narrow block keeps the 16-wide B panel and the accumulators cache-resident.
- * Shapes smaller than a block use 4×8×16: more, smaller programs fill the
- * packet (17×19×13: 1.2–1.5 µs against 6.4 for 16×16×16).  The decode shape (M = 1) would
- * waste all but one row of a block, so it uses one row and a wide N block
- * (1×256×16 was the best of 1×{16..256}×{16..256}). */
+/* tilec's block tile BM×BN×BK, one configuration per shape family.  The
+ * planner realizes gemm packet-local (docs/lowering.md "Matrix programs"):
+ * the block's n axis is split over the 16 lanes of an AVX-512 packet, so
+ * 8×32×8 is an 8 × 2-vector register tile of fma accumulators carried over K
+ * with 8 broadcast A elements and 2 B vectors per step.  Measured `tilec bench
+ * examples/gemm.tir --threads 1` at W = 16 among 4..14 × 32..64 × 4..64: 8×32
+ * ×8 best at 1000³ (94 GFLOP/s) and 1024³ (70); 14×32 and larger A tiles
+ * spill (8–25 GFLOP/s).  Small shapes use 4×8×16 (17×19×13 in 0.46 µs); the
+ * decode shape (M = 1) one row and a 256-wide block, 8 k per step (1×{32..
+ * 1024}×{1..64}: 1×256×8 best). */
 static void tile_for(const gemm_shape *s, int *bm, int *bn, int *bk) {
     bool small = s->M < 128 || s->N < 16 || s->K < 32;
-    *bm = s->M == 1 ? 1 : small ? 4 : 128;
-    *bn = s->M == 1 ? 256 : small ? 8 : 16;
-    *bk = s->M == 1 || small ? 16 : 32;
+    *bm = s->M == 1 ? 1 : small ? 4 : 8;
+    *bn = s->M == 1 ? 256 : small ? 8 : 32;
+    *bk = s->M == 1 ? 8 : small ? 16 : 8;
 }
 
 typedef struct {

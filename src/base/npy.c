@@ -410,7 +410,7 @@ tilec_status npy_format_header(tilec_context *ctx, const npy_array *a, unsigned 
 }
 
 tilec_status npy_write(tilec_context *ctx, const char *path, const npy_array *a, unsigned version) {
-    size_t bytes;
+    size_t bytes = 0; /* set by check_array; zeroed for -O2 -Wmaybe-uninitialized */
     tilec_status st = check_array(ctx, path, a, &bytes);
     if (st != TILEC_OK) return st;
     if (a->size_bytes != bytes || (bytes > 0 && !a->data))

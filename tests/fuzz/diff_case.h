@@ -16,7 +16,7 @@
  *                           bool outputs are always compared bit for bit
  *   atol=X rtol=X           the tolerance (default 2e-5 each)
  *   width threads local_lanes block partitions unrolled grain full_packets
- *   search_grain order=i,j,... tiles=a,b,...   tilec_compile_options (0 =
+ *   search_grain separate_mma order=i,j,... tiles=a,b,...   tilec_compile_options (0 =
  *                           default/search)
  *   bind=P:Q+N              parameter P is bound to parameter Q's memory, N
  *                           elements after Q's first element (repeatable;
@@ -47,6 +47,7 @@ typedef struct {
     uint32_t width, threads, local_lanes, block, partitions, unrolled, grain;
     bool unrolled_set; /* unrolled=0 means "no bound", so the default needs its own flag */
     bool full_packets, search_grain;
+    bool separate_mma; /* fused_mma = false */
     bool expect_ok;
     uint32_t order[DIFF_MAX_ORDER], order_len, tiles[DIFF_MAX_ORDER], tiles_len;
     diff_bind binds[DIFF_MAX_BINDS];

@@ -575,6 +575,7 @@ static void choose_options(gen *g) {
     c->grain = gen_chance(g, 0.7) ? 0 : (uint32_t)gen_range(g, 1, 4);
     c->search_grain = !c->grain && gen_chance(g, 0.2);
     c->full_packets = gen_chance(g, 0.8);
+    c->separate_mma = gen_chance(g, 0.3);
     if (gen_chance(g, 0.2)) {
         c->order_len = (uint32_t)g->grank;
         c->order[0] = 0, c->order[1] = 1;

@@ -567,7 +567,10 @@ static bool gen_mma(gen *g) {
     if (!gen_live(g)) return false;
     bool ordered = gen_chance(g, 0.5);
     diff_facts f;
-    if (!diff_facts_mma(ea, &a.f, eb, &b.f, acc, &c.f, (double)e[k], !ordered, &f)) {
+    /* a fused step rounds a·b + acc once: like a regrouped sum, its f64 bits
+     * match the reference's only when the products are exact */
+    bool regroup = !ordered || !g->c.separate_mma;
+    if (!diff_facts_mma(ea, &a.f, eb, &b.f, acc, &c.f, (double)e[k], regroup, &f)) {
         g->stats->retries++;
         return false;
     }
