@@ -63,7 +63,7 @@ typedef struct {
     double gathered_lane;     /* per lane of any other access, times W (2) */
     double block_dispatch;    /* per block on the critical worker (128) */
     double task_dispatch;     /* per task on the critical worker (0) */
-    double worker_activation; /* once when more than one worker runs (0) */
+    double worker_activation; /* once when more than one worker runs (8000, about 1 µs) */
 } tilec_cost_coefficients;
 
 typedef struct {

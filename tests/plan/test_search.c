@@ -169,6 +169,7 @@ static void test_task_grains(void) {
     plan_options o = plan_options_whole();
     o.block_size = 32;
     o.search_task_grain = true;
+    o.cost.worker_activation = 0; /* free workers: a split launch wins this small kernel */
     plan_result r;
     if (plan_ok(f, &o, &pool.info, &r)) {
         static const uint64_t want[] = {1, 2, 4, 8, 9};
