@@ -32,16 +32,19 @@ static const gemm_shape shapes[] = {
  * the block's n axis is split over the 16 lanes of an AVX-512 packet, so
  * 8×32×8 is an 8 × 2-vector register tile of fma accumulators carried over K
  * with 8 broadcast A elements and 2 B vectors per step.  Measured `tilec bench
- * examples/gemm.tir --threads 1` at W = 16 among 4..14 × 32..64 × 4..64: 8×32
- * ×8 best at 1000³ (94 GFLOP/s) and 1024³ (70); 14×32 and larger A tiles
- * spill (8–25 GFLOP/s).  Small shapes use 4×8×16 (17×19×13 in 0.46 µs); the
- * decode shape (M = 1) one row and a 256-wide block, 8 k per step (1×{32..
- * 1024}×{1..64}: 1×256×8 best). */
+ * examples/gemm.tir --threads 1` at W = 16 (default options, so every tile
+ * stays within the 64 unrolled slot elements):
+ * - large: 8×32×8 best of 4..14 × 32..64 × 4..64 at 1000³ (94 GFLOP/s) and
+ *   1024³ (70); 14×32 and larger A tiles spill (8–25 GFLOP/s);
+ * - small: 4×32×16 (17×19×13 in 0.28 µs; 4×8×16 0.50, 8×8×16 2.7: its A tile
+ *   is past the unroll limit);
+ * - decode (M = 1): 1×256×4, 16 programs each streaming a 1 KiB-wide B
+ *   panel (7.0 ms at 1×4096×4096; 1×64×16 11.6, 1×512×8 8.2). */
 static void tile_for(const gemm_shape *s, int *bm, int *bn, int *bk) {
     bool small = s->M < 128 || s->N < 16 || s->K < 32;
     *bm = s->M == 1 ? 1 : small ? 4 : 8;
-    *bn = s->M == 1 ? 256 : small ? 8 : 32;
-    *bk = s->M == 1 ? 8 : small ? 16 : 8;
+    *bn = s->M == 1 ? 256 : 32;
+    *bk = s->M == 1 ? 4 : small ? 16 : 8;
 }
 
 typedef struct {
