@@ -414,7 +414,7 @@ static tilec_status select_minimum(solver *s) {
     }
     size_t best = 0;
     for (size_t i = 1; i < out->candidates.len; i++)
-        if (out->candidates.data[i].cost.score < out->candidates.data[best].cost.score) best = i;
+        if (plan_choice_before(&out->candidates.data[i], &out->candidates.data[best])) best = i;
     out->selected = best;
     out->ok = true;
     return TILEC_OK;

@@ -91,6 +91,16 @@ tilec_status plan_kernel(tilec_context *ctx, const tir_func *f, const plan_optio
                          const plan_target_info *info, plan_result *out);
 void plan_result_free(plan_result *r);
 
+/* The planner's order of candidates: lower score first; equal scores by
+ * more adjacent panel reuse (plan_work.reused_load_bytes), then by
+ * enumeration order.  The selected candidate is the first in this order. */
+static inline bool plan_choice_before(const plan_choice *x, const plan_choice *y) {
+    if (x->cost.score != y->cost.score) return x->cost.score < y->cost.score;
+    if (x->work.reused_load_bytes != y->work.reused_load_bytes)
+        return x->work.reused_load_bytes > y->work.reused_load_bytes;
+    return x->candidate.index < y->candidate.index;
+}
+
 static inline const plan_choice *plan_selected(const plan_result *r) {
     return r->ok ? &r->candidates.data[r->selected] : NULL;
 }

@@ -63,6 +63,11 @@ typedef struct {
     double gathered_accesses;
     double private_accesses;      /* private array element reads and writes (gathered prior) */
     bool ragged_packets;          /* packets straddle the innermost root digits: view memory doubled */
+    /* Bytes of view loads per packet whose origin does not depend on the
+     * innermost root digit's axis, so the next program reads the same panel
+     * (seed 002 §5, reuse distance one program).  Not in the score: only
+     * the tie-break between equal scores (plan_choice_before). */
+    double reused_load_bytes;
     /* filled by the planner */
     uint64_t packet_count; /* Q = ceil(P / W) */
     uint64_t block_count;  /* L = ceil(P / B) */

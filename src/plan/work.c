@@ -43,6 +43,7 @@
 #include "base/context.h"
 
 #include <math.h>
+#include <string.h>
 
 enum { MAX_VARYING = 12, MAX_LANES = 1024 };
 
@@ -60,6 +61,10 @@ typedef struct {
     uint32_t lanes;                         /* lanes of the first packet: min(W, volume) */
     int64_t (*offset)[MAX_LANES];           /* [varying][lane]: coordinate offset from lane 0 */
     double arith, broadcast, contiguous, gathered, priv;
+    uint64_t *roots;                        /* by value id: root axes the value may depend on (bits) */
+    uint32_t inner;                         /* the innermost root digit's axis; 64: none */
+    uint32_t packet_width;
+    double reused;                          /* bytes of loads the next program reads again */
 } walker;
 
 /* A runtime loop over s (in slot space when packet-local) executed `rep`
@@ -178,6 +183,16 @@ static void view_access(walker *w, const tir_op *op, double times) {
     if (zero && op->kind == TIR_OP_VIEW_LOAD) w->broadcast += times;
     else if (up || down) w->contiguous += times;
     else w->gathered += times;
+    /* Adjacent panel reuse: a load whose origin does not depend on the
+     * innermost root digit's axis reads the same bytes in the next program. */
+    uint64_t roots = 0;
+    for (uint32_t a = 0; a < view->rank; a++) roots |= w->roots[op->operands[1 + a]->value->id];
+    if (op->kind != TIR_OP_VIEW_LOAD || w->inner >= 64 || (roots >> w->inner & 1)) return;
+    /* bytes a packet requests: every lane's element, packet-local one per
+     * access unless the access is split over the lanes along D */
+    const plan_local *local = w->r->options.local;
+    bool split = !local || (op->domain && plan_local_has_axis(local, op->domain));
+    w->reused += times * (split ? (double)w->packet_width : 1) * (double)tir_scalar_size(tir_value_elem(op->operands[0]->value));
 }
 
 /* ---- ops ---- */
@@ -300,7 +315,23 @@ static void walk_mma(walker *w, const tir_op *op, double rep) {
     snapshot(w, op->results[0], rep);
 }
 
+/* Root-axis dependence: a result depends on what its operands depend on; a
+ * root coordinate on its own axis; region coordinates on nothing more than
+ * their bounds; carries and region results on everything (not analyzed). */
+static void track_roots(walker *w, const tir_op *op) {
+    uint64_t deps = 0;
+    for (uint32_t i = 0; i < op->operand_count; i++) deps |= w->roots[op->operands[i]->value->id];
+    bool region = op->body != NULL;
+    for (uint32_t i = 0; i < op->result_count; i++) w->roots[op->results[i]->id] = region ? ~0ull : deps;
+    for (uint32_t i = 0; region && i < op->body->arg_count; i++) {
+        bool coordinate = op->domain && i < op->domain->rank;
+        uint64_t own = op->kind == TIR_OP_PARALLEL && i < 64 ? 1ull << i : 0;
+        w->roots[op->body->args[i]->id] = op->kind == TIR_OP_PARALLEL ? own : coordinate ? 0 : ~0ull;
+    }
+}
+
 static void walk_op(walker *w, const tir_op *op, double rep) {
+    track_roots(w, op);
     switch (op->kind) {
     case TIR_OP_CONSTANT: slope_constant(w, op); break;
     case TIR_OP_ELEMENTWISE: walk_elementwise(w, op, rep); break;
@@ -374,12 +405,16 @@ static bool packets_uniform(const plan_root_map *map, uint32_t packet_width) {
 
 tilec_status plan_extract_work(const plan_repr *repr, const plan_root_map *map, uint32_t packet_width,
                                const plan_cost_coefficients *c, plan_work *out) {
-    walker w = {.r = repr};
+    walker w = {.r = repr, .inner = map->digit_count ? map->digits[map->digit_count - 1].axis : 64,
+                .packet_width = packet_width};
     w.slopes = tilec_alloc(repr->ctx, sizeof *w.slopes * (repr->value_count ? repr->value_count : 1));
     w.offset = tilec_alloc(repr->ctx, sizeof *w.offset * MAX_VARYING);
-    if (!w.slopes || !w.offset) {
+    w.roots = tilec_alloc(repr->ctx, sizeof *w.roots * (repr->value_count ? repr->value_count : 1));
+    if (w.roots) memset(w.roots, 0, sizeof *w.roots * (repr->value_count ? repr->value_count : 1));
+    if (!w.slopes || !w.offset || !w.roots) {
         tilec_free(repr->ctx, w.slopes);
         tilec_free(repr->ctx, w.offset);
+        tilec_free(repr->ctx, w.roots);
         return tilec_error(repr->ctx, TILEC_E_NOMEM, "PLAN-M01", tilec_no_loc(), "out of memory extracting work");
     }
     lane_pattern(&w, map, packet_width);
@@ -397,6 +432,7 @@ tilec_status plan_extract_work(const plan_repr *repr, const plan_root_map *map, 
     walk_block(&w, repr->func->body, 1);
     tilec_free(repr->ctx, w.slopes);
     tilec_free(repr->ctx, w.offset);
+    tilec_free(repr->ctx, w.roots);
 
     double W = packet_width;
     double view = w.broadcast * c->broadcast_load + w.contiguous * c->contiguous_memory +
@@ -408,6 +444,7 @@ tilec_status plan_extract_work(const plan_repr *repr, const plan_root_map *map, 
     out->contiguous_accesses = w.contiguous;
     out->gathered_accesses = w.gathered;
     out->private_accesses = w.priv;
+    out->reused_load_bytes = w.reused;
     out->arithmetic_per_packet = w.arith * c->arithmetic;
     out->memory_per_packet = view + w.priv * c->gathered_lane * W;
     return TILEC_OK;

@@ -25,7 +25,7 @@ expect 0 "$TILEC" plan --explain "$SRC/examples/gemm.tir" && {
   contains "$WORK/out" '^chosen: candidate #[0-9]+: root order \[[01],[01]\], block [0-9]+, W 8, local lanes 8, blocks per task 0, dispatch 640$'
   contains "$WORK/out" '^  schedule: 80 packets, '
   contains "$WORK/out" '^  cost: arithmetic [0-9.e+]+ \+ memory [0-9.e+]+ \+ dispatch [0-9.e+]+ \+ imbalance [0-9.e+]+ \+ task [0-9.e+]+ \+ activation [0-9.e+]+ = score [0-9.e+]+$'
-  contains "$WORK/out" '^ranked candidates \(24, by score; ties by enumeration order\):$'
+  contains "$WORK/out" '^ranked candidates \(24, by score; ties by reused load bytes, then enumeration order\):$'
   contains "$WORK/out" '^ +1 +[0-9]+ \[[01],[01]\] .*<- chosen$'
   contains "$WORK/out" '^ +24 +[0-9]+ '
   cp "$WORK/out" "$WORK/first"

@@ -35,7 +35,7 @@ static bool is_minimum(const plan_result *r) {
     for (size_t i = 0; i < r->candidates.len; i++) {
         const plan_choice *c = &r->candidates.data[i];
         if (c->cost.score < s->cost.score) return false;
-        if (c->cost.score == s->cost.score && c->candidate.index < s->candidate.index) return false;
+        if (c != s && plan_choice_before(c, s)) return false;
     }
     return true;
 }
@@ -110,6 +110,32 @@ static void test_deterministic_ties(void) {
         for (size_t i = 1; i < r.candidates.len; i++)
             CHECK(r.candidates.data[i].cost.score == r.candidates.data[0].cost.score);
         CHECK(r.selected == 0 && plan_selected(&r)->candidate.block_size == 32);
+    }
+    plan_result_free(&r);
+    tir_module_destroy(m);
+}
+
+/* Equal scores break toward adjacent panel reuse: packet-local gemm prices
+ * both root orders alike, but with gm innermost (order [1,0]) the next
+ * program reads the same K × 32 B panel (K·32·4 bytes per packet), with gn
+ * innermost only the same 8 × K A block (8·K·4): [1,0] is chosen. */
+static void test_reuse_ties(void) {
+    tir_define d[] = {{"M", 256}, {"N", 256}, {"K", 256}, {"BM", 8}, {"BN", 32}, {"BK", 8}};
+    tir_module *m = parse_example(ctx, "gemm", d, 6);
+    if (!m) return;
+    plan_thread_pool pool;
+    plan_thread_pool_init(&pool, 16, 1);
+    plan_options o = plan_options_whole();
+    o.local_lanes = 16;
+    o.block_size = 1024;
+    plan_result r;
+    if (plan_ok(tir_module_func(m, 0), &o, &pool.info, &r)) {
+        CHECK(r.candidates.len == 2);
+        const plan_choice *a = &r.candidates.data[0], *b = &r.candidates.data[1];
+        CHECK(a->cost.score == b->cost.score);
+        CHECK(a->candidate.order[0] == 0 && a->work.reused_load_bytes == 8.0 * 256 * 4);
+        CHECK(b->candidate.order[0] == 1 && b->work.reused_load_bytes == 256.0 * 32 * 4);
+        CHECK(plan_selected(&r) == b && is_minimum(&r));
     }
     plan_result_free(&r);
     tir_module_destroy(m);
@@ -407,6 +433,7 @@ int main(void) {
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
     test_contiguous_axis_innermost();
     test_deterministic_ties();
+    test_reuse_ties();
     test_budget_saturates();
     test_task_grains();
     test_local_lanes();

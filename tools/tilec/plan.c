@@ -1,6 +1,6 @@
 /* plan.c — `tilec plan FILE.tir`: run the execution planner on one kernel and
  * print the chosen plan with every cost term; --explain adds every admitted
- * candidate ranked by score (ties by enumeration order) and every rejection
+ * candidate ranked in the planner's order (score; ties by reused load bytes, then enumeration) and every rejection
  * with its reason; --json prints the same as one JSON object.
  *
  * JSON is deterministic: keys in a fixed order, numbers in the shortest
@@ -72,11 +72,10 @@ static void print_order(FILE *out, const plan_candidate *c) {
     fputc(']', out);
 }
 
-/* Candidates ranked by score, ties by enumeration order. */
+/* Candidates in the planner's order (plan_choice_before). */
 static int by_score(const void *a, const void *b) {
     const plan_choice *x = *(const plan_choice *const *)a, *y = *(const plan_choice *const *)b;
-    if (x->cost.score != y->cost.score) return x->cost.score < y->cost.score ? -1 : 1;
-    return x->candidate.index < y->candidate.index ? -1 : x->candidate.index > y->candidate.index;
+    return plan_choice_before(x, y) ? -1 : plan_choice_before(y, x) ? 1 : 0;
 }
 
 static const plan_choice **ranking(tilec_context *ctx, const plan_result *p) {
@@ -133,7 +132,8 @@ static void text_rejections(FILE *out, const plan_result *p) {
 }
 
 static void text_ranking(FILE *out, const plan_result *p, const plan_choice **rank) {
-    fprintf(out, "ranked candidates (%zu, by score; ties by enumeration order):\n", p->candidates.len);
+    fprintf(out, "ranked candidates (%zu, by score; ties by reused load bytes, then enumeration order):\n",
+            p->candidates.len);
     fprintf(out, "  %4s %5s %-10s %5s %5s %5s %12s %12s %10s %10s %8s %10s %12s\n", "rank", "#", "order", "block",
             "local", "grain", "arithmetic", "memory", "dispatch", "imbalance", "task", "activation", "score");
     for (size_t i = 0; i < p->candidates.len; i++) {
@@ -210,6 +210,7 @@ static void json_work(FILE *out, const plan_work *w, const char *indent) {
     D(arithmetic_per_packet) D(memory_per_packet) D(arithmetic_ops) D(decode_ops) D(broadcast_loads)
     D(contiguous_accesses) D(gathered_accesses) D(private_accesses)
     fprintf(out, "\"ragged_packets\": %s, ", w->ragged_packets ? "true" : "false");
+    D(reused_load_bytes)
     U(packet_count) U(block_count) U(task_count) U(active_workers) U(blocks_per_task) U(critical_packets)
     U(critical_blocks)
 #undef D
