@@ -13,7 +13,8 @@
  * - In-place rows; a two-axis root in both orders and with root tiles.
  * - Matrix programs (gemm, gemm_bt, attention) with the stored row split
  *   over the lanes and every other axis whole, at every W, bitwise; mma
- *   steps fused (fma) and separate.
+ *   steps fused (fma) and separate; integer and mixed-precision mma; the
+ *   atom's realization (contiguous B loads, broadcast A, no gathers).
  * - Admission refusals with their codes and reasons; the realization's
  *   metadata; softmax at W = 16 compiles to contiguous loads and stores
  *   with no gathers. */
@@ -313,6 +314,35 @@ static void test_realization(void) {
     tir_module_destroy(m);
 }
 
+/* The matrix atom's realization at W = 16: the B rows are contiguous vector
+ * loads, the A elements broadcasts, the output rows contiguous stores, and
+ * nothing is gathered or scattered. */
+static void test_matrix_realization(void) {
+    tir_define d[] = {{"M", 64}, {"N", 64}, {"K", 64}, {"BM", 8}, {"BN", 32}, {"BK", 8}};
+    tir_module *m = parse_example(ctx, "gemm", d, 6);
+    if (!m) return;
+    lower_options o = local_options(16);
+    lower_result r;
+    if (lower_ok(tir_module_func(m, 0), &o, &r)) {
+        CHECK_STR_CONTAINS(r.realization, "local_axis=n; local_extent=32; local_slots=2;");
+        simd_options so = simd_options_default();
+        so.width = 16;
+        so.required_packet_width = r.required_packet_width;
+        simd_kernel *k = NULL;
+        if (simd_compile(ctx, r.kernel, &so, &k) == TILEC_OK) {
+            const simd_counters *n = simd_kernel_counters(k);
+            CHECK_MSG(n->contiguous_loads > 0 && n->broadcast_loads > 0 && n->contiguous_stores > 0,
+                      "gemm atom: %llu contiguous loads, %llu broadcasts, %llu contiguous stores",
+                      (unsigned long long)n->contiguous_loads, (unsigned long long)n->broadcast_loads,
+                      (unsigned long long)n->contiguous_stores);
+            CHECK(n->gathers == 0 && n->scatters == 0 && n->private_gather_scatters == 0);
+            simd_kernel_destroy(k);
+        }
+        lower_result_free(&r);
+    }
+    tir_module_destroy(m);
+}
+
 /* In place (Y bound to X's memory: a program loads its row before storing
  * it), and a two-axis root in both orders and with root tiles: the program
  * ordinal dispatch_id / W goes through the ordinary root map.  The row
@@ -360,6 +390,52 @@ static void test_mappings(void) {
         lower_result_free(&r);
     }
     tir_module_destroy(m);
+}
+
+/* A gemm over element types: IN inputs, ACC accumulator (mma converts the
+ * operands), the K loop as a pipeline of BK steps. */
+static const char typed_gemm_text[] =
+    "kernel @typed<M=9, N=21, K=11, BM=4, BN=16, BK=4>(%A: const view<IN>[A.0=M, A.1=K],\n"
+    "    %B: const view<IN>[B.0=K, B.1=N], %C: view<ACC>[C.0=M, C.1=N]) {\n"
+    "  parallel (%gm: gm=ceil_div(M, BM), %gn: gn=ceil_div(N, BN)) {\n"
+    "    %bm = const index BM\n"
+    "    %bn = const index BN\n"
+    "    %bk = const index BK\n"
+    "    %m0 = mul %gm, %bm\n"
+    "    %n0 = mul %gn, %bn\n"
+    "    %z = const tile<ACC>[m=BM, n=BN] 0\n"
+    "    %acc = pipeline (%kt: kt=ceil_div(K, BK)) stages=2 ii=1 iter(%in = %z) -> (tile<ACC>[m=BM, n=BN]) {\n"
+    "      %k0 = mul %kt, %bk\n"
+    "      %a = load %A[%m0, %k0] tile [m=BM, k=BK] bounds=zero\n"
+    "      %b = load %B[%k0, %n0] tile [k=BK, n=BN] bounds=zero\n"
+    "      %nx = mma %a, %b, %in\n"
+    "      yield %nx\n"
+    "    }\n"
+    "    store %C[%m0, %n0] tile [m=BM, n=BN] bounds=zero, %acc\n"
+    "  }\n"
+    "}\n";
+
+/* Integer (i8 → i32, u16 → i64) and mixed-precision (f32 → f64) mma,
+ * packet-local at every W, bitwise (integers wrap alike; dyadic floats). */
+static void test_typed_matrix(void) {
+    static const char *const types[][2] = {{"i8", "i32"}, {"u16", "i64"}, {"f32", "f64"}, {"i32", "f32"}};
+    for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
+        char text[2048], *o = text;
+        for (const char *p = typed_gemm_text; *p;) {
+            if (!strncmp(p, "IN", 2)) o += sprintf(o, "%s", types[t][0]), p += 2;
+            else if (!strncmp(p, "ACC", 3)) o += sprintf(o, "%s", types[t][1]), p += 3;
+            else *o++ = *p++;
+        }
+        *o = 0;
+        tir_module *m = parse_kernel(text, NULL, 0);
+        if (!m) continue;
+        for (uint32_t w = 1; w <= 16; w *= 2) {
+            char label[64];
+            snprintf(label, sizeof label, "gemm %s -> %s local W=%u", types[t][0], types[t][1], w);
+            check_local(label, tir_module_func(m, 0), w, run_config_default(w, true));
+        }
+        tir_module_destroy(m);
+    }
 }
 
 /* Matrix programs: D is the stored row's inner axis (n for gemm, dv for
@@ -415,9 +491,11 @@ int main(void) {
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
     test_refusals();
     test_realization();
+    test_matrix_realization();
     test_reductions();
     test_mappings();
     test_matrix();
+    test_typed_matrix();
     test_examples();
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
