@@ -11,6 +11,7 @@ const float *example_f32_input(const tir_func *f, const void *const *args, size_
 
 bool example_gemm(const tir_func *f, const void *const *args, double *const *expected);
 bool example_gemm_bt(const tir_func *f, const void *const *args, double *const *expected);
+bool example_bmm(const tir_func *f, const void *const *args, double *const *expected);
 bool example_softmax(const tir_func *f, const void *const *args, double *const *expected);
 bool example_masked_softmax(const tir_func *f, const void *const *args, double *const *expected);
 bool example_layernorm(const tir_func *f, const void *const *args, double *const *expected);

@@ -7,6 +7,7 @@
 const example_entry example_table[] = {
     {"gemm", example_gemm},
     {"gemm_bt", example_gemm_bt},
+    {"bmm", example_bmm},
     {"softmax", example_softmax},
     {"masked_softmax", example_masked_softmax},
     {"layernorm", example_layernorm},

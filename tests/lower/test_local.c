@@ -11,7 +11,7 @@
  *   including N < W (lanes without a contribution) and the leader-only
  *   scalar stores.
  * - In-place rows; a two-axis root in both orders and with root tiles.
- * - Matrix programs (gemm, gemm_bt, attention) with the stored row split
+ * - Matrix programs (gemm, gemm_bt, bmm, attention) with the stored row split
  *   over the lanes and every other axis whole, at every W, bitwise; mma
  *   steps fused (fma) and separate; integer and mixed-precision mma; the
  *   atom's realization (contiguous B loads, broadcast A, no gathers).
@@ -453,6 +453,7 @@ static void test_matrix(void) {
         {"gemm", {{"M", 5}, {"N", 7}, {"K", 9}, {"BM", 8}, {"BN", 32}, {"BK", 16}}, 6, -1, -1},
         {"gemm", {{"M", 1}, {"N", 70}, {"K", 33}, {"BM", 1}, {"BN", 32}, {"BK", 8}}, 6, -1, -1},
         {"gemm_bt", {{"M", 9}, {"N", 21}, {"K", 10}, {"BM", 4}, {"BN", 8}, {"BK", 4}}, 6, -1, -1},
+        {"bmm", {{"BATCH", 2}, {"M", 9}, {"N", 37}, {"K", 5}, {"BN", 32}}, 5, -1, -1},
         {"attention", {{0}}, 0, -1, -1},
         {"attention", {{"Lq", 5}, {"Lk", 20}, {"Dv", 16}, {"bk", 8}}, 4, -1, -1},
     };

@@ -46,7 +46,7 @@ static void check_budget_boundary(const char *label, tir_func *f, lower_options 
 /* Every example: the analysis equals the lowering's resources, which the
  * lowering itself checked against its emitted allocas; recount them here. */
 static void test_analysis_matches_emission(void) {
-    static const char *names[] = {"attention", "gelu", "gemm", "gemm_bt", "layernorm", "masked_softmax",
+    static const char *names[] = {"attention", "bmm", "gelu", "gemm", "gemm_bt", "layernorm", "masked_softmax",
                                   "rmsnorm", "rope", "softmax", "swiglu"};
     static const uint32_t limits[] = {64, 0, 4};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {

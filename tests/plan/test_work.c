@@ -189,7 +189,7 @@ static void test_work_follows_representation(void) {
 
 /* Every example: plan, lower the selected plan, compare. */
 static void test_compile_examples(void) {
-    static const char *examples[] = {"attention", "gelu", "gemm", "gemm_bt", "layernorm", "masked_softmax",
+    static const char *examples[] = {"attention", "bmm", "gelu", "gemm", "gemm_bt", "layernorm", "masked_softmax",
                                      "rmsnorm", "rope", "softmax", "swiglu"};
     for (size_t i = 0; i < sizeof examples / sizeof examples[0]; i++) {
         tir_module *m = parse_example(ctx, examples[i], NULL, 0);

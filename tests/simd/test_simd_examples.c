@@ -54,6 +54,7 @@ static void test_examples(void) {
         {{"gemm", {{"M", 7}, {"N", 11}, {"K", 129}, {"BM", 3}, {"BN", 5}, {"BK", 65}}, 6, -1, -1}, true},
         {{"gemm_bt", {{0}}, 0, -1, -1}, false},
         {{"gemm_bt", {{"M", 19}, {"N", 21}, {"K", 13}, {"BK", 4}}, 4, -1, -1}, true},
+        {{"bmm", {{"BATCH", 2}, {"M", 9}, {"N", 37}, {"K", 5}}, 4, -1, -1}, true},
         {{"softmax", {{0}}, 0, -1, -1}, false},
         {{"softmax", {{"R", 6}, {"W", 7}}, 2, -1, -1}, false},
         {{"softmax", {{0}}, 0, 1, 0}, false},
