@@ -1,5 +1,7 @@
-/* gemm.c — bench_gemm: fp32 C = A·B, tilec (examples/gemm.tir) against
- * OpenBLAS cblas_sgemm and oneDNN matmul, at 1 and 2 threads.
+/* gemm.c — bench_gemm: fp32 C = A·B (examples/gemm.tir), C = A·Bᵀ
+ * (gemm_bt.tir) and batched C[b] = A[b]·B[b] (bmm.tir), tilec against
+ * OpenBLAS cblas_sgemm (once per batch for bmm) and oneDNN matmul (3-D for
+ * bmm, transposed weights for gemm_bt), at 1 and 2 threads.
  *
  * Inputs are the upstream dyadic fixture ((i·s + 17) % 127 − 63) / 64 (s = 5
  * for A, 11 for B) and C starts as NaN.  Every product is a multiple of 2^-12
@@ -19,12 +21,15 @@
 #include <unistd.h>
 
 typedef struct {
-    int M, N, K;
+    const char *kernel; /* gemm, gemm_bt (B is N × K) or bmm */
+    int batch, M, N, K;
 } gemm_shape;
 
 static const gemm_shape shapes[] = {
-    {256, 256, 256},    {512, 512, 512}, {1024, 1024, 1024}, {2048, 2048, 2048}, {4096, 4096, 4096},
-    {1000, 1000, 1000}, {17, 19, 13},    {1, 4096, 4096},
+    {"gemm", 1, 256, 256, 256},       {"gemm", 1, 512, 512, 512},   {"gemm", 1, 1024, 1024, 1024},
+    {"gemm", 1, 2048, 2048, 2048},    {"gemm", 1, 4096, 4096, 4096}, {"gemm", 1, 1000, 1000, 1000},
+    {"gemm", 1, 17, 19, 13},          {"gemm", 1, 1, 4096, 4096},   {"gemm_bt", 1, 1024, 1024, 1024},
+    {"bmm", 32, 256, 256, 256},
 };
 
 /* tilec's block tile BM×BN×BK, one configuration per shape family.  The
@@ -39,8 +44,16 @@ static const gemm_shape shapes[] = {
  * - small: 4×32×16 (17×19×13 in 0.28 µs; 4×8×16 0.50, 8×8×16 2.7: its A tile
  *   is past the unroll limit);
  * - decode (M = 1): 1×256×4, 16 programs each streaming a 1 KiB-wide B
- *   panel (7.0 ms at 1×4096×4096; 1×64×16 11.6, 1×512×8 8.2). */
+ *   panel (7.0 ms at 1×4096×4096; 1×64×16 11.6, 1×512×8 8.2);
+ * - bmm: as large gemm, per batch;
+ * - gemm_bt: its B block [n, k] is read along n when n is split over the
+ *   lanes (a gather per k: 6.5 GFLOP/s at 1024³ with 8×32×8), so it keeps the
+ *   one-program-per-lane tile 128×16×32 (34 GFLOP/s) until B is packed. */
 static void tile_for(const gemm_shape *s, int *bm, int *bn, int *bk) {
+    if (!strcmp(s->kernel, "gemm_bt")) { /* B rows run along k: see the note above */
+        *bm = 128, *bn = 16, *bk = 32;
+        return;
+    }
     bool small = s->M < 128 || s->N < 16 || s->K < 32;
     *bm = s->M == 1 ? 1 : small ? 4 : 8;
     *bn = s->M == 1 ? 256 : 32;
@@ -50,14 +63,17 @@ static void tile_for(const gemm_shape *s, int *bm, int *bn, int *bk) {
 typedef struct {
     const float *A, *B;
     float *C;
-    int M, N, K;
+    int batch, M, N, K;
+    bool bt;
     onednn_op *op;
 } gemm_state;
 
 static bool openblas_run(void *state, char *err, size_t errlen) {
     gemm_state *g = state;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, g->M, g->N, g->K, 1.0f, g->A, g->K, g->B, g->N, 0.0f,
-                g->C, g->N);
+    size_t a = (size_t)g->M * g->K, b = (size_t)g->K * g->N, c = (size_t)g->M * g->N;
+    for (int i = 0; i < g->batch; i++)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, g->bt ? CblasTrans : CblasNoTrans, g->M, g->N, g->K, 1.0f,
+                    g->A + i * a, g->K, g->B + i * b, g->bt ? g->K : g->N, 0.0f, g->C + i * c, g->N);
     return true;
 }
 
@@ -76,32 +92,35 @@ static void fixture(float *x, double *xd, size_t n, size_t s) {
 
 static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx, const gemm_shape *s) {
     char shape[64];
-    snprintf(shape, sizeof shape, "%dx%dx%d", s->M, s->N, s->K);
-    if (!bench_selected(o, "gemm", shape)) return;
+    if (s->batch > 1) snprintf(shape, sizeof shape, "%dx%dx%dx%d", s->batch, s->M, s->N, s->K);
+    else snprintf(shape, sizeof shape, "%dx%dx%d", s->M, s->N, s->K);
+    if (!bench_selected(o, s->kernel, shape)) return;
+    bool bt = !strcmp(s->kernel, "gemm_bt");
     int bm, bn, bk;
     tile_for(s, &bm, &bn, &bk);
     if (o->list) {
-        for (size_t t = 0; t < o->n_threads; t++) printf("gemm %s threads=%d\n", shape, o->threads[t]);
+        for (size_t t = 0; t < o->n_threads; t++) printf("%s %s threads=%d\n", s->kernel, shape, o->threads[t]);
         return;
     }
-    size_t M = (size_t)s->M, N = (size_t)s->N, K = (size_t)s->K;
-    float *A = bench_alloc_floats(M * K), *B = bench_alloc_floats(K * N), *C = bench_alloc_floats(M * N);
-    double *Ad = malloc(M * K * sizeof *Ad), *Bd = malloc(K * N * sizeof *Bd), *Cd = malloc(M * N * sizeof *Cd);
+    size_t M = (size_t)s->M, N = (size_t)s->N, K = (size_t)s->K, nb = (size_t)s->batch;
+    float *A = bench_alloc_floats(nb * M * K), *B = bench_alloc_floats(nb * K * N), *C = bench_alloc_floats(nb * M * N);
+    double *Ad = malloc(nb * M * K * sizeof *Ad), *Bd = malloc(nb * K * N * sizeof *Bd), *Cd = malloc(nb * M * N * sizeof *Cd);
     if (!Ad || !Bd || !Cd) {
         fprintf(stderr, "bench_gemm: out of memory\n");
         exit(1);
     }
-    fixture(A, Ad, M * K, 5);
-    fixture(B, Bd, K * N, 11);
+    fixture(A, Ad, nb * M * K, 5);
+    fixture(B, Bd, nb * K * N, 11);
     /* The FP64 reference, on every core (it is not timed). */
     openblas_set_num_threads((int)sysconf(_SC_NPROCESSORS_ONLN));
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, s->M, s->N, s->K, 1.0, Ad, s->K, Bd, s->N, 0.0, Cd,
-                s->N);
+    for (size_t i = 0; i < nb; i++)
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, bt ? CblasTrans : CblasNoTrans, s->M, s->N, s->K, 1.0, Ad + i * M * K,
+                    s->K, Bd + i * K * N, bt ? s->K : s->N, 0.0, Cd + i * M * N, s->N);
 
     char err[512];
-    tir_define defines[] = {{"M", s->M}, {"N", s->N}, {"K", s->K}, {"BM", bm}, {"BN", bn}, {"BK", bk}};
+    tir_define defines[] = {{"M", s->M}, {"N", s->N}, {"K", s->K}, {"BM", bm}, {"BN", bn}, {"BK", bk}, {"BATCH", s->batch}};
     const tir_func *f = NULL;
-    tir_module *m = bench_parse_example(ctx, "gemm", defines, 6, &f, err, sizeof err);
+    tir_module *m = bench_parse_example(ctx, s->kernel, defines, s->batch > 1 ? 7 : 6, &f, err, sizeof err);
     for (size_t t = 0; t < o->n_threads; t++) {
         int threads = o->threads[t];
         char extra[8192];
@@ -110,8 +129,8 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         bench_tilec tc;
         memset(&tc, 0, sizeof tc);
         if (m) {
-            tilec_buffer args[3] = {{A, M * K * sizeof *A, TIR_F32}, {B, K * N * sizeof *B, TIR_F32},
-                                    {C, M * N * sizeof *C, TIR_F32}};
+            tilec_buffer args[3] = {{A, nb * M * K * sizeof *A, TIR_F32}, {B, nb * K * N * sizeof *B, TIR_F32},
+                                    {C, nb * M * N * sizeof *C, TIR_F32}};
             bench_tilec_setup(&tc, &peers[0], ctx, f, threads, args, 3, extra, sizeof extra);
         } else {
             bench_peer_preset(&peers[0], "tilec", BENCH_ERROR, "%s", err);
@@ -119,12 +138,12 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         /* Every library runs `threads` threads for this row. */
         openblas_set_num_threads(threads);
         peers_set_threads(threads);
-        gemm_state g = {A, B, C, s->M, s->N, s->K, NULL};
+        gemm_state g = {A, B, C, s->batch, s->M, s->N, s->K, bt, NULL};
         memset(&peers[1], 0, sizeof peers[1]);
         peers[1].name = "openblas";
         peers[1].state = &g;
         peers[1].run = openblas_run;
-        g.op = onednn_matmul_create(s->M, s->N, s->K, err, sizeof err);
+        g.op = onednn_matmul_create_ex(s->batch, s->M, s->N, s->K, bt, err, sizeof err);
         if (g.op) {
             memset(&peers[2], 0, sizeof peers[2]);
             peers[2].name = "onednn";
@@ -134,15 +153,15 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
             bench_peer_preset(&peers[2], "onednn", BENCH_ERROR, "%s", err);
         }
         bench_row row = {
-            .kernel = "gemm",
+            .kernel = s->kernel,
             .shape = shape,
             .threads = threads,
             .unit = "GFLOP/s",
-            .work = 2.0 * (double)M * (double)N * (double)K,
-            .work_note = "2*M*N*K",
+            .work = 2.0 * (double)nb * (double)M * (double)N * (double)K,
+            .work_note = s->batch > 1 ? "2*BATCH*M*N*K" : "2*M*N*K",
             .extra_json = extra,
             .out = C,
-            .out_len = M * N,
+            .out_len = nb * M * N,
             .expected = Cd,
             .atol = 2e-5,
             .rtol = 2e-5,

@@ -31,6 +31,9 @@ void c_attention(const float *q, const float *k, const float *v, float *o,
  * create time: call peers_set_threads before onednn_*_create. */
 typedef struct onednn_op onednn_op;
 onednn_op *onednn_matmul_create(int M, int N, int K, char *err, size_t errlen);    /* C = A·B */
+/* C[b] = A[b]·B[b] for b < batch (3-D when batch > 1); b_transposed: B is
+ * stored [batch,] N × K (C = A·Bᵀ). */
+onednn_op *onednn_matmul_create_ex(int batch, int M, int N, int K, bool b_transposed, char *err, size_t errlen);
 onednn_op *onednn_softmax_create(int rows, int cols, char *err, size_t errlen);
 onednn_op *onednn_layernorm_create(int rows, int cols, char *err, size_t errlen); /* eps 1e-5, scale+shift */
 /* args in the same order as the matching c_* function / tilec kernel parameters
