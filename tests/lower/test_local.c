@@ -13,7 +13,8 @@
  * - In-place rows; a two-axis root in both orders and with root tiles.
  * - Matrix programs (gemm, gemm_bt, bmm, attention) with the stored row split
  *   over the lanes and every other axis whole, at every W, bitwise; mma
- *   steps fused (fma) and separate; integer and mixed-precision mma; the
+ *   steps fused (fma) and separate; integer and mixed-precision mma; a
+ *   bias + ReLU epilogue; the
  *   atom's realization (contiguous B loads, broadcast A, no gathers).
  * - Admission refusals with their codes and reasons; the realization's
  *   metadata; softmax at W = 16 compiles to contiguous loads and stores
@@ -415,6 +416,44 @@ static const char typed_gemm_text[] =
     "  }\n"
     "}\n";
 
+/* matmul + bias + ReLU: the epilogue runs on the accumulator's slots, the
+ * bias row is split like the output (n), its broadcast over m is free. */
+static const char epilogue_text[] =
+    "kernel @mlp<M=9, N=37, K=11, BM=4, BN=32, BK=4>(%A: const view<f32>[A.0=M, A.1=K],\n"
+    "    %B: const view<f32>[B.0=K, B.1=N], %Bias: const view<f32>[Bias.0=N], %C: view<f32>[C.0=M, C.1=N]) {\n"
+    "  parallel (%gm: gm=ceil_div(M, BM), %gn: gn=ceil_div(N, BN)) {\n"
+    "    %bm = const index BM\n"
+    "    %bn = const index BN\n"
+    "    %bk = const index BK\n"
+    "    %m0 = mul %gm, %bm\n"
+    "    %n0 = mul %gn, %bn\n"
+    "    %z = const tile<f32>[m=BM, n=BN] 0.0\n"
+    "    %acc = pipeline (%kt: kt=ceil_div(K, BK)) stages=2 ii=1 iter(%in = %z) -> (tile<f32>[m=BM, n=BN]) {\n"
+    "      %k0 = mul %kt, %bk\n"
+    "      %a = load %A[%m0, %k0] tile [m=BM, k=BK] bounds=zero\n"
+    "      %b = load %B[%k0, %n0] tile [k=BK, n=BN] bounds=zero\n"
+    "      %nx = mma %a, %b, %in\n"
+    "      yield %nx\n"
+    "    }\n"
+    "    %bias = load %Bias[%n0] tile [n=BN] bounds=zero\n"
+    "    %y = add %acc, %bias\n"
+    "    %zero = const f32 0.0\n"
+    "    %r = max %y, %zero\n"
+    "    store %C[%m0, %n0] tile [m=BM, n=BN] bounds=zero, %r\n"
+    "  }\n"
+    "}\n";
+
+static void test_epilogue(void) {
+    tir_module *m = parse_kernel(epilogue_text, NULL, 0);
+    if (!m) return;
+    for (uint32_t w = 1; w <= 16; w *= 2) {
+        char label[64];
+        snprintf(label, sizeof label, "matmul+bias+relu local W=%u", w);
+        check_local(label, tir_module_func(m, 0), w, run_config_default(w, true));
+    }
+    tir_module_destroy(m);
+}
+
 /* Integer (i8 → i32, u16 → i64) and mixed-precision (f32 → f64) mma,
  * packet-local at every W, bitwise (integers wrap alike; dyadic floats). */
 static void test_typed_matrix(void) {
@@ -497,6 +536,7 @@ int main(void) {
     test_mappings();
     test_matrix();
     test_typed_matrix();
+    test_epilogue();
     test_examples();
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
