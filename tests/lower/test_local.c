@@ -14,8 +14,8 @@
  * - Matrix programs (gemm, gemm_bt, bmm, attention) with the stored row split
  *   over the lanes and every other axis whole, at every W, bitwise; mma
  *   steps fused (fma) and separate; integer and mixed-precision mma; a
- *   bias + ReLU epilogue; the
- *   atom's realization (contiguous B loads, broadcast A, no gathers).
+ *   bias + ReLU epilogue; the atom's realization (contiguous B loads,
+ *   broadcast A, no gathers).
  * - Admission refusals with their codes and reasons; the realization's
  *   metadata; softmax at W = 16 compiles to contiguous loads and stores
  *   with no gathers. */
