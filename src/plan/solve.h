@@ -77,6 +77,11 @@ typedef struct {
     bool custom_policy;          /* an options or target policy was used */
     plan_cost_coefficients coefficients; /* in effect (after the policy's replacement) */
     uint64_t root_orders, block_widths, local_widths; /* the declared space's factors */
+    /* The packet-local admission of width W when it was enumerated and
+     * admitted: D's label (NULL: none, or no nonunit axis), N and the slots
+     * per lane (plan/local.h). */
+    const char *local_axis;
+    uint64_t local_extent, local_slots;
     uint64_t candidate_count;    /* enumerated: candidates.len + rejected.len */
     VEC(plan_choice) candidates; /* admitted and scored, in enumeration order */
     VEC(plan_rejection) rejected;

@@ -28,6 +28,7 @@ expect 0 "$TILEC" plan --explain "$SRC/examples/gemm.tir" && {
   contains "$WORK/out" '^ranked candidates \(24, by score; ties by reused load bytes, then enumeration order\):$'
   contains "$WORK/out" '^ +1 +[0-9]+ \[[01],[01]\] .*<- chosen$'
   contains "$WORK/out" '^ +24 +[0-9]+ '
+  contains "$WORK/out" "^packet-local candidates \\(local lanes 8\\): axis 'n' of extent 8 split over the lanes, 1 slot per lane; every other axis whole on every lane$"
   cp "$WORK/out" "$WORK/first"
 }
 expect 0 "$TILEC" plan --explain "$SRC/examples/gemm.tir" && cmp -s "$WORK/out" "$WORK/first" ||

@@ -165,6 +165,12 @@ static void print_text(FILE *out, const plan_result *p, const plan_choice **rank
 #undef X
     fputc('\n', out);
     if (p->ok) text_choice(out, plan_selected(p));
+    if (p->local_axis)
+        fprintf(out,
+                "packet-local candidates (local lanes %u): axis '%s' of extent %llu split over the lanes, %llu "
+                "slot%s per lane; every other axis whole on every lane\n",
+                p->target.packet_width, p->local_axis, (unsigned long long)p->local_extent,
+                (unsigned long long)p->local_slots, p->local_slots == 1 ? "" : "s");
     if (explain && rank) text_ranking(out, p, rank);
     if (explain) text_rejections(out, p);
 }
@@ -303,10 +309,19 @@ static void print_json(FILE *out, const plan_result *p, const plan_choice **rank
 #undef X
     fprintf(out,
             "},\n  \"search\": {\"root_orders\": %llu, \"block_widths\": %llu, \"local_widths\": %llu, "
-            "\"candidates\": %llu, \"admitted\": %zu, \"rejected\": %zu},\n  \"selected\": ",
+            "\"candidates\": %llu, \"admitted\": %zu, \"rejected\": %zu},\n  \"local_axis\": ",
             (unsigned long long)p->root_orders, (unsigned long long)p->block_widths,
             (unsigned long long)p->local_widths, (unsigned long long)p->candidate_count, p->candidates.len,
             p->rejected.len);
+    if (p->local_axis) {
+        fputs("{\"dim\": ", out);
+        json_string(out, p->local_axis);
+        fprintf(out, ", \"extent\": %llu, \"slots\": %llu}", (unsigned long long)p->local_extent,
+                (unsigned long long)p->local_slots);
+    } else {
+        fputs("null", out);
+    }
+    fputs(",\n  \"selected\": ", out);
     if (p->ok) json_choice(out, plan_selected(p), "  ");
     else fputs("null", out);
     if (explain) {
