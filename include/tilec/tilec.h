@@ -81,7 +81,7 @@ typedef struct {
     uint32_t max_unrolled_tile_elements; /* 64: larger tiles become arrays + loops; 0 = no bound */
     uint32_t reduction_partitions;       /* 4: partial accumulators of closed reductions, 1..16 */
     uint32_t local_lanes;                /* 0: search {1, W} (default); 1: one program per lane; W: one
-                                            program per packet, its row axis split over the lanes */
+                                            program per packet, the stored row axis split over the lanes */
     bool check_bounds; /* check every scalar access, extract and bounds=assume subtile at run time, also
                           those proven in range (a debugging mode; false: only unproven ones) */
     bool fused_mma;    /* true (default): each float mma step is one fma (a·b + acc rounded once);

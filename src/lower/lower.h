@@ -1,7 +1,7 @@
 /* lower.h — TileIR → XIR lowering with a fixed plan (root order, block size
  * B, packet width W) in one of two realizations: local_lanes = 1 (one
  * complete root program per lane) or local_lanes = W (packet-local: one
- * root program per packet, its common local axis split over the lanes;
+ * root program per packet, the stored row axis split over the lanes;
  * plan/local.h).  docs/lowering.md describes both.
  *
  * The TileIR kernel is borrowed and left unchanged (it can be lowered again);

@@ -40,7 +40,7 @@ enum {
     "  --grain G         fixed blocks per CPU task (default 0: the pool's heuristic)\n" \
     "  --search-grain    also search task grains (powers of two, heuristic, whole launch)\n" \
     "  --local-lanes L   0 search {1, W} (default), 1 one program per lane, W packet-local\n" \
-    "                    (one program per packet, its row axis split over lanes)\n" \
+    "                    (one program per packet, the stored row axis split over lanes)\n" \
     "  --max-candidates N  candidate budget (default 1024; exceeding it is an error)\n" \
     "  --cost NAME=X     cost coefficient: arithmetic, broadcast_load, contiguous_memory,\n" \
     "                    gathered_lane, block_dispatch, task_dispatch, worker_activation\n" \
