@@ -911,7 +911,8 @@ static tilec_status emit_body(emitter *e, bool full) {
 
 /* entry(args, block_begin, block_end, dispatch_size, workspace, faults): for each
  * block, packets base = block·B + p·W for p·W < B while base < dispatch_size;
- * complete packets call `full` when there is one. */
+ * complete packets call `full` when there is one, every packet when there is
+ * no `masked` body. */
 static void emit_entry(emitter *e, const char *name, LLVMValueRef masked, LLVMValueRef full) {
     LLVMTypeRef params[6] = {e->ptr, e->i32, e->i32, e->i32, e->ptr, e->ptr};
     LLVMValueRef fn = LLVMAddFunction(e->m, name, LLVMFunctionType(LLVMVoidTypeInContext(e->c), params, 6, false));
@@ -941,7 +942,9 @@ static void emit_entry(emitter *e, const char *name, LLVMValueRef masked, LLVMVa
                                  LLVMGetParam(fn, 5)};
     LLVMValueRef off_next = LLVMBuildAdd(e->b, off, const_i64(e, e->W), "");
     LLVMBasicBlockRef call_full = NULL;
-    if (full) {
+    if (full && !masked) {
+        LLVMBuildCall2(e->b, LLVMGlobalGetValueType(full), full, call_args, 6, "");
+    } else if (full) {
         call_full = LLVMAppendBasicBlockInContext(e->c, fn, "full_packet");
         LLVMBasicBlockRef call_tail = LLVMAppendBasicBlockInContext(e->c, fn, "tail_packet");
         LLVMValueRef complete = LLVMBuildICmp(e->b, LLVMIntULE, LLVMBuildAdd(e->b, base, const_i64(e, e->W), ""),
@@ -952,7 +955,7 @@ static void emit_entry(emitter *e, const char *name, LLVMValueRef masked, LLVMVa
         LLVMBuildBr(e->b, packets);
         LLVMPositionBuilderAtEnd(e->b, call_tail);
     }
-    LLVMBuildCall2(e->b, LLVMGlobalGetValueType(masked), masked, call_args, 6, "");
+    if (masked) LLVMBuildCall2(e->b, LLVMGlobalGetValueType(masked), masked, call_args, 6, "");
     LLVMBasicBlockRef run_end = LLVMGetInsertBlock(e->b);
     LLVMBuildBr(e->b, packets);
     LLVMPositionBuilderAtEnd(e->b, next_block);
@@ -965,7 +968,7 @@ static void emit_entry(emitter *e, const char *name, LLVMValueRef masked, LLVMVa
     LLVMAddIncoming(blk, v1, b1, 2);
     LLVMValueRef v2[3] = {const_i64(e, 0), off_next, off_next};
     LLVMBasicBlockRef b2[3] = {blocks, run_end, call_full};
-    LLVMAddIncoming(off, v2, b2, full ? 3 : 2);
+    LLVMAddIncoming(off, v2, b2, call_full ? 3 : 2);
 }
 
 /* Forgets the per-body state before emitting another body. */
@@ -983,17 +986,20 @@ static void reset_body(emitter *e) {
     e->private_bytes = 0;
 }
 
-/* The masked body, then (when asked and W > 1) the full-packet body; the
- * counters describe one body. */
-static tilec_status emit_bodies(emitter *e, bool specialize, const char *entry_name) {
-    if (emit_body(e, false)) return e->status;
-    LLVMValueRef masked = e->body, full = NULL;
-    if (specialize && e->W > 1) {
+/* The masked body and/or the full-packet body (simd_bodies); the counters
+ * describe one body. */
+static tilec_status emit_bodies(emitter *e, simd_bodies bodies, const char *entry_name) {
+    LLVMValueRef masked = NULL, full = NULL;
+    if (bodies != SIMD_BODIES_FULL) {
+        if (emit_body(e, false)) return e->status;
+        masked = e->body;
+    }
+    if (bodies != SIMD_BODIES_MASKED) {
         simd_counters once = e->info->counters;
-        reset_body(e);
+        if (masked) reset_body(e);
         if (emit_body(e, true)) return e->status;
         full = e->body;
-        e->info->counters = once;
+        if (masked) e->info->counters = once;
         e->info->counters.full_packet_bodies = 1;
     }
     emit_entry(e, entry_name, masked, full);
@@ -1001,7 +1007,8 @@ static tilec_status emit_bodies(emitter *e, bool specialize, const char *entry_n
 }
 
 tilec_status simd_emit(tilec_context *ctx, const xir_func *f, const simd_analysis *an, const jit_host *host,
-                       uint32_t width, bool specialize, LLVMModuleRef m, const char *entry_name, simd_emit_info *info) {
+                       uint32_t width, simd_bodies bodies, LLVMModuleRef m, const char *entry_name,
+                       simd_emit_info *info) {
     emitter e = {.ctx = ctx, .f = f, .an = an, .host = host, .W = width, .info = info, .m = m};
     e.c = LLVMGetModuleContext(m);
     e.b = LLVMCreateBuilderInContext(e.c);
@@ -1028,7 +1035,7 @@ tilec_status simd_emit(tilec_context *ctx, const xir_func *f, const simd_analysi
         !e.next_linear || !e.region)
         st = tilec_error(ctx, TILEC_E_NOMEM, "SIMD-M02", tilec_no_loc(), "out of memory emitting '%s'", f->name);
     else
-        st = emit_bodies(&e, specialize, entry_name);
+        st = emit_bodies(&e, bodies, entry_name);
     void *tables[] = {e.val, e.facts, e.bufptr, e.entry_bb, e.exit_bb, e.mask, e.edge, e.predicated, e.join, e.next_linear, e.region};
     for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++) tilec_free(ctx, tables[k]);
     LLVMDisposeBuilder(e.b);

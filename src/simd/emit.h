@@ -14,11 +14,18 @@ typedef struct {
     size_t n_sleef;
 } simd_emit_info;
 
-/* Emits the packet entry `entry_name` (and internal packet bodies: one with
- * a dynamic tail mask, and with `specialize` one for complete packets) for
- * `f` into `m`.  On failure appends a SIMD-.. diagnostic and returns its
+/* Which packet bodies the entry calls: one with the dynamic tail mask for
+ * every packet; that one for a ragged tail and an all-active one for
+ * complete packets (full-packet specialization); or only the all-active one
+ * (whole packets: a packet-local kernel, whose every packet is one whole
+ * program). */
+typedef enum { SIMD_BODIES_MASKED, SIMD_BODIES_MASKED_AND_FULL, SIMD_BODIES_FULL } simd_bodies;
+
+/* Emits the packet entry `entry_name` and its internal packet bodies for `f`
+ * into `m`.  On failure appends a SIMD-.. diagnostic and returns its
  * status. */
 tilec_status simd_emit(tilec_context *ctx, const xir_func *f, const simd_analysis *an, const jit_host *host,
-                       uint32_t width, bool specialize, LLVMModuleRef m, const char *entry_name, simd_emit_info *info);
+                       uint32_t width, simd_bodies bodies, LLVMModuleRef m, const char *entry_name,
+                       simd_emit_info *info);
 
 #endif

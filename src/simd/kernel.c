@@ -75,7 +75,12 @@ tilec_status simd_compile(tilec_context *ctx, const xir_func *f, const simd_opti
     }
     LLVMContextRef c = jit_begin(&k->jit);
     LLVMModuleRef m = LLVMModuleCreateWithNameInContext(f->name, c);
-    st = simd_emit(ctx, f, &an, &host, w, o.full_packet_specialization, m, "tilec_entry", &info);
+    /* A packet-local kernel's packet is one whole program (dispatch_size is
+     * programs × W), so specializing it needs no masked body at all. */
+    simd_bodies bodies = !o.full_packet_specialization || w == 1 ? SIMD_BODIES_MASKED
+                         : o.required_packet_width                 ? SIMD_BODIES_FULL
+                                                                   : SIMD_BODIES_MASKED_AND_FULL;
+    st = simd_emit(ctx, f, &an, &host, w, bodies, m, "tilec_entry", &info);
     simd_analysis_free(&an);
     double t1 = now_ms();
     if (!st) {

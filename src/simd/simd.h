@@ -8,7 +8,11 @@
  *              fault_record *faults);
  * walks blocks [block_begin, block_end) and, inside each block of B workers,
  * packets of W lanes; lanes whose dispatch id (block·B + worker) is
- * ≥ dispatch_size are inactive (their memory effects do not happen).  The
+ * ≥ dispatch_size are inactive (their memory effects do not happen) —
+ * except in a packet-local kernel (required_packet_width) with full-packet
+ * specialization, whose every packet with a first lane below dispatch_size
+ * runs all W lanes: the packet is one whole program (its dispatch_size is
+ * programs × W, so every packet is complete anyway).  The
  * entry never checks buffer sizes: the caller (the runtime's dispatch) does.
  * `workspace` must point to simd_kernel_workspace_bytes(k) bytes, 64-byte
  * aligned, private to the calling thread (NULL when that is 0): private
@@ -40,7 +44,8 @@ typedef struct {
     bool capture_asm;  /* keep the host assembly text (simd_kernel_asm) */
     /* Emit the body a second time for complete packets (constant all-true
      * mask) and call it for every packet but a dispatch's ragged tail (on
-     * by default; no effect at W = 1). */
+     * by default; no effect at W = 1).  A packet-local kernel gets only the
+     * all-active body: each of its packets is one whole program. */
     bool full_packet_specialization;
     /* 0: the kernel runs at any width; else the only width it was lowered
      * for (a packet-local kernel: lower_result.required_packet_width), and

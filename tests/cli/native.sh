@@ -22,12 +22,16 @@ expect 0 "$TILEC" run "$SRC/examples/gemm.tir" --check --tiles 2,5 --width 8 &&
   contains "$WORK/out" 'tiles\[2,5\]'
 
 # Full-packet specialization: on by default, --no-full-packets turns it off;
-# both agree with the reference on a ragged dispatch (33 rows: a masked tail).
+# both agree with the reference on a ragged dispatch (33 rows, one per lane:
+# a masked tail) and packet-local (every packet one whole row: only the
+# all-active body).
 for threads in 1 2; do
-  expect 0 "$TILEC" run "$SRC/examples/softmax.tir" -D R=33 --check --width 16 --threads "$threads" &&
-    contains "$WORK/out" 'full_packet_bodies=1;'
-  expect 0 "$TILEC" run "$SRC/examples/softmax.tir" -D R=33 --check --width 16 --threads "$threads" --no-full-packets &&
-    contains "$WORK/out" 'full_packet_bodies=0;'
+  for local in 1 16; do
+    expect 0 "$TILEC" run "$SRC/examples/softmax.tir" -D R=33 --check --width 16 --threads "$threads" --local-lanes "$local" &&
+      contains "$WORK/out" 'full_packet_bodies=1;'
+    expect 0 "$TILEC" run "$SRC/examples/softmax.tir" -D R=33 --check --width 16 --threads "$threads" --local-lanes "$local" --no-full-packets &&
+      contains "$WORK/out" 'full_packet_bodies=0;'
+  done
 done
 
 # Packet-local rows (--local-lanes W): one program per packet, ragged row

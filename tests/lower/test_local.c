@@ -329,9 +329,12 @@ static void test_matrix_realization(void) {
         simd_options so = simd_options_default();
         so.width = 16;
         so.required_packet_width = r.required_packet_width;
+        so.capture_ir = true;
         simd_kernel *k = NULL;
         if (simd_compile(ctx, r.kernel, &so, &k) == TILEC_OK) {
             const simd_counters *n = simd_kernel_counters(k);
+            /* every packet is one whole program: no masked tail body */
+            CHECK(n->full_packet_bodies == 1 && simd_kernel_ir(k) && !strstr(simd_kernel_ir(k), "tail_packet"));
             CHECK_MSG(n->contiguous_loads > 0 && n->broadcast_loads > 0 && n->contiguous_stores > 0,
                       "gemm atom: %llu contiguous loads, %llu broadcasts, %llu contiguous stores",
                       (unsigned long long)n->contiguous_loads, (unsigned long long)n->broadcast_loads,
