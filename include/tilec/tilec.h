@@ -85,7 +85,7 @@ typedef struct {
     bool check_bounds; /* check every scalar access, extract and bounds=assume subtile at run time, also
                           those proven in range (a debugging mode; false: only unproven ones) */
     bool fused_mma;    /* true (default): each float mma step is one fma (a·b + acc rounded once);
-                          false: a separate multiply and add, the reference's order bit for bit */
+                          false: a separate multiply and add, each rounded (docs/lowering.md "MMA") */
     /* ---- backend options ---- */
     uint32_t width;                  /* 0: TILEC_SIMD_WIDTH, else the host's; else 1/2/4/8/16 */
     tilec_runtime *runtime;          /* borrowed; NULL: the kernel owns one with `threads` workers */

@@ -47,8 +47,8 @@ enum {
     "  --max-unrolled N  largest tile kept as unrolled SSA values (default 64)\n" \
     "  --check-bounds    check every scalar access, extract and bounds=assume subtile at\n" \
     "                    run time, also those proven in range (default: unproven ones)\n" \
-    "  --separate-mma    round each float mma step's product and sum separately (the\n" \
-    "                    reference's order, bit for bit) instead of one fma per step\n" CLI_PLANNING_HELP
+    "  --separate-mma    round each float mma step's product and sum separately\n" \
+    "                    instead of once (one fma per step, the default)\n" CLI_PLANNING_HELP
 
 void cli_lowering_init(cli_lowering *l);
 /* Handles one lowering option (id from CLI_LOWERING_OPTIONS); prints a usage

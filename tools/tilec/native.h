@@ -31,8 +31,8 @@ enum { OPT_NATIVE_THREADS = 140, OPT_NATIVE_NO_FULL_PACKETS };
     "                    planner constraints and settings, as for `tilec plan`\n" \
     "  --check-bounds    check every scalar access, extract and bounds=assume subtile at\n" \
     "                    run time, also those proven in range (default: unproven ones)\n" \
-    "  --separate-mma    round each float mma step's product and sum separately (the\n" \
-    "                    reference's order, bit for bit) instead of one fma per step\n"
+    "  --separate-mma    round each float mma step's product and sum separately\n" \
+    "                    instead of once (one fma per step, the default)\n"
 
 typedef struct {
     cli_lowering lowering; /* --width and the planner constraints and settings */
