@@ -28,12 +28,15 @@ static void describe_plan(const plan_result *p, strbuf *s) {
 #undef X
     strbuf_printf(s,
                   "planned_block=%u; planned_local_lanes=%u; blocks_per_task=%llu; task_count=%llu; "
-                  "active_workers=%llu; cpu_workers=%u; critical_packets=%llu; critical_blocks=%llu; "
+                  "active_workers=%llu; cpu_workers=%u; l1d_bytes=%llu; l2_bytes=%llu; l3_bytes=%llu; "
+                  "reused_load_bytes=%.17g; critical_packets=%llu; critical_blocks=%llu; "
                   "critical_tasks=%llu; load_reduction_fusion=%s; expression_reduction_fusion=%s; "
                   "pointwise_fusion=%s; map_fusion=%s; ",
                   c->candidate.block_size, c->candidate.local_lanes, (unsigned long long)c->work.blocks_per_task,
                   (unsigned long long)c->work.task_count, (unsigned long long)c->work.active_workers,
-                  p->target.worker_count, (unsigned long long)c->work.critical_packets,
+                  p->target.worker_count, (unsigned long long)p->target.l1d_bytes,
+                  (unsigned long long)p->target.l2_bytes, (unsigned long long)p->target.l3_bytes,
+                  c->work.reused_load_bytes, (unsigned long long)c->work.critical_packets,
                   (unsigned long long)c->work.critical_blocks, (unsigned long long)c->work.critical_tasks,
                   o->fusion.load_reduction ? "requested-unrealized" : "off",
                   o->fusion.expression_reduction ? "requested-unrealized" : "off",

@@ -333,7 +333,8 @@ static tilec_status consider(solver *s, const plan_candidate *c, size_t l, const
                       (unsigned long long)a->resources.snapshot_allocations,
                       (unsigned long long)facts.limits.max_snapshot_bytes_per_worker);
     if (!a->have_work) {
-        tilec_status st = plan_extract_work(&a->repr, map, out->target.packet_width, &out->coefficients, &a->work);
+        tilec_status st =
+            plan_extract_work(&a->repr, map, out->target.packet_width, out->target.l2_bytes, &out->coefficients, &a->work);
         if (st) return st;
         a->have_work = true;
     }

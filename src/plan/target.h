@@ -35,6 +35,10 @@ typedef struct {
     uint32_t packet_width;           /* W: a power of two, 1..1024 */
     uint32_t worker_count;           /* CPU workers (task-grain targets: >= 1; others 0) */
     uint32_t task_chunks_per_worker; /* the legacy grain heuristic (task-grain targets: >= 1) */
+    /* Data cache capacities in bytes as one core sees them (L1d, L2, and the
+     * L3 it shares); 0: unknown.  The cost prior admits a reused panel only
+     * when it fits the L2 (plan_work.reused_load_bytes). */
+    uint64_t l1d_bytes, l2_bytes, l3_bytes;
 } plan_target;
 
 /* One point of the search space. */
@@ -65,8 +69,9 @@ typedef struct {
     bool ragged_packets;          /* packets straddle the innermost root digits: view memory doubled */
     /* Bytes of view loads per packet whose origin does not depend on the
      * innermost root digit's axis, so the next program reads the same panel
-     * (seed 002 §5, reuse distance one program).  Not in the score: only
-     * the tie-break between equal scores (plan_choice_before). */
+     * (seed 002 §5, reuse distance one program), counting only panels that
+     * fit the target's L2.  Not in the score: only the tie-break between
+     * equal scores (plan_choice_before). */
     double reused_load_bytes;
     /* filled by the planner */
     uint64_t packet_count; /* Q = ceil(P / W) */
@@ -147,10 +152,21 @@ typedef struct {
     uint32_t packet_width;
     uint32_t worker_count;
     uint32_t task_chunks_per_worker; /* 32 */
+    uint64_t l1d_bytes, l2_bytes, l3_bytes; /* PLAN_DEFAULT_L1D/L2/L3 until set */
     plan_target_info info;
 } plan_thread_pool;
 
+/* The caches of a modeled thread pool (`tilec plan`, tests): the development
+ * host's, so plans do not depend on the machine that prints them. */
+enum { PLAN_DEFAULT_L1D = 32 << 10, PLAN_DEFAULT_L2 = 1 << 20, PLAN_DEFAULT_L3 = 32 << 20 };
+
 void plan_thread_pool_init(plan_thread_pool *tp, uint32_t packet_width, uint32_t worker_count);
+
+/* Reads the data caches cpu0 sees from sysfs (`dir` is normally
+ * /sys/devices/system/cpu/cpu0/cache: indexN/level, type, size): L1 Data,
+ * L2 and L3 Unified (or Data).  Levels it cannot read are left as they are;
+ * returns whether it read all three. */
+bool plan_read_host_caches(const char *dir, uint64_t *l1d_bytes, uint64_t *l2_bytes, uint64_t *l3_bytes);
 
 enum { PLAN_THREAD_POOL_WORKSPACE = 16u << 20 };
 

@@ -64,6 +64,7 @@ typedef struct {
     uint64_t *roots;                        /* by value id: root axes the value may depend on (bits) */
     uint32_t inner;                         /* the innermost root digit's axis; 64: none */
     uint32_t packet_width;
+    uint64_t reuse_capacity;                /* the L2: larger panels earn no reuse; 0 unknown: none do */
     double reused;                          /* bytes of loads the next program reads again */
 } walker;
 
@@ -189,10 +190,13 @@ static void view_access(walker *w, const tir_op *op, double times) {
     for (uint32_t a = 0; a < view->rank; a++) roots |= w->roots[op->operands[1 + a]->value->id];
     if (op->kind != TIR_OP_VIEW_LOAD || w->inner >= 64 || (roots >> w->inner & 1)) return;
     /* bytes a packet requests: every lane's element, packet-local one per
-     * access unless the access is split over the lanes along D */
+     * access unless the access is split over the lanes along D.  The panel
+     * is reused only if it can stay in the L2 until the next program (seed
+     * 002 §5: D <= capacity; the panel itself bounds D from below). */
     const plan_local *local = w->r->options.local;
     bool split = !local || (op->domain && plan_local_has_axis(local, op->domain));
-    w->reused += times * (split ? (double)w->packet_width : 1) * (double)tir_scalar_size(tir_value_elem(op->operands[0]->value));
+    double bytes = times * (split ? (double)w->packet_width : 1) * (double)tir_scalar_size(tir_value_elem(op->operands[0]->value));
+    if (bytes <= (double)w->reuse_capacity) w->reused += bytes;
 }
 
 /* ---- ops ---- */
@@ -404,9 +408,9 @@ static bool packets_uniform(const plan_root_map *map, uint32_t packet_width) {
 }
 
 tilec_status plan_extract_work(const plan_repr *repr, const plan_root_map *map, uint32_t packet_width,
-                               const plan_cost_coefficients *c, plan_work *out) {
+                               uint64_t reuse_capacity, const plan_cost_coefficients *c, plan_work *out) {
     walker w = {.r = repr, .inner = map->digit_count ? map->digits[map->digit_count - 1].axis : 64,
-                .packet_width = packet_width};
+                .packet_width = packet_width, .reuse_capacity = reuse_capacity};
     w.slopes = tilec_alloc(repr->ctx, sizeof *w.slopes * (repr->value_count ? repr->value_count : 1));
     w.offset = tilec_alloc(repr->ctx, sizeof *w.offset * MAX_VARYING);
     w.roots = tilec_alloc(repr->ctx, sizeof *w.roots * (repr->value_count ? repr->value_count : 1));

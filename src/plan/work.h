@@ -22,9 +22,11 @@
 #include "plan/root_map.h"
 #include "plan/target.h"
 
-/* Fills the work fields of `out` (arithmetic … ragged_packets); the count
- * and schedule fields are left alone.  TILEC_E_NOMEM on allocation failure. */
+/* Fills the work fields of `out` (arithmetic … reused_load_bytes); the count
+ * and schedule fields are left alone.  `reuse_capacity` (the target's L2
+ * bytes; 0 unknown) bounds the panels that count as reused.
+ * TILEC_E_NOMEM on allocation failure. */
 tilec_status plan_extract_work(const plan_repr *repr, const plan_root_map *map, uint32_t packet_width,
-                               const plan_cost_coefficients *coefficients, plan_work *out);
+                               uint64_t reuse_capacity, const plan_cost_coefficients *coefficients, plan_work *out);
 
 #endif

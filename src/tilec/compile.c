@@ -139,6 +139,8 @@ tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_co
 
     plan_thread_pool target;
     plan_thread_pool_init(&target, width, tilec_runtime_workers(k->runtime));
+    /* the host's caches where sysfs has them (else the modeled defaults) */
+    plan_read_host_caches("/sys/devices/system/cpu/cpu0/cache", &target.l1d_bytes, &target.l2_bytes, &target.l3_bytes);
     plan_options po = planner_options(&o);
     plan_result plan;
     memset(&plan, 0, sizeof plan);

@@ -88,8 +88,9 @@ typedef struct {
 
 static plan_target mock_target_hook(const plan_target_info *self) {
     const mock_target *m = self->user;
-    return (plan_target){m->pool.packet_width, m->task_grain ? m->pool.worker_count : 0,
-                         m->task_grain ? m->pool.task_chunks_per_worker : 0};
+    return (plan_target){.packet_width = m->pool.packet_width,
+                         .worker_count = m->task_grain ? m->pool.worker_count : 0,
+                         .task_chunks_per_worker = m->task_grain ? m->pool.task_chunks_per_worker : 0};
 }
 
 static const uint32_t *mock_block_sizes(const plan_target_info *self, size_t *count) {

@@ -118,7 +118,8 @@ static void test_deterministic_ties(void) {
 /* Equal scores break toward adjacent panel reuse: packet-local gemm prices
  * both root orders alike, but with gm innermost (order [1,0]) the next
  * program reads the same K × 32 B panel (K·32·4 bytes per packet), with gn
- * innermost only the same 8 × K A block (8·K·4): [1,0] is chosen. */
+ * innermost only the same 8 × K A block (8·K·4): [1,0] is chosen, unless
+ * the L2 cannot hold the B panel. */
 static void test_reuse_ties(void) {
     tir_define d[] = {{"M", 256}, {"N", 256}, {"K", 256}, {"BM", 8}, {"BN", 32}, {"BK", 8}};
     tir_module *m = parse_example(ctx, "gemm", d, 6);
@@ -136,6 +137,21 @@ static void test_reuse_ties(void) {
         CHECK(a->candidate.order[0] == 0 && a->work.reused_load_bytes == 8.0 * 256 * 4);
         CHECK(b->candidate.order[0] == 1 && b->work.reused_load_bytes == 256.0 * 32 * 4);
         CHECK(plan_selected(&r) == b && is_minimum(&r));
+    }
+    plan_result_free(&r);
+    /* An L2 of 16 KiB holds the 8 KiB A block but not the 32 KiB B panel:
+     * only [0,1] earns reuse; an unknown L2 (0) admits none. */
+    pool.l2_bytes = 16 << 10;
+    if (plan_ok(tir_module_func(m, 0), &o, &pool.info, &r)) {
+        CHECK(r.candidates.data[0].work.reused_load_bytes == 8.0 * 256 * 4);
+        CHECK(r.candidates.data[1].work.reused_load_bytes == 0);
+        CHECK(plan_selected(&r) == &r.candidates.data[0]);
+    }
+    plan_result_free(&r);
+    pool.l2_bytes = 0;
+    if (plan_ok(tir_module_func(m, 0), &o, &pool.info, &r)) {
+        CHECK(r.candidates.data[0].work.reused_load_bytes == 0 && r.candidates.data[1].work.reused_load_bytes == 0);
+        CHECK(plan_selected(&r) == &r.candidates.data[0]);
     }
     plan_result_free(&r);
     tir_module_destroy(m);

@@ -283,9 +283,12 @@ static void print_json(FILE *out, const plan_result *p, const plan_choice **rank
     json_string(out, p->kernel);
     fprintf(out, ",\n  \"ok\": %s,\n  \"target\": {\"name\": ", p->ok ? "true" : "false");
     json_string(out, p->target_name);
-    fprintf(out, ", \"packet_width\": %u, \"worker_count\": %u, \"task_chunks_per_worker\": %u, \"task_grain\": %s},\n",
+    fprintf(out,
+            ", \"packet_width\": %u, \"worker_count\": %u, \"task_chunks_per_worker\": %u, \"task_grain\": %s, "
+            "\"l1d_bytes\": %llu, \"l2_bytes\": %llu, \"l3_bytes\": %llu},\n",
             p->target.packet_width, p->target.worker_count, p->target.task_chunks_per_worker,
-            p->task_grain ? "true" : "false");
+            p->task_grain ? "true" : "false", (unsigned long long)p->target.l1d_bytes,
+            (unsigned long long)p->target.l2_bytes, (unsigned long long)p->target.l3_bytes);
     fprintf(out, "  \"options\": {\"block_size\": %u, \"root_axis_order\": ", o->block_size);
     json_u32_array(out, o->root_axis_order, o->root_axis_order_len);
     fputs(", \"root_axis_tiles\": ", out);
