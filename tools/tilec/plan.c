@@ -134,18 +134,19 @@ static void text_rejections(FILE *out, const plan_result *p) {
 static void text_ranking(FILE *out, const plan_result *p, const plan_choice **rank) {
     fprintf(out, "ranked candidates (%zu, by score; ties by reused load bytes, then enumeration order):\n",
             p->candidates.len);
-    fprintf(out, "  %4s %5s %-10s %5s %5s %5s %12s %12s %10s %10s %8s %10s %12s\n", "rank", "#", "order", "block",
-            "local", "grain", "arithmetic", "memory", "dispatch", "imbalance", "task", "activation", "score");
+    fprintf(out, "  %4s %5s %-10s %5s %5s %5s %12s %12s %10s %10s %8s %10s %12s %12s\n", "rank", "#", "order", "block",
+            "local", "grain", "arithmetic", "memory", "dispatch", "imbalance", "task", "activation", "score", "reused");
     for (size_t i = 0; i < p->candidates.len; i++) {
         const plan_choice *c = rank[i];
         char order[64] = "[";
         for (uint32_t t = 0; t < c->candidate.rank && strlen(order) < 50; t++)
             snprintf(order + strlen(order), sizeof order - strlen(order), "%s%u", t ? "," : "", c->candidate.order[t]);
         strcat(order, "]");
-        fprintf(out, "  %4zu %5u %-10s %5u %5u %5llu %12.1f %12.1f %10.1f %10.1f %8.1f %10.1f %12.1f%s\n", i + 1,
+        fprintf(out, "  %4zu %5u %-10s %5u %5u %5llu %12.1f %12.1f %10.1f %10.1f %8.1f %10.1f %12.1f %12.0f%s\n", i + 1,
                 c->candidate.index, order, c->candidate.block_size, c->candidate.local_lanes,
                 (unsigned long long)c->work.blocks_per_task, c->cost.arithmetic, c->cost.memory, c->cost.dispatch,
-                c->cost.imbalance, c->cost.task, c->cost.activation, c->cost.score, i == 0 ? "  <- chosen" : "");
+                c->cost.imbalance, c->cost.task, c->cost.activation, c->cost.score, c->work.reused_load_bytes,
+                i == 0 ? "  <- chosen" : "");
     }
 }
 
