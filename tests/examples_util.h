@@ -2,7 +2,7 @@
  * and parsing a bundled example (examples/NAME.tir, with shape defines),
  * visiting every source file (*.tir, *.xir) of a directory in name order, the
  * allocation-failure sweep the OOM tests run over each example, and kernel
- * texts that several tests use.  Every helper reports what went wrong
+ * texts that several tests use (tests/kernels/NAME.tir, or inline).  Every helper reports what went wrong
  * through a failed CHECK and returns NULL / false / a count; none aborts. */
 #ifndef TILEC_TEST_EXAMPLES_UTIL_H
 #define TILEC_TEST_EXAMPLES_UTIL_H
@@ -15,15 +15,19 @@
 #include <dirent.h>
 #include <stdlib.h>
 
-/* The text of examples/NAME.tir (malloc'd), or NULL after a failed CHECK. */
-static inline char *read_example(const char *name) {
+/* The text of DIR/NAME.tir under the source tree (malloc'd), or NULL after
+ * a failed CHECK. */
+static inline char *read_tir(const char *dir, const char *name) {
     char path[512];
-    snprintf(path, sizeof path, "%s/examples/%s.tir", TILEC_SOURCE_DIR, name);
+    snprintf(path, sizeof path, "%s/%s/%s.tir", TILEC_SOURCE_DIR, dir, name);
     size_t n;
     char *text = read_file(path, &n);
     CHECK_MSG(text != NULL, "cannot read %s", path);
     return text;
 }
+
+/* The text of examples/NAME.tir (malloc'd), or NULL after a failed CHECK. */
+static inline char *read_example(const char *name) { return read_tir("examples", name); }
 
 /* Parses and verifies; NULL (after a failed CHECK, diagnostics printed and
  * cleared) on error. */
@@ -46,6 +50,15 @@ static inline tir_module *parse_example(tilec_context *ctx, const char *name, co
                                         size_t n_defines) {
     char *text = read_example(name);
     tir_module *m = text ? parse_verified(ctx, text, defines, n_defines) : NULL;
+    free(text);
+    return m;
+}
+
+/* tests/kernels/NAME.tir (the kernels the CLI tests use too), parsed and
+ * verified (NULL on error). */
+static inline tir_module *parse_test_kernel(tilec_context *ctx, const char *name) {
+    char *text = read_tir("tests/kernels", name);
+    tir_module *m = text ? parse_verified(ctx, text, NULL, 0) : NULL;
     free(text);
     return m;
 }

@@ -157,37 +157,6 @@ static void expect_refusal(const char *label, tir_module *m, plan_local_refusal 
     tir_module_destroy(m);
 }
 
-static const char serial_text[] =
-    "kernel @k<R=4, N=8>(%X: const view<f32>[X.0=R, X.1=N], %Y: view<f32>[Y.0=R, Y.1=N]) {\n"
-    "  parallel (%r: r=R) {\n"
-    "    %c0 = const index 0\n"
-    "    %x = load %X[%r, %c0] tile [m=1, n=N]\n"
-    "    %z = const f32 0.0\n"
-    "    %s = serial (%i: n=N) iter(%a = %z) -> (f32) {\n"
-    "      %v = extract %x[%c0, %i]\n"
-    "      %b = add %a, %v\n"
-    "      yield %b\n"
-    "    }\n"
-    "    %y = add %x, %s\n"
-    "    store %Y[%r, %c0] tile [m=1, n=N], %y\n"
-    "  }\n"
-    "}\n";
-
-/* The stored row n is D (the innermost axis of the first store); the mma
- * folds over it, which would need the lanes' partial sums combined. */
-static const char contract_text[] =
-    "kernel @k<R=4, N=8>(%X: const view<f32>[X.0=R, X.1=N], %Y: view<f32>[Y.0=R, Y.1=N], %Z: view<f32>[Z.0=R, Z.1=1]) {\n"
-    "  parallel (%r: r=R) {\n"
-    "    %c0 = const index 0\n"
-    "    %x = load %X[%r, %c0] tile [m=1, n=N]\n"
-    "    store %Y[%r, %c0] tile [m=1, n=N], %x\n"
-    "    %w = load %X[%r, %c0] tile [n=N, k=1]\n"
-    "    %z = const tile<f32>[m=1, k=1] 0.0\n"
-    "    %d = mma %x, %w, %z\n"
-    "    store %Z[%r, %c0] tile [m=1, k=1], %d\n"
-    "  }\n"
-    "}\n";
-
 static const char two_axis_reduce_text[] =
     "kernel @k<R=4, N=8>(%X: const view<f32>[X.0=R, X.1=2, X.2=N], %Y: view<f32>[Y.0=R, Y.1=2, Y.2=N],\n"
     "                    %Z: view<f32>[Z.0=R]) {\n"
@@ -252,13 +221,13 @@ static const char root_on_row_text[] =
     "}\n";
 
 static void test_refusals(void) {
-    expect_refusal("contracted row", parse_kernel(contract_text, NULL, 0), PLAN_LOCAL_REFUSE_MMA,
+    expect_refusal("contracted row", parse_test_kernel(ctx, "row_dot"), PLAN_LOCAL_REFUSE_MMA,
                    "mma op #6 contracts the distributed axis 'n'");
     expect_refusal("reduce over two axes", parse_kernel(two_axis_reduce_text, NULL, 0), PLAN_LOCAL_REFUSE_REDUCE_AXES,
                    "reduce op #6 over 'n' and 'm'");
     expect_refusal("two row extents", parse_kernel(two_extents_text, NULL, 0), PLAN_LOCAL_REFUSE_AXES,
                    "'load' op #3 has axis 'n'=4 besides 'n'=8");
-    expect_refusal("serial over n", parse_kernel(serial_text, NULL, 0), PLAN_LOCAL_REFUSE_ORDERED,
+    expect_refusal("serial over n", parse_test_kernel(ctx, "row_prefix"), PLAN_LOCAL_REFUSE_ORDERED,
                    "'serial' op #4 walks the distributed axis 'n' in order");
     expect_refusal("shifted extract", parse_kernel(shifted_text, NULL, 0), PLAN_LOCAL_REFUSE_EXTRACT,
                    "not the coordinate of the enclosing map or reduce");

@@ -319,23 +319,6 @@ static const char row_text[] =
     "}\n";
 
 
-/* A prefix sum along the stored row: a serial loop over D. */
-static const char ordered_row_text[] =
-    "kernel @k<R=4, N=8>(%X: const view<f32>[X.0=R, X.1=N], %Y: view<f32>[Y.0=R, Y.1=N]) {\n"
-    "  parallel (%r: r=R) {\n"
-    "    %c0 = const index 0\n"
-    "    %x = load %X[%r, %c0] tile [m=1, n=N]\n"
-    "    %z = const f32 0.0\n"
-    "    %s = serial (%i: n=N) iter(%a = %z) -> (f32) {\n"
-    "      %v = extract %x[%c0, %i]\n"
-    "      %b = add %a, %v\n"
-    "      yield %b\n"
-    "    }\n"
-    "    %y = add %x, %s\n"
-    "    store %Y[%r, %c0] tile [m=1, n=N], %y\n"
-    "  }\n"
-    "}\n";
-
 static void test_local_lanes(void) {
     static const uint32_t lanes[] = {2, 4, 8, 16};
     for (size_t li = 0; li < 4; li++) {
@@ -390,7 +373,7 @@ static void test_local_lanes(void) {
     /* A running sum along the row walks D in order: a forced W fails with
      * the reason, the search rejects its W candidates with it and keeps one
      * program per lane. */
-    tir_module *g = parse_kernel(ordered_row_text, NULL, 0);
+    tir_module *g = parse_test_kernel(ctx, "row_prefix");
     if (!g) return;
     plan_thread_pool pool;
     plan_thread_pool_init(&pool, 8, 8);

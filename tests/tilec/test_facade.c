@@ -299,20 +299,7 @@ static void test_local_lanes(void) {
     /* A row dot product folds the stored row n itself: splitting it would
      * need the lanes' partial sums combined, so a forced local width names
      * the mma. */
-    static const char dot_text[] =
-        "kernel @dot<R=4, N=8>(%X: const view<f32>[X.0=R, X.1=N], %Y: view<f32>[Y.0=R, Y.1=N],\n"
-        "                      %Z: view<f32>[Z.0=R, Z.1=1]) {\n"
-        "  parallel (%r: r=R) {\n"
-        "    %c0 = const index 0\n"
-        "    %x = load %X[%r, %c0] tile [m=1, n=N]\n"
-        "    store %Y[%r, %c0] tile [m=1, n=N], %x\n"
-        "    %w = load %X[%r, %c0] tile [n=N, k=1]\n"
-        "    %z = const tile<f32>[m=1, k=1] 0.0\n"
-        "    %d = mma %x, %w, %z\n"
-        "    store %Z[%r, %c0] tile [m=1, k=1], %d\n"
-        "  }\n"
-        "}\n";
-    tir_module *g = parse_verified(ctx, dot_text, NULL, 0);
+    tir_module *g = parse_test_kernel(ctx, "row_dot");
     if (!g) return;
     tilec_compile_options o = tilec_compile_options_default();
     o.width = 8;
