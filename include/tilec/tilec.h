@@ -66,6 +66,10 @@ typedef struct {
     double worker_activation; /* once when more than one worker runs (8000, about 1 µs) */
 } tilec_cost_coefficients;
 
+/* Panel packing (docs/lowering.md "Packed panels"): auto (the planner's
+ * rule), on (whenever a load qualifies), off. */
+typedef enum { TILEC_PACK_AUTO = 0, TILEC_PACK_ON, TILEC_PACK_OFF } tilec_pack;
+
 typedef struct {
     /* ---- planner options (constraints, not hints; arrays borrowed during the call) ---- */
     uint32_t block_size;             /* 0: search the thread pool's proposals; else exact */
@@ -86,6 +90,8 @@ typedef struct {
                           those proven in range (a debugging mode; false: only unproven ones) */
     bool fused_mma;    /* true (default): each float mma step is one fma (a·b + acc rounded once);
                           false: a separate multiply and add, each rounded (docs/lowering.md "MMA") */
+    tilec_pack pack;   /* copy a reused strided operand into contiguous panels before each dispatch
+                          (auto: when each tile is read by >= 4 programs and the panels exceed the L2) */
     /* ---- backend options ---- */
     uint32_t width;                  /* 0: TILEC_SIMD_WIDTH, else the host's; else 1/2/4/8/16 */
     tilec_runtime *runtime;          /* borrowed; NULL: the kernel owns one with `threads` workers */

@@ -86,8 +86,22 @@ static void lower_root(lowerer *lw, const tir_op *root, const plan_root_map *map
     lower_block(lw, root->body, NULL);
 }
 
-/* Module, kernel, one buffer argument per view parameter, then the root
- * block's values and the root program. */
+static tir_scalar packed_elem(const plan_pack *p) { return tir_value_elem(p->load->operands[0]->value); }
+
+/* "<parameter>_packed" */
+static const char *packed_name(lowerer *lw) {
+    const char *view = lw->opt->pack->load->operands[0]->value->name;
+    size_t n = strlen(view);
+    char *s = arena_alloc(&lw->arena, n + sizeof "_packed");
+    if (s) {
+        memcpy(s, view, n);
+        memcpy(s + n, "_packed", sizeof "_packed");
+    }
+    return s ? s : "packed";
+}
+
+/* Module, kernel, one buffer argument per view parameter (and the packed
+ * panels), then the root block's values and the root program. */
 static void emit(lowerer *lw, const plan_root_map *map) {
     const tir_block *body = lw->tf->body;
     if (!(lw->m = xir_module_create(lw->ctx))) {
@@ -104,6 +118,7 @@ static void emit(lowerer *lw, const plan_root_map *map) {
         const tir_value *p = body->args[i];
         lw->buffers[i] = xir_func_add_buffer(lw->f, p->name, p->type->elem);
     }
+    if (lw->opt->pack) lw->packed = xir_func_add_buffer(lw->f, packed_name(lw), packed_elem(lw->opt->pack));
     lw->entry = xir_block_new(lw->f, "entry");
     xir_block *code = xir_block_new(lw->f, "body");
     if (!lw_ok(lw)) return;
@@ -175,12 +190,14 @@ static void describe(lowerer *lw, const plan_root_map *map, lower_result *out) {
                   "; dispatch_size=%u; required_packet_width=%u; static_snapshot_bytes_per_worker=%llu; "
                   "static_snapshot_allocations=%llu; snapshot_budget=%llu; max_unrolled_tile_elements=%u; "
                   "max_unrolled_region_work=%llu; unordered_reduction_partitions=%u; max_recipe_depth=%u; "
-                  "mma_steps=%s; ",
+                  "mma_steps=%s; packed_operand=%s; packed_bytes=%llu; ",
                   out->dispatch_size, out->required_packet_width,
                   (unsigned long long)out->resources.snapshot_bytes_per_worker,
                   (unsigned long long)out->resources.snapshot_allocations, (unsigned long long)lw->opt->max_local_bytes,
                   lw->opt->max_unrolled_tile_elements, (unsigned long long)lw->opt->max_unrolled_region_work,
-                  lw->opt->reduction_partitions, lw->opt->max_recipe_depth, lw->opt->fused_mma ? "fused" : "separate");
+                  lw->opt->reduction_partitions, lw->opt->max_recipe_depth, lw->opt->fused_mma ? "fused" : "separate",
+                  lw->opt->pack ? lw->opt->pack->load->operands[0]->value->name : "none",
+                  (unsigned long long)(lw->opt->pack ? lw->opt->pack->bytes : 0));
 #define X(name) strbuf_printf(&s, #name "=%llu; ", (unsigned long long)out->counters.name);
     LOWER_COUNTERS(X)
 #undef X
@@ -191,8 +208,10 @@ static void describe(lowerer *lw, const plan_root_map *map, lower_result *out) {
 
 static void fill_result(lowerer *lw, const plan_root_map *map, const plan_resources *res, lower_result *out) {
     const tir_block *body = lw->tf->body;
-    out->arg_count = body->arg_count;
-    out->args = arena_alloc(&lw->m->arena, sizeof *out->args * (body->arg_count ? body->arg_count : 1));
+    const plan_pack *pack = lw->opt->pack;
+    out->packed = pack != NULL;
+    out->arg_count = body->arg_count + out->packed;
+    out->args = arena_alloc(&lw->m->arena, sizeof *out->args * (out->arg_count ? out->arg_count : 1));
     if (!out->args) {
         lw_fail(lw, TILEC_E_NOMEM, "LOWER-M01", "out of memory describing the arguments");
         return;
@@ -204,6 +223,9 @@ static void fill_result(lowerer *lw, const plan_root_map *map, const plan_resour
         out->args[i] = (lower_arg){p->name, p->type->elem, volume * tir_scalar_size(p->type->elem), 0};
     }
     collect_usage(body, out->args);
+    if (pack)
+        out->args[body->arg_count] = (lower_arg){lw->packed->name, packed_elem(pack),
+                                                 pack->bytes, LOWER_USAGE_READ};
     if (lw->sites.len) {
         tir_fault_site *sites = arena_alloc(&lw->m->arena, sizeof *sites * lw->sites.len);
         if (!sites) {

@@ -12,6 +12,7 @@
 #ifndef TILEC_LOWER_LOWER_H
 #define TILEC_LOWER_LOWER_H
 
+#include "plan/pack.h"
 #include "plan/resources.h"
 #include "tir/fault.h"
 #include "xir/xir.h"
@@ -37,6 +38,9 @@ typedef struct {
     /* Float mma steps as one fma each (true, the default) or a separate
      * multiply and add (docs/lowering.md "MMA"). */
     bool fused_mma;
+    /* Reads this load's tiles from packed panels, a buffer argument after the
+     * parameters (NULL: none; plan/pack.h, docs/lowering.md "Packed panels"). */
+    const plan_pack *pack;
 } lower_options;
 
 lower_options lower_options_default(void);
@@ -55,7 +59,7 @@ typedef struct {
     X(guards_removed) X(guards_kept) X(indexable_snapshots) X(deferred_expressions) X(runtime_traversals) \
     X(unrolled_maps) X(runtime_maps) X(ordered_loops) X(phi_carries) X(buffered_carries) X(partial_reductions) \
     X(packet_reductions) X(bounds_checks) X(bounds_checks_removed) \
-    X(rolled_mmas) X(xir_instructions)
+    X(rolled_mmas) X(packed_loads) X(xir_instructions)
 
 typedef struct {
 #define X(name) uint64_t name;
@@ -65,9 +69,10 @@ typedef struct {
 
 typedef struct {
     xir_module *module; /* owned */
-    xir_func *kernel;   /* in module: buffer args in TileIR parameter order */
+    xir_func *kernel;   /* in module: buffer args in TileIR parameter order, then the packed panels */
     lower_arg *args;    /* [arg_count], owned by the module */
-    size_t arg_count;
+    size_t arg_count;   /* the parameters, plus one with options.pack (the last) */
+    bool packed;        /* options.pack: the last argument is the packed panels */
     uint32_t dispatch_size;         /* root parallel volume × local_lanes */
     uint32_t block_size;            /* B (also kernel->block_size) */
     uint32_t packet_width;          /* W the plan was made for */

@@ -19,6 +19,7 @@ typedef struct {
     xir_value *buffer;
     const tir_space *view;
     xir_value *origin[PLAN_MAX_RANK];
+    uint64_t stride[PLAN_MAX_RANK]; /* element stride of each axis in the buffer */
     bool guard_axis[PLAN_MAX_RANK]; /* the axis needs a guard */
     xir_value **cache[PLAN_MAX_RANK]; /* unrolled: per (axis, coordinate) guard */
     xir_value *base;                /* u64 Σ origin·stride */
@@ -46,8 +47,36 @@ static xir_value *both(lowerer *lw, xir_value *x, xir_value *y) {
     return x && y ? lw_arith(lw, XIR_OP_AND, x, y, NULL) : x ? x : y;
 }
 
+/* The packed load (plan/pack.h): tile `inst` of the packed panels, inst
+ * the linear index of the region coordinates its origin uses, its axes at
+ * the storage order's strides.  In bounds by construction (each coordinate
+ * is inside its region's extent), so nothing is guarded or checked. */
+static bool prepare_packed(lowerer *lw, access *acc, const tir_op *op) {
+    const plan_pack *p = lw->opt->pack;
+    acc->op = op;
+    acc->view = op->operands[0]->value->type->space;
+    acc->buffer = lw->packed;
+    xir_value *inst = lw_i64(lw, 0);
+    for (uint32_t i = 0; i < p->coord_count; i++) {
+        lv *rec = lw_lookup(lw, p->coords[i]);
+        if (!rec) return false;
+        inst = lw_arith(lw, XIR_OP_ADD, lw_arith(lw, XIR_OP_MUL, inst, lw_i64(lw, (int64_t)p->extents[i]), NULL),
+                        lw_to_i64(lw, rec->value, tir_value_elem(p->coords[i])), NULL);
+    }
+    for (uint32_t a = 0; a < acc->view->rank; a++) {
+        acc->stride[a] = p->stride[a];
+        acc->guard_axis[a] = false;
+        acc->cache[a] = NULL;
+    }
+    acc->base = lw_cast(lw, lw_arith(lw, XIR_OP_MUL, inst, lw_i64(lw, (int64_t)p->tile_elements), NULL), TIR_U64);
+    acc->in_range = acc->leader = NULL;
+    lw->counters.packed_loads++;
+    return lw_ok(lw);
+}
+
 /* Origins, base address and which axes keep a guard. */
 static bool prepare(lowerer *lw, access *acc, const tir_op *op, bool runtime) {
+    if (lw->opt->pack && op == lw->opt->pack->load) return prepare_packed(lw, acc, op);
     acc->op = op;
     acc->view = op->operands[0]->value->type->space;
     acc->buffer = buffer_of(lw, op->operands[0]->value);
@@ -57,9 +86,9 @@ static bool prepare(lowerer *lw, access *acc, const tir_op *op, bool runtime) {
         lv *rec = lw_lookup(lw, o);
         if (!rec) return false;
         acc->origin[a] = lw_to_i64(lw, rec->value, tir_value_elem(o));
+        acc->stride[a] = view_stride(acc->view, a);
         base = lw_arith(lw, XIR_OP_ADD, base,
-                        lw_arith(lw, XIR_OP_MUL, acc->origin[a], lw_i64(lw, (int64_t)view_stride(acc->view, a)), NULL),
-                        NULL);
+                        lw_arith(lw, XIR_OP_MUL, acc->origin[a], lw_i64(lw, (int64_t)acc->stride[a]), NULL), NULL);
         uint64_t n = op->domain->axes[a].extent;
         acc->guard_axis[a] = op->bounds == TIR_BOUNDS_ZERO && !lw_axis_proven(lw, acc->origin[a], n, acc->view->axes[a].extent);
         if (op->bounds == TIR_BOUNDS_ZERO) {
@@ -89,7 +118,7 @@ static xir_value *element(lowerer *lw, access *acc, xir_value *const *slots, xir
     }
     for (uint32_t a = 0; a < acc->view->rank; a++) {
         offset = lw_arith(lw, XIR_OP_ADD, offset,
-                          lw_arith(lw, XIR_OP_MUL, coords[a], lw_i64(lw, (int64_t)view_stride(acc->view, a)), NULL), NULL);
+                          lw_arith(lw, XIR_OP_MUL, coords[a], lw_i64(lw, (int64_t)acc->stride[a]), NULL), NULL);
         if (!acc->guard_axis[a]) continue;
         xir_value *g;
         int64_t e;

@@ -63,6 +63,7 @@ tilec_status plan_lower(tilec_context *ctx, const tir_func *f, const plan_result
     o.reduction_partitions = plan->options.reduction_partitions;
     o.max_recipe_depth = plan->options.max_recipe_depth;
     o.local_lanes = c->candidate.local_lanes;
+    o.pack = plan->pack.load ? &plan->pack : NULL;
     tilec_status st = lower_kernel(ctx, f, &o, out);
     if (st) return st;
     if (out->resources.snapshot_bytes_per_worker != c->resources.snapshot_bytes_per_worker ||

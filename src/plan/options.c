@@ -60,5 +60,8 @@ tilec_status plan_options_validate(tilec_context *ctx, const plan_options *o) {
         return tilec_error(ctx, TILEC_E_ARG, "PLAN-O03", tilec_no_loc(), "root_axis_order has a length but no array");
     if (o->root_axis_tiles_len && !o->root_axis_tiles)
         return tilec_error(ctx, TILEC_E_ARG, "PLAN-O03", tilec_no_loc(), "root_axis_tiles has a length but no array");
+    if ((unsigned)o->pack > PLAN_PACK_OFF)
+        return tilec_error(ctx, TILEC_E_ARG, "PLAN-O09", tilec_no_loc(), "pack %u is not auto (0), on (1) or off (2)",
+                           (unsigned)o->pack);
     return plan_coefficients_validate(ctx, &o->cost, "the options");
 }

@@ -22,6 +22,12 @@
  * facade's type, so compile options pass through unchanged. */
 typedef tilec_cost_coefficients plan_cost_coefficients;
 
+/* Panel packing (plan/pack.h): the facade's enum. */
+typedef tilec_pack plan_pack_mode;
+#define PLAN_PACK_AUTO TILEC_PACK_AUTO
+#define PLAN_PACK_ON TILEC_PACK_ON
+#define PLAN_PACK_OFF TILEC_PACK_OFF
+
 /* X(field) in report order. */
 #define PLAN_COEFFICIENTS(X) \
     X(arithmetic) X(broadcast_load) X(contiguous_memory) X(gathered_lane) X(block_dispatch) X(task_dispatch) \
@@ -55,6 +61,7 @@ typedef struct {
     bool search_task_grain;              /* also enumerate task grains (task-grain targets only) */
     const plan_cost_policy *cost_policy; /* NULL: the target's policy, else the analytic formula */
     plan_fusion fusion;
+    plan_pack_mode pack;                 /* decided for the selected plan (plan_result.pack) */
 } plan_options;
 
 plan_options plan_options_default(void);

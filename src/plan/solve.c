@@ -426,6 +426,13 @@ static tilec_status select_minimum(solver *s) {
     return TILEC_OK;
 }
 
+/* Packing is decided once, for the selected plan (plan/pack.h). */
+static void decide_packing(solver *s) {
+    const plan_candidate *c = &plan_selected(s->out)->candidate;
+    plan_pack_decide(s->f, &s->admission, c->local_lanes > 1 ? &s->local : NULL, c->order, s->o->pack,
+                     s->out->target.l2_bytes, &s->out->pack);
+}
+
 static tilec_status copy_options(solver *s) {
     plan_result *out = s->out;
     out->options = *s->o;
@@ -463,6 +470,7 @@ tilec_status plan_kernel(tilec_context *ctx, const tir_func *f, const plan_optio
     if (!st) st = check_budget(&s);
     if (!st) st = enumerate(&s);
     if (!st) st = select_minimum(&s);
+    if (!st) decide_packing(&s);
     else out->candidate_count = out->candidates.len + out->rejected.len;
     for (size_t l = 0; l < 2; l++)
         if (s.per_width[l].analyzed && !s.per_width[l].status) plan_repr_free(&s.per_width[l].repr);

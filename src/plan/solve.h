@@ -29,6 +29,7 @@
 #include "base/arena.h"
 #include "base/vec.h"
 #include "lower/lower.h"
+#include "plan/pack.h"
 #include "plan/target.h"
 
 /* An admitted, scored candidate ("ExecutionPlan"). */
@@ -86,6 +87,7 @@ typedef struct {
     VEC(plan_choice) candidates; /* admitted and scored, in enumeration order */
     VEC(plan_rejection) rejected;
     size_t selected;             /* index into candidates when ok */
+    plan_pack pack;              /* the packing decision for the selected plan (options.pack) */
     bool ok;
 } plan_result;
 

@@ -32,7 +32,7 @@ static tilec_status report_faults(tilec_context *ctx, const rt_kernel *k, const 
                        k->name ? k->name : "kernel", faults->count, faults->site, faults->value);
 }
 
-static tilec_status check(tilec_context *ctx, const rt_kernel *k, const rt_arg *args, uint32_t arg_count) {
+tilec_status rt_check_args(tilec_context *ctx, const rt_kernel *k, const rt_arg *args, uint32_t arg_count) {
     const char *name = k->name ? k->name : "kernel";
     if (!k->entry || !k->block_size || (k->arg_count && !k->params))
         return tilec_error(ctx, TILEC_E_ARG, "RT-D01", tilec_no_loc(), "%s: malformed kernel descriptor (%s)", name,
@@ -68,7 +68,7 @@ tilec_status rt_dispatch(rt_pool *pool, tilec_context *ctx, const rt_kernel *ker
     if (!pool || !kernel)
         return tilec_error(ctx, TILEC_E_ARG, "RT-D01", tilec_no_loc(), "rt_dispatch: %s is NULL",
                            pool ? "the kernel" : "the pool");
-    tilec_status status = check(ctx, kernel, args, arg_count);
+    tilec_status status = rt_check_args(ctx, kernel, args, arg_count);
     if (status != TILEC_OK) return status;
     uint64_t blocks = kernel->dispatch_size / kernel->block_size + (kernel->dispatch_size % kernel->block_size != 0);
     rt_schedule schedule = rt_schedule_make(rt_pool_worker_count(pool), blocks, kernel->blocks_per_task);

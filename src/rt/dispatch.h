@@ -81,6 +81,10 @@ typedef struct {
     rt_schedule *schedule; /* when non-NULL, receives the schedule used */
 } rt_dispatch_options;
 
+/* The checks rt_dispatch makes before it runs anything (RT-D01..D05), alone:
+ * for a caller that runs another kernel on some of the arguments first. */
+tilec_status rt_check_args(tilec_context *ctx, const rt_kernel *kernel, const rt_arg *args, uint32_t arg_count);
+
 tilec_status rt_dispatch(rt_pool *pool, tilec_context *ctx, const rt_kernel *kernel, const rt_arg *args,
                          uint32_t arg_count, const rt_dispatch_options *options);
 

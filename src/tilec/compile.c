@@ -2,7 +2,8 @@
  *
  *   verify (TileIR) → plan (planner, thread-pool target with the real W and
  *   worker count) → lower (the selected plan to XIR) → vectorize + JIT
- *   (SIMD backend)
+ *   (SIMD backend) → the packing kernel, when the plan packs (plan/pack.h:
+ *   a TileIR kernel of its own, compiled by this same pipeline)
  *
  * and the kernel's lifetime.  Each stage reports its own diagnostics; the
  * driver adds none of its own except option errors (TILEC-O..) and NOMEM
@@ -13,6 +14,7 @@
 #include "plan/solve.h"
 #include "tir/ir.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -48,6 +50,7 @@ static plan_options planner_options(const tilec_compile_options *o) {
     p.max_unrolled_tile_elements = o->max_unrolled_tile_elements;
     p.reduction_partitions = o->reduction_partitions;
     p.local_lanes = o->local_lanes;
+    p.pack = o->pack;
     return p;
 }
 
@@ -86,9 +89,10 @@ static tilec_kernel *kernel_new(tilec_context *ctx) {
 static bool take_launch(tilec_kernel *k, const plan_result *p, const lower_result *lr) {
     k->params = lr->arg_count ? tilec_alloc(k->ctx, lr->arg_count * sizeof *k->params) : NULL;
     if (lr->arg_count && !k->params) return false;
+    k->user_args = (uint32_t)(lr->arg_count - lr->packed);
     for (size_t i = 0; i < lr->arg_count; i++) {
         k->params[i] = (rt_param){lr->args[i].elem, lr->args[i].min_bytes};
-        k->arg_bytes += lr->args[i].min_bytes;
+        if (i < k->user_args) k->arg_bytes += lr->args[i].min_bytes;
     }
     k->desc = (rt_kernel){
         .name = strbuf_cstr(&k->name),
@@ -103,6 +107,36 @@ static bool take_launch(tilec_kernel *k, const plan_result *p, const lower_resul
     plan_label(p, &k->plan);
     strbuf_append(&k->plan_realization, lr->realization ? lr->realization : "");
     return !k->plan.failed && !k->plan_realization.failed;
+}
+
+/* The packing kernel: plan_pack_build's copy, compiled for the same width,
+ * runtime and bounds checking (its own plan, never packing), and the panels
+ * it fills, 64-byte aligned. */
+static tilec_status compile_pack(tilec_context *ctx, tilec_kernel *k, const tir_func *f, const plan_pack *pack,
+                                 const tilec_compile_options *o, uint32_t width) {
+    tir_module *m = plan_pack_build(ctx, f, pack);
+    if (!m) return TILEC_E_NOMEM;
+    tilec_compile_options po = tilec_compile_options_default();
+    po.width = width;
+    po.runtime = k->runtime;
+    po.check_bounds = o->check_bounds;
+    po.pack = TILEC_PACK_OFF;
+    tilec_status st = tilec_compile(ctx, tir_module_func(m, 0), &po, &k->pack);
+    tir_module_destroy(m);
+    if (st) return st;
+    k->packed_param = pack->param;
+    k->scratch_bytes = pack->bytes;
+    if (!(k->scratch_block = tilec_alloc(ctx, pack->bytes + 64)))
+        return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory for %llu bytes of panels",
+                           (unsigned long long)pack->bytes);
+    k->scratch = (void *)(((uintptr_t)k->scratch_block + 63) & ~(uintptr_t)63);
+    if (pthread_mutex_init(&k->pack_lock, NULL)) {
+        tilec_free(ctx, k->scratch_block);
+        k->scratch_block = NULL;
+        return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "cannot create the packing lock");
+    }
+    k->times.total += k->pack->times.total;
+    return TILEC_OK;
 }
 
 /* The runtime the kernel dispatches on: borrowed or its own. */
@@ -179,10 +213,12 @@ tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_co
                                          .jit = backend.jit_ms,
                                          .total = t4 - t0};
         k->flops = tilec_count_mma_flops(f);
-        if (!take_launch(k, &plan, &lowered) || !tilec_kernel_take_fault_sites(k, &lowered) ||
-            !tilec_kernel_describe(k))
+        if (!take_launch(k, &plan, &lowered) || !tilec_kernel_take_fault_sites(k, &lowered))
             st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
     }
+    if (!st && lowered.packed) st = compile_pack(ctx, k, f, &plan.pack, &o, width);
+    if (!st && !tilec_kernel_describe(k))
+        st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
     if (lowered.module) lower_result_free(&lowered);
     if (planned) plan_result_free(&plan);
     if (st) {
@@ -195,6 +231,9 @@ tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_co
 
 void tilec_kernel_destroy(tilec_kernel *k) {
     if (!k) return;
+    if (k->scratch_block) pthread_mutex_destroy(&k->pack_lock);
+    tilec_kernel_destroy(k->pack);
+    tilec_free(k->ctx, k->scratch_block);
     simd_kernel_destroy(k->native);
     if (k->owns_runtime) tilec_runtime_destroy(k->runtime);
     tilec_free(k->ctx, k->params);

@@ -3,9 +3,13 @@
  * (metadata.c) and the runtime/dispatch (dispatch.c).
  *
  * Invariants: a tilec_kernel owns its native code (simd_kernel), its
- * argument table (params, one per TileIR view parameter in order) and its
- * strings; `runtime` is borrowed unless owns_runtime.  desc.params points at
- * params, so a kernel is never copied by value (only its pointer moves). */
+ * argument table (params, one per TileIR view parameter in order, then the
+ * packed panels when it packs) and its strings; `runtime` is borrowed unless
+ * owns_runtime.  desc.params points at params, so a kernel is never copied
+ * by value (only its pointer moves).  A packing kernel (plan/pack.h) owns
+ * the copy kernel `pack` (on the same runtime) and the panels `scratch`;
+ * pack_lock makes each dispatch's copy and run one step, so concurrent
+ * dispatches never read each other's panels. */
 #ifndef TILEC_FACADE_KERNEL_H
 #define TILEC_FACADE_KERNEL_H
 
@@ -14,6 +18,8 @@
 #include "lower/lower.h"
 #include "simd/simd.h"
 #include "tilec/tilec.h"
+
+#include <pthread.h>
 
 struct tilec_runtime {
     tilec_context *ctx; /* the pool's allocation context */
@@ -27,6 +33,13 @@ struct tilec_kernel {
     simd_kernel *native;
     rt_param *params;
     rt_kernel desc;
+    uint32_t user_args;     /* the TileIR parameters (desc.arg_count less the panels) */
+    tilec_kernel *pack;     /* the copy kernel (args: the source parameter, the panels); NULL: none */
+    uint32_t packed_param;  /* the parameter it copies */
+    void *scratch_block;    /* what was allocated; scratch is it aligned up to 64 */
+    void *scratch;
+    uint64_t scratch_bytes;
+    pthread_mutex_t pack_lock;
     uint64_t flops, arg_bytes;
     tilec_compile_times times;
     strbuf name, plan, plan_realization, realization, json;

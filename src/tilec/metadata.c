@@ -69,6 +69,8 @@ bool tilec_kernel_describe(tilec_kernel *k) {
 #define X(name) item_u64(k, #name, c->name);
     SIMD_COUNTERS(X)
 #undef X
+    item_text(k, "packed", k->pack ? strbuf_cstr(&k->pack->name) : "none");
+    item_u64(k, "packed_bytes", k->scratch_bytes);
     item_u64(k, "mma_flops", k->flops);
     item_u64(k, "argument_bytes", k->arg_bytes);
     item_ms(k, "verify_ms", k->times.verify);
@@ -82,7 +84,7 @@ bool tilec_kernel_describe(tilec_kernel *k) {
     return !k->realization.failed && !k->json.failed;
 }
 
-size_t tilec_kernel_arg_count(const tilec_kernel *k) { return k->desc.arg_count; }
+size_t tilec_kernel_arg_count(const tilec_kernel *k) { return k->user_args; }
 tir_scalar tilec_kernel_arg_elem(const tilec_kernel *k, size_t index) { return k->params[index].elem; }
 uint64_t tilec_kernel_arg_min_bytes(const tilec_kernel *k, size_t index) { return k->params[index].min_bytes; }
 uint32_t tilec_kernel_width(const tilec_kernel *k) { return simd_kernel_width(k->native); }

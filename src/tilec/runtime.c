@@ -1,6 +1,9 @@
 /* runtime.c — the facade's runtime (a thread pool) and tilec_dispatch:
  * buffers become the runtime's checked arguments (rt_dispatch checks count,
- * element type, byte size and null data before anything runs). */
+ * element type, byte size and null data before anything runs).  A packing
+ * kernel appends its panels to the arguments and, once they are checked,
+ * runs its copy kernel on (source parameter, panels) first, both under the
+ * kernel's pack_lock. */
 #include "tilec/kernel.h"
 
 #include <stdalign.h>
@@ -40,15 +43,27 @@ enum { STACK_ARGS = 32 };
 
 tilec_status tilec_dispatch(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args) {
     if (!k) return tilec_error(ctx, TILEC_E_ARG, "TILEC-D01", tilec_no_loc(), "tilec_dispatch: no kernel");
-    if (n > UINT32_MAX || (n && !args))
+    if (n != k->user_args || (n && !args))
         return tilec_error(ctx, TILEC_E_ARG, "RT-D02", tilec_no_loc(),
-                           "kernel '@%s' takes %u arguments, got %zu%s", strbuf_cstr(&k->name), k->desc.arg_count, n,
+                           "kernel '@%s' takes %u arguments, got %zu%s", strbuf_cstr(&k->name), k->user_args, n,
                            n && !args ? " (NULL array)" : "");
+    size_t count = n + (k->pack != NULL);
     rt_arg local[STACK_ARGS] = {0};
-    rt_arg *a = n <= STACK_ARGS ? local : tilec_alloc(ctx, n * sizeof *a);
+    rt_arg *a = count <= STACK_ARGS ? local : tilec_alloc(ctx, count * sizeof *a);
     if (!a) return tilec_error(ctx, TILEC_E_NOMEM, "RT-D07", tilec_no_loc(), "out of memory binding arguments");
     for (size_t i = 0; i < n; i++) a[i] = (rt_arg){args[i].data, args[i].size_bytes, args[i].elem};
-    tilec_status st = rt_dispatch(k->runtime->pool, ctx, &k->desc, a, (uint32_t)n, NULL);
+    tilec_status st;
+    if (k->pack) {
+        a[n] = (rt_arg){k->scratch, k->scratch_bytes, k->params[n].elem};
+        rt_arg copy[2] = {a[k->packed_param], a[n]};
+        pthread_mutex_lock(&k->pack_lock);
+        st = rt_check_args(ctx, &k->desc, a, (uint32_t)count);
+        if (!st) st = rt_dispatch(k->runtime->pool, ctx, &k->pack->desc, copy, 2, NULL);
+        if (!st) st = rt_dispatch(k->runtime->pool, ctx, &k->desc, a, (uint32_t)count, NULL);
+        pthread_mutex_unlock(&k->pack_lock);
+    } else {
+        st = rt_dispatch(k->runtime->pool, ctx, &k->desc, a, (uint32_t)count, NULL);
+    }
     if (a != local) tilec_free(ctx, a);
     return st;
 }

@@ -24,7 +24,8 @@ static bool native_takes(int id) {
     case OPT_PLAN_SEARCH_GRAIN:
     case OPT_PLAN_LOCAL_LANES:
     case OPT_PLAN_MAX_CANDIDATES:
-    case OPT_PLAN_COST: return true;
+    case OPT_PLAN_COST:
+    case OPT_PLAN_PACK: return true;
     default: return false;
     }
 }
@@ -79,6 +80,7 @@ tilec_compile_options cli_native_options(const cli_native *n) {
     o.local_lanes = po->local_lanes;
     o.check_bounds = lo->check_bounds;
     o.fused_mma = lo->fused_mma;
+    o.pack = po->pack;
     return o;
 }
 

@@ -40,6 +40,14 @@ static bool parse_cost(cli_planning *p, const char *command, const char *text) {
     return false;
 }
 
+static bool parse_pack(cli_planning *p, const char *command, const char *mode) {
+    if (!strcmp(mode, "auto")) p->options.pack = PLAN_PACK_AUTO;
+    else if (!strcmp(mode, "on")) p->options.pack = PLAN_PACK_ON;
+    else if (!strcmp(mode, "off")) p->options.pack = PLAN_PACK_OFF;
+    else return cli_usage_error(command, "--pack: '%s' is not auto, on or off", mode), false;
+    return true;
+}
+
 static bool parse_fuse(cli_planning *p, const char *command, const char *name) {
     plan_fusion *f = &p->options.fusion;
     if (!strcmp(name, "load-reduction")) f->load_reduction = true;
@@ -61,6 +69,7 @@ bool cli_planning_option(cli_planning *p, const char *command, int id, const cha
     case OPT_PLAN_MAX_CANDIDATES: ok = cli_parse_u64(value, &o->max_candidates); break;
     case OPT_PLAN_COST: return parse_cost(p, command, value);
     case OPT_PLAN_FUSE: return parse_fuse(p, command, value);
+    case OPT_PLAN_PACK: return parse_pack(p, command, value);
     default: break;
     }
     if (!ok) cli_usage_error(command, "option value '%s' is not a non-negative integer in range", value);

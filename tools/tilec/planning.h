@@ -1,7 +1,7 @@
 /* planning.h — the command-line face of the execution planner, shared by
  * `tilec plan`, `tilec lower` and `tilec run --xir`: the planner-only options
  * (--workers, --grain, --search-grain, --local-lanes, --max-candidates,
- * --cost, --fuse) and cli_plan, which plans a kernel for the modeled CPU
+ * --cost, --fuse, --pack) and cli_plan, which plans a kernel for the modeled CPU
  * thread-pool target.  The fixed-plan options of lowering.h (--block,
  * --width, --order, --partitions, --max-unrolled) are the planner's
  * constraints: a given block or order is exact, not a hint.
@@ -28,13 +28,14 @@ enum {
     OPT_PLAN_LOCAL_LANES,
     OPT_PLAN_MAX_CANDIDATES,
     OPT_PLAN_COST,
-    OPT_PLAN_FUSE
+    OPT_PLAN_FUSE,
+    OPT_PLAN_PACK
 };
 #define CLI_PLANNING_OPTIONS \
     {"--workers", true, OPT_PLAN_WORKERS}, {"--grain", true, OPT_PLAN_GRAIN}, \
         {"--search-grain", false, OPT_PLAN_SEARCH_GRAIN}, {"--local-lanes", true, OPT_PLAN_LOCAL_LANES}, \
         {"--max-candidates", true, OPT_PLAN_MAX_CANDIDATES}, {"--cost", true, OPT_PLAN_COST}, \
-        {"--fuse", true, OPT_PLAN_FUSE}
+        {"--fuse", true, OPT_PLAN_FUSE}, {"--pack", true, OPT_PLAN_PACK}
 #define CLI_PLANNING_HELP \
     "  --workers N       CPU workers of the modeled thread pool (default 8)\n" \
     "  --grain G         fixed blocks per CPU task (default 0: the pool's heuristic)\n" \
@@ -45,7 +46,9 @@ enum {
     "  --cost NAME=X     cost coefficient: arithmetic, broadcast_load, contiguous_memory,\n" \
     "                    gathered_lane, block_dispatch, task_dispatch, worker_activation\n" \
     "  --fuse NAME       record a fusion request (load-reduction, expression-reduction,\n" \
-    "                    pointwise, map); not realized yet\n"
+    "                    pointwise, map); not realized yet\n" \
+    "  --pack MODE       auto (default), on or off: copy a reused strided operand into\n" \
+    "                    contiguous panels before each dispatch (docs/lowering.md)\n"
 
 void cli_planning_init(cli_planning *p);
 /* Handles one option from CLI_PLANNING_OPTIONS; prints a usage error for

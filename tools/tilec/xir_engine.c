@@ -1,7 +1,9 @@
 /* xir_engine.c — `tilec run --xir`: plan and lower the kernel, run
  * it on the W-lane XIR interpreter, run the reference interpreter on a copy of
  * the same inputs, and compare every writable parameter (compare.h).  A
- * bounds fault of the XIR run is reported as the reference would. */
+ * bounds fault of the XIR run is reported as the reference would.  The XIR
+ * run never packs panels (--pack is for native runs and `tilec plan`): the
+ * interpreter runs one kernel. */
 #include "xir_engine.h"
 #include "compare.h"
 #include "base/invariant.h"
@@ -22,7 +24,9 @@ int cli_run_xir(tilec_context *ctx, const cli_lowering *l, const tir_func *f, cl
     int code = CLI_EXIT_FAIL;
     lower_result r;
     struct timespec t0;
-    if (cli_lower(ctx, l, f, &r)) {
+    cli_lowering unpacked = *l;
+    unpacked.planning.options.pack = PLAN_PACK_OFF;
+    if (cli_lower(ctx, &unpacked, f, &r)) {
         clock_gettime(CLOCK_MONOTONIC, &t0);
         fault_record faults = {0};
         xir_interp_options o = xir_interp_default_options();

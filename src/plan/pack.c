@@ -1,0 +1,367 @@
+/* pack.c — which tile load is packed (plan_pack_decide) and the TileIR
+ * kernel that copies its tiles (plan_pack_build); see pack.h. */
+#include "plan/pack.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *plan_pack_mode_name(plan_pack_mode m) {
+    switch (m) {
+    case PLAN_PACK_ON: return "on";
+    case PLAN_PACK_OFF: return "off";
+    default: return "auto";
+    }
+}
+
+static bool say(plan_pack *p, bool packed, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static bool say(plan_pack *p, bool packed, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p->why, sizeof p->why, fmt, ap);
+    va_end(ap);
+    if (!packed) p->load = NULL;
+    return packed;
+}
+
+/* ---- origins: c·s + o over one region coordinate ---- */
+
+typedef struct {
+    const tir_value *coord; /* NULL: constant */
+    int64_t scale, offset;
+} affine;
+
+static bool const_index(const tir_value *v, int64_t *out) {
+    const tir_op *d = v->def_op;
+    if (!d || d->kind != TIR_OP_CONSTANT || v->type->kind != TIR_TYPE_INDEX) return false;
+    if (d->literal.kind == TIR_LIT_INT) *out = d->literal.as.i;
+    else if (d->literal.kind == TIR_LIT_UINT && d->literal.as.u <= INT64_MAX) *out = (int64_t)d->literal.as.u;
+    else return false;
+    return true;
+}
+
+/* Index arithmetic only (add, sub, mul by a constant), at most one
+ * coordinate; a block argument is checked to be a coordinate later. */
+static bool affine_of(const tir_value *v, affine *out, int depth) {
+    int64_t c;
+    if (depth > 16 || v->type->kind != TIR_TYPE_INDEX) return false;
+    if (const_index(v, &c)) {
+        *out = (affine){NULL, 0, c};
+        return true;
+    }
+    if (!v->def_op) {
+        *out = (affine){v, 1, 0};
+        return true;
+    }
+    const tir_op *op = v->def_op;
+    if (op->kind != TIR_OP_ELEMENTWISE || op->operand_count != 2) return false;
+    affine x, y;
+    if (!affine_of(op->operands[0]->value, &x, depth + 1) || !affine_of(op->operands[1]->value, &y, depth + 1))
+        return false;
+    int64_t s, o;
+    switch (op->ew) {
+    case TIR_EW_ADD:
+    case TIR_EW_SUB:
+        if (x.coord && y.coord) return false;
+        if (op->ew == TIR_EW_SUB && (y.coord || __builtin_sub_overflow(x.offset, y.offset, &o))) return false;
+        if (op->ew == TIR_EW_ADD && __builtin_add_overflow(x.offset, y.offset, &o)) return false;
+        *out = (affine){x.coord ? x.coord : y.coord, x.coord ? x.scale : y.scale, o};
+        return true;
+    case TIR_EW_MUL:
+        if (x.coord && y.coord) return false;
+        if (!x.coord) { /* constant · y */
+            affine t = x;
+            x = y;
+            y = t;
+        }
+        if (__builtin_mul_overflow(x.scale, y.offset, &s) || __builtin_mul_overflow(x.offset, y.offset, &o)) return false;
+        *out = (affine){x.coord, s, o};
+        return true;
+    default: return false;
+    }
+}
+
+/* ---- the walk: coordinates in scope, stores seen so far ---- */
+
+typedef struct {
+    const tir_func *f;
+    const tir_op *root;
+    const plan_local *local;
+    uint32_t inner_axis;          /* innermost nonunit root axis of the plan's order; rank: none */
+    const tir_value *scope[PLAN_PACK_MAX_COORDS * 4];
+    uint64_t scope_extent[PLAN_PACK_MAX_COORDS * 4];
+    uint32_t scope_len;
+    bool store_before;            /* a store precedes the current top-level op or is inside it */
+    plan_pack best;               /* the first load that qualifies */
+    char first_why[160];          /* why the first candidate load did not */
+    bool any_load;
+} walker;
+
+static int scope_index(const walker *w, const tir_value *v) {
+    for (uint32_t i = 0; i < w->scope_len; i++)
+        if (w->scope[i] == v) return (int)i;
+    return -1;
+}
+
+static bool contains_store(const tir_op *op) {
+    if (op->kind == TIR_OP_VIEW_STORE) return true;
+    if (op->body)
+        for (const tir_op *o = op->body->first; o; o = o->next)
+            if (contains_store(o)) return true;
+    return false;
+}
+
+/* Whether the tile is one contiguous run of its view: unit axes, then at
+ * most one partial axis, then whole axes. */
+static bool contiguous(const tir_space *tile, const tir_space *view) {
+    uint32_t a = 0;
+    while (a < tile->rank && tile->axes[a].extent == 1) a++;
+    for (a++; a < tile->rank; a++)
+        if (tile->axes[a].extent != view->axes[a].extent) return false;
+    return true;
+}
+
+/* Fills p for `op` or says why it cannot be packed. */
+static bool qualify(walker *w, const tir_op *op, plan_pack *p) {
+    memset(p, 0, sizeof *p);
+    p->load = op;
+    const tir_value *view = op->operands[0]->value;
+    const tir_space *vs = view->type->space, *ts = op->domain;
+    p->param = view->index;
+    if (!view->read_only) return say(p, false, "'%%%s' is writable", view->name);
+    if (op->bounds != TIR_BOUNDS_ZERO) return say(p, false, "the load of '%%%s' is bounds=assume", view->name);
+    if (op->has_fill && !(op->operands[op->operand_count - 1]->value->def_op &&
+                          op->operands[op->operand_count - 1]->value->def_op->kind == TIR_OP_CONSTANT))
+        return say(p, false, "the fill of '%%%s' is not a constant", view->name);
+    if (w->store_before) return say(p, false, "a store precedes the load of '%%%s'", view->name);
+    if (contiguous(ts, vs)) return say(p, false, "the tiles of '%%%s' are already contiguous", view->name);
+    bool used[PLAN_PACK_MAX_COORDS * 4] = {false};
+    for (uint32_t a = 0; a < vs->rank; a++) {
+        affine x;
+        if (!affine_of(op->operands[1 + a]->value, &x, 0))
+            return say(p, false, "origin %u of '%%%s' is not c*s+o over one coordinate", a, view->name);
+        int i = x.coord ? scope_index(w, x.coord) : -1;
+        if (x.coord && (i < 0 || used[i]))
+            return say(p, false, "origin %u of '%%%s' is not c*s+o over one coordinate", a, view->name);
+        if (i >= 0) used[i] = true;
+        p->coord_of[a] = i; /* scope index for now */
+        p->scale[a] = x.scale;
+        p->offset[a] = x.offset;
+    }
+    /* coordinates used, in scope order (root axes, then loops outer → inner) */
+    int32_t renumber[PLAN_PACK_MAX_COORDS * 4];
+    p->instances = 1;
+    p->reuse = 1;
+    for (uint32_t i = 0; i < w->scope_len; i++) {
+        renumber[i] = -1;
+        bool root = i < w->root->domain->rank;
+        if (!used[i]) {
+            if (root) p->reuse *= w->scope_extent[i];
+            continue;
+        }
+        if (root && i == w->inner_axis)
+            return say(p, false, "'%%%s' depends on the innermost root axis", view->name);
+        if (p->coord_count == PLAN_PACK_MAX_COORDS)
+            return say(p, false, "'%%%s' depends on more than %d coordinates", view->name, PLAN_PACK_MAX_COORDS);
+        renumber[i] = (int32_t)p->coord_count;
+        p->coords[p->coord_count] = w->scope[i];
+        p->extents[p->coord_count++] = w->scope_extent[i];
+        p->instances *= w->scope_extent[i]; /* ≤ Π of uint32 extents of at most 8 axes: checked below */
+    }
+    for (uint32_t a = 0; a < vs->rank; a++)
+        if (p->coord_of[a] >= 0) p->coord_of[a] = renumber[p->coord_of[a]];
+    /* storage order: the tile's axes, the distributed one innermost */
+    uint32_t n = 0, d = ts->rank;
+    for (uint32_t a = 0; a < ts->rank; a++) {
+        if (plan_local_is_axis(w->local, &ts->axes[a])) d = a;
+        else p->order[n++] = a;
+    }
+    if (d < ts->rank) p->order[n++] = d;
+    uint64_t stride = 1;
+    for (uint32_t j = ts->rank; j-- > 0;) {
+        p->stride[p->order[j]] = stride;
+        stride *= ts->axes[p->order[j]].extent;
+    }
+    p->tile_elements = stride;
+    uint64_t view_bytes = 1;
+    for (uint32_t a = 0; a < vs->rank; a++) view_bytes *= vs->axes[a].extent;
+    view_bytes *= tir_scalar_size(view->type->elem);
+    if (__builtin_mul_overflow(p->instances, p->tile_elements, &p->bytes) ||
+        __builtin_mul_overflow(p->bytes, (uint64_t)tir_scalar_size(view->type->elem), &p->bytes) ||
+        p->bytes > UINT32_MAX || p->bytes / 8 > view_bytes)
+        return say(p, false, "the tiles of '%%%s' overlap: packing would copy more than 8x the view", view->name);
+    return true;
+}
+
+static void walk(walker *w, const tir_block *b, bool top) {
+    for (const tir_op *op = b->first; op; op = op->next) {
+        if (top && contains_store(op)) w->store_before = true;
+        if (op->kind == TIR_OP_VIEW_LOAD && op->domain && !w->best.load) {
+            plan_pack p;
+            bool ok = qualify(w, op, &p);
+            if (ok) w->best = p;
+            else if (!w->any_load) snprintf(w->first_why, sizeof w->first_why, "%s", p.why);
+            w->any_load = true;
+        }
+        if ((op->kind == TIR_OP_SERIAL || op->kind == TIR_OP_PIPELINE) &&
+            w->scope_len + op->domain->rank <= PLAN_PACK_MAX_COORDS * 4) {
+            uint32_t saved = w->scope_len;
+            for (uint32_t a = 0; a < op->domain->rank; a++) {
+                w->scope[w->scope_len] = op->body->args[a];
+                w->scope_extent[w->scope_len++] = op->domain->axes[a].extent;
+            }
+            walk(w, op->body, false);
+            w->scope_len = saved;
+        }
+    }
+}
+
+bool plan_pack_decide(const tir_func *f, const plan_admission *admission, const plan_local *local,
+                      const uint32_t *order, plan_pack_mode mode, uint64_t l2_bytes, plan_pack *out) {
+    memset(out, 0, sizeof *out);
+    if (mode == PLAN_PACK_OFF) return say(out, false, "off");
+    const tir_op *root = admission->root;
+    if (root->domain->rank > PLAN_PACK_MAX_COORDS * 2) return say(out, false, "root rank above %d", PLAN_PACK_MAX_COORDS * 2);
+    walker w = {.f = f, .root = root, .local = local, .inner_axis = root->domain->rank};
+    for (uint32_t t = root->domain->rank; t-- > 0;)
+        if (root->domain->axes[order[t]].extent > 1) {
+            w.inner_axis = order[t];
+            break;
+        }
+    for (uint32_t a = 0; a < root->domain->rank; a++) {
+        w.scope[w.scope_len] = root->body->args[a];
+        w.scope_extent[w.scope_len++] = root->domain->axes[a].extent;
+    }
+    walk(&w, root->body, true);
+    if (!w.best.load) return say(out, false, "%s", w.any_load ? w.first_why : "no tile load");
+    *out = w.best;
+    const char *name = out->load->operands[0]->value->name;
+    if (mode == PLAN_PACK_AUTO && out->reuse < 4)
+        return say(out, false, "'%%%s': each tile is read by %llu programs (auto packs from 4)", name,
+                    (unsigned long long)out->reuse);
+    if (mode == PLAN_PACK_AUTO && out->bytes <= l2_bytes)
+        return say(out, false, "'%%%s': %llu packed bytes fit the L2 (%llu)", name, (unsigned long long)out->bytes,
+                    (unsigned long long)l2_bytes);
+    if (mode == PLAN_PACK_AUTO && !l2_bytes) return say(out, false, "'%%%s': the L2 size is unknown", name);
+    return say(out, true, "'%%%s': %llu tiles of %llu elements (%llu bytes), each read by %llu programs", name,
+               (unsigned long long)out->instances, (unsigned long long)out->tile_elements,
+               (unsigned long long)out->bytes, (unsigned long long)out->reuse);
+}
+
+/* ---- the copy kernel ---- */
+
+/* A fresh dim per label; a label already used gets a numeric suffix. */
+static tir_dim *fresh_dim(tir_module *m, tir_dim **made, uint32_t n, const char *label, uint32_t index) {
+    char name[96];
+    snprintf(name, sizeof name, "%s", label);
+    for (uint32_t i = 0; i < n; i++)
+        if (made[i] && !strcmp(made[i]->label, name)) {
+            snprintf(name, sizeof name, "%s_%u", label, index);
+            break;
+        }
+    return tir_dim_new(m, name);
+}
+
+static tir_value *ew2(tir_builder *b, tir_ew_op op, tir_value *x, tir_value *y) {
+    tir_value *xy[2] = {x, y};
+    return tir_ew(b, op, 2, xy);
+}
+
+/* The body of the copy's one program: load the tile at the original origin
+ * (same bounds and fill), reorder it into storage order, store it at row
+ * inst·e(order[0]). */
+static void build_body(tir_builder *b, tir_module *m, const plan_pack *p, tir_op *root, tir_value *src,
+                       tir_value *dst) {
+    const tir_op *load = p->load;
+    const tir_space *ts = load->domain;
+    uint32_t rank = ts->rank;
+    tir_value *origin[PLAN_MAX_RANK], *inst = tir_const_index(b, 0);
+    for (uint32_t a = 0; a < rank; a++) {
+        origin[a] = tir_const_index(b, p->offset[a]);
+        if (p->coord_of[a] < 0) continue;
+        tir_value *c = tir_region_coord(root, (size_t)p->coord_of[a]);
+        if (p->scale[a] != 1) c = ew2(b, TIR_EW_MUL, c, tir_const_index(b, p->scale[a]));
+        origin[a] = p->offset[a] ? ew2(b, TIR_EW_ADD, c, origin[a]) : c;
+    }
+    for (uint32_t i = 0; i < p->coord_count; i++)
+        inst = ew2(b, TIR_EW_ADD, ew2(b, TIR_EW_MUL, inst, tir_const_index(b, (int64_t)p->extents[i])),
+                   tir_region_coord(root, i));
+    tir_dim *dims[PLAN_MAX_RANK], *sdims[PLAN_MAX_RANK];
+    uint64_t ext[PLAN_MAX_RANK], sext[PLAN_MAX_RANK];
+    for (uint32_t a = 0; a < rank; a++) {
+        dims[a] = fresh_dim(m, dims, a, ts->axes[a].dim->label, a);
+        ext[a] = ts->axes[a].extent;
+    }
+    for (uint32_t j = 0; j < rank; j++) {
+        sdims[j] = dims[p->order[j]];
+        sext[j] = ext[p->order[j]];
+    }
+    tir_value *fill = NULL;
+    if (load->has_fill) {
+        const tir_value *f = load->operands[load->operand_count - 1]->value;
+        fill = tir_const(b, tir_type_scalar(m, tir_value_elem(f)), f->def_op->literal);
+    }
+    tir_space *space = tir_space_make(m, rank, dims, ext);
+    tir_value *tile = tir_load_tile(b, src, origin, space, TIR_BOUNDS_ZERO, fill);
+    bool identity = true;
+    for (uint32_t j = 0; j < rank; j++) identity = identity && p->order[j] == j;
+    if (!identity && tile) { /* map over the storage order, extracting from the loaded tile */
+        tir_op *map = tir_map_begin(b, tir_space_make(m, rank, sdims, sext), tir_value_elem(tile));
+        tir_value *at[PLAN_MAX_RANK];
+        for (uint32_t a = 0; a < rank; a++) at[a] = tir_index(b, dims[a]);
+        tile = tir_map_end(b, map, tir_extract(b, tile, rank, at));
+    }
+    tir_value *row[PLAN_MAX_RANK];
+    row[0] = ew2(b, TIR_EW_MUL, inst, tir_const_index(b, (int64_t)sext[0]));
+    for (uint32_t j = 1; j < rank; j++) row[j] = tir_const_index(b, 0);
+    tir_store_tile(b, dst, row, tile, TIR_BOUNDS_ASSUME);
+}
+
+tir_module *plan_pack_build(tilec_context *ctx, const tir_func *f, const plan_pack *p) {
+    tir_module *m = tir_module_create(ctx);
+    if (!m) {
+        tilec_error(ctx, TILEC_E_NOMEM, "PLAN-M01", tilec_no_loc(), "out of memory building the packing kernel");
+        return NULL;
+    }
+    const tir_value *view = p->load->operands[0]->value;
+    const tir_space *vs = view->type->space, *ts = p->load->domain;
+    char name[160];
+    snprintf(name, sizeof name, "%s_pack_%s", f->name, view->name);
+    uint64_t vext[PLAN_MAX_RANK], pext[PLAN_MAX_RANK];
+    for (uint32_t a = 0; a < vs->rank; a++) {
+        vext[a] = vs->axes[a].extent;
+        pext[a] = ts->axes[p->order[a]].extent;
+    }
+    pext[0] *= p->instances; /* ≤ bytes ≤ UINT32_MAX (plan_pack_decide) */
+    tir_func *pf = tir_func_new(m, name);
+    tir_value *src = pf ? tir_func_add_view(pf, "src", view->type->elem, vs->rank, vext, true) : NULL;
+    tir_value *dst = src ? tir_func_add_view(pf, "dst", view->type->elem, vs->rank, pext, false) : NULL;
+    tir_builder *b = dst ? tir_builder_create(pf) : NULL;
+    tilec_status st = b ? TILEC_OK : TILEC_E_NOMEM;
+    if (b) {
+        tir_builder_set_loc(b, p->load->loc);
+        tir_dim *dims[PLAN_PACK_MAX_COORDS];
+        for (uint32_t i = 0; i < p->coord_count; i++) {
+            const tir_value *c = p->coords[i];
+            const tir_op *region = c->def_block->parent_op;
+            dims[i] = fresh_dim(m, dims, i, region->domain->axes[c->index].dim->label, i);
+        }
+        tir_region_opts opts = {.scope = TIR_SCOPE_AUTO};
+        tir_op *root = tir_region_begin(b, TIR_OP_PARALLEL, tir_space_make(m, p->coord_count, dims, p->extents), &opts,
+                                        0, NULL);
+        if (root) {
+            build_body(b, m, p, root, src, dst);
+            tir_region_end(b, root, 0, NULL);
+        }
+        st = tir_builder_status(b);
+        tir_builder_destroy(b);
+    }
+    if (st) {
+        if (st == TILEC_E_NOMEM)
+            tilec_error(ctx, TILEC_E_NOMEM, "PLAN-M01", tilec_no_loc(), "out of memory building the packing kernel");
+        tir_module_destroy(m);
+        return NULL;
+    }
+    return m;
+}
