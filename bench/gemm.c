@@ -45,15 +45,10 @@ static const gemm_shape shapes[] = {
  *   is past the unroll limit);
  * - decode (M = 1): 1×256×4, 16 programs each streaming a 1 KiB-wide B
  *   panel (7.0 ms at 1×4096×4096; 1×64×16 11.6, 1×512×8 8.2);
- * - bmm: as large gemm, per batch;
- * - gemm_bt: its B block [n, k] is read along n when n is split over the
- *   lanes (a gather per k: 6.5 GFLOP/s at 1024³ with 8×32×8), so it keeps the
- *   one-program-per-lane tile 128×16×32 (34 GFLOP/s) until B is packed. */
+ * - bmm and gemm_bt: as large gemm (gemm_bt's B block [n, k] is packed
+ *   transposed, k-major with n innermost, so its rows are vectors too:
+ *   docs/lowering.md "Packed panels"). */
 static void tile_for(const gemm_shape *s, int *bm, int *bn, int *bk) {
-    if (!strcmp(s->kernel, "gemm_bt")) { /* B rows run along k: see the note above */
-        *bm = 128, *bn = 16, *bk = 32;
-        return;
-    }
     bool small = s->M < 128 || s->N < 16 || s->K < 32;
     *bm = s->M == 1 ? 1 : small ? 4 : 8;
     *bn = s->M == 1 ? 256 : 32;

@@ -54,13 +54,37 @@ static inline tir_module *parse_example(tilec_context *ctx, const char *name, co
     return m;
 }
 
-/* tests/kernels/NAME.tir (the kernels the CLI tests use too), parsed and
- * verified (NULL on error). */
-static inline tir_module *parse_test_kernel(tilec_context *ctx, const char *name) {
+/* tests/kernels/NAME.tir (the kernels the CLI tests use too) with its
+ * shape parameters overridden by `defines`, parsed and verified (NULL on
+ * error). */
+static inline tir_module *parse_test_kernel_with(tilec_context *ctx, const char *name, const tir_define *defines,
+                                                 size_t n_defines) {
     char *text = read_tir("tests/kernels", name);
-    tir_module *m = text ? parse_verified(ctx, text, NULL, 0) : NULL;
+    tir_module *m = text ? parse_verified(ctx, text, defines, n_defines) : NULL;
     free(text);
     return m;
+}
+
+static inline tir_module *parse_test_kernel(tilec_context *ctx, const char *name) {
+    return parse_test_kernel_with(ctx, name, NULL, 0);
+}
+
+/* tests/kernels/typed_gemm.tir with inputs of type `in` and an accumulator
+ * of type `acc` (its <i8> and <i32> replaced) and `defines`, parsed and
+ * verified. */
+static inline tir_module *typed_gemm_module(tilec_context *ctx, const char *in, const char *acc,
+                                            const tir_define *defines, size_t n_defines) {
+    char *text = read_tir("tests/kernels", "typed_gemm");
+    if (!text) return NULL;
+    char out[4096], *o = out;
+    for (const char *p = text; *p && o < out + sizeof out - 16;) {
+        if (!strncmp(p, "<i8>", 4)) o += sprintf(o, "<%s>", in), p += 4;
+        else if (!strncmp(p, "<i32>", 5)) o += sprintf(o, "<%s>", acc), p += 5;
+        else *o++ = *p++;
+    }
+    *o = 0;
+    free(text);
+    return parse_verified(ctx, out, defines, n_defines);
 }
 
 /* A fresh context (*ctx) and `text` parsed in it, without verifying, for

@@ -94,8 +94,7 @@ typedef struct {
     uint32_t scope_len;
     bool store_before;            /* a store precedes the current top-level op or is inside it */
     plan_pack best;               /* the first load that qualifies */
-    char first_why[160];          /* why the first candidate load did not */
-    bool any_load;
+    char refused[256];            /* why the loads before it did not, "; "-separated */
 } walker;
 
 static int scope_index(const walker *w, const tir_value *v) {
@@ -199,10 +198,11 @@ static void walk(walker *w, const tir_block *b, bool top) {
         if (top && contains_store(op)) w->store_before = true;
         if (op->kind == TIR_OP_VIEW_LOAD && op->domain && !w->best.load) {
             plan_pack p;
-            bool ok = qualify(w, op, &p);
-            if (ok) w->best = p;
-            else if (!w->any_load) snprintf(w->first_why, sizeof w->first_why, "%s", p.why);
-            w->any_load = true;
+            if (qualify(w, op, &p)) w->best = p;
+            else {
+                size_t n = strlen(w->refused);
+                snprintf(w->refused + n, sizeof w->refused - n, "%s%s", n ? "; " : "", p.why);
+            }
         }
         if ((op->kind == TIR_OP_SERIAL || op->kind == TIR_OP_PIPELINE) &&
             w->scope_len + op->domain->rank <= PLAN_PACK_MAX_COORDS * 4) {
@@ -234,7 +234,7 @@ bool plan_pack_decide(const tir_func *f, const plan_admission *admission, const 
         w.scope_extent[w.scope_len++] = root->domain->axes[a].extent;
     }
     walk(&w, root->body, true);
-    if (!w.best.load) return say(out, false, "%s", w.any_load ? w.first_why : "no tile load");
+    if (!w.best.load) return say(out, false, "%s", w.refused[0] ? w.refused : "no tile load");
     *out = w.best;
     const char *name = out->load->operands[0]->value->name;
     if (mode == PLAN_PACK_AUTO && out->reuse < 4)

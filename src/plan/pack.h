@@ -57,7 +57,7 @@ typedef struct {
     uint64_t tile_elements;        /* the tile's volume */
     uint64_t bytes;                /* instances · tile_elements · element size */
     uint64_t reuse;                /* programs that read each packed tile */
-    char why[160];                 /* the decision in words */
+    char why[256];                 /* the decision in words */
 } plan_pack;
 
 /* Decides packing for the admitted kernel f under `mode`: the first tile

@@ -365,58 +365,8 @@ static void test_mappings(void) {
     tir_module_destroy(m);
 }
 
-/* A gemm over element types: IN inputs, ACC accumulator (mma converts the
- * operands), the K loop as a pipeline of BK steps. */
-static const char typed_gemm_text[] =
-    "kernel @typed<M=9, N=21, K=11, BM=4, BN=16, BK=4>(%A: const view<IN>[A.0=M, A.1=K],\n"
-    "    %B: const view<IN>[B.0=K, B.1=N], %C: view<ACC>[C.0=M, C.1=N]) {\n"
-    "  parallel (%gm: gm=ceil_div(M, BM), %gn: gn=ceil_div(N, BN)) {\n"
-    "    %bm = const index BM\n"
-    "    %bn = const index BN\n"
-    "    %bk = const index BK\n"
-    "    %m0 = mul %gm, %bm\n"
-    "    %n0 = mul %gn, %bn\n"
-    "    %z = const tile<ACC>[m=BM, n=BN] 0\n"
-    "    %acc = pipeline (%kt: kt=ceil_div(K, BK)) stages=2 ii=1 iter(%in = %z) -> (tile<ACC>[m=BM, n=BN]) {\n"
-    "      %k0 = mul %kt, %bk\n"
-    "      %a = load %A[%m0, %k0] tile [m=BM, k=BK] bounds=zero\n"
-    "      %b = load %B[%k0, %n0] tile [k=BK, n=BN] bounds=zero\n"
-    "      %nx = mma %a, %b, %in\n"
-    "      yield %nx\n"
-    "    }\n"
-    "    store %C[%m0, %n0] tile [m=BM, n=BN] bounds=zero, %acc\n"
-    "  }\n"
-    "}\n";
-
-/* matmul + bias + ReLU: the epilogue runs on the accumulator's slots, the
- * bias row is split like the output (n), its broadcast over m is free. */
-static const char epilogue_text[] =
-    "kernel @mlp<M=9, N=37, K=11, BM=4, BN=32, BK=4>(%A: const view<f32>[A.0=M, A.1=K],\n"
-    "    %B: const view<f32>[B.0=K, B.1=N], %Bias: const view<f32>[Bias.0=N], %C: view<f32>[C.0=M, C.1=N]) {\n"
-    "  parallel (%gm: gm=ceil_div(M, BM), %gn: gn=ceil_div(N, BN)) {\n"
-    "    %bm = const index BM\n"
-    "    %bn = const index BN\n"
-    "    %bk = const index BK\n"
-    "    %m0 = mul %gm, %bm\n"
-    "    %n0 = mul %gn, %bn\n"
-    "    %z = const tile<f32>[m=BM, n=BN] 0.0\n"
-    "    %acc = pipeline (%kt: kt=ceil_div(K, BK)) stages=2 ii=1 iter(%in = %z) -> (tile<f32>[m=BM, n=BN]) {\n"
-    "      %k0 = mul %kt, %bk\n"
-    "      %a = load %A[%m0, %k0] tile [m=BM, k=BK] bounds=zero\n"
-    "      %b = load %B[%k0, %n0] tile [k=BK, n=BN] bounds=zero\n"
-    "      %nx = mma %a, %b, %in\n"
-    "      yield %nx\n"
-    "    }\n"
-    "    %bias = load %Bias[%n0] tile [n=BN] bounds=zero\n"
-    "    %y = add %acc, %bias\n"
-    "    %zero = const f32 0.0\n"
-    "    %r = max %y, %zero\n"
-    "    store %C[%m0, %n0] tile [m=BM, n=BN] bounds=zero, %r\n"
-    "  }\n"
-    "}\n";
-
 static void test_epilogue(void) {
-    tir_module *m = parse_kernel(epilogue_text, NULL, 0);
+    tir_module *m = parse_test_kernel(ctx, "gemm_epilogue");
     if (!m) return;
     for (uint32_t w = 1; w <= 16; w *= 2) {
         char label[64];
@@ -431,14 +381,7 @@ static void test_epilogue(void) {
 static void test_typed_matrix(void) {
     static const char *const types[][2] = {{"i8", "i32"}, {"u16", "i64"}, {"f32", "f64"}, {"i32", "f32"}};
     for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
-        char text[2048], *o = text;
-        for (const char *p = typed_gemm_text; *p;) {
-            if (!strncmp(p, "IN", 2)) o += sprintf(o, "%s", types[t][0]), p += 2;
-            else if (!strncmp(p, "ACC", 3)) o += sprintf(o, "%s", types[t][1]), p += 3;
-            else *o++ = *p++;
-        }
-        *o = 0;
-        tir_module *m = parse_kernel(text, NULL, 0);
+        tir_module *m = typed_gemm_module(ctx, types[t][0], types[t][1], NULL, 0);
         if (!m) continue;
         for (uint32_t w = 1; w <= 16; w *= 2) {
             char label[64];

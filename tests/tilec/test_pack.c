@@ -1,0 +1,245 @@
+/* Panel packing (plan/pack.h, docs/lowering.md "Packed panels").
+ *
+ * - Every mma shape class compiled with pack=on through the facade at
+ *   W ∈ {4, 8, 16} on 1 and 2 workers, bitwise against the reference
+ *   interpreter on dyadic inputs with sentinel-padded buffers: square,
+ *   ragged in M, N and K, K below one step, blocks larger than the matrix,
+ *   batched, transposed B (packed transposed), a bias + ReLU epilogue,
+ *   i8 → i32 and f32 → f64.  Each one packs (realization `packed=`), and the
+ *   W = 16 gemm reads B as vectors (no gathers).
+ * - The decision: auto packs a large gemm and not a small one, off never;
+ *   each refusal names its reason (writable view, store before the load,
+ *   contiguous tiles, bounds=assume, a non-affine origin), and a root order
+ *   that makes B depend on the innermost axis packs A instead.
+ * - Dispatch: argument errors are reported before the copy runs and leave
+ *   the kernel usable; two threads dispatching one packing kernel on their
+ *   own inputs each get their own result. */
+#include "lower/lower_fixture.h"
+#include "plan/pack.h"
+#include "tilec/tilec.h"
+
+#include <pthread.h>
+
+static bool run_dispatch(void *env, const char *label, tilec_status reference, size_t n, const tir_buffer *args,
+                         const run_buffers *b) {
+    (void)reference;
+    tilec_buffer nat_args[MAX_ARGS];
+    for (size_t i = 0; i < n; i++) nat_args[i] = (tilec_buffer){args[i].data, args[i].size_bytes, b->elem[i]};
+    tilec_status sn = tilec_dispatch(ctx, env, n, nat_args);
+    CHECK_MSG(sn == TILEC_OK, "%s: dispatch failed", label);
+    return sn == TILEC_OK;
+}
+
+static bool has_item(const char *text, const char *item) {
+    const char *at = strstr(text, item);
+    return at && (at == text || at[-1] == ' ');
+}
+
+static tilec_kernel *compile_packed(const tir_func *f, uint32_t w, tilec_runtime *rt, tilec_pack pack) {
+    tilec_compile_options o = tilec_compile_options_default();
+    o.width = w;
+    o.runtime = rt;
+    o.pack = pack;
+    tilec_kernel *k = NULL;
+    CHECK_MSG(tilec_compile(ctx, f, &o, &k) == TILEC_OK, "@%s: compile failed at W=%u", tir_func_name(f), w);
+    flush_diags_in(ctx);
+    return k;
+}
+
+typedef struct {
+    const char *label;
+    tir_module *m;
+} shape_case;
+
+static void test_shapes(void) {
+    static const tir_define square[] = {{"M", 24}, {"N", 64}, {"K", 16}, {"BM", 8}, {"BN", 32}, {"BK", 8}};
+    static const tir_define ragged[] = {{"M", 17}, {"N", 37}, {"K", 13}, {"BM", 4}, {"BN", 16}, {"BK", 4}};
+    static const tir_define short_k[] = {{"M", 16}, {"N", 35}, {"K", 3}, {"BM", 8}, {"BN", 32}, {"BK", 8}};
+    static const tir_define big_blocks[] = {{"M", 5}, {"N", 7}, {"K", 9}, {"BM", 8}, {"BN", 32}, {"BK", 16}};
+    static const tir_define bt[] = {{"M", 9}, {"N", 21}, {"K", 10}, {"BM", 4}, {"BN", 8}, {"BK", 4}};
+    static const tir_define bmm[] = {{"BATCH", 2}, {"M", 9}, {"N", 37}, {"K", 5}, {"BN", 32}};
+    shape_case cases[] = {
+        {"gemm square", parse_example(ctx, "gemm", square, 6)},
+        {"gemm ragged M/N/K", parse_example(ctx, "gemm", ragged, 6)},
+        {"gemm K below one step", parse_example(ctx, "gemm", short_k, 6)},
+        {"gemm blocks larger than the matrix", parse_example(ctx, "gemm", big_blocks, 6)},
+        {"gemm_bt", parse_example(ctx, "gemm_bt", bt, 6)},
+        {"bmm", parse_example(ctx, "bmm", bmm, 5)},
+        {"matmul+bias+relu", parse_test_kernel(ctx, "gemm_epilogue")},
+        {"gemm i8->i32", typed_gemm_module(ctx, "i8", "i32", NULL, 0)},
+        {"gemm f32->f64", typed_gemm_module(ctx, "f32", "f64", NULL, 0)},
+    };
+    tilec_runtime *runtimes[2] = {NULL, NULL};
+    for (uint32_t t = 0; t < 2; t++) CHECK(tilec_runtime_create(ctx, t + 1, &runtimes[t]) == TILEC_OK);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        if (!cases[i].m || !runtimes[0] || !runtimes[1]) continue;
+        const tir_func *f = tir_module_func(cases[i].m, 0);
+        for (uint32_t w = 4; w <= 16; w *= 2)
+            for (uint32_t t = 0; t < 2; t++) {
+                tilec_kernel *k = compile_packed(f, w, runtimes[t], TILEC_PACK_ON);
+                if (!k) continue;
+                const char *r = tilec_kernel_realization(k);
+                CHECK_MSG(!has_item(r, "packed=none;") && !has_item(r, "packed_bytes=0;"), "%s W=%u: %s",
+                          cases[i].label, w, r);
+                if (w == 16 && !strcmp(cases[i].label, "gemm square"))
+                    CHECK_MSG(has_item(r, "gathers=0;") && !has_item(r, "contiguous_loads=0;"), "%s", r);
+                char label[96];
+                snprintf(label, sizeof label, "%s packed W=%u threads=%u", cases[i].label, w, t + 1);
+                run_config c = run_config_default(w, true);
+                compare_with_reference(label, "native", f, NULL, &c, run_dispatch, k);
+                tilec_kernel_destroy(k);
+            }
+    }
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) tir_module_destroy(cases[i].m);
+    tilec_runtime_destroy(runtimes[0]);
+    tilec_runtime_destroy(runtimes[1]);
+}
+
+/* ---- the decision ---- */
+
+/* examples/gemm.tir with `from` replaced by `to` (NULL: unchanged). */
+static tir_module *gemm_variant(const char *from, const char *to, const tir_define *d, size_t n) {
+    char *text = read_example("gemm");
+    if (!text) return NULL;
+    char out[8192];
+    const char *at = from ? strstr(text, from) : NULL;
+    CHECK_MSG(!from || at, "gemm.tir has no '%s'", from);
+    if (at) snprintf(out, sizeof out, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    else snprintf(out, sizeof out, "%s", text);
+    free(text);
+    return parse_verified(ctx, out, d, n);
+}
+
+/* Decides packing of m's kernel for root order `order` (one program per
+ * lane); true when `name` is the packed view (NULL: none) and the reason
+ * contains `why`. */
+static bool decision(const char *label, tir_module *m, const uint32_t *order, plan_pack_mode mode, uint64_t l2,
+                     const char *name, const char *why) {
+    if (!m) return false;
+    const tir_func *f = tir_module_func(m, 0);
+    plan_admission a;
+    CHECK(plan_admit(ctx, f, &a) == TILEC_OK);
+    plan_pack p;
+    bool packed = plan_pack_decide(f, &a, NULL, order, mode, l2, &p);
+    const char *got = p.load ? p.load->operands[0]->value->name : NULL;
+    bool ok = packed == (name != NULL) && (name ? got && !strcmp(got, name) : !got) && strstr(p.why, why);
+    CHECK_MSG(ok, "%s: packed %s (%s), expected %s with '%s'", label, got ? got : "nothing", p.why,
+              name ? name : "nothing", why);
+    tir_module_destroy(m);
+    return ok;
+}
+
+static void test_decision(void) {
+    static const uint32_t n_inner[] = {1, 0}, m_inner[] = {0, 1};
+    static const tir_define big[] = {{"M", 256}, {"N", 1024}, {"K", 512}, {"BM", 8}, {"BN", 32}, {"BK", 8}};
+    static const tir_define narrow[] = {{"M", 64}, {"N", 32}, {"K", 48}, {"BM", 8}, {"BN", 32}, {"BK", 8}};
+    decision("auto, large", gemm_variant(NULL, NULL, big, 6), n_inner, PLAN_PACK_AUTO, 1 << 20, "B",
+             "each read by 32 programs");
+    decision("auto, fits the L2", gemm_variant(NULL, NULL, NULL, 0), n_inner, PLAN_PACK_AUTO, 1 << 20, NULL,
+             "fit the L2");
+    static const tir_define two_rows[] = {{"M", 16}};
+    decision("auto, few readers", gemm_variant(NULL, NULL, two_rows, 1), n_inner, PLAN_PACK_AUTO, 1, NULL,
+             "read by 2 programs (auto packs from 4)");
+    decision("off", gemm_variant(NULL, NULL, big, 6), n_inner, PLAN_PACK_OFF, 1 << 20, NULL, "off");
+    decision("on, small", gemm_variant(NULL, NULL, NULL, 0), n_inner, PLAN_PACK_ON, 1 << 20, "B", "");
+    /* A depends on gm, the innermost axis of order [1,0], so B is packed
+     * there; with gn innermost, B is refused and A packed. */
+    decision("gn innermost", gemm_variant(NULL, NULL, NULL, 0), m_inner, PLAN_PACK_ON, 0, "A", "");
+    decision("writable", gemm_variant("%B: const view", "%B: view", NULL, 0), n_inner, PLAN_PACK_ON, 0, NULL,
+             "'%B' is writable");
+    decision("assume", gemm_variant("tile [k=BK, n=BN] bounds=zero", "tile [k=BK, n=BN] bounds=assume", NULL, 0),
+             n_inner, PLAN_PACK_ON, 0, NULL, "the load of '%B' is bounds=assume");
+    decision("contiguous", gemm_variant(NULL, NULL, narrow, 6), n_inner, PLAN_PACK_ON, 0, NULL,
+             "the tiles of '%B' are already contiguous");
+    decision("store first",
+             gemm_variant("    %acc = pipeline", "    store %C[%m0, %n0] tile [m=BM, n=BN] bounds=zero, %z\n    %acc = pipeline",
+                          NULL, 0),
+             n_inner, PLAN_PACK_ON, 0, NULL, "a store precedes the load of '%B'");
+    decision("not affine", gemm_variant("%k0 = mul %kt, %bk", "%k0 = mul %kt, %kt", NULL, 0), n_inner, PLAN_PACK_ON,
+             0, NULL, "origin 0 of '%B' is not c*s+o over one coordinate");
+}
+
+/* ---- dispatch ---- */
+
+enum { DM = 24, DN = 64, DK = 16 };
+static const tir_define dispatch_shape[] = {{"M", DM}, {"N", DN}, {"K", DK}, {"BM", 8}, {"BN", 32}, {"BK", 8}};
+
+static void fill(float *x, size_t n, int seed) {
+    for (size_t i = 0; i < n; i++) x[i] = (float)((int)((i * 7 + (size_t)seed * 13) % 17) - 8) * 0.25f;
+}
+
+typedef struct {
+    tilec_kernel *k;
+    float A[DM * DK], B[DK * DN], C[DM * DN], expected[DM * DN];
+    bool ok;
+} dispatcher;
+
+static void bind(dispatcher *d, tilec_buffer *b) {
+    b[0] = (tilec_buffer){d->A, sizeof d->A, TIR_F32};
+    b[1] = (tilec_buffer){d->B, sizeof d->B, TIR_F32};
+    b[2] = (tilec_buffer){d->C, sizeof d->C, TIR_F32};
+}
+
+static void *dispatch_rounds(void *user) {
+    dispatcher *d = user;
+    tilec_context *own = NULL;
+    d->ok = tilec_context_create(NULL, &own) == TILEC_OK;
+    tilec_buffer b[3];
+    bind(d, b);
+    for (int r = 0; r < 25 && d->ok; r++) {
+        memset(d->C, 0, sizeof d->C);
+        d->ok = tilec_dispatch(own, d->k, 3, b) == TILEC_OK && !memcmp(d->C, d->expected, sizeof d->C);
+    }
+    tilec_context_destroy(own);
+    return NULL;
+}
+
+static void test_dispatch(void) {
+    tir_module *m = parse_example(ctx, "gemm", dispatch_shape, 6);
+    if (!m) return;
+    tilec_compile_options o = tilec_compile_options_default();
+    o.width = 16;
+    o.threads = 2;
+    o.pack = TILEC_PACK_ON;
+    tilec_kernel *k = NULL;
+    CHECK(tilec_compile(ctx, tir_module_func(m, 0), &o, &k) == TILEC_OK && k);
+    flush_diags_in(ctx);
+    tir_module_destroy(m);
+    if (!k) return;
+    CHECK(tilec_kernel_arg_count(k) == 3);
+    static dispatcher d[2];
+    tilec_buffer b[3];
+    for (int t = 0; t < 2; t++) {
+        d[t].k = k;
+        fill(d[t].A, DM * DK, t + 1);
+        fill(d[t].B, DK * DN, 5 * t + 2);
+        bind(&d[t], b);
+        CHECK(tilec_dispatch(ctx, k, 3, b) == TILEC_OK);
+        memcpy(d[t].expected, d[t].C, sizeof d[t].C);
+    }
+    CHECK_MSG(memcmp(d[0].expected, d[1].expected, sizeof d[0].expected), "different inputs, equal results");
+    /* errors come before the copy: the panels still hold d[1]'s B */
+    bind(&d[0], b);
+    CHECK(tilec_dispatch(ctx, k, 2, b) == TILEC_E_ARG && has_diag("RT-D02", "takes 3 arguments, got 2"));
+    tilec_diag_clear(ctx);
+    b[1].size_bytes -= 4;
+    CHECK(tilec_dispatch(ctx, k, 3, b) == TILEC_E_RUNTIME && has_diag("RT-D04", "argument 1"));
+    tilec_diag_clear(ctx);
+    b[1].size_bytes += 4;
+    memset(d[0].C, 0, sizeof d[0].C);
+    CHECK(tilec_dispatch(ctx, k, 3, b) == TILEC_OK && !memcmp(d[0].C, d[0].expected, sizeof d[0].C));
+    pthread_t th[2];
+    for (int t = 0; t < 2; t++) CHECK(pthread_create(&th[t], NULL, dispatch_rounds, &d[t]) == 0);
+    for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);
+    CHECK_MSG(d[0].ok && d[1].ok, "concurrent dispatches of one packing kernel: %d %d", d[0].ok, d[1].ok);
+    tilec_kernel_destroy(k);
+}
+
+int main(void) {
+    if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
+    test_decision();
+    test_dispatch();
+    test_shapes();
+    tilec_context_destroy(ctx);
+    TEST_MAIN_END();
+}
