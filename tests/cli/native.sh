@@ -21,6 +21,22 @@ expect 0 "$TILEC" run "$SRC/examples/gemm.tir" --check -D M=19 -D N=21 -D K=13 -
 expect 0 "$TILEC" run "$SRC/examples/gemm.tir" --check --tiles 2,5 --width 8 &&
   contains "$WORK/out" 'tiles\[2,5\]'
 
+# Panel packing (--pack): on packs gemm's B (ragged, both workers counts)
+# and gemm_bt's B transposed, off packs nothing; `tilec plan` names the
+# decision; a bad mode is a usage error.
+for threads in 1 2; do
+  expect 0 "$TILEC" run "$SRC/examples/gemm.tir" --check -D M=37 -D N=75 -D K=29 -D BN=32 --pack on --width 16 --threads "$threads" &&
+    contains "$WORK/out" 'packed=gemm_pack_B;' && contains "$WORK/out" 'vs reference: max abs err .*, ok$'
+  expect 0 "$TILEC" run "$SRC/examples/gemm_bt.tir" --check -D BN=32 --pack on --width 16 --threads "$threads" &&
+    contains "$WORK/out" 'packed=gemm_bt_pack_B;' && contains "$WORK/out" 'gathers=0;'
+done
+expect 0 "$TILEC" run "$SRC/examples/gemm.tir" --check --pack off --width 16 && contains "$WORK/out" 'packed=none;'
+expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --pack on --width 16 &&
+  contains "$WORK/out" "packing \(on\): '%B': 60 tiles of 64 elements"
+expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --width 16 &&
+  contains "$WORK/out" "packing \(auto\): none: '%B': 15360 packed bytes fit the L2"
+expect 2 "$TILEC" run "$SRC/examples/gemm.tir" --pack sometimes && contains "$WORK/err" "'sometimes' is not auto, on or off"
+
 # Full-packet specialization: on by default, --no-full-packets turns it off;
 # both agree with the reference on a ragged dispatch (33 rows, one per lane:
 # a masked tail) and packet-local (every packet one whole row: only the

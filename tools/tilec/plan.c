@@ -172,6 +172,9 @@ static void print_text(FILE *out, const plan_result *p, const plan_choice **rank
                 "slot%s per lane; every other axis whole on every lane\n",
                 p->target.packet_width, p->local_axis, (unsigned long long)p->local_extent,
                 (unsigned long long)p->local_slots, p->local_slots == 1 ? "" : "s");
+    if (p->ok)
+        fprintf(out, "packing (%s): %s%s\n", plan_pack_mode_name(p->options.pack), p->pack.load ? "" : "none: ",
+                p->pack.why);
     if (explain && rank) text_ranking(out, p, rank);
     if (explain) text_rejections(out, p);
 }
@@ -298,12 +301,12 @@ static void print_json(FILE *out, const plan_result *p, const plan_choice **rank
             ", \"max_candidates\": %llu, \"max_unrolled_tile_elements\": %u, \"max_unrolled_region_work\": %llu, "
             "\"reduction_partitions\": %u, \"max_recipe_depth\": %u, \"local_lanes\": %u, \"blocks_per_task\": %u, "
             "\"search_task_grain\": %s, \"fusion\": {\"load_reduction\": %s, \"expression_reduction\": %s, "
-            "\"pointwise\": %s, \"map\": %s}},\n",
+            "\"pointwise\": %s, \"map\": %s}, \"pack\": \"%s\"},\n",
             (unsigned long long)o->max_candidates, o->max_unrolled_tile_elements,
             (unsigned long long)o->max_unrolled_region_work, o->reduction_partitions, o->max_recipe_depth,
             o->local_lanes, o->blocks_per_task, o->search_task_grain ? "true" : "false",
             o->fusion.load_reduction ? "true" : "false", o->fusion.expression_reduction ? "true" : "false",
-            o->fusion.pointwise ? "true" : "false", o->fusion.map ? "true" : "false");
+            o->fusion.pointwise ? "true" : "false", o->fusion.map ? "true" : "false", plan_pack_mode_name(o->pack));
     fputs("  \"cost_policy\": ", out);
     json_string(out, p->policy);
     fprintf(out, ",\n  \"custom_cost_policy\": %s,\n  \"coefficients\": {", p->custom_policy ? "true" : "false");
@@ -322,6 +325,20 @@ static void print_json(FILE *out, const plan_result *p, const plan_choice **rank
         json_string(out, p->local_axis);
         fprintf(out, ", \"extent\": %llu, \"slots\": %llu}", (unsigned long long)p->local_extent,
                 (unsigned long long)p->local_slots);
+    } else {
+        fputs("null", out);
+    }
+    fputs(",\n  \"pack\": ", out);
+    if (p->ok) {
+        const plan_pack *k = &p->pack;
+        fputs("{\"operand\": ", out);
+        if (k->load) json_string(out, k->load->operands[0]->value->name);
+        else fputs("null", out);
+        fprintf(out, ", \"tiles\": %llu, \"tile_elements\": %llu, \"bytes\": %llu, \"reuse\": %llu, \"why\": ",
+                (unsigned long long)k->instances, (unsigned long long)k->tile_elements, (unsigned long long)k->bytes,
+                (unsigned long long)k->reuse);
+        json_string(out, k->why);
+        fputc('}', out);
     } else {
         fputs("null", out);
     }
