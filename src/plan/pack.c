@@ -341,15 +341,19 @@ tir_module *plan_pack_build(tilec_context *ctx, const tir_func *f, const plan_pa
     tilec_status st = b ? TILEC_OK : TILEC_E_NOMEM;
     if (b) {
         tir_builder_set_loc(b, p->load->loc);
+        /* one program per tile; a tile without coordinates is one program */
         tir_dim *dims[PLAN_PACK_MAX_COORDS];
+        uint64_t one = 1;
         for (uint32_t i = 0; i < p->coord_count; i++) {
             const tir_value *c = p->coords[i];
             const tir_op *region = c->def_block->parent_op;
             dims[i] = fresh_dim(m, dims, i, region->domain->axes[c->index].dim->label, i);
         }
+        if (!p->coord_count) dims[0] = tir_dim_new(m, "tile");
+        tir_space *space = p->coord_count ? tir_space_make(m, p->coord_count, dims, p->extents)
+                                          : tir_space_make(m, 1, dims, &one);
         tir_region_opts opts = {.scope = TIR_SCOPE_AUTO};
-        tir_op *root = tir_region_begin(b, TIR_OP_PARALLEL, tir_space_make(m, p->coord_count, dims, p->extents), &opts,
-                                        0, NULL);
+        tir_op *root = tir_region_begin(b, TIR_OP_PARALLEL, space, &opts, 0, NULL);
         if (root) {
             build_body(b, m, p, root, src, dst);
             tir_region_end(b, root, 0, NULL);

@@ -34,6 +34,7 @@ void diff_case_print(const diff_case *c, FILE *out) {
     if (c->unrolled_set) fprintf(out, " unrolled=%u", c->unrolled);
     if (c->search_grain) fprintf(out, " search_grain=1");
     if (c->separate_mma) fprintf(out, " separate_mma=1");
+    if (c->pack) fprintf(out, " pack=%s", c->pack == 1 ? "on" : "off");
     print_list(out, "order", c->order, c->order_len);
     print_list(out, "tiles", c->tiles, c->tiles_len);
     fputc('\n', out);
@@ -102,6 +103,10 @@ static bool parse_item(const char *key, const char *v, diff_case *c) {
     if (!strcmp(key, "full_packets")) return parse_bool(v, &c->full_packets);
     if (!strcmp(key, "search_grain")) return parse_bool(v, &c->search_grain);
     if (!strcmp(key, "separate_mma")) return parse_bool(v, &c->separate_mma);
+    if (!strcmp(key, "pack")) {
+        c->pack = !strcmp(v, "on") ? 1 : !strcmp(v, "off") ? 2 : 0;
+        return c->pack || !strcmp(v, "auto");
+    }
     if (!strcmp(key, "atol") || !strcmp(key, "rtol")) {
         char *end;
         double x = strtod(v, &end);

@@ -18,6 +18,7 @@
  *   width threads local_lanes block partitions unrolled grain full_packets
  *   search_grain separate_mma order=i,j,... tiles=a,b,...   tilec_compile_options (0 =
  *                           default/search)
+ *   pack=auto|on|off        panel packing (tilec_compile_options.pack; default auto)
  *   bind=P:Q+N              parameter P is bound to parameter Q's memory, N
  *                           elements after Q's first element (repeatable;
  *                           Q owns its memory)
@@ -48,6 +49,7 @@ typedef struct {
     bool unrolled_set; /* unrolled=0 means "no bound", so the default needs its own flag */
     bool full_packets, search_grain;
     bool separate_mma; /* fused_mma = false */
+    uint32_t pack;     /* tilec_pack: 0 auto, 1 on, 2 off */
     bool expect_ok;
     uint32_t order[DIFF_MAX_ORDER], order_len, tiles[DIFF_MAX_ORDER], tiles_len;
     diff_bind binds[DIFF_MAX_BINDS];

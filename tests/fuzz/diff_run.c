@@ -235,6 +235,7 @@ static tilec_compile_options options_of(diff_runner *r, const diff_case *c, bool
     o.runtime = r->rt[c->threads > 1];
     o.full_packet_specialization = c->full_packets;
     o.fused_mma = !c->separate_mma; /* the numeric contract, kept by the default-options retry */
+    o.pack = (tilec_pack)c->pack;   /* packing never refuses: kept too */
     if (defaults) return o;
     o.block_size = c->block;
     o.blocks_per_task = c->grain;
