@@ -30,6 +30,18 @@ expect 2 "$TILEC" lower "$SRC/examples/softmax.tir" --order 0,x
 expect 2 "$TILEC" lower "$SRC/examples/softmax.tir" --block -1
 expect 2 "$TILEC" lower
 
+# Packed panels on the XIR interpreter: the copy kernel runs first; gemm's
+# B (ragged) and gemm_bt's B (transposed) at several widths; `tilec lower`
+# shows the panels argument.
+for width in 1 4 16; do
+  expect 0 "$TILEC" run "$SRC/examples/gemm.tir" --xir --pack on -D M=37 -D N=75 -D K=29 -D BN=32 --width "$width" &&
+    contains "$WORK/out" 'packed panels' && contains "$WORK/out" 'vs reference: max abs err .*, ok$'
+  expect 0 "$TILEC" run "$SRC/examples/gemm_bt.tir" --xir --pack on -D BN=32 --width "$width" &&
+    contains "$WORK/out" 'packed panels' && contains "$WORK/out" 'vs reference: max abs err .*, ok$'
+done
+expect 0 "$TILEC" lower "$SRC/examples/gemm.tir" --pack on --width 16 &&
+  contains "$WORK/out" '%B_packed: buffer<f32>' && contains "$WORK/out" 'packed_operand=B; packed_bytes=15360;'
+
 # Root axis tiles: a tiled gemm (8×10 programs in 2×5 blocks) still matches the
 # reference; the realization records the fixed tiles; an identity tiling emits
 # the same XIR as none; invalid tiles are refused, malformed ones are usage errors.

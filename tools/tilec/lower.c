@@ -45,7 +45,7 @@ static int lower_main(tilec_context *ctx, int argc, char **argv, bool parse_only
         const tir_func *f = m ? cli_pick_kernel(m, "lower", kernel) : NULL;
         lower_result r;
         code = CLI_EXIT_FAIL;
-        if (f && cli_lower(ctx, &l, f, &r)) {
+        if (f && cli_lower(ctx, &l, f, &r, NULL)) {
             cli_print_lowering_metadata(stdout, &r);
             code = xir_print_file(r.module, stdout) == TILEC_OK ? CLI_EXIT_OK : cli_fail_diags(ctx);
             lower_result_free(&r);

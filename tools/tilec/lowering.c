@@ -69,10 +69,11 @@ bool cli_lowering_option(cli_lowering *l, const char *command, int id, const cha
     return ok;
 }
 
-bool cli_lower(tilec_context *ctx, const cli_lowering *l, const tir_func *f, lower_result *out) {
+bool cli_lower(tilec_context *ctx, const cli_lowering *l, const tir_func *f, lower_result *out, plan_pack *pack) {
     plan_result plan;
     bool ok = cli_plan(ctx, &l->planning, &l->options, f, &plan) == TILEC_OK &&
               plan_lower(ctx, f, &plan, &l->options, out) == TILEC_OK;
+    if (ok && pack) *pack = plan.pack;
     plan_result_free(&plan);
     if (!ok) cli_fail_diags(ctx);
     return ok;

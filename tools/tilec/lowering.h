@@ -55,8 +55,9 @@ void cli_lowering_init(cli_lowering *l);
  * error for `command` and returns false when the value is malformed. */
 bool cli_lowering_option(cli_lowering *l, const char *command, int id, const char *value);
 /* Plans f (the options above are constraints) and lowers the selected plan;
- * on failure prints the diagnostics and returns false. */
-bool cli_lower(tilec_context *ctx, const cli_lowering *l, const tir_func *f, lower_result *out);
+ * on failure prints the diagnostics and returns false.  `pack` (NULL: not
+ * wanted) receives the plan's packing decision (out->packed: it packs). */
+bool cli_lower(tilec_context *ctx, const cli_lowering *l, const tir_func *f, lower_result *out, plan_pack *pack);
 /* Writes the metadata as `//` comment lines (valid XIR text). */
 void cli_print_lowering_metadata(FILE *out, const lower_result *r);
 
