@@ -7,6 +7,9 @@
  *   batched, transposed B (packed transposed), a bias + ReLU epilogue,
  *   i8 → i32 and f32 → f64.  Each one packs (realization `packed=`), and the
  *   W = 16 gemm reads B as vectors (no gathers).
+ * - The lowering alone: the kernel and its copy (plan_pack_build, planned
+ *   and lowered on their own) on the W-lane XIR interpreter, bitwise, at
+ *   W ∈ {1, 4, 16}; the packed load is unguarded (packed_loads = 1).
  * - The decision: auto packs a large gemm and not a small one, off never;
  *   each refusal names its reason (writable view, store before the load,
  *   contiguous tiles, bounds=assume, a non-affine origin), and a root order
@@ -16,6 +19,8 @@
  *   own inputs each get their own result. */
 #include "lower/lower_fixture.h"
 #include "plan/pack.h"
+#include "plan/solve.h"
+#include "xir/interp.h"
 #include "tilec/tilec.h"
 
 #include <pthread.h>
@@ -93,6 +98,82 @@ static void test_shapes(void) {
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) tir_module_destroy(cases[i].m);
     tilec_runtime_destroy(runtimes[0]);
     tilec_runtime_destroy(runtimes[1]);
+}
+
+/* ---- the lowering on the XIR interpreter ---- */
+
+typedef struct {
+    const lower_result *kernel, *copy;
+    const plan_pack *pack;
+} packed_xir;
+
+/* The copy into fresh panels, then the kernel on the arguments + panels. */
+static bool run_packed_xir(void *env, const char *label, tilec_status reference, size_t n, const tir_buffer *args,
+                           const run_buffers *b) {
+    (void)reference, (void)b;
+    const packed_xir *x = env;
+    tir_buffer all[MAX_ARGS + 1];
+    memcpy(all, args, n * sizeof *args);
+    all[n] = (tir_buffer){calloc(1, x->pack->bytes), x->pack->bytes};
+    tir_buffer copy_args[2] = {args[x->pack->param], all[n]};
+    tilec_status st = xir_interpret(ctx, x->copy->kernel, x->copy->dispatch_size, x->copy->packet_width, 2, copy_args);
+    if (!st) st = xir_interpret(ctx, x->kernel->kernel, x->kernel->dispatch_size, x->kernel->packet_width, n + 1, all);
+    free(all[n].data);
+    CHECK_MSG(st == TILEC_OK, "%s: XIR run failed", label);
+    return st == TILEC_OK;
+}
+
+/* Plans f for W lanes (pack=on) and lowers it and its copy. */
+static bool plan_both(const tir_func *f, uint32_t w, plan_result *plan, lower_result *kernel, tir_module **copy_module,
+                      lower_result *copy) {
+    plan_thread_pool target;
+    plan_thread_pool_init(&target, w, 2);
+    plan_options o = plan_options_default();
+    o.pack = PLAN_PACK_ON;
+    bool ok = plan_compile(ctx, f, &o, &target.info, NULL, plan, kernel) == TILEC_OK && kernel->packed;
+    CHECK_MSG(ok, "@%s: planned and lowered at W=%u with packing", tir_func_name(f), w);
+    if (!ok) return false;
+    *copy_module = plan_pack_build(ctx, f, &plan->pack);
+    plan_result copy_plan;
+    o.pack = PLAN_PACK_OFF;
+    ok = *copy_module && plan_compile(ctx, tir_module_func(*copy_module, 0), &o, &target.info, NULL, &copy_plan,
+                                      copy) == TILEC_OK;
+    plan_result_free(&copy_plan);
+    CHECK_MSG(ok, "@%s: its copy kernel lowered", tir_func_name(f));
+    return ok;
+}
+
+static void test_xir(void) {
+    static const tir_define ragged[] = {{"M", 17}, {"N", 37}, {"K", 13}, {"BM", 4}, {"BN", 16}, {"BK", 4}};
+    static const tir_define bt[] = {{"M", 9}, {"N", 21}, {"K", 10}, {"BM", 4}, {"BN", 8}, {"BK", 4}};
+    tir_module *mods[] = {parse_example(ctx, "gemm", ragged, 6), parse_example(ctx, "gemm_bt", bt, 6),
+                          parse_example(ctx, "bmm", NULL, 0)};
+    for (size_t i = 0; i < sizeof mods / sizeof *mods; i++) {
+        if (!mods[i]) continue;
+        const tir_func *f = tir_module_func(mods[i], 0);
+        for (uint32_t w = 1; w <= 16; w *= 4) {
+            plan_result plan;
+            lower_result kernel, copy;
+            tir_module *cm = NULL;
+            memset(&copy, 0, sizeof copy);
+            memset(&kernel, 0, sizeof kernel);
+            if (plan_both(f, w, &plan, &kernel, &cm, &copy)) {
+                CHECK(kernel.counters.packed_loads == 1 && kernel.arg_count == tir_func_param_count(f) + 1);
+                check_module(kernel.module);
+                packed_xir x = {&kernel, &copy, &plan.pack};
+                char label[64];
+                snprintf(label, sizeof label, "@%s packed XIR W=%u", tir_func_name(f), w);
+                run_config c = run_config_default(w, true);
+                compare_with_reference(label, "XIR", f, NULL, &c, run_packed_xir, &x);
+            }
+            flush_diags_in(ctx);
+            if (copy.module) lower_result_free(&copy);
+            if (kernel.module) lower_result_free(&kernel);
+            tir_module_destroy(cm);
+            plan_result_free(&plan);
+        }
+        tir_module_destroy(mods[i]);
+    }
 }
 
 /* ---- the decision ---- */
@@ -238,6 +319,7 @@ static void test_dispatch(void) {
 int main(void) {
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
     test_decision();
+    test_xir();
     test_dispatch();
     test_shapes();
     tilec_context_destroy(ctx);
