@@ -168,6 +168,7 @@ static bool qualify(walker *w, const tir_op *op, plan_pack *p) {
         p->extents[p->coord_count++] = w->scope_extent[i];
         p->instances *= w->scope_extent[i]; /* ≤ Π of uint32 extents of at most 8 axes: checked below */
     }
+    if (!p->instances) return say(p, false, "the load of '%%%s' never runs (an empty loop)", view->name);
     for (uint32_t a = 0; a < vs->rank; a++)
         if (p->coord_of[a] >= 0) p->coord_of[a] = renumber[p->coord_of[a]];
     /* storage order: the tile's axes, the distributed one innermost */

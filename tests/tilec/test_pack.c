@@ -12,7 +12,8 @@
  *   W ∈ {1, 4, 16}; the packed load is unguarded (packed_loads = 1).
  * - The decision: auto packs a large gemm and not a small one, off never;
  *   each refusal names its reason (writable view, store before the load,
- *   contiguous tiles, bounds=assume, a non-affine origin), and a root order
+ *   contiguous tiles, bounds=assume, a non-affine origin, a load in an
+ *   empty loop), and a root order
  *   that makes B depend on the innermost axis packs A instead.
  * - Dispatch: argument errors are reported before the copy runs and leave
  *   the kernel usable; two threads dispatching one packing kernel on their
@@ -236,6 +237,9 @@ static void test_decision(void) {
              gemm_variant("    %acc = pipeline", "    store %C[%m0, %n0] tile [m=BM, n=BN] bounds=zero, %z\n    %acc = pipeline",
                           NULL, 0),
              n_inner, PLAN_PACK_ON, 0, NULL, "a store precedes the load of '%B'");
+    static const tir_define no_k[] = {{"K", 0}};
+    decision("empty loop", gemm_variant(NULL, NULL, no_k, 1), n_inner, PLAN_PACK_ON, 0, NULL,
+             "the load of '%B' never runs (an empty loop)");
     decision("not affine", gemm_variant("%k0 = mul %kt, %bk", "%k0 = mul %kt, %kt", NULL, 0), n_inner, PLAN_PACK_ON,
              0, NULL, "origin 0 of '%B' is not c*s+o over one coordinate");
 }
