@@ -175,6 +175,11 @@ void lower_store(lowerer *lw, const tir_op *op);                         /* view
 void lower_map(lowerer *lw, const tir_op *op);                           /* map.c */
 void lower_loop(lowerer *lw, const tir_op *op);                          /* loops.c */
 void lower_partitioned_reduce(lowerer *lw, const tir_op *op);            /* reduce.c */
+/* Packet-local: every lane's partial p (with `valid`, NULL: every lane has
+ * one) combined over the packet by `op` in a butterfly, the lane's own
+ * partial on the left when own_left; the root, lane 0's, on every lane. */
+xir_value *lw_packet_combine(lowerer *lw, xir_value *p, xir_value *valid, tir_ew_op op, bool own_left,
+                             tir_scalar elem);                                /* reduce.c */
 void lower_mma(lowerer *lw, const tir_op *op);                           /* mma.c */
 /* Binds a region's coordinate arguments (loops.c): to given i64 values, or to
  * the coordinates of a domain ordinal. */

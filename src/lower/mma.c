@@ -8,8 +8,14 @@
  * unrolled (SSA) or one runtime loop into an array (bounded outputs); the
  * contraction is unrolled or a runtime loop (bounded contraction) carrying
  * one accumulator PHI per output in flight, which keeps every output's order.
- * Packet-local, every extent is a slot count (the contraction never runs
- * over D: plan/local.h), so each lane folds its own output slots.
+ * Packet-local, every extent is a slot count, so each lane folds its own
+ * output slots.  A contraction over D (plan_mma_over_local; only an mma
+ * that allows reassociation) is regrouped: each lane folds the products of
+ * its slots, starting from its first product (no identity invented; the
+ * tail slot only where its element exists), the lanes' partials are summed
+ * in a butterfly (lw_packet_combine; a lane without an element takes no
+ * part), and the output is c + that sum, on every lane.  Its contraction is
+ * always unrolled.
  *
  * Bounded outputs are register-blocked: the runtime output loop walks blocks
  * of up to 4×4 outputs over the two innermost non-unit output axes (the
@@ -31,6 +37,7 @@ typedef struct {
     uint64_t k_count;
     bool k_runtime;
     bool fused; /* float accumulator and lower_options.fused_mma */
+    int d_index; /* the contraction axis on D (plan_mma_over_local), else -1 */
 } mma_job;
 
 /* Flat index into an operand over `s` from output and contraction coordinates. */
@@ -57,12 +64,20 @@ static xir_value *operand_flat(lowerer *lw, const mma_job *j, const tir_space *s
     return flat;
 }
 
-/* One contraction step: acc + a·b, as one fma (one rounding) when fused. */
-static xir_value *step(lowerer *lw, const mma_job *j, xir_value *acc, xir_value *const *oc, xir_value *const *kc) {
+/* One contraction step: a·b (the first term of a lane's partial over D)
+ * and acc + a·b, as one fma (one rounding) when fused (acc NULL: no step). */
+static void term(lowerer *lw, const mma_job *j, xir_value *acc, xir_value *const *oc, xir_value *const *kc,
+                 xir_value **product, xir_value **next) {
     xir_value *x = lw_cast(lw, lw_read(lw, j->a, operand_flat(lw, j, j->sa, oc, kc)), j->out->elem);
     xir_value *y = lw_cast(lw, lw_read(lw, j->b, operand_flat(lw, j, j->sb, oc, kc)), j->out->elem);
-    if (j->fused) return lw_arith(lw, XIR_OP_FMA, x, y, acc);
-    return lw_arith(lw, XIR_OP_ADD, acc, lw_arith(lw, XIR_OP_MUL, x, y, NULL), NULL);
+    *product = lw_arith(lw, XIR_OP_MUL, x, y, NULL); /* unused when fused: removed by the cleanup */
+    *next = !acc ? NULL : j->fused ? lw_arith(lw, XIR_OP_FMA, x, y, acc) : lw_arith(lw, XIR_OP_ADD, acc, *product, NULL);
+}
+
+static xir_value *step(lowerer *lw, const mma_job *j, xir_value *acc, xir_value *const *oc, xir_value *const *kc) {
+    xir_value *product, *next;
+    term(lw, j, acc, oc, kc, &product, &next);
+    return next;
 }
 
 /* Constant contraction coordinates of step `kk`. */
@@ -81,6 +96,29 @@ static xir_value *fold_unrolled(lowerer *lw, const mma_job *j, xir_value *acc, x
         acc = step(lw, j, acc, oc, kc);
     }
     return acc;
+}
+
+/* c + the packet's sum of the lanes' partials over their slots (see the
+ * top): with full slots every lane starts from a valid product and the
+ * tail slot is selected by its element's existence; without (N < W) each
+ * lane holds at most slot 0, and whether it exists travels with the
+ * partial into the butterfly. */
+static xir_value *fold_lanes(lowerer *lw, const mma_job *j, xir_value *c, xir_value *const *oc) {
+    xir_value *kc[PLAN_MAX_RANK], *p = NULL, *product, *next;
+    const plan_local *local = lw->local;
+    xir_value *present = local->full_slots ? NULL : lw_element_valid(lw, lw_element(lw, lw_i64(lw, 0)));
+    for (uint64_t kk = 0; kk < j->k_count && lw_ok(lw); kk++) {
+        k_coords(lw, j, kk, kc);
+        term(lw, j, p, oc, kc, &product, &next);
+        int64_t q = 0;
+        lw_const_int(kc[j->d_index], &q);
+        bool tail = local->full_slots && (uint64_t)q >= local->full_slots;
+        if (!p) p = product;
+        else p = tail ? lw_arith(lw, XIR_OP_SELECT, lw_element_valid(lw, lw_element(lw, kc[j->d_index])), next, p) : next;
+    }
+    if (!p) return c;
+    xir_value *total = lw_packet_combine(lw, p, present, TIR_EW_ADD, true, j->out->elem), *sum[2] = {c, total};
+    return lw_apply(lw, TIR_EW_ADD, j->out->elem, sum);
 }
 
 /* The contraction as one runtime loop over k for the outputs oc[0..n): each
@@ -140,7 +178,9 @@ static void blocked_outputs(lowerer *lw, mma_job *j) {
         flat[o] = lw_flat(lw, j->sc, coords[o]);
         acc[o] = lw_read(lw, j->c, flat[o]);
     }
-    fold_runtime(lw, j, n, (xir_value *const *const *)oc, acc);
+    if (j->d_index >= 0)
+        for (uint32_t o = 0; o < n && lw_ok(lw); o++) acc[o] = fold_lanes(lw, j, acc[o], oc[o]);
+    else fold_runtime(lw, j, n, (xir_value *const *const *)oc, acc);
     for (uint32_t o = 0; o < n; o++) lw_array_write(lw, j->out->array, flat[o], acc[o]);
     lw_loop_end(lw, &L, 1);
     lw->counters.runtime_traversals++;
@@ -167,7 +207,9 @@ static void unrolled_outputs(lowerer *lw, mma_job *j) {
         fold_runtime(lw, j, n, (xir_value *const *const *)oc, j->out->elems);
         return;
     }
-    for (uint64_t o = 0; o < n && lw_ok(lw); o++) j->out->elems[o] = fold_unrolled(lw, j, j->out->elems[o], oc[o]);
+    for (uint64_t o = 0; o < n && lw_ok(lw); o++)
+        j->out->elems[o] = j->d_index >= 0 ? fold_lanes(lw, j, j->out->elems[o], oc[o])
+                                           : fold_unrolled(lw, j, j->out->elems[o], oc[o]);
 }
 
 void lower_mma(lowerer *lw, const tir_op *op) {
@@ -175,7 +217,7 @@ void lower_mma(lowerer *lw, const tir_op *op) {
     const tir_value *res = op->results[0];
     const plan_value *pv = plan_value_of(lw->plan, res);
     mma_job j = {.op = op, .k_count = po->contraction, .k_runtime = po->contraction_runtime,
-                 .fused = lw->opt->fused_mma && tir_scalar_is_float(tir_value_elem(res))};
+                 .fused = lw->opt->fused_mma && tir_scalar_is_float(tir_value_elem(res)), .d_index = -1};
     if (!(j.a = lw_lookup(lw, op->operands[0]->value)) || !(j.b = lw_lookup(lw, op->operands[1]->value)) ||
         !(j.c = lw_lookup(lw, op->operands[2]->value)))
         return;
@@ -184,8 +226,9 @@ void lower_mma(lowerer *lw, const tir_op *op) {
     j.sc = op->operands[2]->value->type->space;
     for (uint32_t i = 0; i < j.sa->rank; i++)
         if (tir_space_find(j.sc, j.sa->axes[i].dim) < 0) {
+            if (plan_local_is_axis(lw->local, &j.sa->axes[i])) j.d_index = (int)j.k_rank;
             j.k_dim[j.k_rank] = j.sa->axes[i].dim;
-            j.k_extent[j.k_rank++] = j.sa->axes[i].extent;
+            j.k_extent[j.k_rank++] = lw_extent(lw, &j.sa->axes[i]);
         }
     if (j.k_runtime || po->runtime) lw->counters.rolled_mmas++; /* blocked outputs always roll it */
     if (po->runtime) {

@@ -82,14 +82,33 @@ static xir_value *read_lane(lowerer *lw, xir_value *value, xir_value *lane) {
     return value && lane && lw_ok(lw) ? xir_build_warp_read_lane(&lw->b, value, lane) : NULL;
 }
 
+/* A lane without a valid contribution has no partial (validity travels
+ * with it; no identity is invented), so the butterfly merges (partial,
+ * valid) pairs; lane 0's root is broadcast so that every lane holds the same
+ * value.  Lane 0 combines (own, higher lane) at each step: its root is one
+ * fixed tree over the lanes.  A short row (N < W) stops once lane 0 has
+ * merged every lane that can hold an element. */
+xir_value *lw_packet_combine(lowerer *lw, xir_value *p, xir_value *valid, tir_ew_op op, bool own_left, tir_scalar elem) {
+    uint32_t steps = plan_local_butterfly_steps(lw->local);
+    for (uint32_t k = 1; k < 1u << steps; k <<= 1) {
+        xir_value *from = lw_arith(lw, XIR_OP_XOR, lw->lane_id, xir_const_uint(lw->m, TIR_U32, k), NULL);
+        xir_value *other = read_lane(lw, p, from), *args[2] = {own_left ? p : other, own_left ? other : p};
+        xir_value *both = lw_apply(lw, op, elem, args);
+        if (!valid) {
+            p = both;
+            continue;
+        }
+        xir_value *other_valid = read_lane(lw, valid, from);
+        p = select(lw, valid, select(lw, other_valid, both, p), other);
+        valid = lw_arith(lw, XIR_OP_OR, valid, other_valid, NULL);
+    }
+    return read_lane(lw, p, xir_const_uint(lw->m, TIR_U32, 0));
+}
+
 /* Packet-local: the lane's partial p over its full slots (NULL when it has
  * none) takes the tail slot when that element exists, then the packet
- * combines the lanes' partials.  A lane without a valid contribution has no
- * partial (validity travels with it; no identity is invented), so the
- * butterfly merges (partial, valid) pairs; lane 0's root is broadcast so that
- * every lane holds the same value.  Lane 0 combines (own, higher lane) at
- * each step: its root is one fixed tree over the lanes.  A short row (N < W)
- * stops once lane 0 has merged every lane that can hold an element. */
+ * combines the lanes' partials, each update with the source's operand order
+ * (the lane's own partial in the carry's place). */
 static xir_value *packet_total(lowerer *lw, const reduction *r, const plan_op *po, xir_value *p) {
     xir_value *valid = NULL; /* NULL: every lane holds a partial */
     if (po->local_tail) {
@@ -98,19 +117,7 @@ static xir_value *packet_total(lowerer *lw, const reduction *r, const plan_op *p
         if (!p) p = x, valid = in;
         else p = in ? select(lw, in, combine(lw, r, p, x), p) : combine(lw, r, p, x);
     }
-    uint32_t steps = plan_local_butterfly_steps(lw->local);
-    for (uint32_t k = 1; k < 1u << steps; k <<= 1) {
-        xir_value *from = lw_arith(lw, XIR_OP_XOR, lw->lane_id, xir_const_uint(lw->m, TIR_U32, k), NULL);
-        xir_value *other = read_lane(lw, p, from);
-        if (!valid) {
-            p = combine(lw, r, p, other);
-            continue;
-        }
-        xir_value *other_valid = read_lane(lw, valid, from);
-        p = select(lw, valid, select(lw, other_valid, combine(lw, r, p, other), p), other);
-        valid = lw_arith(lw, XIR_OP_OR, valid, other_valid, NULL);
-    }
-    return read_lane(lw, p, xir_const_uint(lw->m, TIR_U32, 0));
+    return lw_packet_combine(lw, p, valid, r->update->ew, r->carry_left, r->elem);
 }
 
 void lower_partitioned_reduce(lowerer *lw, const tir_op *op) {

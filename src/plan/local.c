@@ -126,14 +126,18 @@ static bool check_op(plan_local *l, const tir_op *op, bool in_region) {
     }
     case TIR_OP_MMA: {
         /* Lane-local when D is an output axis or absent: each lane folds its
-         * own output slots over the whole contraction. */
+         * own output slots over the whole contraction.  A contraction over D
+         * folds each lane's slots and combines the lanes (a regrouping:
+         * only an mma that allows reassociation). */
         const tir_space *c = op->operands[2]->value->type->space;
         for (uint32_t k = 0; k < 2; k++) {
             const tir_space *s = op->operands[k]->value->type->space;
             for (uint32_t i = 0; i < s->rank; i++)
-                if (plan_local_is_axis(l, &s->axes[i]) && tir_space_find(c, s->axes[i].dim) < 0)
-                    return refuse(l, PLAN_LOCAL_REFUSE_MMA, "mma op #%u contracts the distributed axis '%s'", op->id,
-                                  l->dim->label);
+                if (plan_local_is_axis(l, &s->axes[i]) && tir_space_find(c, s->axes[i].dim) < 0 &&
+                    !op->allow_reassociation)
+                    return refuse(l, PLAN_LOCAL_REFUSE_MMA,
+                                  "mma op #%u folds '%s' in order, but its lanes' partial sums would be regrouped",
+                                  op->id, l->dim->label);
         }
         if (in_region) return refuse(l, PLAN_LOCAL_REFUSE_NESTED, "mma op #%u", op->id);
         return true;

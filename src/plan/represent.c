@@ -38,13 +38,21 @@ static uint64_t value_count(const plan_repr_options *o, const tir_value *v) {
     return v->type->kind == TIR_TYPE_TILE ? space_volume(o, v->type->space) : 1;
 }
 
-/* The number of contracted elements of an mma: a's axes absent from c. */
-static uint64_t mma_contraction(const tir_op *op) {
+/* The number of contracted elements of an mma (a's axes absent from c) in
+ * slot space: packet-local, a contraction over D folds each lane's slots. */
+static uint64_t mma_contraction(const plan_repr_options *o, const tir_op *op) {
     const tir_space *a = op->operands[0]->value->type->space, *c = op->operands[2]->value->type->space;
     uint64_t k = 1;
     for (uint32_t i = 0; i < a->rank; i++)
-        if (tir_space_find(c, a->axes[i].dim) < 0) k *= a->axes[i].extent;
+        if (tir_space_find(c, a->axes[i].dim) < 0) k *= plan_local_extent(o->local, &a->axes[i]);
     return k;
+}
+
+bool plan_mma_over_local(const plan_local *local, const tir_op *op) {
+    const tir_space *a = op->operands[0]->value->type->space, *c = op->operands[2]->value->type->space;
+    for (uint32_t i = 0; i < a->rank; i++)
+        if (plan_local_is_axis(local, &a->axes[i]) && tir_space_find(c, a->axes[i].dim) < 0) return true;
+    return false;
 }
 
 bool plan_reduce_is_closed(const tir_op *op, const tir_op **update, bool *carry_left) {
@@ -122,7 +130,7 @@ static uint64_t block_work(const plan_repr_options *o, const tir_block *b, bool 
         case TIR_OP_VIEW_STORE: w = op->domain ? unrolled(o, space_volume(o, op->domain)) : 1; break;
         case TIR_OP_MMA:
             *structured = true;
-            w = sat_mul(unrolled(o, value_count(o, op->results[0])), unrolled(o, mma_contraction(op)));
+            w = sat_mul(unrolled(o, value_count(o, op->results[0])), unrolled(o, mma_contraction(o, op)));
             break;
         case TIR_OP_MAP: {
             *structured = true;
@@ -239,9 +247,10 @@ static void plan_elementwise(planner *p, const tir_op *op, plan_op *po) {
 
 static void plan_mma(planner *p, const tir_op *op, plan_op *po) {
     po->count = value_count(&p->r->options, op->results[0]);
-    po->contraction = mma_contraction(op);
+    po->contraction = mma_contraction(&p->r->options, op);
     po->runtime = plan_bounded(&p->r->options, po->count);
-    po->contraction_runtime = plan_bounded(&p->r->options, po->contraction);
+    /* a contraction over D is unrolled: its lane partials are combined per output */
+    po->contraction_runtime = plan_bounded(&p->r->options, po->contraction) && !plan_mma_over_local(p->r->options.local, op);
     set_value(p, op->results[0], po->runtime ? PLAN_FORM_ARRAY : PLAN_FORM_SSA, po->multiplicity);
     if (po->runtime || po->contraction_runtime) {
         read_dynamically(p, op->operands[0]->value);

@@ -316,6 +316,9 @@ static void walk_mma(walker *w, const tir_op *op, double rep) {
         runtime_traversal(w, op->results[0]->type->space, rep);
     }
     if (po->contraction_runtime) w->arith += 2 * (po->runtime ? terms : rep * (double)po->contraction);
+    /* over D: each output's lane partials meet in a butterfly, then the seed */
+    if (plan_mma_over_local(w->r->options.local, op))
+        w->arith += n * (2.0 * plan_local_butterfly_steps(w->r->options.local) + 2);
     snapshot(w, op->results[0], rep);
 }
 

@@ -11,6 +11,7 @@
  *   including N < W (lanes without a contribution) and the leader-only
  *   scalar stores.
  * - In-place rows; a two-axis root in both orders and with root tiles.
+ * - An mma over D (a row dot product), bitwise at every W and row width.
  * - Matrix programs (gemm, gemm_bt, bmm, attention) with the stored row split
  *   over the lanes and every other axis whole, at every W, bitwise; mma
  *   steps fused (fma) and separate; integer and mixed-precision mma; a
@@ -221,8 +222,8 @@ static const char root_on_row_text[] =
     "}\n";
 
 static void test_refusals(void) {
-    expect_refusal("contracted row", parse_test_kernel(ctx, "row_dot"), PLAN_LOCAL_REFUSE_MMA,
-                   "mma op #6 contracts the distributed axis 'n'");
+    expect_refusal("ordered contraction of the row", parse_test_kernel(ctx, "row_dot_ordered"), PLAN_LOCAL_REFUSE_MMA,
+                   "mma op #6 folds 'n' in order, but its lanes' partial sums would be regrouped");
     expect_refusal("reduce over two axes", parse_kernel(two_axis_reduce_text, NULL, 0), PLAN_LOCAL_REFUSE_REDUCE_AXES,
                    "reduce op #6 over 'n' and 'm'");
     expect_refusal("two row extents", parse_kernel(two_extents_text, NULL, 0), PLAN_LOCAL_REFUSE_AXES,
@@ -365,6 +366,38 @@ static void test_mappings(void) {
     tir_module_destroy(m);
 }
 
+/* An mma over D (the row dot product): each lane folds its slots, the
+ * lanes meet in a butterfly; bitwise on dyadic inputs at every W and row
+ * width, N < W (lanes without an element), a partly valid tail slot and
+ * several slots; both contraction contracts; the butterfly is there. */
+static void test_contraction_over_row(void) {
+    static const int64_t widths[] = {1, 3, 8, 16, 17, 37, 64};
+    for (size_t n = 0; n < sizeof widths / sizeof *widths; n++) {
+        tir_define d[] = {{"R", 3}, {"N", widths[n]}};
+        tir_module *m = parse_test_kernel_with(ctx, "row_dot", d, 2);
+        if (!m) continue;
+        for (uint32_t w = 1; w <= 16; w *= 2) {
+            char label[64];
+            snprintf(label, sizeof label, "row dot N=%lld local W=%u", (long long)widths[n], w);
+            check_local(label, tir_module_func(m, 0), w, run_config_default(w, true));
+        }
+        for (int fused = 0; fused < 2; fused++) {
+            lower_options o = local_options(8);
+            o.fused_mma = fused;
+            lower_result r;
+            if (!lower_ok(tir_module_func(m, 0), &o, &r)) continue;
+            CHECK_MSG(widths[n] == 1 || count_insts(r.kernel, XIR_INST_WARP_READ_LANE, XIR_OP_INVALID) >= 3,
+                      "row dot N=%lld: no butterfly", (long long)widths[n]); /* N = 1: no D */
+            char label[64];
+            snprintf(label, sizeof label, "row dot N=%lld fused_mma=%d", (long long)widths[n], fused);
+            run_config c = run_config_default(8, true);
+            run_and_compare(label, tir_module_func(m, 0), &r, &c);
+            lower_result_free(&r);
+        }
+        tir_module_destroy(m);
+    }
+}
+
 static void test_epilogue(void) {
     tir_module *m = parse_test_kernel(ctx, "gemm_epilogue");
     if (!m) return;
@@ -450,6 +483,7 @@ int main(void) {
     test_reductions();
     test_mappings();
     test_matrix();
+    test_contraction_over_row();
     test_typed_matrix();
     test_epilogue();
     test_examples();
