@@ -42,9 +42,10 @@ static xir_value *lane_valid(lowerer *lw, const tir_op *op) {
     for (const tir_block *b = op->parent; lw->local && b && b->parent_op; b = b->parent_op->parent) {
         const tir_op *region = b->parent_op;
         for (uint32_t a = 0; region->domain && a < region->domain->rank; a++) {
-            if (!plan_local_is_axis(lw->local, &region->domain->axes[a])) continue;
+            const plan_local_dim *d = plan_local_dim_of(lw->local, &region->domain->axes[a]);
+            if (!d) continue;
             lv *coord = lw_lookup(lw, region->body->args[a]);
-            xir_value *v = coord ? lw_element_valid(lw, coord->value) : NULL;
+            xir_value *v = coord ? lw_element_valid(lw, d, coord->value) : NULL;
             if (v) valid = valid ? lw_arith(lw, XIR_OP_AND, valid, v, NULL) : v;
         }
     }

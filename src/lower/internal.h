@@ -104,7 +104,7 @@ uint64_t lw_extent(const lowerer *lw, const tir_axis *axis);
  * and the lane's). */
 xir_value *lw_element(lowerer *lw, xir_value *q);
 /* Whether element e of D is inside the domain (e < N); NULL when proven. */
-xir_value *lw_element_valid(lowerer *lw, xir_value *e);
+xir_value *lw_element_valid(lowerer *lw, const plan_local_dim *d, xir_value *e);
 /* Row-major flat index of coords (one per axis of s). */
 xir_value *lw_flat(lowerer *lw, const tir_space *s, xir_value *const *coords);
 /* Coordinates of `flat` in s: div/mod by static extents, no mod on the first
@@ -175,11 +175,12 @@ void lower_store(lowerer *lw, const tir_op *op);                         /* view
 void lower_map(lowerer *lw, const tir_op *op);                           /* map.c */
 void lower_loop(lowerer *lw, const tir_op *op);                          /* loops.c */
 void lower_partitioned_reduce(lowerer *lw, const tir_op *op);            /* reduce.c */
-/* Packet-local: every lane's partial p (with `valid`, NULL: every lane has
- * one) combined over the packet by `op` in a butterfly, the lane's own
+/* Packet-local: every lane's partial p over the distributed dim d (with
+ * `valid`, NULL: every lane has one) combined over the packet by `op` in a
+ * butterfly, the lane's own
  * partial on the left when own_left; the root, lane 0's, on every lane. */
-xir_value *lw_packet_combine(lowerer *lw, xir_value *p, xir_value *valid, tir_ew_op op, bool own_left,
-                             tir_scalar elem);                                /* reduce.c */
+xir_value *lw_packet_combine(lowerer *lw, const plan_local_dim *d, xir_value *p, xir_value *valid, tir_ew_op op,
+                             bool own_left, tir_scalar elem);                 /* reduce.c */
 void lower_mma(lowerer *lw, const tir_op *op);                           /* mma.c */
 /* Binds a region's coordinate arguments (loops.c): to given i64 values, or to
  * the coordinates of a domain ordinal. */

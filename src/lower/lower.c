@@ -182,10 +182,14 @@ static void describe(lowerer *lw, const plan_root_map *map, lower_result *out) {
             strbuf_printf(&s, "%s%u", a ? "," : "", lw->opt->root_axis_tiles[a]);
         strbuf_printf(&s, "]; root_temporal_cache_cost=unmodeled");
     }
-    if (lw->local)
-        strbuf_printf(&s, "; local_axis=%s; local_extent=%llu; local_slots=%llu",
-                      lw->local->dim ? lw->local->dim->label : "none", (unsigned long long)lw->local->extent,
-                      (unsigned long long)lw->local->slots);
+    if (lw->local) {
+        const plan_local_dim *d = lw->local->dim_count ? &lw->local->dims[0] : NULL;
+        strbuf_printf(&s, "; local_axis=%s; local_extent=%llu; local_slots=%llu", d ? d->dim->label : "none",
+                      (unsigned long long)(d ? d->extent : 1), (unsigned long long)(d ? d->slots : 1));
+        for (uint32_t i = 1; i < lw->local->dim_count; i++)
+            strbuf_printf(&s, "%s%s=%llu", i == 1 ? "; local_contraction_axes=" : ",", lw->local->dims[i].dim->label,
+                          (unsigned long long)lw->local->dims[i].extent);
+    }
     strbuf_printf(&s,
                   "; dispatch_size=%u; required_packet_width=%u; static_snapshot_bytes_per_worker=%llu; "
                   "static_snapshot_allocations=%llu; snapshot_budget=%llu; max_unrolled_tile_elements=%u; "

@@ -37,7 +37,8 @@ typedef struct {
     uint64_t k_count;
     bool k_runtime;
     bool fused; /* float accumulator and lower_options.fused_mma */
-    int d_index; /* the contraction axis on D (plan_mma_over_local), else -1 */
+    int d_index; /* the contraction axis on a distributed dim (plan_mma_over_local), else -1 */
+    const plan_local_dim *d; /* that dim */
 } mma_job;
 
 /* Flat index into an operand over `s` from output and contraction coordinates. */
@@ -105,19 +106,19 @@ static xir_value *fold_unrolled(lowerer *lw, const mma_job *j, xir_value *acc, x
  * partial into the butterfly. */
 static xir_value *fold_lanes(lowerer *lw, const mma_job *j, xir_value *c, xir_value *const *oc) {
     xir_value *kc[PLAN_MAX_RANK], *p = NULL, *product, *next;
-    const plan_local *local = lw->local;
-    xir_value *present = local->full_slots ? NULL : lw_element_valid(lw, lw_element(lw, lw_i64(lw, 0)));
+    const plan_local_dim *d = j->d;
+    xir_value *present = d->full_slots ? NULL : lw_element_valid(lw, d, lw_element(lw, lw_i64(lw, 0)));
     for (uint64_t kk = 0; kk < j->k_count && lw_ok(lw); kk++) {
         k_coords(lw, j, kk, kc);
         term(lw, j, p, oc, kc, &product, &next);
         int64_t q = 0;
         lw_const_int(kc[j->d_index], &q);
-        bool tail = local->full_slots && (uint64_t)q >= local->full_slots;
+        bool tail = d->full_slots && (uint64_t)q >= d->full_slots;
         if (!p) p = product;
-        else p = tail ? lw_arith(lw, XIR_OP_SELECT, lw_element_valid(lw, lw_element(lw, kc[j->d_index])), next, p) : next;
+        else p = tail ? lw_arith(lw, XIR_OP_SELECT, lw_element_valid(lw, d, lw_element(lw, kc[j->d_index])), next, p) : next;
     }
     if (!p) return c;
-    xir_value *total = lw_packet_combine(lw, p, present, TIR_EW_ADD, true, j->out->elem), *sum[2] = {c, total};
+    xir_value *total = lw_packet_combine(lw, d, p, present, TIR_EW_ADD, true, j->out->elem), *sum[2] = {c, total};
     return lw_apply(lw, TIR_EW_ADD, j->out->elem, sum);
 }
 
@@ -226,7 +227,8 @@ void lower_mma(lowerer *lw, const tir_op *op) {
     j.sc = op->operands[2]->value->type->space;
     for (uint32_t i = 0; i < j.sa->rank; i++)
         if (tir_space_find(j.sc, j.sa->axes[i].dim) < 0) {
-            if (plan_local_is_axis(lw->local, &j.sa->axes[i])) j.d_index = (int)j.k_rank;
+            const plan_local_dim *d = plan_local_dim_of(lw->local, &j.sa->axes[i]);
+            if (d) j.d = d, j.d_index = (int)j.k_rank;
             j.k_dim[j.k_rank] = j.sa->axes[i].dim;
             j.k_extent[j.k_rank++] = lw_extent(lw, &j.sa->axes[i]);
         }

@@ -88,8 +88,9 @@ static xir_value *read_lane(lowerer *lw, xir_value *value, xir_value *lane) {
  * value.  Lane 0 combines (own, higher lane) at each step: its root is one
  * fixed tree over the lanes.  A short row (N < W) stops once lane 0 has
  * merged every lane that can hold an element. */
-xir_value *lw_packet_combine(lowerer *lw, xir_value *p, xir_value *valid, tir_ew_op op, bool own_left, tir_scalar elem) {
-    uint32_t steps = plan_local_butterfly_steps(lw->local);
+xir_value *lw_packet_combine(lowerer *lw, const plan_local_dim *d, xir_value *p, xir_value *valid, tir_ew_op op,
+                             bool own_left, tir_scalar elem) {
+    uint32_t steps = plan_local_butterfly_steps(lw->local, d);
     for (uint32_t k = 1; k < 1u << steps; k <<= 1) {
         xir_value *from = lw_arith(lw, XIR_OP_XOR, lw->lane_id, xir_const_uint(lw->m, TIR_U32, k), NULL);
         xir_value *other = read_lane(lw, p, from), *args[2] = {own_left ? p : other, own_left ? other : p};
@@ -111,13 +112,14 @@ xir_value *lw_packet_combine(lowerer *lw, xir_value *p, xir_value *valid, tir_ew
  * (the lane's own partial in the carry's place). */
 static xir_value *packet_total(lowerer *lw, const reduction *r, const plan_op *po, xir_value *p) {
     xir_value *valid = NULL; /* NULL: every lane holds a partial */
+    const plan_local_dim *d = plan_local_dim_in(lw->local, r->op->domain);
     if (po->local_tail) {
         xir_value *q = lw_i64(lw, (int64_t)po->count), *x = contribution(lw, r, q);
-        xir_value *in = lw_element_valid(lw, lw_element(lw, q));
+        xir_value *in = lw_element_valid(lw, d, lw_element(lw, q));
         if (!p) p = x, valid = in;
         else p = in ? select(lw, in, combine(lw, r, p, x), p) : combine(lw, r, p, x);
     }
-    return lw_packet_combine(lw, p, valid, r->update->ew, r->carry_left, r->elem);
+    return lw_packet_combine(lw, d, p, valid, r->update->ew, r->carry_left, r->elem);
 }
 
 void lower_partitioned_reduce(lowerer *lw, const tir_op *op) {

@@ -296,10 +296,10 @@ xir_value *lw_element(lowerer *lw, xir_value *q) {
     return lw_arith(lw, XIR_OP_ADD, lw_arith(lw, XIR_OP_MUL, q, lw_i64(lw, lw->local->lanes), NULL), lw->lane, NULL);
 }
 
-xir_value *lw_element_valid(lowerer *lw, xir_value *e) {
+xir_value *lw_element_valid(lowerer *lw, const plan_local_dim *d, xir_value *e) {
     int64_t lo, hi;
-    if (lw_range_of(lw, e, &lo, &hi) && hi < (int64_t)lw->local->extent) return NULL;
-    return lw_arith(lw, XIR_OP_LT, e, lw_i64(lw, (int64_t)lw->local->extent), NULL);
+    if (lw_range_of(lw, e, &lo, &hi) && hi < (int64_t)d->extent) return NULL;
+    return lw_arith(lw, XIR_OP_LT, e, lw_i64(lw, (int64_t)d->extent), NULL);
 }
 
 xir_value *lw_flat(lowerer *lw, const tir_space *s, xir_value *const *coords) {
@@ -375,7 +375,7 @@ void lw_traverse(lowerer *lw, const tir_space *s, bool runtime, lw_visit visit, 
      * the loop covers the full slots, where W·q + lane < N is proven from
      * the index interval (no guard, plain vector accesses), and the tail
      * slot is visited once after it with its guard. */
-    bool peel = plan_local_peels(lw->local, n);
+    bool peel = plan_local_peels(lw->local, s);
     uint64_t loop_end = peel ? n - 1 : n;
     lw_loop L;
     lw_loop_begin(lw, &L, 0, (int64_t)loop_end, 1);

@@ -111,9 +111,10 @@ static xir_value *element(lowerer *lw, access *acc, xir_value *const *slots, xir
     xir_value *cond = both(lw, acc->leader, acc->in_range), *offset = lw_i64(lw, 0), *coords[PLAN_MAX_RANK];
     for (uint32_t a = 0; a < acc->view->rank; a++) {
         coords[a] = slots[a];
-        if (plan_local_is_axis(lw->local, &acc->op->domain->axes[a])) {
+        const plan_local_dim *d = plan_local_dim_of(lw->local, &acc->op->domain->axes[a]);
+        if (d) {
             coords[a] = lw_element(lw, slots[a]);
-            cond = both(lw, cond, lw_element_valid(lw, coords[a]));
+            cond = both(lw, cond, lw_element_valid(lw, d, coords[a]));
         }
     }
     for (uint32_t a = 0; a < acc->view->rank; a++) {

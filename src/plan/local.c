@@ -36,16 +36,23 @@ static bool refuse(plan_local *l, plan_local_refusal r, const char *fmt, ...) {
 
 /* A unit axis is never distributed, even on D's dim: it holds one element
  * that every lane sees (a broadcast operand, a replicated value). */
-bool plan_local_is_axis(const plan_local *local, const tir_axis *axis) {
-    return local && local->dim && axis->dim == local->dim && axis->extent != 1;
+const plan_local_dim *plan_local_dim_of(const plan_local *local, const tir_axis *axis) {
+    if (!local || axis->extent == 1) return NULL;
+    for (uint32_t i = 0; i < local->dim_count; i++)
+        if (local->dims[i].dim == axis->dim) return &local->dims[i];
+    return NULL;
 }
 
-bool plan_local_peels(const plan_local *local, uint64_t count) {
-    return local && local->dim && local->full_slots < local->slots && count == local->slots && count > 1;
+bool plan_local_is_axis(const plan_local *local, const tir_axis *axis) { return plan_local_dim_of(local, axis) != NULL; }
+
+bool plan_local_peels(const plan_local *local, const tir_space *s) {
+    const plan_local_dim *d = plan_local_dim_in(local, s);
+    return d && d->full_slots < d->slots && d->slots > 1 && plan_local_volume(local, s) == d->slots;
 }
 
 uint64_t plan_local_extent(const plan_local *local, const tir_axis *axis) {
-    return plan_local_is_axis(local, axis) ? local->slots : axis->extent;
+    const plan_local_dim *d = plan_local_dim_of(local, axis);
+    return d ? d->slots : axis->extent;
 }
 
 uint64_t plan_local_volume(const plan_local *local, const tir_space *s) {
@@ -54,36 +61,51 @@ uint64_t plan_local_volume(const plan_local *local, const tir_space *s) {
     return v;
 }
 
-uint32_t plan_local_butterfly_steps(const plan_local *local) {
+uint32_t plan_local_butterfly_steps(const plan_local *local, const plan_local_dim *d) {
     uint32_t steps = 0;
-    for (uint64_t k = 1; k < local->lanes && (local->full_slots || k < local->extent); k <<= 1) steps++;
+    for (uint64_t k = 1; k < local->lanes && (d->full_slots || k < d->extent); k <<= 1) steps++;
     return steps;
 }
 
-bool plan_local_has_axis(const plan_local *local, const tir_space *s) {
-    for (uint32_t i = 0; i < s->rank; i++)
-        if (plan_local_is_axis(local, &s->axes[i])) return true;
-    return false;
+const plan_local_dim *plan_local_dim_in(const plan_local *local, const tir_space *s) {
+    for (uint32_t i = 0; i < s->rank; i++) {
+        const plan_local_dim *d = plan_local_dim_of(local, &s->axes[i]);
+        if (d) return d;
+    }
+    return NULL;
 }
 
-/* Every nonunit axis of s on D's dim has extent N; without a D picked from
- * the stores, the first nonunit axis fixes D and N.  Other axes are held
- * whole by every lane. */
+bool plan_local_has_axis(const plan_local *local, const tir_space *s) { return plan_local_dim_in(local, s) != NULL; }
+
+static plan_local_dim *find_dim(plan_local *l, const tir_dim *dim) {
+    for (uint32_t i = 0; i < l->dim_count; i++)
+        if (l->dims[i].dim == dim) return &l->dims[i];
+    return NULL;
+}
+
+/* Every nonunit axis of s on a distributed dim has that dim's extent N, and
+ * s has at most one distributed dim; without a D picked from the stores,
+ * the first nonunit axis fixes D and N.  Other axes are held whole by every
+ * lane. */
 static bool check_space(plan_local *l, const tir_space *s, const tir_op *op) {
+    const tir_dim *seen = NULL;
     for (uint32_t i = 0; i < s->rank; i++) {
         const tir_axis *a = &s->axes[i];
         if (a->extent == 1) continue;
         if (a->extent == 0)
             return refuse(l, PLAN_LOCAL_REFUSE_EMPTY, "axis '%s' of '%s' op #%u has extent 0", a->dim->label,
                           tir_op_kind_name(op->kind), op->id);
-        if (!l->dim) {
-            l->dim = a->dim;
-            l->extent = a->extent;
-        } else if (a->dim == l->dim && a->extent != l->extent) {
+        if (!l->dim_count) l->dims[l->dim_count++] = (plan_local_dim){.dim = a->dim, .extent = a->extent};
+        const plan_local_dim *d = find_dim(l, a->dim);
+        if (!d) continue;
+        if (a->extent != d->extent)
             return refuse(l, PLAN_LOCAL_REFUSE_AXES, "'%s' op #%u has axis '%s'=%llu besides '%s'=%llu",
                           tir_op_kind_name(op->kind), op->id, a->dim->label, (unsigned long long)a->extent,
-                          l->dim->label, (unsigned long long)l->extent);
-        }
+                          d->dim->label, (unsigned long long)d->extent);
+        if (seen && seen != d->dim)
+            return refuse(l, PLAN_LOCAL_REFUSE_TWO_DIMS, "'%s' op #%u has the distributed axes '%s' and '%s'",
+                          tir_op_kind_name(op->kind), op->id, seen->label, d->dim->label);
+        seen = d->dim;
     }
     return true;
 }
@@ -137,7 +159,7 @@ static bool check_op(plan_local *l, const tir_op *op, bool in_region) {
                     !op->allow_reassociation)
                     return refuse(l, PLAN_LOCAL_REFUSE_MMA,
                                   "mma op #%u folds '%s' in order, but its lanes' partial sums would be regrouped",
-                                  op->id, l->dim->label);
+                                  op->id, s->axes[i].dim->label);
         }
         if (in_region) return refuse(l, PLAN_LOCAL_REFUSE_NESTED, "mma op #%u", op->id);
         return true;
@@ -148,16 +170,17 @@ static bool check_op(plan_local *l, const tir_op *op, bool in_region) {
     case TIR_OP_PIPELINE: {
         const tir_op *update;
         bool carry_left;
-        bool over = plan_local_has_axis(l, op->domain);
+        const plan_local_dim *d = plan_local_dim_in(l, op->domain);
+        bool over = d != NULL;
         bool closed = op->kind == TIR_OP_MAP || (op->kind == TIR_OP_REDUCE && plan_reduce_is_closed(op, &update, &carry_left));
         /* An ordered loop is lane-local unless it walks D in order. */
         if (!closed && over)
             return refuse(l, PLAN_LOCAL_REFUSE_ORDERED, "'%s' op #%u walks the distributed axis '%s' in order",
-                          tir_op_kind_name(op->kind), op->id, l->dim->label);
+                          tir_op_kind_name(op->kind), op->id, d->dim->label);
         for (uint32_t i = 0; over && op->kind == TIR_OP_REDUCE && i < op->domain->rank; i++)
             if (op->domain->axes[i].extent > 1 && !plan_local_is_axis(l, &op->domain->axes[i]))
                 return refuse(l, PLAN_LOCAL_REFUSE_REDUCE_AXES, "reduce op #%u over '%s' and '%s'", op->id,
-                              l->dim->label, op->domain->axes[i].dim->label);
+                              d->dim->label, op->domain->axes[i].dim->label);
         if (in_region)
             return refuse(l, PLAN_LOCAL_REFUSE_NESTED, "'%s' op #%u", tir_op_kind_name(op->kind), op->id);
         for (uint32_t i = 0; i < op->body->arg_count; i++)
@@ -179,19 +202,18 @@ static bool check_block(plan_local *l, const tir_block *b, bool in_region) {
  * that has one: the output's contiguous axis, so its rows are stored by
  * whole packets.  Without such a store the first nonunit axis is D. */
 static void pick_dim(plan_local *l, const tir_block *b) {
-    for (const tir_op *op = b->first; op && !l->dim; op = op->next) {
+    for (const tir_op *op = b->first; op && !l->dim_count; op = op->next) {
         if (op->kind == TIR_OP_VIEW_STORE && op->domain)
-            for (uint32_t i = op->domain->rank; i-- > 0 && !l->dim;)
-                if (op->domain->axes[i].extent > 1) {
-                    l->dim = op->domain->axes[i].dim;
-                    l->extent = op->domain->axes[i].extent;
-                }
+            for (uint32_t i = op->domain->rank; i-- > 0 && !l->dim_count;)
+                if (op->domain->axes[i].extent > 1)
+                    l->dims[l->dim_count++] =
+                        (plan_local_dim){.dim = op->domain->axes[i].dim, .extent = op->domain->axes[i].extent};
         if (op->body) pick_dim(l, op->body);
     }
 }
 
 bool plan_local_admit(const tir_func *f, const plan_admission *admission, uint32_t lanes, plan_local *out) {
-    *out = (plan_local){.lanes = lanes, .extent = 1};
+    *out = (plan_local){.lanes = lanes};
     const tir_op *root = admission->root;
     pick_dim(out, root->body);
     if ((uint64_t)admission->volume * lanes > UINT32_MAX)
@@ -199,9 +221,11 @@ bool plan_local_admit(const tir_func *f, const plan_admission *admission, uint32
     for (const tir_op *op = f->body->first; op; op = op->next)
         if (op != root && !check_op(out, op, false)) return false;
     if (!check_block(out, root->body, false)) return false;
-    if (plan_local_has_axis(out, root->domain))
-        return refuse(out, PLAN_LOCAL_REFUSE_ROOT, "the root parallel is over '%s'", out->dim->label);
-    out->slots = (out->extent + lanes - 1) / lanes;
-    out->full_slots = out->extent / lanes;
+    const plan_local_dim *on_root = plan_local_dim_in(out, root->domain);
+    if (on_root) return refuse(out, PLAN_LOCAL_REFUSE_ROOT, "the root parallel is over '%s'", on_root->dim->label);
+    for (uint32_t i = 0; i < out->dim_count; i++) {
+        out->dims[i].slots = (out->dims[i].extent + lanes - 1) / lanes;
+        out->dims[i].full_slots = out->dims[i].extent / lanes;
+    }
     return true;
 }

@@ -43,7 +43,8 @@
     X(NESTED, "LOWER-L06", "region inside a region over the distributed axis") \
     X(ROOT, "LOWER-L07", "root domain on the distributed axis") \
     X(DISPATCH, "LOWER-L08", "dispatch exceeds uint32") \
-    X(REDUCE_AXES, "LOWER-L09", "reduction over the distributed axis and another axis")
+    X(REDUCE_AXES, "LOWER-L09", "reduction over the distributed axis and another axis") \
+    X(TWO_DIMS, "LOWER-L10", "two distributed axes in one value")
 
 typedef enum {
     PLAN_LOCAL_ADMITTED = 0,
@@ -55,14 +56,23 @@ typedef enum {
 
 const char *plan_local_refusal_code(plan_local_refusal r);
 
+enum { PLAN_LOCAL_MAX_DIMS = 4 };
+
+/* One distributed dim: its nonunit axes (all of extent N) are split over
+ * the lanes. */
+typedef struct {
+    const tir_dim *dim;
+    uint64_t extent;     /* N >= 2 */
+    uint64_t slots;      /* S = ceil(N / W) */
+    uint64_t full_slots; /* floor(N / W): slots valid on every lane */
+} plan_local_dim;
+
 typedef struct {
     plan_local_refusal refusal; /* PLAN_LOCAL_ADMITTED when admitted */
     char why[256];              /* refusal: "<reason>: <the op or axis>" */
-    const tir_dim *dim;         /* D; NULL: no nonunit axis (replicated) */
-    uint64_t extent;            /* N >= 2 (1 without D) */
     uint32_t lanes;             /* W */
-    uint64_t slots;             /* S = ceil(N / W) */
-    uint64_t full_slots;        /* floor(N / W): slots valid on every lane */
+    uint32_t dim_count;         /* 0: no nonunit axis (replicated) */
+    plan_local_dim dims[PLAN_LOCAL_MAX_DIMS]; /* dims[0] is D */
 } plan_local;
 
 /* Decides admission of the admitted kernel f (its plan_admit result) for W
@@ -70,25 +80,30 @@ typedef struct {
  * diagnostic, so the planner can record the reason as a rejection. */
 bool plan_local_admit(const tir_func *f, const plan_admission *admission, uint32_t lanes, plan_local *out);
 
-/* Whether a runtime traversal over `count` slot-space elements is peeled:
- * the loop covers the full slots and the partly valid last slot is visited
- * once more after it (N mod W != 0), so a body it emits is emitted twice.
- * The lowerer's traversal and the representation plan's emission counts
- * both ask this. */
-bool plan_local_peels(const plan_local *local, uint64_t count);
-/* Whether the axis is distributed: D's dim with extent N (a unit axis of
- * D's dim is not; NULL local or no D: false). */
+/* Whether a runtime traversal over the space is peeled: its one slot-space
+ * nonunit axis is distributed with a partly valid last slot (N mod W != 0),
+ * so the loop covers the full slots and the last one is visited once more
+ * after it (a body it emits is emitted twice).  The lowerer's traversal and
+ * the representation plan's emission counts both ask this. */
+bool plan_local_peels(const plan_local *local, const tir_space *s);
+/* The distributed dim of the axis: a nonunit axis on a distributed dim (a
+ * unit axis of that dim is not; NULL local: none), else NULL. */
+const plan_local_dim *plan_local_dim_of(const plan_local *local, const tir_axis *axis);
+/* Whether the axis is distributed (plan_local_dim_of is not NULL). */
 bool plan_local_is_axis(const plan_local *local, const tir_axis *axis);
-/* The slot-space extent of an axis: S for D, else the extent.  NULL local:
+/* The slot-space extent of an axis: S for a distributed one, else the extent.  NULL local:
  * the whole-program realization (the extent itself). */
 uint64_t plan_local_extent(const plan_local *local, const tir_axis *axis);
 /* The slot-space volume of a space (admitted: fits). */
 uint64_t plan_local_volume(const plan_local *local, const tir_space *s);
-/* The butterfly steps of a reduction over D: log2 W, or when no slot is
- * full (N < W) only the steps whose partner lanes 0 ^ k can hold an
- * element (k < N): lane 0's root, which is broadcast, is then complete. */
-uint32_t plan_local_butterfly_steps(const plan_local *local);
-/* Whether the space has the distributed axis. */
+/* The butterfly steps of a reduction over the distributed dim d: log2 W,
+ * or when no slot is full (N < W) only the steps whose partner lanes 0 ^ k
+ * can hold an element (k < N): lane 0's root, which is broadcast, is then
+ * complete. */
+uint32_t plan_local_butterfly_steps(const plan_local *local, const plan_local_dim *d);
+/* Whether the space has a distributed axis. */
 bool plan_local_has_axis(const plan_local *local, const tir_space *s);
+/* The space's distributed dim (admitted: at most one), else NULL. */
+const plan_local_dim *plan_local_dim_in(const plan_local *local, const tir_space *s);
 
 #endif

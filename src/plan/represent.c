@@ -48,11 +48,13 @@ static uint64_t mma_contraction(const plan_repr_options *o, const tir_op *op) {
     return k;
 }
 
-bool plan_mma_over_local(const plan_local *local, const tir_op *op) {
+const plan_local_dim *plan_mma_over_local(const plan_local *local, const tir_op *op) {
     const tir_space *a = op->operands[0]->value->type->space, *c = op->operands[2]->value->type->space;
-    for (uint32_t i = 0; i < a->rank; i++)
-        if (plan_local_is_axis(local, &a->axes[i]) && tir_space_find(c, a->axes[i].dim) < 0) return true;
-    return false;
+    for (uint32_t i = 0; i < a->rank; i++) {
+        const plan_local_dim *d = plan_local_dim_of(local, &a->axes[i]);
+        if (d && tir_space_find(c, a->axes[i].dim) < 0) return d;
+    }
+    return NULL;
 }
 
 bool plan_reduce_is_closed(const tir_op *op, const tir_op **update, bool *carry_left) {
@@ -83,12 +85,13 @@ bool plan_reduce_is_closed(const tir_op *op, const tir_op **update, bool *carry_
 static bool plan_partitioned(const plan_repr_options *o, const tir_op *op, plan_op *po) {
     uint64_t n = space_volume(o, op->domain);
     const tir_op *update;
-    bool carry_left, local = plan_local_has_axis(o->local, op->domain);
+    bool carry_left;
+    const plan_local_dim *d = plan_local_dim_in(o->local, op->domain);
     if (!plan_reduce_is_closed(op, &update, &carry_left)) return false;
-    if (local) {
-        n = o->local->full_slots;
+    if (d) {
+        n = d->full_slots;
         po->local = true;
-        po->local_tail = o->local->extent % o->local->lanes != 0;
+        po->local_tail = d->extent % o->local->lanes != 0;
     } else if (o->reduction_partitions < 2 || !plan_bounded(o, n)) {
         return false;
     }
@@ -266,7 +269,7 @@ static void plan_map(planner *p, const tir_op *op, plan_op *po) {
     uint64_t body_work = block_work(o, op->body, &structured);
     po->runtime = map_is_runtime(o, op, body_work, structured);
     /* a peeled runtime map emits its body for the full slots and the tail */
-    po->body_emissions = !po->runtime ? po->count : plan_local_peels(o->local, po->count) ? 2 : 1;
+    po->body_emissions = !po->runtime ? po->count : plan_local_peels(o->local, op->domain) ? 2 : 1;
     uint64_t body_mult = sat_mul(po->multiplicity, po->body_emissions);
     plan_coords(p, op, !po->runtime, body_mult);
     plan_block(p, op->body, body_mult);

@@ -126,9 +126,9 @@ static inline const plan_op *plan_op_of(const plan_repr *r, const tir_op *op) { 
  * value and used by nothing else, a body of constants, elementwise ops and
  * extracts).  Sets *update and *carry_left when closed. */
 bool plan_reduce_is_closed(const tir_op *op, const tir_op **update, bool *carry_left);
-/* Whether the mma contracts the packet-local distributed axis D (each lane
- * folds its slots, then the lanes' partials are combined; NULL local: no). */
-bool plan_mma_over_local(const plan_local *local, const tir_op *op);
+/* The distributed dim the mma contracts (each lane folds its slots, then
+ * the lanes' partials are combined), else NULL (also for a NULL local). */
+const plan_local_dim *plan_mma_over_local(const plan_local *local, const tir_op *op);
 
 /* Whether an extract reads at a compile-time flat index: every index is a
  * constant, or (packet-local) the split coordinate of a slot-constant map

@@ -122,10 +122,11 @@ static tilec_status local_admission(solver *s) {
     uint32_t W = s->out->target.packet_width;
     if (s->locals[s->local_count - 1] == 1) return TILEC_OK;
     bool admitted = plan_local_admit(s->f, &s->admission, W, &s->local);
-    if (admitted && s->local.dim) {
-        if (!(s->out->local_axis = arena_strdup(&s->out->arena, s->local.dim->label))) return nomem(s);
-        s->out->local_extent = s->local.extent;
-        s->out->local_slots = s->local.slots;
+    if (admitted && s->local.dim_count) {
+        const plan_local_dim *d = &s->local.dims[0];
+        if (!(s->out->local_axis = arena_strdup(&s->out->arena, d->dim->label))) return nomem(s);
+        s->out->local_extent = d->extent;
+        s->out->local_slots = d->slots;
     }
     if (admitted || s->o->local_lanes == 0) return TILEC_OK;
     return tilec_error(s->ctx, TILEC_E_UNSUPPORTED, "PLAN-O04", tilec_no_loc(),

@@ -290,7 +290,9 @@ static void walk_loop(walker *w, const tir_op *op, double rep) {
     walk_block(w, op->body, rep * trips);
     if (po->partitioned) {
         w->arith += rep * po->partitions; /* partials into a total, then the seed */
-        if (po->local) w->arith += rep * (2.0 * plan_local_butterfly_steps(w->r->options.local) + 2);
+        if (po->local)
+            w->arith += rep * (2.0 * plan_local_butterfly_steps(w->r->options.local,
+                                                                 plan_local_dim_in(w->r->options.local, op->domain)) + 2);
         if (po->bulk_loop) {
             uint64_t P = po->partitions, bulk = po->count - po->count % P;
             w->arith += rep * 2.0 * (double)(bulk / P - 1);
@@ -317,8 +319,8 @@ static void walk_mma(walker *w, const tir_op *op, double rep) {
     }
     if (po->contraction_runtime) w->arith += 2 * (po->runtime ? terms : rep * (double)po->contraction);
     /* over D: each output's lane partials meet in a butterfly, then the seed */
-    if (plan_mma_over_local(w->r->options.local, op))
-        w->arith += n * (2.0 * plan_local_butterfly_steps(w->r->options.local) + 2);
+    const plan_local_dim *d = plan_mma_over_local(w->r->options.local, op);
+    if (d) w->arith += n * (2.0 * plan_local_butterfly_steps(w->r->options.local, d) + 2);
     snapshot(w, op->results[0], rep);
 }
 
