@@ -212,10 +212,36 @@ static void pick_dim(plan_local *l, const tir_block *b) {
     }
 }
 
-bool plan_local_admit(const tir_func *f, const plan_admission *admission, uint32_t lanes, plan_local *out) {
+/* A contraction's phase gets its own distributed dim: an mma that allows
+ * reassociation, whose output has no distributed axis and whose
+ * contraction none, distributes its widest contracted axis (attention's
+ * QKᵀ over d while its P·V output is split over dv).  Its operands are then
+ * split along it and the lanes' partial sums meet in a butterfly (mma.c),
+ * instead of every lane folding the whole contraction. */
+static void pick_contractions(plan_local *l, const tir_block *b) {
+    for (const tir_op *op = b->first; op && l->dim_count < PLAN_LOCAL_MAX_DIMS; op = op->next) {
+        if (op->kind == TIR_OP_MMA && op->allow_reassociation) {
+            const tir_space *a = op->operands[0]->value->type->space, *c = op->operands[2]->value->type->space;
+            const tir_axis *widest = NULL;
+            bool over = false;
+            for (uint32_t i = 0; i < a->rank; i++) {
+                if (tir_space_find(c, a->axes[i].dim) >= 0) continue;
+                over = over || plan_local_is_axis(l, &a->axes[i]);
+                if (a->axes[i].extent > 1 && (!widest || a->axes[i].extent > widest->extent)) widest = &a->axes[i];
+            }
+            if (widest && !over && !plan_local_has_axis(l, c) && !find_dim(l, widest->dim))
+                l->dims[l->dim_count++] = (plan_local_dim){.dim = widest->dim, .extent = widest->extent};
+        }
+        if (op->body) pick_contractions(l, op->body);
+    }
+}
+
+static bool admit(const tir_func *f, const plan_admission *admission, uint32_t lanes, bool contractions,
+                  plan_local *out) {
     *out = (plan_local){.lanes = lanes};
     const tir_op *root = admission->root;
     pick_dim(out, root->body);
+    if (contractions && out->dim_count) pick_contractions(out, root->body);
     if ((uint64_t)admission->volume * lanes > UINT32_MAX)
         return refuse(out, PLAN_LOCAL_REFUSE_DISPATCH, "%u programs × %u lanes", admission->volume, lanes);
     for (const tir_op *op = f->body->first; op; op = op->next)
@@ -228,4 +254,12 @@ bool plan_local_admit(const tir_func *f, const plan_admission *admission, uint32
         out->dims[i].full_slots = out->dims[i].extent / lanes;
     }
     return true;
+}
+
+/* With the contractions' dims when that admits, else D alone (whose
+ * refusal is the one reported). */
+bool plan_local_admit(const tir_func *f, const plan_admission *admission, uint32_t lanes, plan_local *out) {
+    if (admit(f, admission, lanes, true, out)) return true;
+    return out->dim_count > 1 || out->refusal == PLAN_LOCAL_REFUSE_TWO_DIMS ? admit(f, admission, lanes, false, out)
+                                                                            : false;
 }

@@ -127,6 +127,13 @@ static tilec_status local_admission(solver *s) {
         if (!(s->out->local_axis = arena_strdup(&s->out->arena, d->dim->label))) return nomem(s);
         s->out->local_extent = d->extent;
         s->out->local_slots = d->slots;
+        char axes[256] = "";
+        for (uint32_t i = 1; i < s->local.dim_count; i++) {
+            size_t n = strlen(axes);
+            snprintf(axes + n, sizeof axes - n, "%s%s=%llu", i > 1 ? "," : "", s->local.dims[i].dim->label,
+                     (unsigned long long)s->local.dims[i].extent);
+        }
+        if (axes[0] && !(s->out->local_contraction_axes = arena_strdup(&s->out->arena, axes))) return nomem(s);
     }
     if (admitted || s->o->local_lanes == 0) return TILEC_OK;
     return tilec_error(s->ctx, TILEC_E_UNSUPPORTED, "PLAN-O04", tilec_no_loc(),

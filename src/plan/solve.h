@@ -83,6 +83,8 @@ typedef struct {
      * per lane (plan/local.h). */
     const char *local_axis;
     uint64_t local_extent, local_slots;
+    /* the contractions' distributed axes, "d=64,k=8" (NULL: none) */
+    const char *local_contraction_axes;
     uint64_t candidate_count;    /* enumerated: candidates.len + rejected.len */
     VEC(plan_choice) candidates; /* admitted and scored, in enumeration order */
     VEC(plan_rejection) rejected;

@@ -12,6 +12,8 @@
  *   scalar stores.
  * - In-place rows; a two-axis root in both orders and with root tiles.
  * - An mma over D (a row dot product), bitwise at every W and row width.
+ * - Contractions with their own distributed axis (attention's d beside dv;
+ *   decode and prefill shapes), and the fallback to D alone.
  * - Matrix programs (gemm, gemm_bt, bmm, attention) with the stored row split
  *   over the lanes and every other axis whole, at every W, bitwise; mma
  *   steps fused (fma) and separate; integer and mixed-precision mma; a
@@ -398,6 +400,64 @@ static void test_contraction_over_row(void) {
     }
 }
 
+/* A contraction's own distributed axis: attention's QKᵀ folds d while its
+ * output is split over dv, so d is split too (plan/local.h
+ * pick_contractions): decode (one query row) and prefill shapes with ragged
+ * key blocks, D above and below W, against the reference at 5e-5.  A
+ * kernel where d would share a value with D falls back to D alone. */
+static const char shared_axes_text[] =
+    "kernel @k<N=8, K=16>(%X: const view<f32>[X.0=N, X.1=K], %A: const view<f32>[A.0=1, A.1=K],\n"
+    "    %B: const view<f32>[B.0=K, B.1=1], %Y: view<f32>[Y.0=N, Y.1=K], %Z: view<f32>[Z.0=1, Z.1=1]) {\n"
+    "  parallel (%r: r=1) {\n"
+    "    %c0 = const index 0\n"
+    "    %y = load %X[%c0, %c0] tile [n=N, j=1]\n"
+    "    store %Y[%c0, %c0] tile [n=N, j=1], %y\n"
+    "    %x = load %X[%c0, %c0] tile [n=N, k=K]\n"
+    "    %x2 = add %x, %x\n"
+    "    store %Y[%c0, %c0] tile [n=N, k=K], %x2\n"
+    "    %a = load %A[%c0, %c0] tile [m=1, k=K]\n"
+    "    %b = load %B[%c0, %c0] tile [k=K, j=1]\n"
+    "    %z = const tile<f32>[m=1, j=1] 0.0\n"
+    "    %d = mma %a, %b, %z\n"
+    "    store %Z[%c0, %c0] tile [m=1, j=1], %d\n"
+    "  }\n"
+    "}\n";
+
+static void test_contraction_axes(void) {
+    static const tir_define shapes[][9] = {
+        {{"B", 1}, {"Hq", 4}, {"Hkv", 2}, {"Lq", 1}, {"Lk", 37}, {"D", 64}, {"Dv", 16}, {"bq", 1}, {"bk", 8}},
+        {{"B", 1}, {"Hq", 2}, {"Hkv", 1}, {"Lq", 1}, {"Lk", 19}, {"D", 5}, {"Dv", 33}, {"bq", 1}, {"bk", 4}},
+        {{"B", 1}, {"Hq", 2}, {"Hkv", 2}, {"Lq", 6}, {"Lk", 21}, {"D", 24}, {"Dv", 8}, {"bq", 3}, {"bk", 8}},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        tir_module *m = parse_example(ctx, "attention", shapes[i], 9);
+        if (!m) continue;
+        for (uint32_t w = 4; w <= 16; w *= 2) {
+            lower_options o = local_options(w);
+            lower_result r;
+            if (!lower_ok(tir_module_func(m, 0), &o, &r)) continue;
+            CHECK_STR_CONTAINS(r.realization, "local_axis=dv;");
+            CHECK_STR_CONTAINS(r.realization, "local_contraction_axes=d=");
+            lower_result_free(&r);
+            char label[64];
+            snprintf(label, sizeof label, "attention shape %zu local W=%u", i, w);
+            run_config c = run_config_default(w, false);
+            c.tolerance = 5e-5;
+            check_local(label, tir_module_func(m, 0), w, c);
+        }
+        tir_module_destroy(m);
+    }
+    tir_module *m = parse_kernel(shared_axes_text, NULL, 0);
+    if (!m) return;
+    plan_admission a;
+    plan_local l;
+    CHECK(plan_admit(ctx, tir_module_func(m, 0), &a) == TILEC_OK);
+    CHECK_MSG(plan_local_admit(tir_module_func(m, 0), &a, 8, &l) && l.dim_count == 1 && !strcmp(l.dims[0].dim->label, "n"),
+              "shared axes: admitted %d with %u dims (%s)", l.refusal == PLAN_LOCAL_ADMITTED, l.dim_count, l.why);
+    check_local("shared axes local W=8", tir_module_func(m, 0), 8, run_config_default(8, true));
+    tir_module_destroy(m);
+}
+
 static void test_epilogue(void) {
     tir_module *m = parse_test_kernel(ctx, "gemm_epilogue");
     if (!m) return;
@@ -484,6 +544,7 @@ int main(void) {
     test_mappings();
     test_matrix();
     test_contraction_over_row();
+    test_contraction_axes();
     test_typed_matrix();
     test_epilogue();
     test_examples();

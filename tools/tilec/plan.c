@@ -169,9 +169,11 @@ static void print_text(FILE *out, const plan_result *p, const plan_choice **rank
     if (p->local_axis)
         fprintf(out,
                 "packet-local candidates (local lanes %u): axis '%s' of extent %llu split over the lanes, %llu "
-                "slot%s per lane; every other axis whole on every lane\n",
+                "slot%s per lane%s%s%s; every other axis whole on every lane\n",
                 p->target.packet_width, p->local_axis, (unsigned long long)p->local_extent,
-                (unsigned long long)p->local_slots, p->local_slots == 1 ? "" : "s");
+                (unsigned long long)p->local_slots, p->local_slots == 1 ? "" : "s",
+                p->local_contraction_axes ? "; contracted axes split too (" : "",
+                p->local_contraction_axes ? p->local_contraction_axes : "", p->local_contraction_axes ? ")" : "");
     if (p->ok)
         fprintf(out, "packing (%s): %s%s\n", plan_pack_mode_name(p->options.pack), p->pack.load ? "" : "none: ",
                 p->pack.why);
@@ -323,8 +325,11 @@ static void print_json(FILE *out, const plan_result *p, const plan_choice **rank
     if (p->local_axis) {
         fputs("{\"dim\": ", out);
         json_string(out, p->local_axis);
-        fprintf(out, ", \"extent\": %llu, \"slots\": %llu}", (unsigned long long)p->local_extent,
+        fprintf(out, ", \"extent\": %llu, \"slots\": %llu, \"contraction_axes\": ", (unsigned long long)p->local_extent,
                 (unsigned long long)p->local_slots);
+        if (p->local_contraction_axes) json_string(out, p->local_contraction_axes);
+        else fputs("null", out);
+        fputc('}', out);
     } else {
         fputs("null", out);
     }
