@@ -1,4 +1,5 @@
-/* attention.c — reference for attention.tir: causal grouped-query attention
+/* attention.c — reference for attention.tir and attention_gqa.tir (whose Q
+ * and O are the same memory as [B, Hq, L, D]): causal grouped-query attention
  * computed the textbook way, independent of the kernel's online recurrence:
  * for each query row, every score S[k] = q·k / sqrt(D) over the valid keys
  * (k < Lk and k <= q + Lk − Lq), one full FP64 softmax (global row max, no

@@ -16,6 +16,7 @@ const example_entry example_table[] = {
     {"gelu", example_gelu},
     {"swiglu", example_swiglu},
     {"attention", example_attention},
+    {"attention_gqa", example_attention}, /* Q and O [B, Hkv, G, L, D]: the same memory as [B, Hq, L, D] */
 };
 const size_t example_count = sizeof example_table / sizeof example_table[0];
 

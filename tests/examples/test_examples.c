@@ -81,6 +81,12 @@ static const example_case cases[] = {
     {"attention", ATT_FIX, {{"B", 1}, {"Hq", 2}, {"Hkv", 2}, {"Lq", 4}, {"Lk", 5}, {"D", 4}, {"Dv", 3}}, 7, NO_ALIAS},
     {"attention", ATT_FIX, {{"B", 2}, {"Hq", 4}, {"Hkv", 2}, {"Lq", 1}, {"Lk", 17}, {"D", 8}, {"Dv", 7}}, 7, NO_ALIAS},
     {"attention", ATT_FIX, {{"B", 1}, {"Hq", 2}, {"Hkv", 1}, {"Lq", 7}, {"Lk", 7}, {"bq", 3}, {"bk", 5}}, 7, NO_ALIAS},
+    {"attention_gqa", ATT_FIX, {{0}}, 0, NO_ALIAS},
+    /* decode with a group of 4, a group of 1 (MHA), ragged blocks */
+    {"attention_gqa", ATT_FIX, {{"B", 2}, {"Hq", 8}, {"Hkv", 2}, {"Lq", 1}, {"Lk", 17}, {"D", 8}, {"Dv", 7}, {"bq", 1}}, 8,
+     NO_ALIAS},
+    {"attention_gqa", ATT_FIX, {{"B", 1}, {"Hq", 2}, {"Hkv", 2}, {"Lq", 4}, {"Lk", 5}, {"D", 4}, {"Dv", 3}}, 7, NO_ALIAS},
+    {"attention_gqa", ATT_FIX, {{"B", 1}, {"Hq", 3}, {"Hkv", 1}, {"Lq", 7}, {"Lk", 9}, {"bq", 3}, {"bk", 5}}, 7, NO_ALIAS},
 };
 
 static tilec_context *ctx;
@@ -242,7 +248,7 @@ static void run_case(const example_case *c) {
 int main(void) {
     CHECK(tilec_context_create(NULL, &ctx) == TILEC_OK);
     /* Every example has a reference and at least two tested shapes. */
-    CHECK(example_count == 11);
+    CHECK(example_count == 12);
     for (size_t i = 0; i < example_count; i++) {
         size_t shapes = 0;
         for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++)
