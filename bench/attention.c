@@ -30,17 +30,20 @@ static const attention_shape shapes[] = {
 
 /* Blocks of attention.tir: bq query rows per program (the Q load has no
  * bounds=zero, so bq divides Lq: 16 for prefill, 1 for decode), bk = 32 keys
- * per pipeline step (two W=16 packets of scores per query row).  Decode
- * (one query row) runs attention_gqa.tir, one program per KV head over its
- * group of query heads, so K and V are read once per group (measured at
- * 1,16,4,1,4096,128,128, one thread: 2.75 against 4.67 ms; the same buffers
- * bind, Q and O being the same memory). */
+ * per pipeline step for prefill (two W=16 packets of scores per query row).
+ * Decode (one query row) runs attention_gqa.tir, one program per KV head
+ * over its group of query heads, so K and V are read once per group
+ * (measured at 1,16,4,1,4096,128,128, one thread, bk = 32: 2.75 against
+ * 4.67 ms; the same buffers bind, Q and O being the same memory), with
+ * bk = 8: its K and V blocks (bk × D/W slots per lane, d and dv split) stay
+ * within the 64 unrolled elements (1.69 ms at bk = 8, 2.32 at 16, 2.70 at
+ * 32; at D = 64: 0.21, 0.24, 0.27 ms). */
 static const char *kernel_for(const attention_shape *s) { return s->Lq == 1 ? "attention_gqa" : "attention"; }
 
 static void blocks_for(const attention_shape *s, int *bq, int *bk) {
     *bq = s->Lq < 16 ? s->Lq : 16;
     while (s->Lq % *bq) (*bq)--;
-    *bk = 32;
+    *bk = s->Lq == 1 ? 8 : 32;
 }
 
 typedef struct {
