@@ -70,10 +70,16 @@ def make_op(op, dims, ins):
         group, scale = hq // hkv, 1.0 / (d ** 0.5)
         # bottom-right causal: key j is valid for query i when j <= i + lk - lq
         masked = (torch.arange(lk)[None, :] > torch.arange(lq)[:, None] + (lk - lq))
+        # PyTorch >= 2.0 has the fused kernel (default scale 1/sqrt(d); a
+        # boolean mask keeps the True entries); older ones run it eagerly.
+        sdpa = getattr(F, "scaled_dot_product_attention", None)
+        keep = ~masked
 
         def fn():
             kk = k.repeat_interleave(group, dim=1) if group > 1 else k
             vv = v.repeat_interleave(group, dim=1) if group > 1 else v
+            if sdpa is not None:
+                return sdpa(q, kk, vv, attn_mask=keep)
             s = torch.matmul(q, kk.transpose(-1, -2)) * scale
             s.masked_fill_(masked, float("-inf"))
             return torch.matmul(torch.softmax(s, -1), vv, out=out)
