@@ -36,11 +36,14 @@ static bool refuse(plan_local *l, plan_local_refusal r, const char *fmt, ...) {
 
 /* A unit axis is never distributed, even on D's dim: it holds one element
  * that every lane sees (a broadcast operand, a replicated value). */
-const plan_local_dim *plan_local_dim_of(const plan_local *local, const tir_axis *axis) {
-    if (!local || axis->extent == 1) return NULL;
-    for (uint32_t i = 0; i < local->dim_count; i++)
-        if (local->dims[i].dim == axis->dim) return &local->dims[i];
+static const plan_local_dim *find_dim(const plan_local *l, const tir_dim *dim) {
+    for (uint32_t i = 0; i < l->dim_count; i++)
+        if (l->dims[i].dim == dim) return &l->dims[i];
     return NULL;
+}
+
+const plan_local_dim *plan_local_dim_of(const plan_local *local, const tir_axis *axis) {
+    return local && axis->extent != 1 ? find_dim(local, axis->dim) : NULL;
 }
 
 bool plan_local_is_axis(const plan_local *local, const tir_axis *axis) { return plan_local_dim_of(local, axis) != NULL; }
@@ -76,12 +79,6 @@ const plan_local_dim *plan_local_dim_in(const plan_local *local, const tir_space
 }
 
 bool plan_local_has_axis(const plan_local *local, const tir_space *s) { return plan_local_dim_in(local, s) != NULL; }
-
-static plan_local_dim *find_dim(plan_local *l, const tir_dim *dim) {
-    for (uint32_t i = 0; i < l->dim_count; i++)
-        if (l->dims[i].dim == dim) return &l->dims[i];
-    return NULL;
-}
 
 /* Every nonunit axis of s on a distributed dim has that dim's extent N, and
  * s has at most one distributed dim; without a D picked from the stores,

@@ -7,25 +7,7 @@
  * diagnostics that leave the context and the kernel usable; a kernel owning
  * its runtime; destroying a kernel and compiling again; option errors;
  * packet-local programs (local_lanes) forced, searched and refused. */
-#include "lower/lower_fixture.h"
-#include "tilec/tilec.h"
-
-/* Dispatches `env` (a tilec_kernel) with the element types of the buffers. */
-static bool run_dispatch(void *env, const char *label, tilec_status reference, size_t n, const tir_buffer *args,
-                         const run_buffers *b) {
-    (void)reference;
-    tilec_buffer nat_args[MAX_ARGS];
-    for (size_t i = 0; i < n; i++) nat_args[i] = (tilec_buffer){args[i].data, args[i].size_bytes, b->elem[i]};
-    tilec_status sn = tilec_dispatch(ctx, env, n, nat_args);
-    CHECK_MSG(sn == TILEC_OK, "%s: dispatch failed", label);
-    return sn == TILEC_OK;
-}
-
-/* Reference and native runs from identical inputs (the const parameters
- * read, the others NaN); true when they agree everywhere, pads included. */
-static bool run_facade(const char *label, const tir_func *f, tilec_kernel *k, const run_config *c) {
-    return compare_with_reference(label, "native", f, NULL, c, run_dispatch, k);
-}
+#include "facade_fixture.h"
 
 static const example_case cases[] = {
     {"gemm", {{0}}, 0, -1, -1},
@@ -74,11 +56,6 @@ static void test_examples(void) {
     }
     tilec_runtime_destroy(runtimes[0]);
     tilec_runtime_destroy(runtimes[1]);
-}
-
-static bool has_item(const char *text, const char *item) {
-    const char *at = strstr(text, item);
-    return at && (at == text || at[-1] == ' ');
 }
 
 static void test_metadata(void) {

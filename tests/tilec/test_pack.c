@@ -18,28 +18,12 @@
  * - Dispatch: argument errors are reported before the copy runs and leave
  *   the kernel usable; two threads dispatching one packing kernel on their
  *   own inputs each get their own result. */
-#include "lower/lower_fixture.h"
+#include "facade_fixture.h"
 #include "plan/pack.h"
 #include "plan/solve.h"
 #include "xir/interp.h"
-#include "tilec/tilec.h"
 
 #include <pthread.h>
-
-static bool run_dispatch(void *env, const char *label, tilec_status reference, size_t n, const tir_buffer *args,
-                         const run_buffers *b) {
-    (void)reference;
-    tilec_buffer nat_args[MAX_ARGS];
-    for (size_t i = 0; i < n; i++) nat_args[i] = (tilec_buffer){args[i].data, args[i].size_bytes, b->elem[i]};
-    tilec_status sn = tilec_dispatch(ctx, env, n, nat_args);
-    CHECK_MSG(sn == TILEC_OK, "%s: dispatch failed", label);
-    return sn == TILEC_OK;
-}
-
-static bool has_item(const char *text, const char *item) {
-    const char *at = strstr(text, item);
-    return at && (at == text || at[-1] == ' ');
-}
 
 static tilec_kernel *compile_packed(const tir_func *f, uint32_t w, tilec_runtime *rt, tilec_pack pack) {
     tilec_compile_options o = tilec_compile_options_default();
@@ -92,7 +76,7 @@ static void test_shapes(void) {
                 char label[96];
                 snprintf(label, sizeof label, "%s packed W=%u threads=%u", cases[i].label, w, t + 1);
                 run_config c = run_config_default(w, true);
-                compare_with_reference(label, "native", f, NULL, &c, run_dispatch, k);
+                run_facade(label, f, k, &c);
                 tilec_kernel_destroy(k);
             }
     }

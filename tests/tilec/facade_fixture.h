@@ -1,0 +1,34 @@
+/* facade_fixture.h — what the facade tests share on top of
+ * tests/lower/lower_fixture.h: running a compiled kernel against the
+ * reference interpreter through tilec_dispatch, and finding one
+ * `key=value;` item in a realization line. */
+#ifndef TILEC_TESTS_FACADE_FIXTURE_H
+#define TILEC_TESTS_FACADE_FIXTURE_H
+
+#include "lower/lower_fixture.h"
+#include "tilec/tilec.h"
+
+/* Dispatches `env` (a tilec_kernel) with the element types of the buffers. */
+static inline bool run_dispatch(void *env, const char *label, tilec_status reference, size_t n,
+                                const tir_buffer *args, const run_buffers *b) {
+    (void)reference;
+    tilec_buffer nat_args[MAX_ARGS];
+    for (size_t i = 0; i < n; i++) nat_args[i] = (tilec_buffer){args[i].data, args[i].size_bytes, b->elem[i]};
+    tilec_status sn = tilec_dispatch(ctx, env, n, nat_args);
+    CHECK_MSG(sn == TILEC_OK, "%s: dispatch failed", label);
+    return sn == TILEC_OK;
+}
+
+/* Reference and native runs from identical inputs (the const parameters
+ * read, the others NaN); true when they agree everywhere, pads included. */
+static inline bool run_facade(const char *label, const tir_func *f, tilec_kernel *k, const run_config *c) {
+    return compare_with_reference(label, "native", f, NULL, c, run_dispatch, k);
+}
+
+/* Whether `item` ("key=value;") starts an item of the realization `text`. */
+static inline bool has_item(const char *text, const char *item) {
+    const char *at = strstr(text, item);
+    return at && (at == text || at[-1] == ' ');
+}
+
+#endif
