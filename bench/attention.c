@@ -26,6 +26,8 @@ static const attention_shape shapes[] = {
     {"prefill", 1, 8, 2, 256, 1024, 64, 64},
     {"decode", 1, 8, 2, 1, 2048, 64, 64},
     {"decode", 1, 16, 4, 1, 4096, 128, 128},
+    /* multi-query: one KV head, one program; two workers split the KV walk */
+    {"decode", 1, 8, 1, 1, 4096, 128, 128},
 };
 
 /* Blocks of attention.tir: bq query rows per program (the Q load has no

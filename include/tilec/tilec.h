@@ -69,6 +69,11 @@ typedef struct {
 /* Panel packing (docs/lowering.md "Packed panels"): auto (the planner's
  * rule), on (whenever a load qualifies), off. */
 typedef enum { TILEC_PACK_AUTO = 0, TILEC_PACK_ON, TILEC_PACK_OFF } tilec_pack;
+/* Split reductions (docs/lowering.md "Split reductions"): a root program's
+ * mergeable reduce (a `reduce` with a `combine` block) folded in chunks by
+ * several programs, then merged.  auto: when the planner's model says the
+ * chunks fill idle workers; on: whenever a reduce qualifies; off: never. */
+typedef enum { TILEC_SPLIT_AUTO = 0, TILEC_SPLIT_ON, TILEC_SPLIT_OFF } tilec_split;
 
 typedef struct {
     /* ---- planner options (constraints, not hints; arrays borrowed during the call) ---- */
@@ -92,6 +97,8 @@ typedef struct {
                           false: a separate multiply and add, each rounded (docs/lowering.md "MMA") */
     tilec_pack pack;   /* copy a reused strided operand into contiguous panels before each dispatch
                           (auto: when each tile is read by >= 4 programs and the panels exceed the L2) */
+    tilec_split split; /* split a mergeable reduce over programs (flash-decoding) */
+    uint32_t split_chunks; /* 0: the planner's choice; else exactly this many chunks (implies on) */
     /* ---- backend options ---- */
     uint32_t width;                  /* 0: TILEC_SIMD_WIDTH, else the host's; else 1/2/4/8/16 */
     tilec_runtime *runtime;          /* borrowed; NULL: the kernel owns one with `threads` workers */

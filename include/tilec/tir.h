@@ -2,10 +2,12 @@
  *
  * A module holds kernels (functions).  A kernel's body block takes the tensor
  * views as arguments and contains operations; structured operations (parallel,
- * serial, pipeline, reduce, map) own exactly one body block.  Values are
- * immutable SSA: scalars, Index coordinates, Tiles (element type + IndexSpace)
- * and Views (kernel tensor parameters).  Every object is owned by its module and
- * keeps a stable address until tir_module_destroy.
+ * serial, pipeline, reduce, map) own exactly one body block; a reduce may also
+ * own a `combine` block that merges split loop states (never executed as part
+ * of the loop).  Values are immutable SSA: scalars, Index coordinates, Tiles
+ * (element type + IndexSpace) and Views (kernel tensor parameters).  Every
+ * object is owned by its module and keeps a stable address until
+ * tir_module_destroy.
  *
  * Building: an explicit SSA builder (the caller supplies loop carries and yields)
  * and a capture layer with mutable variables whose carries are inferred at the
@@ -213,6 +215,7 @@ tir_value *tir_op_operand(const tir_op *op, size_t index);
 size_t tir_op_result_count(const tir_op *op);
 tir_value *tir_op_result(const tir_op *op, size_t index);
 tir_block *tir_op_body(const tir_op *op); /* NULL for ops without a region */
+tir_block *tir_op_combine(const tir_op *op); /* a reduce's combine block; NULL when none */
 tir_space *tir_op_domain(const tir_op *op);
 tilec_loc tir_op_loc(const tir_op *op);
 uint32_t tir_op_id(const tir_op *op);
@@ -282,6 +285,20 @@ tir_value *tir_region_carry(const tir_op *region, size_t index);
 tilec_status tir_region_end(tir_builder *b, tir_op *region, size_t n_yield, tir_value *const *yields);
 tir_op *tir_map_begin(tir_builder *b, tir_space *space, tir_scalar elem);
 tir_value *tir_map_end(tir_builder *b, tir_op *map, tir_value *element);
+/* Mergeable reductions (docs/tir.md "Mergeable reductions").  Opens the
+ * combine block of reduce `r` (already closed with tir_region_end, policy
+ * unordered_tree or ordered_tree, at least one carry, no combine yet): 2·k
+ * arguments, the left state then the right state, typed as r's k carries.
+ * Inside it only the block's own values are visible; it admits constants,
+ * elementwise ops, cast, select, extract, mma and maps (no memory effects, no
+ * loops or parallel regions).  Returns r, or NULL with the error recorded. */
+tir_op *tir_combine_begin(tir_builder *b, tir_op *r);
+/* Argument `index` (0..2k-1) of r's combine block; NULL when out of range or
+ * when r has no combine block. */
+tir_value *tir_combine_arg(const tir_op *r, size_t index);
+/* Closes r's combine block with a yield of the merged state: k values of the
+ * carry types. */
+tilec_status tir_combine_end(tir_builder *b, tir_op *r, size_t n_yield, tir_value *const *yields);
 tilec_status tir_stage(tir_builder *b, const char *name /* NULL ok */);
 /* Coordinate of dim `d`, resolved through the innermost open region that binds it. */
 tir_value *tir_index(tir_builder *b, tir_dim *d);

@@ -63,5 +63,8 @@ tilec_status plan_options_validate(tilec_context *ctx, const plan_options *o) {
     if ((unsigned)o->pack > PLAN_PACK_OFF)
         return tilec_error(ctx, TILEC_E_ARG, "PLAN-O09", tilec_no_loc(), "pack %u is not auto (0), on (1) or off (2)",
                            (unsigned)o->pack);
+    if ((unsigned)o->split > TILEC_SPLIT_OFF)
+        return tilec_error(ctx, TILEC_E_ARG, "PLAN-O10", tilec_no_loc(), "split %u is not auto (0), on (1) or off (2)",
+                           (unsigned)o->split);
     return plan_coefficients_validate(ctx, &o->cost, "the options");
 }

@@ -62,6 +62,8 @@ typedef struct {
     const plan_cost_policy *cost_policy; /* NULL: the target's policy, else the analytic formula */
     plan_fusion fusion;
     plan_pack_mode pack;                 /* decided for the selected plan (plan_result.pack) */
+    tilec_split split;                   /* split a mergeable reduce (plan/split.h, plan_result.split) */
+    uint32_t split_chunks;               /* 0: the model's choice; else exactly this many (implies on) */
 } plan_options;
 
 plan_options plan_options_default(void);

@@ -479,6 +479,7 @@ tilec_status plan_kernel(tilec_context *ctx, const tir_func *f, const plan_optio
     if (!st) st = enumerate(&s);
     if (!st) st = select_minimum(&s);
     if (!st) decide_packing(&s);
+    if (!st) plan_split_decide(f, s.o->split, s.o->split_chunks, out->target.worker_count, &out->split);
     else out->candidate_count = out->candidates.len + out->rejected.len;
     for (size_t l = 0; l < 2; l++)
         if (s.per_width[l].analyzed && !s.per_width[l].status) plan_repr_free(&s.per_width[l].repr);

@@ -30,6 +30,7 @@
 #include "base/vec.h"
 #include "lower/lower.h"
 #include "plan/pack.h"
+#include "plan/split.h"
 #include "plan/target.h"
 
 /* An admitted, scored candidate ("ExecutionPlan"). */
@@ -90,6 +91,8 @@ typedef struct {
     VEC(plan_rejection) rejected;
     size_t selected;             /* index into candidates when ok */
     plan_pack pack;              /* the packing decision for the selected plan (options.pack) */
+    plan_split split;            /* the split decision (options.split): when it splits, the driver
+                                    compiles its partial and combine kernels instead of this plan */
     bool ok;
 } plan_result;
 

@@ -49,8 +49,6 @@ void plan_schedule_thread_pool(const plan_target *target, const plan_candidate *
 
 /* ---- the thread-pool target info ---- */
 
-static const uint32_t cpu_block_sizes[] = {32, 64, 128, 256, 512, 1024};
-
 static plan_target tp_target(const plan_target_info *self) {
     const plan_thread_pool *tp = self->user;
     return (plan_target){tp->packet_width, tp->worker_count, tp->task_chunks_per_worker,
@@ -58,9 +56,9 @@ static plan_target tp_target(const plan_target_info *self) {
 }
 
 static const uint32_t *tp_block_sizes(const plan_target_info *self, size_t *count) {
-    (void)self;
-    *count = sizeof cpu_block_sizes / sizeof cpu_block_sizes[0];
-    return cpu_block_sizes;
+    const plan_thread_pool *tp = self->user;
+    *count = sizeof tp->block_sizes / sizeof tp->block_sizes[0];
+    return tp->block_sizes;
 }
 
 static bool tp_supports_task_grain(const plan_target_info *self) {
@@ -87,6 +85,11 @@ void plan_thread_pool_init(plan_thread_pool *tp, uint32_t packet_width, uint32_t
     tp->packet_width = packet_width;
     tp->worker_count = worker_count;
     tp->task_chunks_per_worker = 32;
+    /* one packet per block lets a launch of a few packets (packet-local
+     * programs: one per packet) spread over the workers; then 32..1024 */
+    static const uint32_t sizes[] = {32, 64, 128, 256, 512, 1024};
+    tp->block_sizes[0] = packet_width;
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) tp->block_sizes[i + 1] = sizes[i];
     tp->l1d_bytes = PLAN_DEFAULT_L1D;
     tp->l2_bytes = PLAN_DEFAULT_L2;
     tp->l3_bytes = PLAN_DEFAULT_L3;

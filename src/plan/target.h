@@ -144,7 +144,7 @@ void plan_schedule_single_wave(plan_work *work);
  * for packets (cap = G·B/W) and blocks (cap = G); critical tasks ceil(C/h). */
 void plan_schedule_thread_pool(const plan_target *target, const plan_candidate *candidate, plan_work *work);
 
-/* The CPU thread-pool target: proposals {32, 64, 128, 256, 512, 1024}, task
+/* The CPU thread-pool target: proposals {W, 32, 64, 128, 256, 512, 1024}, task
  * grains, a snapshot budget of 16 MiB / W per worker, the analytic policy.
  * The struct must stay where it is while its info is in use (info.user
  * points to it). */
@@ -152,6 +152,7 @@ typedef struct {
     uint32_t packet_width;
     uint32_t worker_count;
     uint32_t task_chunks_per_worker; /* 32 */
+    uint32_t block_sizes[7];         /* the proposals: W, then 32..1024 */
     uint64_t l1d_bytes, l2_bytes, l3_bytes; /* PLAN_DEFAULT_L1D/L2/L3 until set */
     plan_target_info info;
 } plan_thread_pool;

@@ -5,6 +5,10 @@
  *   (SIMD backend) → the packing kernel, when the plan packs (plan/pack.h:
  *   a TileIR kernel of its own, compiled by this same pipeline)
  *
+ * unless the kernel's mergeable reduce is split across programs
+ * (plan/split.h): then the kernel is its partial and combine kernels, each
+ * compiled by this pipeline (not split again).
+ *
  * and the kernel's lifetime.  Each stage reports its own diagnostics; the
  * driver adds none of its own except option errors (TILEC-O..) and NOMEM
  * (TILEC-M..).  The XIR module is dropped once native code exists: the kernel
@@ -51,6 +55,8 @@ static plan_options planner_options(const tilec_compile_options *o) {
     p.reduction_partitions = o->reduction_partitions;
     p.local_lanes = o->local_lanes;
     p.pack = o->pack;
+    p.split = o->split;
+    p.split_chunks = o->split_chunks;
     return p;
 }
 
@@ -81,6 +87,7 @@ static tilec_kernel *kernel_new(tilec_context *ctx) {
     strbuf_init(&k->plan_realization, ctx);
     strbuf_init(&k->realization, ctx);
     strbuf_init(&k->json, ctx);
+    strbuf_init(&k->split, ctx);
     return k;
 }
 
@@ -109,6 +116,21 @@ static bool take_launch(tilec_kernel *k, const plan_result *p, const lower_resul
     return !k->plan.failed && !k->plan_realization.failed;
 }
 
+/* The scratch block (64-byte aligned) and its lock. */
+static tilec_status alloc_scratch(tilec_context *ctx, tilec_kernel *k, uint64_t bytes, const char *what) {
+    k->scratch_bytes = bytes;
+    if (!(k->scratch_block = tilec_alloc(ctx, bytes + 64)))
+        return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory for %llu bytes of %s",
+                           (unsigned long long)bytes, what);
+    k->scratch = (void *)(((uintptr_t)k->scratch_block + 63) & ~(uintptr_t)63);
+    if (pthread_mutex_init(&k->scratch_lock, NULL)) {
+        tilec_free(ctx, k->scratch_block);
+        k->scratch_block = NULL;
+        return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "cannot create the %s lock", what);
+    }
+    return TILEC_OK;
+}
+
 /* The packing kernel: plan_pack_build's copy, compiled for the same width,
  * runtime and bounds checking (its own plan, never packing), and the panels
  * it fills, 64-byte aligned. */
@@ -125,18 +147,59 @@ static tilec_status compile_pack(tilec_context *ctx, tilec_kernel *k, const tir_
     tir_module_destroy(m);
     if (st) return st;
     k->packed_param = pack->param;
-    k->scratch_bytes = pack->bytes;
-    if (!(k->scratch_block = tilec_alloc(ctx, pack->bytes + 64)))
-        return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory for %llu bytes of panels",
-                           (unsigned long long)pack->bytes);
-    k->scratch = (void *)(((uintptr_t)k->scratch_block + 63) & ~(uintptr_t)63);
-    if (pthread_mutex_init(&k->pack_lock, NULL)) {
-        tilec_free(ctx, k->scratch_block);
-        k->scratch_block = NULL;
-        return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "cannot create the packing lock");
-    }
     k->times.total += k->pack->times.total;
-    return TILEC_OK;
+    return alloc_scratch(ctx, k, pack->bytes, "panels");
+}
+
+/* A split kernel: its partial and combine kernels (plan_split_build),
+ * compiled with the kernel's options on its runtime, and their workspace;
+ * the kernel's own argument table is the TileIR parameters. */
+static tilec_status compile_split(tilec_context *ctx, tilec_kernel *k, const tir_func *f, const plan_split *split,
+                                  const tilec_compile_options *o) {
+    tir_module *m = plan_split_build(ctx, f, split);
+    if (!m) return TILEC_E_NOMEM;
+    tilec_compile_options so = *o;
+    so.runtime = k->runtime;
+    so.split = TILEC_SPLIT_OFF;
+    so.split_chunks = 0;
+    tilec_status st = tilec_compile(ctx, tir_module_func(m, 0), &so, &k->split_partial);
+    if (!st) st = tilec_compile(ctx, tir_module_func(m, 1), &so, &k->split_combine);
+    tir_module_destroy(m);
+    if (st) return st;
+    const tilec_kernel *p = k->split_partial, *c = k->split_combine;
+    k->user_args = (uint32_t)f->body->arg_count;
+    k->split_carries = split->reduce->result_count;
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < k->split_carries; i++) {
+        const rt_param *w = &p->params[k->user_args + i];
+        k->split_offset[i] = bytes;
+        k->split_bytes[i] = w->min_bytes;
+        k->split_elem[i] = w->elem;
+        bytes += (w->min_bytes + 63) & ~(uint64_t)63;
+    }
+    if (!(k->params = tilec_alloc(ctx, (k->user_args ? k->user_args : 1) * sizeof *k->params)))
+        return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
+    for (uint32_t i = 0; i < k->user_args; i++) {
+        k->params[i] = p->params[i];
+        if (c->params[i].min_bytes > k->params[i].min_bytes) k->params[i].min_bytes = c->params[i].min_bytes;
+        k->arg_bytes += k->params[i].min_bytes;
+    }
+    /* checks the arguments only (dispatch runs the two kernels): the
+     * partial kernel's geometry over the TileIR parameters */
+    k->desc = p->desc;
+    k->desc.name = strbuf_cstr(&k->name);
+    k->desc.arg_count = k->user_args;
+    k->desc.params = k->params;
+    k->flops = tilec_count_mma_flops(f);
+    k->times = p->times;
+    k->times.total += c->times.total;
+    strbuf_printf(&k->plan, "split%u(%s)+combine(%s)", split->chunks, strbuf_cstr(&p->plan), strbuf_cstr(&c->plan));
+    strbuf_printf(&k->plan_realization, "%s | combine: %s", strbuf_cstr(&p->plan_realization),
+                  strbuf_cstr(&c->plan_realization));
+    strbuf_printf(&k->split, "%s", split->why);
+    if (k->plan.failed || k->plan_realization.failed || k->split.failed)
+        return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
+    return alloc_scratch(ctx, k, bytes, "split workspace");
 }
 
 /* The runtime the kernel dispatches on: borrowed or its own. */
@@ -147,6 +210,18 @@ static tilec_status attach_runtime(tilec_context *ctx, tilec_kernel *k, const ti
     }
     k->owns_runtime = true;
     return tilec_runtime_create(ctx, o->threads, &k->runtime);
+}
+
+/* Describes the kernel and hands it out, or destroys it on failure. */
+static tilec_status finish(tilec_context *ctx, tilec_kernel *k, tilec_status st, tilec_kernel **out) {
+    if (!st && !tilec_kernel_describe(k))
+        st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
+    if (st) {
+        tilec_kernel_destroy(k);
+        return st;
+    }
+    *out = k;
+    return TILEC_OK;
 }
 
 tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
@@ -184,6 +259,11 @@ tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_co
         planned = true;
     }
     double t2 = now_ms();
+    if (!st && plan.split.reduce) {
+        st = compile_split(ctx, k, f, &plan.split, &o);
+        plan_result_free(&plan);
+        return finish(ctx, k, st, out);
+    }
 
     lower_result lowered;
     memset(&lowered, 0, sizeof lowered);
@@ -217,22 +297,17 @@ tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_co
             st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
     }
     if (!st && lowered.packed) st = compile_pack(ctx, k, f, &plan.pack, &o, width);
-    if (!st && !tilec_kernel_describe(k))
-        st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
     if (lowered.module) lower_result_free(&lowered);
     if (planned) plan_result_free(&plan);
-    if (st) {
-        tilec_kernel_destroy(k);
-        return st;
-    }
-    *out = k;
-    return TILEC_OK;
+    return finish(ctx, k, st, out);
 }
 
 void tilec_kernel_destroy(tilec_kernel *k) {
     if (!k) return;
-    if (k->scratch_block) pthread_mutex_destroy(&k->pack_lock);
+    if (k->scratch_block) pthread_mutex_destroy(&k->scratch_lock);
     tilec_kernel_destroy(k->pack);
+    tilec_kernel_destroy(k->split_partial);
+    tilec_kernel_destroy(k->split_combine);
     tilec_free(k->ctx, k->scratch_block);
     simd_kernel_destroy(k->native);
     if (k->owns_runtime) tilec_runtime_destroy(k->runtime);
@@ -243,5 +318,6 @@ void tilec_kernel_destroy(tilec_kernel *k) {
     strbuf_free(&k->plan_realization);
     strbuf_free(&k->realization);
     strbuf_free(&k->json);
+    strbuf_free(&k->split);
     tilec_free(k->ctx, k);
 }

@@ -7,15 +7,19 @@
  * packed panels when it packs) and its strings; `runtime` is borrowed unless
  * owns_runtime.  desc.params points at params, so a kernel is never copied
  * by value (only its pointer moves).  A packing kernel (plan/pack.h) owns
- * the copy kernel `pack` (on the same runtime) and the panels `scratch`;
- * pack_lock makes each dispatch's copy and run one step, so concurrent
- * dispatches never read each other's panels. */
+ * the copy kernel `pack` (on the same runtime) and the panels `scratch`.
+ * A split kernel (plan/split.h) has no native code of its own: it owns its
+ * partial and combine kernels (same runtime) and their workspace `scratch`
+ * (one 64-byte-aligned view per carry at split_offset[i]); its params are
+ * the TileIR parameters only.  scratch_lock makes each dispatch's steps one
+ * step, so concurrent dispatches never read each other's scratch. */
 #ifndef TILEC_FACADE_KERNEL_H
 #define TILEC_FACADE_KERNEL_H
 
 #include "base/strbuf.h"
 #include "rt/dispatch.h"
 #include "lower/lower.h"
+#include "plan/split.h"
 #include "simd/simd.h"
 #include "tilec/tilec.h"
 
@@ -39,7 +43,12 @@ struct tilec_kernel {
     void *scratch_block;    /* what was allocated; scratch is it aligned up to 64 */
     void *scratch;
     uint64_t scratch_bytes;
-    pthread_mutex_t pack_lock;
+    pthread_mutex_t scratch_lock;
+    tilec_kernel *split_partial, *split_combine; /* NULL: not split */
+    uint32_t split_carries;
+    uint64_t split_offset[PLAN_SPLIT_MAX_CARRIES], split_bytes[PLAN_SPLIT_MAX_CARRIES];
+    tir_scalar split_elem[PLAN_SPLIT_MAX_CARRIES];
+    strbuf split;             /* the split in words ("" when not split) */
     uint64_t flops, arg_bytes;
     tilec_compile_times times;
     strbuf name, plan, plan_realization, realization, json;
@@ -53,6 +62,9 @@ uint64_t tilec_count_mma_flops(const tir_func *f);
 /* Copies the lowering's fault-site table (with its strings) into k and
  * makes dispatch report faults through it; false on NOMEM. */
 bool tilec_kernel_take_fault_sites(tilec_kernel *k, const lower_result *lr);
+/* The native code that stands for the kernel in its metadata: its own, or
+ * a split kernel's partial kernel's. */
+const simd_kernel *tilec_kernel_native(const tilec_kernel *k);
 /* Builds realization and json from the other fields; false on NOMEM. */
 bool tilec_kernel_describe(tilec_kernel *k);
 

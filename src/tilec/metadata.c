@@ -56,21 +56,30 @@ static void item_ms(tilec_kernel *k, const char *key, double value) {
     strbuf_printf(&k->json, "%s\"%s\": %.3f", k->json.len > 1 ? ", " : "", key, value);
 }
 
+const simd_kernel *tilec_kernel_native(const tilec_kernel *k) {
+    return k->native ? k->native : k->split_partial->native;
+}
+
+/* A split kernel reports its partial kernel's width, geometry and counters
+ * (the work), its own plan (both kernels') and the split. */
 bool tilec_kernel_describe(tilec_kernel *k) {
+    const tilec_kernel *main = k->split_partial ? k->split_partial : k;
     strbuf_append(&k->json, "{");
     item_text(k, "kernel", strbuf_cstr(&k->name)); /* TileIR names are identifiers: no escaping needed */
     item_text(k, "plan", strbuf_cstr(&k->plan));
-    item_u64(k, "W", simd_kernel_width(k->native));
+    item_u64(k, "W", simd_kernel_width(tilec_kernel_native(k)));
     item_u64(k, "workers", tilec_runtime_workers(k->runtime));
-    item_u64(k, "block", k->desc.block_size);
-    item_u64(k, "dispatch", k->desc.dispatch_size);
-    item_u64(k, "blocks_per_task", k->desc.blocks_per_task);
-    const simd_counters *c = simd_kernel_counters(k->native);
+    item_u64(k, "block", main->desc.block_size);
+    item_u64(k, "dispatch", main->desc.dispatch_size);
+    item_u64(k, "blocks_per_task", main->desc.blocks_per_task);
+    const simd_counters *c = simd_kernel_counters(tilec_kernel_native(k));
 #define X(name) item_u64(k, #name, c->name);
     SIMD_COUNTERS(X)
 #undef X
-    item_text(k, "packed", k->pack ? strbuf_cstr(&k->pack->name) : "none");
-    item_u64(k, "packed_bytes", k->scratch_bytes);
+    item_text(k, "packed", main->pack ? strbuf_cstr(&main->pack->name) : "none");
+    item_u64(k, "packed_bytes", main->pack ? main->scratch_bytes : 0);
+    item_text(k, "split", k->split_partial ? strbuf_cstr(&k->split) : "none"); /* no '"' in the words */
+    item_u64(k, "split_workspace_bytes", k->split_partial ? k->scratch_bytes : 0);
     item_u64(k, "mma_flops", k->flops);
     item_u64(k, "argument_bytes", k->arg_bytes);
     item_ms(k, "verify_ms", k->times.verify);
@@ -87,13 +96,13 @@ bool tilec_kernel_describe(tilec_kernel *k) {
 size_t tilec_kernel_arg_count(const tilec_kernel *k) { return k->user_args; }
 tir_scalar tilec_kernel_arg_elem(const tilec_kernel *k, size_t index) { return k->params[index].elem; }
 uint64_t tilec_kernel_arg_min_bytes(const tilec_kernel *k, size_t index) { return k->params[index].min_bytes; }
-uint32_t tilec_kernel_width(const tilec_kernel *k) { return simd_kernel_width(k->native); }
+uint32_t tilec_kernel_width(const tilec_kernel *k) { return simd_kernel_width(tilec_kernel_native(k)); }
 uint32_t tilec_kernel_workers(const tilec_kernel *k) { return tilec_runtime_workers(k->runtime); }
 const char *tilec_kernel_realization(const tilec_kernel *k) { return strbuf_cstr(&k->realization); }
 const char *tilec_kernel_json(const tilec_kernel *k) { return strbuf_cstr(&k->json); }
 const char *tilec_kernel_plan_realization(const tilec_kernel *k) { return strbuf_cstr(&k->plan_realization); }
-const char *tilec_kernel_backend_realization(const tilec_kernel *k) { return simd_kernel_realization(k->native); }
-const char *tilec_kernel_ir(const tilec_kernel *k) { return simd_kernel_ir(k->native); }
-const char *tilec_kernel_asm(const tilec_kernel *k) { return simd_kernel_asm(k->native); }
+const char *tilec_kernel_backend_realization(const tilec_kernel *k) { return simd_kernel_realization(tilec_kernel_native(k)); }
+const char *tilec_kernel_ir(const tilec_kernel *k) { return simd_kernel_ir(tilec_kernel_native(k)); }
+const char *tilec_kernel_asm(const tilec_kernel *k) { return simd_kernel_asm(tilec_kernel_native(k)); }
 uint64_t tilec_kernel_flops(const tilec_kernel *k) { return k->flops; }
 tilec_compile_times tilec_kernel_compile_times(const tilec_kernel *k) { return k->times; }

@@ -2,12 +2,15 @@
  * buffers become the runtime's checked arguments (rt_dispatch checks count,
  * element type, byte size and null data before anything runs).  A packing
  * kernel appends its panels to the arguments and, once they are checked,
- * runs its copy kernel on (source parameter, panels) first, both under the
- * kernel's pack_lock. */
+ * runs its copy kernel on (source parameter, panels) first; a split kernel
+ * checks the arguments against its own table, then runs its partial and
+ * combine kernels on (arguments, workspace views); each under the kernel's
+ * scratch_lock. */
 #include "tilec/kernel.h"
 
 #include <stdalign.h>
 #include <stddef.h>
+#include <string.h>
 
 /* The backend's packet entry and the runtime's entry share one ABI: the
  * buffer records have the same layout (checked here), so the entry is
@@ -41,6 +44,24 @@ uint32_t tilec_runtime_workers(const tilec_runtime *rt) { return rt_pool_worker_
 
 enum { STACK_ARGS = 32 };
 
+static tilec_status dispatch_split(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args,
+                                   rt_arg *a) {
+    tilec_buffer local[STACK_ARGS];
+    size_t count = n + k->split_carries;
+    tilec_buffer *b = count <= STACK_ARGS ? local : tilec_alloc(ctx, count * sizeof *b);
+    if (!b) return tilec_error(ctx, TILEC_E_NOMEM, "RT-D07", tilec_no_loc(), "out of memory binding arguments");
+    if (n) memcpy(b, args, n * sizeof *b);
+    for (uint32_t i = 0; i < k->split_carries; i++)
+        b[n + i] = (tilec_buffer){(char *)k->scratch + k->split_offset[i], k->split_bytes[i], k->split_elem[i]};
+    pthread_mutex_lock(&k->scratch_lock);
+    tilec_status st = rt_check_args(ctx, &k->desc, a, (uint32_t)n);
+    if (!st) st = tilec_dispatch(ctx, k->split_partial, count, b);
+    if (!st) st = tilec_dispatch(ctx, k->split_combine, count, b);
+    pthread_mutex_unlock(&k->scratch_lock);
+    if (b != local) tilec_free(ctx, b);
+    return st;
+}
+
 tilec_status tilec_dispatch(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args) {
     if (!k) return tilec_error(ctx, TILEC_E_ARG, "TILEC-D01", tilec_no_loc(), "tilec_dispatch: no kernel");
     if (n != k->user_args || (n && !args))
@@ -53,14 +74,16 @@ tilec_status tilec_dispatch(tilec_context *ctx, tilec_kernel *k, size_t n, const
     if (!a) return tilec_error(ctx, TILEC_E_NOMEM, "RT-D07", tilec_no_loc(), "out of memory binding arguments");
     for (size_t i = 0; i < n; i++) a[i] = (rt_arg){args[i].data, args[i].size_bytes, args[i].elem};
     tilec_status st;
-    if (k->pack) {
+    if (k->split_partial) {
+        st = dispatch_split(ctx, k, n, args, a);
+    } else if (k->pack) {
         a[n] = (rt_arg){k->scratch, k->scratch_bytes, k->params[n].elem};
         rt_arg copy[2] = {a[k->packed_param], a[n]};
-        pthread_mutex_lock(&k->pack_lock);
+        pthread_mutex_lock(&k->scratch_lock);
         st = rt_check_args(ctx, &k->desc, a, (uint32_t)count);
         if (!st) st = rt_dispatch(k->runtime->pool, ctx, &k->pack->desc, copy, 2, NULL);
         if (!st) st = rt_dispatch(k->runtime->pool, ctx, &k->desc, a, (uint32_t)count, NULL);
-        pthread_mutex_unlock(&k->pack_lock);
+        pthread_mutex_unlock(&k->scratch_lock);
     } else {
         st = rt_dispatch(k->runtime->pool, ctx, &k->desc, a, (uint32_t)count, NULL);
     }

@@ -65,9 +65,17 @@ void tir_builder_emit(tir_builder *b, tir_op *op) { tir_op_insert_end(op, tir_bu
 bool tir_builder_visible(tir_builder *b, const tir_value *v) {
     const tir_block *home = v->def_op ? v->def_op->parent : v->def_block;
     if (!home || home->func != b->func) return false;
-    for (size_t i = b->frames.len; i-- > 0;)
+    for (size_t i = b->frames.len; i-- > 0;) {
         if (b->frames.data[i].block == home) return true;
+        if (tir_frame_is_combine(&b->frames.data[i])) return false; /* the wall */
+    }
     return false;
+}
+
+tir_op *tir_builder_combine(const tir_builder *b) {
+    for (size_t i = b->frames.len; i-- > 1;)
+        if (tir_frame_is_combine(&b->frames.data[i])) return b->frames.data[i].op;
+    return NULL;
 }
 
 static const char *value_label(const tir_value *v) { return v->name ? v->name : "value"; }
@@ -80,9 +88,10 @@ static bool check_operands(tir_builder *b, const char *what, size_t n, tir_value
             return false;
         }
         if (!tir_builder_visible(b, vs[i])) {
-            tir_builder_fail(b, TILEC_E_SCOPE, "TIR-B06",
-                             "%s: operand %zu ('%%%s') is not visible here (defined in a closed region or "
-                             "another kernel)", what, i, value_label(vs[i]));
+            tir_builder_fail(b, TILEC_E_SCOPE, "TIR-B06", "%s: operand %zu ('%%%s') is not visible here (%s)", what, i,
+                             value_label(vs[i]),
+                             tir_builder_combine(b) ? "a combine block sees only its own values"
+                                                    : "defined in a closed region or another kernel");
             return false;
         }
     }
@@ -344,6 +353,12 @@ static bool inside_map(tir_builder *b) {
 
 static bool check_view_access(tir_builder *b, const char *what, tir_value *view, size_t n_idx,
                               tir_value *const *idx, bool store) {
+    /* Before the operands: the view is never visible there, and this says why. */
+    if (tir_builder_combine(b)) {
+        tir_builder_fail(b, TILEC_E_SCOPE, "TIR-B49", "%s: memory effects are not allowed inside a combine block",
+                         what);
+        return false;
+    }
     if (!check_operands(b, what, 1, &view)) return false;
     if (view->type->kind != TIR_TYPE_VIEW) {
         tir_builder_fail(b, TILEC_E_TYPE, "TIR-B21", "%s: '%%%s' is not a view", what, value_label(view));
@@ -486,6 +501,13 @@ tir_op *tir_region_begin(tir_builder *b, tir_op_kind kind, tir_space *domain, co
         return NULL;
     }
     const char *what = tir_op_kind_name(kind);
+    tir_op *combining = tir_builder_combine(b);
+    if (combining) {
+        tir_builder_fail(b, TILEC_E_SCOPE, "TIR-B50",
+                         "%s: loops and parallel regions are not allowed inside a combine block (of 'reduce' op #%u)",
+                         what, combining->id);
+        return NULL;
+    }
     if (!check_domain(b, what, domain)) return NULL;
     /* Each option belongs to one region kind; a value elsewhere is a caller bug. */
     if ((opts->scope != TIR_SCOPE_AUTO && kind != TIR_OP_PARALLEL) ||
@@ -548,13 +570,20 @@ tir_value *tir_region_carry(const tir_op *region, size_t index) {
     return i < region->body->arg_count ? region->body->args[i] : NULL;
 }
 
-/* Pops the top frame after checking it belongs to `region`. */
-static bool close_frame(tir_builder *b, tir_op *region) {
-    if (b->frames.len <= 1 || tir_builder_top(b)->op != region) {
-        tir_builder_fail(b, TILEC_E_SCOPE, "TIR-B35", "'%s' region closed out of order (it is not the innermost open region)",
-                         region ? tir_op_kind_name(region->kind) : "?");
-        return false;
-    }
+/* True when the top frame is `block` of `region` (its body or its combine
+ * block); checked before anything is appended, so a refused close leaves the
+ * IR as it was. */
+static bool check_top(tir_builder *b, tir_op *region, const tir_block *block) {
+    if (b->frames.len > 1 && tir_builder_top(b)->op == region && tir_builder_top(b)->block == block) return true;
+    tir_builder_fail(b, TILEC_E_SCOPE, "TIR-B35", "'%s' %s closed out of order (it is not the innermost open block)",
+                     region ? tir_op_kind_name(region->kind) : "?",
+                     region && block == region->combine ? "combine block" : "region");
+    return false;
+}
+
+/* Pops the top frame after checking it is `block` of `region`. */
+static bool close_frame(tir_builder *b, tir_op *region, const tir_block *block) {
+    if (!check_top(b, region, block)) return false;
     bool ok = tir_builder_top(b)->capture || tir_capture_check_unmutated(b, tir_builder_top(b));
     b->slots.len = tir_builder_top(b)->slot_begin;
     b->frames.len--;
@@ -562,10 +591,10 @@ static bool close_frame(tir_builder *b, tir_op *region) {
     return ok;
 }
 
-static bool emit_yield(tir_builder *b, tir_op *region, size_t n, tir_value *const *yields) {
+static bool emit_yield(tir_builder *b, tir_block *block, size_t n, tir_value *const *yields) {
     tir_op *y = new_op(b, TIR_OP_YIELD, n, yields);
     if (!y) return false;
-    tir_op_insert_end(y, region->body);
+    tir_op_insert_end(y, block);
     return true;
 }
 
@@ -576,6 +605,7 @@ tilec_status tir_region_end(tir_builder *b, tir_op *region, size_t n_yield, tir_
         return b->status;
     }
     const char *what = tir_op_kind_name(region->kind);
+    if (!check_top(b, region, region->body)) return b->status;
     if (n_yield != region->result_count) {
         tir_builder_fail(b, TILEC_E_ARG, "TIR-B36", "%s yields %zu values but carries %u", what, n_yield,
                          region->result_count);
@@ -588,8 +618,8 @@ tilec_status tir_region_end(tir_builder *b, tir_op *region, size_t n_yield, tir_
                              what, i);
             return b->status;
         }
-    if (!emit_yield(b, region, n_yield, yields)) return b->status;
-    close_frame(b, region);
+    if (!emit_yield(b, region->body, n_yield, yields)) return b->status;
+    close_frame(b, region, region->body);
     return b->status;
 }
 
@@ -618,6 +648,7 @@ tir_value *tir_map_end(tir_builder *b, tir_op *map, tir_value *element) {
         tir_builder_fail(b, TILEC_E_ARG, "TIR-B31", "map_end needs a map op");
         return NULL;
     }
+    if (!check_top(b, map, map->body)) return NULL;
     if (!check_operands(b, "map", 1, &element)) return NULL;
     tir_scalar elem = map->results[0]->type->elem;
     if (element->type->kind == TIR_TYPE_INDEX) element = tir_cast(b, element, elem);
@@ -626,7 +657,7 @@ tir_value *tir_map_end(tir_builder *b, tir_op *map, tir_value *element) {
         tir_builder_fail(b, TILEC_E_TYPE, "TIR-B39", "map: the element must be a %s scalar", tir_scalar_name(elem));
         return NULL;
     }
-    if (!emit_yield(b, map, 1, &element) || !close_frame(b, map)) return NULL;
+    if (!emit_yield(b, map->body, 1, &element) || !close_frame(b, map, map->body)) return NULL;
     return map->results[0];
 }
 
@@ -649,9 +680,84 @@ tir_value *tir_index(tir_builder *b, tir_dim *d) {
     CHECK_LIVE(b, NULL);
     for (size_t i = b->frames.len; i-- > 1;) {
         tir_op *op = b->frames.data[i].op;
+        if (tir_frame_is_combine(&b->frames.data[i])) break; /* the reduce's coordinates are not visible */
         int axis = d ? tir_space_find(op->domain, d) : -1;
         if (axis >= 0) return op->body->args[axis];
     }
     tir_builder_fail(b, TILEC_E_SCOPE, "TIR-B41", "no open region binds dimension '%s'", d ? d->label : "?");
     return NULL;
+}
+
+/* ---- mergeable reductions ---- */
+
+/* The combine block is built after its reduce is complete: its arguments are
+ * typed by the reduce's results, and it must not see anything of the loop
+ * (tir_builder_visible stops at its frame), so the insertion point around it
+ * does not matter. */
+tir_op *tir_combine_begin(tir_builder *b, tir_op *r) {
+    CHECK_LIVE(b, NULL);
+    if (!r || r->kind != TIR_OP_REDUCE || r->func != b->func || !r->body) {
+        tir_builder_fail(b, TILEC_E_ARG, "TIR-B44", "combine_begin needs a reduce op of this kernel");
+        return NULL;
+    }
+    for (size_t i = 1; i < b->frames.len; i++)
+        if (b->frames.data[i].op == r) {
+            tir_builder_fail(b, TILEC_E_SCOPE, "TIR-B45",
+                             "reduce op #%u is still open: close it with region_end before its combine block", r->id);
+            return NULL;
+        }
+    if (r->policy != TIR_REDUCE_UNORDERED_TREE && r->policy != TIR_REDUCE_ORDERED_TREE) {
+        tir_builder_fail(b, TILEC_E_ARG, "TIR-B46",
+                         "reduce op #%u: policy '%s' pins one evaluation order, so it cannot take a combine block "
+                         "(only unordered_tree and ordered_tree can)",
+                         r->id, tir_reduction_policy_name(r->policy));
+        return NULL;
+    }
+    if (!r->result_count) {
+        tir_builder_fail(b, TILEC_E_ARG, "TIR-B47", "reduce op #%u carries nothing, so there is no state to combine",
+                         r->id);
+        return NULL;
+    }
+    if (r->combine) {
+        tir_builder_fail(b, TILEC_E_ARG, "TIR-B48", "reduce op #%u already has a combine block", r->id);
+        return NULL;
+    }
+    tir_block *block = tir_block_new(b->func, r);
+    if (!block) return fail_oom(b);
+    for (int side = 0; side < 2; side++)
+        for (uint32_t i = 0; i < r->result_count; i++)
+            if (!tir_block_add_arg(block, r->results[i]->type)) return fail_oom(b);
+    r->combine = block;
+    if (!tir_builder_push_frame(b, r, false)) return NULL;
+    tir_builder_top(b)->block = block;
+    return r;
+}
+
+tir_value *tir_combine_arg(const tir_op *r, size_t index) {
+    if (!r || !r->combine || index >= r->combine->arg_count) return NULL;
+    return r->combine->args[index];
+}
+
+tilec_status tir_combine_end(tir_builder *b, tir_op *r, size_t n_yield, tir_value *const *yields) {
+    CHECK_LIVE(b, b ? b->status : TILEC_E_ARG);
+    if (!r || r->kind != TIR_OP_REDUCE || !r->combine) {
+        tir_builder_fail(b, TILEC_E_ARG, "TIR-B44", "combine_end needs a reduce op with an open combine block");
+        return b->status;
+    }
+    if (!check_top(b, r, r->combine)) return b->status;
+    if (n_yield != r->result_count) {
+        tir_builder_fail(b, TILEC_E_ARG, "TIR-B36", "combine yields %zu values but the reduce carries %u", n_yield,
+                         r->result_count);
+        return b->status;
+    }
+    if (!check_operands(b, "combine", n_yield, yields)) return b->status;
+    for (size_t i = 0; i < n_yield; i++)
+        if (yields[i]->type != r->results[i]->type) {
+            tir_builder_fail(b, TILEC_E_TYPE, "TIR-B37", "combine: yielded value %zu has a different type than its carry",
+                             i);
+            return b->status;
+        }
+    if (!emit_yield(b, r->combine, n_yield, yields)) return b->status;
+    close_frame(b, r, r->combine);
+    return b->status;
 }

@@ -2,7 +2,10 @@
  * (builder.c), the capture layer (capture.c) and library sugar (lib.c).
  *
  * The builder keeps a stack of frames, one per open region (frame 0 is the
- * function body).  New ops are appended to the top frame's block.  Capture
+ * function body).  New ops are appended to the top frame's block.  A reduce's
+ * combine block gets a frame of its own (op: the reduce, block: its combine
+ * block); it is a visibility wall: nothing of the frames below it is visible
+ * inside it, because a combine merges states computed elsewhere.  Capture
  * variables are slots holding their current SSA value; each frame records which
  * variables existed when it opened and, for capture loops, the forwarding
  * definitions of §2.8 (docs/tir.md, "Capture"). */
@@ -25,7 +28,7 @@ typedef struct {
 
 typedef struct {
     tir_op *op;      /* NULL for the function body */
-    tir_block *block;
+    tir_block *block; /* op's body, or a reduce's combine block */
     bool capture;    /* opened by tir_capture_begin */
     size_t slot_begin, slot_end; /* range in builder->slots */
 } tir_frame;
@@ -40,13 +43,18 @@ struct tir_builder {
     VEC(tir_frame_slot) slots;
 };
 
+static inline bool tir_frame_is_combine(const tir_frame *f) { return f->op && f->block == f->op->combine; }
+
 /* Records the first error (sticky) with the builder's current location. */
 void tir_builder_fail(tir_builder *b, tilec_status status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 /* Appends a detached op at the insertion point. */
 void tir_builder_emit(tir_builder *b, tir_op *op);
 tir_frame *tir_builder_top(tir_builder *b);
-/* True when `v` may be used at the insertion point (defined in an open block). */
+/* The reduce whose combine block is open at or below the top frame, or NULL. */
+tir_op *tir_builder_combine(const tir_builder *b);
+/* True when `v` may be used at the insertion point: defined in an open block,
+ * and not below the innermost open combine frame. */
 bool tir_builder_visible(tir_builder *b, const tir_value *v);
 /* Opens a frame for region `op` (NULL: the function body), recording the value
  * of every live variable; capture loops also get forwarding definitions. */

@@ -53,7 +53,9 @@ bool tir_capture_check_unmutated(tir_builder *b, tir_frame *frame) {
             tir_builder_fail(b, TILEC_E_SCOPE, "TIR-C01",
                              "cannot mutate an outer variable inside %s (only serial, pipeline and reduce "
                              "regions carry values)",
-                             frame->op->kind == TIR_OP_MAP ? "a map" : "a parallel or explicit region");
+                             tir_frame_is_combine(frame)   ? "a combine block"
+                             : frame->op->kind == TIR_OP_MAP ? "a map"
+                                                             : "a parallel or explicit region");
         slot->var->value = slot->before; /* roll back */
         ok = false;
     }
@@ -126,7 +128,7 @@ tilec_status tir_capture_end(tir_builder *b, tir_op *region) {
     if (!b) return TILEC_E_ARG;
     if (b->status != TILEC_OK) return b->status;
     tir_frame *frame = tir_builder_top(b);
-    if (!region || frame->op != region || !tir_op_is_loop(region)) {
+    if (!region || frame->op != region || frame->block != region->body || !tir_op_is_loop(region)) {
         if (region && region->kind == TIR_OP_PARALLEL) return tir_region_end(b, region, 0, NULL);
         tir_builder_fail(b, TILEC_E_SCOPE, "TIR-B35", "region closed out of order (it is not the innermost open region)");
         return b->status;

@@ -2,8 +2,9 @@
  * layers that read TileIR (planner, lowerer).  Public code uses tilec/tir.h.
  *
  * Ownership: every object lives in its module's arena (stable addresses).
- * Regions: a structured op owns at most one body block (the language creates
- * exactly one block per region), so "region" and "body block" coincide.
+ * Regions: a structured op owns one body block (the language creates exactly
+ * one block per region), so "region" and "body block" coincide; a reduce may
+ * also own a `combine` block, which is not part of its execution.
  * Use lists: an attached op's operands are linked into their values' use lists;
  * a detached op's are not (tir_op_detach unlinks, insert relinks). */
 #ifndef TILEC_TIR_IR_H
@@ -76,6 +77,11 @@ struct tir_op {
     tir_value **results;
     uint32_t result_count, result_capacity;
     tir_block *body;
+    /* A reduce's `combine` block (docs/tir.md "Mergeable reductions"):
+     * arguments are the left state then the right state (one per carry),
+     * it yields the merged state.  NULL when the reduce has none; never on
+     * other ops.  Its parent_op is the reduce. */
+    tir_block *combine;
     tir_space *domain;      /* regions, maps, subtile loads/stores */
     tir_bounds bounds;      /* subtile loads/stores */
     bool has_fill;          /* subtile load: last operand is the fill scalar */

@@ -244,6 +244,7 @@ tir_value *tir_op_result(const tir_op *op, size_t index) {
     return index < op->result_count ? op->results[index] : NULL;
 }
 tir_block *tir_op_body(const tir_op *op) { return op->body; }
+tir_block *tir_op_combine(const tir_op *op) { return op->combine; }
 tir_space *tir_op_domain(const tir_op *op) { return op->domain; }
 tilec_loc tir_op_loc(const tir_op *op) { return op->loc; }
 uint32_t tir_op_id(const tir_op *op) { return op->id; }
@@ -298,6 +299,21 @@ tilec_status tir_op_set_operand(tir_op *op, size_t index, tir_value *v) {
     return TILEC_OK;
 }
 
+/* Erases every op of `b`, last first; their results are used only inside `b`. */
+static void clear_block(tir_block *b) {
+    while (b->last) {
+        tir_op *inner = b->last;
+        for (uint32_t i = 0; i < inner->result_count; i++) {
+            while (inner->results[i]->uses) {
+                tir_use *u = inner->results[i]->uses;
+                unlink_use(u);
+                u->value = NULL;
+            }
+        }
+        tir_op_erase(inner);
+    }
+}
+
 tilec_status tir_op_erase(tir_op *op) {
     tir_module *m = op->func->module;
     for (uint32_t i = 0; i < op->result_count; i++)
@@ -305,20 +321,10 @@ tilec_status tir_op_erase(tir_op *op) {
             return tilec_error(m->ctx, TILEC_E_ARG, "TIR-M07", op->loc,
                                "cannot erase '%s' op #%u: result %u still has %u uses",
                                tir_op_kind_name(op->kind), op->id, i, op->results[i]->use_count);
-    /* Erase nested ops first so their uses of outer values disappear. */
-    if (op->body)
-        while (op->body->last) {
-            tir_op *inner = op->body->last;
-            for (uint32_t i = 0; i < inner->result_count; i++) {
-                /* Inner results are only used inside the region being erased. */
-                while (inner->results[i]->uses) {
-                    tir_use *u = inner->results[i]->uses;
-                    unlink_use(u);
-                    u->value = NULL;
-                }
-            }
-            tir_op_erase(inner);
-        }
+    /* Erase nested ops first so their uses of outer values disappear (a
+     * combine block uses none, but its ops leave the use lists all the same). */
+    if (op->body) clear_block(op->body);
+    if (op->combine) clear_block(op->combine);
     tir_op_detach(op);
     return TILEC_OK;
 }

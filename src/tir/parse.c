@@ -501,6 +501,13 @@ static bool close_region(tir_parser *p, tir_op *region, const block_end *end) {
     return built_status(p, tir_region_end(p->builder, region, end->values.len, end->values.data));
 }
 
+/* 'combine' after a region that cannot take one. */
+static bool refuse_combine(tir_parser *p, tir_op_kind kind) {
+    if (!tir_parse_at_word(p, "combine")) return true;
+    return tir_parse_error(p, tir_parse_peek(p, 0), TILEC_E_PARSE, "TIR-P20",
+                           "'combine' applies only to reduce, not %s", tir_op_kind_name(kind));
+}
+
 static bool op_map(tir_parser *p, results *out) {
     token_list names = {0};
     block_end end = {0};
@@ -516,7 +523,7 @@ static bool op_map(tir_parser *p, results *out) {
                              "a map body must end with 'yield' of exactly one value");
     if (ok) {
         tir_builder_set_loc(p->builder, tir_parse_loc(p, end.yield));
-        ok = one_result(p, out, tir_map_end(p->builder, map, end.values.data[0]));
+        ok = one_result(p, out, tir_map_end(p->builder, map, end.values.data[0])) && refuse_combine(p, TIR_OP_MAP);
     }
     if (scoped) symtab_pop_scope(&p->values);
     VEC_FREE(p->ctx, &names);
@@ -590,6 +597,70 @@ static bool parse_carries(tir_parser *p, token_list *names, value_vec *inits) {
     return tir_parse_expect(p, TIR_TOK_RPAREN, "')'");
 }
 
+/* '(' [ VALUE { ',' VALUE } ] ')': one side of a combine block's state, one
+ * name per carry. */
+static bool parse_state_names(tir_parser *p, token_list *names, size_t carries, const char *side) {
+    size_t n = 0;
+    if (!tir_parse_expect(p, TIR_TOK_LPAREN, "'('")) return false;
+    if (!tir_parse_at(p, TIR_TOK_RPAREN))
+        do {
+            const tir_token *name = tir_parse_peek(p, 0);
+            if (!tir_parse_expect(p, TIR_TOK_VALUE, "a state name ('%name')")) return false;
+            if (n++ == carries)
+                return tir_parse_error(p, name, TILEC_E_PARSE, "TIR-P18",
+                                       "the %s state has more names than the reduce has carries (%zu)", side, carries);
+            if (!VEC_PUSH(p->ctx, names, name)) return tir_parse_oom(p);
+        } while (tir_parse_accept(p, TIR_TOK_COMMA));
+    if (n != carries)
+        return tir_parse_error(p, tir_parse_peek(p, 0), TILEC_E_PARSE, "TIR-P18",
+                               "the %s state has %zu names, but the reduce has %zu carries", side, n, carries);
+    return tir_parse_expect(p, TIR_TOK_RPAREN, "')'");
+}
+
+/* The names, body and yield of a combine block whose frame is open. */
+static bool parse_combine_block(tir_parser *p, tir_op *reduce, const token_list *names) {
+    block_end end = {0};
+    bool ok = true;
+    for (size_t i = 0; ok && i < names->len; i++) ok = define_value(p, names->data[i], reduce->combine->args[i]);
+    ok = ok && parse_body(p, true, &end);
+    if (ok && !end.yield)
+        ok = tir_parse_error(p, end.close, TILEC_E_PARSE, "TIR-P19",
+                             "a combine block must end with 'yield' of one value per carry");
+    if (ok) {
+        tir_builder_set_loc(p->builder, tir_parse_loc(p, end.yield));
+        ok = built_status(p, tir_combine_end(p->builder, reduce, end.values.len, end.values.data));
+    }
+    VEC_FREE(p->ctx, &end.values);
+    return ok;
+}
+
+/* 'combine' '(' left names ')' '(' right names ')' block, after a reduce.  The
+ * block sees only its own names, so it is parsed against an empty name table:
+ * the enclosing one is set aside and restored on every path. */
+static bool parse_combine(tir_parser *p, tir_op *region) {
+    const tir_token *kw = tir_parse_next(p);
+    if (region->kind != TIR_OP_REDUCE)
+        return tir_parse_error(p, kw, TILEC_E_PARSE, "TIR-P20", "'combine' applies only to reduce, not %s",
+                               tir_op_kind_name(region->kind));
+    if (region->combine) return tir_parse_error(p, kw, TILEC_E_PARSE, "TIR-P20", "'combine' is given twice");
+    token_list names = {0};
+    size_t k = region->result_count;
+    bool ok = parse_state_names(p, &names, k, "left") && parse_state_names(p, &names, k, "right");
+    if (ok) {
+        tir_builder_set_loc(p->builder, tir_parse_loc(p, kw));
+        ok = built(p, tir_combine_begin(p->builder, region));
+    }
+    if (ok) {
+        symtab outer = p->values;
+        symtab_init(&p->values, p->ctx);
+        ok = parse_combine_block(p, region, &names);
+        symtab_free(&p->values);
+        p->values = outer;
+    }
+    VEC_FREE(p->ctx, &names);
+    return ok;
+}
+
 static bool op_region(tir_parser *p, tir_op_kind kind, results *out) {
     token_list names = {0}, carry_names = {0};
     value_vec inits = {0};
@@ -602,6 +673,7 @@ static bool op_region(tir_parser *p, tir_op_kind kind, results *out) {
     ok = ok && built(p, region = tir_region_begin(p->builder, kind, domain, &opts, inits.len, inits.data));
     bool scoped = ok && bind_args(p, region, &names, &carry_names);
     ok = scoped && parse_body(p, true, &end) && close_region(p, region, &end);
+    while (ok && tir_parse_at_word(p, "combine")) ok = parse_combine(p, region);
     for (uint32_t i = 0; ok && i < region->result_count; i++)
         if (!VEC_PUSH(p->ctx, &out->values, region->results[i])) ok = tir_parse_oom(p);
     if (scoped) symtab_pop_scope(&p->values);

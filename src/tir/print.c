@@ -17,6 +17,9 @@
  *    kernel already has;
  *  - floats print as the shortest "%.<p>g" (p <= 17) that reads back as the
  *    same double, always with a '.' or an exponent; inf, -inf and nan as words;
+ *  - a reduce's combine block follows its body as ` combine (%l, ..) (%r, ..)
+ *    {..}`; its names are chosen against an empty visible set, since it sees
+ *    no outer value (the parser reads it against an empty name table);
  *  - kernel shape parameters are not printed: the IR is specialized.
  * Malformed IR (no verifier ran) still prints without crashing: a missing or
  * foreign value prints as `%?`. */
@@ -111,6 +114,7 @@ static void collect_block(printer *pr, const tir_block *b) {
         collect_space(pr, op->domain);
         for (uint32_t i = 0; i < op->result_count; i++) collect_space(pr, op->results[i]->type->space);
         if (op->body) collect_block(pr, op->body);
+        if (op->combine) collect_block(pr, op->combine);
     }
 }
 
@@ -349,6 +353,29 @@ static void print_carries(printer *pr, const tir_op *op) {
     strbuf_append(pr->out, ")");
 }
 
+/* ` combine (%l, ...) (%r, ...) {...}`: a reduce's combine block.  It sees
+ * none of the enclosing names (the parser reads it against an empty table),
+ * so it is printed against an empty visible set, set aside and restored. */
+static void print_combine(printer *pr, const tir_op *op, int depth) {
+    const tir_block *c = op->combine;
+    uint32_t k = op->result_count < c->arg_count ? op->result_count : c->arg_count;
+    symtab outer = pr->visible;
+    symtab_init(&pr->visible, pr->m->ctx);
+    strbuf_append(pr->out, " combine (");
+    for (uint32_t i = 0; i < c->arg_count; i++) {
+        if (i == k) strbuf_append(pr->out, ") (");
+        else if (i) strbuf_append(pr->out, ", ");
+        define_value(pr, c->args[i]);
+        print_value(pr, c->args[i]);
+    }
+    strbuf_append(pr->out, k == c->arg_count ? ") () {\n" : ") {\n");
+    print_block(pr, c, op, depth + 1);
+    strbuf_indent(pr->out, depth);
+    strbuf_append(pr->out, "}");
+    symtab_free(&pr->visible);
+    pr->visible = outer;
+}
+
 /* A map or region: results are named now and bound after the body. */
 static void print_region(printer *pr, const tir_op *op, int depth) {
     const char **names = op->result_count ? arena_alloc(&pr->names, op->result_count * sizeof *names) : NULL;
@@ -380,6 +407,7 @@ static void print_region(printer *pr, const tir_op *op, int depth) {
         print_block(pr, op->body, op, depth + 1);
         strbuf_indent(pr->out, depth);
         strbuf_append(pr->out, "}");
+        if (op->combine) print_combine(pr, op, depth);
     }
     symtab_pop_scope(&pr->visible);
     for (uint32_t i = 0; i < op->result_count; i++) bind_name(pr, op->results[i], names[i]);

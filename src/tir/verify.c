@@ -1,8 +1,10 @@
 /* verify.c — tir_verify: the TileIR verifier's entry point, the kernel rules
  * (V01) and one program-order walk per kernel that checks structure (V02–V05),
- * operand records (V07), visibility (V08) and foreign values (V09), and hands
- * each op to the per-kind rules (verify_ops.c); use lists are checked after the
- * walk (verify_uses.c).  See docs/verifier.md for every code.
+ * operand records (V07), visibility (V08), foreign values (V09) and the closure
+ * of combine blocks (V25), and hands each op to the per-kind rules
+ * (verify_ops.c); use lists are checked after the walk (verify_uses.c).  A
+ * reduce's combine block is walked right after its body, with every normal
+ * rule.  See docs/verifier.md for every code.
  *
  * Invariants: the module is never mutated; every violation is reported (the
  * walk does not stop at the first), but an op whose operands or results are
@@ -186,7 +188,8 @@ static const tir_func *value_func(const tir_value *val) {
 }
 
 /* Claims the value's id for it; false when the id is out of range or taken. */
-static void register_value(verifier *v, const tir_value *val, verify_value_state state, bool type_ok) {
+static void register_value(verifier *v, const tir_value *val, verify_value_state state, bool type_ok,
+                           const tir_block *combine) {
     char other[160];
     if (val->id >= v->value_slots) {
         verify_value_error(v, val, 3, "value id %u is out of range (the kernel allocated %u value ids)", val->id,
@@ -202,7 +205,7 @@ static void register_value(verifier *v, const tir_value *val, verify_value_state
         v->lists_checkable = false;
         return;
     }
-    *slot = (verify_value_slot){val, state, type_ok, false};
+    *slot = (verify_value_slot){.value = val, .state = state, .type_ok = type_ok, .combine = combine};
 }
 
 static void set_state(verifier *v, const tir_value *val, verify_value_state state) {
@@ -250,12 +253,14 @@ static bool register_op(verifier *v, const tir_op *op) {
 
 /* ---- operands (rules 7, 8, 9) ---- */
 
-/* "the body of 'serial' op #4" or "the kernel body": where `val` is defined. */
+/* "the body of 'serial' op #4", "the combine block of 'reduce' op #4" or "the
+ * kernel body": where `val` is defined. */
 static const char *def_place(const tir_value *val, char *buf, size_t n) {
     const tir_block *home = val->def_op ? val->def_op->parent : val->def_block;
     const tir_op *owner = home ? home->parent_op : NULL;
     if (owner)
-        snprintf(buf, n, "the body of '%s' op #%u", verify_op_name(owner), owner->id);
+        snprintf(buf, n, "the %s of '%s' op #%u", home == owner->combine ? "combine block" : "body",
+                 verify_op_name(owner), owner->id);
     else
         snprintf(buf, n, "the kernel body");
     return buf;
@@ -291,7 +296,23 @@ static bool check_visible(verifier *v, const tir_op *op, uint32_t i, const tir_v
     return false;
 }
 
-static bool check_operands(verifier *v, const tir_op *op) {
+/* Rule 25: inside a combine block, `val` (of this kernel) must be defined in
+ * that block.  A value the walk has not met yet is left to rule 8. */
+static bool check_closed(verifier *v, const tir_op *op, uint32_t i, const tir_value *val,
+                         const verify_block_ctx *where) {
+    char what[160], place[160];
+    if (!where->combine || val->id >= v->value_slots) return true;
+    const verify_value_slot *slot = &v->values[val->id];
+    if (slot->value != val || slot->combine == where->combine) return true;
+    const tir_op *reduce = where->combine->parent_op;
+    verify_op_error(v, op, 25,
+                    "operand %u (%s) is defined in %s, outside the combine block of 'reduce' op #%u (a combine block "
+                    "sees only its own arguments and values)",
+                    i, verify_value_str(val, what, sizeof what), def_place(val, place, sizeof place), reduce->id);
+    return false;
+}
+
+static bool check_operands(verifier *v, const tir_op *op, const verify_block_ctx *where) {
     char what[160];
     bool ok = true;
     for (uint32_t i = 0; i < op->operand_count; i++) {
@@ -320,14 +341,14 @@ static bool check_operands(verifier *v, const tir_op *op) {
             ok = false;
             continue;
         }
-        if (!check_visible(v, op, i, val)) ok = false;
+        if (!check_closed(v, op, i, val, where) || !check_visible(v, op, i, val)) ok = false;
     }
     return ok;
 }
 
 /* ---- definitions (rules 4, 5) ---- */
 
-static bool check_results(verifier *v, const tir_op *op) {
+static bool check_results(verifier *v, const tir_op *op, const verify_block_ctx *where) {
     bool ok = true;
     for (uint32_t i = 0; i < op->result_count; i++) {
         const tir_value *r = op->results[i];
@@ -343,7 +364,7 @@ static bool check_results(verifier *v, const tir_op *op) {
         int rule;
         const char *why = type_problem(v, r->type, 4, &rule);
         if (why) verify_value_error(v, r, rule, "%s", why);
-        register_value(v, r, VERIFY_PENDING, placed && !why);
+        register_value(v, r, VERIFY_PENDING, placed && !why, where->combine);
         ok = ok && placed && !why;
     }
     return ok;
@@ -367,7 +388,7 @@ static void check_args(verifier *v, const tir_block *b, const verify_block_ctx *
         else if (!where->owner && a->type->kind != TIR_TYPE_VIEW)
             verify_value_error(v, a, 1, "kernel parameters must be views, not %s",
                                verify_type_str(a->type, type, sizeof type));
-        register_value(v, a, VERIFY_VISIBLE, placed && !why);
+        register_value(v, a, VERIFY_VISIBLE, placed && !why, where->combine);
     }
 }
 
@@ -382,8 +403,8 @@ static void walk_op(verifier *v, const tir_block *b, const tir_op *op, const ver
     if (!kind_ok)
         verify_op_error(v, op, 10, "unknown op kind %d (op kinds are a closed set; TileIR has no custom ops)",
                         (int)op->kind);
-    bool operands_ok = check_operands(v, op);
-    bool results_ok = check_results(v, op);
+    bool operands_ok = check_operands(v, op, where);
+    bool results_ok = check_results(v, op, where);
     if (kind_ok) {
         verify_op_placement(v, op, where);
         if (operands_ok && results_ok) verify_op_kind(v, op, where);
@@ -392,10 +413,22 @@ static void walk_op(verifier *v, const tir_block *b, const tir_op *op, const ver
         if (op->body->parent_op != op || op->body->func != v->func) {
             verify_op_error(v, op, 2, "its body block's parent pointers name another op or kernel");
         } else {
-            verify_block_ctx inner = {op, results_ok, op->kind == TIR_OP_MAP ? op : where->map, where->outer_scope};
+            verify_block_ctx inner = {op, results_ok, op->kind == TIR_OP_MAP ? op : where->map, where->outer_scope,
+                                      where->combine};
             if (op->kind == TIR_OP_PARALLEL && op->scope > TIR_SCOPE_AUTO && op->scope < TIR_SCOPE_COUNT)
                 inner.outer_scope = op->scope;
             walk_block(v, op->body, &inner);
+        }
+    }
+    /* A combine block on another kind was reported (rule 21) and is not walked.
+     * The reduce's results are still pending here, so the block cannot use them. */
+    if (kind_ok && op->kind == TIR_OP_REDUCE && op->combine) {
+        if (op->combine->parent_op != op || op->combine->func != v->func || op->combine == op->body) {
+            verify_op_error(v, op, 2, "its combine block's parent pointers name another op or kernel");
+        } else {
+            if (operands_ok && results_ok) verify_op_combine(v, op);
+            verify_block_ctx inner = {op, results_ok, where->map, where->outer_scope, op->combine};
+            walk_block(v, op->combine, &inner);
         }
     }
     for (uint32_t i = 0; i < op->result_count; i++) set_state(v, op->results[i], VERIFY_VISIBLE);
@@ -421,7 +454,8 @@ static void walk_block(verifier *v, const tir_block *b, const verify_block_ctx *
     if (complete && b->last != prev)
         BLOCK_ERROR(v, where->owner, 2, "its block's last-op pointer does not name the last op in the list");
     if (complete && where->owner && (!prev || prev->kind != TIR_OP_YIELD))
-        verify_op_error(v, where->owner, 19, "its body does not end with a yield");
+        verify_op_error(v, where->owner, 19, "its %s does not end with a yield",
+                        b == where->owner->combine ? "combine block" : "body");
     /* Leaving the block: nothing defined here is visible any more. */
     for (uint32_t i = 0; i < b->arg_count; i++) set_state(v, b->args[i], VERIFY_RETIRED);
     const tir_op *op = b->first;
@@ -473,7 +507,7 @@ static void verify_func(verifier *v, const tir_func *f) {
     if (!v->values || !v->ops) {
         v->oom = true;
     } else {
-        verify_block_ctx root = {NULL, true, NULL, TIR_SCOPE_AUTO};
+        verify_block_ctx root = {NULL, true, NULL, TIR_SCOPE_AUTO, NULL};
         walk_block(v, f->body, &root);
         if (!v->aborted) verify_use_lists(v);
     }

@@ -2,10 +2,11 @@
  *   verify.c        entry point, module/function rules (V01), the program-order
  *                   walk (V02–V05, V07 operand records, V08 visibility, V09
  *                   foreign values) and diagnostics;
- *   verify_ops.c    per-operation rules (V06, V10–V23);
+ *   verify_ops.c    per-operation rules (V06, V10–V25);
  *   verify_uses.c   use-list consistency (V07 membership, V09).
- * Rule numbers follow /work/shared/ref/tileir-spec.md §3; docs/verifier.md maps
- * each TIR-Vnn code to its rule as adapted to our data model.
+ * Rule numbers 1–23 follow /work/shared/ref/tileir-spec.md §3; 24 and 25 are
+ * tilec's own (a reduce's combine block).  docs/verifier.md maps each TIR-Vnn
+ * code to its rule as adapted to our data model.
  *
  * The verifier never mutates the module: per-function facts (which value or op
  * owns an id, whether a value is visible) live in side tables indexed by id and
@@ -28,6 +29,7 @@ typedef struct {
     verify_value_state state;
     bool type_ok;     /* its type passed rules 4/5/17 */
     bool list_broken; /* its use list was already reported (rule 9) */
+    const tir_block *combine; /* the combine block defining it (rule 25), or NULL */
 } verify_value_slot;
 
 typedef struct {
@@ -51,6 +53,7 @@ typedef struct {
     bool owner_ok;              /* owner's results are well typed (for YIELD) */
     const tir_op *map;          /* innermost enclosing map, for purity (rule 22) */
     tir_exec_scope outer_scope; /* innermost concrete parallel scope, or AUTO */
+    const tir_block *combine;   /* the combine block the walk is in (rule 25), or NULL */
 } verify_block_ctx;
 
 typedef struct {
@@ -93,10 +96,14 @@ bool verify_space_local(const verifier *v, const tir_space *s);
 const char *verify_op_name(const tir_op *op);
 
 /* Rules that need only a valid kind and the op's position: attributes (6),
- * field placement (21), purity (22), attribute ranges (23). */
+ * field placement (21), purity (22), attribute ranges (23), what a combine
+ * block may contain (25). */
 void verify_op_placement(verifier *v, const tir_op *op, const verify_block_ctx *where);
 /* The per-kind rules (10–20, 22) for an op with well-formed operands and results. */
 void verify_op_kind(verifier *v, const tir_op *op, const verify_block_ctx *where);
+/* Rule 24 for a reduce with well-formed operands and results and a combine
+ * block: its policy, and the block's arguments (the left then the right state). */
+void verify_op_combine(verifier *v, const tir_op *op);
 /* Rules 7 (membership) and 9 (lists) after the walk. */
 void verify_use_lists(verifier *v);
 

@@ -1,6 +1,8 @@
 /* verify_ops.c — per-operation verifier rules: attributes (V06), per-kind
- * typing and shape (V11–V16, V18–V20), field placement (V21), purity (V22) and
- * attribute ranges (V23).  The elementwise and mma rules come from typing.c, the
+ * typing and shape (V11–V16, V18–V20), field placement (V21), purity (V22),
+ * attribute ranges (V23), and a reduce's combine block: its placement and
+ * arguments (V24) and what it may contain (V25; its closure is checked with
+ * the operands, in verify.c).  The elementwise and mma rules come from typing.c, the
  * same code the builder types with.
  *
  * Precondition of verify_op_kind: the op's kind is valid and its operands and
@@ -29,6 +31,7 @@ static void check_fields(verifier *v, const tir_op *op, const verify_block_ctx *
     bool tile_constant = k == TIR_OP_CONSTANT && r0 && r0->kind == TIR_TYPE_TILE;
     if (op->body && !tir_op_is_region(op))
         OP_ERROR(21, "owns a body block, but only parallel, serial, pipeline, reduce and map ops have one");
+    if (op->combine && k != TIR_OP_REDUCE) OP_ERROR(21, "owns a combine block, but only reduce ops take one");
     if (op->domain && !(tir_op_is_region(op) || access || tile_constant))
         OP_ERROR(21, "has a domain, but only regions, maps, subtile loads/stores and tile constants take one");
     if (op->bounds != TIR_BOUNDS_ZERO && !(access && op->domain))
@@ -93,8 +96,46 @@ static void check_attributes(verifier *v, const tir_op *op) {
 void verify_op_placement(verifier *v, const tir_op *op, const verify_block_ctx *where) {
     check_attributes(v, op);
     check_fields(v, op, where);
-    if (where->map && (op->kind == TIR_OP_VIEW_LOAD || op->kind == TIR_OP_VIEW_STORE))
+    bool effect = op->kind == TIR_OP_VIEW_LOAD || op->kind == TIR_OP_VIEW_STORE;
+    /* Rule 25 first: a combine block is pure and loop-free at any depth. */
+    if (where->combine && (effect || tir_op_is_loop(op) || op->kind == TIR_OP_PARALLEL))
+        OP_ERROR(25, "%s are not allowed inside a combine block (it is nested in that of 'reduce' op #%u)",
+                 effect ? "memory effects" : "loops and parallel regions", where->combine->parent_op->id);
+    else if (where->map && effect)
         OP_ERROR(22, "memory effects are not allowed inside a map (it is nested in 'map' op #%u)", where->map->id);
+}
+
+/* Rule 24. */
+void verify_op_combine(verifier *v, const tir_op *op) {
+    char t[256], w[256];
+    if (op->policy != TIR_REDUCE_UNORDERED_TREE && op->policy != TIR_REDUCE_ORDERED_TREE) {
+        if ((unsigned)op->policy < TIR_REDUCE_POLICY_COUNT) /* else rule 23 */
+            OP_ERROR(24, "has a combine block, but its policy '%s' pins one evaluation order (only unordered_tree "
+                         "and ordered_tree reduces may have one)",
+                     tir_reduction_policy_name(op->policy));
+        return;
+    }
+    uint32_t k = op->result_count;
+    if (!k) {
+        OP_ERROR(24, "has a combine block, but carries nothing to combine");
+        return;
+    }
+    const tir_block *c = op->combine;
+    if (c->arg_count != 2 * k) {
+        OP_ERROR(24, "its combine block has %u arguments, but %u carries need %u (the left state, then the right)",
+                 c->arg_count, k, 2 * k);
+        return;
+    }
+    for (uint32_t i = 0; i < c->arg_count; i++) {
+        const tir_value *arg = c->args[i];
+        if (!arg || !arg->type) continue; /* rule 5, reported when the block is walked */
+        const tir_type *want = op->results[i % k]->type;
+        if (arg->type != want) {
+            OP_ERROR(24, "combine argument %u (%s state, carry %u) has type %s, expected %s", i,
+                     i < k ? "left" : "right", i % k, type_str(arg->type, t, sizeof t), type_str(want, w, sizeof w));
+            return;
+        }
+    }
 }
 
 /* ---- per-kind rules ---- */

@@ -21,13 +21,13 @@ done
 # split the stored row n over the lanes and win.
 expect 0 "$TILEC" plan --explain "$SRC/examples/gemm.tir" && {
   contains "$WORK/out" '^@gemm: plan for target cpu-thread-pool \(W=8, 8 workers, 32 task chunks per worker\)$'
-  contains "$WORK/out" '^search: 24 candidates \(2 root orders x 6 block widths x 2 local widths x task grains\): 24 admitted, 0 rejected$'
+  contains "$WORK/out" '^search: 28 candidates \(2 root orders x 7 block widths x 2 local widths x task grains\): 28 admitted, 0 rejected$'
   contains "$WORK/out" '^chosen: candidate #[0-9]+: root order \[[01],[01]\], block [0-9]+, W 8, local lanes 8, blocks per task 0, dispatch 640$'
   contains "$WORK/out" '^  schedule: 80 packets, '
   contains "$WORK/out" '^  cost: arithmetic [0-9.e+]+ \+ memory [0-9.e+]+ \+ dispatch [0-9.e+]+ \+ imbalance [0-9.e+]+ \+ task [0-9.e+]+ \+ activation [0-9.e+]+ = score [0-9.e+]+$'
-  contains "$WORK/out" '^ranked candidates \(24, by score; ties by reused load bytes, then enumeration order\):$'
+  contains "$WORK/out" '^ranked candidates \(28, by score; ties by reused load bytes, then enumeration order\):$'
   contains "$WORK/out" '^ +1 +[0-9]+ \[[01],[01]\] .*<- chosen$'
-  contains "$WORK/out" '^ +24 +[0-9]+ '
+  contains "$WORK/out" '^ +28 +[0-9]+ '
   contains "$WORK/out" "^packet-local candidates \\(local lanes 8\\): axis 'n' of extent 8 split over the lanes, 1 slot per lane; every other axis whole on every lane$"
   cp "$WORK/out" "$WORK/first"
 }
@@ -57,11 +57,11 @@ expect 0 "$TILEC" plan "$SRC/examples/softmax.tir" --fuse pointwise --fuse map -
 expect 0 "$TILEC" plan "$SRC/examples/softmax.tir" --local-lanes 1 &&
   contains "$WORK/out" '^chosen: candidate #[0-9]+: root order \[0\], block [0-9]+, W 8, local lanes 1, blocks per task 0, dispatch 17$'
 expect 0 "$TILEC" plan "$SRC/examples/softmax.tir" --explain && {
-  contains "$WORK/out" '^search: 12 candidates .*: 12 admitted, 0 rejected$'
+  contains "$WORK/out" '^search: 14 candidates .*: 14 admitted, 0 rejected$'
   contains "$WORK/out" '^chosen: candidate #[0-9]+: root order \[0\], block [0-9]+, W 8, local lanes 8, blocks per task 0, dispatch 136$'
 }
 expect 0 "$TILEC" plan "$SRC/tests/kernels/row_prefix.tir" --local-lanes 0 --explain && {
-  contains "$WORK/out" '^search: 12 candidates .*: 6 admitted, 6 rejected$'
+  contains "$WORK/out" '^search: 14 candidates .*: 7 admitted, 7 rejected$'
   contains "$WORK/out" '^  #[0-9]+ order \[0\] block [0-9]+ local 8 grain 0: \[local-distribution\] local-axis distribution \(local_lanes=8\) cannot realize it: ordered loop or reduction: .serial. op #4 walks the distributed axis .n. in order'
 }
 
@@ -70,7 +70,7 @@ expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --block 33 && contains "$WORK/er
 expect 1 "$TILEC" plan "$SRC/tests/kernels/row_prefix.tir" --local-lanes 8 && contains "$WORK/err" 'error\[PLAN-O04\]: local-axis distribution \(local_lanes=8\) cannot realize kernel .@row_prefix.: ordered loop or reduction'
 expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --local-lanes 3 && contains "$WORK/err" 'local_lanes 3'
 expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --max-candidates 11 &&
-  contains "$WORK/err" 'error\[PLAN-B01\]: candidate budget: .* 24 candidates .*exceeds max_candidates 11'
+  contains "$WORK/err" 'error\[PLAN-B01\]: candidate budget: .* 28 candidates .*exceeds max_candidates 11'
 expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --workers 0 && contains "$WORK/err" 'invalid XIR target'
 expect 1 "$TILEC" plan "$SRC/examples/gemm.tir" --cost arithmetic=-1 &&
   contains "$WORK/err" 'invalid cost coefficient from the options: arithmetic is -1'
@@ -93,7 +93,7 @@ expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --json && {
 }
 expect 0 "$TILEC" lower "$SRC/examples/gemm.tir" && {
   contains "$WORK/out" "^// dispatch_size=640 block_size=$block packet_width=8 required_packet_width=8"
-  contains "$WORK/out" "^// realization: planner=exact; target=cpu-thread-pool; candidates=24; .*; block=$block; width=8; root_order=\\[$order\\];"
+  contains "$WORK/out" "^// realization: planner=exact; target=cpu-thread-pool; candidates=28; .*; block=$block; width=8; root_order=\\[$order\\];"
 }
 expect 0 "$TILEC" lower "$SRC/examples/softmax.tir" --fuse pointwise &&
   contains "$WORK/out" 'pointwise_fusion=requested-unrealized;'

@@ -105,7 +105,7 @@ static void test_distribution_grid(void) {
                     if (plan_ok(tir_module_func(m, 0), &o, &pool.info, &r)) {
                         plans++;
                         kept += plan_selected(&r)->candidate.blocks_per_task == grains[gi];
-                        CHECK(r.candidates.len == 6 && r.rejected.len == 0);
+                        CHECK(r.candidates.len == 7 && r.rejected.len == 0); /* blocks W, 32..1024 */
                     }
                     plan_result_free(&r);
                 }
@@ -113,7 +113,7 @@ static void test_distribution_grid(void) {
     }
     CHECK(plans == 11 * 5 * 3 * 6);
     CHECK(kept == plans);
-    CHECK(a.evaluations == plans * 6);
+    CHECK(a.evaluations == plans * 7);
     CHECK_MSG(a.mismatches == 0, "%u schedules differ from the round-robin simulation", a.mismatches);
 }
 

@@ -50,17 +50,17 @@ static void test_contiguous_axis_innermost(void) {
         plan_result r;
         if (plan_ok(f, NULL, &pool.info, &r)) {
             const plan_choice *s = plan_selected(&r);
-            CHECK(r.candidate_count == 12 && r.candidates.len == 12 && r.rejected.len == 0);
-            CHECK(r.root_orders == 2 && r.block_widths == 6 && r.local_widths == 1);
+            CHECK(r.candidate_count == 14 && r.candidates.len == 14 && r.rejected.len == 0);
+            CHECK(r.root_orders == 2 && r.block_widths == 7 && r.local_widths == 1); /* W, 32..1024 */
             /* Y[i,j]: j (axis 1) innermost; transposed Y[j,i]: i (axis 0). */
             CHECK(s->candidate.rank == 2 && s->candidate.order[1] == (k == 0 ? 1u : 0u));
             CHECK(s->work.contiguous_accesses == 1 && s->work.gathered_accesses == 0);
             CHECK(is_minimum(&r));
             /* Candidates come in enumeration order: identity first. */
             for (size_t i = 0; i < r.candidates.len; i++) CHECK(r.candidates.data[i].candidate.index == i);
-            CHECK(r.candidates.data[0].candidate.order[0] == 0 && r.candidates.data[6].candidate.order[0] == 1);
+            CHECK(r.candidates.data[0].candidate.order[0] == 0 && r.candidates.data[7].candidate.order[0] == 1);
             /* The other order gathers. */
-            const plan_choice *other = &r.candidates.data[k == 0 ? 6 : 0];
+            const plan_choice *other = &r.candidates.data[k == 0 ? 7 : 0];
             CHECK(other->work.gathered_accesses == 1 && other->work.memory_per_packet == 2 * 8);
         }
         plan_result_free(&r);
@@ -106,10 +106,10 @@ static void test_deterministic_ties(void) {
     plan_thread_pool_init(&pool, 8, 1);
     plan_result r;
     if (plan_ok(tir_module_func(m, 0), NULL, &pool.info, &r)) {
-        CHECK(r.candidates.len == 6);
+        CHECK(r.candidates.len == 7);
         for (size_t i = 1; i < r.candidates.len; i++)
             CHECK(r.candidates.data[i].cost.score == r.candidates.data[0].cost.score);
-        CHECK(r.selected == 0 && plan_selected(&r)->candidate.block_size == 32);
+        CHECK(r.selected == 0 && plan_selected(&r)->candidate.block_size == 8);
     }
     plan_result_free(&r);
     tir_module_destroy(m);
@@ -175,7 +175,7 @@ static void test_budget_saturates(void) {
     o.root_axis_order = order;
     o.root_axis_order_len = 21;
     plan_result r;
-    if (plan_ok(tir_module_func(m, 0), &o, &pool.info, &r)) CHECK(r.candidate_count == 6);
+    if (plan_ok(tir_module_func(m, 0), &o, &pool.info, &r)) CHECK(r.candidate_count == 7);
     plan_result_free(&r);
     tir_module_destroy(m);
 }
@@ -336,7 +336,7 @@ static void test_local_lanes(void) {
             plan_result r;
             /* One program per lane. */
             if (plan_ok(f, &o, &pool.info, &r)) {
-                CHECK(r.candidate_count == 6 && r.local_widths == 1 && plan_selected(&r)->candidate.local_lanes == 1);
+                CHECK(r.candidate_count == 7 && r.local_widths == 1 && plan_selected(&r)->candidate.local_lanes == 1);
                 CHECK(plan_selected(&r)->candidate.dispatch_size == 17);
             }
             plan_result_free(&r);
@@ -344,7 +344,7 @@ static void test_local_lanes(void) {
              * prefers contiguous rows (W) over row-strided gathers. */
             o.local_lanes = 0;
             if (plan_ok(f, &o, &pool.info, &r)) {
-                CHECK(r.candidate_count == 12 && r.candidates.len == 12 && r.rejected.len == 0);
+                CHECK(r.candidate_count == 14 && r.candidates.len == 14 && r.rejected.len == 0);
                 for (size_t i = 0; i < r.candidates.len; i++) {
                     const plan_candidate *c = &r.candidates.data[i].candidate;
                     CHECK(c->dispatch_size == 17 * c->local_lanes);
@@ -361,7 +361,7 @@ static void test_local_lanes(void) {
             plan_result_free(&r);
             o.local_lanes = L;
             if (plan_ok(f, &o, &pool.info, &r)) {
-                CHECK(r.candidate_count == 6 && r.local_widths == 1);
+                CHECK(r.candidate_count == 7 && r.local_widths == 1);
                 CHECK(plan_selected(&r)->candidate.local_lanes == L && plan_selected(&r)->candidate.dispatch_size == 17 * L);
             }
             plan_result_free(&r);
@@ -414,7 +414,7 @@ static void test_block_widths(void) {
         o.block_size = bad[i];
         if (bad[i] == 0) { /* 0 means: search the proposals */
             plan_result r;
-            if (plan_ok(f, &o, &pool.info, &r)) CHECK(r.block_widths == 6);
+            if (plan_ok(f, &o, &pool.info, &r)) CHECK(r.block_widths == 7); /* W, 32..1024 */
             plan_result_free(&r);
         } else {
             plan_fails("pinned block", f, &o, &pool.info, "block width");

@@ -170,7 +170,8 @@ static void test_work_follows_representation(void) {
             CHECK(w->arithmetic_per_packet == s->work.arithmetic_per_packet &&
                   w->memory_per_packet == s->work.memory_per_packet);
         }
-        CHECK(r.candidates.len == 6 + 5 + 4 + 3 + 2 + 1); /* powers of two up to L = 32, 16, 8, 4, 2, 1 */
+        /* powers of two up to L = 128 (block W = 8), 32, 16, 8, 4, 2, 1 */
+        CHECK(r.candidates.len == 8 + 6 + 5 + 4 + 3 + 2 + 1);
     }
     plan_result_free(&r);
     o = plan_options_whole();
@@ -320,7 +321,7 @@ static void test_physical_fast_digit(void) {
         flush_diags();
     }
     if (p[0].ok && p[1].ok && l[0].module && l[1].module) {
-        CHECK(p[0].candidate_count == 12 && p[1].candidate_count == 12);
+        CHECK(p[0].candidate_count == 14 && p[1].candidate_count == 14);
         CHECK(plan_selected(&p[0])->candidate.index == plan_selected(&p[1])->candidate.index);
         CHECK(plan_selected(&p[0])->cost.score == plan_selected(&p[1])->cost.score);
         strbuf a, b;
@@ -337,7 +338,7 @@ static void test_physical_fast_digit(void) {
     }
     plan_result r;
     if (plan_tiled(f, coherent, false, &r)) {
-        CHECK(r.candidate_count == 12);
+        CHECK(r.candidate_count == 14);
         const plan_choice *s = plan_selected(&r);
         /* Both orders are contiguous; under [1,0] the a-digits merge back
          * into the plain decode, which is cheaper. */

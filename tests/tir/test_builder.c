@@ -1,4 +1,5 @@
-/* Builder, spaces/join, capture and library expansions, inspected structurally. */
+/* Builder, spaces/join, capture, library expansions and combine blocks,
+ * inspected structurally. */
 #include "diag_util.h"
 #include "harness.h"
 #include "tir/ir.h"
@@ -190,6 +191,175 @@ static void test_map_mutation(void) {
     close_fixture(&fx);
 }
 
+/* ---- mergeable reductions: combine blocks ---- */
+
+/* A closed reduce over c=8 inside the fixture's parallel, carrying n f32
+ * scalars (initially 0..n-1) that its body yields unchanged. */
+static tir_op *closed_reduce(fixture *fx, tir_reduction_policy policy, size_t n) {
+    tir_value *init[4];
+    for (size_t i = 0; i < n; i++) init[i] = tir_const_float(fx->b, TIR_F32, (double)i);
+    uint64_t eight = 8;
+    tir_dim *c = tir_dim_new(fx->m, "c");
+    tir_region_opts opts = {.policy = policy};
+    tir_op *r = tir_region_begin(fx->b, TIR_OP_REDUCE, tir_space_make(fx->m, 1, &c, &eight), &opts, n, init);
+    tir_value *carries[4];
+    for (size_t i = 0; i < n; i++) carries[i] = tir_region_carry(r, i);
+    CHECK(tir_region_end(fx->b, r, n, carries) == TILEC_OK);
+    return r;
+}
+
+static void test_combine(void) {
+    /* (max, tile sum) state: the combine uses a map over the tile, and the
+     * builder goes back to the parallel afterwards. */
+    fixture fx = open_fixture(4, 8);
+    tir_builder *b = fx.b;
+    tir_value *row = tir_region_coord(fx.par, 0);
+    uint64_t four = 4, eight = 8;
+    tir_dim *d = tir_dim_new(fx.m, "d"), *c = tir_dim_new(fx.m, "c");
+    tir_space *dspace = tir_space_make(fx.m, 1, &d, &four), *cols = tir_space_make(fx.m, 1, &c, &eight);
+    tir_value *init[2] = {tir_const_float(b, TIR_F32, -1e30),
+                          tir_const(b, tir_type_tile(fx.m, TIR_F32, dspace), (tir_literal){TIR_LIT_FLOAT, {.f = 0}})};
+    tir_op *r = tir_region_begin(b, TIR_OP_REDUCE, cols, NULL, 2, init);
+    tir_value *at[2] = {row, tir_region_coord(r, 0)};
+    tir_value *x = tir_load_elem(b, fx.x, at, NULL, NULL);
+    tir_value *next[2] = {tir_ew2(b, TIR_EW_MAX, tir_region_carry(r, 0), x),
+                          tir_ew2(b, TIR_EW_ADD, tir_region_carry(r, 1), x)};
+    CHECK(tir_region_end(b, r, 2, next) == TILEC_OK);
+    CHECK(tir_op_combine(r) == NULL && tir_combine_arg(r, 0) == NULL);
+    CHECK(tir_combine_begin(b, r) == r);
+    tir_block *cb = tir_op_combine(r);
+    CHECK(cb && tir_block_parent(cb) == r && tir_block_arg_count(cb) == 4);
+    for (size_t i = 0; i < 4; i++) CHECK(tir_combine_arg(r, i)->type == r->results[i % 2]->type);
+    CHECK(tir_combine_arg(r, 4) == NULL);
+    tir_value *lm = tir_combine_arg(r, 0), *lacc = tir_combine_arg(r, 1);
+    tir_value *rm = tir_combine_arg(r, 2), *racc = tir_combine_arg(r, 3);
+    tir_value *mm = tir_ew2(b, TIR_EW_MAX, lm, rm);
+    tir_op *map = tir_map_begin(b, dspace, TIR_F32);
+    tir_value *k = tir_region_coord(map, 0);
+    tir_value *sum = tir_ew2(b, TIR_EW_ADD, tir_extract(b, lacc, 1, &k), tir_extract(b, racc, 1, &k));
+    tir_value *merged[2] = {mm, tir_map_end(b, map, sum)};
+    CHECK(tir_combine_end(b, r, 2, merged) == TILEC_OK);
+    CHECK(tir_block_last(cb)->kind == TIR_OP_YIELD && tir_block_last(cb)->operand_count == 2);
+    CHECK(tir_block_first(tir_op_body(r))->kind == TIR_OP_VIEW_LOAD); /* the body is untouched */
+    tir_value *z = tir_const_index(b, 0);
+    tir_value *out[2] = {row, z};
+    CHECK(tir_store_elem(b, fx.y, out, r->results[0]) == TILEC_OK); /* row is visible again */
+    CHECK(tir_region_end(b, fx.par, 0, NULL) == TILEC_OK);
+    CHECK(tir_builder_status(b) == TILEC_OK);
+    CHECK(tir_verify(ctx, fx.m) == TILEC_OK);
+    close_fixture(&fx);
+    /* ordered_tree may combine too; combine values are not visible afterwards */
+    fx = open_fixture(4, 8);
+    r = closed_reduce(&fx, TIR_REDUCE_ORDERED_TREE, 1);
+    CHECK(tir_combine_begin(fx.b, r) == r);
+    tir_value *l = tir_combine_arg(r, 0);
+    tir_value *merged1 = tir_ew2(fx.b, TIR_EW_ADD, l, tir_combine_arg(r, 1));
+    CHECK(tir_combine_end(fx.b, r, 1, &merged1) == TILEC_OK);
+    CHECK(tir_ew2(fx.b, TIR_EW_ADD, l, l) == NULL);
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B06"));
+    close_fixture(&fx);
+}
+
+static void test_combine_errors(void) {
+    /* Not a reduce. */
+    fixture fx = open_fixture(4, 8);
+    CHECK(tir_combine_begin(fx.b, fx.par) == NULL);
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B44"));
+    close_fixture(&fx);
+    /* Still open. */
+    fx = open_fixture(4, 8);
+    uint64_t eight = 8;
+    tir_dim *c = tir_dim_new(fx.m, "c");
+    tir_value *zero = tir_const_float(fx.b, TIR_F32, 0);
+    tir_op *open = tir_region_begin(fx.b, TIR_OP_REDUCE, tir_space_make(fx.m, 1, &c, &eight), NULL, 1, &zero);
+    CHECK(tir_combine_begin(fx.b, open) == NULL);
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B45"));
+    close_fixture(&fx);
+    /* A fold pins one order; no carries; a second combine. */
+    fx = open_fixture(4, 8);
+    CHECK(tir_combine_begin(fx.b, closed_reduce(&fx, TIR_REDUCE_FOLD_LEFT, 1)) == NULL);
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B46"));
+    close_fixture(&fx);
+    fx = open_fixture(4, 8);
+    CHECK(tir_combine_begin(fx.b, closed_reduce(&fx, TIR_REDUCE_UNORDERED_TREE, 0)) == NULL);
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B47"));
+    close_fixture(&fx);
+    fx = open_fixture(4, 8);
+    tir_op *r = closed_reduce(&fx, TIR_REDUCE_UNORDERED_TREE, 1);
+    tir_combine_begin(fx.b, r);
+    tir_value *l = tir_combine_arg(r, 0);
+    CHECK(tir_combine_end(fx.b, r, 1, &l) == TILEC_OK);
+    CHECK(tir_combine_begin(fx.b, r) == NULL);
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B48"));
+    close_fixture(&fx);
+    /* Inside: no outer value (not even the parallel's coordinate), no
+     * coordinate lookup, no memory effect, no loop. */
+    fx = open_fixture(4, 8);
+    tir_value *row = tir_region_coord(fx.par, 0);
+    r = closed_reduce(&fx, TIR_REDUCE_UNORDERED_TREE, 1);
+    tir_combine_begin(fx.b, r);
+    CHECK(tir_ew2(fx.b, TIR_EW_ADD, row, row) == NULL);
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B06"));
+    CHECK(has_diag_in(ctx, "TIR-B06", "a combine block sees only its own values"));
+    close_fixture(&fx);
+    fx = open_fixture(4, 8);
+    r = closed_reduce(&fx, TIR_REDUCE_UNORDERED_TREE, 1);
+    tir_combine_begin(fx.b, r);
+    CHECK(tir_index(fx.b, tir_space_dim(fx.par->domain, 0)) == NULL);
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B41"));
+    close_fixture(&fx);
+    fx = open_fixture(4, 8);
+    r = closed_reduce(&fx, TIR_REDUCE_UNORDERED_TREE, 1);
+    tir_combine_begin(fx.b, r);
+    tir_value *idx[2] = {tir_const_index(fx.b, 0), tir_const_index(fx.b, 0)};
+    CHECK(tir_load_elem(fx.b, fx.x, idx, NULL, NULL) == NULL);
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B49"));
+    close_fixture(&fx);
+    fx = open_fixture(4, 8);
+    r = closed_reduce(&fx, TIR_REDUCE_UNORDERED_TREE, 1);
+    tir_combine_begin(fx.b, r);
+    tir_dim *t = tir_dim_new(fx.m, "t");
+    CHECK(tir_capture_begin(fx.b, TIR_OP_SERIAL, tir_space_make(fx.m, 1, &t, &eight), NULL) == NULL);
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B50"));
+    close_fixture(&fx);
+    /* The yield: count, type, and closing out of order (a map still open). */
+    fx = open_fixture(4, 8);
+    r = closed_reduce(&fx, TIR_REDUCE_UNORDERED_TREE, 2);
+    tir_combine_begin(fx.b, r);
+    CHECK(tir_combine_end(fx.b, r, 1, &zero) != TILEC_OK);
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B36"));
+    close_fixture(&fx);
+    fx = open_fixture(4, 8);
+    r = closed_reduce(&fx, TIR_REDUCE_UNORDERED_TREE, 1);
+    tir_combine_begin(fx.b, r);
+    tir_value *wrong = tir_const_int(fx.b, TIR_I32, 0);
+    CHECK(tir_combine_end(fx.b, r, 1, &wrong) != TILEC_OK);
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B37"));
+    close_fixture(&fx);
+    fx = open_fixture(4, 8);
+    r = closed_reduce(&fx, TIR_REDUCE_UNORDERED_TREE, 1);
+    tir_combine_begin(fx.b, r);
+    l = tir_combine_arg(r, 0);
+    CHECK(tir_map_begin(fx.b, tir_space_make(fx.m, 1, &t, &eight), TIR_F32) != NULL);
+    CHECK(tir_combine_end(fx.b, r, 1, &l) != TILEC_OK);
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B35"));
+    close_fixture(&fx);
+    /* region_end cannot close a combine block, nor capture_end. */
+    fx = open_fixture(4, 8);
+    r = closed_reduce(&fx, TIR_REDUCE_UNORDERED_TREE, 1);
+    tir_combine_begin(fx.b, r);
+    l = tir_combine_arg(r, 0);
+    CHECK(tir_region_end(fx.b, r, 1, &l) != TILEC_OK);
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B35"));
+    close_fixture(&fx);
+    fx = open_fixture(4, 8);
+    r = closed_reduce(&fx, TIR_REDUCE_UNORDERED_TREE, 1);
+    tir_combine_begin(fx.b, r);
+    CHECK(tir_capture_end(fx.b, r) != TILEC_OK);
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B35"));
+    close_fixture(&fx);
+}
+
 int main(void) {
     tilec_context_create(NULL, &ctx);
     test_spaces();
@@ -197,6 +367,8 @@ int main(void) {
     test_builder_errors();
     test_capture();
     test_map_mutation();
+    test_combine();
+    test_combine_errors();
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
 }

@@ -1,7 +1,7 @@
 /* Reference interpreter on parsed kernels: the text form of the rules in
  * docs/interpreter.md (reduction orders, snapshots under aliasing, guards with
- * fills, masked loads, literals, shape parameters) and runtime diagnostics that
- * point at the offending line. */
+ * fills, masked loads, literals, shape parameters, combine blocks that are
+ * never run) and runtime diagnostics that point at the offending line. */
 #include "interp_fixture.h"
 
 /* Parses and verifies `text`; NULL (after a failed CHECK) on error. */
@@ -168,6 +168,90 @@ static void test_text_shape_parameters(void) {
     }
 }
 
+/* Online softmax statistics per row (max; sum of exp(x - max), as a scalar
+ * and as a 4-wide tile carry).  The interpreter evaluates the whole domain as
+ * one chunk, so a combine block changes nothing, and it is never run: the
+ * second one would fault (an extract out of range) if it were. */
+#define ONLINE_HEAD                                                                                                  \
+    "kernel @online(%X: const view<f32>[X.0=2, X.1=37], %O: view<f32>[O.0=2, O.1=6]) {\n"                          \
+    "  parallel (%r: row=2) {\n"                                                                                     \
+    "    %m0 = const f32 -inf\n"                                                                                     \
+    "    %s0 = const f32 0.0\n"                                                                                      \
+    "    %t0 = const tile<f32>[d=4] 0.0\n"                                                                           \
+    "    %m, %s, %t = reduce (%i: n=37) policy=unordered_tree iter(%mi = %m0, %si = %s0, %ti = %t0)\n"             \
+    "        -> (f32, f32, tile<f32>[d=4]) {\n"                                                                      \
+    "      %x = load %X[%r, %i]\n"                                                                                   \
+    "      %m1 = max %mi, %x\n"                                                                                      \
+    "      %dm = sub %mi, %m1\n"                                                                                     \
+    "      %c = exp %dm\n"                                                                                           \
+    "      %dx = sub %x, %m1\n"                                                                                      \
+    "      %e = exp %dx\n"                                                                                           \
+    "      %sc = mul %si, %c\n"                                                                                      \
+    "      %s1 = add %sc, %e\n"                                                                                      \
+    "      %tc = mul %ti, %c\n"                                                                                      \
+    "      %t1 = add %tc, %e\n"                                                                                      \
+    "      yield %m1, %s1, %t1\n"                                                                                    \
+    "    }"
+#define ONLINE_COMBINE                                                                                               \
+    " combine (%lm, %ls, %lt) (%rm, %rs, %rt) {\n"                                                                   \
+    "      %mm = max %lm, %rm\n"                                                                                     \
+    "      %dl = sub %lm, %mm\n"                                                                                     \
+    "      %el = exp %dl\n"                                                                                          \
+    "      %dr = sub %rm, %mm\n"                                                                                     \
+    "      %er = exp %dr\n"                                                                                          \
+    "      %a = mul %ls, %el\n"                                                                                      \
+    "      %b = mul %rs, %er\n"                                                                                      \
+    "      %ss = add %a, %b\n"                                                                                       \
+    "      %ta = mul %lt, %el\n"                                                                                     \
+    "      %tb = mul %rt, %er\n"                                                                                     \
+    "      %tt = add %ta, %tb\n"                                                                                     \
+    "      yield %mm, %ss, %tt\n"                                                                                    \
+    "    }"
+#define ONLINE_FAULTY_COMBINE                                                                                        \
+    " combine (%lm, %ls, %lt) (%rm, %rs, %rt) {\n"                                                                   \
+    "      %nine = const index 9\n"                                                                                  \
+    "      %bad = extract %lt[%nine]\n"                                                                              \
+    "      %ss = add %ls, %bad\n"                                                                                    \
+    "      yield %lm, %ss, %lt\n"                                                                                    \
+    "    }"
+#define ONLINE_TAIL                                                                                                  \
+    "\n"                                                                                                             \
+    "    %c0 = const index 0\n"                                                                                      \
+    "    %c1 = const index 1\n"                                                                                      \
+    "    %c2 = const index 2\n"                                                                                      \
+    "    store %O[%r, %c0], %m\n"                                                                                    \
+    "    store %O[%r, %c1], %s\n"                                                                                    \
+    "    %tr = broadcast %t to [one=1, d=4]\n"                                                                      \
+    "    store %O[%r, %c2] tile [one=1, d=4], %tr\n"                                                                 \
+    "  }\n"                                                                                                          \
+    "}\n"
+
+/* The reduce directly in the kernel's first parallel. */
+static const tir_op *parallel_reduce(const tir_module *m) {
+    const tir_op *op = tir_block_first(tir_op_body(tir_block_first(tir_func_body(tir_module_func(m, 0)))));
+    while (op && tir_op_kind_of(op) != TIR_OP_REDUCE) op = tir_op_next(op);
+    return op;
+}
+
+static void test_text_combine_not_run(void) {
+    static const char *const texts[3] = {
+        ONLINE_HEAD ONLINE_TAIL, ONLINE_HEAD ONLINE_COMBINE ONLINE_TAIL, ONLINE_HEAD ONLINE_FAULTY_COMBINE ONLINE_TAIL};
+    float x[2 * 37], out[3][12];
+    for (int i = 0; i < 2 * 37; i++) x[i] = (float)((i * 7919) % 23) * 0.25f - 2.0f;
+    for (int v = 0; v < 3; v++) {
+        tir_module *m = parse_text("online.tir", texts[v], NULL, 0);
+        if (!m) return;
+        const tir_op *r = parallel_reduce(m);
+        CHECK(r && (tir_op_combine(r) != NULL) == (v > 0));
+        memset(out[v], 0xff, sizeof out[v]);
+        tir_buffer args[2] = {buf(x, sizeof x), buf(out[v], sizeof out[v])};
+        CHECK(run_text(m, 2, args) == TILEC_OK);
+        tir_module_destroy(m);
+    }
+    CHECK(memcmp(out[0], out[1], sizeof out[0]) == 0 && memcmp(out[0], out[2], sizeof out[0]) == 0);
+    CHECK(out[0][0] == 3.5f && out[0][1] > 1.0f && out[0][1] == out[0][2]);
+}
+
 /* Runtime errors carry the location of the op that failed. */
 static const char oob_text[] =
     "kernel @oob(%X: const view<i32>[X.0=4], %O: view<i32>[O.0=1]) {\n"
@@ -196,6 +280,7 @@ int main(void) {
     test_text_memory();
     test_text_literals();
     test_text_shape_parameters();
+    test_text_combine_not_run();
     test_text_error_location();
     CHECK(tilec_diag_count(ctx) == 0);
     tilec_context_destroy(ctx);

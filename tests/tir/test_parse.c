@@ -230,6 +230,88 @@ static void test_map_and_sugar(void) {
     tir_module_destroy(m);
 }
 
+/* A reduce's combine block: its state names are its arguments, typed as the
+ * carries; it may reuse outer names (even the reduce's coordinate) because it
+ * sees none of them. */
+static void test_combine(void) {
+    const char *src = "kernel @k(%X: const view<f32>[x=64]) {\n"
+                      "  %z = const f32 0.0\n"
+                      "  %t0 = const tile<f32>[d=2] 0.0\n"
+                      "  %s, %t = reduce (%i: n=64) policy=ordered_tree iter(%a = %z, %b = %t0) -> (f32, tile<f32>[d=2]) {\n"
+                      "    %v = load %X[%i]\n"
+                      "    %n = add %a, %v\n"
+                      "    %m = add %b, %v\n"
+                      "    yield %n, %m\n"
+                      "  } combine (%z, %i) (%a, %r) {\n"
+                      "    %n = add %z, %a\n"
+                      "    %m = map (%j: d=2) -> f32 {\n"
+                      "      %x = extract %i[%j]\n"
+                      "      %y = extract %r[%j]\n"
+                      "      %w = max %x, %y\n"
+                      "      yield %w\n"
+                      "    }\n"
+                      "    yield %n, %m\n"
+                      "  } : f32\n"
+                      "  %u = add %s, %z\n"
+                      "}\n";
+    tir_module *m = PARSE_OK(src);
+    if (!m) return;
+    CHECK(tir_verify(ctx, m) == TILEC_OK);
+    tir_op *r = nth_op(tir_func_body(tir_module_func(m, 0)), 2);
+    tir_block *c = tir_op_combine(r);
+    CHECK(tir_op_kind_of(r) == TIR_OP_REDUCE && c && tir_block_parent(c) == r);
+    CHECK(tir_block_arg_count(c) == 4);
+    for (size_t i = 0; i < 4; i++) CHECK(tir_value_type(tir_block_arg(c, i)) == tir_value_type(tir_op_result(r, i % 2)));
+    CHECK(!strcmp(tir_value_name(tir_block_arg(c, 0)), "z") && !strcmp(tir_value_name(tir_block_arg(c, 3)), "r"));
+    tir_op *add = tir_block_first(c);
+    CHECK(tir_op_operand(add, 0) == tir_block_arg(c, 0) && tir_op_operand(add, 1) == tir_block_arg(c, 2));
+    CHECK(tir_op_kind_of(tir_block_last(c)) == TIR_OP_YIELD && tir_op_operand_count(tir_block_last(c)) == 2);
+    CHECK(tir_op_loc(add).line == 10 && tir_op_loc(add).column == 5);
+    /* after the statement, the outer names are back: %z is the constant */
+    tir_op *after = tir_op_next(r);
+    CHECK(tir_op_operand(after, 1) == tir_op_result(tir_block_first(tir_func_body(tir_module_func(m, 0))), 0));
+    tir_module_destroy(m);
+}
+
+/* Combine errors: on another region kind, twice, wrong state counts, outer
+ * values (a parameter, the reduce's coordinate, an outer constant), a missing
+ * yield, a fold policy, a loop inside. */
+#define COMBINE_HEAD(region)                                                                                           \
+    "kernel @k(%X: const view<f32>[x=4]) {\n"                                                                          \
+    "  %z = const f32 0.0\n"                                                                                           \
+    "  %s = " region " (%i: n=4) iter(%a = %z) -> (f32) {\n"                                                           \
+    "    yield %a\n"
+#define COMBINE_TAIL "    yield %l\n  }\n}\n"
+static void test_combine_errors(void) {
+    EXPECT_ERROR(COMBINE_HEAD("serial") "  } combine (%l) (%r) {\n" COMBINE_TAIL, "TIR-P20", 5, 5);
+    EXPECT_ERROR(COMBINE_HEAD("pipeline") "  } combine (%l) (%r) {\n" COMBINE_TAIL, "TIR-P20", 5, 5);
+    EXPECT_ERROR("kernel @k() {\n  %z = const f32 0.0\n  %t = map (%j: j=4) -> f32 {\n    yield %z\n"
+                 "  } combine (%l) (%r) {\n" COMBINE_TAIL,
+                 "TIR-P20", 5, 5);
+    EXPECT_ERROR("kernel @k() {\n  parallel (%j: j=4) {\n  } combine () () {\n  }\n}\n", "TIR-P20", 3, 5);
+    EXPECT_ERROR(COMBINE_HEAD("reduce") "  } combine (%l) (%r) {\n    yield %l\n  } combine (%l) (%r) {\n" COMBINE_TAIL,
+                 "TIR-P20", 7, 5);
+    EXPECT_ERROR(COMBINE_HEAD("reduce") "  } combine (%l) (%r, %q) {\n" COMBINE_TAIL, "TIR-P18", 5, 23);
+    EXPECT_ERROR(COMBINE_HEAD("reduce") "  } combine (%l) () {\n" COMBINE_TAIL, "TIR-P18", 5, 19);
+    EXPECT_ERROR(COMBINE_HEAD("reduce") "  } combine (%l) (%l) {\n" COMBINE_TAIL, "TIR-P04", 5, 19);
+    EXPECT_ERROR(COMBINE_HEAD("reduce") "  } combine (%l) (%r) {\n    %q = add %l, %z\n" COMBINE_TAIL, "TIR-P03", 6, 18);
+    EXPECT_ERROR(COMBINE_HEAD("reduce") "  } combine (%l) (%r) {\n    %q = add %l, %i\n" COMBINE_TAIL, "TIR-P03", 6, 18);
+    EXPECT_ERROR(COMBINE_HEAD("reduce") "  } combine (%l) (%r) {\n    %q = load %X[%i]\n" COMBINE_TAIL, "TIR-P03", 6, 15);
+    EXPECT_ERROR(COMBINE_HEAD("reduce") "  } combine (%l) (%r) {\n    %q = add %l, %r\n  }\n}\n", "TIR-P19", 7, 3);
+    EXPECT_ERROR("kernel @k() {\n  %z = const f32 0.0\n  %s = reduce (%i: n=4) policy=fold_left iter(%a = %z) -> (f32) {\n"
+                 "    yield %a\n  } combine (%l) (%r) {\n" COMBINE_TAIL,
+                 "TIR-B46", 5, 5);
+    EXPECT_ERROR(COMBINE_HEAD("reduce") "  } combine (%l) (%r) {\n"
+                                        "    %q = reduce (%j: n=2) iter(%b = %l) -> (f32) {\n      yield %b\n    }\n"
+                                        COMBINE_TAIL,
+                 "TIR-B50", 6, 5);
+    /* the combine's names end with it */
+    EXPECT_ERROR(COMBINE_HEAD("reduce") "  } combine (%l) (%r) {\n    yield %l\n  }\n  %q = add %l, %z\n}\n", "TIR-P03",
+                 8, 12);
+    /* not an operation on its own */
+    EXPECT_ERROR("kernel @k() {\n  combine (%l) (%r) {\n  }\n}\n", "TIR-P02", 2, 3);
+}
+
 /* ---- errors, each with its code and location ---- */
 
 static void test_syntax_errors(void) {
@@ -546,6 +628,8 @@ int main(void) {
     test_constants();
     test_structure();
     test_map_and_sugar();
+    test_combine();
+    test_combine_errors();
     test_syntax_errors();
     test_shape_errors();
     test_nesting_and_defines();

@@ -272,6 +272,70 @@ static void test_names_and_labels(void) {
     tir_module_destroy(m);
 }
 
+/* An online-softmax state (row max: a scalar carry; rescaled row of
+ * exponentials: a tile carry) with a combine block.  The block is named
+ * against its own names only: an argument may keep an outer name (%row), a
+ * clash among its own arguments is renamed, unnamed values get fresh numbers. */
+static void test_builder_combine(void) {
+    tir_module *m = tir_module_create(ctx);
+    tir_func *f = tir_func_new(m, "online");
+    uint64_t ext[2] = {4, 64};
+    tir_value *X = tir_func_add_view(f, "X", TIR_F32, 2, ext, true);
+    tir_value *Y = tir_func_add_view(f, "Y", TIR_F32, 2, ext, false);
+    tir_builder *b = tir_builder_create(f);
+    tir_dim *rows = tir_dim_new(m, "rows"), *n = tir_dim_new(m, "n"), *d = tir_dim_new(m, "d");
+    tir_op *par = tir_region_begin(b, TIR_OP_PARALLEL, space1(m, rows, 4), NULL, 0, NULL);
+    tir_value *row = tir_region_coord(par, 0);
+    tir_value_set_name(m, row, "row");
+    tir_value *c16 = tir_const_index(b, 16);
+    tir_value *init[2];
+    init[0] = tir_const_float(b, TIR_F32, -1e30); /* one statement each: the numbering follows program order */
+    init[1] = tir_lib_zeros(b, TIR_F32, space2(m, rows, 1, d, 16));
+    tir_op *r = tir_region_begin(b, TIR_OP_REDUCE, space1(m, n, 4), NULL, 2, init);
+    tir_value_set_name(m, tir_region_carry(r, 0), "m");
+    tir_value *origin[2] = {row, tir_ew2(b, TIR_EW_MUL, tir_region_coord(r, 0), c16)};
+    tir_value *t = tir_load_tile(b, X, origin, space2(m, rows, 1, d, 16), TIR_BOUNDS_ZERO, NULL);
+    tir_value *tmax = tir_extract(b, tir_lib_reduce(b, t, 2, (tir_dim *[]){rows, d}, TIR_REDUCER_MAX,
+                                                    TIR_REDUCE_UNORDERED_TREE), 0, NULL);
+    tir_value *mnew = tir_ew2(b, TIR_EW_MAX, tir_region_carry(r, 0), tmax);
+    tir_value *scale = tir_ew1(b, TIR_EW_EXP, tir_ew2(b, TIR_EW_SUB, tir_region_carry(r, 0), mnew));
+    tir_value *e = tir_ew1(b, TIR_EW_EXP, tir_ew2(b, TIR_EW_SUB, t, mnew));
+    tir_value *next[2] = {mnew, tir_ew2(b, TIR_EW_ADD, tir_ew2(b, TIR_EW_MUL, tir_region_carry(r, 1), scale), e)};
+    CHECK(tir_region_end(b, r, 2, next) == TILEC_OK);
+    CHECK(tir_combine_begin(b, r) == r);
+    tir_value *lm = tir_combine_arg(r, 0), *la = tir_combine_arg(r, 1);
+    tir_value *rm = tir_combine_arg(r, 2), *ra = tir_combine_arg(r, 3);
+    tir_value_set_name(m, lm, "m");
+    tir_value_set_name(m, rm, "m"); /* clashes with the left one: renamed */
+    tir_value_set_name(m, la, "row"); /* an outer name, not visible here: kept */
+    tir_value *mm = tir_ew2(b, TIR_EW_MAX, lm, rm);
+    tir_value_set_name(m, mm, "m3");
+    tir_value *ls = tir_ew1(b, TIR_EW_EXP, tir_ew2(b, TIR_EW_SUB, lm, mm));
+    tir_value *rs = tir_ew1(b, TIR_EW_EXP, tir_ew2(b, TIR_EW_SUB, rm, mm));
+    tir_value *lw = tir_ew2(b, TIR_EW_MUL, la, ls);
+    tir_value *rw = tir_ew2(b, TIR_EW_MUL, ra, rs);
+    tir_value *merged[2] = {mm, tir_ew2(b, TIR_EW_ADD, lw, rw)};
+    CHECK(tir_combine_end(b, r, 2, merged) == TILEC_OK);
+    tir_store_tile(b, Y, (tir_value *[]){row, tir_const_index(b, 0)}, tir_op_result(r, 1), TIR_BOUNDS_ZERO);
+    tir_region_end(b, par, 0, NULL);
+    CHECK(tir_builder_status(b) == TILEC_OK);
+    if (tir_builder_status(b) != TILEC_OK) dump_diags();
+    tir_builder_destroy(b);
+    char *text = check_roundtrip("builder combine", m);
+    CHECK_STR_CONTAINS(text, "      yield %18, %24\n"
+                             "    } combine (%m, %row) (%25, %26) {\n"
+                             "      %m3 = max %m, %25\n"
+                             "      %27 = sub %m, %m3\n");
+    CHECK_STR_CONTAINS(text, "      %31 = mul %row, %28\n"
+                             "      %32 = mul %26, %30\n"
+                             "      %33 = add %31, %32\n"
+                             "      yield %m3, %33\n"
+                             "    }\n"
+                             "    %34 = const index 0\n");
+    free(text);
+    tir_module_destroy(m);
+}
+
 /* The positional mma fallback relabels its operands through maps. */
 static void test_positional_mma(void) {
     tir_module *m = tir_module_create(ctx);
@@ -391,6 +455,7 @@ int main(void) {
     test_builder_softmax();
     test_builder_gemm();
     test_capture_swap();
+    test_builder_combine();
     test_names_and_labels();
     test_positional_mma();
     test_stage_names();

@@ -1,5 +1,5 @@
 /* The TileIR verifier: well-formed kernels built with the builder verify clean;
- * then, for every rule TIR-V01..V23, valid IR is corrupted through the object
+ * then, for every rule TIR-V01..V25, valid IR is corrupted through the object
  * fields of src/tir/ir.h and the exact code must appear with a message naming
  * the op.  The capture diagnostics TIR-C01..C04 are exercised through the
  * capture API.  After each negative case the context must stay usable. */
@@ -153,6 +153,60 @@ static softmax_kernel build_softmax(void) {
     return s;
 }
 
+typedef struct {
+    tir_module *m;
+    tir_func *f;
+    tir_value *m0, *lm, *rm, *lacc, *racc;
+    tir_op *par, *reduce, *load, *max, *add, *yield, *store;
+} combine_kernel;
+
+/* Online (max, sum) state over the rows of a [4, 64] view: a reduce with a
+ * scalar and a tile carry, and a combine block merging two states. */
+static combine_kernel build_combine(void) {
+    combine_kernel k;
+    k.m = tir_module_create(ctx);
+    tir_module *m = k.m;
+    k.f = tir_func_new(m, "online");
+    uint64_t ext[2] = {4, 64};
+    tir_value *X = tir_func_add_view(k.f, "X", TIR_F32, 2, ext, true);
+    tir_value *Y = tir_func_add_view(k.f, "Y", TIR_F32, 2, ext, false);
+    tir_builder *b = tir_builder_create(k.f);
+    tir_dim *rows = tir_dim_new(m, "rows"), *n = tir_dim_new(m, "n"), *d = tir_dim_new(m, "d");
+    k.par = tir_region_begin(b, TIR_OP_PARALLEL, space1(m, rows, 4), NULL, 0, NULL);
+    tir_value *row = tir_region_coord(k.par, 0);
+    k.m0 = tir_const_float(b, TIR_F32, -1e30);
+    tir_value *init[2] = {k.m0, tir_lib_zeros(b, TIR_F32, space1(m, d, 4))};
+    k.reduce = tir_region_begin(b, TIR_OP_REDUCE, space1(m, n, 64), NULL, 2, init);
+    tir_value *at[2] = {row, tir_region_coord(k.reduce, 0)};
+    tir_value *x = tir_load_elem(b, X, at, NULL, NULL);
+    tir_value *next[2] = {tir_ew2(b, TIR_EW_MAX, tir_region_carry(k.reduce, 0), x),
+                          tir_ew2(b, TIR_EW_ADD, tir_region_carry(k.reduce, 1), x)};
+    tir_region_end(b, k.reduce, 2, next);
+    tir_combine_begin(b, k.reduce);
+    k.lm = tir_combine_arg(k.reduce, 0);
+    k.lacc = tir_combine_arg(k.reduce, 1);
+    k.rm = tir_combine_arg(k.reduce, 2);
+    k.racc = tir_combine_arg(k.reduce, 3);
+    name(m, k.lm, "lm");
+    name(m, k.racc, "racc");
+    tir_value *merged[2] = {tir_ew2(b, TIR_EW_MAX, k.lm, k.rm), tir_ew2(b, TIR_EW_ADD, k.lacc, k.racc)};
+    tir_combine_end(b, k.reduce, 2, merged);
+    tir_value *z = tir_const_index(b, 0);
+    tir_value *out[2] = {row, z};
+    tir_store_elem(b, Y, out, tir_op_result(k.reduce, 0));
+    tir_region_end(b, k.par, 0, NULL);
+    CHECK(tir_builder_status(b) == TILEC_OK);
+    if (tir_builder_status(b) != TILEC_OK) dump_diags();
+    tir_builder_destroy(b);
+    k.load = tir_value_def(x);
+    k.max = tir_value_def(merged[0]);
+    k.add = tir_value_def(merged[1]);
+    k.yield = tir_block_last(tir_op_combine(k.reduce));
+    k.store = tir_op_prev(tir_block_last(tir_op_body(k.par)));
+    CHECK(k.store->kind == TIR_OP_VIEW_STORE && k.yield->kind == TIR_OP_YIELD);
+    return k;
+}
+
 /* Scalar element loads, one masked: Y[i, 0] = (i < 3 ? X[i, 0] : -1) + X[i, 0]. */
 static tir_module *build_masked(void) {
     tir_module *m = tir_module_create(ctx);
@@ -271,6 +325,9 @@ static void test_well_formed(void) {
     m = build_library();
     expect_clean(m, "library expansions");
     tir_module_destroy(m);
+    combine_kernel k = build_combine();
+    expect_clean(k.m, "combine block");
+    tir_module_destroy(k.m);
     /* Two kernels in one module and an empty module. */
     m = tir_module_create(ctx);
     tir_func_new(m, "empty");
@@ -582,6 +639,68 @@ static void test_v23_attributes(void) {
     expect_violation(s.m, "TIR-V23", op_ref("reduce", s.reduce), "reduction policy 7");
 }
 
+static void test_v24_combine_placement(void) {
+    /* A fold pins one order. */
+    combine_kernel k = build_combine();
+    k.reduce->policy = TIR_REDUCE_FOLD_LEFT;
+    expect_violation(k.m, "TIR-V24", op_ref("reduce", k.reduce), "policy 'fold_left' pins one evaluation order");
+    /* An argument typed unlike its carry. */
+    k = build_combine();
+    k.rm->type = k.lacc->type;
+    expect_violation(k.m, "TIR-V24", op_ref("reduce", k.reduce), "combine argument 2 (right state, carry 0)");
+    /* Too few arguments (the last one dropped). */
+    k = build_combine();
+    tir_op_combine(k.reduce)->arg_count = 3;
+    expect_violation(k.m, "TIR-V24", op_ref("reduce", k.reduce), "its combine block has 3 arguments, but 2 carries");
+    /* The merged state is yielded with the carry types (the yield rule). */
+    k = build_combine();
+    tir_op_set_operand(k.yield, 1, k.lm);
+    expect_violation(k.m, "TIR-V19", op_ref("yield", k.yield), "yielded value 1 has type f32");
+    k = build_combine();
+    tir_op_detach(k.yield);
+    expect_violation(k.m, "TIR-V19", op_ref("reduce", k.reduce), "its combine block does not end with a yield");
+    /* Only reduces take one (rule 21). */
+    k = build_combine();
+    k.par->combine = tir_op_combine(k.reduce);
+    k.reduce->combine = NULL;
+    expect_violation(k.m, "TIR-V21", op_ref("parallel", k.par), "owns a combine block, but only reduce ops");
+    /* Ops inside get every normal rule: ids, and values used outside it. */
+    k = build_combine();
+    k.add->id = k.max->id;
+    expect_violation(k.m, "TIR-V03", op_ref("add", k.add), "is also the id of another op, 'max'");
+    k = build_combine();
+    tir_op_set_operand(k.store, 3, tir_op_result(k.max, 0));
+    expect_violation(k.m, "TIR-V08", op_ref("store", k.store), "is defined in the combine block of 'reduce' op #");
+}
+
+static void test_v25_combine_closure(void) {
+    /* An outer value (visible to the reduce) used inside the combine block. */
+    combine_kernel k = build_combine();
+    tir_op_set_operand(k.max, 1, k.m0);
+    size_t n = expect_violation(k.m, "TIR-V25", "is defined in the body of 'parallel' op #",
+                                "outside the combine block of 'reduce' op #");
+    CHECK(n == 1);
+    /* A load moved inside: a memory effect, and its operands come from outside. */
+    k = build_combine();
+    tir_op *load = k.load;
+    tir_value *x = tir_op_result(load, 0);
+    /* keep the body valid: its users now read the carry instead */
+    tir_value_replace_all_uses(x, tir_region_carry(k.reduce, 0));
+    tir_op_move_before(load, k.yield);
+    n = expect_violation(k.m, "TIR-V25", op_ref("load", load), "memory effects are not allowed inside a combine block");
+    CHECK(n == 4); /* the effect and its three operands (X, the row, the reduce's coordinate) */
+    /* A loop inside, at any depth. */
+    k = build_combine();
+    tir_dim *t = tir_dim_new(k.m, "t");
+    tir_op *loop = tir_op_new(k.f, TIR_OP_SERIAL, no_loc);
+    loop->domain = space1(k.m, t, 2);
+    loop->body = tir_block_new(k.f, loop);
+    tir_block_add_arg(loop->body, tir_type_index(k.m));
+    tir_op_insert_end(tir_op_new(k.f, TIR_OP_YIELD, no_loc), loop->body);
+    tir_op_insert_before(loop, k.yield);
+    expect_violation(k.m, "TIR-V25", op_ref("serial", loop), "loops and parallel regions are not allowed");
+}
+
 /* Every violation is reported, not just the first. */
 static void test_reports_all(void) {
     gemm_kernel g = build_gemm();
@@ -687,6 +806,8 @@ int main(void) {
     test_v21_placement();
     test_v22_purity();
     test_v23_attributes();
+    test_v24_combine_placement();
+    test_v25_combine_closure();
     test_reports_all();
     test_capture_codes();
     test_bad_arguments();

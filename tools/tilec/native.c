@@ -25,7 +25,9 @@ static bool native_takes(int id) {
     case OPT_PLAN_LOCAL_LANES:
     case OPT_PLAN_MAX_CANDIDATES:
     case OPT_PLAN_COST:
-    case OPT_PLAN_PACK: return true;
+    case OPT_PLAN_PACK:
+    case OPT_PLAN_SPLIT:
+    case OPT_PLAN_SPLIT_CHUNKS: return true;
     default: return false;
     }
 }
@@ -81,6 +83,8 @@ tilec_compile_options cli_native_options(const cli_native *n) {
     o.check_bounds = lo->check_bounds;
     o.fused_mma = lo->fused_mma;
     o.pack = po->pack;
+    o.split = po->split;
+    o.split_chunks = po->split_chunks;
     return o;
 }
 

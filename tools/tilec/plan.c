@@ -177,6 +177,9 @@ static void print_text(FILE *out, const plan_result *p, const plan_choice **rank
     if (p->ok)
         fprintf(out, "packing (%s): %s%s\n", plan_pack_mode_name(p->options.pack), p->pack.load ? "" : "none: ",
                 p->pack.why);
+    if (p->ok)
+        fprintf(out, "split (%s): %s%s\n", plan_split_mode_name(p->options.split), p->split.reduce ? "" : "none: ",
+                p->split.why);
     if (explain && rank) text_ranking(out, p, rank);
     if (explain) text_rejections(out, p);
 }
@@ -303,12 +306,13 @@ static void print_json(FILE *out, const plan_result *p, const plan_choice **rank
             ", \"max_candidates\": %llu, \"max_unrolled_tile_elements\": %u, \"max_unrolled_region_work\": %llu, "
             "\"reduction_partitions\": %u, \"max_recipe_depth\": %u, \"local_lanes\": %u, \"blocks_per_task\": %u, "
             "\"search_task_grain\": %s, \"fusion\": {\"load_reduction\": %s, \"expression_reduction\": %s, "
-            "\"pointwise\": %s, \"map\": %s}, \"pack\": \"%s\"},\n",
+            "\"pointwise\": %s, \"map\": %s}, \"pack\": \"%s\", \"split\": \"%s\", \"split_chunks\": %u},\n",
             (unsigned long long)o->max_candidates, o->max_unrolled_tile_elements,
             (unsigned long long)o->max_unrolled_region_work, o->reduction_partitions, o->max_recipe_depth,
             o->local_lanes, o->blocks_per_task, o->search_task_grain ? "true" : "false",
             o->fusion.load_reduction ? "true" : "false", o->fusion.expression_reduction ? "true" : "false",
-            o->fusion.pointwise ? "true" : "false", o->fusion.map ? "true" : "false", plan_pack_mode_name(o->pack));
+            o->fusion.pointwise ? "true" : "false", o->fusion.map ? "true" : "false", plan_pack_mode_name(o->pack),
+            plan_split_mode_name(o->split), o->split_chunks);
     fputs("  \"cost_policy\": ", out);
     json_string(out, p->policy);
     fprintf(out, ",\n  \"custom_cost_policy\": %s,\n  \"coefficients\": {", p->custom_policy ? "true" : "false");
@@ -343,6 +347,18 @@ static void print_json(FILE *out, const plan_result *p, const plan_choice **rank
                 (unsigned long long)k->instances, (unsigned long long)k->tile_elements, (unsigned long long)k->bytes,
                 (unsigned long long)k->reuse);
         json_string(out, k->why);
+        fputc('}', out);
+    } else {
+        fputs("null", out);
+    }
+    fputs(",\n  \"split\": ", out);
+    if (p->ok) {
+        const plan_split *s = &p->split;
+        fprintf(out, "{\"split\": %s, \"trips\": %llu, \"chunks\": %u, \"chunk_trips\": %llu, \"tail_trips\": %llu, "
+                     "\"workspace_bytes\": %llu, \"modeled_gain\": %.4g, \"why\": ",
+                s->reduce ? "true" : "false", (unsigned long long)s->trips, s->chunks, (unsigned long long)s->chunk_trips,
+                (unsigned long long)s->tail_trips, (unsigned long long)s->workspace_bytes, s->modeled_gain);
+        json_string(out, s->why);
         fputc('}', out);
     } else {
         fputs("null", out);

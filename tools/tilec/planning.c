@@ -48,6 +48,14 @@ static bool parse_pack(cli_planning *p, const char *command, const char *mode) {
     return true;
 }
 
+static bool parse_split(cli_planning *p, const char *command, const char *mode) {
+    if (!strcmp(mode, "auto")) p->options.split = TILEC_SPLIT_AUTO;
+    else if (!strcmp(mode, "on")) p->options.split = TILEC_SPLIT_ON;
+    else if (!strcmp(mode, "off")) p->options.split = TILEC_SPLIT_OFF;
+    else return cli_usage_error(command, "--split: '%s' is not auto, on or off", mode), false;
+    return true;
+}
+
 static bool parse_fuse(cli_planning *p, const char *command, const char *name) {
     plan_fusion *f = &p->options.fusion;
     if (!strcmp(name, "load-reduction")) f->load_reduction = true;
@@ -70,6 +78,8 @@ bool cli_planning_option(cli_planning *p, const char *command, int id, const cha
     case OPT_PLAN_COST: return parse_cost(p, command, value);
     case OPT_PLAN_FUSE: return parse_fuse(p, command, value);
     case OPT_PLAN_PACK: return parse_pack(p, command, value);
+    case OPT_PLAN_SPLIT: return parse_split(p, command, value);
+    case OPT_PLAN_SPLIT_CHUNKS: ok = parse_u32(value, &o->split_chunks); break;
     default: break;
     }
     if (!ok) cli_usage_error(command, "option value '%s' is not a non-negative integer in range", value);

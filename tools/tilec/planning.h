@@ -29,13 +29,16 @@ enum {
     OPT_PLAN_MAX_CANDIDATES,
     OPT_PLAN_COST,
     OPT_PLAN_FUSE,
-    OPT_PLAN_PACK
+    OPT_PLAN_PACK,
+    OPT_PLAN_SPLIT,
+    OPT_PLAN_SPLIT_CHUNKS
 };
 #define CLI_PLANNING_OPTIONS \
     {"--workers", true, OPT_PLAN_WORKERS}, {"--grain", true, OPT_PLAN_GRAIN}, \
         {"--search-grain", false, OPT_PLAN_SEARCH_GRAIN}, {"--local-lanes", true, OPT_PLAN_LOCAL_LANES}, \
         {"--max-candidates", true, OPT_PLAN_MAX_CANDIDATES}, {"--cost", true, OPT_PLAN_COST}, \
-        {"--fuse", true, OPT_PLAN_FUSE}, {"--pack", true, OPT_PLAN_PACK}
+        {"--fuse", true, OPT_PLAN_FUSE}, {"--pack", true, OPT_PLAN_PACK}, {"--split", true, OPT_PLAN_SPLIT}, \
+        {"--split-chunks", true, OPT_PLAN_SPLIT_CHUNKS}
 #define CLI_PLANNING_HELP \
     "  --workers N       CPU workers of the modeled thread pool (default 8)\n" \
     "  --grain G         fixed blocks per CPU task (default 0: the pool's heuristic)\n" \
@@ -48,7 +51,10 @@ enum {
     "  --fuse NAME       record a fusion request (load-reduction, expression-reduction,\n" \
     "                    pointwise, map); not realized yet\n" \
     "  --pack MODE       auto (default), on or off: copy a reused strided operand into\n" \
-    "                    contiguous panels before each dispatch (docs/lowering.md)\n"
+    "                    contiguous panels before each dispatch (docs/lowering.md)\n" \
+    "  --split MODE      auto (default), on or off: fold a mergeable reduce (one with a\n" \
+    "                    combine block) in chunks over several programs, then merge\n" \
+    "  --split-chunks N  exactly N chunks (2..trips; implies --split on)\n"
 
 void cli_planning_init(cli_planning *p);
 /* Handles one option from CLI_PLANNING_OPTIONS; prints a usage error for
