@@ -14,8 +14,11 @@
  * its slots, starting from its first product (no identity invented; the
  * tail slot only where its element exists), the lanes' partials are summed
  * in a butterfly (lw_packet_combine; a lane without an element takes no
- * part), and the output is c + that sum, on every lane.  Its contraction is
- * always unrolled.
+ * part), and the output is c + that sum, on every lane.  An ordered mma
+ * over D keeps the reference's steps instead: it walks the contraction in
+ * element order, reading both operands of element e from lane e % W (slot
+ * e / W), so every lane folds the same terms in the same order (fold_ordered).
+ * Either contraction is always unrolled.
  *
  * Bounded outputs are register-blocked: the runtime output loop walks blocks
  * of up to 4×4 outputs over the two innermost non-unit output axes (the
@@ -39,6 +42,7 @@ typedef struct {
     bool fused; /* float accumulator and lower_options.fused_mma */
     int d_index; /* the contraction axis on a distributed dim (plan_mma_over_local), else -1 */
     const plan_local_dim *d; /* that dim */
+    bool ordered;            /* an ordered mma over d: k_extent[d_index] counts elements, not slots */
 } mma_job;
 
 /* Flat index into an operand over `s` from output and contraction coordinates. */
@@ -122,6 +126,34 @@ static xir_value *fold_lanes(lowerer *lw, const mma_job *j, xir_value *c, xir_va
     return lw_apply(lw, TIR_EW_ADD, j->out->elem, sum);
 }
 
+/* acc folded over the whole contraction in the reference's order, each
+ * step's operands read from the lane holding its element of D: the same
+ * terms in the same order on every lane. */
+static xir_value *fold_ordered(lowerer *lw, const mma_job *j, xir_value *acc, xir_value *const *oc) {
+    xir_value *kc[PLAN_MAX_RANK];
+    uint32_t W = lw->local->lanes;
+    for (uint64_t kk = 0; kk < j->k_count && lw_ok(lw); kk++) {
+        k_coords(lw, j, kk, kc);
+        int64_t e = 0;
+        lw_const_int(kc[j->d_index], &e);
+        kc[j->d_index] = lw_i64(lw, e / W);
+        xir_value *lane = xir_const_uint(lw->m, TIR_U32, (uint64_t)(e % W));
+        xir_value *x = lw_cast(lw, lw_read(lw, j->a, operand_flat(lw, j, j->sa, oc, kc)), j->out->elem);
+        xir_value *y = lw_cast(lw, lw_read(lw, j->b, operand_flat(lw, j, j->sb, oc, kc)), j->out->elem);
+        if (!lw_ok(lw) || !x || !y) return NULL;
+        x = xir_build_warp_read_lane(&lw->b, x, lane);
+        y = xir_build_warp_read_lane(&lw->b, y, lane);
+        acc = j->fused ? lw_arith(lw, XIR_OP_FMA, x, y, acc)
+                       : lw_arith(lw, XIR_OP_ADD, acc, lw_arith(lw, XIR_OP_MUL, x, y, NULL), NULL);
+    }
+    return acc;
+}
+
+/* The contraction over a distributed dim: regrouped or in order. */
+static xir_value *fold_local(lowerer *lw, const mma_job *j, xir_value *acc, xir_value *const *oc) {
+    return j->ordered ? fold_ordered(lw, j, acc, oc) : fold_lanes(lw, j, acc, oc);
+}
+
 /* The contraction as one runtime loop over k for the outputs oc[0..n): each
  * accumulator is a header PHI; acc[] holds the results after the loop. */
 static void fold_runtime(lowerer *lw, const mma_job *j, size_t n, xir_value *const *const *oc, xir_value **acc) {
@@ -180,7 +212,7 @@ static void blocked_outputs(lowerer *lw, mma_job *j) {
         acc[o] = lw_read(lw, j->c, flat[o]);
     }
     if (j->d_index >= 0)
-        for (uint32_t o = 0; o < n && lw_ok(lw); o++) acc[o] = fold_lanes(lw, j, acc[o], oc[o]);
+        for (uint32_t o = 0; o < n && lw_ok(lw); o++) acc[o] = fold_local(lw, j, acc[o], oc[o]);
     else fold_runtime(lw, j, n, (xir_value *const *const *)oc, acc);
     for (uint32_t o = 0; o < n; o++) lw_array_write(lw, j->out->array, flat[o], acc[o]);
     lw_loop_end(lw, &L, 1);
@@ -209,7 +241,7 @@ static void unrolled_outputs(lowerer *lw, mma_job *j) {
         return;
     }
     for (uint64_t o = 0; o < n && lw_ok(lw); o++)
-        j->out->elems[o] = j->d_index >= 0 ? fold_lanes(lw, j, j->out->elems[o], oc[o])
+        j->out->elems[o] = j->d_index >= 0 ? fold_local(lw, j, j->out->elems[o], oc[o])
                                            : fold_unrolled(lw, j, j->out->elems[o], oc[o]);
 }
 
@@ -228,9 +260,9 @@ void lower_mma(lowerer *lw, const tir_op *op) {
     for (uint32_t i = 0; i < j.sa->rank; i++)
         if (tir_space_find(j.sc, j.sa->axes[i].dim) < 0) {
             const plan_local_dim *d = plan_local_dim_of(lw->local, &j.sa->axes[i]);
-            if (d) j.d = d, j.d_index = (int)j.k_rank;
+            if (d) j.d = d, j.d_index = (int)j.k_rank, j.ordered = !op->allow_reassociation;
             j.k_dim[j.k_rank] = j.sa->axes[i].dim;
-            j.k_extent[j.k_rank++] = lw_extent(lw, &j.sa->axes[i]);
+            j.k_extent[j.k_rank++] = d && j.ordered ? d->extent : lw_extent(lw, &j.sa->axes[i]);
         }
     if (j.k_runtime || po->runtime) lw->counters.rolled_mmas++; /* blocked outputs always roll it */
     if (po->runtime) {

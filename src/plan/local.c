@@ -146,18 +146,21 @@ static bool check_op(plan_local *l, const tir_op *op, bool in_region) {
     case TIR_OP_MMA: {
         /* Lane-local when D is an output axis or absent: each lane folds its
          * own output slots over the whole contraction.  A contraction over D
-         * folds each lane's slots and combines the lanes (a regrouping:
-         * only an mma that allows reassociation). */
-        const tir_space *c = op->operands[2]->value->type->space;
-        for (uint32_t k = 0; k < 2; k++) {
-            const tir_space *s = op->operands[k]->value->type->space;
-            for (uint32_t i = 0; i < s->rank; i++)
-                if (plan_local_is_axis(l, &s->axes[i]) && tir_space_find(c, s->axes[i].dim) < 0 &&
-                    !op->allow_reassociation)
-                    return refuse(l, PLAN_LOCAL_REFUSE_MMA,
-                                  "mma op #%u folds '%s' in order, but its lanes' partial sums would be regrouped",
-                                  op->id, s->axes[i].dim->label);
-        }
+         * folds each lane's slots and combines the lanes (a regrouping), or,
+         * for an ordered mma, reads every element from its lane in order: an
+         * unrolled step per contracted element, hence the bound. */
+        const tir_space *a = op->operands[0]->value->type->space, *c = op->operands[2]->value->type->space;
+        uint64_t steps = 1;
+        const tir_dim *over = NULL;
+        for (uint32_t i = 0; i < a->rank; i++)
+            if (tir_space_find(c, a->axes[i].dim) < 0) {
+                steps = steps > UINT64_MAX / (a->axes[i].extent + 1) ? UINT64_MAX : steps * a->axes[i].extent;
+                if (plan_local_is_axis(l, &a->axes[i])) over = a->axes[i].dim;
+            }
+        if (over && !op->allow_reassociation && steps > PLAN_LOCAL_MAX_ORDERED_STEPS)
+            return refuse(l, PLAN_LOCAL_REFUSE_MMA,
+                          "mma op #%u folds '%s' in order over %llu steps (at most %d, each read from its lane)",
+                          op->id, over->label, (unsigned long long)steps, PLAN_LOCAL_MAX_ORDERED_STEPS);
         if (in_region) return refuse(l, PLAN_LOCAL_REFUSE_NESTED, "mma op #%u", op->id);
         return true;
     }

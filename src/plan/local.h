@@ -19,12 +19,14 @@
  *   the enclosing map/reduce over D (the split coordinate: it reads slot q),
  *   loads and stores, maps, closed unordered reductions, ordered loops and
  *   reductions whose domain has no D (every lane walks them in step), and mma
- *   (each lane folds its own output slots; a contraction over D, which only an
- *   mma allowing reassociation may have, folds the lane's slots and combines
- *   the lanes); nothing of a region or mma inside a region over D.
+ *   (each lane folds its own output slots; a contraction over D folds the
+ *   lane's slots and combines the lanes, or, for an ordered mma, reads each
+ *   contracted element from its lane in order); nothing of a region or mma
+ *   inside a region over D.
  * Everything else keeps the whole-program realization (local_lanes = 1) and
  * is refused with a named reason: D's dim with a second extent, an empty
- * axis, an ordered loop over D, an ordered mma contracting D, shifted extracts,
+ * axis, an ordered loop over D, an ordered mma contracting D over more than
+ * PLAN_LOCAL_MAX_ORDERED_STEPS elements, shifted extracts,
  * nested regions over D, a root domain on D, a dispatch (programs × W)
  * beyond uint32, or a reduction over D and another nonunit axis (its
  * partitions cover D's slots only). */
@@ -38,7 +40,7 @@
     X(AXES, "LOWER-L01", "two extents of the distributed axis") \
     X(EMPTY, "LOWER-L02", "empty distributed axis") \
     X(ORDERED, "LOWER-L03", "ordered loop or reduction") \
-    X(MMA, "LOWER-L04", "ordered mma over the distributed axis") \
+    X(MMA, "LOWER-L04", "long ordered mma over the distributed axis") \
     X(EXTRACT, "LOWER-L05", "extract off the split coordinate") \
     X(NESTED, "LOWER-L06", "region inside a region over the distributed axis") \
     X(ROOT, "LOWER-L07", "root domain on the distributed axis") \
@@ -57,6 +59,10 @@ typedef enum {
 const char *plan_local_refusal_code(plan_local_refusal r);
 
 enum { PLAN_LOCAL_MAX_DIMS = 4 };
+
+/* An ordered mma over D reads each contracted element from its lane, one
+ * unrolled step each: at most this many steps. */
+enum { PLAN_LOCAL_MAX_ORDERED_STEPS = 4096 };
 
 /* One distributed dim: its nonunit axes (all of extent N) are split over
  * the lanes. */

@@ -39,12 +39,14 @@ static uint64_t value_count(const plan_repr_options *o, const tir_value *v) {
 }
 
 /* The number of contracted elements of an mma (a's axes absent from c) in
- * slot space: packet-local, a contraction over D folds each lane's slots. */
+ * slot space: packet-local, a contraction over D folds each lane's slots,
+ * unless the mma is ordered: then it steps over D's elements. */
 static uint64_t mma_contraction(const plan_repr_options *o, const tir_op *op) {
     const tir_space *a = op->operands[0]->value->type->space, *c = op->operands[2]->value->type->space;
     uint64_t k = 1;
     for (uint32_t i = 0; i < a->rank; i++)
-        if (tir_space_find(c, a->axes[i].dim) < 0) k *= plan_local_extent(o->local, &a->axes[i]);
+        if (tir_space_find(c, a->axes[i].dim) < 0)
+            k *= op->allow_reassociation ? plan_local_extent(o->local, &a->axes[i]) : a->axes[i].extent;
     return k;
 }
 

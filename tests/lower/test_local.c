@@ -224,8 +224,9 @@ static const char root_on_row_text[] =
     "}\n";
 
 static void test_refusals(void) {
-    expect_refusal("ordered contraction of the row", parse_test_kernel(ctx, "row_dot_ordered"), PLAN_LOCAL_REFUSE_MMA,
-                   "mma op #6 folds 'n' in order, but its lanes' partial sums would be regrouped");
+    static const tir_define long_row[] = {{"R", 1}, {"N", 4097}};
+    expect_refusal("long ordered contraction of the row", parse_test_kernel_with(ctx, "row_dot_ordered", long_row, 2),
+                   PLAN_LOCAL_REFUSE_MMA, "mma op #6 folds 'n' in order over 4097 steps (at most 4096");
     expect_refusal("reduce over two axes", parse_kernel(two_axis_reduce_text, NULL, 0), PLAN_LOCAL_REFUSE_REDUCE_AXES,
                    "reduce op #6 over 'n' and 'm'");
     expect_refusal("two row extents", parse_kernel(two_extents_text, NULL, 0), PLAN_LOCAL_REFUSE_AXES,
@@ -400,6 +401,52 @@ static void test_contraction_over_row(void) {
     }
 }
 
+/* Runs a lowering of row_dot_ordered (R rows of N) on the XIR interpreter
+ * with inexact inputs; Z's bytes in z (R floats). */
+static bool run_row_dot(const lower_result *r, int64_t R, int64_t N, float *z) {
+    size_t n = (size_t)(R * N);
+    float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+    for (size_t i = 0; x && i < n; i++) x[i] = (float)sin(0.37 * (double)i + 0.1) * 1.3f;
+    tir_buffer args[3] = {{x, n * sizeof *x}, {y, n * sizeof *y}, {z, (size_t)R * sizeof *z}};
+    bool ok = x && y &&
+              xir_interpret(ctx, r->kernel, r->dispatch_size, r->packet_width, 3, args) == TILEC_OK;
+    free(x);
+    free(y);
+    return ok;
+}
+
+/* An ordered mma over D keeps the reference's steps: each element is read
+ * from its lane in order, so every W gives the whole program's bits on
+ * inexact inputs (and the reference's on dyadic ones) — no regrouping. */
+static void test_ordered_contraction_over_row(void) {
+    static const int64_t widths[] = {1, 3, 8, 16, 17, 37, 64};
+    for (size_t n = 0; n < sizeof widths / sizeof *widths; n++) {
+        tir_define d[] = {{"R", 3}, {"N", widths[n]}};
+        tir_module *m = parse_test_kernel_with(ctx, "row_dot_ordered", d, 2);
+        if (!m) continue;
+        const tir_func *f = tir_module_func(m, 0);
+        lower_options whole = lower_options_default();
+        whole.packet_width = 8;
+        lower_result base;
+        float zb[3] = {0}, zl[3] = {0};
+        bool have = lower_ok(f, &whole, &base) && run_row_dot(&base, 3, widths[n], zb);
+        for (uint32_t w = 1; w <= 16; w *= 2) {
+            char label[80];
+            snprintf(label, sizeof label, "ordered row dot N=%lld local W=%u", (long long)widths[n], w);
+            check_local(label, f, w, run_config_default(w, true));
+            lower_options o = local_options(w);
+            lower_result r;
+            if (!have || !lower_ok(f, &o, &r)) continue;
+            CHECK_MSG(run_row_dot(&r, 3, widths[n], zl) && !memcmp(zb, zl, sizeof zb),
+                      "%s: %.9g %.9g %.9g, whole program %.9g %.9g %.9g", label, zl[0], zl[1], zl[2], zb[0], zb[1],
+                      zb[2]);
+            lower_result_free(&r);
+        }
+        if (have) lower_result_free(&base);
+        tir_module_destroy(m);
+    }
+}
+
 /* A contraction's own distributed axis: attention's QKᵀ folds d while its
  * output is split over dv, so d is split too (plan/local.h
  * pick_contractions): decode (one query row) and prefill shapes with ragged
@@ -544,6 +591,7 @@ int main(void) {
     test_mappings();
     test_matrix();
     test_contraction_over_row();
+    test_ordered_contraction_over_row();
     test_contraction_axes();
     test_typed_matrix();
     test_epilogue();

@@ -274,18 +274,30 @@ static void test_local_lanes(void) {
     }
     tir_module_destroy(m);
     /* An ordered row dot product folds the stored row n itself in order:
-     * splitting it would regroup the lanes' partial sums, so a forced local
-     * width names the mma. */
-    tir_module *g = parse_test_kernel(ctx, "row_dot_ordered");
-    if (!g) return;
+     * packet-local, each element is read from its lane in order; a row
+     * longer than the unrolled bound makes a forced local width name the
+     * mma. */
+    static const tir_define long_row[] = {{"R", 2}, {"N", 5000}};
+    tir_module *g = parse_test_kernel(ctx, "row_dot_ordered"), *h = parse_test_kernel_with(ctx, "row_dot_ordered", long_row, 2);
     tilec_compile_options o = tilec_compile_options_default();
     o.width = 8;
     o.local_lanes = 8;
     tilec_kernel *k = NULL;
-    CHECK(tilec_compile(ctx, tir_module_func(g, 0), &o, &k) == TILEC_E_UNSUPPORTED && !k &&
-          has_diag("PLAN-O04", "folds 'n' in order"));
+    if (g && tilec_compile(ctx, tir_module_func(g, 0), &o, &k) == TILEC_OK) {
+        const char *r = tilec_kernel_realization(k);
+        CHECK_MSG(strstr(r, "/local8/") != NULL, "realization: %s", r);
+        run_config c = run_config_default(8, true);
+        run_facade("packet-local ordered row dot", tir_module_func(g, 0), k, &c);
+        tilec_kernel_destroy(k);
+    } else {
+        CHECK_MSG(false, "ordered row dot: packet-local compile failed");
+    }
+    k = NULL;
+    CHECK(h && tilec_compile(ctx, tir_module_func(h, 0), &o, &k) == TILEC_E_UNSUPPORTED && !k &&
+          has_diag("PLAN-O04", "folds 'n' in order over 5000 steps"));
     tilec_diag_clear(ctx);
     tir_module_destroy(g);
+    tir_module_destroy(h);
 }
 
 int main(void) {
