@@ -199,6 +199,9 @@ static tir_op *begin_kernel(rewrite *w, const char *suffix, bool chunked) {
     }
     if (!(w->b = tir_builder_create(f))) return NULL;
     const tir_op *root = w->s->root;
+    /* the kernel-level constants and elementwise ops before the root
+     * parallel (admission allows no others), which its body may read */
+    for (const tir_op *o = w->src->body->first; o != root; o = o->next) emit_clone(w, o);
     tir_builder_set_loc(w->b, root->loc);
     tir_dim *dims[PLAN_MAX_RANK + 1];
     uint64_t ext[PLAN_MAX_RANK + 1];
@@ -301,9 +304,9 @@ static void build_partial(rewrite *w) {
     tir_op *r = begin_kernel(w, "partial", true);
     if (!r) return;
     uint32_t k = w->s->reduce->result_count;
-    memset(w->needed, 0, w->count * sizeof *w->needed);
-    w->needed[w->reduce_at] = true;
-    mark_needed(w->s->root, w->ops, w->count, w->reduce_at, w->needed);
+    /* the whole prologue: a load the reduce does not read may still fault,
+     * and the original program would report it (stores are refused) */
+    for (uint32_t i = 0; i < w->count; i++) w->needed[i] = i < w->reduce_at;
     emit_prologue(w);
     tir_value *s = tir_region_coord(r, w->s->root->domain->rank), *state[PLAN_SPLIT_MAX_CARRIES];
     tir_value *base = tir_ew2(w->b, TIR_EW_MUL, s, tir_const_index(w->b, (int64_t)w->s->chunk_trips));

@@ -9,15 +9,17 @@
  * separate programs, each from the initial carries, and the chunk states
  * merged afterwards — flash-decoding, for any kernel that says how states
  * merge.  The rewrite makes two TileIR kernels, compiled by the same
- * pipeline and run one after the other:
+ * pipeline and run one after the other (both start with the kernel-level
+ * ops before the root parallel):
  *
  *   partial  parallel (root axes…, s: split=S):
- *              the prologue the reduce needs; the reduce over trips
+ *              the prologue (every op before the reduce: a dead load may
+ *              still fault); the reduce over trips
  *              [s·C, s·C + C); its carries stored to workspace views
  *              (one per carry: [P·S·a0, a1, …] for a carry tile [a0, a1, …],
  *              [P·S] for a scalar) at slot (program, s)
  *   combine  parallel (root axes…):
- *              state = slot 0; for s in 1..S−1: state = combine(state, slot s)
+ *              the prologue ops the rest reads; state = slot 0; for s in 1..S−1: state = combine(state, slot s)
  *              (left to right: a deterministic order, the chunks' order,
  *              so ordered_tree holds); the r = n − S·C tail trips folded
  *              from the initial carries and merged last; then the rest of

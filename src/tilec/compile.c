@@ -162,7 +162,24 @@ static tilec_status compile_split(tilec_context *ctx, tilec_kernel *k, const tir
     so.runtime = k->runtime;
     so.split = TILEC_SPLIT_OFF;
     so.split_chunks = 0;
-    tilec_status st = tilec_compile(ctx, tir_module_func(m, 0), &so, &k->split_partial);
+    /* The combine kernel has the kernel's root axes; the partial kernel one
+     * more, the chunks, innermost in a fixed order and untiled (factor 1). */
+    uint32_t order[PLAN_MAX_RANK + 1], tiles[PLAN_MAX_RANK + 1];
+    size_t rank = split->root->domain->rank;
+    tilec_compile_options po = so;
+    if (o->root_axis_order_len == rank) {
+        memcpy(order, o->root_axis_order, rank * sizeof *order);
+        order[rank] = (uint32_t)rank;
+        po.root_axis_order = order;
+        po.root_axis_order_len = rank + 1;
+    }
+    if (o->root_axis_tiles_len == rank) {
+        memcpy(tiles, o->root_axis_tiles, rank * sizeof *tiles);
+        tiles[rank] = 1;
+        po.root_axis_tiles = tiles;
+        po.root_axis_tiles_len = rank + 1;
+    }
+    tilec_status st = tilec_compile(ctx, tir_module_func(m, 0), &po, &k->split_partial);
     if (!st) st = tilec_compile(ctx, tir_module_func(m, 1), &so, &k->split_combine);
     tir_module_destroy(m);
     if (st) return st;
