@@ -16,6 +16,7 @@ void diff_case_default(diff_case *c) {
     c->width = 8;
     c->threads = 1;
     c->full_packets = true;
+    c->split = -1;
 }
 
 static void print_list(FILE *out, const char *key, const uint32_t *v, uint32_t n) {
@@ -35,6 +36,7 @@ void diff_case_print(const diff_case *c, FILE *out) {
     if (c->search_grain) fprintf(out, " search_grain=1");
     if (c->separate_mma) fprintf(out, " separate_mma=1");
     if (c->pack) fprintf(out, " pack=%s", c->pack == 1 ? "on" : "off");
+    if (c->split >= 0) fprintf(out, " split=%lld", (long long)c->split);
     print_list(out, "order", c->order, c->order_len);
     print_list(out, "tiles", c->tiles, c->tiles_len);
     fputc('\n', out);
@@ -106,6 +108,13 @@ static bool parse_item(const char *key, const char *v, diff_case *c) {
     if (!strcmp(key, "pack")) {
         c->pack = !strcmp(v, "on") ? 1 : !strcmp(v, "off") ? 2 : 0;
         return c->pack || !strcmp(v, "auto");
+    }
+    if (!strcmp(key, "split")) {
+        uint32_t n;
+        if (!strcmp(v, "auto")) return (c->split = -1), true;
+        if (!parse_u32(v, &n)) return false;
+        c->split = n;
+        return true;
     }
     if (!strcmp(key, "atol") || !strcmp(key, "rtol")) {
         char *end;

@@ -390,6 +390,55 @@ bool gen_load_space(gen *g, tir_scalar elem, uint32_t rank, const int *dims, con
     return gen_live(g) && emit_load(g, p, origin, ov, rank, dims, ext, out);
 }
 
+static tir_value *range_predicate(gen *g, const gen_val *idx, uint64_t e);
+
+bool gen_load_at(gen *g, tir_scalar elem, const gen_val *i, uint64_t n, uint32_t rank, const int *dims,
+                 const uint64_t *ext, gen_val *out) {
+    if (g->in_map) return false;
+    uint32_t vrank = rank ? rank : (uint32_t)gen_range(g, 1, 2);
+    uint64_t t0 = rank ? ext[0] : 1;
+    int64_t stride = gen_chance(g, 0.6) ? 1 : rank ? (int64_t)t0 : 2;
+    int bi = find_buffer(g, elem, vrank, false, 0);
+    if (bi < 0 || gen_chance(g, 0.6)) {
+        uint64_t vext[GEN_MAX_RANK];
+        int64_t need = (int64_t)(n - 1) * stride + (int64_t)t0 + gen_range(g, gen_chance(g, 0.7) ? 0 : -2, 3);
+        vext[0] = need > 0 ? (uint64_t)need : 1;
+        for (uint32_t k = 1; k < vrank; k++) vext[k] = rank ? ext[k] + (uint64_t)gen_range(g, 0, 3) : (uint64_t)gen_range(g, 1, 6);
+        bi = new_buffer(g, elem, vrank, vext, false, 0, gen_input_facts(g, elem));
+        if (bi < 0) return false;
+    }
+    const gen_param *p = &g->par[param_of(g, bi, false)];
+    gen_val o0 = gen_index_mul_const(g, *i, stride);
+    int c = gen_chance(g, 0.7) ? 0 : gen_range(g, -1, 2);
+    if (c) o0 = gen_index_add(g, o0, gen_index_const(g, c));
+    o0 = retype(g, o0, false);
+    if (!gen_live(g)) return false;
+    if (rank) {
+        tir_value *origin[GEN_MAX_RANK];
+        gen_val ov[GEN_MAX_RANK];
+        origin[0] = (ov[0] = o0).v;
+        for (uint32_t k = 1; k < rank; k++) origin[k] = (ov[k] = gen_index_origin(g, p->ext[k], ext[k])).v;
+        return gen_live(g) && emit_load(g, p, origin, ov, rank, dims, ext, out);
+    }
+    tir_value *idx[GEN_MAX_RANK], *pred = NULL, *fallback = NULL;
+    idx[0] = o0.v;
+    for (uint32_t k = 1; k < vrank; k++) idx[k] = gen_index_in(g, p->ext[k], -1).v;
+    diff_facts f = g->buf[bi].content;
+    if (!in_range(&o0, 1, p->ext[0])) {
+        if (g->oob_left && gen_chance(g, 0.3)) {
+            g->oob_left = false;
+        } else {
+            pred = range_predicate(g, &o0, p->ext[0]);
+            gen_val fb = gen_const_scalar(g, elem);
+            fallback = fb.v;
+            f = diff_facts_hull(&f, &fb.f);
+        }
+    }
+    if (!gen_live(g)) return false;
+    *out = gen_push(g, tir_load_elem(g->b, p->view, idx, pred, fallback), f);
+    return gen_live(g);
+}
+
 bool gen_load_tile(gen *g) {
     if (g->in_map) return false;
     tir_scalar elem = gen_pick_elem(g, 0);
@@ -547,7 +596,7 @@ static bool store_tile(gen *g, const gen_val *v, const diff_facts *stored) {
 }
 
 bool gen_store(gen *g, const gen_val *v) {
-    if (g->in_map || !v->v) return false;
+    if (g->in_map || g->no_store || !v->v) return false;
     uint32_t rank = gen_rank(v);
     if (rank > GEN_MAX_RANK || (gen_is_tile(v) && rank == 0)) return false;
     tir_scalar elem = gen_elem(v);
@@ -633,6 +682,7 @@ static bool is_storable(gen *g, const gen_val *v, const void *env) {
 /* The root body: constants, the parallel with the instance ordinal L, the
  * statements, and a few final stores. */
 static void build(gen *g) {
+    g->mergeable = !g->local_mode && gen_chance(g, 0.3);
     for (int n = gen_range(g, 0, 2); n > 0; n--) {
         if (gen_chance(g, 0.5)) gen_index_const(g, gen_range(g, -4, 8));
         else gen_const_scalar(g, gen_pick_elem(g, 0));
@@ -652,6 +702,16 @@ static void build(gen *g) {
     g->L = g->grank == 1 ? coord[0] : gen_index_add(g, gen_index_mul_const(g, coord[0], (int64_t)g->G[1]), coord[1]);
     g->L.f = index_facts(0, (int64_t)g->P - 1);
     g->depth = 1;
+    if (g->mergeable) { /* a mergeable reduce, before the first store */
+        g->no_store = true;
+        gen_block(g, gen_range(g, 0, 3));
+        gen_split_reduce(g);
+        g->no_store = false;
+        if (gen_chance(g, 0.15)) { /* another one, after a store: copied whole into the combine kernel */
+            gen_block(g, gen_range(g, 0, 2));
+            gen_split_reduce(g);
+        }
+    }
     gen_block(g, g->budget);
     for (int n = gen_range(g, 2, 4), tries = 0; n > 0 && tries < 12 && gen_live(g); tries++) {
         gen_val v;

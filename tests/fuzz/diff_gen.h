@@ -12,7 +12,9 @@
  * extract; map; reduce with every policy (explicit bodies and the library's
  * reduce.add/max/min); mma with same and mixed operand types; serial and
  * pipeline loops (stages, zero-trip domains) with scalar and tile carries;
- * iota/full/broadcast/relabel; parameters that share memory; row kernels
+ * mergeable reduces (a `combine` block, in the root body before any store,
+ * with the case's split= option); iota/full/broadcast/relabel; parameters
+ * that share memory; row kernels
  * for packet-local realizations (20%); and, with the `oob` option, one
  * deliberate out-of-range access in some kernels.
  *

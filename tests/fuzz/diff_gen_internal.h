@@ -107,6 +107,9 @@ typedef struct {
     int budget;
     uint32_t fresh;
     bool oob_left; /* this kernel still gets its one out-of-range access */
+    bool no_store; /* before and inside a mergeable reduce: a split would repeat a store (docs/lowering.md) */
+    bool mergeable; /* the root body starts with gen_split_reduce */
+    bool split_chosen; /* the case's split= option is chosen (by the first mergeable reduce) */
     /* comparison of stored floats */
     bool all_exact;
     double max_ea, max_er;
@@ -151,6 +154,13 @@ diff_facts gen_input_facts(gen *g, tir_scalar s);
 bool gen_load_tile(gen *g);
 bool gen_load_scalar(gen *g);
 bool gen_store(gen *g, const gen_val *v);
+/* A load at the coordinate i (values 0..n-1) of an enclosing reduce, from an
+ * input view whose axis 0 it walks (origin i·stride + c): rank 0 a scalar
+ * load (masked where the row may lie outside the view), else a tile of this
+ * space (bounds=zero where it may leave the view).  False inside a map or
+ * when the kernel has no room for another view. */
+bool gen_load_at(gen *g, tir_scalar elem, const gen_val *i, uint64_t n, uint32_t rank, const int *dims,
+                 const uint64_t *ext, gen_val *out);
 /* A tile of exactly this space and element type from a fresh load of an
  * input buffer (false inside a map). */
 bool gen_load_space(gen *g, tir_scalar elem, uint32_t rank, const int *dims, const uint64_t *ext, gen_val *out);
@@ -160,6 +170,11 @@ tir_scalar gen_pick_elem(gen *g, int kind); /* kind: 0 any, 1 float, 2 integer, 
 gen_val gen_const_scalar(gen *g, tir_scalar s);
 bool gen_statement(gen *g);
 void gen_block(gen *g, int statements);
+/* A reduce with a combine block directly in the root body (the root's first
+ * store must follow it): 1-3 carries merged by add/mul/max/min, or the
+ * online-softmax state; sets the case's split= option.  False when nothing
+ * was generated. */
+bool gen_split_reduce(gen *g);
 /* Records a stored float's comparison needs. */
 void gen_note_stored(gen *g, tir_scalar s, const diff_facts *f);
 

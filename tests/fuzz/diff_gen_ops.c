@@ -12,6 +12,7 @@
 #include "diff_gen_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static tir_type_kind kind_of(const gen_val *v) { return tir_type_kind_of(tir_value_type(v->v)); }
@@ -709,6 +710,224 @@ static bool gen_loop(gen *g) {
     body_close(g, &st);
     if (!gen_live(g) || tir_region_end(g->b, loop, (size_t)n_carry, y)) return (g->failed = true), false;
     for (int i = 0; i < n_carry; i++) gen_push(g, tir_op_result(loop, (size_t)i), fc[i]);
+    return gen_live(g);
+}
+
+/* ---- mergeable reductions (split across programs) ---- */
+
+typedef enum { MERGE_ADD, MERGE_ADD_OFFSET, MERGE_MUL, MERGE_MAX, MERGE_MIN } merge_op;
+
+/* A constant carry value: a scalar, or a tile splat of this space. */
+static gen_val carry_const(gen *g, tir_scalar s, bool tile, uint32_t rank, const int *dims, const uint64_t *ext, double v) {
+    if (!tile) return is_float(s) ? float_const(g, s, v) : gen_push(g, tir_const_int(g->b, s, (int64_t)v), diff_facts_const(s, v));
+    tir_type *t = tir_type_tile(g->m, s, gen_space(g, rank, dims, ext));
+    tir_literal lit = is_float(s) ? (tir_literal){TIR_LIT_FLOAT, {.f = v}} : (tir_literal){TIR_LIT_INT, {.i = (int64_t)v}};
+    return gen_push(g, tir_const(g->b, t, lit), diff_facts_const(s, v));
+}
+
+static tir_ew_op merge_ew(merge_op m) {
+    return m == MERGE_MUL ? TIR_EW_MUL : m == MERGE_MAX ? TIR_EW_MAX : m == MERGE_MIN ? TIR_EW_MIN : TIR_EW_ADD;
+}
+
+/* min(max(v, -k), k) whatever v's facts: finite (min/max drop NaN: IEEE
+ * minimumNumber/maximumNumber), exact when v is. */
+static gen_val clamp_finite(gen *g, gen_val v, double k) {
+    tir_scalar s = gen_elem(&v);
+    gen_val lo = float_const(g, s, -k), hi = float_const(g, s, k);
+    diff_facts f = v.f;
+    f.special = false;
+    f.lo = v.f.special || v.f.lo > v.f.hi ? -k : fmax(v.f.lo, -k);
+    f.hi = v.f.special || v.f.lo > v.f.hi ? k : fmin(v.f.hi, k);
+    return gen_push(g, tir_ew2(g->b, TIR_EW_MIN, tir_ew2(g->b, TIR_EW_MAX, v.v, lo.v), hi.v), f);
+}
+
+static double unit_of(tir_scalar s) { return s == TIR_F64 ? 0x1p-53 : 0x1p-24; }
+
+/* The online-softmax state (m, s[, o]) over x (scalar) and v (a tile for o):
+ *   m' = max(m, x), c = exp(m - m'), e = exp(x - m'), s' = s·c + e, o' = o·c + e·v
+ * merged by rescaling both states to the larger max.  Returns the yields. */
+static void softmax_update(gen *g, tir_op *red, int k, tir_value *x, tir_value *v, tir_value **y) {
+    tir_value *m = tir_region_carry(red, 0), *s = tir_region_carry(red, 1);
+    tir_value *m1 = gen_chance(g, 0.5) ? tir_ew2(g->b, TIR_EW_MAX, m, x) : tir_ew2(g->b, TIR_EW_MAX, x, m);
+    tir_value *c = tir_ew1(g->b, TIR_EW_EXP, tir_ew2(g->b, TIR_EW_SUB, m, m1));
+    tir_value *e = tir_ew1(g->b, TIR_EW_EXP, tir_ew2(g->b, TIR_EW_SUB, x, m1));
+    y[0] = m1;
+    y[1] = tir_ew2(g->b, TIR_EW_ADD, tir_ew2(g->b, TIR_EW_MUL, s, c), e);
+    if (k == 3) {
+        tir_value *o = tir_region_carry(red, 2);
+        y[2] = tir_ew2(g->b, TIR_EW_ADD, tir_ew2(g->b, TIR_EW_MUL, o, c), tir_ew2(g->b, TIR_EW_MUL, v, e));
+    }
+}
+
+static void softmax_merge(gen *g, tir_op *red, int k, tir_value **y) {
+    tir_value *lm = tir_combine_arg(red, 0), *rm = tir_combine_arg(red, (size_t)k);
+    tir_value *mm = tir_ew2(g->b, TIR_EW_MAX, lm, rm);
+    tir_value *el = tir_ew1(g->b, TIR_EW_EXP, tir_ew2(g->b, TIR_EW_SUB, lm, mm));
+    tir_value *er = tir_ew1(g->b, TIR_EW_EXP, tir_ew2(g->b, TIR_EW_SUB, rm, mm));
+    y[0] = mm;
+    for (int i = 1; i < k; i++)
+        y[i] = tir_ew2(g->b, TIR_EW_ADD, tir_ew2(g->b, TIR_EW_MUL, tir_combine_arg(red, (size_t)i), el),
+                       tir_ew2(g->b, TIR_EW_MUL, tir_combine_arg(red, (size_t)(k + i)), er));
+}
+
+bool gen_split_reduce(gen *g) {
+    if (g->depth != 1 || g->in_map || !gen_live(g)) return false;
+    g->no_store = true; /* in the body too: trips may run in any order */
+    /* the domain: the first axis (the one a split chunks) of 2..40 trips, sometimes a second one */
+    int nax = gen_chance(g, 0.2) ? 2 : 1;
+    tir_dim *rd[2];
+    uint64_t re[2];
+    double n = 1;
+    for (int a = 0; a < nax; a++) {
+        char label[16];
+        snprintf(label, sizeof label, "r%u", g->fresh++);
+        rd[a] = tir_dim_new(g->m, label);
+        re[a] = a ? (uint64_t)gen_range(g, 1, 3) : gen_chance(g, 0.5) ? (uint64_t)gen_range(g, 2, 8) : (uint64_t)gen_range(g, 9, 40);
+        n *= (double)re[a];
+    }
+    bool softmax = gen_chance(g, 0.25);
+    tir_scalar fl = g->floats[gen_below(g, (uint32_t)g->n_floats)];
+    int k = softmax ? (re[0] * (nax > 1 ? re[1] : 1) <= 24 && gen_chance(g, 0.6) ? 3 : 2) : gen_range(g, 1, 3);
+    tir_scalar elem[3];
+    bool tile[3];
+    uint32_t rank[3];
+    int dims[3][GEN_MAX_RANK];
+    uint64_t ext[3][GEN_MAX_RANK];
+    merge_op op[3];
+    int64_t offset[3] = {0, 0, 0};
+    gen_val init[3];
+    tir_value *iv[3];
+    for (int j = 0; j < k; j++) {
+        elem[j] = softmax ? fl : gen_pick_elem(g, 3);
+        tile[j] = softmax ? j == 2 : gen_chance(g, 0.4);
+        rank[j] = 0;
+        if (tile[j] && !gen_chance(g, 0.08)) { /* rank 1-2 over distinct tile dims, at most 64 elements */
+            rank[j] = (uint32_t)free_dims(g, dims[j], gen_chance(g, 0.7) ? 1 : 2);
+            uint64_t vol = 1;
+            for (uint32_t a = 0; a < rank[j]; a++) vol *= (ext[j][a] = gen_chance(g, 0.2) ? 1 : g->ext[dims[j][a]]);
+            for (uint32_t a = 0; vol > 64 && a < rank[j]; a++) vol /= ext[j][a], ext[j][a] = 1;
+            if (!rank[j] && gen_chance(g, 0.5)) tile[j] = false; /* else a tile of rank 0 */
+        }
+        if (softmax) {
+            op[j] = j == 0 ? MERGE_MAX : MERGE_ADD;
+            init[j] = carry_const(g, elem[j], tile[j], rank[j], dims[j], ext[j], j == 0 ? -INFINITY : 0.0);
+        } else {
+            static const merge_op ops[] = {MERGE_ADD, MERGE_ADD, MERGE_ADD_OFFSET, MERGE_MUL, MERGE_MAX, MERGE_MIN};
+            op[j] = ops[gen_below(g, 6)];
+            if (op[j] == MERGE_ADD_OFFSET && is_float(elem[j])) op[j] = MERGE_ADD;
+            type_env te = {tile[j] ? tir_type_tile(g->m, elem[j], gen_space(g, rank[j], dims[j], ext[j])) : NULL};
+            gen_val v;
+            if (op[j] == MERGE_ADD) {
+                init[j] = carry_const(g, elem[j], tile[j], rank[j], dims[j], ext[j], gen_chance(g, 0.1) && is_float(elem[j]) ? -0.0 : 0.0);
+            } else if (op[j] == MERGE_MUL) {
+                init[j] = carry_const(g, elem[j], tile[j], rank[j], dims[j], ext[j], 1.0);
+            } else if (op[j] == MERGE_ADD_OFFSET) { /* chunks each start at c: merge(l, r) = l + (r - c) */
+                offset[j] = gen_range(g, tir_scalar_is_signed(elem[j]) ? -20 : 1, 20);
+                init[j] = carry_const(g, elem[j], tile[j], rank[j], dims[j], ext[j], (double)offset[j]);
+            } else if (is_float(elem[j]) && gen_chance(g, 0.4)) { /* max/min: any start value is idempotent */
+                init[j] = carry_const(g, elem[j], tile[j], rank[j], dims[j], ext[j], op[j] == MERGE_MAX ? -INFINITY : INFINITY);
+            } else if (!tile[j] && gen_chance(g, 0.6) && gen_pick(g, scalar_of_elem, &elem[j], &v) && kind_of(&v) == TIR_TYPE_SCALAR) {
+                init[j] = v;
+            } else if (tile[j] && gen_chance(g, 0.5) && gen_pick(g, has_type, &te, &v)) {
+                init[j] = v;
+            } else {
+                gen_val c = gen_const_scalar(g, elem[j]);
+                init[j] = tile[j] ? gen_push(g, tir_lib_full(g->b, gen_space(g, rank[j], dims[j], ext[j]), c.v), c.f) : c;
+            }
+        }
+        iv[j] = init[j].v;
+    }
+    if (!gen_live(g)) return false;
+    tir_region_opts opts = {.policy = gen_chance(g, 0.5) ? TIR_REDUCE_UNORDERED_TREE : TIR_REDUCE_ORDERED_TREE};
+    tir_op *red = tir_region_begin(g->b, TIR_OP_REDUCE, tir_space_make(g->m, (size_t)nax, rd, re), &opts, (size_t)k, iv);
+    if (!red) return (g->failed = true), false;
+    body_state st = body_open(g);
+    gen_val rc[2];
+    for (int a = 0; a < nax; a++)
+        rc[a] = gen_push(g, tir_region_coord(red, (size_t)a), diff_facts_range(TIR_I64, 0, (double)re[a] - 1, 0, false));
+    /* what the body reads at the coordinate: one load per carry (softmax: the score x and the value row v) */
+    gen_val x[3];
+    for (int j = 0; j < k; j++) {
+        bool scalar_x = softmax ? j != 2 : !tile[j] || gen_chance(g, 0.2);
+        if (softmax && j == 1) {
+            x[1] = x[0];
+            continue;
+        }
+        const gen_val *at = nax > 1 && gen_chance(g, 0.3) ? &rc[1] : &rc[0];
+        uint64_t trips = at == &rc[0] ? re[0] : re[1];
+        if (!gen_load_at(g, elem[j], at, trips, scalar_x ? 0 : rank[j], dims[j], ext[j], &x[j])) {
+            if (!gen_live(g)) return false;
+            x[j] = gen_const_scalar(g, elem[j]);
+        }
+    }
+    tir_value *y[3];
+    diff_facts res[3];
+    if (softmax) { /* the score: finite and small (min/max drop NaN: IEEE minimumNumber) */
+        x[0] = diff_facts_exact(&x[0].f) ? clamp_finite(g, x[0], 4.0) : float_const(g, fl, gen_range(g, -16, 16) / 4.0);
+        gen_val v = x[k == 3 ? 2 : 0];
+        if (k == 3) { /* the value row: finite */
+            v = diff_facts_exact(&v.f) ? clamp_finite(g, v, 8.0) : carry_const(g, fl, false, 0, NULL, NULL, 1.5);
+        }
+        gen_block(g, gen_range(g, 0, 2));
+        softmax_update(g, red, k, x[0].v, v.v, y);
+        double u = unit_of(fl), B = fmax(diff_facts_bound(&v.f), 1);
+        res[0] = x[0].f;
+        res[1] = diff_facts_range(fl, 1, n, DIFF_GRID_NONE, false);
+        res[1].er = (8 * n + 8) * u;
+        if (k == 3) {
+            res[2] = diff_facts_range(fl, -n * B, n * B, DIFF_GRID_NONE, false);
+            res[2].ea = B * n * (2 * n + 8) * u;
+        }
+    } else {
+        gen_block(g, gen_range(g, 0, 3)); /* the generator's statements (no stores) may read the loads */
+        for (int j = 0; j < k && gen_live(g); j++) {
+            gen_val cv = {tir_region_carry(red, (size_t)j), init[j].f, -1}, u = x[j];
+            yield_env env = {&cv};
+            if (gen_chance(g, 0.4) && !gen_pick(g, fits_carry, &env, &u)) u = x[j];
+            tir_ew_op e = merge_ew(op[j]);
+            if (!diff_facts_fold(e, elem[j], &init[j].f, &u.f, n, true, &res[j]) && is_float(elem[j])) {
+                g->stats->retries++;
+                if (e == TIR_EW_ADD) u = clamp(g, u, 1.0);
+                if (e != TIR_EW_ADD || !diff_facts_fold(e, elem[j], &init[j].f, &u.f, n, true, &res[j])) {
+                    /* max: the start value stays an identity */
+                    op[j] = MERGE_MAX, e = TIR_EW_MAX;
+                    diff_facts_fold(e, elem[j], &init[j].f, &u.f, n, true, &res[j]);
+                }
+            }
+            if ((e == TIR_EW_MAX || e == TIR_EW_MIN) && is_float(elem[j]) && init[j].f.lo > init[j].f.hi)
+                res[j].lo = fmin(res[j].lo, u.f.lo), res[j].hi = fmax(res[j].hi, u.f.hi);
+            if (!is_float(elem[j]) && e != TIR_EW_MAX && e != TIR_EW_MIN) res[j] = diff_facts_any(elem[j]);
+            tir_value *c = cv.v;
+            /* the join starts from the first operand of largest rank: the carry, for a tile u */
+            y[j] = gen_is_tile(&u) || gen_chance(g, 0.5) ? tir_ew2(g->b, e, c, u.v) : tir_ew2(g->b, e, u.v, c);
+        }
+    }
+    body_close(g, &st);
+    if (!gen_live(g) || tir_region_end(g->b, red, (size_t)k, y)) return (g->failed = true), false;
+    if (!tir_combine_begin(g->b, red)) return (g->failed = true), false;
+    tir_value *merged[3];
+    if (softmax) {
+        softmax_merge(g, red, k, merged);
+    } else {
+        for (int j = 0; j < k; j++) {
+            tir_value *l = tir_combine_arg(red, (size_t)j), *r = tir_combine_arg(red, (size_t)(k + j));
+            if (op[j] == MERGE_ADD_OFFSET) r = tir_ew2(g->b, TIR_EW_SUB, r, tir_const_int(g->b, elem[j], offset[j]));
+            bool swap = gen_chance(g, 0.5); /* every merge here commutes */
+            merged[j] = tir_ew2(g->b, merge_ew(op[j]), swap ? r : l, swap ? l : r);
+        }
+    }
+    if (!gen_live(g) || tir_combine_end(g->b, red, (size_t)k, merged)) return (g->failed = true), false;
+    /* the split= option: chunks in 2..trips (tails included), off, or the facade's choice */
+    int r = (int)gen_below(g, 10);
+    if (!g->split_chosen) /* a later mergeable reduce leaves it: the first one is split */
+        g->c.split = r < 2 ? 0 : r < 3 ? -1 : gen_chance(g, 0.5) ? gen_range(g, 2, re[0] < 4 ? (int)re[0] : 4) : gen_range(g, 2, (int)re[0]);
+    g->split_chosen = true;
+    g->no_store = false;
+    gen_val out[3];
+    for (int j = 0; j < k; j++) out[j] = gen_push(g, tir_op_result(red, (size_t)j), res[j]);
+    for (int j = 0; j < k && gen_live(g); j++)
+        if (gen_chance(g, 0.85)) gen_store(g, &out[j]);
+    g->stats->statements++;
     return gen_live(g);
 }
 

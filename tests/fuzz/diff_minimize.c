@@ -77,6 +77,7 @@ static size_t find_units(const lines *l, unit *out) {
             for (size_t j = i; j < l->n; j++) {
                 if (!l->keep[j]) continue;
                 const char *u = trimmed(l->line[j]);
+                if (*u == '}' && opens(u)) continue; /* `} combine (..) (..) {`: closes a body, opens the next */
                 if (opens(u)) depth++;
                 else if (*u == '}') depth--;
                 if (depth == 0) {

@@ -236,6 +236,9 @@ static tilec_compile_options options_of(diff_runner *r, const diff_case *c, bool
     o.full_packet_specialization = c->full_packets;
     o.fused_mma = !c->separate_mma; /* the numeric contract, kept by the default-options retry */
     o.pack = (tilec_pack)c->pack;   /* packing never refuses: kept too */
+    /* the split under test, kept too (an unsplittable kernel is not split, never refused) */
+    if (c->split == 0) o.split = TILEC_SPLIT_OFF;
+    else if (c->split > 0) o.split_chunks = (uint32_t)c->split;
     if (defaults) return o;
     o.block_size = c->block;
     o.blocks_per_task = c->grain;
@@ -302,6 +305,9 @@ static void run_parsed(diff_runner *r, const diff_case *c, const tir_func *f, bo
     }
     tilec_kernel *k = compile(r, c, f, out);
     if (k) {
+        const char *plan = strstr(tilec_kernel_realization(k), "plan=split"); /* plan=split<S>(..)+combine(..) */
+        unsigned chunks = 0;
+        if (plan && sscanf(plan, "plan=split%u(", &chunks) == 1) out->split = chunks;
         tilec_diag_clear(r->ctx);
         tilec_status st = tilec_dispatch(r->ctx, k, b.n, nargs);
         out->faulted = ref != TILEC_OK;
@@ -339,6 +345,8 @@ void diff_run_case(diff_runner *r, const char *text, bool oob, diff_result *out)
         snprintf(out->detail, sizeof out->detail, "header: %s", why);
         return;
     }
+    out->mergeable = strstr(text, "} combine (") != NULL;
+    out->split_asked = c.split > 0;
     tir_module *m = NULL;
     tilec_diag_clear(r->ctx);
     tilec_status st = tir_parse(r->ctx, text, strlen(text), "case.tir", NULL, 0, &m);

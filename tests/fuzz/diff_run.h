@@ -42,6 +42,9 @@ typedef struct {
     bool retried;      /* refused with the case's options, then run with the defaults */
     bool faulted;      /* the reference reported a bounds fault (TIR-I07..I09) */
     double compile_ms; /* total tilec_compile time */
+    uint32_t split;    /* the native kernel split a reduce in this many chunks (0: not split) */
+    bool mergeable;    /* the kernel has a reduce with a combine block */
+    bool split_asked;  /* the case asks for chunks (split=N, N > 0) */
 } diff_result;
 
 typedef struct diff_runner diff_runner;

@@ -55,6 +55,7 @@ typedef struct {
     uint64_t next, done;
     uint64_t outcomes[DIFF_OUTCOME_COUNT];
     uint64_t gen_failures, statements, retries, retried, faulted;
+    uint64_t mergeable, split_asked, split; /* kernels with a combine block, asking split=N, split natively */
     double compile_ms;
     struct {
         char code[32];
@@ -102,6 +103,9 @@ static void record(const diff_result *r, uint64_t kernel) {
     sh->compile_ms += r->compile_ms;
     if (r->retried) sh->retried++;
     if (r->faulted) sh->faulted++;
+    if (r->mergeable) sh->mergeable++;
+    if (r->split_asked) sh->split_asked++;
+    if (r->split) sh->split++;
     if ((r->outcome == DIFF_REFUSED || r->retried) && count_refusal(r->code) && kernel != UINT64_MAX)
         fprintf(stderr, "fuzz_diff: first %s refusal on kernel %llu: %s\n", r->code, (unsigned long long)kernel, r->detail);
 }
@@ -468,6 +472,8 @@ int main(int argc, char **argv) {
         printf("  refusal %s: %llu\n", sh->refusals[i].code, (unsigned long long)sh->refusals[i].n);
     printf("  bounds faults on purpose: %llu (the reference's TIR-I07..I09, expected natively too)\n",
            (unsigned long long)sh->faulted);
+    printf("  mergeable reduces: %llu kernels, %llu asking split=N, %llu split natively\n",
+           (unsigned long long)sh->mergeable, (unsigned long long)sh->split_asked, (unsigned long long)sh->split);
     uint64_t generated = sh->done + sh->gen_failures;
     printf("  generator: %llu statements, %llu replaced choices, rejected %llu of %llu (%.3f%%: %llu builder failures, "
            "%llu invalid)\n",
