@@ -122,12 +122,36 @@ static xir_value *packet_total(lowerer *lw, const reduction *r, const plan_op *p
     return lw_packet_combine(lw, d, p, valid, r->update->ew, r->carry_left, r->elem);
 }
 
+/* An ordered fold over D: each slot's contributions once (a vector over the
+ * lanes), then element e = W·q + l read from lane l in the policy's order
+ * (fold_right: last to first), every lane folding the same values. */
+static xir_value *lane_ordered(lowerer *lw, const reduction *r, const plan_op *po, xir_value *acc) {
+    const plan_local_dim *d = plan_local_dim_in(lw->local, r->op->domain);
+    uint32_t W = lw->local->lanes;
+    bool reverse = r->op->policy == TIR_REDUCE_FOLD_RIGHT;
+    for (uint64_t i = 0; i < po->count && lw_ok(lw); i++) {
+        uint64_t q = reverse ? po->count - 1 - i : i;
+        xir_value *x = contribution(lw, r, lw_i64(lw, (int64_t)q));
+        for (uint32_t j = 0; j < W && lw_ok(lw); j++) {
+            uint32_t l = reverse ? W - 1 - j : j;
+            if (q * W + l >= d->extent) continue;
+            acc = combine(lw, r, acc, read_lane(lw, x, xir_const_uint(lw->m, TIR_U32, l)));
+        }
+    }
+    return acc;
+}
+
 void lower_partitioned_reduce(lowerer *lw, const tir_op *op) {
     const plan_op *po = plan_op_of(lw->plan, op);
     reduction r = {op, po->update, po->carry_left, po->update->operands[po->carry_left ? 1 : 0]->value,
                    tir_value_elem(op->results[0])};
     lv *seed = lw_lookup(lw, op->operands[0]->value);
     if (!seed) return;
+    if (po->lane_order) {
+        lw->counters.packet_reductions++;
+        lw_bind(lw, op->results[0], lw_scalar(lw, r.elem, lane_ordered(lw, &r, po, seed->value)));
+        return;
+    }
     lw->counters.partial_reductions++;
     xir_value *total = partials(lw, &r, po);
     if (po->local) {

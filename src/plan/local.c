@@ -173,8 +173,14 @@ static bool check_op(plan_local *l, const tir_op *op, bool in_region) {
         const plan_local_dim *d = plan_local_dim_in(l, op->domain);
         bool over = d != NULL;
         bool closed = op->kind == TIR_OP_MAP || (op->kind == TIR_OP_REDUCE && plan_reduce_is_closed(op, &update, &carry_left));
-        /* An ordered loop is lane-local unless it walks D in order. */
-        if (!closed && over)
+        /* An ordered loop is lane-local unless it walks D in order; an
+         * ordered fold of one update over D reads each element from its
+         * lane, one unrolled step each (hence the bound). */
+        bool lane_order = !closed && over && plan_reduce_is_simple(op, &update, &carry_left);
+        if (lane_order && d->extent > PLAN_LOCAL_MAX_ORDERED_STEPS)
+            return refuse(l, PLAN_LOCAL_REFUSE_ORDERED, "reduce op #%u folds '%s' in order over %llu steps (at most %d)",
+                          op->id, d->dim->label, (unsigned long long)d->extent, PLAN_LOCAL_MAX_ORDERED_STEPS);
+        if (!closed && !lane_order && over)
             return refuse(l, PLAN_LOCAL_REFUSE_ORDERED, "'%s' op #%u walks the distributed axis '%s' in order",
                           tir_op_kind_name(op->kind), op->id, d->dim->label);
         for (uint32_t i = 0; over && op->kind == TIR_OP_REDUCE && i < op->domain->rank; i++)

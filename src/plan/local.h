@@ -18,7 +18,9 @@
  *   constants, elementwise ops, extracts whose index on D is the coordinate of
  *   the enclosing map/reduce over D (the split coordinate: it reads slot q),
  *   loads and stores, maps, closed unordered reductions, ordered loops and
- *   reductions whose domain has no D (every lane walks them in step), and mma
+ *   reductions whose domain has no D (every lane walks them in step), ordered
+ *   folds of one update over D (each element read from its lane in order,
+ *   at most PLAN_LOCAL_MAX_ORDERED_STEPS), and mma
  *   (each lane folds its own output slots; a contraction over D folds the
  *   lane's slots and combines the lanes, or, for an ordered mma, reads each
  *   contracted element from its lane in order); nothing of a region or mma
@@ -60,7 +62,7 @@ const char *plan_local_refusal_code(plan_local_refusal r);
 
 enum { PLAN_LOCAL_MAX_DIMS = 4 };
 
-/* An ordered mma over D reads each contracted element from its lane, one
+/* An ordered mma or fold over D reads each element from its lane, one
  * unrolled step each: at most this many steps. */
 enum { PLAN_LOCAL_MAX_ORDERED_STEPS = 4096 };
 

@@ -59,8 +59,11 @@ const plan_local_dim *plan_mma_over_local(const plan_local *local, const tir_op 
     return NULL;
 }
 
-bool plan_reduce_is_closed(const tir_op *op, const tir_op **update, bool *carry_left) {
-    if (op->kind != TIR_OP_REDUCE || op->policy != TIR_REDUCE_UNORDERED_TREE || op->result_count != 1) return false;
+/* One scalar carry used only by one two-operand elementwise update (ADD,
+ * MUL, MIN or MAX when `associative`) that is the yield and used by nothing
+ * else, in a body of constants, elementwise ops and extracts. */
+static bool one_update(const tir_op *op, bool associative, const tir_op **update, bool *carry_left) {
+    if (op->kind != TIR_OP_REDUCE || op->result_count != 1) return false;
     const tir_block *body = op->body;
     const tir_value *carry = body->args[body->arg_count - 1];
     if (carry->type->kind == TIR_TYPE_TILE || carry->use_count != 1) return false;
@@ -69,7 +72,9 @@ bool plan_reduce_is_closed(const tir_op *op, const tir_op **update, bool *carry_
     const tir_value *next = yield->operands[0]->value;
     const tir_op *u = next->def_op;
     if (!u || u->parent != body || u->kind != TIR_OP_ELEMENTWISE || next->use_count != 1) return false;
-    if (u->ew != TIR_EW_ADD && u->ew != TIR_EW_MUL && u->ew != TIR_EW_MIN && u->ew != TIR_EW_MAX) return false;
+    if (associative && u->ew != TIR_EW_ADD && u->ew != TIR_EW_MUL && u->ew != TIR_EW_MIN && u->ew != TIR_EW_MAX)
+        return false;
+    if (u->operand_count != 2 || u->results[0]->type != carry->type) return false;
     bool left = u->operands[0]->value == carry, right = u->operands[1]->value == carry;
     if (left == right) return false;
     for (const tir_op *o = body->first; o; o = o->next)
@@ -81,6 +86,14 @@ bool plan_reduce_is_closed(const tir_op *op, const tir_op **update, bool *carry_
     return true;
 }
 
+bool plan_reduce_is_closed(const tir_op *op, const tir_op **update, bool *carry_left) {
+    return op->policy == TIR_REDUCE_UNORDERED_TREE && one_update(op, true, update, carry_left);
+}
+
+bool plan_reduce_is_simple(const tir_op *op, const tir_op **update, bool *carry_left) {
+    return one_update(op, false, update, carry_left);
+}
+
 /* The closed partitioned form of a loop op, or false (ordered loop).  A
  * packet-local reduction over D partitions its full slots whatever their
  * number and P, and adds one emission for the tail slot. */
@@ -89,6 +102,17 @@ static bool plan_partitioned(const plan_repr_options *o, const tir_op *op, plan_
     const tir_op *update;
     bool carry_left;
     const plan_local_dim *d = plan_local_dim_in(o->local, op->domain);
+    if (d && op->policy != TIR_REDUCE_UNORDERED_TREE && plan_reduce_is_simple(op, &update, &carry_left)) {
+        /* an ordered fold over D: every slot's contribution once, then each
+         * element read from its lane in the policy's order */
+        po->partitioned = po->local = po->lane_order = true;
+        po->count = d->slots;
+        po->update = update;
+        po->carry_left = carry_left;
+        po->partitions = 1;
+        po->body_emissions = d->slots;
+        return true;
+    }
     if (!plan_reduce_is_closed(op, &update, &carry_left)) return false;
     if (d) {
         n = d->full_slots;

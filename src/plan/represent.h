@@ -93,6 +93,7 @@ typedef struct {
     bool bulk_loop;
     bool local;          /* packet-local over D: count = full slots, then the tail slot and the lane butterfly */
     bool local_tail;     /* local: one partly valid slot after the full ones */
+    bool lane_order;     /* local, ordered policy: count = every slot, each element folded in order from its lane */
     uint64_t body_emissions; /* body emissions per emission of the op */
 } plan_op;
 
@@ -126,6 +127,9 @@ static inline const plan_op *plan_op_of(const plan_repr *r, const tir_op *op) { 
  * value and used by nothing else, a body of constants, elementwise ops and
  * extracts).  Sets *update and *carry_left when closed. */
 bool plan_reduce_is_closed(const tir_op *op, const tir_op **update, bool *carry_left);
+/* The same form under any policy and with any two-operand elementwise
+ * update of the carry's type (an ordered fold of one update: SUB, DIV, …). */
+bool plan_reduce_is_simple(const tir_op *op, const tir_op **update, bool *carry_left);
 /* The distributed dim the mma contracts (each lane folds its slots, then
  * the lanes' partials are combined), else NULL (also for a NULL local). */
 const plan_local_dim *plan_mma_over_local(const plan_local *local, const tir_op *op);

@@ -288,6 +288,10 @@ static void walk_loop(walker *w, const tir_op *op, double rep) {
     const plan_op *po = plan_op_of(w->r, op);
     double trips = (double)po->count + po->local_tail;
     walk_block(w, op->body, rep * trips);
+    if (po->lane_order) { /* a lane read and an update per element */
+        w->arith += rep * 2.0 * (double)plan_local_dim_in(w->r->options.local, op->domain)->extent;
+        return;
+    }
     if (po->partitioned) {
         w->arith += rep * po->partitions; /* partials into a total, then the seed */
         if (po->local)

@@ -231,6 +231,8 @@ static void test_refusals(void) {
                    "reduce op #6 over 'n' and 'm'");
     expect_refusal("two row extents", parse_kernel(two_extents_text, NULL, 0), PLAN_LOCAL_REFUSE_AXES,
                    "'load' op #3 has axis 'n'=4 besides 'n'=8");
+    expect_refusal("long ordered fold of the row", parse_test_kernel_with(ctx, "row_fold", long_row, 2),
+                   PLAN_LOCAL_REFUSE_ORDERED, "folds 'n' in order over 4097 steps (at most 4096)");
     expect_refusal("serial over n", parse_test_kernel(ctx, "row_prefix"), PLAN_LOCAL_REFUSE_ORDERED,
                    "'serial' op #4 walks the distributed axis 'n' in order");
     expect_refusal("shifted extract", parse_kernel(shifted_text, NULL, 0), PLAN_LOCAL_REFUSE_EXTRACT,
@@ -401,13 +403,14 @@ static void test_contraction_over_row(void) {
     }
 }
 
-/* Runs a lowering of row_dot_ordered (R rows of N) on the XIR interpreter
- * with inexact inputs; Z's bytes in z (R floats). */
-static bool run_row_dot(const lower_result *r, int64_t R, int64_t N, float *z) {
+/* Runs a lowering of a row kernel (X [R, N] in, Y [R, N], Z [R, zc] out:
+ * row_dot_ordered, row_fold) on the XIR interpreter with inexact inputs;
+ * Z's floats in z. */
+static bool run_row_kernel(const lower_result *r, int64_t R, int64_t N, float *z, size_t zc) {
     size_t n = (size_t)(R * N);
     float *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
     for (size_t i = 0; x && i < n; i++) x[i] = (float)sin(0.37 * (double)i + 0.1) * 1.3f;
-    tir_buffer args[3] = {{x, n * sizeof *x}, {y, n * sizeof *y}, {z, (size_t)R * sizeof *z}};
+    tir_buffer args[3] = {{x, n * sizeof *x}, {y, n * sizeof *y}, {z, (size_t)R * zc * sizeof *z}};
     bool ok = x && y &&
               xir_interpret(ctx, r->kernel, r->dispatch_size, r->packet_width, 3, args) == TILEC_OK;
     free(x);
@@ -415,36 +418,43 @@ static bool run_row_dot(const lower_result *r, int64_t R, int64_t N, float *z) {
     return ok;
 }
 
-/* An ordered mma over D keeps the reference's steps: each element is read
- * from its lane in order, so every W gives the whole program's bits on
- * inexact inputs (and the reference's on dyadic ones) — no regrouping. */
-static void test_ordered_contraction_over_row(void) {
+/* Strict folds over D keep the reference's steps: an ordered mma
+ * (row_dot_ordered) and fold_left/fold_right reductions (row_fold) read each
+ * element from its lane in order, so every W gives the whole program's bits
+ * on inexact inputs (and the reference's on dyadic ones) — no regrouping. */
+static void test_ordered_folds_over_row(void) {
     static const int64_t widths[] = {1, 3, 8, 16, 17, 37, 64};
-    for (size_t n = 0; n < sizeof widths / sizeof *widths; n++) {
-        tir_define d[] = {{"R", 3}, {"N", widths[n]}};
-        tir_module *m = parse_test_kernel_with(ctx, "row_dot_ordered", d, 2);
-        if (!m) continue;
-        const tir_func *f = tir_module_func(m, 0);
-        lower_options whole = lower_options_default();
-        whole.packet_width = 8;
-        lower_result base;
-        float zb[3] = {0}, zl[3] = {0};
-        bool have = lower_ok(f, &whole, &base) && run_row_dot(&base, 3, widths[n], zb);
-        for (uint32_t w = 1; w <= 16; w *= 2) {
-            char label[80];
-            snprintf(label, sizeof label, "ordered row dot N=%lld local W=%u", (long long)widths[n], w);
-            check_local(label, f, w, run_config_default(w, true));
-            lower_options o = local_options(w);
-            lower_result r;
-            if (!have || !lower_ok(f, &o, &r)) continue;
-            CHECK_MSG(run_row_dot(&r, 3, widths[n], zl) && !memcmp(zb, zl, sizeof zb),
-                      "%s: %.9g %.9g %.9g, whole program %.9g %.9g %.9g", label, zl[0], zl[1], zl[2], zb[0], zb[1],
-                      zb[2]);
-            lower_result_free(&r);
+    static const struct {
+        const char *kernel;
+        size_t zc;
+    } kernels[] = {{"row_dot_ordered", 1}, {"row_fold", 2}};
+    for (size_t k = 0; k < 2; k++)
+        for (size_t n = 0; n < sizeof widths / sizeof *widths; n++) {
+            tir_define d[] = {{"R", 3}, {"N", widths[n]}};
+            tir_module *m = parse_test_kernel_with(ctx, kernels[k].kernel, d, 2);
+            if (!m) continue;
+            const tir_func *f = tir_module_func(m, 0);
+            lower_options whole = lower_options_default();
+            whole.packet_width = 8;
+            lower_result base;
+            float zb[6] = {0}, zl[6] = {0};
+            size_t bytes = 3 * kernels[k].zc * sizeof *zb;
+            bool have = lower_ok(f, &whole, &base) && run_row_kernel(&base, 3, widths[n], zb, kernels[k].zc);
+            for (uint32_t w = 1; w <= 16; w *= 2) {
+                char label[80];
+                snprintf(label, sizeof label, "%s N=%lld local W=%u", kernels[k].kernel, (long long)widths[n], w);
+                check_local(label, f, w, run_config_default(w, true));
+                lower_options o = local_options(w);
+                lower_result r;
+                if (!have || !lower_ok(f, &o, &r)) continue;
+                CHECK_MSG(run_row_kernel(&r, 3, widths[n], zl, kernels[k].zc) && !memcmp(zb, zl, bytes),
+                          "%s: %.9g %.9g %.9g, whole program %.9g %.9g %.9g", label, zl[0], zl[1], zl[2], zb[0],
+                          zb[1], zb[2]);
+                lower_result_free(&r);
+            }
+            if (have) lower_result_free(&base);
+            tir_module_destroy(m);
         }
-        if (have) lower_result_free(&base);
-        tir_module_destroy(m);
-    }
 }
 
 /* A contraction's own distributed axis: attention's QKᵀ folds d while its
@@ -591,7 +601,7 @@ int main(void) {
     test_mappings();
     test_matrix();
     test_contraction_over_row();
-    test_ordered_contraction_over_row();
+    test_ordered_folds_over_row();
     test_contraction_axes();
     test_typed_matrix();
     test_epilogue();
