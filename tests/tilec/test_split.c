@@ -14,10 +14,14 @@
  * - The decision: off never splits, auto splits when programs alone leave
  *   workers idle and not on one worker; each refusal names its reason.
  * - Dispatch: argument errors are reported before the partial kernel runs
- *   and leave the kernel usable. */
+ *   and leave the kernel usable; two threads dispatching one split kernel on
+ *   their own inputs each get their own result (the workspace is the
+ *   kernel's, so dispatches serialize on its lock). */
 #include "facade_fixture.h"
 #include "plan/split.h"
 #include "tir/ir.h"
+
+#include <pthread.h>
 
 static tilec_kernel *compile_split(const tir_func *f, uint32_t w, tilec_runtime *rt, tilec_split mode,
                                    uint32_t chunks, uint32_t lanes) {
@@ -213,10 +217,59 @@ static void test_dispatch(void) {
     tir_module_destroy(m);
 }
 
+/* One thread's rounds on its own rows: S[r] = (sum, largest block sum). */
+typedef struct {
+    tilec_kernel *k;
+    int32_t x[2 * 100], s[4], expected[4];
+    bool ok;
+} dispatcher;
+
+static void *dispatch_rounds(void *user) {
+    dispatcher *d = user;
+    tilec_context *own = NULL;
+    d->ok = tilec_context_create(NULL, &own) == TILEC_OK;
+    tilec_buffer b[2] = {{d->x, sizeof d->x, TIR_I32}, {d->s, sizeof d->s, TIR_I32}};
+    for (int r = 0; r < 25 && d->ok; r++) {
+        memset(d->s, 0, sizeof d->s);
+        d->ok = tilec_dispatch(own, d->k, 2, b) == TILEC_OK && !memcmp(d->s, d->expected, sizeof d->s);
+    }
+    tilec_context_destroy(own);
+    return NULL;
+}
+
+static void test_concurrent(void) {
+    static const tir_define stats[] = {{"R", 2}, {"N", 100}, {"BN", 4}};
+    tir_module *m = parse_test_kernel_with(ctx, "split_stats", stats, 3);
+    tilec_kernel *k = m ? compile_split(tir_module_func(m, 0), 8, NULL, TILEC_SPLIT_ON, 5, 0) : NULL;
+    tir_module_destroy(m);
+    if (!k) return;
+    static dispatcher d[2];
+    for (int t = 0; t < 2; t++) {
+        d[t].k = k;
+        for (int r = 0; r < 2; r++) {
+            int32_t sum = 0, top = INT32_MIN;
+            for (int b = 0; b < 25; b++) {
+                int32_t block = 0;
+                for (int i = 0; i < 4; i++) block += d[t].x[r * 100 + b * 4 + i] = (b * 4 + i) * (t + 2) - 37 * r - 50;
+                sum += block;
+                top = block > top ? block : top;
+            }
+            d[t].expected[2 * r] = sum;
+            d[t].expected[2 * r + 1] = top;
+        }
+    }
+    pthread_t th[2];
+    for (int t = 0; t < 2; t++) CHECK(pthread_create(&th[t], NULL, dispatch_rounds, &d[t]) == 0);
+    for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);
+    CHECK_MSG(d[0].ok && d[1].ok, "concurrent dispatches of one split kernel: %d %d", d[0].ok, d[1].ok);
+    tilec_kernel_destroy(k);
+}
+
 int main(void) {
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
     test_decision();
     test_dispatch();
+    test_concurrent();
     test_exact();
     test_attention();
     tilec_context_destroy(ctx);
