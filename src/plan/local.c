@@ -204,18 +204,39 @@ static bool check_block(plan_local *l, const tir_block *b, bool in_region) {
     return true;
 }
 
-/* D is the innermost nonunit axis of the first store (in program order)
- * that has one: the output's contiguous axis, so its rows are stored by
- * whole packets.  Without such a store the first nonunit axis is D. */
-static void pick_dim(plan_local *l, const tir_block *b) {
-    for (const tir_op *op = b->first; op && !l->dim_count; op = op->next) {
-        if (op->kind == TIR_OP_VIEW_STORE && op->domain)
-            for (uint32_t i = op->domain->rank; i-- > 0 && !l->dim_count;)
-                if (op->domain->axes[i].extent > 1)
-                    l->dims[l->dim_count++] =
-                        (plan_local_dim){.dim = op->domain->axes[i].dim, .extent = op->domain->axes[i].extent};
-        if (op->body) pick_dim(l, op->body);
+enum { MAX_CHOICES = 8 };
+
+typedef struct {
+    const tir_axis *axes[MAX_CHOICES];
+    uint32_t count;
+} choices;
+
+/* The innermost nonunit axes of the subtile accesses of `kind` in program
+ * order, one per dim. */
+static void collect(choices *c, const tir_block *b, tir_op_kind kind) {
+    for (const tir_op *op = b->first; op && c->count < MAX_CHOICES; op = op->next) {
+        if (op->kind == kind && op->domain) {
+            const tir_axis *inner = NULL;
+            for (uint32_t i = op->domain->rank; i-- > 0 && !inner;)
+                if (op->domain->axes[i].extent > 1) inner = &op->domain->axes[i];
+            bool seen = !inner;
+            for (uint32_t j = 0; j < c->count && !seen; j++) seen = c->axes[j] && c->axes[j]->dim == inner->dim;
+            if (!seen) c->axes[c->count++] = inner;
+        }
+        if (op->body) collect(c, op->body, kind);
     }
+}
+
+/* The choices of D, best first: the innermost nonunit axis of the first
+ * store that has one (the output's contiguous axis, so its rows are stored
+ * by whole packets; none: every value replicated), then of the later
+ * stores, then of the loads (a row phase feeding a narrow output: softmax
+ * rows into a one-column matmul). */
+static void pick_dims(choices *c, const tir_block *b) {
+    c->count = 0;
+    collect(c, b, TIR_OP_VIEW_STORE);
+    if (!c->count) c->axes[c->count++] = NULL;
+    collect(c, b, TIR_OP_VIEW_LOAD);
 }
 
 /* A contraction's phase gets its own distributed dim: an mma that allows
@@ -242,11 +263,11 @@ static void pick_contractions(plan_local *l, const tir_block *b) {
     }
 }
 
-static bool admit(const tir_func *f, const plan_admission *admission, uint32_t lanes, bool contractions,
-                  plan_local *out) {
+static bool admit(const tir_func *f, const plan_admission *admission, uint32_t lanes, const tir_axis *d,
+                  bool contractions, plan_local *out) {
     *out = (plan_local){.lanes = lanes};
     const tir_op *root = admission->root;
-    pick_dim(out, root->body);
+    if (d) out->dims[out->dim_count++] = (plan_local_dim){.dim = d->dim, .extent = d->extent};
     if (contractions && out->dim_count) pick_contractions(out, root->body);
     if ((uint64_t)admission->volume * lanes > UINT32_MAX)
         return refuse(out, PLAN_LOCAL_REFUSE_DISPATCH, "%u programs × %u lanes", admission->volume, lanes);
@@ -262,10 +283,24 @@ static bool admit(const tir_func *f, const plan_admission *admission, uint32_t l
     return true;
 }
 
-/* With the contractions' dims when that admits, else D alone (whose
- * refusal is the one reported). */
-bool plan_local_admit(const tir_func *f, const plan_admission *admission, uint32_t lanes, plan_local *out) {
-    if (admit(f, admission, lanes, true, out)) return true;
-    return out->dim_count > 1 || out->refusal == PLAN_LOCAL_REFUSE_TWO_DIMS ? admit(f, admission, lanes, false, out)
+/* One choice of D: with the contractions' dims when that admits, else D
+ * alone. */
+static bool admit_with(const tir_func *f, const plan_admission *admission, uint32_t lanes, const tir_axis *d,
+                       plan_local *out) {
+    if (admit(f, admission, lanes, d, true, out)) return true;
+    return out->dim_count > 1 || out->refusal == PLAN_LOCAL_REFUSE_TWO_DIMS ? admit(f, admission, lanes, d, false, out)
                                                                             : false;
+}
+
+/* The first choice of D that admits; else the first choice's refusal is
+ * the one reported. */
+bool plan_local_admit(const tir_func *f, const plan_admission *admission, uint32_t lanes, plan_local *out) {
+    choices c;
+    pick_dims(&c, admission->root->body);
+    if (admit_with(f, admission, lanes, c.axes[0], out)) return true;
+    plan_local first = *out;
+    for (uint32_t i = 1; i < c.count; i++)
+        if (admit_with(f, admission, lanes, c.axes[i], out)) return true;
+    *out = first;
+    return false;
 }

@@ -5,8 +5,11 @@
  * One root program runs on a whole packet of W lanes: physical worker j runs
  * program u = j / W on lane j % W, so dispatch = programs × W.  The program's
  * distributed axis D is the innermost nonunit axis of the first store that
- * has one (the output's contiguous axis; without such a store, the first
- * nonunit axis); every nonunit axis on D's dim has one extent N >= 1.  D is
+ * has one (the output's contiguous axis; without such a store, none: every
+ * value replicated); when that choice is refused, the next store's, then
+ * each tile load's in program order, and the first that admits is D (the
+ * first choice's refusal is the one reported); every nonunit axis on D's
+ * dim has one extent N >= 1.  D is
  * split over the lanes: element e of D lives on lane e % W in slot q = e / W,
  * so a lane holds S = ceil(N/W) slots and only the last slot can be partly
  * invalid (e >= N).  Every other axis is held whole by every lane; a value

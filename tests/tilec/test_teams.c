@@ -24,12 +24,10 @@
  *   first): k is distributed instead, so the softmax phase is split over the
  *   lanes and the matmul contracts over the distributed axis (lanes'
  *   partials meet in butterflies; Y replicated, stored by lane 0).
- * - What is refused today, asserted rather than skipped: softmax_linear
- *   with N = 1 and BM > 1 stores [m=BM, n=1], so D falls to m, and the
- *   reduce.max/reduce.add maps over m hold a reduce over k: a region inside
- *   a region over D (LOWER-L06; the facade's forced local_lanes = W is
- *   PLAN-O04 with that reason, and the planner's search falls back to one
- *   program per lane).  With BM = 1 the same shape is admitted with D = k. */
+ * - The choice of D falls back: softmax_linear with N = 1 and BM > 1 stores
+ *   [m=BM, n=1], whose axis m the softmax refuses (its reduce.max/reduce.add
+ *   maps over m hold a reduce over k: LOWER-L06), so D is the loads' row
+ *   axis k (plan/local.c pick_dims); with BM = 1 too. */
 #include "facade_fixture.h"
 #include "plan/local.h"
 #include "tir/ir.h"
@@ -151,49 +149,14 @@ static void test_teams(void) {
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) run_case(&cases[i].c, cases[i].full);
 }
 
-/* softmax_linear with N = 1: the store [m=BM, n=1] makes D = m when BM > 1,
- * and the softmax's reduce.max/reduce.add (a map over m around a reduce
- * over k) put a region inside a region over D. */
-static void test_refusal(void) {
-    static const tir_define bm2[] = {{"M", 5}, {"K", 24}, {"N", 1}, {"BM", 2}};
-    tir_module *m = parse_test_kernel_with(ctx, "softmax_linear", bm2, 4);
-    if (m) {
-        const tir_func *f = tir_module_func(m, 0);
-        /* The lowering names the reason: LOWER-L06. */
-        lower_options o = lower_options_default();
-        o.packet_width = 8;
-        o.local_lanes = 8;
-        lower_result r;
-        tilec_status st = lower_kernel(ctx, f, &o, &r);
-        CHECK_MSG(st == TILEC_E_UNSUPPORTED, "status %s", tilec_status_name(st));
-        CHECK_MSG(has_diag(plan_local_refusal_code(PLAN_LOCAL_REFUSE_NESTED),
-                           "region inside a region over the distributed axis: 'reduce' op #"),
-                  "no LOWER-L06 refusal");
-        CHECK(!strcmp(plan_local_refusal_code(PLAN_LOCAL_REFUSE_NESTED), "LOWER-L06"));
-        CHECK(r.module == NULL);
-        tilec_diag_clear(ctx);
-        /* The facade's forced local_lanes = W: PLAN-O04 with the same reason. */
-        for (uint32_t w = 4; w <= 16; w *= 2) {
-            tilec_compile_options co = tilec_compile_options_default();
-            co.width = w;
-            co.runtime = runtimes[0];
-            co.local_lanes = w;
-            tilec_kernel *k = NULL;
-            CHECK(tilec_compile(ctx, f, &co, &k) == TILEC_E_UNSUPPORTED && k == NULL);
-            CHECK_MSG(has_diag("PLAN-O04", "region inside a region over the distributed axis"),
-                      "W=%u: no PLAN-O04 refusal", w);
-            tilec_diag_clear(ctx);
-            /* The search (local_lanes = 0) falls back to one program per lane. */
-            if (w == 16 && (k = compile_team(f, w, 2, 0))) {
-                CHECK_MSG(strstr(tilec_kernel_realization(k), "/local") == NULL, "%s", tilec_kernel_realization(k));
-                run_config cfg = run_config_default(w, false);
-                cfg.tolerance = 5e-5;
-                run_facade("@softmax_linear N=1 BM=2 W=16 threads=2 lanes=auto", f, k, &cfg);
-                tilec_kernel_destroy(k);
-            }
-        }
-        tir_module_destroy(m);
-    }
+/* softmax_linear with N = 1: the store [m=BM, n=1] offers D = m when
+ * BM > 1, which the softmax's reduce.max/reduce.add refuse (a map over m
+ * around a reduce over k: a region inside a region over D, LOWER-L06); the
+ * next choice, the loads' row axis k, admits (plan/local.c pick_dims): a
+ * split softmax and a contraction over D. */
+static void test_fallback_axis(void) {
+    team_case bm2 = {"softmax_linear", {{"M", 5}, {"K", 24}, {"N", 1}, {"BM", 2}}, 4, 3, "k", 24, false};
+    run_case(&bm2, false);
     /* BM = 1: the store has no nonunit axis, D is the first one (k) and the
      * kernel is admitted: a split softmax and a contraction over D. */
     team_case one = {"softmax_linear", {{"M", 5}, {"K", 24}, {"N", 1}, {"BM", 1}}, 4, 5, "k", 24, false};
@@ -205,7 +168,7 @@ int main(void) {
     for (uint32_t t = 0; t < 2; t++) CHECK(tilec_runtime_create(ctx, t + 1, &runtimes[t]) == TILEC_OK);
     if (runtimes[0] && runtimes[1]) {
         test_teams();
-        test_refusal();
+        test_fallback_axis();
     }
     tilec_runtime_destroy(runtimes[0]);
     tilec_runtime_destroy(runtimes[1]);
