@@ -102,9 +102,12 @@ static bool plan_partitioned(const plan_repr_options *o, const tir_op *op, plan_
     const tir_op *update;
     bool carry_left;
     const plan_local_dim *d = plan_local_dim_in(o->local, op->domain);
-    if (d && op->policy != TIR_REDUCE_UNORDERED_TREE && plan_reduce_is_simple(op, &update, &carry_left)) {
-        /* an ordered fold over D: every slot's contribution once, then each
-         * element read from its lane in the policy's order */
+    bool closed = plan_reduce_is_closed(op, &update, &carry_left);
+    if (d && !closed && plan_reduce_is_simple(op, &update, &carry_left)) {
+        /* a fold over D that may not be regrouped (an ordered policy, or an
+         * update that does not reassociate): every slot's contribution once,
+         * then each element read from its lane in the policy's order (the
+         * same condition as the admission's, plan/local.c) */
         po->partitioned = po->local = po->lane_order = true;
         po->count = d->slots;
         po->update = update;
@@ -113,7 +116,7 @@ static bool plan_partitioned(const plan_repr_options *o, const tir_op *op, plan_
         po->body_emissions = d->slots;
         return true;
     }
-    if (!plan_reduce_is_closed(op, &update, &carry_left)) return false;
+    if (!closed) return false;
     if (d) {
         n = d->full_slots;
         po->local = true;
