@@ -300,7 +300,11 @@ bool plan_local_admit(const tir_func *f, const plan_admission *admission, uint32
     if (admit_with(f, admission, lanes, c.axes[0], out)) return true;
     plan_local first = *out;
     for (uint32_t i = 1; i < c.count; i++)
-        if (admit_with(f, admission, lanes, c.axes[i], out)) return true;
+        if (admit_with(f, admission, lanes, c.axes[i], out)) {
+            snprintf(out->passed_over, sizeof out->passed_over, "'%s': %s",
+                     c.axes[0] ? c.axes[0]->dim->label : "(none: replicated)", first.why);
+            return true;
+        }
     *out = first;
     return false;
 }

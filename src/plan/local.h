@@ -81,6 +81,7 @@ typedef struct {
 typedef struct {
     plan_local_refusal refusal; /* PLAN_LOCAL_ADMITTED when admitted */
     char why[256];              /* refusal: "<reason>: <the op or axis>" */
+    char passed_over[320];      /* admitted after refusing the first choice of D: "'m': <why>"; else "" */
     uint32_t lanes;             /* W */
     uint32_t dim_count;         /* 0: no nonunit axis (replicated) */
     plan_local_dim dims[PLAN_LOCAL_MAX_DIMS]; /* dims[0] is D */

@@ -134,6 +134,9 @@ static tilec_status local_admission(solver *s) {
                      (unsigned long long)s->local.dims[i].extent);
         }
         if (axes[0] && !(s->out->local_contraction_axes = arena_strdup(&s->out->arena, axes))) return nomem(s);
+        if (s->local.passed_over[0] &&
+            !(s->out->local_passed_over = arena_strdup(&s->out->arena, s->local.passed_over)))
+            return nomem(s);
     }
     if (admitted || s->o->local_lanes == 0) return TILEC_OK;
     return tilec_error(s->ctx, TILEC_E_UNSUPPORTED, "PLAN-O04", tilec_no_loc(),

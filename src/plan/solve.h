@@ -86,6 +86,7 @@ typedef struct {
     uint64_t local_extent, local_slots;
     /* the contractions' distributed axes, "d=64,k=8" (NULL: none) */
     const char *local_contraction_axes;
+    const char *local_passed_over; /* the first choice of D refused before this one ("'m': why"), or NULL */
     uint64_t candidate_count;    /* enumerated: candidates.len + rejected.len */
     VEC(plan_choice) candidates; /* admitted and scored, in enumeration order */
     VEC(plan_rejection) rejected;

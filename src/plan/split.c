@@ -118,9 +118,9 @@ bool plan_split_decide(const tir_func *f, tilec_split mode, uint32_t chunks, uin
         if (rows > UINT32_MAX || out->workspace_bytes > (1ull << 32))
             return say(out, false, "the workspace (%llu bytes) is too large", (unsigned long long)out->workspace_bytes);
     }
-    return say(out, true, "'%s' (%llu trips) in %llu chunks of %llu%s over %llu programs: modeled %.2fx",
+    return say(out, true, "'%s' (%llu trips) in %llu chunks of %llu%s over %llu program%s: modeled %.2fx",
                axis, (unsigned long long)n, (unsigned long long)S, (unsigned long long)out->chunk_trips,
-               out->tail_trips ? " + a tail" : "", (unsigned long long)P, out->modeled_gain);
+               out->tail_trips ? " + a tail" : "", (unsigned long long)P, P == 1 ? "" : "s", out->modeled_gain);
 }
 
 /* ---- the rewrite ---- */

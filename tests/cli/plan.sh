@@ -34,6 +34,19 @@ expect 0 "$TILEC" plan --explain "$SRC/examples/gemm.tir" && {
 expect 0 "$TILEC" plan --explain "$SRC/examples/gemm.tir" && cmp -s "$WORK/out" "$WORK/first" ||
   fail "two runs of tilec plan differ"
 
+# When the first choice of the distributed axis is refused, the plan says
+# which axis was passed over and why (softmax rows into a one-column matmul).
+expect 0 "$TILEC" plan "$SRC/tests/kernels/softmax_linear.tir" -D N=1 -D BM=2 --width 16 && {
+  contains "$WORK/out" "^packet-local candidates \\(local lanes 16\\): axis 'k' of extent 24 "
+  contains "$WORK/out" "^  \\(axis chosen after refusing 'm': region inside a region over the distributed axis: 'reduce' op #[0-9]+\\)$"
+}
+
+# Split reductions: the plan says whether and how the mergeable reduce is split.
+expect 0 "$TILEC" plan "$SRC/examples/attention_gqa.tir" -D B=1 -D Hq=8 -D Hkv=1 -D Lk=64 -D Lq=1 -D bq=1 --workers 2 && {
+  contains "$WORK/out" "^split \\(auto\\): 'kb' \\(22 trips\\) in 2 chunks of 11 over 1 program: modeled [0-9.]+x$"
+}
+expect 0 "$TILEC" plan "$SRC/examples/attention_gqa.tir" --workers 1 --json && contains "$WORK/out" '"split": \{"split": false'
+
 # Constraints are exact.
 expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --block 64 --order 1,0 && {
   contains "$WORK/out" '^search: 2 candidates \(1 root orders x 1 block widths x 2 local widths x task grains\): 2 admitted, 0 rejected$'

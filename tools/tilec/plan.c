@@ -174,6 +174,7 @@ static void print_text(FILE *out, const plan_result *p, const plan_choice **rank
                 (unsigned long long)p->local_slots, p->local_slots == 1 ? "" : "s",
                 p->local_contraction_axes ? "; contracted axes split too (" : "",
                 p->local_contraction_axes ? p->local_contraction_axes : "", p->local_contraction_axes ? ")" : "");
+    if (p->local_passed_over) fprintf(out, "  (axis chosen after refusing %s)\n", p->local_passed_over);
     if (p->ok)
         fprintf(out, "packing (%s): %s%s\n", plan_pack_mode_name(p->options.pack), p->pack.load ? "" : "none: ",
                 p->pack.why);
@@ -332,6 +333,9 @@ static void print_json(FILE *out, const plan_result *p, const plan_choice **rank
         fprintf(out, ", \"extent\": %llu, \"slots\": %llu, \"contraction_axes\": ", (unsigned long long)p->local_extent,
                 (unsigned long long)p->local_slots);
         if (p->local_contraction_axes) json_string(out, p->local_contraction_axes);
+        else fputs("null", out);
+        fputs(", \"passed_over\": ", out);
+        if (p->local_passed_over) json_string(out, p->local_passed_over);
         else fputs("null", out);
         fputc('}', out);
     } else {
