@@ -529,16 +529,17 @@ static void print_row(bench_doc *d, const bench_row *row, peer_result *res, int 
             spread s = spread_of(r->round_us, rounds);
             fprintf(f, ", \"median_us\": %.4f, \"min_us\": %.4f, \"max_us\": %.4f, \"throughput\": %.4f, \"reps\": %llu",
                     s.median, s.min, s.max, row->work / s.median * 1e-3, (unsigned long long)r->reps);
-            if (i > 0 && s.median < best_us) best_us = s.median, best = row->peers[i].name;
+            if (i > 0 && !row->peers[i].bound && s.median < best_us) best_us = s.median, best = row->peers[i].name;
         } else {
             fprintf(f, ", \"message\": ");
             bench_json_string(f, r->message);
         }
         if (r->checked) json_number(f, "max_abs_err", r->max_abs_err, "%.3g");
+        if (row->peers[i].bound) fprintf(f, ", \"bound\": true");
         fprintf(f, "}");
     }
     fprintf(f, "],\n   \"ratios\": [");
-    double best_ratio = NAN;
+    double best_ratio = NAN, bound_ratio = NAN;
     size_t n_ratios = 0;
     for (size_t i = 1; i < row->n_peers && res[0].status == BENCH_OK; i++) {
         if (res[i].status != BENCH_OK) continue;
@@ -549,6 +550,7 @@ static void print_row(bench_doc *d, const bench_row *row, peer_result *res, int 
         bench_json_string(f, row->peers[i].name);
         fprintf(f, ", \"median\": %.4f, \"min\": %.4f, \"max\": %.4f}", s.median, s.min, s.max);
         if (best && !strcmp(best, row->peers[i].name)) best_ratio = s.median;
+        if (row->peers[i].bound) bound_ratio = s.median;
     }
     fprintf(f, "],\n   \"best_peer\": ");
     if (best)
@@ -556,6 +558,7 @@ static void print_row(bench_doc *d, const bench_row *row, peer_result *res, int 
     else
         fprintf(f, "null");
     json_number(f, "ratio_to_best", best_ratio, "%.4f");
+    json_number(f, "ratio_to_bound", bound_ratio, "%.4f");
     fprintf(f, ",\n   \"compile_ms\": ");
     if (row->compile)
         fprintf(f, "{\"verify\": %.3f, \"plan\": %.3f, \"lower\": %.3f, \"llvm\": %.3f, \"jit\": %.3f, \"total\": %.3f}",
@@ -586,6 +589,7 @@ void bench_run_row(bench_doc *d, const bench_options *o, const bench_row *row) {
         res[i].status = p->preset;
         if (p->preset != BENCH_OK) {
             snprintf(res[i].message, sizeof res[i].message, "%s", p->message);
+        } else if (p->bound) { /* computes nothing of the row: nothing to check */
         } else if (row->no_reference) { /* nothing can be checked, so nothing is timed */
             res[i].status = BENCH_ERROR;
             snprintf(res[i].message, sizeof res[i].message, "not run: no FP64 reference (%s)", row->no_reference);

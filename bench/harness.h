@@ -67,6 +67,11 @@ typedef struct {
     /* Preset outcome decided before the row (e.g. skipped: torch missing, or
      * error: tilec did not compile); BENCH_OK means "run it". */
     bench_status preset;
+    /* A memory bound, not a contestant: it moves the row's bytes (a STREAM
+     * triad of the same size) without computing the row, so it is not
+     * checked and never the best peer; the row records tilec / it as
+     * "ratio_to_bound". */
+    bool bound;
     char message[512];
 } bench_peer;
 

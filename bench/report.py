@@ -125,14 +125,16 @@ def family_table(fam):
         facts.append(f"family wall time {fam['elapsed_s']:.1f} s")
     out += [f"- {f}" for f in facts] + ([""] if facts else [])
 
-    peers = []  # column order: first appearance
+    peers = []  # column order: first appearance; a memory bound ("bound": true) has its own columns
     for r in rows:
         for p in r.get("peers", []):
-            if p.get("name") != "tilec" and p.get("name") not in peers:
+            if p.get("name") != "tilec" and not p.get("bound") and p.get("name") not in peers:
                 peers.append(p.get("name"))
     has_tile = any(r.get("tile") for r in rows)
+    has_bound = any(p.get("bound") for r in rows for p in r.get("peers", []))
     head = ["kernel", "shape"] + (["tile"] if has_tile else []) + ["threads", "tilec µs"]
     head += [f"{p} µs" for p in peers] + ["tilec throughput", "best peer", "tilec/best [min–max]"]
+    head += ["memory bound µs", "tilec/bound"] if has_bound else []
     out += ["| " + " | ".join(head) + " |",
             "|" + "|".join("---" if h in ("kernel", "shape", "tile", "best peer") else "---:" for h in head) + "|"]
     notes = Notes()
@@ -157,6 +159,14 @@ def family_table(fam):
         else:
             # No ratio: tilec's own cell already says why, unless every peer failed.
             cells += [DASH, DASH if not tilec_ok else f"{DASH} {notes.ref('no peer ran cleanly')}"]
+        if has_bound:
+            bound = next((p for p in r.get("peers", []) if p.get("bound")), None)
+            cells.append(peer_cell(bound, notes))
+            cells.append(fmt_ratio(r.get("ratio_to_bound")))
+            if bound and r.get("ratio_to_bound") is not None:
+                cells[-1] += " " + notes.ref(f"memory bound: {bound.get('name')} moving the row's bytes (a STREAM triad "
+                                             "a = b + s·c of the same size, the row's threads, same rounds); "
+                                             "tilec/bound = 1 is the roofline")
         out.append("| " + " | ".join(cells) + " |")
     if fam.get("status", "ok") != "ok":
         # The process failed: a row of its own, after any rows it finished.
@@ -219,6 +229,8 @@ def markdown(doc, png_name):
         "(descriptive, not a confidence interval). Ratio > 1: tilec is slower.",
         "- Status cells: `error` (the peer failed), `mismatch` (its output disagreed with the "
         "FP64 reference, so it was not timed), `skipped` (peer unavailable); see the notes.",
+        "- Memory bound (rows): a STREAM triad moving the row's bytes in the same rounds; "
+        "tilec/bound is tilec's time over it (1 = at the measured bandwidth).",
         ""]
     if png_name:
         out += [f"![tilec / best peer per row]({png_name})", ""]

@@ -5,7 +5,11 @@
  * Inputs are pseudo-random in [-1, 1) from fixed seeds (gamma, beta, cos and
  * sin too); the output starts as NaN.  The FP64 reference is the example's
  * own (examples/reference), tolerance atol = rtol = 5e-5 as upstream.
- * Throughput is GB/s over the bytes of every input and the output, once. */
+ * Throughput is GB/s over the bytes of every input and the output, once.
+ * Each row also times the memory bound at those bytes: a STREAM triad
+ * (a = b + s·c, OpenMP with the row's threads) over three arrays of a third
+ * of them each, in the same ABBA rounds (peer "stream", harness.h `bound`),
+ * so the report shows tilec / bound beside tilec / best peer. */
 #include "harness.h"
 #include "peers.h"
 #include "reference.h"
@@ -45,6 +49,18 @@ typedef struct {
     int R, W;
     onednn_op *op;
 } row_state;
+
+typedef struct {
+    float *a, *b, *c;
+    long n;
+} stream_state;
+
+static bool stream_run(void *state, char *err, size_t errlen) {
+    (void)err, (void)errlen;
+    stream_state *s = state;
+    c_stream_triad(s->a, s->b, s->c, 3.0f, s->n);
+    return true;
+}
 
 static bool c_run(void *state, char *err, size_t errlen) {
     row_state *s = state;
@@ -109,6 +125,13 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
     }
     s.out = bench_alloc_floats(out_len);
     bench_fill_nan(s.out, out_len);
+    stream_state st = {.n = (long)(bytes / (3 * sizeof(float))) + 1};
+    st.a = bench_alloc_floats((size_t)st.n);
+    st.b = bench_alloc_floats((size_t)st.n);
+    st.c = bench_alloc_floats((size_t)st.n);
+    bench_fill_uniform(st.b, (size_t)st.n, 0x57ea3001);
+    bench_fill_uniform(st.c, (size_t)st.n, 0x57ea3002);
+    bench_fill_nan(st.a, (size_t)st.n);
     args[k->n_inputs] = s.out;
     bufs[k->n_inputs] = (tilec_buffer){s.out, out_len * sizeof(float), TIR_F32};
 
@@ -128,7 +151,7 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
     for (size_t t = 0; t < o->n_threads; t++) {
         int threads = o->threads[t];
         char extra[8192] = "";
-        bench_peer peers[4];
+        bench_peer peers[5];
         bench_tilec tc;
         memset(&tc, 0, sizeof tc);
         peers_set_threads(threads);
@@ -156,6 +179,11 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         int dims[2] = {R, W};
         torch_peer_setup(&peers[n++], torch, k->name, threads, (const float *const *)s.in, lens,
                          (size_t)k->n_inputs, dims, 2);
+        memset(&peers[n], 0, sizeof peers[n]);
+        peers[n].name = "stream";
+        peers[n].state = &st;
+        peers[n].run = stream_run;
+        peers[n++].bound = true;
         bench_row row = {
             .kernel = k->name,
             .shape = shape,
@@ -182,6 +210,9 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
     tir_module_destroy(m);
     for (int i = 0; i < k->n_inputs; i++) free(s.in[i]);
     free(s.out);
+    free(st.a);
+    free(st.b);
+    free(st.c);
     free(ref);
 }
 

@@ -175,3 +175,10 @@ void c_rope(const float *x, const float *cosv, const float *sinv, float *y, int 
         }
     }
 }
+
+void c_stream_triad(float *a, const float *b, const float *c, float s, long n)
+{
+#pragma omp parallel for schedule(static)
+    for (long i = 0; i < n; i++)
+        a[i] = b[i] + s * c[i];
+}

@@ -23,6 +23,9 @@ void c_rmsnorm(const float *x, const float *g, float *y, int rows, int cols);   
 void c_gelu_residual(const float *x, const float *u, float *y, int rows, int cols); /* tanh form + u */
 void c_swiglu(const float *x, const float *u, float *y, int rows, int cols);
 void c_rope(const float *x, const float *cosv, const float *sinv, float *y, int rows, int cols); /* cos/sin are [rows, cols/2] as in rope.tir */
+/* STREAM triad a[i] = b[i] + s·c[i] over n elements (OpenMP, schedule
+ * static): 12·n bytes moved, the memory bound of the row operators. */
+void c_stream_triad(float *a, const float *b, const float *c, float s, long n);
 void c_attention(const float *q, const float *k, const float *v, float *o,
                  int B, int Hq, int Hkv, int Lq, int Lk, int D, int Dv); /* causal bottom-right, GQA, as attention.tir */
 
