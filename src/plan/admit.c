@@ -172,3 +172,12 @@ tilec_status plan_admit(tilec_context *ctx, const tir_func *f, plan_admission *o
     }
     return st;
 }
+
+const tir_op *plan_find_store(const tir_op *op) {
+    if (op->kind == TIR_OP_VIEW_STORE) return op;
+    for (const tir_op *o = op->body ? op->body->first : NULL; o; o = o->next) {
+        const tir_op *s = plan_find_store(o);
+        if (s) return s;
+    }
+    return NULL;
+}

@@ -50,4 +50,9 @@ typedef struct {
  * kernel) with out->refusal set and one diagnostic. */
 tilec_status plan_admit(tilec_context *ctx, const tir_func *f, plan_admission *out);
 
+/* The first store at any depth of op (itself included), or NULL: what the
+ * rewrites that move or repeat a program's reads (packing, split
+ * reductions) must not cross. */
+const tir_op *plan_find_store(const tir_op *op);
+
 #endif

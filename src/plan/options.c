@@ -6,6 +6,7 @@
 #include "base/context.h"
 
 #include <math.h>
+#include <string.h>
 
 plan_cost_coefficients plan_cost_coefficients_default(void) {
     return (plan_cost_coefficients){
@@ -47,6 +48,16 @@ tilec_status plan_coefficients_validate(tilec_context *ctx, const plan_cost_coef
     PLAN_COEFFICIENTS(X)
 #undef X
     return TILEC_OK;
+}
+
+static const char *const mode_names[] = {"auto", "on", "off"};
+
+const char *plan_mode_name(unsigned mode) { return mode < 3 ? mode_names[mode] : "?"; }
+
+bool plan_mode_parse(const char *text, unsigned *mode) {
+    for (unsigned m = 0; m < 3; m++)
+        if (!strcmp(text, mode_names[m])) return *mode = m, true;
+    return false;
 }
 
 tilec_status plan_options_validate(tilec_context *ctx, const plan_options *o) {

@@ -28,6 +28,17 @@ typedef tilec_pack plan_pack_mode;
 #define PLAN_PACK_ON TILEC_PACK_ON
 #define PLAN_PACK_OFF TILEC_PACK_OFF
 
+/* Packing and split reductions (plan/split.h) share one three-way switch,
+ * with the same values in both facade enums: auto (the planner's rule), on,
+ * off. */
+_Static_assert((int)TILEC_PACK_AUTO == (int)TILEC_SPLIT_AUTO && (int)TILEC_PACK_ON == (int)TILEC_SPLIT_ON &&
+                   (int)TILEC_PACK_OFF == (int)TILEC_SPLIT_OFF,
+               "packing and split modes share their values");
+/* "auto", "on" or "off" ("?" for another value). */
+const char *plan_mode_name(unsigned mode);
+/* The mode named `text`; false when it is not auto, on or off. */
+bool plan_mode_parse(const char *text, unsigned *mode);
+
 /* X(field) in report order. */
 #define PLAN_COEFFICIENTS(X) \
     X(arithmetic) X(broadcast_load) X(contiguous_memory) X(gathered_lane) X(block_dispatch) X(task_dispatch) \

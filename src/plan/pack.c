@@ -6,14 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *plan_pack_mode_name(plan_pack_mode m) {
-    switch (m) {
-    case PLAN_PACK_ON: return "on";
-    case PLAN_PACK_OFF: return "off";
-    default: return "auto";
-    }
-}
-
 static bool say(plan_pack *p, bool packed, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static bool say(plan_pack *p, bool packed, const char *fmt, ...) {
@@ -103,14 +95,6 @@ static int scope_index(const walker *w, const tir_value *v) {
     return -1;
 }
 
-static bool contains_store(const tir_op *op) {
-    if (op->kind == TIR_OP_VIEW_STORE) return true;
-    if (op->body)
-        for (const tir_op *o = op->body->first; o; o = o->next)
-            if (contains_store(o)) return true;
-    return false;
-}
-
 /* Whether the tile is one contiguous run of its view: unit axes, then at
  * most one partial axis, then whole axes. */
 static bool contiguous(const tir_space *tile, const tir_space *view) {
@@ -196,7 +180,7 @@ static bool qualify(walker *w, const tir_op *op, plan_pack *p) {
 
 static void walk(walker *w, const tir_block *b, bool top) {
     for (const tir_op *op = b->first; op; op = op->next) {
-        if (top && contains_store(op)) w->store_before = true;
+        if (top && plan_find_store(op)) w->store_before = true;
         if (op->kind == TIR_OP_VIEW_LOAD && op->domain && !w->best.load) {
             plan_pack p;
             if (qualify(w, op, &p)) w->best = p;

@@ -36,8 +36,6 @@
 
 #include "plan/options.h"
 
-/* auto (the planner's rule), on (whenever a load qualifies) or off */
-const char *plan_pack_mode_name(plan_pack_mode m);
 
 enum { PLAN_PACK_MAX_COORDS = 8 };
 

@@ -9,11 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-const char *plan_split_mode_name(tilec_split m) {
-    static const char *const names[] = {"auto", "on", "off"};
-    return (unsigned)m <= TILEC_SPLIT_OFF ? names[m] : "?";
-}
-
 static bool say(plan_split *s, bool split, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static bool say(plan_split *s, bool split, const char *fmt, ...) {
     va_list ap;
@@ -22,17 +17,6 @@ static bool say(plan_split *s, bool split, const char *fmt, ...) {
     va_end(ap);
     if (!split) s->reduce = NULL;
     return split;
-}
-
-/* The first store at any depth of op (itself included), or NULL. */
-static const tir_op *find_store(const tir_op *op) {
-    if (op->kind == TIR_OP_VIEW_STORE) return op;
-    if (!op->body) return NULL;
-    for (const tir_op *o = op->body->first; o; o = o->next) {
-        const tir_op *s = find_store(o);
-        if (s) return s;
-    }
-    return NULL;
 }
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
@@ -70,12 +54,12 @@ bool plan_split_decide(const tir_func *f, tilec_split mode, uint32_t chunks, uin
     while (reduce && !(reduce->kind == TIR_OP_REDUCE && reduce->combine)) reduce = reduce->next;
     if (!reduce) return say(out, false, "no reduce with a combine block directly in the root program");
     for (const tir_op *o = root->body->first; o != reduce; o = o->next) {
-        const tir_op *st = find_store(o);
+        const tir_op *st = plan_find_store(o);
         if (st) return say(out, false, "a store (op #%u) precedes the reduce (op #%u): chunks would repeat it", st->id,
                            reduce->id);
     }
     out->reduce = reduce;
-    const tir_op *st = find_store(reduce);
+    const tir_op *st = plan_find_store(reduce);
     if (st) return say(out, false, "the reduce (op #%u) stores (op #%u)", reduce->id, st->id);
     if (reduce->result_count > PLAN_SPLIT_MAX_CARRIES)
         return say(out, false, "the reduce has %u carries (at most %d)", reduce->result_count, PLAN_SPLIT_MAX_CARRIES);
@@ -191,7 +175,7 @@ static tir_op *begin_kernel(rewrite *w, const char *suffix, bool chunked) {
     uint64_t slots = w->s->programs * w->s->chunks;
     for (uint32_t i = 0; i < reduce->result_count; i++) {
         const tir_type *t = reduce->results[i]->type;
-        uint64_t ext[65] = {slots};
+        uint64_t ext[PLAN_MAX_RANK] = {slots};
         uint32_t rank = t->space ? t->space->rank : 1;
         for (uint32_t a = 0; t->space && a < rank; a++) ext[a] = t->space->axes[a].extent * (a ? 1 : slots);
         snprintf(name, sizeof name, "%s_split%u", w->src->name, i);
@@ -241,7 +225,7 @@ static void slot_origin(rewrite *w, uint32_t i, tir_value *slot, tir_value **ori
 
 static void load_state(rewrite *w, tir_value *slot, tir_value **state) {
     for (uint32_t i = 0; i < w->s->reduce->result_count; i++) {
-        tir_value *origin[65];
+        tir_value *origin[PLAN_MAX_RANK];
         uint32_t rank;
         slot_origin(w, i, slot, origin, &rank);
         const tir_type *t = w->s->reduce->results[i]->type;
@@ -325,7 +309,7 @@ static void build_partial(rewrite *w) {
     }
     for (uint32_t o = 0; o < k && !tir_builder_status(w->b); o++) {
         uint32_t i = order[o];
-        tir_value *origin[65];
+        tir_value *origin[PLAN_MAX_RANK];
         uint32_t rank;
         slot_origin(w, i, slot, origin, &rank);
         if (state[i]->type->kind == TIR_TYPE_TILE)

@@ -53,8 +53,6 @@ typedef struct {
     char why[256];                /* the decision in words */
 } plan_split;
 
-const char *plan_split_mode_name(tilec_split m);
-
 /* Decides the split of the verified kernel f for `workers` workers:
  * `chunks` 0 lets the model choose (auto splits when it models at least a
  * 1.25× shorter makespan; on takes the best S ≥ 2), else exactly that many

@@ -8,6 +8,8 @@
 #include "lower/lower_fixture.h"
 #include "tilec/tilec.h"
 
+#include <pthread.h>
+
 /* Dispatches `env` (a tilec_kernel) with the element types of the buffers. */
 static inline bool run_dispatch(void *env, const char *label, tilec_status reference, size_t n,
                                 const tir_buffer *args, const run_buffers *b) {
@@ -29,6 +31,42 @@ static inline bool run_facade(const char *label, const tir_func *f, tilec_kernel
 static inline bool has_item(const char *text, const char *item) {
     const char *at = strstr(text, item);
     return at && (at == text || at[-1] == ' ');
+}
+
+/* One thread's share of concurrent dispatches of one kernel: 25 rounds on
+ * its own context and arguments, each clearing `out` first and comparing it
+ * with `expected` afterwards. */
+typedef struct {
+    tilec_kernel *k;
+    const tilec_buffer *args;
+    size_t n;
+    void *out;
+    const void *expected;
+    size_t bytes;
+    bool ok;
+} dispatch_rounds;
+
+static inline void *run_dispatch_rounds(void *user) {
+    dispatch_rounds *d = user;
+    tilec_context *own = NULL;
+    d->ok = tilec_context_create(NULL, &own) == TILEC_OK;
+    for (int r = 0; r < 25 && d->ok; r++) {
+        memset(d->out, 0, d->bytes);
+        d->ok = tilec_dispatch(own, d->k, d->n, d->args) == TILEC_OK && !memcmp(d->out, d->expected, d->bytes);
+    }
+    tilec_context_destroy(own);
+    return NULL;
+}
+
+/* Runs two threads' rounds at once; true when both got their own results
+ * every round. */
+static inline bool dispatch_concurrently(dispatch_rounds *two) {
+    pthread_t th[2];
+    bool started[2];
+    for (int t = 0; t < 2; t++) started[t] = pthread_create(&th[t], NULL, run_dispatch_rounds, &two[t]) == 0;
+    for (int t = 0; t < 2; t++)
+        if (started[t]) pthread_join(th[t], NULL);
+    return started[0] && started[1] && two[0].ok && two[1].ok;
 }
 
 #endif

@@ -23,8 +23,6 @@
 #include "plan/solve.h"
 #include "xir/interp.h"
 
-#include <pthread.h>
-
 static tilec_kernel *compile_packed(const tir_func *f, uint32_t w, tilec_runtime *rt, tilec_pack pack) {
     tilec_compile_options o = tilec_compile_options_default();
     o.width = w;
@@ -238,29 +236,13 @@ static void fill(float *x, size_t n, int seed) {
 }
 
 typedef struct {
-    tilec_kernel *k;
     float A[DM * DK], B[DK * DN], C[DM * DN], expected[DM * DN];
-    bool ok;
 } dispatcher;
 
 static void bind(dispatcher *d, tilec_buffer *b) {
     b[0] = (tilec_buffer){d->A, sizeof d->A, TIR_F32};
     b[1] = (tilec_buffer){d->B, sizeof d->B, TIR_F32};
     b[2] = (tilec_buffer){d->C, sizeof d->C, TIR_F32};
-}
-
-static void *dispatch_rounds(void *user) {
-    dispatcher *d = user;
-    tilec_context *own = NULL;
-    d->ok = tilec_context_create(NULL, &own) == TILEC_OK;
-    tilec_buffer b[3];
-    bind(d, b);
-    for (int r = 0; r < 25 && d->ok; r++) {
-        memset(d->C, 0, sizeof d->C);
-        d->ok = tilec_dispatch(own, d->k, 3, b) == TILEC_OK && !memcmp(d->C, d->expected, sizeof d->C);
-    }
-    tilec_context_destroy(own);
-    return NULL;
 }
 
 static void test_dispatch(void) {
@@ -279,7 +261,6 @@ static void test_dispatch(void) {
     static dispatcher d[2];
     tilec_buffer b[3];
     for (int t = 0; t < 2; t++) {
-        d[t].k = k;
         fill(d[t].A, DM * DK, t + 1);
         fill(d[t].B, DK * DN, 5 * t + 2);
         bind(&d[t], b);
@@ -297,10 +278,13 @@ static void test_dispatch(void) {
     b[1].size_bytes += 4;
     memset(d[0].C, 0, sizeof d[0].C);
     CHECK(tilec_dispatch(ctx, k, 3, b) == TILEC_OK && !memcmp(d[0].C, d[0].expected, sizeof d[0].C));
-    pthread_t th[2];
-    for (int t = 0; t < 2; t++) CHECK(pthread_create(&th[t], NULL, dispatch_rounds, &d[t]) == 0);
-    for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);
-    CHECK_MSG(d[0].ok && d[1].ok, "concurrent dispatches of one packing kernel: %d %d", d[0].ok, d[1].ok);
+    tilec_buffer args[2][3];
+    dispatch_rounds two[2];
+    for (int t = 0; t < 2; t++) {
+        bind(&d[t], args[t]);
+        two[t] = (dispatch_rounds){k, args[t], 3, d[t].C, d[t].expected, sizeof d[t].C, false};
+    }
+    CHECK_MSG(dispatch_concurrently(two), "concurrent dispatches of one packing kernel: %d %d", two[0].ok, two[1].ok);
     tilec_kernel_destroy(k);
 }
 

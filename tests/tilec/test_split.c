@@ -21,8 +21,6 @@
 #include "plan/split.h"
 #include "tir/ir.h"
 
-#include <pthread.h>
-
 static tilec_kernel *compile_split(const tir_func *f, uint32_t w, tilec_runtime *rt, tilec_split mode,
                                    uint32_t chunks, uint32_t lanes) {
     tilec_compile_options o = tilec_compile_options_default();
@@ -217,25 +215,11 @@ static void test_dispatch(void) {
     tir_module_destroy(m);
 }
 
-/* One thread's rounds on its own rows: S[r] = (sum, largest block sum). */
+/* One thread's rows and expected S[r] = (sum, largest block sum). */
 typedef struct {
-    tilec_kernel *k;
     int32_t x[2 * 100], s[4], expected[4];
-    bool ok;
-} dispatcher;
-
-static void *dispatch_rounds(void *user) {
-    dispatcher *d = user;
-    tilec_context *own = NULL;
-    d->ok = tilec_context_create(NULL, &own) == TILEC_OK;
-    tilec_buffer b[2] = {{d->x, sizeof d->x, TIR_I32}, {d->s, sizeof d->s, TIR_I32}};
-    for (int r = 0; r < 25 && d->ok; r++) {
-        memset(d->s, 0, sizeof d->s);
-        d->ok = tilec_dispatch(own, d->k, 2, b) == TILEC_OK && !memcmp(d->s, d->expected, sizeof d->s);
-    }
-    tilec_context_destroy(own);
-    return NULL;
-}
+    tilec_buffer args[2];
+} rows;
 
 static void test_concurrent(void) {
     static const tir_define stats[] = {{"R", 2}, {"N", 100}, {"BN", 4}};
@@ -243,9 +227,9 @@ static void test_concurrent(void) {
     tilec_kernel *k = m ? compile_split(tir_module_func(m, 0), 8, NULL, TILEC_SPLIT_ON, 5, 0) : NULL;
     tir_module_destroy(m);
     if (!k) return;
-    static dispatcher d[2];
+    static rows d[2];
+    dispatch_rounds two[2];
     for (int t = 0; t < 2; t++) {
-        d[t].k = k;
         for (int r = 0; r < 2; r++) {
             int32_t sum = 0, top = INT32_MIN;
             for (int b = 0; b < 25; b++) {
@@ -257,11 +241,11 @@ static void test_concurrent(void) {
             d[t].expected[2 * r] = sum;
             d[t].expected[2 * r + 1] = top;
         }
+        d[t].args[0] = (tilec_buffer){d[t].x, sizeof d[t].x, TIR_I32};
+        d[t].args[1] = (tilec_buffer){d[t].s, sizeof d[t].s, TIR_I32};
+        two[t] = (dispatch_rounds){k, d[t].args, 2, d[t].s, d[t].expected, sizeof d[t].s, false};
     }
-    pthread_t th[2];
-    for (int t = 0; t < 2; t++) CHECK(pthread_create(&th[t], NULL, dispatch_rounds, &d[t]) == 0);
-    for (int t = 0; t < 2; t++) pthread_join(th[t], NULL);
-    CHECK_MSG(d[0].ok && d[1].ok, "concurrent dispatches of one split kernel: %d %d", d[0].ok, d[1].ok);
+    CHECK_MSG(dispatch_concurrently(two), "concurrent dispatches of one split kernel: %d %d", two[0].ok, two[1].ok);
     tilec_kernel_destroy(k);
 }
 

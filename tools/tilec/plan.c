@@ -176,10 +176,10 @@ static void print_text(FILE *out, const plan_result *p, const plan_choice **rank
                 p->local_contraction_axes ? p->local_contraction_axes : "", p->local_contraction_axes ? ")" : "");
     if (p->local_passed_over) fprintf(out, "  (axis chosen after refusing %s)\n", p->local_passed_over);
     if (p->ok)
-        fprintf(out, "packing (%s): %s%s\n", plan_pack_mode_name(p->options.pack), p->pack.load ? "" : "none: ",
+        fprintf(out, "packing (%s): %s%s\n", plan_mode_name(p->options.pack), p->pack.load ? "" : "none: ",
                 p->pack.why);
     if (p->ok)
-        fprintf(out, "split (%s): %s%s\n", plan_split_mode_name(p->options.split), p->split.reduce ? "" : "none: ",
+        fprintf(out, "split (%s): %s%s\n", plan_mode_name(p->options.split), p->split.reduce ? "" : "none: ",
                 p->split.why);
     if (explain && rank) text_ranking(out, p, rank);
     if (explain) text_rejections(out, p);
@@ -312,8 +312,8 @@ static void print_json(FILE *out, const plan_result *p, const plan_choice **rank
             (unsigned long long)o->max_unrolled_region_work, o->reduction_partitions, o->max_recipe_depth,
             o->local_lanes, o->blocks_per_task, o->search_task_grain ? "true" : "false",
             o->fusion.load_reduction ? "true" : "false", o->fusion.expression_reduction ? "true" : "false",
-            o->fusion.pointwise ? "true" : "false", o->fusion.map ? "true" : "false", plan_pack_mode_name(o->pack),
-            plan_split_mode_name(o->split), o->split_chunks);
+            o->fusion.pointwise ? "true" : "false", o->fusion.map ? "true" : "false", plan_mode_name(o->pack),
+            plan_mode_name(o->split), o->split_chunks);
     fputs("  \"cost_policy\": ", out);
     json_string(out, p->policy);
     fprintf(out, ",\n  \"custom_cost_policy\": %s,\n  \"coefficients\": {", p->custom_policy ? "true" : "false");

@@ -40,20 +40,12 @@ static bool parse_cost(cli_planning *p, const char *command, const char *text) {
     return false;
 }
 
-static bool parse_pack(cli_planning *p, const char *command, const char *mode) {
-    if (!strcmp(mode, "auto")) p->options.pack = PLAN_PACK_AUTO;
-    else if (!strcmp(mode, "on")) p->options.pack = PLAN_PACK_ON;
-    else if (!strcmp(mode, "off")) p->options.pack = PLAN_PACK_OFF;
-    else return cli_usage_error(command, "--pack: '%s' is not auto, on or off", mode), false;
-    return true;
-}
-
-static bool parse_split(cli_planning *p, const char *command, const char *mode) {
-    if (!strcmp(mode, "auto")) p->options.split = TILEC_SPLIT_AUTO;
-    else if (!strcmp(mode, "on")) p->options.split = TILEC_SPLIT_ON;
-    else if (!strcmp(mode, "off")) p->options.split = TILEC_SPLIT_OFF;
-    else return cli_usage_error(command, "--split: '%s' is not auto, on or off", mode), false;
-    return true;
+/* --pack, --split: auto, on or off as the mode's value; -1 after a usage error. */
+static int parse_mode(const char *command, const char *option, const char *text) {
+    unsigned m;
+    if (plan_mode_parse(text, &m)) return (int)m;
+    cli_usage_error(command, "%s: '%s' is not auto, on or off", option, text);
+    return -1;
 }
 
 static bool parse_fuse(cli_planning *p, const char *command, const char *name) {
@@ -77,8 +69,16 @@ bool cli_planning_option(cli_planning *p, const char *command, int id, const cha
     case OPT_PLAN_MAX_CANDIDATES: ok = cli_parse_u64(value, &o->max_candidates); break;
     case OPT_PLAN_COST: return parse_cost(p, command, value);
     case OPT_PLAN_FUSE: return parse_fuse(p, command, value);
-    case OPT_PLAN_PACK: return parse_pack(p, command, value);
-    case OPT_PLAN_SPLIT: return parse_split(p, command, value);
+    case OPT_PLAN_PACK: {
+        int m = parse_mode(command, "--pack", value);
+        if (m >= 0) o->pack = (plan_pack_mode)m;
+        return m >= 0;
+    }
+    case OPT_PLAN_SPLIT: {
+        int m = parse_mode(command, "--split", value);
+        if (m >= 0) o->split = (tilec_split)m;
+        return m >= 0;
+    }
     case OPT_PLAN_SPLIT_CHUNKS: ok = parse_u32(value, &o->split_chunks); break;
     default: break;
     }
