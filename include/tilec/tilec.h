@@ -74,6 +74,13 @@ typedef enum { TILEC_PACK_AUTO = 0, TILEC_PACK_ON, TILEC_PACK_OFF } tilec_pack;
  * several programs, then merged.  auto: when the planner's model says the
  * chunks fill idle workers; on: whenever a reduce qualifies; off: never. */
 typedef enum { TILEC_SPLIT_AUTO = 0, TILEC_SPLIT_ON, TILEC_SPLIT_OFF } tilec_split;
+/* Fusion (docs/lowering.md "Streamed loads and recomputed values"): large
+ * tile loads read from their views where they are used instead of copied
+ * into private storage, and cheap multi-use values recomputed where they are
+ * used.  auto: the planner prices the plan with and without and keeps the
+ * cheaper; on; off.  A fused kernel whose streams assume that parameters do
+ * not overlap also has an unfused twin, which dispatch runs when they do. */
+typedef enum { TILEC_FUSE_AUTO = 0, TILEC_FUSE_ON, TILEC_FUSE_OFF } tilec_fuse;
 
 typedef struct {
     /* ---- planner options (constraints, not hints; arrays borrowed during the call) ---- */
@@ -99,6 +106,7 @@ typedef struct {
                           (auto: when each tile is read by >= 4 programs and the panels exceed the L2) */
     tilec_split split; /* split a mergeable reduce over programs (flash-decoding) */
     uint32_t split_chunks; /* 0: the planner's choice; else exactly this many chunks (implies on) */
+    tilec_fuse fuse;       /* streamed loads and recomputed values (auto) */
     /* ---- backend options ---- */
     uint32_t width;                  /* 0: TILEC_SIMD_WIDTH, else the host's; else 1/2/4/8/16 */
     tilec_runtime *runtime;          /* borrowed; NULL: the kernel owns one with `threads` workers */
@@ -127,6 +135,10 @@ typedef struct {
 /* Runs the kernel over all its root parallel instances with args[0..n) in
  * TileIR parameter order.  Diagnostics go to ctx. */
 tilec_status tilec_dispatch(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args);
+/* Dispatches of a fused kernel with an unfused twin (tilec_fuse) that ran
+ * the fused code, and that ran the twin because arguments overlapped; both
+ * 0 for a kernel without a twin. */
+void tilec_kernel_dispatch_counts(const tilec_kernel *k, uint64_t *fused, uint64_t *unfused);
 
 /* ---- metadata (strings owned by the kernel) ---- */
 

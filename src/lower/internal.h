@@ -17,7 +17,9 @@
 #include "plan/root_map.h"
 #include "tir/fault.h"
 
-typedef enum { LV_SCALAR = 1, LV_SPLAT, LV_SSA, LV_ARRAY, LV_RECIPE } lv_form;
+typedef enum { LV_SCALAR = 1, LV_SPLAT, LV_SSA, LV_ARRAY, LV_RECIPE, LV_STREAM } lv_form;
+
+typedef struct lw_access lw_access; /* view.c: a prepared tile access */
 
 typedef struct lv lv;
 struct lv {
@@ -31,6 +33,7 @@ struct lv {
     const tir_op *op;  /* RECIPE: the elementwise op, over `space` */
     const tir_space *space;
     lv *in[3];         /* RECIPE: the operands' records, captured at the definition */
+    lw_access *access; /* STREAM: the load's access, prepared at the definition */
 };
 
 typedef struct {
@@ -172,6 +175,8 @@ void lower_elementwise(lowerer *lw, const tir_op *op);                   /* valu
 void lower_extract(lowerer *lw, const tir_op *op);                       /* values.c */
 void lower_load(lowerer *lw, const tir_op *op);                          /* view.c */
 void lower_store(lowerer *lw, const tir_op *op);                         /* view.c */
+/* Element `flat` of a streamed load: its guarded read from the view. */
+xir_value *lw_read_stream(lowerer *lw, const lv *rec, xir_value *flat);  /* view.c */
 void lower_map(lowerer *lw, const tir_op *op);                           /* map.c */
 void lower_loop(lowerer *lw, const tir_op *op);                          /* loops.c */
 void lower_partitioned_reduce(lowerer *lw, const tir_op *op);            /* reduce.c */

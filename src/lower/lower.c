@@ -8,6 +8,7 @@
  * The TileIR kernel is only read.  On any failure the partial module is
  * destroyed and `out` stays empty. */
 #include "lower/internal.h"
+#include "plan/stream.h"
 #include "xir/passes.h"
 
 #include <string.h>
@@ -224,12 +225,19 @@ static void fill_result(lowerer *lw, const plan_root_map *map, const plan_resour
         const tir_value *p = body->args[i];
         uint64_t volume;
         tir_space_volume(p->type->space, &volume); /* admitted: fits */
-        out->args[i] = (lower_arg){p->name, p->type->elem, volume * tir_scalar_size(p->type->elem), 0};
+        out->args[i] = (lower_arg){p->name, p->type->elem, volume * tir_scalar_size(p->type->elem), 0, 0, 0};
     }
     collect_usage(body, out->args);
+    const plan_repr *r = lw->plan;
+    for (uint32_t i = 0; i < r->params; i++)
+        for (uint32_t j = 0; j < r->params; j++) {
+            uint8_t g = r->guards[i * r->params + j];
+            if (g == PLAN_GUARD_DISJOINT) out->args[i].disjoint |= 1ull << j;
+            if (g == PLAN_GUARD_DISJOINT_OR_EQUAL) out->args[i].disjoint_or_equal |= 1ull << j;
+        }
     if (pack)
-        out->args[body->arg_count] = (lower_arg){lw->packed->name, packed_elem(pack),
-                                                 pack->bytes, LOWER_USAGE_READ};
+        out->args[body->arg_count] = (lower_arg){lw->packed->name, packed_elem(pack), pack->bytes, LOWER_USAGE_READ,
+                                                 0, 0};
     if (lw->sites.len) {
         tir_fault_site *sites = arena_alloc(&lw->m->arena, sizeof *sites * lw->sites.len);
         if (!sites) {
@@ -273,7 +281,7 @@ tilec_status lower_kernel(tilec_context *ctx, const tir_func *f, const lower_opt
                            "kernel '@%s' is not admitted to packet-local lowering (local_lanes=%u): %s", f->name,
                            o->local_lanes, local.why);
     plan_repr_options ro = {o->max_unrolled_tile_elements, o->max_unrolled_region_work, o->reduction_partitions,
-                            o->max_recipe_depth, packet_local ? &local : NULL};
+                            o->max_recipe_depth, packet_local ? &local : NULL, o->fuse, o->fuse};
     plan_repr repr;
     if ((st = plan_represent(ctx, f, &admission, &ro, &repr))) return st;
     plan_resources res;

@@ -31,6 +31,7 @@ typedef struct {
     uint32_t reduction_partitions;       /* 4; 1..16 */
     uint32_t max_recipe_depth;           /* 64; 0 = no deferred recipes */
     uint32_t local_lanes;                /* 1 (whole program per lane) or W (packet-local) */
+    bool fuse;                           /* streamed loads and recomputed values (plan/represent.h) */
     /* Check every scalar access, extract and bounds=assume subtile, also
      * those the interval analysis proves in range (false: only unproven
      * ones; docs/lowering.md "Bounds checks"). */
@@ -52,6 +53,11 @@ typedef struct {
     tir_scalar elem;
     uint64_t min_bytes; /* view volume × element size */
     unsigned usage;     /* LOWER_USAGE_* bits from the kernel's loads and stores */
+    /* Streamed loads of this parameter (plan/stream.h) are right only when
+     * its bytes do not overlap those of each parameter in `disjoint` (bit
+     * j: parameter j), nor of each in `disjoint_or_equal` unless both start
+     * at the same address; otherwise the unfused kernel must run. */
+    uint64_t disjoint, disjoint_or_equal;
 } lower_arg;
 
 /* Static construction counts (never dynamic transactions): X(name). */
@@ -59,7 +65,7 @@ typedef struct {
     X(guards_removed) X(guards_kept) X(indexable_snapshots) X(deferred_expressions) X(runtime_traversals) \
     X(unrolled_maps) X(runtime_maps) X(ordered_loops) X(phi_carries) X(buffered_carries) X(partial_reductions) \
     X(packet_reductions) X(bounds_checks) X(bounds_checks_removed) \
-    X(rolled_mmas) X(packed_loads) X(xir_instructions)
+    X(rolled_mmas) X(packed_loads) X(streamed_loads) X(xir_instructions)
 
 typedef struct {
 #define X(name) uint64_t name;

@@ -226,7 +226,7 @@ xir_value *lw_alloca(lowerer *lw, tir_scalar elem, uint64_t count) {
 
 static const plan_form form_of_record[] = {[LV_SCALAR] = PLAN_FORM_SCALAR, [LV_SPLAT] = PLAN_FORM_SPLAT,
                                            [LV_SSA] = PLAN_FORM_SSA, [LV_ARRAY] = PLAN_FORM_ARRAY,
-                                           [LV_RECIPE] = PLAN_FORM_RECIPE};
+                                           [LV_RECIPE] = PLAN_FORM_RECIPE, [LV_STREAM] = PLAN_FORM_STREAM};
 
 static xir_value *read_recipe(lowerer *lw, const lv *rec, xir_value *flat);
 
@@ -261,6 +261,7 @@ xir_value *lw_read(lowerer *lw, const lv *rec, xir_value *flat) {
         break;
     case LV_ARRAY: break;
     case LV_RECIPE: return read_recipe(lw, rec, flat);
+    case LV_STREAM: return lw_read_stream(lw, rec, flat);
     }
     return xir_build_load(&lw->b, xir_build_gep(&lw->b, rec->array, flat));
 }

@@ -14,7 +14,7 @@
  * D are done by lane 0 alone. */
 #include "lower/internal.h"
 
-typedef struct {
+struct lw_access {
     const tir_op *op;
     xir_value *buffer;
     const tir_space *view;
@@ -27,7 +27,8 @@ typedef struct {
     xir_value *leader;              /* packet-local store without D: lane == 0, else NULL */
     xir_value *in_range;            /* bounds=assume, unproven: the whole subtile is inside the view */
     lv *tile;                       /* load: the result; store: the stored value */
-} access;
+};
+typedef struct lw_access access;
 
 static uint64_t view_stride(const tir_space *v, uint32_t axis) {
     uint64_t s = 1;
@@ -135,19 +136,27 @@ static xir_value *element(lowerer *lw, access *acc, xir_value *const *slots, xir
     return cond;
 }
 
+/* The element at coords (slots), read under its guard, else the fill. */
+static xir_value *read_element(lowerer *lw, access *acc, xir_value *const *coords) {
+    xir_value *address;
+    xir_value *cond = element(lw, acc, coords, &address);
+    if (!cond) return lw_ok(lw) ? xir_build_buffer_read(&lw->b, acc->buffer, address) : NULL;
+    lw_if d;
+    lw_if_begin(lw, &d, cond);
+    xir_value *read = lw_ok(lw) ? xir_build_buffer_read(&lw->b, acc->buffer, address) : NULL;
+    lw_if_end(lw, &d);
+    return lw_if_phi(lw, &d, read, acc->fill);
+}
+
+xir_value *lw_read_stream(lowerer *lw, const lv *rec, xir_value *flat) {
+    xir_value *coords[PLAN_MAX_RANK];
+    lw_decode(lw, rec->access->op->domain, flat, coords);
+    return read_element(lw, rec->access, coords);
+}
+
 static void visit_load(lowerer *lw, void *user, xir_value *flat, xir_value *const *coords) {
     access *acc = user;
-    xir_value *address, *v;
-    xir_value *cond = element(lw, acc, coords, &address);
-    if (cond) {
-        lw_if d;
-        lw_if_begin(lw, &d, cond);
-        xir_value *read = xir_build_buffer_read(&lw->b, acc->buffer, address);
-        lw_if_end(lw, &d);
-        v = lw_if_phi(lw, &d, read, acc->fill);
-    } else {
-        v = lw_ok(lw) ? xir_build_buffer_read(&lw->b, acc->buffer, address) : NULL;
-    }
+    xir_value *v = read_element(lw, acc, coords);
     int64_t k;
     if (acc->tile->form == LV_ARRAY) lw_array_write(lw, acc->tile->array, flat, v);
     else if (lw_const_int(flat, &k)) acc->tile->elems[k] = v;
@@ -225,21 +234,29 @@ void lower_load(lowerer *lw, const tir_op *op) {
     }
     const tir_value *res = op->results[0];
     const plan_value *pv = plan_value_of(lw->plan, res);
-    bool runtime = pv->form == PLAN_FORM_ARRAY;
-    access acc;
-    if (!prepare(lw, &acc, op, runtime)) return;
+    bool runtime = pv->form == PLAN_FORM_ARRAY, stream = pv->form == PLAN_FORM_STREAM;
+    access *acc = lw_alloc(lw, sizeof *acc);
+    if (!acc || !prepare(lw, acc, op, runtime || stream)) return;
     uint32_t rank = op->domain->rank;
     if (op->has_fill) {
         lv *fill = lw_lookup(lw, op->operands[1 + rank]->value);
         if (!fill) return;
-        acc.fill = fill->value;
+        acc->fill = fill->value;
     } else {
-        acc.fill = xir_const_zero(lw->m, pv->elem);
+        acc->fill = xir_const_zero(lw->m, pv->elem);
     }
-    acc.tile = runtime ? lw_array(lw, pv->elem, pv->count) : lw_ssa(lw, pv->elem, pv->count);
-    if (!acc.tile) return;
-    lw_traverse(lw, op->domain, runtime, visit_load, &acc);
-    lw_bind(lw, res, acc.tile);
+    if (stream) { /* read where it is used (plan/stream.h) */
+        lv *rec = lw_alloc(lw, sizeof *rec);
+        if (!rec) return;
+        *rec = (lv){.form = LV_STREAM, .elem = pv->elem, .count = pv->count, .access = acc};
+        lw->counters.streamed_loads++;
+        lw_bind(lw, res, rec);
+        return;
+    }
+    acc->tile = runtime ? lw_array(lw, pv->elem, pv->count) : lw_ssa(lw, pv->elem, pv->count);
+    if (!acc->tile) return;
+    lw_traverse(lw, op->domain, runtime, visit_load, acc);
+    lw_bind(lw, res, acc->tile);
 }
 
 void lower_store(lowerer *lw, const tir_op *op) {

@@ -8,7 +8,7 @@
  * fields against the emitted result".
  *
  * The realization string is the planner's items (search size, every cost
- * term, schedule, fusion switches) followed by the lowering's own. */
+ * term, schedule, fusion) followed by the lowering's own. */
 #include "plan/solve.h"
 
 #include "base/strbuf.h"
@@ -30,17 +30,14 @@ static void describe_plan(const plan_result *p, strbuf *s) {
                   "planned_block=%u; planned_local_lanes=%u; blocks_per_task=%llu; task_count=%llu; "
                   "active_workers=%llu; cpu_workers=%u; l1d_bytes=%llu; l2_bytes=%llu; l3_bytes=%llu; "
                   "reused_load_bytes=%.17g; critical_packets=%llu; critical_blocks=%llu; "
-                  "critical_tasks=%llu; load_reduction_fusion=%s; expression_reduction_fusion=%s; "
-                  "pointwise_fusion=%s; map_fusion=%s; ",
+                  "critical_tasks=%llu; fuse=%s; fused=%d; ",
                   c->candidate.block_size, c->candidate.local_lanes, (unsigned long long)c->work.blocks_per_task,
                   (unsigned long long)c->work.task_count, (unsigned long long)c->work.active_workers,
                   p->target.worker_count, (unsigned long long)p->target.l1d_bytes,
                   (unsigned long long)p->target.l2_bytes, (unsigned long long)p->target.l3_bytes,
                   c->work.reused_load_bytes, (unsigned long long)c->work.critical_packets,
                   (unsigned long long)c->work.critical_blocks, (unsigned long long)c->work.critical_tasks,
-                  o->fusion.load_reduction ? "requested-unrealized" : "off",
-                  o->fusion.expression_reduction ? "requested-unrealized" : "off",
-                  o->fusion.pointwise ? "requested-unrealized" : "off", o->fusion.map ? "requested-unrealized" : "off");
+                  plan_mode_name(o->fuse), c->candidate.fused);
 }
 
 tilec_status plan_lower(tilec_context *ctx, const tir_func *f, const plan_result *plan, const lower_options *base,
@@ -63,6 +60,7 @@ tilec_status plan_lower(tilec_context *ctx, const tir_func *f, const plan_result
     o.reduction_partitions = plan->options.reduction_partitions;
     o.max_recipe_depth = plan->options.max_recipe_depth;
     o.local_lanes = c->candidate.local_lanes;
+    o.fuse = c->candidate.fused;
     o.pack = plan->pack.load ? &plan->pack : NULL;
     tilec_status st = lower_kernel(ctx, f, &o, out);
     if (st) return st;

@@ -77,5 +77,8 @@ tilec_status plan_options_validate(tilec_context *ctx, const plan_options *o) {
     if ((unsigned)o->split > TILEC_SPLIT_OFF)
         return tilec_error(ctx, TILEC_E_ARG, "PLAN-O10", tilec_no_loc(), "split %u is not auto (0), on (1) or off (2)",
                            (unsigned)o->split);
+    if ((unsigned)o->fuse > TILEC_FUSE_OFF)
+        return tilec_error(ctx, TILEC_E_ARG, "PLAN-O11", tilec_no_loc(), "fuse %u is not auto (0), on (1) or off (2)",
+                           (unsigned)o->fuse);
     return plan_coefficients_validate(ctx, &o->cost, "the options");
 }

@@ -48,13 +48,6 @@ plan_cost_coefficients plan_cost_coefficients_default(void);
 
 typedef struct plan_cost_policy plan_cost_policy; /* target.h */
 
-/* Fusion switches: accepted, validated and recorded in the plan and the
- * realization metadata; their realizations arrive in a later issue, so they
- * change neither the representation plan nor the cost. */
-typedef struct {
-    bool load_reduction, expression_reduction, pointwise, map;
-} plan_fusion;
-
 typedef struct {
     uint32_t block_size;              /* 0: search the target's proposals; else exact */
     const uint32_t *root_axis_order;  /* exact order, outer → inner */
@@ -71,7 +64,7 @@ typedef struct {
     uint32_t blocks_per_task;            /* 0: the target's heuristic; else a fixed CPU task grain */
     bool search_task_grain;              /* also enumerate task grains (task-grain targets only) */
     const plan_cost_policy *cost_policy; /* NULL: the target's policy, else the analytic formula */
-    plan_fusion fusion;
+    tilec_fuse fuse;                     /* auto: candidates with and without fusion (plan_candidate.fused) */
     plan_pack_mode pack;                 /* decided for the selected plan (plan_result.pack) */
     tilec_split split;                   /* split a mergeable reduce (plan/split.h, plan_result.split) */
     uint32_t split_chunks;               /* 0: the model's choice; else exactly this many (implies on) */

@@ -8,6 +8,7 @@
 
 #include "base/checked.h"
 #include "base/context.h"
+#include "plan/stream.h"
 
 #include <string.h>
 
@@ -224,8 +225,18 @@ static void plan_coords(planner *p, const tir_op *op, bool constant, uint64_t mu
     }
 }
 
-/* A single-use bounded elementwise result, evaluated at its consumer; its
- * operands are read at runtime indices there. */
+/* Operations per element read of a recipe of op. */
+static uint32_t recipe_ops(planner *p, const tir_op *op) {
+    uint32_t n = 1;
+    for (uint32_t i = 0; i < op->operand_count; i++) {
+        const plan_value *x = pv(p, op->operands[i]->value);
+        if (x->form == PLAN_FORM_RECIPE) n += x->ops;
+    }
+    return n;
+}
+
+/* A bounded elementwise result evaluated at its consumers (single-use, or
+ * recomputed); its operands are read at runtime indices there. */
 static void plan_recipe(planner *p, const tir_op *op, uint64_t mult) {
     const tir_value *res = op->results[0];
     set_value(p, res, PLAN_FORM_RECIPE, mult);
@@ -236,6 +247,7 @@ static void plan_recipe(planner *p, const tir_op *op, uint64_t mult) {
         read_dynamically(p, op->operands[i]->value);
     }
     pv(p, res)->depth = depth + 1;
+    pv(p, res)->ops = recipe_ops(p, op);
     uint32_t limit = p->r->options.max_recipe_depth;
     if (depth + 1 > limit && !p->status)
         p->status = tilec_error(p->r->ctx, TILEC_E_BUDGET, "LOWER-B03", op->loc,
@@ -243,6 +255,15 @@ static void plan_recipe(planner *p, const tir_op *op, uint64_t mult) {
                                 "max_recipe_depth %u",
                                 res->name ? "%" : "a value", res->name ? res->name : "", tir_ew_name(op->ew), op->id,
                                 depth + 1, limit);
+}
+
+/* With `recompute`, a cheap multi-use value is evaluated at each use rather
+ * than stored: few uses, no expensive op, few operations per read. */
+static bool recomputed(planner *p, const tir_op *op) {
+    static const bool expensive[TIR_EW_COUNT] = {[TIR_EW_EXP] = true, [TIR_EW_LOG] = true, [TIR_EW_SQRT] = true,
+                                                 [TIR_EW_TANH] = true, [TIR_EW_DIV] = true, [TIR_EW_MOD] = true};
+    return p->r->options.recompute && op->results[0]->use_count <= PLAN_RECOMPUTE_USES && !expensive[op->ew] &&
+           recipe_ops(p, op) <= PLAN_RECOMPUTE_OPS;
 }
 
 static void plan_elementwise(planner *p, const tir_op *op, plan_op *po) {
@@ -267,7 +288,8 @@ static void plan_elementwise(planner *p, const tir_op *op, plan_op *po) {
         return;
     }
     bool bounded = plan_bounded(&p->r->options, po->count);
-    if (bounded && res->use_count == 1 && p->r->options.max_recipe_depth) {
+    if (bounded && p->r->options.max_recipe_depth && (res->use_count == 1 || recomputed(p, op))) {
+        p->r->recomputed_values += res->use_count > 1;
         plan_recipe(p, op, mult);
         return;
     }
@@ -351,6 +373,12 @@ static void plan_op_(planner *p, const tir_op *op, uint64_t mult) {
         if (op->domain) {
             po->count = space_volume(&p->r->options, op->domain);
             po->runtime = plan_bounded(&p->r->options, po->count);
+            if (po->runtime && p->r->options.stream && plan_stream_legal(op, p->r->guards, p->r->params)) {
+                po->runtime = false; /* no traversal at the definition */
+                p->r->streamed_loads++;
+                set_value(p, op->results[0], PLAN_FORM_STREAM, mult);
+                break;
+            }
             set_value(p, op->results[0], po->runtime ? PLAN_FORM_ARRAY : PLAN_FORM_SSA, mult);
         } else {
             set_value(p, op->results[0], PLAN_FORM_SCALAR, mult);
@@ -401,9 +429,11 @@ tilec_status plan_represent(tilec_context *ctx, const tir_func *f, const plan_ad
     out->admission = *admission;
     out->value_count = f->next_value_id;
     out->op_count = f->next_op_id;
+    out->params = f->body->arg_count;
     out->values = tilec_alloc(ctx, sizeof *out->values * (out->value_count ? out->value_count : 1));
     out->ops = tilec_alloc(ctx, sizeof *out->ops * (out->op_count ? out->op_count : 1));
-    if (!out->values || !out->ops) {
+    out->guards = tilec_alloc(ctx, (size_t)out->params * out->params + 1);
+    if (!out->values || !out->ops || !out->guards) {
         plan_repr_free(out);
         return tilec_error(ctx, TILEC_E_NOMEM, "LOWER-M01", tilec_no_loc(), "out of memory planning representations");
     }
@@ -422,6 +452,8 @@ void plan_repr_free(plan_repr *r) {
     if (!r || !r->ctx) return;
     tilec_free(r->ctx, r->values);
     tilec_free(r->ctx, r->ops);
+    tilec_free(r->ctx, r->guards);
     r->values = NULL;
     r->ops = NULL;
+    r->guards = NULL;
 }

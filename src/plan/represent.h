@@ -15,12 +15,18 @@
  *   ARRAY   a bounded Tile: a private array filled by a runtime loop (loads,
  *           elementwise, maps, mma outputs), or a large loop carry's current
  *           array (the loop owns current and next)
- *   RECIPE  a bounded Tile defined by an elementwise op with exactly one use:
+ *   RECIPE  a bounded Tile defined by an elementwise op with exactly one use
+ *           (or, with `recompute`, a cheap one — no exp/log/sqrt/tanh/div —
+ *           with at most PLAN_RECOMPUTE_USES uses whose evaluation costs at
+ *           most PLAN_RECOMPUTE_OPS operations per element):
  *           nothing is emitted at the definition; the consumer evaluates the
  *           op at each element it reads, from the operands' records (which
  *           are immutable where the consumer runs).  Its depth is one more
  *           than its deepest recipe operand; a depth above max_recipe_depth
  *           is refused ("depth budget"); max_recipe_depth 0 forms no recipes
+ *   STREAM  a bounded tile load read from its view at each element a
+ *           consumer reads (with `stream`, when plan/stream.h allows it):
+ *           nothing but the access's origins and checks at the definition
  *
  * Traversal rules:
  *   bounded(n)       = max_unrolled_tile_elements != 0 && n > it
@@ -61,10 +67,14 @@ typedef struct {
     uint32_t reduction_partitions;       /* 1..16 */
     uint32_t max_recipe_depth;           /* 0: no deferred recipes */
     const plan_local *local;             /* borrowed; NULL: one program per lane */
+    bool stream;                         /* streamed loads (plan/stream.h) */
+    bool recompute;                      /* cheap multi-use elementwise values as recipes */
 } plan_repr_options;
 
+enum { PLAN_RECOMPUTE_USES = 4, PLAN_RECOMPUTE_OPS = 4 };
+
 typedef enum {
-    PLAN_FORM_NONE = 0, PLAN_FORM_VIEW, PLAN_FORM_SCALAR, PLAN_FORM_SPLAT, PLAN_FORM_SSA, PLAN_FORM_ARRAY, PLAN_FORM_RECIPE
+    PLAN_FORM_NONE = 0, PLAN_FORM_VIEW, PLAN_FORM_SCALAR, PLAN_FORM_SPLAT, PLAN_FORM_SSA, PLAN_FORM_ARRAY, PLAN_FORM_RECIPE, PLAN_FORM_STREAM
 } plan_form;
 
 typedef struct {
@@ -76,6 +86,7 @@ typedef struct {
     bool snapshot;         /* SSA: plus a definition-time indexable snapshot */
     uint32_t arrays;       /* private arrays its definition allocates (ARRAY: 1, or 2 for a large carry's result) */
     uint32_t depth;        /* RECIPE: deferred evaluation depth */
+    uint32_t ops;          /* RECIPE: operations per element read (its op and its recipe operands') */
     uint64_t multiplicity; /* static emissions of its definition */
 } plan_value;
 
@@ -105,6 +116,11 @@ typedef struct {
     plan_value *values; /* [func->next_value_id] */
     plan_op *ops;       /* [func->next_op_id] */
     size_t value_count, op_count;
+    /* [params × params] plan_guard (plan/stream.h): what the streamed loads
+     * need of the parameters' placement at dispatch (row: the load's) */
+    uint8_t *guards;
+    uint32_t params;
+    uint32_t streamed_loads, recomputed_values; /* what fusion changed (0, 0: nothing) */
 } plan_repr;
 
 bool plan_bounded(const plan_repr_options *o, uint64_t n);

@@ -51,7 +51,8 @@ typedef struct {
     plan_local local; /* the packet-local admission, when a local width is enumerated */
     uint32_t blocks[MAX_BLOCK];
     size_t block_count;
-    width_analysis per_width[2]; /* by index into locals */
+    width_analysis per_width[2][2]; /* by index into locals, then fused */
+    bool variants[2];               /* the fusion variants priced: [0] unfused, [1] fused */
 } solver;
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
@@ -283,14 +284,15 @@ static tilec_status reject(solver *s, const plan_candidate *c, plan_reject_stage
     return TILEC_OK;
 }
 
-/* The representation plan and static resources of local width l, once. */
-static void analyze(solver *s, size_t l) {
-    width_analysis *a = &s->per_width[l];
+/* The representation plan and static resources of local width l, fused
+ * or not, once. */
+static void analyze(solver *s, size_t l, bool fused) {
+    width_analysis *a = &s->per_width[l][fused];
     if (a->analyzed) return;
     a->analyzed = true;
     const plan_options *o = s->o;
     plan_repr_options ro = {o->max_unrolled_tile_elements, o->max_unrolled_region_work, o->reduction_partitions,
-                            o->max_recipe_depth, s->locals[l] > 1 ? &s->local : NULL};
+                            o->max_recipe_depth, s->locals[l] > 1 ? &s->local : NULL, fused, fused};
     size_t before = tilec_diag_count(s->ctx);
     a->status = plan_represent(s->ctx, s->f, &s->admission, &ro, &a->repr);
     if (!a->status) {
@@ -317,32 +319,30 @@ static bool cost_valid(const plan_cost *c, const char **bad, double *value) {
     return true;
 }
 
-static tilec_status consider(solver *s, const plan_candidate *c, size_t l, const plan_root_map *map) {
+/* Scores candidate c (with c->fused) into *choice, setting *scored; a
+ * failure is recorded as a rejection only when `report`. */
+static tilec_status score(solver *s, const plan_candidate *c, size_t l, const plan_root_map *map, bool report,
+                          plan_choice *choice, bool *scored) {
     plan_result *out = s->out;
     const plan_target_info *info = s->info;
-    width_analysis *a = &s->per_width[l];
-    if (c->local_lanes > 1 && s->local.refusal)
-        return reject(s, c, PLAN_REJECT_LOCAL, NULL, "local-axis distribution (local_lanes=%u) cannot realize it: %s",
-                      c->local_lanes, s->local.why);
-    if (info->accepts) {
-        char why[256] = "";
-        if (!info->accepts(info, c, why, sizeof why))
-            return reject(s, c, PLAN_REJECT_ACCEPTS, NULL, "target '%s' does not accept this geometry%s%s",
-                          out->target_name, why[0] ? ": " : "", why);
-    }
-    analyze(s, l);
+    width_analysis *a = &s->per_width[l][c->fused];
+    *scored = false;
+    analyze(s, l, c->fused);
     if (a->status == TILEC_E_NOMEM) return nomem(s);
-    if (a->status) return reject(s, c, PLAN_REJECT_ANALYSIS, NULL, "static resource analysis failed: %s", a->error);
+    if (a->status)
+        return report ? reject(s, c, PLAN_REJECT_ANALYSIS, NULL, "static resource analysis failed: %s", a->error)
+                      : TILEC_OK;
     plan_rejection facts = {.analyzed = true, .resources = a->resources};
     facts.limits = info->resource_limits ? info->resource_limits(info, c, &a->resources)
                                          : (plan_resource_limits){PLAN_DEFAULT_SNAPSHOT_BUDGET};
     if (a->resources.snapshot_bytes_per_worker > facts.limits.max_snapshot_bytes_per_worker)
-        return reject(s, c, PLAN_REJECT_BUDGET, &facts,
-                      "snapshot storage budget: the static snapshot demand of %llu bytes per worker (%llu arrays) "
-                      "exceeds the target's budget of %llu bytes",
-                      (unsigned long long)a->resources.snapshot_bytes_per_worker,
-                      (unsigned long long)a->resources.snapshot_allocations,
-                      (unsigned long long)facts.limits.max_snapshot_bytes_per_worker);
+        return report ? reject(s, c, PLAN_REJECT_BUDGET, &facts,
+                               "snapshot storage budget: the static snapshot demand of %llu bytes per worker (%llu "
+                               "arrays) exceeds the target's budget of %llu bytes",
+                               (unsigned long long)a->resources.snapshot_bytes_per_worker,
+                               (unsigned long long)a->resources.snapshot_allocations,
+                               (unsigned long long)facts.limits.max_snapshot_bytes_per_worker)
+                      : TILEC_OK;
     if (!a->have_work) {
         tilec_status st =
             plan_extract_work(&a->repr, map, out->target.packet_width, out->target.l2_bytes, &out->coefficients, &a->work);
@@ -363,12 +363,53 @@ static tilec_status consider(solver *s, const plan_candidate *c, size_t l, const
         facts.scored = true;
         facts.work = work;
         facts.cost = cost;
-        return reject(s, c, PLAN_REJECT_COST, &facts,
-                      "cost policy '%s' returned %s = %g; every cost term and the score must be finite and >= 0",
-                      out->policy, bad, value);
+        return report ? reject(s, c, PLAN_REJECT_COST, &facts,
+                               "cost policy '%s' returned %s = %g; every cost term and the score must be finite and "
+                               ">= 0",
+                               out->policy, bad, value)
+                      : TILEC_OK;
     }
-    plan_choice choice = {*c, work, cost, a->resources, facts.limits};
-    return VEC_PUSH(s->ctx, &out->candidates, choice) ? TILEC_OK : nomem(s);
+    *choice = (plan_choice){*c, work, cost, a->resources, facts.limits};
+    *scored = true;
+    return TILEC_OK;
+}
+
+/* Whether the fused representation of local width l differs from the
+ * unfused one (else pricing it again would only repeat it). */
+static bool fusion_changes(solver *s, size_t l) {
+    analyze(s, l, true);
+    const width_analysis *a = &s->per_width[l][1];
+    return a->status || a->repr.streamed_loads || a->repr.recomputed_values;
+}
+
+/* A candidate is scored with each fusion variant; the cheapest that passes
+ * is kept (the unfused one on a tie), a rejection is recorded only when
+ * none passes (the last variant's reason). */
+static tilec_status consider(solver *s, const plan_candidate *c, size_t l, const plan_root_map *map) {
+    plan_result *out = s->out;
+    const plan_target_info *info = s->info;
+    if (c->local_lanes > 1 && s->local.refusal)
+        return reject(s, c, PLAN_REJECT_LOCAL, NULL, "local-axis distribution (local_lanes=%u) cannot realize it: %s",
+                      c->local_lanes, s->local.why);
+    if (info->accepts) {
+        char why[256] = "";
+        if (!info->accepts(info, c, why, sizeof why))
+            return reject(s, c, PLAN_REJECT_ACCEPTS, NULL, "target '%s' does not accept this geometry%s%s",
+                          out->target_name, why[0] ? ": " : "", why);
+    }
+    plan_choice best, choice;
+    bool have = false;
+    for (int v = 0; v < 2; v++) {
+        if (!s->variants[v]) continue;
+        if (v == 1 && s->variants[0] && !fusion_changes(s, l)) continue;
+        plan_candidate variant = *c;
+        variant.fused = v;
+        bool last = v == 1 || !s->variants[1], scored;
+        tilec_status st = score(s, &variant, l, map, last && !have, &choice, &scored);
+        if (st) return st;
+        if (scored && (!have || choice.cost.score < best.cost.score)) best = choice, have = true;
+    }
+    return !have || VEC_PUSH(s->ctx, &out->candidates, best) ? TILEC_OK : nomem(s);
 }
 
 /* Next permutation in lexicographic order; false after the last. */
@@ -397,7 +438,7 @@ static tilec_status enumerate(solver *s) {
         if ((st = plan_root_map_make(s->ctx, s->admission.domain, order, rank, s->o->root_axis_tiles,
                                      s->o->root_axis_tiles_len, &map)))
             return st;
-        for (size_t l = 0; l < s->local_count; l++) s->per_width[l].have_work = false;
+        for (size_t l = 0; l < s->local_count; l++) s->per_width[l][0].have_work = s->per_width[l][1].have_work = false;
         for (size_t l = 0; l < s->local_count; l++)
             for (size_t b = 0; b < s->block_count; b++) {
                 plan_candidate c = {.rank = rank,
@@ -469,6 +510,8 @@ tilec_status plan_kernel(tilec_context *ctx, const tir_func *f, const plan_optio
     solver s = {.ctx = ctx, .f = f, .o = options ? options : &defaults, .info = info, .out = out};
     out->kernel = arena_strdup(&out->arena, f && f->name ? f->name : "?");
 
+    s.variants[0] = s.o->fuse != TILEC_FUSE_ON;
+    s.variants[1] = s.o->fuse != TILEC_FUSE_OFF;
     tilec_status st = out->kernel ? plan_options_validate(ctx, s.o) : nomem(&s);
     if (!st) st = copy_options(&s);
     if (!st) st = check_target(&s);
@@ -485,7 +528,8 @@ tilec_status plan_kernel(tilec_context *ctx, const tir_func *f, const plan_optio
     if (!st) plan_split_decide(f, s.o->split, s.o->split_chunks, out->target.worker_count, &out->split);
     else out->candidate_count = out->candidates.len + out->rejected.len;
     for (size_t l = 0; l < 2; l++)
-        if (s.per_width[l].analyzed && !s.per_width[l].status) plan_repr_free(&s.per_width[l].repr);
+        for (size_t v = 0; v < 2; v++)
+            if (s.per_width[l][v].analyzed && !s.per_width[l][v].status) plan_repr_free(&s.per_width[l][v].repr);
     return st;
 }
 

@@ -52,6 +52,7 @@ typedef struct {
     uint32_t packet_width;
     uint64_t programs;             /* root parallel instances */
     uint64_t dispatch_size;        /* physical workers = programs × local_lanes */
+    bool fused;                    /* streamed loads and recomputed values (plan_options.fuse) */
 } plan_candidate;
 
 /* Extracted work and its schedule (seed §4: a, m, Q, L and the critical

@@ -85,6 +85,8 @@ static void snapshot(walker *w, const tir_value *v, double rep) {
     if (pv->snapshot) w->priv += rep * (double)pv->count;
 }
 
+static void view_charge(walker *w, const tir_op *op, double times);
+
 /* `times` reads of elements of v at constant (runtime = false) or runtime
  * flat indices, as lw_read realizes them. */
 static void read_elements(walker *w, const tir_value *v, bool runtime, double times) {
@@ -101,6 +103,10 @@ static void read_elements(walker *w, const tir_value *v, bool runtime, double ti
         for (uint32_t i = 0; i < op->operand_count; i++) read_elements(w, op->operands[i]->value, runtime, times);
         break;
     }
+    case PLAN_FORM_STREAM: /* a view read and its address */
+        view_charge(w, v->def_op, times);
+        w->arith += times;
+        break;
     default: break; /* scalars and splats are SSA values */
     }
 }
@@ -161,7 +167,7 @@ static void slope_elementwise(walker *w, const tir_op *op) {
 }
 
 /* One view access of `op` (load or store, tile or scalar), `times` times. */
-static void view_access(walker *w, const tir_op *op, double times) {
+static void view_charge(walker *w, const tir_op *op, double times) {
     const tir_space *view = op->operands[0]->value->type->space;
     double slope[MAX_VARYING] = {0}, stride = 1;
     bool known = true;
@@ -184,8 +190,12 @@ static void view_access(walker *w, const tir_op *op, double times) {
     if (zero && op->kind == TIR_OP_VIEW_LOAD) w->broadcast += times;
     else if (up || down) w->contiguous += times;
     else w->gathered += times;
-    /* Adjacent panel reuse: a load whose origin does not depend on the
-     * innermost root digit's axis reads the same bytes in the next program. */
+}
+
+/* Adjacent panel reuse: a load whose origin does not depend on the
+ * innermost root digit's axis reads the same bytes in the next program. */
+static void view_reuse(walker *w, const tir_op *op, double times) {
+    const tir_space *view = op->operands[0]->value->type->space;
     uint64_t roots = 0;
     for (uint32_t a = 0; a < view->rank; a++) roots |= w->roots[op->operands[1 + a]->value->id];
     if (op->kind != TIR_OP_VIEW_LOAD || w->inner >= 64 || (roots >> w->inner & 1)) return;
@@ -197,6 +207,11 @@ static void view_access(walker *w, const tir_op *op, double times) {
     bool split = !local || (op->domain && plan_local_has_axis(local, op->domain));
     double bytes = times * (split ? (double)w->packet_width : 1) * (double)tir_scalar_size(tir_value_elem(op->operands[0]->value));
     if (bytes <= (double)w->reuse_capacity) w->reused += bytes;
+}
+
+static void view_access(walker *w, const tir_op *op, double times) {
+    view_charge(w, op, times);
+    view_reuse(w, op, times);
 }
 
 /* ---- ops ---- */
@@ -250,6 +265,10 @@ static void walk_view(walker *w, const tir_op *op, double rep) {
     }
     const plan_op *po = plan_op_of(w->r, op);
     double n = rep * (double)po->count;
+    if (op->kind == TIR_OP_VIEW_LOAD && plan_value_of(w->r, op->results[0])->form == PLAN_FORM_STREAM) {
+        view_reuse(w, op, n); /* the panel once; each read is charged where it is read */
+        return;
+    }
     view_access(w, op, n);
     w->arith += n; /* base + element offset */
     if (op->kind == TIR_OP_VIEW_STORE) {

@@ -57,6 +57,7 @@ static plan_options planner_options(const tilec_compile_options *o) {
     p.pack = o->pack;
     p.split = o->split;
     p.split_chunks = o->split_chunks;
+    p.fuse = o->fuse;
     return p;
 }
 
@@ -67,6 +68,7 @@ static void plan_label(const plan_result *p, strbuf *s) {
     for (uint32_t i = 0; i < c->candidate.rank; i++) strbuf_printf(s, "%s%u", i ? "," : "", c->candidate.order[i]);
     strbuf_printf(s, "]/block%u", c->candidate.block_size);
     if (c->candidate.local_lanes > 1) strbuf_printf(s, "/local%u", c->candidate.local_lanes);
+    if (c->candidate.fused) strbuf_append(s, "/fused");
     strbuf_printf(s, "/grain%llu/tasks%llu",
                   (unsigned long long)c->work.blocks_per_task, (unsigned long long)c->work.task_count);
     if (p->options.root_axis_tiles_len) {
@@ -219,6 +221,29 @@ static tilec_status compile_split(tilec_context *ctx, tilec_kernel *k, const tir
     return alloc_scratch(ctx, k, bytes, "split workspace");
 }
 
+/* The unfused twin of a kernel whose streamed loads need some arguments
+ * apart (lower_arg.disjoint*), and those needs; nothing when none. */
+static tilec_status compile_unfused(tilec_context *ctx, tilec_kernel *k, const tir_func *f, const lower_result *lr,
+                                    const tilec_compile_options *o) {
+    bool needed = false;
+    for (uint32_t i = 0; i < k->user_args; i++) needed = needed || lr->args[i].disjoint || lr->args[i].disjoint_or_equal;
+    if (!needed) return TILEC_OK;
+    k->disjoint = tilec_alloc(ctx, k->user_args * sizeof *k->disjoint);
+    k->disjoint_or_equal = tilec_alloc(ctx, k->user_args * sizeof *k->disjoint_or_equal);
+    if (!k->disjoint || !k->disjoint_or_equal)
+        return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
+    for (uint32_t i = 0; i < k->user_args; i++) {
+        k->disjoint[i] = lr->args[i].disjoint;
+        k->disjoint_or_equal[i] = lr->args[i].disjoint_or_equal;
+    }
+    tilec_compile_options uo = *o;
+    uo.runtime = k->runtime;
+    uo.fuse = TILEC_FUSE_OFF;
+    tilec_status st = tilec_compile(ctx, f, &uo, &k->unfused);
+    if (!st) k->times.total += k->unfused->times.total;
+    return st;
+}
+
 /* The runtime the kernel dispatches on: borrowed or its own. */
 static tilec_status attach_runtime(tilec_context *ctx, tilec_kernel *k, const tilec_compile_options *o) {
     if (o->runtime) {
@@ -314,6 +339,7 @@ tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_co
             st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
     }
     if (!st && lowered.packed) st = compile_pack(ctx, k, f, &plan.pack, &o, width);
+    if (!st) st = compile_unfused(ctx, k, f, &lowered, &o);
     if (lowered.module) lower_result_free(&lowered);
     if (planned) plan_result_free(&plan);
     return finish(ctx, k, st, out);
@@ -325,6 +351,9 @@ void tilec_kernel_destroy(tilec_kernel *k) {
     tilec_kernel_destroy(k->pack);
     tilec_kernel_destroy(k->split_partial);
     tilec_kernel_destroy(k->split_combine);
+    tilec_kernel_destroy(k->unfused);
+    tilec_free(k->ctx, k->disjoint);
+    tilec_free(k->ctx, k->disjoint_or_equal);
     tilec_free(k->ctx, k->scratch_block);
     simd_kernel_destroy(k->native);
     if (k->owns_runtime) tilec_runtime_destroy(k->runtime);

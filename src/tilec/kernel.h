@@ -12,7 +12,10 @@
  * partial and combine kernels (same runtime) and their workspace `scratch`
  * (one 64-byte-aligned view per carry at split_offset[i]); its params are
  * the TileIR parameters only.  scratch_lock makes each dispatch's steps one
- * step, so concurrent dispatches never read each other's scratch. */
+ * step, so concurrent dispatches never read each other's scratch.
+ * A fused kernel whose streamed loads need parameters apart (plan/stream.h)
+ * owns its unfused twin (same runtime), which dispatch runs instead when
+ * the arguments overlap; the counters say how often each ran. */
 #ifndef TILEC_FACADE_KERNEL_H
 #define TILEC_FACADE_KERNEL_H
 
@@ -49,6 +52,9 @@ struct tilec_kernel {
     uint64_t split_offset[PLAN_SPLIT_MAX_CARRIES], split_bytes[PLAN_SPLIT_MAX_CARRIES];
     tir_scalar split_elem[PLAN_SPLIT_MAX_CARRIES];
     strbuf split;             /* the split in words ("" when not split) */
+    tilec_kernel *unfused;    /* NULL: the streams need nothing of the arguments */
+    uint64_t *disjoint, *disjoint_or_equal; /* [user_args]: lower_arg's masks */
+    _Atomic uint64_t fused_dispatches, unfused_dispatches;
     uint64_t flops, arg_bytes;
     tilec_compile_times times;
     strbuf name, plan, plan_realization, realization, json;

@@ -80,6 +80,7 @@ bool tilec_kernel_describe(tilec_kernel *k) {
     item_u64(k, "packed_bytes", main->pack ? main->scratch_bytes : 0);
     item_text(k, "split", k->split_partial ? strbuf_cstr(&k->split) : "none"); /* no '"' in the words */
     item_u64(k, "split_workspace_bytes", k->split_partial ? k->scratch_bytes : 0);
+    item_text(k, "unfused_twin", main->unfused ? strbuf_cstr(&main->unfused->plan) : "none");
     item_u64(k, "mma_flops", k->flops);
     item_u64(k, "argument_bytes", k->arg_bytes);
     item_ms(k, "verify_ms", k->times.verify);

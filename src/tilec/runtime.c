@@ -62,12 +62,40 @@ static tilec_status dispatch_split(tilec_context *ctx, tilec_kernel *k, size_t n
     return st;
 }
 
+/* Whether arguments i and j share a byte the kernel may touch. */
+static bool overlap(const tilec_kernel *k, const tilec_buffer *args, size_t i, size_t j) {
+    uintptr_t a = (uintptr_t)args[i].data, b = (uintptr_t)args[j].data;
+    uint64_t na = k->params[i].min_bytes, nb = k->params[j].min_bytes;
+    return na && nb && (a >= b ? a - b < nb : b - a < na);
+}
+
+/* Whether the arguments break what the streamed loads need (lower_arg). */
+static bool streams_unsafe(const tilec_kernel *k, size_t n, const tilec_buffer *args) {
+    for (size_t i = 0; i < n && i < 64; i++)
+        for (size_t j = 0; j < n && j < 64; j++) {
+            if ((k->disjoint[i] >> j & 1) && overlap(k, args, i, j)) return true;
+            if ((k->disjoint_or_equal[i] >> j & 1) && overlap(k, args, i, j) && args[i].data != args[j].data)
+                return true;
+        }
+    return false;
+}
+
+void tilec_kernel_dispatch_counts(const tilec_kernel *k, uint64_t *fused, uint64_t *unfused) {
+    *fused = k->fused_dispatches;
+    *unfused = k->unfused_dispatches;
+}
+
 tilec_status tilec_dispatch(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args) {
     if (!k) return tilec_error(ctx, TILEC_E_ARG, "TILEC-D01", tilec_no_loc(), "tilec_dispatch: no kernel");
     if (n != k->user_args || (n && !args))
         return tilec_error(ctx, TILEC_E_ARG, "RT-D02", tilec_no_loc(),
                            "kernel '@%s' takes %u arguments, got %zu%s", strbuf_cstr(&k->name), k->user_args, n,
                            n && !args ? " (NULL array)" : "");
+    if (k->unfused) {
+        bool unsafe = streams_unsafe(k, n, args);
+        ++*(unsafe ? &k->unfused_dispatches : &k->fused_dispatches);
+        if (unsafe) return tilec_dispatch(ctx, k->unfused, n, args);
+    }
     size_t count = n + (k->pack != NULL);
     rt_arg local[STACK_ARGS] = {0};
     rt_arg *a = count <= STACK_ARGS ? local : tilec_alloc(ctx, count * sizeof *a);

@@ -34,6 +34,9 @@ contains() {
   grep -Eq -- "$2" "$1" || fail "$1 lacks /$2/: $(head -c 400 "$1")"
 }
 
+lacks() {
+    if grep -Eq -- "$2" "$1"; then fail "$1 has /$2/: $(head -c 300 "$1")"; fi
+}
 finish() {
   if [ "$FAILURES" -ne 0 ]; then
     echo "$FAILURES check(s) failed" >&2

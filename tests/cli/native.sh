@@ -112,7 +112,8 @@ expect 0 "$TILEC" lower "$SRC/tests/kernels/elementwise.tir" --kernel scalar_ops
 # Usage and compile errors.
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --threads 0 && contains "$WORK/err" '--threads needs'
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --workers 4 && contains "$WORK/err" 'models a target .*--threads'
-expect 2 "$TILEC" bench "$SRC/examples/softmax.tir" --fuse map && contains "$WORK/err" 'not realized natively'
+expect 0 "$TILEC" run "$SRC/examples/layernorm.tir" --fuse on --check && contains "$WORK/out" 'plan=.*/fused/'
+expect 0 "$TILEC" run "$SRC/examples/layernorm.tir" --fuse off --check
 expect 1 "$TILEC" run "$SRC/tests/kernels/row_prefix.tir" --local-lanes 16 --width 16 && contains "$WORK/err" 'PLAN-O04'
 # The mma contraction contract: fused steps by default, --separate-mma keeps
 # the multiply and add apart; both match the reference.

@@ -60,15 +60,16 @@ expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --grain 3 --width 4 --json && {
 }
 expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --tiles 2,5 --order 0,1 --json &&
   contains "$WORK/out" '"root_axis_tiles": \[2, 5\]'
-expect 0 "$TILEC" plan "$SRC/examples/softmax.tir" --fuse pointwise --fuse map --cost block_dispatch=0.5 --json && {
-  contains "$WORK/out" '"fusion": \{"load_reduction": false, "expression_reduction": false, "pointwise": true, "map": true\}'
+expect 0 "$TILEC" plan "$SRC/examples/softmax.tir" --fuse on --cost block_dispatch=0.5 --json && {
+  contains "$WORK/out" '"fuse": "on", "pack"'
+  contains "$WORK/out" '"fused": true,'
   contains "$WORK/out" '"block_dispatch": 0.5,'
 }
 # Searched local lanes (the default): a row kernel realizes both and chooses
 # packet-local rows; a running sum along the row's W candidates are rejected
 # with the admission's reason; --local-lanes 1 keeps one program per lane.
 expect 0 "$TILEC" plan "$SRC/examples/softmax.tir" --local-lanes 1 &&
-  contains "$WORK/out" '^chosen: candidate #[0-9]+: root order \[0\], block [0-9]+, W 8, local lanes 1, blocks per task 0, dispatch 17$'
+  contains "$WORK/out" '^chosen: candidate #[0-9]+: root order \[0\], block [0-9]+, W 8, local lanes 1, blocks per task 0, dispatch 17(, fused)?$'
 expect 0 "$TILEC" plan "$SRC/examples/softmax.tir" --explain && {
   contains "$WORK/out" '^search: 14 candidates .*: 14 admitted, 0 rejected$'
   contains "$WORK/out" '^chosen: candidate #[0-9]+: root order \[0\], block [0-9]+, W 8, local lanes 8, blocks per task 0, dispatch 136$'
@@ -108,6 +109,19 @@ expect 0 "$TILEC" lower "$SRC/examples/gemm.tir" && {
   contains "$WORK/out" "^// dispatch_size=640 block_size=$block packet_width=8 required_packet_width=8"
   contains "$WORK/out" "^// realization: planner=exact; target=cpu-thread-pool; candidates=28; .*; block=$block; width=8; root_order=\\[$order\\];"
 }
-expect 0 "$TILEC" lower "$SRC/examples/softmax.tir" --fuse pointwise &&
-  contains "$WORK/out" 'pointwise_fusion=requested-unrealized;'
+# Fusion: a 1024-element softmax row is streamed from %X (on, and the
+# planner's choice by default), snapshotted with --fuse off; its streams
+# need %X and %Y apart or in place, which the metadata says.
+expect 0 "$TILEC" lower "$SRC/examples/softmax.tir" -D W=1024 --fuse on && {
+  contains "$WORK/out" 'fuse=on; fused=1;'
+  contains "$WORK/out" 'streamed_loads=1;'
+  contains "$WORK/out" '^//   streamed: %X must not overlap %Y unless they start together'
+}
+expect 0 "$TILEC" lower "$SRC/examples/softmax.tir" -D W=1024 && contains "$WORK/out" 'fuse=auto; fused=1;'
+expect 0 "$TILEC" lower "$SRC/examples/softmax.tir" -D W=1024 --fuse off && {
+  contains "$WORK/out" 'fuse=off; fused=0;'
+  contains "$WORK/out" 'streamed_loads=0;'
+  lacks "$WORK/out" 'streamed:'
+}
+expect 2 "$TILEC" lower "$SRC/examples/softmax.tir" --fuse pointwise && contains "$WORK/err" "'pointwise' is not auto, on or off"
 finish

@@ -92,10 +92,11 @@ typedef struct {
     bool exact;         /* dyadic inputs, bitwise comparison */
     double tolerance;   /* otherwise */
     int alias[MAX_ARGS]; /* alias[i] = j >= 0: parameter i is bound to parameter j's memory */
+    size_t alias_offset[MAX_ARGS]; /* ... that many elements in (j's allocation grows to hold it) */
 } run_config;
 
 static inline run_config run_config_default(uint32_t width, bool exact) {
-    run_config c = {width, exact, 2e-5, {-1, -1, -1, -1, -1, -1, -1, -1}};
+    run_config c = {width, exact, 2e-5, {-1, -1, -1, -1, -1, -1, -1, -1}, {0}};
     return c;
 }
 
@@ -151,6 +152,15 @@ static void fill_buffers(const tir_func *f, const lower_arg *usage, const run_co
         b->elem[i] = tir_type_elem(tir_value_type(p));
         b->elem_size[i] = tir_scalar_size(b->elem[i]);
         b->bytes[i] = volume * b->elem_size[i];
+    }
+    for (size_t i = 0; i < n; i++) { /* an owner holds every view bound into it */
+        if (c->alias[i] < 0) continue;
+        size_t j = (size_t)c->alias[i], end = c->alias_offset[i] * b->elem_size[i] + b->bytes[i];
+        if (end > b->bytes[j]) b->bytes[j] = end;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const tir_value *p = tir_func_param(f, i);
+        uint64_t volume = b->bytes[i] / b->elem_size[i];
         if (c->alias[i] >= 0) continue;
         size_t total = b->bytes[i] + 2 * PAD * b->elem_size[i];
         b->ref[i] = malloc(total);
@@ -219,8 +229,9 @@ static inline bool compare_with_reference(const char *label, const char *what, c
     tir_buffer ref_args[MAX_ARGS], args[MAX_ARGS];
     for (size_t i = 0; i < n; i++) {
         size_t owner = c->alias[i] >= 0 ? (size_t)c->alias[i] : i;
-        ref_args[i] = (tir_buffer){b.ref[owner] + PAD * b.elem_size[owner], b.bytes[i]};
-        args[i] = (tir_buffer){b.xir[owner] + PAD * b.elem_size[owner], b.bytes[i]};
+        size_t at = (PAD + (c->alias[i] >= 0 ? c->alias_offset[i] : 0)) * b.elem_size[owner];
+        ref_args[i] = (tir_buffer){b.ref[owner] + at, b.bytes[i]};
+        args[i] = (tir_buffer){b.xir[owner] + at, b.bytes[i]};
     }
     tilec_status st = tir_interpret(ctx, f, n, ref_args);
     CHECK_MSG(st == TILEC_OK, "%s: reference run failed", label);

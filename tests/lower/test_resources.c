@@ -19,7 +19,7 @@ static tir_module *sumsq(int64_t width) {
 
 static plan_repr_options repr_options(const lower_options *o) {
     plan_repr_options r = {o->max_unrolled_tile_elements, o->max_unrolled_region_work, o->reduction_partitions,
-                           o->max_recipe_depth, NULL};
+                           o->max_recipe_depth, NULL, o->fuse, o->fuse};
     return r;
 }
 

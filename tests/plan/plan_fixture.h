@@ -31,6 +31,7 @@ static inline bool has_diag(const char *code, const char *text) { return has_dia
 static inline plan_options plan_options_whole(void) {
     plan_options o = plan_options_default();
     o.local_lanes = 1;
+    o.fuse = TILEC_FUSE_OFF; /* the snapshot mechanics; fusion has its own tests (test_work, test_stream) */
     return o;
 }
 

@@ -11,7 +11,7 @@
  * block width and grain of one root order.  For every example, plan_compile
  * lowers the selected plan (block, order, W, budget) with resource facts
  * equal to the plan's, and its realization carries the planner's items;
- * fusion requests are recorded and change nothing else.  Root axis tiles
+ * fusion is priced both ways.  Root axis tiles
  * (upstream case 3): the cost follows the physical fast digit of the
  * canonical mapping, identity tilings plan and lower exactly like none.
  * Packet-local work counts slots and classifies accesses along D. */
@@ -229,30 +229,37 @@ static void test_compile_examples(void) {
     }
 }
 
-static void test_fusion_recorded(void) {
+/* Fusion is priced: on streams the softmax row (a bounded load), off
+ * snapshots it, auto keeps the cheaper of the two per candidate. */
+static void test_fusion_priced(void) {
     tir_module *m = parse_example(ctx, "softmax", NULL, 0);
     if (!m) return;
     const tir_func *f = tir_module_func(m, 0);
     plan_thread_pool pool;
     plan_thread_pool_init(&pool, 8, 8);
-    plan_result plain, fused;
-    lower_result lp, lf;
+    plan_result r[3];
+    lower_result l[3];
+    const tilec_fuse modes[3] = {TILEC_FUSE_OFF, TILEC_FUSE_ON, TILEC_FUSE_AUTO};
     plan_options o = plan_options_whole();
-    CHECK(plan_compile(ctx, f, &o, &pool.info, NULL, &plain, &lp) == TILEC_OK);
-    o.fusion = (plan_fusion){true, true, true, true};
-    CHECK(plan_compile(ctx, f, &o, &pool.info, NULL, &fused, &lf) == TILEC_OK);
-    flush_diags();
-    if (plain.ok && fused.ok && lp.module && lf.module) {
-        CHECK(plan_selected(&plain)->cost.score == plan_selected(&fused)->cost.score);
-        CHECK(fused.options.fusion.pointwise && !plain.options.fusion.pointwise);
-        CHECK_STR_CONTAINS(lf.realization, "pointwise_fusion=requested-unrealized; map_fusion=requested-unrealized;");
-        CHECK_STR_CONTAINS(lp.realization, "pointwise_fusion=off;");
-        CHECK(lp.counters.xir_instructions == lf.counters.xir_instructions);
+    for (int i = 0; i < 3; i++) {
+        o.fuse = modes[i];
+        CHECK(plan_compile(ctx, f, &o, &pool.info, NULL, &r[i], &l[i]) == TILEC_OK);
     }
-    lower_result_free(&lp);
-    lower_result_free(&lf);
-    plan_result_free(&plain);
-    plan_result_free(&fused);
+    flush_diags();
+    if (r[0].ok && r[1].ok && r[2].ok && l[0].module && l[1].module && l[2].module) {
+        CHECK(!plan_selected(&r[0])->candidate.fused && plan_selected(&r[1])->candidate.fused);
+        CHECK(l[0].counters.streamed_loads == 0 && l[1].counters.streamed_loads == 1);
+        CHECK_STR_CONTAINS(l[0].realization, "fuse=off; fused=0;");
+        CHECK_STR_CONTAINS(l[1].realization, "fuse=on; fused=1;");
+        double off = plan_selected(&r[0])->cost.score, on = plan_selected(&r[1])->cost.score;
+        CHECK(plan_selected(&r[2])->cost.score == (on < off ? on : off));
+        CHECK(plan_selected(&r[2])->candidate.fused == (on < off));
+        CHECK(l[1].resources.snapshot_bytes_per_worker < l[0].resources.snapshot_bytes_per_worker);
+    }
+    for (int i = 0; i < 3; i++) {
+        lower_result_free(&l[i]);
+        plan_result_free(&r[i]);
+    }
     tir_module_destroy(m);
 }
 
@@ -366,7 +373,7 @@ int main(void) {
     test_ragged_doubles_view_memory();
     test_work_follows_representation();
     test_compile_examples();
-    test_fusion_recorded();
+    test_fusion_priced();
     test_physical_fast_digit();
     tilec_context_destroy(ctx);
     TEST_MAIN_END();

@@ -89,6 +89,10 @@ void cli_print_lowering_metadata(FILE *out, const lower_result *r) {
                 a->usage == (LOWER_USAGE_READ | LOWER_USAGE_WRITE) ? "+write"
                 : a->usage & LOWER_USAGE_WRITE                     ? "write"
                 : a->usage ? "" : "unused");
+        for (size_t j = 0; j < r->arg_count && j < 64; j++)
+            if ((a->disjoint | a->disjoint_or_equal) >> j & 1)
+                fprintf(out, "//   streamed: %%%s must not overlap %%%s%s (else the unfused kernel runs)\n", a->name,
+                        r->args[j].name, a->disjoint_or_equal >> j & 1 ? " unless they start together" : "");
     }
     fprintf(out, "// realization: %s\n", r->realization ? r->realization : "");
 }

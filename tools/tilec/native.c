@@ -25,6 +25,7 @@ static bool native_takes(int id) {
     case OPT_PLAN_LOCAL_LANES:
     case OPT_PLAN_MAX_CANDIDATES:
     case OPT_PLAN_COST:
+    case OPT_PLAN_FUSE:
     case OPT_PLAN_PACK:
     case OPT_PLAN_SPLIT:
     case OPT_PLAN_SPLIT_CHUNKS: return true;
@@ -56,8 +57,7 @@ bool cli_native_option(cli_native *n, const char *command, int id, const char *v
 
 bool cli_native_check(const cli_native *n, const char *command) {
     if (!n->refused) return true;
-    cli_usage_error(command, "this option models a target (--workers: use --threads) or is not realized natively "
-                             "yet (--fuse)");
+    cli_usage_error(command, "this option models a target (--workers: use --threads)");
     return false;
 }
 
@@ -84,6 +84,7 @@ tilec_compile_options cli_native_options(const cli_native *n) {
     o.fused_mma = lo->fused_mma;
     o.pack = po->pack;
     o.split = po->split;
+    o.fuse = po->fuse;
     o.split_chunks = po->split_chunks;
     return o;
 }

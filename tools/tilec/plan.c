@@ -93,9 +93,9 @@ static void text_choice(FILE *out, const plan_choice *c) {
     const plan_work *w = &c->work;
     fprintf(out, "chosen: candidate #%u: root order ", c->candidate.index);
     print_order(out, &c->candidate);
-    fprintf(out, ", block %u, W %u, local lanes %u, blocks per task %llu, dispatch %llu\n", c->candidate.block_size,
+    fprintf(out, ", block %u, W %u, local lanes %u, blocks per task %llu, dispatch %llu%s\n", c->candidate.block_size,
             c->candidate.packet_width, c->candidate.local_lanes, (unsigned long long)c->candidate.blocks_per_task,
-            (unsigned long long)c->candidate.dispatch_size);
+            (unsigned long long)c->candidate.dispatch_size, c->candidate.fused ? ", fused" : "");
     fprintf(out,
             "  schedule: %llu packets, %llu blocks, grain %llu, %llu tasks, %llu active workers; critical packets "
             "%llu, blocks %llu, tasks %llu\n",
@@ -213,9 +213,9 @@ static void json_candidate_fields(FILE *out, const plan_candidate *c, const char
     json_u32_array(out, c->order, c->rank);
     fprintf(out,
             ",\n%s\"block_size\": %u,\n%s\"local_lanes\": %u,\n%s\"blocks_per_task\": %llu,\n%s\"packet_width\": %u,\n"
-            "%s\"dispatch_size\": %llu,\n",
+            "%s\"dispatch_size\": %llu,\n%s\"fused\": %s,\n",
             indent, c->block_size, indent, c->local_lanes, indent, (unsigned long long)c->blocks_per_task, indent,
-            c->packet_width, indent, (unsigned long long)c->dispatch_size);
+            c->packet_width, indent, (unsigned long long)c->dispatch_size, indent, c->fused ? "true" : "false");
 }
 
 static void json_work(FILE *out, const plan_work *w, const char *indent) {
@@ -306,13 +306,12 @@ static void print_json(FILE *out, const plan_result *p, const plan_choice **rank
     fprintf(out,
             ", \"max_candidates\": %llu, \"max_unrolled_tile_elements\": %u, \"max_unrolled_region_work\": %llu, "
             "\"reduction_partitions\": %u, \"max_recipe_depth\": %u, \"local_lanes\": %u, \"blocks_per_task\": %u, "
-            "\"search_task_grain\": %s, \"fusion\": {\"load_reduction\": %s, \"expression_reduction\": %s, "
-            "\"pointwise\": %s, \"map\": %s}, \"pack\": \"%s\", \"split\": \"%s\", \"split_chunks\": %u},\n",
+            "\"search_task_grain\": %s, \"fuse\": \"%s\", \"pack\": \"%s\", \"split\": \"%s\", "
+            "\"split_chunks\": %u},\n",
             (unsigned long long)o->max_candidates, o->max_unrolled_tile_elements,
             (unsigned long long)o->max_unrolled_region_work, o->reduction_partitions, o->max_recipe_depth,
             o->local_lanes, o->blocks_per_task, o->search_task_grain ? "true" : "false",
-            o->fusion.load_reduction ? "true" : "false", o->fusion.expression_reduction ? "true" : "false",
-            o->fusion.pointwise ? "true" : "false", o->fusion.map ? "true" : "false", plan_mode_name(o->pack),
+            plan_mode_name(o->fuse), plan_mode_name(o->pack),
             plan_mode_name(o->split), o->split_chunks);
     fputs("  \"cost_policy\": ", out);
     json_string(out, p->policy);

@@ -48,16 +48,6 @@ static int parse_mode(const char *command, const char *option, const char *text)
     return -1;
 }
 
-static bool parse_fuse(cli_planning *p, const char *command, const char *name) {
-    plan_fusion *f = &p->options.fusion;
-    if (!strcmp(name, "load-reduction")) f->load_reduction = true;
-    else if (!strcmp(name, "expression-reduction")) f->expression_reduction = true;
-    else if (!strcmp(name, "pointwise")) f->pointwise = true;
-    else if (!strcmp(name, "map")) f->map = true;
-    else return cli_usage_error(command, "--fuse: unknown fusion '%s'", name), false;
-    return true;
-}
-
 bool cli_planning_option(cli_planning *p, const char *command, int id, const char *value) {
     plan_options *o = &p->options;
     bool ok = false;
@@ -68,7 +58,11 @@ bool cli_planning_option(cli_planning *p, const char *command, int id, const cha
     case OPT_PLAN_LOCAL_LANES: ok = parse_u32(value, &o->local_lanes); break;
     case OPT_PLAN_MAX_CANDIDATES: ok = cli_parse_u64(value, &o->max_candidates); break;
     case OPT_PLAN_COST: return parse_cost(p, command, value);
-    case OPT_PLAN_FUSE: return parse_fuse(p, command, value);
+    case OPT_PLAN_FUSE: {
+        int m = parse_mode(command, "--fuse", value);
+        if (m >= 0) o->fuse = (tilec_fuse)m;
+        return m >= 0;
+    }
     case OPT_PLAN_PACK: {
         int m = parse_mode(command, "--pack", value);
         if (m >= 0) o->pack = (plan_pack_mode)m;
