@@ -7,9 +7,9 @@
  * the cores), --no-full-packets (turns full-packet specialization off) and --width W (packet width; default TILEC_SIMD_WIDTH, else the
  * host's), plus the planner constraints and settings of lowering.h (--block,
  * --order, --tiles, --grain, --search-grain, --max-candidates, --cost,
- * --partitions, --max-unrolled, --local-lanes).  --workers models a target
- * (native uses --threads) and --fuse is not realized natively yet; native
- * commands refuse them. */
+ * --partitions, --max-unrolled, --local-lanes, --fuse, --pack, --split).
+ * --workers models a target (native uses --threads); native commands
+ * refuse it. */
 #ifndef TILEC_CLI_NATIVE_H
 #define TILEC_CLI_NATIVE_H
 

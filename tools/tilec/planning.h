@@ -48,8 +48,8 @@ enum {
     "  --max-candidates N  candidate budget (default 1024; exceeding it is an error)\n" \
     "  --cost NAME=X     cost coefficient: arithmetic, broadcast_load, contiguous_memory,\n" \
     "                    gathered_lane, block_dispatch, task_dispatch, worker_activation\n" \
-    "  --fuse NAME       record a fusion request (load-reduction, expression-reduction,\n" \
-    "                    pointwise, map); not realized yet\n" \
+    "  --fuse MODE       auto (default), on or off: read large loads from their views where\n" \
+    "                    they are used, recompute cheap values (docs/lowering.md)\n" \
     "  --pack MODE       auto (default), on or off: copy a reused strided operand into\n" \
     "                    contiguous panels before each dispatch (docs/lowering.md)\n" \
     "  --split MODE      auto (default), on or off: fold a mergeable reduce (one with a\n" \
