@@ -259,7 +259,42 @@ void lower_load(lowerer *lw, const tir_op *op) {
     lw_bind(lw, res, acc->tile);
 }
 
+/* Stores traversed together (plan_op.joins_next): each element of each. */
+typedef struct {
+    access acc[PLAN_MAX_JOINED_STORES];
+    uint32_t count;
+} store_group;
+
+static void visit_group(lowerer *lw, void *user, xir_value *flat, xir_value *const *coords) {
+    store_group *g = user;
+    for (uint32_t i = 0; i < g->count; i++) visit_store(lw, &g->acc[i], flat, coords);
+}
+
+/* The stores from `first` on that the plan joins, in one traversal. */
+static void lower_store_group(lowerer *lw, const tir_op *first) {
+    store_group *g = lw_alloc(lw, sizeof *g);
+    if (!g) return;
+    for (const tir_op *op = first; op && g->count < PLAN_MAX_JOINED_STORES; op = op->next) {
+        lv *v = lw_lookup(lw, op->operands[op->operand_count - 1]->value);
+        if (!v || !prepare(lw, &g->acc[g->count], op, true)) return;
+        g->acc[g->count++].tile = v;
+        if (!plan_op_of(lw->plan, op)->joins_next) break;
+    }
+    lw->counters.joined_stores += g->count - 1;
+    lw_traverse(lw, first->domain, true, visit_group, g);
+}
+
+/* Whether the store was emitted with the one before it. */
+static bool joined(const lowerer *lw, const tir_op *op) {
+    return op->prev && op->prev->kind == TIR_OP_VIEW_STORE && plan_op_of(lw->plan, op->prev)->joins_next;
+}
+
 void lower_store(lowerer *lw, const tir_op *op) {
+    if (joined(lw, op)) return;
+    if (plan_op_of(lw->plan, op)->joins_next) {
+        lower_store_group(lw, op);
+        return;
+    }
     const tir_value *value = op->operands[op->operand_count - 1]->value;
     lv *v = lw_lookup(lw, value);
     if (!v) return;

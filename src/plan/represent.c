@@ -349,6 +349,37 @@ static void plan_loop(planner *p, const tir_op *op, plan_op *po) {
     plan_block(p, op->body, body_mult);
 }
 
+/* Whether v's elements are read without a stream of a parameter that may
+ * overlap parameter `param` (its recipe tree, streams guarded apart). */
+static bool reads_apart(planner *p, const tir_value *v, uint32_t param, uint32_t depth) {
+    const plan_value *x = pv(p, v);
+    if (x->form == PLAN_FORM_STREAM) {
+        uint32_t from = v->def_op->operands[0]->value->index;
+        return from != param && p->r->guards[from * p->r->params + param] == PLAN_GUARD_DISJOINT;
+    }
+    if (x->form != PLAN_FORM_RECIPE) return true;
+    for (uint32_t i = 0; depth < 256 && i < v->def_op->operand_count; i++)
+        if (!reads_apart(p, v->def_op->operands[i]->value, param, depth + 1)) return false;
+    return depth < 256;
+}
+
+/* Two bounded stores traversed as one (plan_op.joins_next), at most
+ * PLAN_MAX_JOINED_STORES in a row. */
+static bool joinable(planner *p, const tir_op *a, const tir_op *b) {
+    uint32_t chain = 1;
+    for (const tir_op *o = a ? a->prev : NULL; o && o->kind == TIR_OP_VIEW_STORE && plan_op_of(p->r, o)->joins_next;
+         o = o->prev)
+        chain++;
+    if (!a || chain + 1 > PLAN_MAX_JOINED_STORES || a->kind != TIR_OP_VIEW_STORE || a->domain != b->domain ||
+        !plan_op_of(p->r, a)->runtime ||
+        (p->r->options.local && !plan_local_has_axis(p->r->options.local, a->domain)) ||
+        !plan_stores_disjoint(a, b))
+        return false;
+    uint32_t param = a->operands[0]->value->index;
+    return reads_apart(p, a->operands[a->operand_count - 1]->value, param, 0) &&
+           reads_apart(p, b->operands[b->operand_count - 1]->value, param, 0);
+}
+
 static void plan_op_(planner *p, const tir_op *op, uint64_t mult) {
     plan_op *po = &p->r->ops[op->id];
     po->multiplicity = mult;
@@ -389,6 +420,7 @@ static void plan_op_(planner *p, const tir_op *op, uint64_t mult) {
             po->count = space_volume(&p->r->options, op->domain);
             po->runtime = plan_bounded(&p->r->options, po->count);
             if (po->runtime) read_dynamically(p, op->operands[op->operand_count - 1]->value);
+            if (po->runtime && p->r->options.stream && joinable(p, op->prev, op)) p->r->ops[op->prev->id].joins_next = true;
         }
         break;
     case TIR_OP_MAP: plan_map(p, op, po); break;

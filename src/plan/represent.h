@@ -71,7 +71,7 @@ typedef struct {
     bool recompute;                      /* cheap multi-use elementwise values as recipes */
 } plan_repr_options;
 
-enum { PLAN_RECOMPUTE_USES = 4, PLAN_RECOMPUTE_OPS = 4 };
+enum { PLAN_RECOMPUTE_USES = 4, PLAN_RECOMPUTE_OPS = 4, PLAN_MAX_JOINED_STORES = 8 };
 
 typedef enum {
     PLAN_FORM_NONE = 0, PLAN_FORM_VIEW, PLAN_FORM_SCALAR, PLAN_FORM_SPLAT, PLAN_FORM_SSA, PLAN_FORM_ARRAY, PLAN_FORM_RECIPE, PLAN_FORM_STREAM
@@ -106,6 +106,11 @@ typedef struct {
     bool local_tail;     /* local: one partly valid slot after the full ones */
     bool lane_order;     /* local, ordered policy: count = every slot, each element folded in order from its lane */
     uint64_t body_emissions; /* body emissions per emission of the op */
+    /* a fused bounded tile store traversed together with the next op (a
+     * store to the same parameter over the same space, writing apart, whose
+     * values read no stream of another parameter that may overlap this one):
+     * one loop evaluates their values and writes both per element */
+    bool joins_next;
 } plan_op;
 
 typedef struct {

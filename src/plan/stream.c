@@ -87,6 +87,26 @@ static void check_block(checker *c, const tir_block *b) {
     for (const tir_op *op = b->first; op; op = op->next) check_op(c, op);
 }
 
+static bool constant_origin(const tir_value *v, int64_t *out) {
+    const tir_op *d = v->def_op;
+    if (!d || d->kind != TIR_OP_CONSTANT) return false;
+    if (d->literal.kind == TIR_LIT_INT) return *out = d->literal.as.i, true;
+    if (d->literal.kind == TIR_LIT_UINT && d->literal.as.u <= INT64_MAX) return *out = (int64_t)d->literal.as.u, true;
+    return false;
+}
+
+bool plan_stores_disjoint(const tir_op *a, const tir_op *b) {
+    if (a->operands[0]->value != b->operands[0]->value || !a->domain || !b->domain) return false;
+    for (uint32_t i = 0; i < a->domain->rank && i < b->domain->rank; i++) {
+        int64_t x, y;
+        if (!constant_origin(a->operands[1 + i]->value, &x) || !constant_origin(b->operands[1 + i]->value, &y)) continue;
+        if ((x <= y && (uint64_t)(y - x) >= a->domain->axes[i].extent) ||
+            (y < x && (uint64_t)(x - y) >= b->domain->axes[i].extent))
+            return true;
+    }
+    return false;
+}
+
 bool plan_stream_legal(const tir_op *load, uint8_t *guards, uint32_t params) {
     readers r = {load, 0, NULL, false};
     collect(&r, load->results[0], 0);

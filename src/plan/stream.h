@@ -39,4 +39,9 @@ typedef enum {
  * it needs in `guards` ([params × params], row = the load's parameter). */
 bool plan_stream_legal(const tir_op *load, uint8_t *guards, uint32_t params);
 
+/* Whether two tile stores to one parameter write provably disjoint ranges:
+ * on some axis both origins are integer constants at least the tile's
+ * extent apart. */
+bool plan_stores_disjoint(const tir_op *a, const tir_op *b);
+
 #endif

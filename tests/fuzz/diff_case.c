@@ -36,6 +36,7 @@ void diff_case_print(const diff_case *c, FILE *out) {
     if (c->search_grain) fprintf(out, " search_grain=1");
     if (c->separate_mma) fprintf(out, " separate_mma=1");
     if (c->pack) fprintf(out, " pack=%s", c->pack == 1 ? "on" : "off");
+    if (c->fuse) fprintf(out, " fuse=%s", c->fuse == 1 ? "on" : "off");
     if (c->split >= 0) fprintf(out, " split=%lld", (long long)c->split);
     print_list(out, "order", c->order, c->order_len);
     print_list(out, "tiles", c->tiles, c->tiles_len);
@@ -108,6 +109,10 @@ static bool parse_item(const char *key, const char *v, diff_case *c) {
     if (!strcmp(key, "pack")) {
         c->pack = !strcmp(v, "on") ? 1 : !strcmp(v, "off") ? 2 : 0;
         return c->pack || !strcmp(v, "auto");
+    }
+    if (!strcmp(key, "fuse")) {
+        c->fuse = !strcmp(v, "on") ? 1 : !strcmp(v, "off") ? 2 : 0;
+        return c->fuse || !strcmp(v, "auto");
     }
     if (!strcmp(key, "split")) {
         uint32_t n;
