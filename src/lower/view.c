@@ -284,13 +284,8 @@ static void lower_store_group(lowerer *lw, const tir_op *first) {
     lw_traverse(lw, first->domain, true, visit_group, g);
 }
 
-/* Whether the store was emitted with the one before it. */
-static bool joined(const lowerer *lw, const tir_op *op) {
-    return op->prev && op->prev->kind == TIR_OP_VIEW_STORE && plan_op_of(lw->plan, op->prev)->joins_next;
-}
-
 void lower_store(lowerer *lw, const tir_op *op) {
-    if (joined(lw, op)) return;
+    if (plan_store_joined(lw->plan, op)) return; /* emitted with the store before it */
     if (plan_op_of(lw->plan, op)->joins_next) {
         lower_store_group(lw, op);
         return;

@@ -363,13 +363,15 @@ static bool reads_apart(planner *p, const tir_value *v, uint32_t param, uint32_t
     return depth < 256;
 }
 
+bool plan_store_joined(const plan_repr *r, const tir_op *op) {
+    return op->prev && op->prev->kind == TIR_OP_VIEW_STORE && plan_op_of(r, op->prev)->joins_next;
+}
+
 /* Two bounded stores traversed as one (plan_op.joins_next), at most
  * PLAN_MAX_JOINED_STORES in a row. */
 static bool joinable(planner *p, const tir_op *a, const tir_op *b) {
     uint32_t chain = 1;
-    for (const tir_op *o = a ? a->prev : NULL; o && o->kind == TIR_OP_VIEW_STORE && plan_op_of(p->r, o)->joins_next;
-         o = o->prev)
-        chain++;
+    for (const tir_op *o = a; o && plan_store_joined(p->r, o); o = o->prev) chain++;
     if (!a || chain + 1 > PLAN_MAX_JOINED_STORES || a->kind != TIR_OP_VIEW_STORE || a->domain != b->domain ||
         !plan_op_of(p->r, a)->runtime ||
         (p->r->options.local && !plan_local_has_axis(p->r->options.local, a->domain)) ||

@@ -155,6 +155,10 @@ bool plan_reduce_is_simple(const tir_op *op, const tir_op **update, bool *carry_
  * the lanes' partials are combined), else NULL (also for a NULL local). */
 const plan_local_dim *plan_mma_over_local(const plan_local *local, const tir_op *op);
 
+/* Whether op is a store emitted in the traversal of the store before it
+ * (plan_op.joins_next). */
+bool plan_store_joined(const plan_repr *r, const tir_op *op);
+
 /* Whether an extract reads at a compile-time flat index: every index is a
  * constant, or (packet-local) the split coordinate of a slot-constant map
  * or reduction on the distributed axis. */

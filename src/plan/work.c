@@ -277,8 +277,7 @@ static void walk_view(walker *w, const tir_op *op, double rep) {
         if (po->runtime) w->priv += n;
         snapshot(w, op->results[0], rep);
     }
-    bool joined = op->prev && op->prev->kind == TIR_OP_VIEW_STORE && plan_op_of(w->r, op->prev)->joins_next;
-    if (po->runtime && !joined) runtime_traversal(w, op->domain, rep); /* joined: the first store's loop */
+    if (po->runtime && !plan_store_joined(w->r, op)) runtime_traversal(w, op->domain, rep); /* joined: the first store's loop */
 }
 
 static void walk_map(walker *w, const tir_op *op, double rep) {
