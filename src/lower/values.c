@@ -415,22 +415,52 @@ typedef struct {
     const tir_space *space;
 } ew_job;
 
+/* Operand i of an elementwise op over `space` at element `flat`; the
+ * coordinates are decoded once, on the first projection that needs them. */
+static xir_value *operand_at(lowerer *lw, const tir_op *op, uint32_t i, const tir_space *space, lv *const *in,
+                             xir_value *flat, xir_value *const **coords, xir_value **decoded) {
+    const tir_value *v = op->operands[i]->value;
+    if (v->type->kind != TIR_TYPE_TILE) return in[i]->value;
+    if (!*coords && v->type->space != space) {
+        lw_decode(lw, space, flat, decoded);
+        *coords = decoded;
+    }
+    return lw_read(lw, in[i], lw_project(lw, v->type->space, space, *coords, flat));
+}
+
+/* Is an element of `rec` worth a branch around its evaluation when no lane
+ * needs it: a streamed view read, or a recipe with an expensive op or such
+ * a read below it. */
+static bool costly(const lv *rec) {
+    if (!rec || rec->form == LV_STREAM) return rec != NULL;
+    if (rec->form != LV_RECIPE) return false;
+    if (plan_ew_expensive(rec->op->ew)) return true;
+    for (uint32_t i = 0; i < rec->op->operand_count; i++)
+        if (costly(rec->in[i])) return true;
+    return false;
+}
+
 /* Element `flat` (coordinates `coords`, decoded on demand when NULL) of an
- * elementwise op over `space` whose operands are the records `in`. */
+ * elementwise op over `space` whose operands are the records `in`.  A
+ * select evaluates a costly arm only under its condition (lw_if; zero
+ * elsewhere, then discarded by the select): a packet none of whose lanes
+ * takes the arm skips it (docs/lowering.md "Guarded select arms"). */
 static xir_value *apply_at(lowerer *lw, const tir_op *op, const tir_space *space, lv *const *in, tir_scalar elem,
                            xir_value *flat, xir_value *const *coords) {
     xir_value *args[3] = {NULL, NULL, NULL}, *decoded[PLAN_MAX_RANK];
+    bool guard = op->ew == TIR_EW_SELECT && (costly(in[1]) || costly(in[2]));
     for (uint32_t i = 0; i < op->operand_count; i++) {
-        const tir_value *v = op->operands[i]->value;
-        if (v->type->kind != TIR_TYPE_TILE) {
-            args[i] = in[i]->value;
+        if (!guard || i == 0 || !costly(in[i])) {
+            args[i] = operand_at(lw, op, i, space, in, flat, &coords, decoded);
             continue;
         }
-        if (!coords && v->type->space != space) {
-            lw_decode(lw, space, flat, decoded);
-            coords = decoded;
-        }
-        args[i] = lw_read(lw, in[i], lw_project(lw, v->type->space, space, coords, flat));
+        xir_value *when = i == 1 ? args[0] : lw_arith(lw, XIR_OP_NOT, args[0], NULL, NULL);
+        lw_if d;
+        lw_if_begin(lw, &d, when);
+        xir_value *arm = operand_at(lw, op, i, space, in, flat, &coords, decoded);
+        lw_if_end(lw, &d);
+        args[i] = lw_if_phi(lw, &d, arm, xir_const_zero(lw->m, elem));
+        lw->counters.guarded_arms++;
     }
     return lw_apply(lw, op->ew, elem, args);
 }

@@ -257,12 +257,16 @@ static void plan_recipe(planner *p, const tir_op *op, uint64_t mult) {
                                 depth + 1, limit);
 }
 
+bool plan_ew_expensive(tir_ew_op op) {
+    static const bool expensive[TIR_EW_COUNT] = {[TIR_EW_EXP] = true, [TIR_EW_LOG] = true, [TIR_EW_SQRT] = true,
+                                                 [TIR_EW_TANH] = true, [TIR_EW_DIV] = true, [TIR_EW_MOD] = true};
+    return expensive[op];
+}
+
 /* With `recompute`, a cheap multi-use value is evaluated at each use rather
  * than stored: few uses, no expensive op, few operations per read. */
 static bool recomputed(planner *p, const tir_op *op) {
-    static const bool expensive[TIR_EW_COUNT] = {[TIR_EW_EXP] = true, [TIR_EW_LOG] = true, [TIR_EW_SQRT] = true,
-                                                 [TIR_EW_TANH] = true, [TIR_EW_DIV] = true, [TIR_EW_MOD] = true};
-    return p->r->options.recompute && op->results[0]->use_count <= PLAN_RECOMPUTE_USES && !expensive[op->ew] &&
+    return p->r->options.recompute && op->results[0]->use_count <= PLAN_RECOMPUTE_USES && !plan_ew_expensive(op->ew) &&
            recipe_ops(p, op) <= PLAN_RECOMPUTE_OPS;
 }
 

@@ -11,7 +11,9 @@
  * emitted as one straight chain in reverse post-order, each block with an
  * entry mask (the OR of its incoming edge masks); PHIs of region blocks and
  * of P become selects on edge masks (all incoming values are read before any
- * select is formed, so copies are simultaneous).  Regions must be acyclic,
+ * select is formed, so copies are simultaneous); a region block that
+ * touches memory or calls math runs only when some lane enters it (its
+ * results join as zero otherwise).  Regions must be acyclic,
  * single-entry and reach P (SIMD-U01..U04).  Top-level blocks run under the
  * tail mask (lanes whose dispatch id < dispatch_size).
  *
@@ -784,6 +786,55 @@ static void emit_inst(emitter *e, const xir_inst *i) {
     if (i->value.type->kind == XIR_TYPE_SCALAR) e->facts[i->value.id] = (unsigned char)inst_facts(e, i);
 }
 
+/* Is a predicated block worth skipping when no lane enters it: it touches
+ * memory or calls the math library, or divides (an integer division of a
+ * skipped operand must not run on a placeholder). */
+static bool skippable(const xir_block *b) {
+    for (const xir_inst *i = b->first; i; i = i->next) {
+        switch (i->kind) {
+        case XIR_INST_LOAD: case XIR_INST_STORE: case XIR_INST_BUFFER_READ: case XIR_INST_BUFFER_WRITE:
+        case XIR_INST_WARP_READ_LANE: case XIR_INST_FAULT: return true;
+        case XIR_INST_ARITH:
+            switch (i->op) {
+            case XIR_OP_EXP: case XIR_OP_LOG: case XIR_OP_TANH: case XIR_OP_SQRT: case XIR_OP_DIV: case XIR_OP_MOD:
+                return true;
+            default: break;
+            }
+            break;
+        default: break;
+        }
+    }
+    return false;
+}
+
+/* The body of a skippable predicated block runs only when some lane enters
+ * it; its results join as zero when it is skipped (every later reader is
+ * then masked off: a block it dominates has no lane either, and the region
+ * join selects on the all-false edge mask). */
+static void emit_skippable_body(emitter *e, const xir_block *b) {
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(e->b);
+    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(e->c, e->body, "some_lane");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, e->body, "skipped");
+    LLVMBuildCondBr(e->b, any_lane(e, e->mask[b->id]), run, done);
+    LLVMPositionBuilderAtEnd(e->b, run);
+    const xir_inst *i = b->first;
+    for (; i && !e->status && !xir_inst_is_terminator(i); i = i->next)
+        emit_inst(e, i); /* a PHI here is already a select (phi_selects) */
+    LLVMBasicBlockRef run_end = LLVMGetInsertBlock(e->b);
+    LLVMBuildBr(e->b, done);
+    LLVMPositionBuilderAtEnd(e->b, done);
+    for (const xir_inst *d = b->first; d != i && !e->status; d = d->next) {
+        LLVMValueRef v = d->kind == XIR_INST_PHI ? NULL : e->val[d->value.id];
+        if (!v || d->value.type->kind != XIR_TYPE_SCALAR) continue;
+        LLVMValueRef phi = LLVMBuildPhi(e->b, LLVMTypeOf(v), "");
+        LLVMValueRef vals[2] = {v, LLVMConstNull(LLVMTypeOf(v))};
+        LLVMBasicBlockRef blocks[2] = {run_end, from};
+        LLVMAddIncoming(phi, vals, blocks, 2);
+        e->val[d->value.id] = phi;
+    }
+    if (i && !e->status) emit_terminator(e, b, i);
+}
+
 static void emit_block(emitter *e, const xir_block *b) {
     LLVMPositionBuilderAtEnd(e->b, e->entry_bb[b->id]);
     if (e->predicated[b->id]) {
@@ -796,9 +847,14 @@ static void emit_block(emitter *e, const xir_block *b) {
         e->mask[b->id] = m;
     }
     if (e->predicated[b->id] || e->join[b->id]) phi_selects(e, b);
-    for (const xir_inst *i = b->first; i && !e->status; i = i->next) {
-        if (xir_inst_is_terminator(i)) emit_terminator(e, b, i);
-        else emit_inst(e, i);
+    if (e->predicated[b->id] && skippable(b)) {
+        e->info->counters.skippable_blocks++;
+        emit_skippable_body(e, b);
+    } else {
+        for (const xir_inst *i = b->first; i && !e->status; i = i->next) {
+            if (xir_inst_is_terminator(i)) emit_terminator(e, b, i);
+            else emit_inst(e, i);
+        }
     }
     e->exit_bb[b->id] = LLVMGetInsertBlock(e->b);
 }

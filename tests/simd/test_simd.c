@@ -288,7 +288,45 @@ static const char loop_triangle_text[] =
     "  ret\n"
     "}\n";
 
+/* Lanes below 21 take the arm: whole packets above it skip the block
+ * (reads, math, an integer division, a write), a packet across 21 runs it
+ * masked; the join sees the skipped block's results only on inactive lanes,
+ * and a dominated cheap block computes on them before its own mask drops it. */
+static const char skipped_arm_text[] =
+    "kernel @skipped_arm(%A: buffer<i32>, %O: buffer<i32>) block_size=64 {\n"
+    "^entry:\n"
+    "  %id = cast dispatch_id to u64\n"
+    "  %low = lt dispatch_id, u32 21\n"
+    "  cond_br %low, ^arm, ^join\n"
+    "^arm:\n"
+    "  %a = buffer_read %A, %id : i32\n"
+    "  %q = div i32 1000, %a : i32\n"
+    "  %i1 = add %id, u64 128 : u64\n"
+    "  buffer_write %O, %i1, %q\n"
+    "  %big = gt %a, i32 3\n"
+    "  cond_br %big, ^cheap, ^join\n"
+    "^cheap:\n"
+    "  %q2 = mul %q, i32 3 : i32\n"
+    "  br ^join\n"
+    "^join:\n"
+    "  %v = phi i32 [i32 -1, ^entry], [%q, ^arm], [%q2, ^cheap]\n"
+    "  buffer_write %O, %id, %v\n"
+    "  ret\n"
+    "}\n";
+
+static void test_skipped_blocks(void) {
+    check_text("skipped_arm", skipped_arm_text, SMALL, sizeof SMALL / sizeof SMALL[0], 256 * 4, 0);
+    xir_module *m = parse_xir(skipped_arm_text);
+    if (!m) return;
+    simd_kernel *k = compile_with(m->funcs.data[0], 8, true);
+    CHECK(k != NULL);
+    if (k) CHECK(simd_kernel_counters(k)->skippable_blocks == 1 && simd_kernel_counters(k)->predicated_regions == 1);
+    simd_kernel_destroy(k);
+    xir_module_destroy(m);
+}
+
 static void test_control_flow(void) {
+    test_skipped_blocks();
     check_text("diamond_write", diamond_text, SMALL, sizeof SMALL / sizeof SMALL[0], 512 * 4, 0);
     check_text("loop_triangle", loop_triangle_text, SMALL, sizeof SMALL / sizeof SMALL[0], 100 * 8 * 4, 2e-5);
 }

@@ -4,7 +4,9 @@
  * - The row examples (rmsnorm, layernorm, softmax, masked_softmax, rope,
  *   swiglu) at ragged bounded rows, fused (`fuse=on`), at W ∈ {1, 4, 8, 16}
  *   on 1 and 2 workers, one program per lane and packet-local: the fused
- *   plan streams its row loads and keeps no private snapshot of them.
+ *   plan streams its row loads and keeps no private snapshot of them;
+ *   masked softmax reads and exponentiates its row only under the mask
+ *   (guarded select arms: at R = 3 almost every packet of the row skips).
  * - Each with the output bound three ways: to its own memory (the streamed
  *   code runs), to the input's memory exactly (in place: streamed where the
  *   streams allow it, i.e. the output's only reader of the input is the
@@ -21,16 +23,17 @@ typedef struct {
     const char *name;
     int64_t width;         /* the row: > 64 slots of 16 lanes, ragged */
     bool in_place_streams; /* in place, the fused code may run */
+    bool guarded;          /* a select's costly arm runs only where its condition holds */
 } row_case;
 
 static const row_case cases[] = {
-    {"rmsnorm", 1030, true},
-    {"layernorm", 1100, true},
-    {"softmax", 1090, true},
-    {"masked_softmax", 1027, true},
-    {"swiglu", 1057, true},
+    {"rmsnorm", 1030, true, false},
+    {"layernorm", 1100, true, false},
+    {"softmax", 1090, true, false},
+    {"masked_softmax", 1027, true, true},
+    {"swiglu", 1057, true, false},
     /* the first half's store precedes the second half's reads of both halves */
-    {"rope", 2 * 1030, false},
+    {"rope", 2 * 1030, false, false},
 };
 
 static tilec_kernel *compile(const tir_func *f, uint32_t w, tilec_runtime *rt, uint32_t lanes, tilec_fuse fuse) {
@@ -94,6 +97,9 @@ static void test_rows(void) {
                         const char *r = tilec_kernel_plan_realization(k);
                         CHECK_MSG(item(r, "streamed_loads") >= 1 && item(r, "fused") == 1, "%s: %s", label, r);
                         CHECK_MSG(!strstr(tilec_kernel_realization(k), "unfused_twin=none;"), "%s: no twin", label);
+                        CHECK_MSG((item(r, "guarded_arms") > 0) == rc->guarded &&
+                                      (!rc->guarded || item(tilec_kernel_realization(k), "skippable_blocks") > 0),
+                                  "%s: guarded arms: %s", label, tilec_kernel_realization(k));
                         if (rows > 1) {
                             run_binding(rc, f, k, label, w, DISJOINT);
                             run_binding(rc, f, k, label, w, IN_PLACE);
