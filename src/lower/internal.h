@@ -178,6 +178,7 @@ void lower_store(lowerer *lw, const tir_op *op);                         /* view
 /* Element `flat` of a streamed load: its guarded read from the view. */
 xir_value *lw_read_stream(lowerer *lw, const lv *rec, xir_value *flat);  /* view.c */
 void lower_map(lowerer *lw, const tir_op *op);                           /* map.c */
+xir_value *lw_read_map_recipe(lowerer *lw, const lv *rec, xir_value *flat); /* map.c: a coordinate map recipe */
 void lower_loop(lowerer *lw, const tir_op *op);                          /* loops.c */
 void lower_partitioned_reduce(lowerer *lw, const tir_op *op);            /* reduce.c */
 /* Packet-local: every lane's partial p over the distributed dim d (with

@@ -433,7 +433,7 @@ static xir_value *operand_at(lowerer *lw, const tir_op *op, uint32_t i, const ti
  * a read below it. */
 static bool costly(const lv *rec) {
     if (!rec || rec->form == LV_STREAM) return rec != NULL;
-    if (rec->form != LV_RECIPE) return false;
+    if (rec->form != LV_RECIPE || rec->op->kind == TIR_OP_MAP) return false; /* a coordinate map is cheap */
     if (plan_ew_expensive(rec->op->ew)) return true;
     for (uint32_t i = 0; i < rec->op->operand_count; i++)
         if (costly(rec->in[i])) return true;
@@ -467,6 +467,7 @@ static xir_value *apply_at(lowerer *lw, const tir_op *op, const tir_space *space
 
 /* A recipe is evaluated where it is read. */
 static xir_value *read_recipe(lowerer *lw, const lv *rec, xir_value *flat) {
+    if (rec->op->kind == TIR_OP_MAP) return lw_read_map_recipe(lw, rec, flat);
     return apply_at(lw, rec->op, rec->space, rec->in, rec->elem, flat, NULL);
 }
 

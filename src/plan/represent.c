@@ -317,12 +317,40 @@ static void plan_mma(planner *p, const tir_op *op, plan_op *po) {
     if (po->runtime) read_dynamically(p, op->operands[2]->value);
 }
 
+/* Operations per element of a coordinate map — a body of constants and
+ * cheap scalar elementwise ops only (iota, masks of coordinates) — or
+ * UINT32_MAX for any other map. */
+static uint32_t coordinate_map_ops(const tir_op *op) {
+    uint32_t n = 0;
+    for (const tir_op *b = op->body->first; b; b = b->next) {
+        if (b->kind == TIR_OP_YIELD || b->kind == TIR_OP_CONSTANT) continue;
+        if (b->kind != TIR_OP_ELEMENTWISE || b->results[0]->type->kind == TIR_TYPE_TILE || plan_ew_expensive(b->ew))
+            return UINT32_MAX;
+        n++;
+    }
+    return n + 1; /* and the yield's conversion */
+}
+
 static void plan_map(planner *p, const tir_op *op, plan_op *po) {
     const plan_repr_options *o = &p->r->options;
     po->count = space_volume(o, op->domain);
     bool structured = false;
     uint64_t body_work = block_work(o, op->body, &structured);
     po->runtime = map_is_runtime(o, op, body_work, structured);
+    uint32_t ops = coordinate_map_ops(op);
+    if (po->runtime && o->recompute && o->max_recipe_depth && ops <= PLAN_RECOMPUTE_OPS &&
+        op->results[0]->use_count <= PLAN_RECOMPUTE_USES) {
+        /* recomputed: the body is emitted where an element is read */
+        po->runtime = false;
+        po->body_emissions = 1;
+        plan_coords(p, op, false, po->multiplicity);
+        plan_block(p, op->body, po->multiplicity);
+        set_value(p, op->results[0], PLAN_FORM_RECIPE, po->multiplicity);
+        pv(p, op->results[0])->depth = 1;
+        pv(p, op->results[0])->ops = ops;
+        p->r->recomputed_values++;
+        return;
+    }
     /* a peeled runtime map emits its body for the full slots and the tail */
     po->body_emissions = !po->runtime ? po->count : plan_local_peels(o->local, op->domain) ? 2 : 1;
     uint64_t body_mult = sat_mul(po->multiplicity, po->body_emissions);

@@ -23,7 +23,11 @@
  *           op at each element it reads, from the operands' records (which
  *           are immutable where the consumer runs).  Its depth is one more
  *           than its deepest recipe operand; a depth above max_recipe_depth
- *           is refused ("depth budget"); max_recipe_depth 0 forms no recipes
+ *           is refused ("depth budget"); max_recipe_depth 0 forms no recipes.
+ *           With `recompute`, a bounded coordinate map (a body of constants
+ *           and cheap scalar elementwise ops: iota, masks of coordinates)
+ *           with the same limits is a recipe too: its body is emitted at
+ *           each element read
  *   STREAM  a bounded tile load read from its view at each element a
  *           consumer reads (with `stream`, when plan/stream.h allows it):
  *           nothing but the access's origins and checks at the definition

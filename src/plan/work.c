@@ -99,6 +99,10 @@ static void read_elements(walker *w, const tir_value *v, bool runtime, double ti
     case PLAN_FORM_ARRAY: w->priv += times; break;
     case PLAN_FORM_RECIPE: {
         const tir_op *op = v->def_op;
+        if (op->kind == TIR_OP_MAP) { /* a coordinate map's body */
+            w->arith += times * pv->ops;
+            break;
+        }
         w->arith += times;
         for (uint32_t i = 0; i < op->operand_count; i++) read_elements(w, op->operands[i]->value, runtime, times);
         break;
@@ -282,6 +286,10 @@ static void walk_view(walker *w, const tir_op *op, double rep) {
 
 static void walk_map(walker *w, const tir_op *op, double rep) {
     const plan_op *po = plan_op_of(w->r, op);
+    if (plan_value_of(w->r, op->results[0])->form == PLAN_FORM_RECIPE) {
+        walk_block(w, op->body, 0); /* charged where it is read */
+        return;
+    }
     double n = rep * (double)po->count;
     walk_block(w, op->body, n);
     if (po->runtime) {

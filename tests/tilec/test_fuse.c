@@ -6,7 +6,8 @@
  *   on 1 and 2 workers, one program per lane and packet-local: the fused
  *   plan streams its row loads and keeps no private snapshot of them;
  *   masked softmax reads and exponentiates its row only under the mask
- *   (guarded select arms: at R = 3 almost every packet of the row skips).
+ *   (guarded select arms: at R = 3 almost every packet of the row skips; at
+ *   R = 1 one program per lane, the mask is uniform and the branch plain).
  * - Each with the output bound three ways: to its own memory (the streamed
  *   code runs), to the input's memory exactly (in place: streamed where the
  *   streams allow it, i.e. the output's only reader of the input is the
@@ -98,7 +99,7 @@ static void test_rows(void) {
                         CHECK_MSG(item(r, "streamed_loads") >= 1 && item(r, "fused") == 1, "%s: %s", label, r);
                         CHECK_MSG(!strstr(tilec_kernel_realization(k), "unfused_twin=none;"), "%s: no twin", label);
                         CHECK_MSG((item(r, "guarded_arms") > 0) == rc->guarded &&
-                                      (!rc->guarded || item(tilec_kernel_realization(k), "skippable_blocks") > 0),
+                                      (!rc->guarded || rows == 1 || item(tilec_kernel_realization(k), "skippable_blocks") > 0),
                                   "%s: guarded arms: %s", label, tilec_kernel_realization(k));
                         if (rows > 1) {
                             run_binding(rc, f, k, label, w, DISJOINT);
@@ -131,6 +132,29 @@ static void test_no_snapshot(void) {
         uint64_t fused, unfused;
         tilec_kernel_dispatch_counts(off, &fused, &unfused);
         CHECK(fused == 0 && unfused == 0);
+    }
+    tilec_kernel_destroy(on);
+    tilec_kernel_destroy(off);
+    tir_module_destroy(m);
+}
+
+/* A coordinate map is recomputed where it is read: fused, masked softmax's
+ * column iota (i64) keeps no array, only the exponentials (f32) stay;
+ * unfused the row, the iota, the mask (bool), the scores and the
+ * exponentials are arrays. */
+static void test_coordinate_map(void) {
+    static const tir_define big[] = {{"R", 2}, {"W", 4096}};
+    tir_module *m = parse_example(ctx, "masked_softmax", big, 2);
+    if (!m) return;
+    const tir_func *f = tir_module_func(m, 0);
+    tilec_kernel *on = compile(f, 8, NULL, 8, TILEC_FUSE_ON), *off = compile(f, 8, NULL, 8, TILEC_FUSE_OFF);
+    if (on && off) {
+        const char *a = tilec_kernel_plan_realization(on), *b = tilec_kernel_plan_realization(off);
+        uint64_t slots = 4096 / 8;
+        CHECK_MSG(item(a, "static_snapshot_bytes_per_worker") == (long)(slots * 4), "%s", a);
+        CHECK_MSG(item(b, "static_snapshot_bytes_per_worker") == (long)(slots * (4 + 8 + 1 + 4 + 4)), "%s", b);
+        run_config c = run_config_default(8, false);
+        run_facade("@masked_softmax fused", f, on, &c);
     }
     tilec_kernel_destroy(on);
     tilec_kernel_destroy(off);
@@ -171,6 +195,7 @@ int main(void) {
     CHECK(tilec_context_create(NULL, &ctx) == TILEC_OK);
     test_rows();
     test_no_snapshot();
+    test_coordinate_map();
     test_no_twin();
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
