@@ -81,6 +81,13 @@ typedef enum { TILEC_SPLIT_AUTO = 0, TILEC_SPLIT_ON, TILEC_SPLIT_OFF } tilec_spl
  * cheaper; on; off.  A fused kernel whose streams assume that parameters do
  * not overlap also has an unfused twin, which dispatch runs when they do. */
 typedef enum { TILEC_FUSE_AUTO = 0, TILEC_FUSE_ON, TILEC_FUSE_OFF } tilec_fuse;
+/* Stores (docs/simd.md "Streaming stores"): whole-packet contiguous stores
+ * to a write-only parameter made non-temporal (bypassing the caches, no
+ * read for ownership) where the packet is aligned to its size.  auto: when
+ * the kernel's parameters together span at least 3/4 of the last-level
+ * cache, so its output would not stay cached anyway; cached: never;
+ * streaming: always. */
+typedef enum { TILEC_STORES_AUTO = 0, TILEC_STORES_CACHED, TILEC_STORES_STREAMING } tilec_stores;
 
 typedef struct {
     /* ---- planner options (constraints, not hints; arrays borrowed during the call) ---- */
@@ -113,6 +120,7 @@ typedef struct {
     uint32_t threads;                /* workers of an owned runtime (0: TILEC_THREADS / cores) */
     bool full_packet_specialization; /* true by default */
     bool capture_ir, capture_asm;    /* keep the optimized LLVM IR / assembly text */
+    tilec_stores stores;             /* non-temporal stores of large outputs (auto) */
 } tilec_compile_options;
 
 tilec_compile_options tilec_compile_options_default(void);

@@ -70,6 +70,8 @@ typedef struct {
     uint32_t *next_linear;      /* by block id: the next block of a region chain */
     unsigned char *region;      /* scratch */
     uint64_t private_bytes;
+    uint64_t streaming_args;    /* bit a: argument a's full-packet contiguous stores may be non-temporal */
+    bool full;                  /* emitting the all-active body */
 } emitter;
 
 static tilec_status fail(emitter *e, tilec_status st, const char *code, const char *fmt, const char *a,
@@ -534,6 +536,40 @@ static LLVMValueRef buffer_read(emitter *e, const xir_inst *i) {
     return from_mem(e, s, gather(e, s, lane_pointers(e, t, base, k, mask), mask));
 }
 
+/* Whether a contiguous store may bypass the caches: its argument is
+ * marked streaming, every lane stores (the all-active body, outside any
+ * predicated block), and the packet is a whole 16-, 32- or 64-byte vector. */
+static bool streaming(emitter *e, const xir_inst *i) {
+    const xir_value *buf = xir_operand(i, 0);
+    uint64_t bytes = (uint64_t)e->W * tir_scalar_size(xir_operand(i, 2)->type->scalar);
+    return buf->kind == XIR_VALUE_ARG && buf->arg_index < 64 && (e->streaming_args >> buf->arg_index & 1) && e->full &&
+           !e->predicated[i->parent->id] && (bytes == 16 || bytes == 32 || bytes == 64);
+}
+
+/* A non-temporal store of the whole packet where its address is 16-byte
+ * aligned (what the instructions need; a wider packet is 2 or 4 of them,
+ * as fast: the write-combining buffers collect whole lines either way), a
+ * plain one elsewhere; the entry ends with a fence so the pool's completion
+ * publishes them. */
+static void streaming_store(emitter *e, tir_scalar s, LLVMValueRef v, LLVMValueRef p) {
+    LLVMValueRef low = LLVMBuildAnd(e->b, LLVMBuildPtrToInt(e->b, p, e->i64, ""), const_i64(e, 15), "");
+    LLVMBasicBlockRef nt = LLVMAppendBasicBlockInContext(e->c, e->body, "streaming_store");
+    LLVMBasicBlockRef cached = LLVMAppendBasicBlockInContext(e->c, e->body, "cached_store");
+    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, e->body, "stored");
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, low, const_i64(e, 0), ""), nt, cached);
+    LLVMPositionBuilderAtEnd(e->b, nt);
+    LLVMValueRef st = LLVMBuildStore(e->b, v, p);
+    LLVMSetAlignment(st, 16);
+    LLVMValueRef one = LLVMConstInt(e->i32, 1, false);
+    LLVMSetMetadata(st, LLVMGetMDKindIDInContext(e->c, "nontemporal", 11), LLVMMDNodeInContext(e->c, &one, 1));
+    LLVMBuildBr(e->b, done);
+    LLVMPositionBuilderAtEnd(e->b, cached);
+    plain_store(e, s, v, p);
+    LLVMBuildBr(e->b, done);
+    LLVMPositionBuilderAtEnd(e->b, done);
+    e->info->counters.streaming_stores++;
+}
+
 static void buffer_write(emitter *e, const xir_inst *i) {
     const xir_value *idx = xir_operand(i, 1), *value = xir_operand(i, 2);
     tir_scalar s = value->type->scalar;
@@ -549,8 +585,10 @@ static void buffer_write(emitter *e, const xir_inst *i) {
     LLVMValueRef v = to_mem(e, s, get(e, value, true)), k = index64(e, idx, true);
     if (facts & LANE_CONSEC) {
         LLVMValueRef first = LLVMBuildExtractElement(e->b, k, const_i32(e, 0), "");
+        LLVMValueRef p = LLVMBuildGEP2(e->b, t, base, &first, 1, "");
         e->info->counters.contiguous_stores++;
-        masked_store(e, s, v, LLVMBuildGEP2(e->b, t, base, &first, 1, ""), mask);
+        if (streaming(e, i)) streaming_store(e, s, v, p);
+        else masked_store(e, s, v, p, mask);
         return;
     }
     e->info->counters.scatters++;
@@ -946,6 +984,7 @@ static tilec_status emit_body(emitter *e, bool full) {
     for (uint32_t l = 0; l < e->W; l++) lanes32[l] = const_i32(e, l), lanes64[l] = const_i64(e, l);
     e->lane32 = LLVMConstVector(lanes32, e->W);
     e->lane64 = LLVMConstVector(lanes64, e->W);
+    e->full = full;
     e->tail_mask = full ? LLVMConstAllOnes(e->vmask)
                         : LLVMBuildICmp(e->b, LLVMIntULT, LLVMBuildAdd(e->b, splat(e, e->base), e->lane32, ""),
                                         splat(e, e->dsize), "tail");
@@ -1018,6 +1057,9 @@ static void emit_entry(emitter *e, const char *name, LLVMValueRef masked, LLVMVa
     LLVMValueRef blk_next = LLVMBuildAdd(e->b, blk, const_i32(e, 1), "");
     LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntULT, blk_next, end, ""), blocks, done);
     LLVMPositionBuilderAtEnd(e->b, done);
+    /* non-temporal stores are weakly ordered: a full fence (x86: mfence)
+     * before the pool's completion makes them visible to its waiter */
+    if (e->info->counters.streaming_stores) LLVMBuildFence(e->b, LLVMAtomicOrderingSequentiallyConsistent, false, "");
     LLVMBuildRetVoid(e->b);
     LLVMValueRef v1[2] = {begin, blk_next};
     LLVMBasicBlockRef b1[2] = {entry, next_block};
@@ -1063,9 +1105,10 @@ static tilec_status emit_bodies(emitter *e, simd_bodies bodies, const char *entr
 }
 
 tilec_status simd_emit(tilec_context *ctx, const xir_func *f, const simd_analysis *an, const jit_host *host,
-                       uint32_t width, simd_bodies bodies, LLVMModuleRef m, const char *entry_name,
-                       simd_emit_info *info) {
-    emitter e = {.ctx = ctx, .f = f, .an = an, .host = host, .W = width, .info = info, .m = m};
+                       uint32_t width, simd_bodies bodies, uint64_t streaming_args, LLVMModuleRef m,
+                       const char *entry_name, simd_emit_info *info) {
+    emitter e = {.ctx = ctx, .f = f, .an = an, .host = host, .W = width, .info = info, .m = m,
+                 .streaming_args = streaming_args};
     e.c = LLVMGetModuleContext(m);
     e.b = LLVMCreateBuilderInContext(e.c);
     e.i1 = LLVMInt1TypeInContext(e.c);

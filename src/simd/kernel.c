@@ -80,7 +80,7 @@ tilec_status simd_compile(tilec_context *ctx, const xir_func *f, const simd_opti
     simd_bodies bodies = !o.full_packet_specialization || w == 1 ? SIMD_BODIES_MASKED
                          : o.required_packet_width                 ? SIMD_BODIES_FULL
                                                                    : SIMD_BODIES_MASKED_AND_FULL;
-    st = simd_emit(ctx, f, &an, &host, w, bodies, m, "tilec_entry", &info);
+    st = simd_emit(ctx, f, &an, &host, w, bodies, o.streaming_args, m, "tilec_entry", &info);
     simd_analysis_free(&an);
     double t1 = now_ms();
     if (!st) {

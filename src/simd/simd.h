@@ -51,6 +51,12 @@ typedef struct {
      * for (a packet-local kernel: lower_result.required_packet_width), and
      * compiling it at another one is refused (SIMD-O04). */
     uint32_t required_packet_width;
+    /* Bit a (a < 64): contiguous stores of every lane to buffer argument a
+     * (a packet of 16, 32 or 64 bytes; the all-active body only) are
+     * non-temporal where the address is 16-byte aligned, bypassing the caches
+     * for an output that will not stay in them; the entry then ends with a
+     * fence (docs/simd.md "Streaming stores").  0 by default. */
+    uint64_t streaming_args;
 } simd_options;
 
 simd_options simd_options_default(void);
@@ -59,7 +65,7 @@ simd_options simd_options_default(void);
 #define SIMD_COUNTERS(X) \
     X(contiguous_loads) X(contiguous_stores) X(broadcast_loads) X(uniform_stores) X(gathers) X(scatters) \
     X(private_vector_accesses) X(private_gather_scatters) X(predicated_regions) X(skippable_blocks) X(private_bytes) \
-    X(math_calls) X(full_packet_bodies) X(workspace_bytes)
+    X(math_calls) X(full_packet_bodies) X(workspace_bytes) X(streaming_stores)
 
 typedef struct {
 #define X(name) uint64_t name;

@@ -254,6 +254,21 @@ static tilec_status attach_runtime(tilec_context *ctx, tilec_kernel *k, const ti
     return tilec_runtime_create(ctx, o->threads, &k->runtime);
 }
 
+/* The write-only parameters whose stores stream past the caches
+ * (tilec_stores): auto, when the parameters together span at least 3/4 of
+ * the last-level cache — the output would be evicted before any reuse
+ * (glibc's memcpy uses the same bound for its non-temporal copies). */
+static uint64_t streaming_args(const lower_result *lowered, tilec_stores policy, uint64_t l3_bytes) {
+    uint64_t footprint = 0, written = 0;
+    for (size_t a = 0; a < lowered->arg_count && a < 64; a++) {
+        footprint += lowered->args[a].min_bytes;
+        if (lowered->args[a].usage == LOWER_USAGE_WRITE) written |= 1ull << a;
+    }
+    if (policy == TILEC_STORES_STREAMING) return written;
+    if (policy == TILEC_STORES_CACHED || footprint / 3 < l3_bytes / 4) return 0;
+    return written;
+}
+
 /* Describes the kernel and hands it out, or destroys it on failure. */
 static tilec_status finish(tilec_context *ctx, tilec_kernel *k, tilec_status st, tilec_kernel **out) {
     if (!st && !tilec_kernel_describe(k))
@@ -317,6 +332,7 @@ tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_co
 
     if (!st) {
         simd_options so = simd_options_default();
+        so.streaming_args = streaming_args(&lowered, o.stores, target.l3_bytes);
         so.width = width;
         so.full_packet_specialization = o.full_packet_specialization;
         so.capture_ir = o.capture_ir;

@@ -127,6 +127,13 @@ expect 0 "$TILEC" run "$SRC/examples/gemm.tir" --xir --separate-mma && contains 
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --reference --check && contains "$WORK/err" '--check is for native'
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --xir --threads 2 && contains "$WORK/err" '--threads is for native'
 expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --xir --no-full-packets && contains "$WORK/err" '--no-full-packets is for native'
+expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --xir --stores cached && contains "$WORK/err" '--stores is for native'
+expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --stores sometimes && contains "$WORK/err" "'sometimes' is not auto, cached or streaming"
+# streaming stores: the packet-local row store streams and the result is the reference's
+expect 0 "$TILEC" run "$SRC/examples/rmsnorm.tir" -D W=1030 --width 8 --local-lanes 8 --stores streaming --check &&
+  contains "$WORK/out" 'streaming_stores=1;' && contains "$WORK/out" 'vs reference: .*, ok$'
+expect 0 "$TILEC" run "$SRC/examples/rmsnorm.tir" -D W=1030 --width 8 --local-lanes 8 --stores cached &&
+  contains "$WORK/out" 'streaming_stores=0;'
 expect 2 "$TILEC" bench && contains "$WORK/err" 'missing FILE.tir'
 expect 1 "$TILEC" emit-asm "$SRC/examples/softmax.tir" --block 7 && contains "$WORK/err" 'error\['
 

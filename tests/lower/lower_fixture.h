@@ -4,7 +4,9 @@
  *
  * Runtime harness (upstream conventions, ref/upstream-tests-bench.md §0):
  * every buffer has PAD sentinel elements on both sides and the kernel sees
- * the interior (an offset view); outputs that the kernel only writes start as
+ * the interior (an offset view: PAD = 17 leaves it misaligned for every
+ * element size; `aligned` pads by 16 elements in a 64-byte aligned
+ * allocation instead, so an f32/f64 interior starts 64-byte aligned); outputs that the kernel only writes start as
  * NaN; inputs are deterministic (dyadic values when `exact`, so every order
  * of f32 and FP64 arithmetic agrees and the comparison is bitwise); a
  * parameter may alias another's memory.  The whole allocation, pads
@@ -93,12 +95,16 @@ typedef struct {
     double tolerance;   /* otherwise */
     int alias[MAX_ARGS]; /* alias[i] = j >= 0: parameter i is bound to parameter j's memory */
     size_t alias_offset[MAX_ARGS]; /* ... that many elements in (j's allocation grows to hold it) */
+    bool aligned;       /* interiors 16 elements into 64-byte aligned allocations (else PAD, misaligned) */
 } run_config;
 
 static inline run_config run_config_default(uint32_t width, bool exact) {
-    run_config c = {width, exact, 2e-5, {-1, -1, -1, -1, -1, -1, -1, -1}, {0}};
+    run_config c = {width, exact, 2e-5, {-1, -1, -1, -1, -1, -1, -1, -1}, {0}, false};
     return c;
 }
+
+/* Sentinel elements on each side of an interior. */
+static inline size_t pad_of(const run_config *c) { return c->aligned ? 16 : PAD; }
 
 static double input_value(tir_scalar s, bool exact, size_t param, size_t i) {
     if (!tir_scalar_is_float(s)) return (double)(((int)((3 * i + 7 * param + 7) % 31) - 15) * 3);
@@ -162,13 +168,13 @@ static void fill_buffers(const tir_func *f, const lower_arg *usage, const run_co
         const tir_value *p = tir_func_param(f, i);
         uint64_t volume = b->bytes[i] / b->elem_size[i];
         if (c->alias[i] >= 0) continue;
-        size_t total = b->bytes[i] + 2 * PAD * b->elem_size[i];
-        b->ref[i] = malloc(total);
-        b->xir[i] = malloc(total);
-        for (size_t k = 0; k < volume + 2 * PAD; k++) {
-            bool pad = k < PAD || k >= PAD + volume;
+        size_t pad_n = pad_of(c), total = b->bytes[i] + 2 * pad_n * b->elem_size[i];
+        b->ref[i] = aligned_alloc(64, (total + 63) / 64 * 64);
+        b->xir[i] = aligned_alloc(64, (total + 63) / 64 * 64);
+        for (size_t k = 0; k < volume + 2 * pad_n; k++) {
+            bool pad = k < pad_n || k >= pad_n + volume;
             bool input = usage ? usage[i].usage & LOWER_USAGE_READ : p->read_only;
-            double v = pad ? SENTINEL : input ? input_value(b->elem[i], c->exact, i, k - PAD) : NAN;
+            double v = pad ? SENTINEL : input ? input_value(b->elem[i], c->exact, i, k - pad_n) : NAN;
             if (!tir_scalar_is_float(b->elem[i]) && !pad && !input) v = 99;
             put_elem(b->elem[i], b->ref[i] + k * b->elem_size[i], v);
         }
@@ -178,19 +184,19 @@ static void fill_buffers(const tir_func *f, const lower_arg *usage, const run_co
 
 /* Compares one allocation, pads included. */
 static bool compare_buffer(const char *label, const run_config *c, const run_buffers *b, size_t i) {
-    size_t es = b->elem_size[i], count = b->bytes[i] / es + 2 * PAD, bad = 0;
+    size_t es = b->elem_size[i], pad_n = pad_of(c), count = b->bytes[i] / es + 2 * pad_n, bad = 0;
     unsigned char sentinel[8];
     put_elem(b->elem[i], sentinel, SENTINEL);
     for (size_t k = 0; k < count; k++) {
         const unsigned char *x = b->ref[i] + k * es, *y = b->xir[i] + k * es;
-        bool pad = k < PAD || k >= count - PAD, ok;
+        bool pad = k < pad_n || k >= count - pad_n, ok;
         double e = get_elem(b->elem[i], x), a = get_elem(b->elem[i], y);
         if (pad || c->exact || !tir_scalar_is_float(b->elem[i])) ok = !memcmp(x, y, es) || (isnan(e) && isnan(a));
         else ok = isnan(e) ? isnan(a) : fabs(a - e) <= c->tolerance + c->tolerance * fabs(e);
         if (pad) ok = ok && !memcmp(x, sentinel, es);
         if (!ok && bad++ < 4)
             fprintf(stderr, "%s: W=%u argument %zu element %lld: reference %.9g, XIR %.9g%s\n", label, c->width, i,
-                    (long long)k - PAD, e, a, pad ? " (pad)" : "");
+                    (long long)k - (long long)pad_n, e, a, pad ? " (pad)" : "");
     }
     return bad == 0;
 }
@@ -229,7 +235,7 @@ static inline bool compare_with_reference(const char *label, const char *what, c
     tir_buffer ref_args[MAX_ARGS], args[MAX_ARGS];
     for (size_t i = 0; i < n; i++) {
         size_t owner = c->alias[i] >= 0 ? (size_t)c->alias[i] : i;
-        size_t at = (PAD + (c->alias[i] >= 0 ? c->alias_offset[i] : 0)) * b.elem_size[owner];
+        size_t at = (pad_of(c) + (c->alias[i] >= 0 ? c->alias_offset[i] : 0)) * b.elem_size[owner];
         ref_args[i] = (tir_buffer){b.ref[owner] + at, b.bytes[i]};
         args[i] = (tir_buffer){b.xir[owner] + at, b.bytes[i]};
     }

@@ -1,7 +1,7 @@
 /* facade_fixture.h — what the facade tests share on top of
  * tests/lower/lower_fixture.h: running a compiled kernel against the
- * reference interpreter through tilec_dispatch, and finding one
- * `key=value;` item in a realization line. */
+ * reference interpreter through tilec_dispatch, compiling at a width and
+ * lane count, and finding one `key=value;` item in a realization line. */
 #ifndef TILEC_TESTS_FACADE_FIXTURE_H
 #define TILEC_TESTS_FACADE_FIXTURE_H
 
@@ -31,6 +31,29 @@ static inline bool run_facade(const char *label, const tir_func *f, tilec_kernel
 static inline bool has_item(const char *text, const char *item) {
     const char *at = strstr(text, item);
     return at && (at == text || at[-1] == ' ');
+}
+
+/* The number of the item `key=N;` of a realization line, or -1. */
+static inline long item_value(const char *text, const char *key) {
+    char pattern[64];
+    snprintf(pattern, sizeof pattern, "%s=", key);
+    for (const char *at = strstr(text, pattern); at; at = strstr(at + 1, pattern))
+        if (at == text || at[-1] == ' ') return strtol(at + strlen(pattern), NULL, 10);
+    return -1;
+}
+
+/* Compiles f with `o` at width w on runtime rt (NULL: an owned one) with
+ * `lanes` local lanes; NULL after a failed CHECK. */
+static inline tilec_kernel *compile_at_lanes(const tir_func *f, tilec_compile_options o, uint32_t w, tilec_runtime *rt,
+                                             uint32_t lanes) {
+    o.width = w;
+    o.runtime = rt;
+    o.local_lanes = lanes;
+    tilec_kernel *k = NULL;
+    CHECK_MSG(tilec_compile(ctx, f, &o, &k) == TILEC_OK, "@%s: compile failed at W=%u lanes=%u", tir_func_name(f), w,
+              lanes);
+    flush_diags_in(ctx);
+    return k;
 }
 
 /* One thread's share of concurrent dispatches of one kernel: 25 rounds on

@@ -39,24 +39,8 @@ static const row_case cases[] = {
 
 static tilec_kernel *compile(const tir_func *f, uint32_t w, tilec_runtime *rt, uint32_t lanes, tilec_fuse fuse) {
     tilec_compile_options o = tilec_compile_options_default();
-    o.width = w;
-    o.runtime = rt;
-    o.local_lanes = lanes;
     o.fuse = fuse;
-    tilec_kernel *k = NULL;
-    CHECK_MSG(tilec_compile(ctx, f, &o, &k) == TILEC_OK, "@%s: compile failed at W=%u lanes=%u", tir_func_name(f), w,
-              lanes);
-    flush_diags_in(ctx);
-    return k;
-}
-
-/* The item `key=N;` of a realization line, or -1. */
-static long item(const char *text, const char *key) {
-    char pattern[64];
-    snprintf(pattern, sizeof pattern, "%s=", key);
-    for (const char *at = strstr(text, pattern); at; at = strstr(at + 1, pattern))
-        if (at == text || at[-1] == ' ') return strtol(at + strlen(pattern), NULL, 10);
-    return -1;
+    return compile_at_lanes(f, o, w, rt, lanes);
 }
 
 enum { DISJOINT, IN_PLACE, SHIFTED };
@@ -96,10 +80,10 @@ static void test_rows(void) {
                         snprintf(label, sizeof label, "@%s R=%d W=%u threads=%u lanes=%u", rc->name, rows, w, t + 1,
                                  lanes);
                         const char *r = tilec_kernel_plan_realization(k);
-                        CHECK_MSG(item(r, "streamed_loads") >= 1 && item(r, "fused") == 1, "%s: %s", label, r);
+                        CHECK_MSG(item_value(r, "streamed_loads") >= 1 && item_value(r, "fused") == 1, "%s: %s", label, r);
                         CHECK_MSG(!strstr(tilec_kernel_realization(k), "unfused_twin=none;"), "%s: no twin", label);
-                        CHECK_MSG((item(r, "guarded_arms") > 0) == rc->guarded &&
-                                      (!rc->guarded || rows == 1 || item(tilec_kernel_realization(k), "skippable_blocks") > 0),
+                        CHECK_MSG((item_value(r, "guarded_arms") > 0) == rc->guarded &&
+                                      (!rc->guarded || rows == 1 || item_value(tilec_kernel_realization(k), "skippable_blocks") > 0),
                                   "%s: guarded arms: %s", label, tilec_kernel_realization(k));
                         if (rows > 1) {
                             run_binding(rc, f, k, label, w, DISJOINT);
@@ -125,8 +109,8 @@ static void test_no_snapshot(void) {
     tilec_kernel *on = compile(f, 8, NULL, 8, TILEC_FUSE_ON), *off = compile(f, 8, NULL, 8, TILEC_FUSE_OFF);
     if (on && off) {
         const char *a = tilec_kernel_plan_realization(on), *b = tilec_kernel_plan_realization(off);
-        CHECK_MSG(item(a, "static_snapshot_bytes_per_worker") == 0 && item(a, "streamed_loads") == 2, "%s", a);
-        CHECK_MSG(item(b, "static_snapshot_bytes_per_worker") == 2 * 4096 / 8 * 4 && item(b, "streamed_loads") == 0,
+        CHECK_MSG(item_value(a, "static_snapshot_bytes_per_worker") == 0 && item_value(a, "streamed_loads") == 2, "%s", a);
+        CHECK_MSG(item_value(b, "static_snapshot_bytes_per_worker") == 2 * 4096 / 8 * 4 && item_value(b, "streamed_loads") == 0,
                   "%s", b);
         CHECK(strstr(tilec_kernel_realization(off), "unfused_twin=none;") != NULL);
         uint64_t fused, unfused;
@@ -151,8 +135,8 @@ static void test_coordinate_map(void) {
     if (on && off) {
         const char *a = tilec_kernel_plan_realization(on), *b = tilec_kernel_plan_realization(off);
         uint64_t slots = 4096 / 8;
-        CHECK_MSG(item(a, "static_snapshot_bytes_per_worker") == (long)(slots * 4), "%s", a);
-        CHECK_MSG(item(b, "static_snapshot_bytes_per_worker") == (long)(slots * (4 + 8 + 1 + 4 + 4)), "%s", b);
+        CHECK_MSG(item_value(a, "static_snapshot_bytes_per_worker") == (long)(slots * 4), "%s", a);
+        CHECK_MSG(item_value(b, "static_snapshot_bytes_per_worker") == (long)(slots * (4 + 8 + 1 + 4 + 4)), "%s", b);
         run_config c = run_config_default(8, false);
         run_facade("@masked_softmax fused", f, on, &c);
     }
@@ -182,7 +166,7 @@ static void test_no_twin(void) {
     const tir_func *f = tir_module_func(m, 0);
     tilec_kernel *k = compile(f, 8, NULL, 1, TILEC_FUSE_ON);
     if (k) {
-        CHECK_MSG(item(tilec_kernel_plan_realization(k), "streamed_loads") == 1, "%s", tilec_kernel_plan_realization(k));
+        CHECK_MSG(item_value(tilec_kernel_plan_realization(k), "streamed_loads") == 1, "%s", tilec_kernel_plan_realization(k));
         CHECK(strstr(tilec_kernel_realization(k), "unfused_twin=none;") != NULL);
         run_config c = run_config_default(8, false);
         run_facade("@row_sum", f, k, &c);

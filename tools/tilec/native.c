@@ -48,6 +48,19 @@ bool cli_native_option(cli_native *n, const char *command, int id, const char *v
         n->no_full_packets = true;
         return true;
     }
+    if (id == OPT_NATIVE_STORES) {
+        static const char *const modes[] = {[TILEC_STORES_AUTO] = "auto", [TILEC_STORES_CACHED] = "cached",
+                                            [TILEC_STORES_STREAMING] = "streaming"};
+        for (unsigned m = 0; m < sizeof modes / sizeof *modes; m++)
+            if (!strcmp(value, modes[m])) {
+                n->stores = (tilec_stores)m;
+                n->stores_given = true;
+                return true;
+            }
+        cli_usage_error(command, "--stores: '%s' is not auto, cached or streaming", value);
+        *ok = false;
+        return true;
+    }
     if (id < OPT_LOWER_BLOCK || id >= OPT_NATIVE_THREADS) return false; /* not a lowering option */
     *ok = cli_lowering_option(&n->lowering, command, id, value);
     if (id == OPT_LOWER_WIDTH) n->width_given = true;
@@ -68,6 +81,7 @@ tilec_compile_options cli_native_options(const cli_native *n) {
     o.width = n->width_given ? lo->packet_width : 0;
     o.threads = n->threads;
     o.full_packet_specialization = !n->no_full_packets;
+    o.stores = n->stores;
     o.block_size = lo->block_size;
     o.root_axis_order = lo->root_axis_order;
     o.root_axis_order_len = lo->root_axis_order_len;

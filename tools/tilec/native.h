@@ -4,7 +4,8 @@
  * through the public facade (include/tilec/tilec.h).
  *
  * Native options: --threads N (runtime workers; default TILEC_THREADS, else
- * the cores), --no-full-packets (turns full-packet specialization off) and --width W (packet width; default TILEC_SIMD_WIDTH, else the
+ * the cores), --no-full-packets (turns full-packet specialization off),
+ * --stores auto|cached|streaming (tilec_stores) and --width W (packet width; default TILEC_SIMD_WIDTH, else the
  * host's), plus the planner constraints and settings of lowering.h (--block,
  * --order, --tiles, --grain, --search-grain, --max-candidates, --cost,
  * --partitions, --max-unrolled, --local-lanes, --fuse, --pack, --split).
@@ -17,13 +18,17 @@
 #include "lowering.h"
 #include "tilec/tilec.h"
 
-enum { OPT_NATIVE_THREADS = 140, OPT_NATIVE_NO_FULL_PACKETS };
+enum { OPT_NATIVE_THREADS = 140, OPT_NATIVE_NO_FULL_PACKETS, OPT_NATIVE_STORES };
 #define CLI_NATIVE_OPTIONS \
-    {"--threads", true, OPT_NATIVE_THREADS}, {"--no-full-packets", false, OPT_NATIVE_NO_FULL_PACKETS}
+    {"--threads", true, OPT_NATIVE_THREADS}, {"--no-full-packets", false, OPT_NATIVE_NO_FULL_PACKETS}, \
+    {"--stores", true, OPT_NATIVE_STORES}
 #define CLI_NATIVE_HELP \
     "  --threads N       runtime worker threads (default: TILEC_THREADS, else the cores)\n" \
     "  --no-full-packets emit one masked body for every packet instead of adding an\n" \
     "                    all-active body for complete packets (full-packet specialization)\n" \
+    "  --stores MODE     auto (default), cached or streaming: non-temporal whole-packet\n" \
+    "                    stores to write-only parameters (auto: when the parameters span\n" \
+    "                    at least 3/4 of the last-level cache)\n" \
     "  --width W         packet width 1, 2, 4, 8 or 16 (default: TILEC_SIMD_WIDTH, else\n" \
     "                    the host's: 16 with AVX-512F, 8 with AVX2, else 4)\n" \
     "  --block B, --order I,J,..., --tiles A,B,..., --grain G, --search-grain,\n" \
@@ -39,6 +44,8 @@ typedef struct {
     bool width_given;
     uint32_t threads;
     bool no_full_packets;
+    tilec_stores stores;
+    bool stores_given;
     int refused; /* the first option id native execution does not take, 0: none */
 } cli_native;
 

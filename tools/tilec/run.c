@@ -101,6 +101,8 @@ static int scan(run_request *r, int argc, char **argv) {
         return cli_usage_error("run", "--threads is for native execution (--xir models workers with --workers)");
     if (r->engine == ENGINE_XIR && r->native.no_full_packets)
         return cli_usage_error("run", "--no-full-packets is for native execution");
+    if (r->engine == ENGINE_XIR && r->native.stores_given)
+        return cli_usage_error("run", "--stores is for native execution");
     if (r->engine == ENGINE_NATIVE && !cli_native_check(&r->native, "run")) return CLI_EXIT_USAGE;
     const file_arg *in = r->ins.data;
     for (size_t i = 0; i < r->ins.len; i++)
