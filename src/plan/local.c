@@ -70,6 +70,10 @@ uint32_t plan_local_butterfly_steps(const plan_local *local, const plan_local_di
     return steps;
 }
 
+uint32_t plan_local_butterfly_ops(const plan_local *local, const plan_local_dim *d) {
+    return plan_local_butterfly_steps(local, d) * (d->full_slots ? 3 : 7);
+}
+
 const plan_local_dim *plan_local_dim_in(const plan_local *local, const tir_space *s) {
     for (uint32_t i = 0; i < s->rank; i++) {
         const plan_local_dim *d = plan_local_dim_of(local, &s->axes[i]);

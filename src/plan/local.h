@@ -113,6 +113,10 @@ uint64_t plan_local_volume(const plan_local *local, const tir_space *s);
  * can hold an element (k < N): lane 0's root, which is broadcast, is then
  * complete. */
 uint32_t plan_local_butterfly_steps(const plan_local *local, const plan_local_dim *d);
+/* Operations of that butterfly, as lw_packet_combine emits them: per step
+ * a partner lane, its read and the combine (3); when no slot is full the
+ * lanes' validity travels too (a second read, two selects and an or: 7). */
+uint32_t plan_local_butterfly_ops(const plan_local *local, const plan_local_dim *d);
 /* Whether the space has a distributed axis. */
 bool plan_local_has_axis(const plan_local *local, const tir_space *s);
 /* The space's distributed dim (admitted: at most one), else NULL. */

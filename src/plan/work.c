@@ -9,10 +9,15 @@
  *               loop iteration (increment, compare) plus its coordinate
  *               decode, (4 + 3·rank) per runtime-indexed extract, one
  *               address add per view element, and the root decode once
- *   private     one gathered access per private array element written (ARRAY
+ *               (exp, log and tanh weigh PLAN_MATH_OPS; a packet-local
+ *               butterfly step 3, 7 when the lanes' validity travels with it)
+ *   private     one vector access per private array element written (ARRAY
  *               definitions, definition snapshots, carry copies) or read at
- *               a runtime index (ARRAY, snapshot); recipes charge their op and
- *               their operands' reads at every element read
+ *               a runtime index (ARRAY, snapshot): every lane at the same
+ *               slot, interleaved, so one W-wide access; a gather instead
+ *               for an extract whose index the lanes may not share; recipes
+ *               charge their op and their operands' reads at every element
+ *               read
  *   view        one access per element, classified by its lane pattern
  *
  * Lane patterns.  The lanes of a packet are W consecutive dispatch ordinals;
@@ -60,7 +65,7 @@ typedef struct {
     uint32_t axis[MAX_VARYING];
     uint32_t lanes;                         /* lanes of the first packet: min(W, volume) */
     int64_t (*offset)[MAX_LANES];           /* [varying][lane]: coordinate offset from lane 0 */
-    double arith, broadcast, contiguous, gathered, priv;
+    double arith, broadcast, contiguous, gathered, priv, priv_gathered;
     uint64_t *roots;                        /* by value id: root axes the value may depend on (bits) */
     uint32_t inner;                         /* the innermost root digit's axis; 64: none */
     uint32_t packet_width;
@@ -87,6 +92,14 @@ static void snapshot(walker *w, const tir_value *v, double rep) {
 
 static void view_charge(walker *w, const tir_op *op, double times);
 
+/* Operations one elementwise op costs per element: a math-library call
+ * (exp, log, tanh: a SLEEF u10 polynomial of some 20-40 instructions per
+ * packet) PLAN_MATH_OPS, everything else one. */
+static double ew_ops(const tir_op *op) {
+    bool math = op->ew == TIR_EW_EXP || op->ew == TIR_EW_LOG || op->ew == TIR_EW_TANH;
+    return math ? PLAN_MATH_OPS : 1;
+}
+
 /* `times` reads of elements of v at constant (runtime = false) or runtime
  * flat indices, as lw_read realizes them. */
 static void read_elements(walker *w, const tir_value *v, bool runtime, double times) {
@@ -103,7 +116,7 @@ static void read_elements(walker *w, const tir_value *v, bool runtime, double ti
             w->arith += times * pv->ops;
             break;
         }
-        w->arith += times;
+        w->arith += times * ew_ops(op);
         for (uint32_t i = 0; i < op->operand_count; i++) read_elements(w, op->operands[i]->value, runtime, times);
         break;
     }
@@ -237,15 +250,15 @@ static void walk_elementwise(walker *w, const tir_op *op, double rep) {
     slope_elementwise(w, op);
     switch (pv->form) {
     case PLAN_FORM_SCALAR:
-        if (!pv->constant) w->arith += rep;
+        if (!pv->constant) w->arith += rep * ew_ops(op);
         return;
-    case PLAN_FORM_SPLAT: w->arith += rep; return;
+    case PLAN_FORM_SPLAT: w->arith += rep * ew_ops(op); return;
     case PLAN_FORM_RECIPE: return; /* charged where it is read */
     default: break;
     }
     bool runtime = pv->form == PLAN_FORM_ARRAY;
     double n = rep * (double)pv->count;
-    w->arith += n;
+    w->arith += n * ew_ops(op);
     for (uint32_t i = 0; i < op->operand_count; i++) read_elements(w, op->operands[i]->value, runtime, n);
     if (runtime) {
         w->priv += n;
@@ -259,7 +272,16 @@ static void walk_extract(walker *w, const tir_op *op, double rep) {
     bool constant = true;
     for (uint32_t i = 1; i < op->operand_count; i++) constant = constant && plan_value_of(w->r, op->operands[i]->value)->constant;
     if (!constant) w->arith += rep * (4 + 3.0 * tile->type->space->rank);
+    /* at an index the lanes may not share, a private read is a gather (on
+     * the distributed axis each lane reads its own slot q, which they share) */
+    bool shared = true;
+    const tir_space *s = tile->type->space;
+    for (uint32_t i = 1; i < op->operand_count; i++)
+        shared = shared && (uniform(w, slope_of(w, op->operands[i]->value)) ||
+                            plan_local_is_axis(w->r->options.local, &s->axes[i - 1]));
+    double before = w->priv;
     read_elements(w, tile, !constant, rep);
+    if (!shared) w->priv_gathered += w->priv - before, w->priv = before;
 }
 
 static void walk_view(walker *w, const tir_op *op, double rep) {
@@ -322,8 +344,8 @@ static void walk_loop(walker *w, const tir_op *op, double rep) {
     if (po->partitioned) {
         w->arith += rep * po->partitions; /* partials into a total, then the seed */
         if (po->local)
-            w->arith += rep * (2.0 * plan_local_butterfly_steps(w->r->options.local,
-                                                                 plan_local_dim_in(w->r->options.local, op->domain)) + 2);
+            w->arith += rep * (plan_local_butterfly_ops(w->r->options.local,
+                                                          plan_local_dim_in(w->r->options.local, op->domain)) + 2);
         if (po->bulk_loop) {
             uint64_t P = po->partitions, bulk = po->count - po->count % P;
             w->arith += rep * 2.0 * (double)(bulk / P - 1);
@@ -351,7 +373,7 @@ static void walk_mma(walker *w, const tir_op *op, double rep) {
     if (po->contraction_runtime) w->arith += 2 * (po->runtime ? terms : rep * (double)po->contraction);
     /* over D: each output's lane partials meet in a butterfly, then the seed */
     const plan_local_dim *d = plan_mma_over_local(w->r->options.local, op);
-    if (d) w->arith += n * (2.0 * plan_local_butterfly_steps(w->r->options.local, d) + 2);
+    if (d) w->arith += n * (plan_local_butterfly_ops(w->r->options.local, d) + 2);
     snapshot(w, op->results[0], rep);
 }
 
@@ -483,9 +505,9 @@ tilec_status plan_extract_work(const plan_repr *repr, const plan_root_map *map, 
     out->broadcast_loads = w.broadcast;
     out->contiguous_accesses = w.contiguous;
     out->gathered_accesses = w.gathered;
-    out->private_accesses = w.priv;
+    out->private_accesses = w.priv + w.priv_gathered;
     out->reused_load_bytes = w.reused;
     out->arithmetic_per_packet = w.arith * c->arithmetic;
-    out->memory_per_packet = view + w.priv * c->gathered_lane * W;
+    out->memory_per_packet = view + w.priv * c->contiguous_memory + w.priv_gathered * c->gathered_lane * W;
     return TILEC_OK;
 }

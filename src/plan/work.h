@@ -22,6 +22,10 @@
 #include "plan/root_map.h"
 #include "plan/target.h"
 
+/* The prior's weight of a math-library call (exp, log, tanh: a SLEEF u10
+ * polynomial) per element, in operations. */
+enum { PLAN_MATH_OPS = 16 };
+
 /* Fills the work fields of `out` (arithmetic … reused_load_bytes); the count
  * and schedule fields are left alone.  `reuse_capacity` (the target's L2
  * bytes; 0 unknown) bounds the panels that count as reused.
