@@ -546,25 +546,32 @@ static bool streaming(emitter *e, const xir_inst *i) {
            !e->predicated[i->parent->id] && (bytes == 16 || bytes == 32 || bytes == 64);
 }
 
-/* A non-temporal store of the whole packet where its address is 16-byte
- * aligned (what the instructions need; a wider packet is 2 or 4 of them,
- * as fast: the write-combining buffers collect whole lines either way), a
- * plain one elsewhere; the entry ends with a fence so the pool's completion
- * publishes them. */
+/* A non-temporal store of the packet with alignment `align`. */
+static void nontemporal_store(emitter *e, LLVMValueRef v, LLVMValueRef p, unsigned align) {
+    LLVMValueRef st = LLVMBuildStore(e->b, v, p), one = LLVMConstInt(e->i32, 1, false);
+    LLVMSetAlignment(st, align);
+    LLVMSetMetadata(st, LLVMGetMDKindIDInContext(e->c, "nontemporal", 11), LLVMMDNodeInContext(e->c, &one, 1));
+}
+
+/* A non-temporal store of the whole packet: where its address is 16-byte
+ * aligned as 16-byte vectors (vmovntps: 2 or 4 for a wider packet, as fast
+ * — the write-combining buffers collect whole lines either way); elsewhere,
+ * on a host with SSE4A (AMD), as 8-byte pieces (movntsd, which needs no
+ * alignment: a row whose start is 8 bytes off streams too), else a plain
+ * store.  The entry ends with a fence so the pool's completion publishes
+ * them. */
 static void streaming_store(emitter *e, tir_scalar s, LLVMValueRef v, LLVMValueRef p) {
     LLVMValueRef low = LLVMBuildAnd(e->b, LLVMBuildPtrToInt(e->b, p, e->i64, ""), const_i64(e, 15), "");
     LLVMBasicBlockRef nt = LLVMAppendBasicBlockInContext(e->c, e->body, "streaming_store");
-    LLVMBasicBlockRef cached = LLVMAppendBasicBlockInContext(e->c, e->body, "cached_store");
+    LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(e->c, e->body, "unaligned_store");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, e->body, "stored");
-    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, low, const_i64(e, 0), ""), nt, cached);
+    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, low, const_i64(e, 0), ""), nt, other);
     LLVMPositionBuilderAtEnd(e->b, nt);
-    LLVMValueRef st = LLVMBuildStore(e->b, v, p);
-    LLVMSetAlignment(st, 16);
-    LLVMValueRef one = LLVMConstInt(e->i32, 1, false);
-    LLVMSetMetadata(st, LLVMGetMDKindIDInContext(e->c, "nontemporal", 11), LLVMMDNodeInContext(e->c, &one, 1));
+    nontemporal_store(e, v, p, 16);
     LLVMBuildBr(e->b, done);
-    LLVMPositionBuilderAtEnd(e->b, cached);
-    plain_store(e, s, v, p);
+    LLVMPositionBuilderAtEnd(e->b, other);
+    if (e->host->sse4a) nontemporal_store(e, v, p, align_of(s));
+    else plain_store(e, s, v, p);
     LLVMBuildBr(e->b, done);
     LLVMPositionBuilderAtEnd(e->b, done);
     e->info->counters.streaming_stores++;

@@ -60,6 +60,7 @@ bool jit_host_init(jit_host *h) {
     h->features = LLVMGetHostCPUFeatures();
     h->avx512f = h->features && strstr(h->features, "+avx512f") != NULL;
     h->avx2 = h->features && strstr(h->features, "+avx2") != NULL;
+    h->sse4a = h->features && strstr(h->features, "+sse4a") != NULL; /* AMD: 8-byte non-temporal stores */
     return h->triple && h->cpu && h->features;
 }
 

@@ -15,7 +15,7 @@
 /* Host CPU name and feature string (LLVM-owned messages, freed by jit_host_free). */
 typedef struct {
     char *triple, *cpu, *features;
-    bool avx512f, avx2;
+    bool avx512f, avx2, sse4a;
 } jit_host;
 
 /* Initializes LLVM's native target once per process (thread-safe), then

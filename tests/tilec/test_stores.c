@@ -7,9 +7,11 @@
  *   packet-local store of a 16-, 32- or 64-byte packet streams (counter
  *   streaming_stores), a narrower packet or a scattered store (one program
  *   per lane) does not.
- * - Each run three ways: the output 64-byte aligned (the non-temporal
- *   branch), misaligned by 4 bytes (the cached branch), and in place over
- *   the input (aligned): every element and every sentinel around the
+ * - Each run three ways: the output 64-byte aligned (16-byte non-temporal
+ *   stores; with 1030-element rows every other row starts 8 bytes off),
+ *   misaligned by 4 bytes (8-byte non-temporal pieces on an SSE4A host,
+ *   plain stores elsewhere), and in place over the input (aligned): every
+ *   element and every sentinel around the
  *   interiors equals the reference's, so no store was lost, torn or
  *   misplaced, and the fence made them visible to the dispatching thread.
  * - cached never streams; auto streams only when the arguments span at
