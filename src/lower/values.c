@@ -449,6 +449,10 @@ static xir_value *apply_at(lowerer *lw, const tir_op *op, const tir_space *space
                            xir_value *flat, xir_value *const *coords) {
     xir_value *args[3] = {NULL, NULL, NULL}, *decoded[PLAN_MAX_RANK];
     bool guard = op->ew == TIR_EW_SELECT && (costly(in[1]) || costly(in[2]));
+    if (guard && !coords) { /* decoded before the branch: every arm's reads use them */
+        lw_decode(lw, space, flat, decoded);
+        coords = decoded;
+    }
     for (uint32_t i = 0; i < op->operand_count; i++) {
         if (!guard || i == 0 || !costly(in[i])) {
             args[i] = operand_at(lw, op, i, space, in, flat, &coords, decoded);

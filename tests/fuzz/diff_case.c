@@ -25,6 +25,15 @@ static void print_list(FILE *out, const char *key, const uint32_t *v, uint32_t n
     for (uint32_t i = 0; i < n; i++) fprintf(out, "%s%u", i ? "," : "", v[i]);
 }
 
+/* The names of the three-way modes, in the facade enums' order (0: auto). */
+static const char *const SWITCH[3] = {"auto", "on", "off"}, *const STORES[3] = {"auto", "cached", "streaming"};
+
+static bool parse_mode(const char *v, const char *const names[3], uint32_t *out) {
+    for (uint32_t m = 0; m < 3; m++)
+        if (!strcmp(v, names[m])) return (*out = m), true;
+    return false;
+}
+
 void diff_case_print(const diff_case *c, FILE *out) {
     fprintf(out, "%s seed=%llu index=%llu\n", PREFIX, (unsigned long long)c->seed, (unsigned long long)c->index);
     fprintf(out, "%s inputs=%s specials=%d input_seed=%llu compare=%s", PREFIX, c->exact_inputs ? "exact" : "random",
@@ -35,8 +44,9 @@ void diff_case_print(const diff_case *c, FILE *out) {
     if (c->unrolled_set) fprintf(out, " unrolled=%u", c->unrolled);
     if (c->search_grain) fprintf(out, " search_grain=1");
     if (c->separate_mma) fprintf(out, " separate_mma=1");
-    if (c->pack) fprintf(out, " pack=%s", c->pack == 1 ? "on" : "off");
-    if (c->fuse) fprintf(out, " fuse=%s", c->fuse == 1 ? "on" : "off");
+    if (c->pack) fprintf(out, " pack=%s", SWITCH[c->pack]);
+    if (c->fuse) fprintf(out, " fuse=%s", SWITCH[c->fuse]);
+    if (c->stores) fprintf(out, " stores=%s", STORES[c->stores]);
     if (c->split >= 0) fprintf(out, " split=%lld", (long long)c->split);
     print_list(out, "order", c->order, c->order_len);
     print_list(out, "tiles", c->tiles, c->tiles_len);
@@ -106,14 +116,9 @@ static bool parse_item(const char *key, const char *v, diff_case *c) {
     if (!strcmp(key, "full_packets")) return parse_bool(v, &c->full_packets);
     if (!strcmp(key, "search_grain")) return parse_bool(v, &c->search_grain);
     if (!strcmp(key, "separate_mma")) return parse_bool(v, &c->separate_mma);
-    if (!strcmp(key, "pack")) {
-        c->pack = !strcmp(v, "on") ? 1 : !strcmp(v, "off") ? 2 : 0;
-        return c->pack || !strcmp(v, "auto");
-    }
-    if (!strcmp(key, "fuse")) {
-        c->fuse = !strcmp(v, "on") ? 1 : !strcmp(v, "off") ? 2 : 0;
-        return c->fuse || !strcmp(v, "auto");
-    }
+    if (!strcmp(key, "pack")) return parse_mode(v, SWITCH, &c->pack);
+    if (!strcmp(key, "fuse")) return parse_mode(v, SWITCH, &c->fuse);
+    if (!strcmp(key, "stores")) return parse_mode(v, STORES, &c->stores);
     if (!strcmp(key, "split")) {
         uint32_t n;
         if (!strcmp(v, "auto")) return (c->split = -1), true;

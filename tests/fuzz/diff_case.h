@@ -21,6 +21,8 @@
  *   pack=auto|on|off        panel packing (tilec_compile_options.pack; default auto)
  *   fuse=auto|on|off        streamed loads and recomputed values
  *                           (tilec_compile_options.fuse; default auto)
+ *   stores=auto|cached|streaming  non-temporal stores of write-only outputs
+ *                           (tilec_compile_options.stores; default auto)
  *   split=N                 split reductions: 0 off (tilec_compile_options.split),
  *                           N >= 1 split_chunks = N (a mergeable reduce in N
  *                           chunks); absent or `auto`: the facade's default
@@ -56,6 +58,7 @@ typedef struct {
     bool separate_mma; /* fused_mma = false */
     uint32_t pack;     /* tilec_pack: 0 auto, 1 on, 2 off */
     uint32_t fuse;     /* tilec_fuse: 0 auto, 1 on, 2 off */
+    uint32_t stores;   /* tilec_stores: 0 auto, 1 cached, 2 streaming */
     int64_t split;     /* -1 auto (not given), 0 off, N > 0: split_chunks N */
     bool expect_ok;
     uint32_t order[DIFF_MAX_ORDER], order_len, tiles[DIFF_MAX_ORDER], tiles_len;

@@ -627,6 +627,7 @@ static void choose_options(gen *g) {
     c->separate_mma = gen_chance(g, 0.3);
     c->pack = gen_chance(g, 0.4) ? 1 : gen_chance(g, 0.1) ? 2 : 0;
     c->fuse = gen_chance(g, 0.4) ? 1 : gen_chance(g, 0.1) ? 2 : 0;
+    c->stores = gen_chance(g, 0.3) ? 2 : 0;
     if (gen_chance(g, 0.2)) {
         c->order_len = (uint32_t)g->grank;
         c->order[0] = 0, c->order[1] = 1;

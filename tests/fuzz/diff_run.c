@@ -237,6 +237,7 @@ static tilec_compile_options options_of(diff_runner *r, const diff_case *c, bool
     o.fused_mma = !c->separate_mma; /* the numeric contract, kept by the default-options retry */
     o.pack = (tilec_pack)c->pack;   /* packing never refuses: kept too */
     o.fuse = (tilec_fuse)c->fuse;   /* nor does fusion */
+    o.stores = (tilec_stores)c->stores; /* nor do streaming stores */
     /* the split under test, kept too (an unsplittable kernel is not split, never refused) */
     if (c->split == 0) o.split = TILEC_SPLIT_OFF;
     else if (c->split > 0) o.split_chunks = (uint32_t)c->split;
