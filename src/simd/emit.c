@@ -555,23 +555,28 @@ static void nontemporal_store(emitter *e, LLVMValueRef v, LLVMValueRef p, unsign
 
 /* A non-temporal store of the whole packet: where its address is 16-byte
  * aligned as 16-byte vectors (vmovntps: 2 or 4 for a wider packet, as fast
- * — the write-combining buffers collect whole lines either way); elsewhere,
- * on a host with SSE4A (AMD), as 8-byte pieces (movntsd, which needs no
- * alignment: a row whose start is 8 bytes off streams too), else a plain
- * store.  The entry ends with a fence so the pool's completion publishes
- * them. */
+ * — the write-combining buffers collect whole lines either way); where it
+ * is 8-byte aligned, on a host with SSE4A (AMD), as 8-byte pieces
+ * (movntsd: a row whose start is 8 bytes off streams too); else a plain
+ * store (4-byte pieces straddling lines in several streams at once, like
+ * rope's second half of a 4098-wide row, ran 5× slower than cached).  The
+ * entry ends with a fence so the pool's completion publishes them. */
 static void streaming_store(emitter *e, tir_scalar s, LLVMValueRef v, LLVMValueRef p) {
-    LLVMValueRef low = LLVMBuildAnd(e->b, LLVMBuildPtrToInt(e->b, p, e->i64, ""), const_i64(e, 15), "");
-    LLVMBasicBlockRef nt = LLVMAppendBasicBlockInContext(e->c, e->body, "streaming_store");
-    LLVMBasicBlockRef other = LLVMAppendBasicBlockInContext(e->c, e->body, "unaligned_store");
+    LLVMValueRef address = LLVMBuildPtrToInt(e->b, p, e->i64, "");
     LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->c, e->body, "stored");
-    LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, low, const_i64(e, 0), ""), nt, other);
-    LLVMPositionBuilderAtEnd(e->b, nt);
-    nontemporal_store(e, v, p, 16);
-    LLVMBuildBr(e->b, done);
-    LLVMPositionBuilderAtEnd(e->b, other);
-    if (e->host->sse4a) nontemporal_store(e, v, p, align_of(s));
-    else plain_store(e, s, v, p);
+    /* 16-byte aligned, else (SSE4A) 8-byte aligned: each a non-temporal store */
+    for (unsigned align = 16; align >= 8; align /= 2) {
+        if (align == 8 && !e->host->sse4a) break;
+        LLVMValueRef low = LLVMBuildAnd(e->b, address, const_i64(e, align - 1), "");
+        LLVMBasicBlockRef nt = LLVMAppendBasicBlockInContext(e->c, e->body, "streaming_store");
+        LLVMBasicBlockRef next = LLVMAppendBasicBlockInContext(e->c, e->body, "not_aligned");
+        LLVMBuildCondBr(e->b, LLVMBuildICmp(e->b, LLVMIntEQ, low, const_i64(e, 0), ""), nt, next);
+        LLVMPositionBuilderAtEnd(e->b, nt);
+        nontemporal_store(e, v, p, align);
+        LLVMBuildBr(e->b, done);
+        LLVMPositionBuilderAtEnd(e->b, next);
+    }
+    plain_store(e, s, v, p);
     LLVMBuildBr(e->b, done);
     LLVMPositionBuilderAtEnd(e->b, done);
     e->info->counters.streaming_stores++;

@@ -53,7 +53,7 @@ typedef struct {
     uint32_t required_packet_width;
     /* Bit a (a < 64): contiguous stores of every lane to buffer argument a
      * (a packet of 16, 32 or 64 bytes; the all-active body only) are
-     * non-temporal where the address is 16-byte aligned (at any address on
+     * non-temporal where the address is 16-byte aligned (8-byte aligned on
      * an SSE4A host, in 8-byte pieces), bypassing the caches
      * for an output that will not stay in them; the entry then ends with a
      * fence (docs/simd.md "Streaming stores").  0 by default. */

@@ -9,8 +9,8 @@
  *   per lane) does not.
  * - Each run three ways: the output 64-byte aligned (16-byte non-temporal
  *   stores; with 1030-element rows every other row starts 8 bytes off),
- *   misaligned by 4 bytes (8-byte non-temporal pieces on an SSE4A host,
- *   plain stores elsewhere), and in place over the input (aligned): every
+ *   misaligned by 4 bytes (plain stores; rows 8 bytes off stream in 8-byte
+ *   pieces on an SSE4A host), and in place over the input (aligned): every
  *   element and every sentinel around the
  *   interiors equals the reference's, so no store was lost, torn or
  *   misplaced, and the fence made them visible to the dispatching thread.
