@@ -536,6 +536,7 @@ static void print_row(bench_doc *d, const bench_row *row, peer_result *res, int 
         }
         if (r->checked) json_number(f, "max_abs_err", r->max_abs_err, "%.3g");
         if (row->peers[i].bound) fprintf(f, ", \"bound\": true");
+        if (row->peers[i].compile_ms > 0) json_number(f, "compile_ms", row->peers[i].compile_ms, "%.1f");
         fprintf(f, "}");
     }
     fprintf(f, "],\n   \"ratios\": [");

@@ -72,6 +72,9 @@ typedef struct {
      * checked and never the best peer; the row records tilec / it as
      * "ratio_to_bound". */
     bool bound;
+    /* The peer's own compile time for the row (ms; 0: none or not reported),
+     * spent before the timing: a JIT peer's (Inductor) compile. */
+    double compile_ms;
     char message[512];
 } bench_peer;
 

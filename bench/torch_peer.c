@@ -16,6 +16,8 @@ enum { TORCH_TIMEOUT_MS = 300 * 1000 };
 struct torch_worker {
     const char *script;
     const char *python;
+    const char *mode; /* NULL: eager; "inductor": torch.compile */
+    const char *name; /* the peer: "torch" or the mode */
     pid_t pid; /* 0: not running */
     int to, from;
     char buf[8192]; /* reply bytes not yet consumed */
@@ -51,7 +53,8 @@ static bool worker_spawn(torch_worker *w, char *err, size_t errlen) {
         dup2(in[0], 0);
         dup2(out[1], 1);
         close(in[0]), close(in[1]), close(out[0]), close(out[1]);
-        execlp(w->python, w->python, w->script, (char *)NULL);
+        if (w->mode) execlp(w->python, w->python, w->script, "--mode", w->mode, (char *)NULL);
+        else execlp(w->python, w->python, w->script, (char *)NULL);
         fprintf(stderr, "bench: cannot run %s %s: %s\n", w->python, w->script, strerror(errno));
         _exit(127);
     }
@@ -103,7 +106,7 @@ static bool request(torch_worker *w, const char *line, char *reply, size_t size,
     }
 }
 
-torch_worker *torch_worker_start(const char *script, const char *python) {
+torch_worker *torch_worker_start(const char *script, const char *python, const char *mode) {
     torch_worker *w = calloc(1, sizeof *w);
     if (!w) {
         fprintf(stderr, "bench: out of memory\n");
@@ -112,6 +115,8 @@ torch_worker *torch_worker_start(const char *script, const char *python) {
     /* A dead worker must not kill the driver with SIGPIPE. */
     signal(SIGPIPE, SIG_IGN);
     w->script = script;
+    w->mode = mode;
+    w->name = mode ? mode : "torch";
     /* Debian's python3-torch belongs to /usr/bin/python3, which a python3
      * earlier on PATH (pyenv, venv) would not see. */
     w->python = python ? python : access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
@@ -147,6 +152,18 @@ void torch_worker_stop(torch_worker *w) {
     }
     free(w);
 }
+
+void torch_workers_start(torch_worker *w[TORCH_PEERS], const char *script, const bench_options *o) {
+    static const char *const modes[TORCH_PEERS] = {NULL, "inductor"};
+    for (size_t i = 0; i < TORCH_PEERS; i++)
+        w[i] = torch_worker_start(o->torch_worker ? o->torch_worker : script, o->python, modes[i]);
+}
+
+void torch_workers_stop(torch_worker *w[TORCH_PEERS]) {
+    for (size_t i = 0; i < TORCH_PEERS; i++) torch_worker_stop(w[i]);
+}
+
+const char *torch_worker_name(const torch_worker *w) { return w->name; }
 
 const char *torch_worker_version(torch_worker *w) {
     if (w->unavailable[0] || access(w->script, R_OK)) return w->version;
@@ -206,17 +223,17 @@ static bool write_floats(const char *path, const float *x, size_t n) {
 void torch_peer_setup(bench_peer *p, torch_worker *w, const char *op, int threads, const float *const *inputs,
                       const size_t *lens, size_t n_inputs, const int *dims, size_t n_dims) {
     memset(p, 0, sizeof *p);
-    p->name = "torch";
+    p->name = w->name;
     if (w->unavailable[0]) {
-        bench_peer_preset(p, "torch", BENCH_SKIPPED, "torch not importable: %s", w->unavailable);
+        bench_peer_preset(p, w->name, BENCH_SKIPPED, "torch not importable: %s", w->unavailable);
         return;
     }
     if (access(w->script, R_OK)) {
-        bench_peer_preset(p, "torch", BENCH_ERROR, "no torch worker script %s", w->script);
+        bench_peer_preset(p, w->name, BENCH_ERROR, "no torch worker script %s", w->script);
         return;
     }
     if (!w->dir[0]) {
-        bench_peer_preset(p, "torch", BENCH_ERROR, "no temporary directory for the torch inputs");
+        bench_peer_preset(p, w->name, BENCH_ERROR, "no temporary directory for the torch inputs");
         return;
     }
     remove_files(w);
@@ -225,26 +242,28 @@ void torch_peer_setup(bench_peer *p, torch_worker *w, const char *op, int thread
         snprintf(path, sizeof path, "%s/in%zu.f32", w->dir, i);
         w->n_inputs = i + 1;
         if (!write_floats(path, inputs[i], lens[i])) {
-            bench_peer_preset(p, "torch", BENCH_ERROR, "cannot write %s", path);
+            bench_peer_preset(p, w->name, BENCH_ERROR, "cannot write %s", path);
             return;
         }
     }
     snprintf(line, sizeof line, "setup %s %d %s", op, threads, w->dir);
     for (size_t i = 0; i < n_dims; i++) bench_appendf(line, sizeof line, " %d", dims[i]);
     if (!request(w, line, reply, sizeof reply, err, sizeof err)) {
-        bench_peer_preset(p, "torch", BENCH_ERROR, "%s", err);
+        bench_peer_preset(p, w->name, BENCH_ERROR, "%s", err);
         return;
     }
     if (!strncmp(reply, "unavailable", 11)) {
         snprintf(w->unavailable, sizeof w->unavailable, "%s", reply + 11 + (reply[11] == ' '));
         snprintf(w->version, sizeof w->version, "unavailable: %s", w->unavailable);
-        bench_peer_preset(p, "torch", BENCH_SKIPPED, "torch not importable: %s", w->unavailable);
+        bench_peer_preset(p, w->name, BENCH_SKIPPED, "torch not importable: %s", w->unavailable);
         return;
     }
-    if (strcmp(reply, "ok")) {
-        bench_peer_preset(p, "torch", BENCH_ERROR, "torch setup: %s", reply);
+    /* `ok`, or `ok COMPILE_MS` from a compiling mode */
+    if (strncmp(reply, "ok", 2) || (reply[2] && reply[2] != ' ')) {
+        bench_peer_preset(p, w->name, BENCH_ERROR, "torch setup: %s", reply);
         return;
     }
+    if (reply[2]) p->compile_ms = strtod(reply + 3, NULL);
     p->state = w;
     p->run_batch = torch_run_batch;
     p->check = torch_check;

@@ -9,11 +9,22 @@
 
 typedef struct torch_worker torch_worker;
 
-/* The coprocess `python script` (python NULL: /usr/bin/python3, where
- * Debian's python3-torch lives, else python3 on PATH), started at its first
- * request and restarted after a failure.  Never NULL. */
-torch_worker *torch_worker_start(const char *script, const char *python);
+/* The coprocess `python script [--mode inductor]` (python NULL:
+ * /usr/bin/python3, else python3 on PATH; bench/run passes the bench's
+ * virtual environment), started at its first request and restarted after a
+ * failure.  mode NULL: the eager peer "torch"; "inductor": the peer
+ * "inductor", the same functions through torch.compile, compiled at setup
+ * (its compile time is the peer's compile_ms).  Never NULL. */
+torch_worker *torch_worker_start(const char *script, const char *python, const char *mode);
 void torch_worker_stop(torch_worker *w);
+
+/* The PyTorch peers of a family: eager and Inductor, each its own coprocess
+ * of the script (o->torch_worker, else `script`) in o->python. */
+enum { TORCH_PEERS = 2 };
+void torch_workers_start(torch_worker *w[TORCH_PEERS], const char *script, const bench_options *o);
+void torch_workers_stop(torch_worker *w[TORCH_PEERS]);
+/* The peer name of a worker ("torch", "inductor"). */
+const char *torch_worker_name(const torch_worker *w);
 /* The torch version the worker reports, "unavailable: ..." or "unknown". */
 const char *torch_worker_version(torch_worker *w);
 

@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """Checks bench/peers/torch_worker.py against FP64 numpy at small ragged shapes,
-through its stdin/stdout protocol, at 1 and 2 threads.  Also checks that the
-worker answers `unavailable` when torch cannot be imported, and `error` for a
-bad request.  Run by hand: /usr/bin/python3 bench/peers/test_torch_worker.py
+through its stdin/stdout protocol, at 1 and 2 threads, eager and (one shape per
+op, one thread) `--mode inductor`, whose setup replies `ok COMPILE_MS`.  Also
+checks that the worker answers `unavailable` when torch cannot be imported,
+and `error` for a bad request.  Run by hand with the bench's interpreter:
+build-bench/venv/bin/python bench/peers/test_torch_worker.py
 Exit 0 when all pass (or when torch/numpy are not importable: skipped)."""
 import os
 import subprocess
@@ -68,11 +70,12 @@ def shapes(op, dims):
 
 
 class Proc:
-    def __init__(self, python="python3", env=None):
-        # plain python3 from PATH, as the drivers start it (the worker re-execs
-        # /usr/bin/python3 itself when that one lacks torch)
-        self.p = subprocess.Popen([python, WORKER], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, text=True, env=env)
+    def __init__(self, python=sys.executable, env=None, mode=None):
+        # this interpreter, as the drivers start the bench's (the worker
+        # re-execs /usr/bin/python3 itself when one lacks torch)
+        argv = [python, WORKER] + (["--mode", mode] if mode else [])
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL if mode else None, text=True, env=env)
 
     def ask(self, line):
         self.p.stdin.write(line + "\n")
@@ -97,28 +100,32 @@ def main():
     r = w.ask("version")
     print(f"{'ok' if r == 'ok ' + torch.__version__ else 'FAIL'} version -> {r}")
     failures += r != "ok " + torch.__version__
+    compiled = Proc(mode="inductor")
     with tempfile.TemporaryDirectory() as tmp:
-        for threads in (1, 2):
-            for op, dims in cases:
-                ins = [rng.uniform(-3, 3, s).astype("<f4") for s in shapes(op, dims)]
-                for i, a in enumerate(ins):
-                    a.tofile(os.path.join(tmp, f"in{i}.f32"))
-                dimstr = " ".join(map(str, dims))
-                what = f"torch {op} {dimstr} threads {threads}"
-                r1 = w.ask(f"setup {op} {threads} {tmp} {dimstr}")
-                out = os.path.join(tmp, "out.f32")
-                r2 = w.ask(f"check {out}") if r1 == "ok" else "-"
-                r3 = w.ask("run 3") if r2 == "ok" else "-"
-                if r1 != "ok" or r2 != "ok" or not r3.startswith("ok ") or float(r3.split()[1]) <= 0:
-                    print(f"FAIL {what}: {r1} / {r2} / {r3}")
-                    failures += 1
-                    continue
-                want = ref(op, dims, ins).reshape(-1)
-                got = np.fromfile(out, dtype="<f4").astype(np.float64)
-                err = np.abs(got - want) if got.size == want.size else np.array([np.inf])
-                ok = bool(np.all(err <= TOL + TOL * np.abs(want[:err.size])))
-                print(f"{'ok' if ok else 'FAIL'} {what} max_abs_err {err.max():.3g}")
-                failures += not ok
+        runs = [(w, "torch", threads, op, dims) for threads in (1, 2) for op, dims in cases]
+        runs += [(compiled, "inductor", 1, op, dims) for op, dims in cases if dims in ((17, 66), (1, 4, 2, 7, 11, 8, 7))]
+        for proc, name, threads, op, dims in runs:
+            ins = [rng.uniform(-3, 3, s).astype("<f4") for s in shapes(op, dims)]
+            for i, a in enumerate(ins):
+                a.tofile(os.path.join(tmp, f"in{i}.f32"))
+            dimstr = " ".join(map(str, dims))
+            what = f"{name} {op} {dimstr} threads {threads}"
+            r1 = proc.ask(f"setup {op} {threads} {tmp} {dimstr}")
+            set_up = r1 == "ok" if name == "torch" else r1.startswith("ok ") and float(r1.split()[1]) > 0
+            out = os.path.join(tmp, "out.f32")
+            r2 = proc.ask(f"check {out}") if set_up else "-"
+            r3 = proc.ask("run 3") if r2 == "ok" else "-"
+            if not set_up or r2 != "ok" or not r3.startswith("ok ") or float(r3.split()[1]) <= 0:
+                print(f"FAIL {what}: {r1} / {r2} / {r3}")
+                failures += 1
+                continue
+            want = ref(op, dims, ins).reshape(-1)
+            got = np.fromfile(out, dtype="<f4").astype(np.float64)
+            err = np.abs(got - want) if got.size == want.size else np.array([np.inf])
+            ok = bool(np.all(err <= TOL + TOL * np.abs(want[:err.size])))
+            print(f"{'ok' if ok else 'FAIL'} {what} max_abs_err {err.max():.3g}")
+            failures += not ok
+        failures += compiled.close() != 0
         # bad requests are errors, and the worker keeps serving
         for bad in ("setup nosuchop 1 /tmp 3 4", f"setup softmax 1 {tmp} 3",
                     "frobnicate", "setup rope 1 /nonexistent 2 4"):

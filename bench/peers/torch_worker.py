@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""PyTorch eager peer of `make bench`, run as a coprocess by the family drivers.
+"""PyTorch peers of `make bench` (eager, and Inductor with `--mode inductor`),
+run as coprocesses by the family drivers.
 
 Protocol (one request per line on stdin, one reply line on stdout):
   setup OP THREADS DIR N0 N1 ...  load DIR/in0.f32, in1.f32, ... (the kernel's
@@ -12,6 +13,11 @@ Errors reply `error MESSAGE`; if torch cannot be imported every request gets
 `unavailable MESSAGE`.  OPs and dims: softmax, masked_softmax, layernorm,
 rmsnorm, gelu, swiglu, rope (rows cols); attention (B Hq Hkv Lq Lk D Dv).
 Semantics are those of examples/OP.tir.
+
+With `--mode inductor` each op's function goes through
+torch.compile(mode="max-autotune-no-cudagraphs") (Inductor's C++/OpenMP CPU
+code), compiled at setup, outside the timing; setup then replies
+`ok COMPILE_MS`.
 
 Each op is what a PyTorch user writes in eager mode, under inference_mode.
 Outputs are preallocated and written with out= where the final op has one
@@ -117,9 +123,10 @@ def make_op(op, dims, ins):
 
 
 class Worker:
-    def __init__(self):
+    def __init__(self, mode):
         self.fn = None
         self.interop_set = False
+        self.mode = mode
 
     def setup(self, args):
         op, threads, d = args[0], int(args[1]), args[2]
@@ -149,8 +156,16 @@ class Worker:
                 raise ValueError(f"{path}: {a.size} floats, expected {want} for shape {shape}")
             ins.append(torch.from_numpy(a.reshape(shape)))
         self.fn = None
-        self.fn = make_op(op, dims, ins)
-        return "ok"
+        fn = make_op(op, dims, ins)
+        if self.mode != "inductor":
+            self.fn = fn
+            return "ok"
+        torch._dynamo.reset()  # a fresh compile per row: no recompile limits across shapes
+        t0 = time.perf_counter()
+        compiled = torch.compile(fn, mode="max-autotune-no-cudagraphs", dynamic=False)
+        compiled()  # compiles (and autotunes) here, outside the timing
+        self.fn = compiled
+        return f"ok {(time.perf_counter() - t0) * 1e3:.1f}"
 
     def version(self, args):
         return f"ok {torch.__version__}"
@@ -175,7 +190,10 @@ class Worker:
 
 
 def main():
-    worker = None if IMPORT_ERROR else Worker()
+    mode = sys.argv[2] if len(sys.argv) >= 3 and sys.argv[1] == "--mode" else "eager"
+    if mode not in ("eager", "inductor"):
+        sys.exit(f"torch_worker: unknown mode {mode}")
+    worker = None if IMPORT_ERROR else Worker(mode)
     ctx = torch.inference_mode() if worker else None
     if ctx:
         ctx.__enter__()
@@ -199,6 +217,10 @@ def main():
                 reply = f"error {type(e).__name__}: {e}".replace("\n", " ")
         sys.stdout.write(reply + "\n")
         sys.stdout.flush()
+    sys.stdout.flush()
+    # Inductor leaves compile workers and threads whose interpreter shutdown
+    # can wait forever; nothing is left to flush, so leave at once.
+    os._exit(0)
 
 
 if __name__ == "__main__":
