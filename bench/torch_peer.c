@@ -2,6 +2,7 @@
 #include "torch_peer.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -44,6 +45,10 @@ static bool worker_spawn(torch_worker *w, char *err, size_t errlen) {
         snprintf(err, errlen, "pipe: %s", strerror(errno));
         return false;
     }
+    /* A worker started later must not inherit this one's pipe ends (it would
+     * keep them open after this one is gone); dup2 below clears the flag on
+     * the child's stdin and stdout. */
+    for (int k = 0; k < 2; k++) fcntl(in[k], F_SETFD, FD_CLOEXEC), fcntl(out[k], F_SETFD, FD_CLOEXEC);
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(err, errlen, "fork: %s", strerror(errno));
@@ -141,10 +146,10 @@ void torch_worker_stop(torch_worker *w) {
     if (!w) return;
     if (w->pid) {
         char reply[64], err[64];
+        /* quit has no reply: the worker's exit ends the request (worker_kill
+         * then reaps it and clears pid; waitpid(0) would wait for any child) */
         (void)request(w, "quit", reply, sizeof reply, err, sizeof err);
-        close(w->to);
-        close(w->from);
-        waitpid(w->pid, NULL, 0);
+        worker_kill(w);
     }
     if (w->dir[0]) {
         remove_files(w);
