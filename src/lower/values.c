@@ -448,13 +448,14 @@ static bool costly(const lv *rec) {
 static xir_value *apply_at(lowerer *lw, const tir_op *op, const tir_space *space, lv *const *in, tir_scalar elem,
                            xir_value *flat, xir_value *const *coords) {
     xir_value *args[3] = {NULL, NULL, NULL}, *decoded[PLAN_MAX_RANK];
-    bool guard = op->ew == TIR_EW_SELECT && (costly(in[1]) || costly(in[2]));
-    if (guard && !coords) { /* decoded before the branch: every arm's reads use them */
+    bool select = op->ew == TIR_EW_SELECT;
+    bool guarded[3] = {false, select && costly(in[1]), select && costly(in[2])};
+    if ((guarded[1] || guarded[2]) && !coords) { /* decoded before the branch: every arm's reads use them */
         lw_decode(lw, space, flat, decoded);
         coords = decoded;
     }
     for (uint32_t i = 0; i < op->operand_count; i++) {
-        if (!guard || i == 0 || !costly(in[i])) {
+        if (!guarded[i]) {
             args[i] = operand_at(lw, op, i, space, in, flat, &coords, decoded);
             continue;
         }
