@@ -11,7 +11,7 @@
 #include "harness.h"
 #include "peers.h"
 #include "reference.h"
-#include "torch_peer.h"
+#include "py_peer.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +75,7 @@ static double attention_flops(const attention_shape *s) {
     return 2.0 * (s->D + s->Dv) * pairs * s->B * s->Hq;
 }
 
-static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx, torch_worker *const *torch,
+static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx, py_peers *py,
                       const attention_shape *s) {
     char shape[96];
     /* B,Hq,Hkv,Lq,Lk,D,Dv as upstream writes attention shapes. */
@@ -111,12 +111,15 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
     bool have_ref = m && e && e->reference(f, args, expected);
     if (m && !have_ref) snprintf(err, sizeof err, "no FP64 reference for attention");
 
+    const float *inputs[3] = {a.q, a.k, a.v};
+    size_t lens[3] = {nq, nk, nv};
+    py_peers_inputs(py, inputs, lens, 3);
     for (size_t t = 0; t < o->n_threads; t++) {
         int threads = o->threads[t];
         char extra[8192];
         snprintf(extra, sizeof extra, "\"mode\": \"%s\", \"tir_kernel\": \"%s\", \"blocks\": \"bq=%d bk=%d\"", s->mode,
                  kernel_for(s), bq, bk);
-        bench_peer peers[2 + TORCH_PEERS];
+        bench_peer peers[2 + PY_PEERS];
         bench_tilec tc;
         memset(&tc, 0, sizeof tc);
         peers_set_threads(threads);
@@ -132,11 +135,8 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         peers[1].name = "c";
         peers[1].state = &a;
         peers[1].run = c_run;
-        const float *inputs[3] = {a.q, a.k, a.v};
-        size_t lens[3] = {nq, nk, nv};
         int dims[7] = {s->B, s->Hq, s->Hkv, s->Lq, s->Lk, s->D, s->Dv};
-        for (size_t p = 0; p < TORCH_PEERS; p++)
-            torch_peer_setup(&peers[2 + p], torch[p], "attention", threads, inputs, lens, 3, dims, 7);
+        for (size_t p = 0; p < PY_PEERS; p++) py_peer_setup(&peers[2 + p], py, p, "attention", threads, dims, 7);
         bench_row row = {
             .kernel = "attention",
             .shape = shape,
@@ -153,7 +153,7 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
             .rtol = 5e-5,
             .compile = tc.kernel ? &tc.times : NULL,
             .peers = peers,
-            .n_peers = 2 + TORCH_PEERS,
+            .n_peers = 2 + PY_PEERS,
         };
         bench_run_row(doc, o, &row);
         bench_tilec_release(&tc);
@@ -167,18 +167,16 @@ int main(int argc, char **argv) {
     bench_parse_options(argc, argv, "attention", &o);
     tilec_context *ctx;
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
-    torch_worker *torch[TORCH_PEERS];
-    torch_workers_start(torch, TILEC_TORCH_WORKER, &o);
+    py_peers *py = py_peers_start(&o);
     bench_doc doc;
     if (!o.list) bench_doc_begin(&doc, "attention", &o);
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) run_shape(&doc, &o, ctx, torch, &shapes[i]);
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) run_shape(&doc, &o, ctx, py, &shapes[i]);
     if (!o.list) {
-        const char *names[] = {"c", torch_worker_name(torch[0]), torch_worker_name(torch[1])};
-        const char *versions[] = {"gcc " __VERSION__ " -O3 -march=native -fopenmp", torch_worker_version(torch[0]),
-                                  torch_worker_version(torch[1])};
-        bench_doc_end(&doc, 1 + TORCH_PEERS, names, versions);
+        const char *names[] = {"c"};
+        const char *versions[] = {"gcc " __VERSION__ " -O3 -march=native -fopenmp"};
+        py_peers_doc_end(&doc, py, 1, names, versions);
     }
-    torch_workers_stop(torch);
+    py_peers_stop(py);
     bench_runtimes_destroy();
     tilec_context_destroy(ctx);
     return 0;

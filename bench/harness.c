@@ -15,7 +15,7 @@ static void usage(FILE *f, const char *family) {
     fprintf(f,
             "usage: bench_%s [--rounds N] [--round-ms MS] [--warmup-ms MS] [--max-reps N]\n"
             "                [--kernel NAME]... [--size SUBSTR]... [--threads N[,N...]]...\n"
-            "                [--torch-worker PATH] [--python PATH] [--list]\n"
+            "                [--peer NAME]... [--peers-dir DIR] [--python PATH] [--list]\n"
             "\n"
             "Times tilec against its peers (ABBA rounds, outputs checked against FP64\n"
             "before timing) and writes one JSON document to stdout; progress on stderr.\n"
@@ -26,8 +26,11 @@ static void usage(FILE *f, const char *family) {
             "  --kernel NAME    only this kernel (repeatable)\n"
             "  --size SUBSTR    only shapes containing SUBSTR, e.g. 1024x4096 (repeatable)\n"
             "  --threads LIST   thread counts, e.g. 1,2 (default 1,2)\n"
-            "  --torch-worker P the PyTorch coprocess script (rows, attention)\n"
-            "  --python PATH    its interpreter (default /usr/bin/python3, Debian's torch)\n"
+            "  --peer NAME      only this peer beside tilec and the bound (repeatable)\n"
+            "  --peers-dir DIR  the Python peers' worker scripts (rows, attention;\n"
+            "                   default: bench/peers of the source tree)\n"
+            "  --python PATH    their interpreter (default python3; bench/run passes\n"
+            "                   build-bench/venv/bin/python)\n"
             "  --list           print the selected rows and exit\n",
             family);
 }
@@ -74,8 +77,10 @@ void bench_parse_options(int argc, char **argv, const char *family, bench_option
             o->kernels[o->n_kernels++] = argv[++i];
         else if (more && !strcmp(a, "--size") && o->n_sizes < BENCH_MAX_FILTERS)
             o->sizes[o->n_sizes++] = argv[++i];
-        else if (more && !strcmp(a, "--torch-worker"))
-            o->torch_worker = argv[++i];
+        else if (more && !strcmp(a, "--peer") && o->n_peers < BENCH_MAX_FILTERS)
+            o->peers[o->n_peers++] = argv[++i];
+        else if (more && !strcmp(a, "--peers-dir"))
+            o->peers_dir = argv[++i];
         else if (more && !strcmp(a, "--python"))
             o->python = argv[++i];
         else if (more && !strcmp(a, "--threads")) {
@@ -102,6 +107,12 @@ void bench_parse_options(int argc, char **argv, const char *family, bench_option
         o->threads[1] = 2;
         o->n_threads = 2;
     }
+}
+
+bool bench_peer_wanted(const bench_options *o, const char *name) {
+    for (size_t i = 0; i < o->n_peers; i++)
+        if (!strcmp(o->peers[i], name)) return true;
+    return !o->n_peers;
 }
 
 bool bench_selected(const bench_options *o, const char *kernel, const char *shape) {
@@ -571,8 +582,20 @@ static void print_row(bench_doc *d, const bench_row *row, peer_result *res, int 
     fflush(f);
 }
 
-void bench_run_row(bench_doc *d, const bench_options *o, const bench_row *row) {
-    peer_result *res = calloc(row->n_peers, sizeof *res);
+void bench_run_row(bench_doc *d, const bench_options *o, const bench_row *all) {
+    /* the peers --peer leaves out are not part of the row */
+    bench_row kept = *all, *row = &kept;
+    bench_peer *peers = malloc(all->n_peers * sizeof *peers);
+    peer_result *res = calloc(all->n_peers, sizeof *res);
+    if (!res || !peers) {
+        fprintf(stderr, "bench: out of memory\n");
+        exit(1);
+    }
+    kept.peers = peers;
+    kept.n_peers = 0;
+    for (size_t i = 0; i < all->n_peers; i++)
+        if (i == 0 || all->peers[i].bound || bench_peer_wanted(o, all->peers[i].name))
+            peers[kept.n_peers++] = all->peers[i];
     float *scratch = bench_alloc_floats(row->out_len);
     if (!res) {
         fprintf(stderr, "bench: out of memory\n");
@@ -612,7 +635,7 @@ void bench_run_row(bench_doc *d, const bench_options *o, const bench_row *row) {
     for (size_t i = 0; i < row->n_peers; i++) {
         if (res[i].status == BENCH_OK) {
             spread s = spread_of(res[i].round_us, o->rounds);
-            fprintf(stderr, "%s %-9s %12.2f us  %9.2f %s", tag, row->peers[i].name, s.median,
+            fprintf(stderr, "%s %-11s %12.2f us  %9.2f %s", tag, row->peers[i].name, s.median,
                     row->work / s.median * 1e-3, row->unit);
             if (i > 0 && res[0].status == BENCH_OK) {
                 double ratio[BENCH_MAX_ROUNDS];
@@ -621,11 +644,12 @@ void bench_run_row(bench_doc *d, const bench_options *o, const bench_row *row) {
             }
             fprintf(stderr, "  (reps %llu)\n", (unsigned long long)res[i].reps);
         } else {
-            fprintf(stderr, "%s %-9s %s: %s\n", tag, row->peers[i].name, status_name(res[i].status),
+            fprintf(stderr, "%s %-11s %s: %s\n", tag, row->peers[i].name, status_name(res[i].status),
                     res[i].message);
         }
     }
     print_row(d, row, res, o->rounds);
     free(scratch);
     free(res);
+    free(peers);
 }

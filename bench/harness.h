@@ -40,10 +40,14 @@ typedef struct {
     size_t n_sizes;
     int threads[BENCH_MAX_FILTERS]; /* --threads N[,N...]: default 1,2 */
     size_t n_threads;
-    const char *torch_worker; /* --torch-worker PATH (rows, attention) */
-    const char *python;       /* --python PATH: the interpreter of the torch worker */
+    const char *peers[BENCH_MAX_FILTERS]; /* --peer NAME: only these peers beside tilec */
+    size_t n_peers;
+    const char *peers_dir; /* --peers-dir DIR: the Python peers' scripts (rows, attention) */
+    const char *python;    /* --python PATH: their interpreter */
 } bench_options;
 
+/* True when --peer names this peer (or there is no --peer). */
+bool bench_peer_wanted(const bench_options *o, const char *name);
 /* Parses argv; prints usage and exits 2 on a bad option, 0 on --help. */
 void bench_parse_options(int argc, char **argv, const char *family, bench_options *o);
 /* True when the row passes the --kernel and --size filters (threads are looped

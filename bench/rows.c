@@ -13,7 +13,7 @@
 #include "harness.h"
 #include "peers.h"
 #include "reference.h"
-#include "torch_peer.h"
+#include "py_peer.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -100,7 +100,7 @@ static size_t input_len(input_shape s, int R, int W) {
     return s == IN_FULL ? (size_t)R * (size_t)W : s == IN_ROW ? (size_t)W : (size_t)R * (size_t)(W / 2);
 }
 
-static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx, torch_worker *const *torch,
+static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx, py_peers *py,
                       const row_kernel *k, int R, int W) {
     char shape[64];
     snprintf(shape, sizeof shape, "%dx%d", R, W);
@@ -148,10 +148,11 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
     bool have_ref = m && e && e->reference(f, (const void *const *)args, expected);
     if (m && !have_ref) snprintf(err, sizeof err, "no FP64 reference for %s", k->name);
 
+    py_peers_inputs(py, (const float *const *)s.in, lens, (size_t)k->n_inputs);
     for (size_t t = 0; t < o->n_threads; t++) {
         int threads = o->threads[t];
         char extra[8192] = "";
-        bench_peer peers[4 + TORCH_PEERS];
+        bench_peer peers[4 + PY_PEERS];
         bench_tilec tc;
         memset(&tc, 0, sizeof tc);
         peers_set_threads(threads);
@@ -177,9 +178,7 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
             n++;
         }
         int dims[2] = {R, W};
-        for (size_t p = 0; p < TORCH_PEERS; p++)
-            torch_peer_setup(&peers[n++], torch[p], k->name, threads, (const float *const *)s.in, lens,
-                             (size_t)k->n_inputs, dims, 2);
+        for (size_t p = 0; p < PY_PEERS; p++) py_peer_setup(&peers[n++], py, p, k->name, threads, dims, 2);
         memset(&peers[n], 0, sizeof peers[n]);
         peers[n].name = "stream";
         peers[n].state = &st;
@@ -222,20 +221,18 @@ int main(int argc, char **argv) {
     bench_parse_options(argc, argv, "rows", &o);
     tilec_context *ctx;
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
-    torch_worker *torch[TORCH_PEERS];
-    torch_workers_start(torch, TILEC_TORCH_WORKER, &o);
+    py_peers *py = py_peers_start(&o);
     bench_doc doc;
     if (!o.list) bench_doc_begin(&doc, "rows", &o);
     for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; k++)
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-            run_shape(&doc, &o, ctx, torch, &kernels[k], shapes[i].R, shapes[i].W);
+            run_shape(&doc, &o, ctx, py, &kernels[k], shapes[i].R, shapes[i].W);
     if (!o.list) {
-        const char *names[] = {"c", "onednn", torch_worker_name(torch[0]), torch_worker_name(torch[1])};
-        const char *versions[] = {"gcc " __VERSION__ " -O3 -march=native -fopenmp", onednn_version(),
-                                  torch_worker_version(torch[0]), torch_worker_version(torch[1])};
-        bench_doc_end(&doc, 2 + TORCH_PEERS, names, versions);
+        const char *names[] = {"c", "onednn"};
+        const char *versions[] = {"gcc " __VERSION__ " -O3 -march=native -fopenmp", onednn_version()};
+        py_peers_doc_end(&doc, py, 2, names, versions);
     }
-    torch_workers_stop(torch);
+    py_peers_stop(py);
     bench_runtimes_destroy();
     tilec_context_destroy(ctx);
     return 0;
