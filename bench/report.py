@@ -13,6 +13,7 @@ Stdlib only, so it runs wherever bench/run does.
 """
 import argparse
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -182,13 +183,58 @@ def family_table(fam):
     return out + [""]
 
 
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def summary_table(fams):
+    """Per kernel and thread count: the geometric mean over its shapes of
+    tilec / best peer and of tilec / each peer (rows where both ran), the
+    worst row, and how many rows tilec loses (ratio > 1.05)."""
+    out = ["## Summary: geometric means per kernel", "",
+           "Geometric mean over the kernel's shapes of the per-row ratio tilec / best peer (and tilec / "
+           "each peer, over the rows where that peer ran cleanly). > 1: tilec is slower. "
+           "Losses: rows with tilec / best > 1.05.", ""]
+    for fam in fams:
+        rows = [r for r in fam.get("rows", []) if r.get("ratio_to_best") is not None]
+        if not rows:
+            continue
+        peers = []
+        for r in rows:
+            for q in r.get("ratios", []):
+                if q.get("peer") not in peers and not (peer_of(r, q.get("peer")) or {}).get("bound"):
+                    peers.append(q.get("peer"))
+        head = ["kernel", "threads", "rows", "tilec/best", "worst row", "losses"] + [f"tilec/{p}" for p in peers]
+        out += [f"### {fam.get('family', '?')}", "", "| " + " | ".join(head) + " |",
+                "|" + "|".join("---" if h in ("kernel", "worst row") else "---:" for h in head) + "|"]
+        keys = []
+        for r in rows:
+            if (r.get("kernel"), r.get("threads")) not in keys:
+                keys.append((r.get("kernel"), r.get("threads")))
+        for kernel, threads in keys + [("all", t) for t in sorted({k[1] for k in keys})]:
+            sel = [r for r in rows if (kernel == "all" or r.get("kernel") == kernel) and r.get("threads") == threads]
+            worst = max(sel, key=lambda r: r["ratio_to_best"])
+            cells = [f"**{kernel}**" if kernel == "all" else str(kernel), str(threads), str(len(sel)),
+                     f"**{fmt_ratio(geomean([r['ratio_to_best'] for r in sel]))}**",
+                     f"{worst.get('shape')} {fmt_ratio(worst['ratio_to_best'])} vs {worst.get('best_peer')}",
+                     str(sum(r["ratio_to_best"] > 1.05 for r in sel))]
+            for p in peers:
+                xs = [q["median"] for r in sel for q in r.get("ratios", []) if q.get("peer") == p
+                      and q.get("median") is not None]
+                cells.append(fmt_ratio(geomean(xs)) if xs else DASH)
+            out.append("| " + " | ".join(cells) + " |")
+        out.append("")
+    return out
+
+
 def compile_table(fams):
     out = ["## Compile time (ms)", "",
            "Per row, since the plan depends on the thread count. tilec plan: the planner's "
            "choice (root order, block, task grain, tasks) and SIMD width. "
-           "verify + plan + lower + llvm (optimize) + jit ≈ total.", "",
-           "| family | kernel | shape | threads | tilec plan | verify | plan | lower | llvm | jit | total |",
-           "|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+           "verify + plan + lower + llvm (optimize) + jit ≈ total. Peers: the compile time a "
+           "compiling peer reports for the row (its setup, outside the timing).", "",
+           "| family | kernel | shape | threads | tilec plan | verify | plan | lower | llvm | jit | total | peers |",
+           "|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|"]
     for fam in fams:
         for r in fam.get("rows", []):
             key = (fam.get("family"), r.get("kernel"), r.get("shape"))
@@ -197,8 +243,11 @@ def compile_table(fams):
             t = peer_of(r, "tilec")
             if not c and t and t.get("status") != "ok":
                 vals[-1] = f"tilec {t.get('status')}"  # say why the times are missing
+            peers = ", ".join(f"{p.get('name')} {fmt_num(p['compile_ms'])}" for p in r.get("peers", [])
+                              if p.get("compile_ms"))
             out.append("| " + " | ".join([str(key[0]), str(key[1]), str(key[2]),
-                                           str(r.get("threads", "?")), plan_summary(r)] + vals) + " |")
+                                           str(r.get("threads", "?")), plan_summary(r)] + vals
+                                          + [peers or DASH]) + " |")
     return out + [""]
 
 
@@ -234,6 +283,7 @@ def markdown(doc, png_name):
         ""]
     if png_name:
         out += [f"![tilec / best peer per row]({png_name})", ""]
+    out += summary_table(fams)
     for fam in fams:
         out += family_table(fam)
     out += compile_table(fams)
