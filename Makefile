@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test test-asan test-tsan fuzz bench clean
+.PHONY: all deps build demo test test-asan test-tsan fuzz bench install clean
 
 all: build
 
@@ -23,6 +23,13 @@ demo: build
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# `make install PREFIX=/opt/tilec` (default /usr/local; DESTDIR=... stages the
+# install under another root): the CLI, headers, libtilec.so and libtilec.a,
+# tilec.pc and the CMake package (docs/install.md).
+PREFIX ?= /usr/local
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix $(PREFIX)
 
 test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DTILEC_WERROR=ON -DTILEC_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)
@@ -43,8 +50,8 @@ test-tsan: deps
 	TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(CURDIR)/tests/tsan.supp" \
 	TILEC_THREAD_ROUNDS=100 ctest --test-dir $(TSAN_BUILD) --output-on-failure -j $(JOBS) -R '^(rt|tilec)\.'
 
-# `make bench`: tilec against OpenBLAS, oneDNN, hand-written C and PyTorch
-# (docs/performance.md).  Its own Release build dir so the timed code is optimized
+# `make bench`: tilec against OpenBLAS, oneDNN, hand-written C, PyTorch
+# (eager, Inductor), JAX and Halide (docs/performance.md).  Its own Release build dir so the timed code is optimized
 # and the demo/test build stays untouched; only the three drivers are built (not
 # the test suite).  BENCH_ARGS go to bench/run, e.g.
 # BENCH_ARGS="--family rows --kernel softmax --threads 1".

@@ -5,6 +5,8 @@
 #ifndef TILEC_DIAG_H
 #define TILEC_DIAG_H
 
+#include "tilec/api.h"
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -53,15 +55,15 @@ typedef struct {
     tilec_loc loc;
 } tilec_diag;
 
-tilec_status tilec_context_create(const tilec_allocator *alloc, tilec_context **out);
-void tilec_context_destroy(tilec_context *ctx);
+TILEC_API tilec_status tilec_context_create(const tilec_allocator *alloc, tilec_context **out);
+TILEC_API void tilec_context_destroy(tilec_context *ctx);
 
-size_t tilec_diag_count(const tilec_context *ctx);
-const tilec_diag *tilec_diag_at(const tilec_context *ctx, size_t index);
-void tilec_diag_clear(tilec_context *ctx);
+TILEC_API size_t tilec_diag_count(const tilec_context *ctx);
+TILEC_API const tilec_diag *tilec_diag_at(const tilec_context *ctx, size_t index);
+TILEC_API void tilec_diag_clear(tilec_context *ctx);
 /* Writes every diagnostic as "file:line:col: error[CODE]: message\n". */
-void tilec_diag_print(const tilec_context *ctx, FILE *out);
-const char *tilec_status_name(tilec_status status);
+TILEC_API void tilec_diag_print(const tilec_context *ctx, FILE *out);
+TILEC_API const char *tilec_status_name(tilec_status status);
 
 #ifdef __cplusplus
 }

@@ -45,14 +45,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The library's version, "MAJOR.MINOR.PATCH" (TILEC_VERSION_STRING of the
+ * headers it was built with, tilec/api.h), and the LLVM it generates code
+ * with. */
+TILEC_API const char *tilec_version(void);
+TILEC_API const char *tilec_llvm_version(void);
+
 typedef struct tilec_runtime tilec_runtime;
 typedef struct tilec_kernel tilec_kernel;
 
 /* workers 0: TILEC_THREADS, else the online cores.  RT-P.. diagnostics. */
-tilec_status tilec_runtime_create(tilec_context *ctx, uint32_t workers, tilec_runtime **out);
+TILEC_API tilec_status tilec_runtime_create(tilec_context *ctx, uint32_t workers, tilec_runtime **out);
 /* NULL is a no-op; no kernel may still dispatch on it. */
-void tilec_runtime_destroy(tilec_runtime *rt);
-uint32_t tilec_runtime_workers(const tilec_runtime *rt);
+TILEC_API void tilec_runtime_destroy(tilec_runtime *rt);
+TILEC_API uint32_t tilec_runtime_workers(const tilec_runtime *rt);
 
 /* The planner's cost-model prior (docs/planner.md "Cost"): relative work
  * units, not nanoseconds.  Every coefficient finite and >= 0 (PLAN-C01). */
@@ -123,15 +133,15 @@ typedef struct {
     tilec_stores stores;             /* non-temporal stores of large outputs (auto) */
 } tilec_compile_options;
 
-tilec_compile_options tilec_compile_options_default(void);
+TILEC_API tilec_compile_options tilec_compile_options_default(void);
 
 /* Compiles kernel `f` (its module must verify).  options NULL: defaults.  On
  * failure *out is NULL and the context holds the diagnostics of the failing
  * stage (TIR-V.., PLAN-.., LOWER-.., SIMD-.., RT-P..). */
-tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
-                           tilec_kernel **out);
+TILEC_API tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
+                                     tilec_kernel **out);
 /* NULL is a no-op. */
-void tilec_kernel_destroy(tilec_kernel *k);
+TILEC_API void tilec_kernel_destroy(tilec_kernel *k);
 
 /* One argument: see "Arguments" above. */
 typedef struct {
@@ -142,37 +152,41 @@ typedef struct {
 
 /* Runs the kernel over all its root parallel instances with args[0..n) in
  * TileIR parameter order.  Diagnostics go to ctx. */
-tilec_status tilec_dispatch(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args);
+TILEC_API tilec_status tilec_dispatch(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args);
 /* Dispatches of a fused kernel with an unfused twin (tilec_fuse) that ran
  * the fused code, and that ran the twin because arguments overlapped; both
  * 0 for a kernel without a twin. */
-void tilec_kernel_dispatch_counts(const tilec_kernel *k, uint64_t *fused, uint64_t *unfused);
+TILEC_API void tilec_kernel_dispatch_counts(const tilec_kernel *k, uint64_t *fused, uint64_t *unfused);
 
 /* ---- metadata (strings owned by the kernel) ---- */
 
-size_t tilec_kernel_arg_count(const tilec_kernel *k);
-tir_scalar tilec_kernel_arg_elem(const tilec_kernel *k, size_t index);
-uint64_t tilec_kernel_arg_min_bytes(const tilec_kernel *k, size_t index);
-uint32_t tilec_kernel_width(const tilec_kernel *k);
-uint32_t tilec_kernel_workers(const tilec_kernel *k);
+TILEC_API size_t tilec_kernel_arg_count(const tilec_kernel *k);
+TILEC_API tir_scalar tilec_kernel_arg_elem(const tilec_kernel *k, size_t index);
+TILEC_API uint64_t tilec_kernel_arg_min_bytes(const tilec_kernel *k, size_t index);
+TILEC_API uint32_t tilec_kernel_width(const tilec_kernel *k);
+TILEC_API uint32_t tilec_kernel_workers(const tilec_kernel *k);
 /* "key=value; " items: kernel, plan, W, workers, block, dispatch, tasks, the
  * access counters, predicated_regions, private_bytes, workspace_bytes, mma
  * flops, argument bytes, compile times plan_ms, lower_ms, llvm_ms, jit_ms. */
-const char *tilec_kernel_realization(const tilec_kernel *k);
+TILEC_API const char *tilec_kernel_realization(const tilec_kernel *k);
 /* The same items as one JSON object. */
-const char *tilec_kernel_json(const tilec_kernel *k);
+TILEC_API const char *tilec_kernel_json(const tilec_kernel *k);
 /* The full planner + lowering and backend realization strings. */
-const char *tilec_kernel_plan_realization(const tilec_kernel *k);
-const char *tilec_kernel_backend_realization(const tilec_kernel *k);
+TILEC_API const char *tilec_kernel_plan_realization(const tilec_kernel *k);
+TILEC_API const char *tilec_kernel_backend_realization(const tilec_kernel *k);
 /* NULL unless captured. */
-const char *tilec_kernel_ir(const tilec_kernel *k);
-const char *tilec_kernel_asm(const tilec_kernel *k);
+TILEC_API const char *tilec_kernel_ir(const tilec_kernel *k);
+TILEC_API const char *tilec_kernel_asm(const tilec_kernel *k);
 /* 2·M·N·K summed over the kernel's mma ops (0 without mma). */
-uint64_t tilec_kernel_flops(const tilec_kernel *k);
+TILEC_API uint64_t tilec_kernel_flops(const tilec_kernel *k);
 /* Compile time of each stage in milliseconds. */
 typedef struct {
     double verify, plan, lower, llvm, jit, total;
 } tilec_compile_times;
-tilec_compile_times tilec_kernel_compile_times(const tilec_kernel *k);
+TILEC_API tilec_compile_times tilec_kernel_compile_times(const tilec_kernel *k);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

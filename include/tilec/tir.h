@@ -132,110 +132,110 @@ typedef struct tir_builder tir_builder;
 typedef struct tir_var tir_var;
 
 /* ---- scalar and opcode tables ---- */
-const char *tir_scalar_name(tir_scalar s);
-size_t tir_scalar_size(tir_scalar s);
-bool tir_scalar_is_float(tir_scalar s);
-bool tir_scalar_is_integer(tir_scalar s); /* excludes bool */
-bool tir_scalar_is_signed(tir_scalar s);
-tir_scalar tir_scalar_from_name(const char *name, size_t len); /* INVALID if unknown */
-const char *tir_op_kind_name(tir_op_kind k);
-const char *tir_ew_name(tir_ew_op op);
-unsigned tir_ew_arity(tir_ew_op op);
-tir_ew_class tir_ew_class_of(tir_ew_op op);
-tir_ew_op tir_ew_from_name(const char *name, size_t len);
-const char *tir_reduction_policy_name(tir_reduction_policy p);
-const char *tir_exec_scope_name(tir_exec_scope s);
+TILEC_API const char *tir_scalar_name(tir_scalar s);
+TILEC_API size_t tir_scalar_size(tir_scalar s);
+TILEC_API bool tir_scalar_is_float(tir_scalar s);
+TILEC_API bool tir_scalar_is_integer(tir_scalar s); /* excludes bool */
+TILEC_API bool tir_scalar_is_signed(tir_scalar s);
+TILEC_API tir_scalar tir_scalar_from_name(const char *name, size_t len); /* INVALID if unknown */
+TILEC_API const char *tir_op_kind_name(tir_op_kind k);
+TILEC_API const char *tir_ew_name(tir_ew_op op);
+TILEC_API unsigned tir_ew_arity(tir_ew_op op);
+TILEC_API tir_ew_class tir_ew_class_of(tir_ew_op op);
+TILEC_API tir_ew_op tir_ew_from_name(const char *name, size_t len);
+TILEC_API const char *tir_reduction_policy_name(tir_reduction_policy p);
+TILEC_API const char *tir_exec_scope_name(tir_exec_scope s);
 
 /* ---- module ---- */
-tir_module *tir_module_create(tilec_context *ctx); /* NULL on allocation failure */
-void tir_module_destroy(tir_module *m);
-tilec_context *tir_module_context(const tir_module *m);
-size_t tir_module_func_count(const tir_module *m);
-tir_func *tir_module_func(const tir_module *m, size_t index);
-tir_func *tir_module_find_func(const tir_module *m, const char *name);
+TILEC_API tir_module *tir_module_create(tilec_context *ctx); /* NULL on allocation failure */
+TILEC_API void tir_module_destroy(tir_module *m);
+TILEC_API tilec_context *tir_module_context(const tir_module *m);
+TILEC_API size_t tir_module_func_count(const tir_module *m);
+TILEC_API tir_func *tir_module_func(const tir_module *m, size_t index);
+TILEC_API tir_func *tir_module_find_func(const tir_module *m, const char *name);
 
 /* ---- dimensions, index spaces, types (spaces and types are interned:
  *      equal ones are the same pointer) ---- */
-tir_dim *tir_dim_new(tir_module *m, const char *label);
-tir_dim *tir_dim_positional(tir_module *m, uint32_t from_right); /* "positional.<k>" */
-const char *tir_dim_label(const tir_dim *d);
-uint32_t tir_dim_id(const tir_dim *d);
+TILEC_API tir_dim *tir_dim_new(tir_module *m, const char *label);
+TILEC_API tir_dim *tir_dim_positional(tir_module *m, uint32_t from_right); /* "positional.<k>" */
+TILEC_API const char *tir_dim_label(const tir_dim *d);
+TILEC_API uint32_t tir_dim_id(const tir_dim *d);
 
 /* NULL (and a diagnostic) on a duplicate or NULL dim. */
-tir_space *tir_space_make(tir_module *m, size_t rank, tir_dim *const *dims, const uint64_t *extents);
-tir_space *tir_space_positional(tir_module *m, size_t rank, const uint64_t *extents);
-size_t tir_space_rank(const tir_space *s);
-tir_dim *tir_space_dim(const tir_space *s, size_t axis);
-uint64_t tir_space_extent(const tir_space *s, size_t axis);
-int tir_space_find(const tir_space *s, const tir_dim *d); /* axis index or -1 */
-bool tir_space_volume(const tir_space *s, uint64_t *volume); /* false on overflow */
+TILEC_API tir_space *tir_space_make(tir_module *m, size_t rank, tir_dim *const *dims, const uint64_t *extents);
+TILEC_API tir_space *tir_space_positional(tir_module *m, size_t rank, const uint64_t *extents);
+TILEC_API size_t tir_space_rank(const tir_space *s);
+TILEC_API tir_dim *tir_space_dim(const tir_space *s, size_t axis);
+TILEC_API uint64_t tir_space_extent(const tir_space *s, size_t axis);
+TILEC_API int tir_space_find(const tir_space *s, const tir_dim *d); /* axis index or -1 */
+TILEC_API bool tir_space_volume(const tir_space *s, uint64_t *volume); /* false on overflow */
 /* Identity join of §2.5; NULL (and a TILEC_E_SHAPE diagnostic) on conflict. */
-tir_space *tir_space_join(tir_module *m, size_t n, tir_space *const *spaces);
+TILEC_API tir_space *tir_space_join(tir_module *m, size_t n, tir_space *const *spaces);
 /* True when a Tile over `from` broadcasts to `to` (every dim present, equal or 1). */
-bool tir_space_broadcasts_to(const tir_space *from, const tir_space *to);
+TILEC_API bool tir_space_broadcasts_to(const tir_space *from, const tir_space *to);
 
-tir_type *tir_type_index(tir_module *m);
-tir_type *tir_type_scalar(tir_module *m, tir_scalar s);
-tir_type *tir_type_tile(tir_module *m, tir_scalar s, tir_space *space);
-tir_type *tir_type_view(tir_module *m, tir_scalar s, tir_space *space);
-tir_type_kind tir_type_kind_of(const tir_type *t);
-tir_scalar tir_type_elem(const tir_type *t); /* Index reports TIR_I64 */
-tir_space *tir_type_space(const tir_type *t); /* Tile/View only */
+TILEC_API tir_type *tir_type_index(tir_module *m);
+TILEC_API tir_type *tir_type_scalar(tir_module *m, tir_scalar s);
+TILEC_API tir_type *tir_type_tile(tir_module *m, tir_scalar s, tir_space *space);
+TILEC_API tir_type *tir_type_view(tir_module *m, tir_scalar s, tir_space *space);
+TILEC_API tir_type_kind tir_type_kind_of(const tir_type *t);
+TILEC_API tir_scalar tir_type_elem(const tir_type *t); /* Index reports TIR_I64 */
+TILEC_API tir_space *tir_type_space(const tir_type *t); /* Tile/View only */
 
 /* ---- functions (kernels) ---- */
-tir_func *tir_func_new(tir_module *m, const char *name); /* NULL + diag on duplicate name */
+TILEC_API tir_func *tir_func_new(tir_module *m, const char *name); /* NULL + diag on duplicate name */
 /* A view parameter over fresh dims "<name>.<i>".  read_only forbids stores. */
-tir_value *tir_func_add_view(tir_func *f, const char *name, tir_scalar elem, size_t rank,
-                             const uint64_t *extents, bool read_only);
+TILEC_API tir_value *tir_func_add_view(tir_func *f, const char *name, tir_scalar elem, size_t rank,
+                                       const uint64_t *extents, bool read_only);
 /* A view parameter of an existing view type. */
-tir_value *tir_func_add_param(tir_func *f, const char *name, tir_type *view_type, bool read_only);
-const char *tir_func_name(const tir_func *f);
-tir_module *tir_func_module(const tir_func *f);
-tir_block *tir_func_body(const tir_func *f);
-size_t tir_func_param_count(const tir_func *f);
-tir_value *tir_func_param(const tir_func *f, size_t index);
+TILEC_API tir_value *tir_func_add_param(tir_func *f, const char *name, tir_type *view_type, bool read_only);
+TILEC_API const char *tir_func_name(const tir_func *f);
+TILEC_API tir_module *tir_func_module(const tir_func *f);
+TILEC_API tir_block *tir_func_body(const tir_func *f);
+TILEC_API size_t tir_func_param_count(const tir_func *f);
+TILEC_API tir_value *tir_func_param(const tir_func *f, size_t index);
 /* Kernel (shape) parameters the text form specialized this kernel with. */
-size_t tir_func_shape_param_count(const tir_func *f);
-const char *tir_func_shape_param(const tir_func *f, size_t index, int64_t *value);
+TILEC_API size_t tir_func_shape_param_count(const tir_func *f);
+TILEC_API const char *tir_func_shape_param(const tir_func *f, size_t index, int64_t *value);
 
 /* ---- inspection ---- */
-tir_op *tir_block_first(const tir_block *b);
-tir_op *tir_block_last(const tir_block *b);
-size_t tir_block_arg_count(const tir_block *b);
-tir_value *tir_block_arg(const tir_block *b, size_t index);
-tir_op *tir_block_parent(const tir_block *b); /* NULL for a function body */
+TILEC_API tir_op *tir_block_first(const tir_block *b);
+TILEC_API tir_op *tir_block_last(const tir_block *b);
+TILEC_API size_t tir_block_arg_count(const tir_block *b);
+TILEC_API tir_value *tir_block_arg(const tir_block *b, size_t index);
+TILEC_API tir_op *tir_block_parent(const tir_block *b); /* NULL for a function body */
 
-tir_op_kind tir_op_kind_of(const tir_op *op);
-tir_ew_op tir_op_ew(const tir_op *op);
-tir_op *tir_op_next(const tir_op *op);
-tir_op *tir_op_prev(const tir_op *op);
-tir_block *tir_op_parent(const tir_op *op);
-size_t tir_op_operand_count(const tir_op *op);
-tir_value *tir_op_operand(const tir_op *op, size_t index);
-size_t tir_op_result_count(const tir_op *op);
-tir_value *tir_op_result(const tir_op *op, size_t index);
-tir_block *tir_op_body(const tir_op *op); /* NULL for ops without a region */
-tir_block *tir_op_combine(const tir_op *op); /* a reduce's combine block; NULL when none */
-tir_space *tir_op_domain(const tir_op *op);
-tilec_loc tir_op_loc(const tir_op *op);
-uint32_t tir_op_id(const tir_op *op);
+TILEC_API tir_op_kind tir_op_kind_of(const tir_op *op);
+TILEC_API tir_ew_op tir_op_ew(const tir_op *op);
+TILEC_API tir_op *tir_op_next(const tir_op *op);
+TILEC_API tir_op *tir_op_prev(const tir_op *op);
+TILEC_API tir_block *tir_op_parent(const tir_op *op);
+TILEC_API size_t tir_op_operand_count(const tir_op *op);
+TILEC_API tir_value *tir_op_operand(const tir_op *op, size_t index);
+TILEC_API size_t tir_op_result_count(const tir_op *op);
+TILEC_API tir_value *tir_op_result(const tir_op *op, size_t index);
+TILEC_API tir_block *tir_op_body(const tir_op *op); /* NULL for ops without a region */
+TILEC_API tir_block *tir_op_combine(const tir_op *op); /* a reduce's combine block; NULL when none */
+TILEC_API tir_space *tir_op_domain(const tir_op *op);
+TILEC_API tilec_loc tir_op_loc(const tir_op *op);
+TILEC_API uint32_t tir_op_id(const tir_op *op);
 
-tir_type *tir_value_type(const tir_value *v);
-const char *tir_value_name(const tir_value *v); /* may be NULL */
-tir_op *tir_value_def(const tir_value *v);      /* NULL for block arguments */
-tir_block *tir_value_owner_block(const tir_value *v); /* block arguments only */
-size_t tir_value_index(const tir_value *v);
-size_t tir_value_use_count(const tir_value *v);
-bool tir_value_read_only(const tir_value *v);
+TILEC_API tir_type *tir_value_type(const tir_value *v);
+TILEC_API const char *tir_value_name(const tir_value *v); /* may be NULL */
+TILEC_API tir_op *tir_value_def(const tir_value *v);      /* NULL for block arguments */
+TILEC_API tir_block *tir_value_owner_block(const tir_value *v); /* block arguments only */
+TILEC_API size_t tir_value_index(const tir_value *v);
+TILEC_API size_t tir_value_use_count(const tir_value *v);
+TILEC_API bool tir_value_read_only(const tir_value *v);
 
 /* ---- mutation (for passes) ---- */
-void tir_op_detach(tir_op *op);                       /* O(1); uses leave use lists */
-void tir_op_insert_before(tir_op *op, tir_op *position);
-void tir_op_insert_end(tir_op *op, tir_block *block);
-void tir_op_move_before(tir_op *op, tir_op *position);
-tilec_status tir_op_set_operand(tir_op *op, size_t index, tir_value *v);
-tilec_status tir_op_erase(tir_op *op); /* results must be unused */
-tilec_status tir_value_replace_all_uses(tir_value *from, tir_value *to); /* equal types */
+TILEC_API void tir_op_detach(tir_op *op);                       /* O(1); uses leave use lists */
+TILEC_API void tir_op_insert_before(tir_op *op, tir_op *position);
+TILEC_API void tir_op_insert_end(tir_op *op, tir_block *block);
+TILEC_API void tir_op_move_before(tir_op *op, tir_op *position);
+TILEC_API tilec_status tir_op_set_operand(tir_op *op, size_t index, tir_value *v);
+TILEC_API tilec_status tir_op_erase(tir_op *op); /* results must be unused */
+TILEC_API tilec_status tir_value_replace_all_uses(tir_value *from, tir_value *to); /* equal types */
 
 /* ---- explicit SSA builder ---- */
 typedef struct {
@@ -245,46 +245,46 @@ typedef struct {
     tir_reduction_policy policy;     /* REDUCE */
 } tir_region_opts;
 
-tir_builder *tir_builder_create(tir_func *f); /* inserts at the end of the body */
-void tir_builder_destroy(tir_builder *b);
-tilec_status tir_builder_status(const tir_builder *b); /* first error, sticky */
-tir_module *tir_builder_module(const tir_builder *b);
-void tir_builder_set_loc(tir_builder *b, tilec_loc loc); /* for subsequent ops */
+TILEC_API tir_builder *tir_builder_create(tir_func *f); /* inserts at the end of the body */
+TILEC_API void tir_builder_destroy(tir_builder *b);
+TILEC_API tilec_status tir_builder_status(const tir_builder *b); /* first error, sticky */
+TILEC_API tir_module *tir_builder_module(const tir_builder *b);
+TILEC_API void tir_builder_set_loc(tir_builder *b, tilec_loc loc); /* for subsequent ops */
 
-tir_value *tir_const(tir_builder *b, tir_type *type, tir_literal lit); /* scalar or Tile splat */
-tir_value *tir_const_index(tir_builder *b, int64_t v);
-tir_value *tir_const_int(tir_builder *b, tir_scalar s, int64_t v);
-tir_value *tir_const_float(tir_builder *b, tir_scalar s, double v);
-tir_value *tir_const_bool(tir_builder *b, bool v);
+TILEC_API tir_value *tir_const(tir_builder *b, tir_type *type, tir_literal lit); /* scalar or Tile splat */
+TILEC_API tir_value *tir_const_index(tir_builder *b, int64_t v);
+TILEC_API tir_value *tir_const_int(tir_builder *b, tir_scalar s, int64_t v);
+TILEC_API tir_value *tir_const_float(tir_builder *b, tir_scalar s, double v);
+TILEC_API tir_value *tir_const_bool(tir_builder *b, bool v);
 /* Lifted elementwise op: result space is the identity join of the operands;
  * comparisons give bool.  CAST takes tir_cast, SELECT tir_select. */
-tir_value *tir_ew(tir_builder *b, tir_ew_op op, size_t n, tir_value *const *operands);
-tir_value *tir_ew1(tir_builder *b, tir_ew_op op, tir_value *x);
-tir_value *tir_ew2(tir_builder *b, tir_ew_op op, tir_value *x, tir_value *y);
-tir_value *tir_cast(tir_builder *b, tir_value *v, tir_scalar to);
-tir_value *tir_select(tir_builder *b, tir_value *cond, tir_value *t, tir_value *f);
-tir_value *tir_extract(tir_builder *b, tir_value *tile, size_t n, tir_value *const *indices);
+TILEC_API tir_value *tir_ew(tir_builder *b, tir_ew_op op, size_t n, tir_value *const *operands);
+TILEC_API tir_value *tir_ew1(tir_builder *b, tir_ew_op op, tir_value *x);
+TILEC_API tir_value *tir_ew2(tir_builder *b, tir_ew_op op, tir_value *x, tir_value *y);
+TILEC_API tir_value *tir_cast(tir_builder *b, tir_value *v, tir_scalar to);
+TILEC_API tir_value *tir_select(tir_builder *b, tir_value *cond, tir_value *t, tir_value *f);
+TILEC_API tir_value *tir_extract(tir_builder *b, tir_value *tile, size_t n, tir_value *const *indices);
 /* c + a·b contracted over the dims a and b share but c lacks (named form), or the
  * rank-2 positional fallback (a=(M,K), b=(K,N), c=(M,N)) with a fresh k dim. */
-tir_value *tir_mma(tir_builder *b, tir_value *a, tir_value *bm, tir_value *c, bool allow_reassociation);
-tir_value *tir_load_tile(tir_builder *b, tir_value *view, tir_value *const *origin,
-                         tir_space *space, tir_bounds bounds, tir_value *fill /* NULL: 0 */);
+TILEC_API tir_value *tir_mma(tir_builder *b, tir_value *a, tir_value *bm, tir_value *c, bool allow_reassociation);
+TILEC_API tir_value *tir_load_tile(tir_builder *b, tir_value *view, tir_value *const *origin,
+                                   tir_space *space, tir_bounds bounds, tir_value *fill /* NULL: 0 */);
 /* Stores `tile` (its space is the store domain). */
-tilec_status tir_store_tile(tir_builder *b, tir_value *view, tir_value *const *origin,
-                            tir_value *tile, tir_bounds bounds);
-tir_value *tir_load_elem(tir_builder *b, tir_value *view, tir_value *const *indices,
-                         tir_value *pred /* NULL */, tir_value *fallback /* with pred */);
-tilec_status tir_store_elem(tir_builder *b, tir_value *view, tir_value *const *indices, tir_value *v);
+TILEC_API tilec_status tir_store_tile(tir_builder *b, tir_value *view, tir_value *const *origin,
+                                      tir_value *tile, tir_bounds bounds);
+TILEC_API tir_value *tir_load_elem(tir_builder *b, tir_value *view, tir_value *const *indices,
+                                   tir_value *pred /* NULL */, tir_value *fallback /* with pred */);
+TILEC_API tilec_status tir_store_elem(tir_builder *b, tir_value *view, tir_value *const *indices, tir_value *v);
 
 /* Structured regions.  begin: creates the op at the insertion point and moves
  * the insertion point into its body; end: appends the yield and moves back. */
-tir_op *tir_region_begin(tir_builder *b, tir_op_kind kind, tir_space *domain,
-                         const tir_region_opts *opts, size_t n_carry, tir_value *const *init);
-tir_value *tir_region_coord(const tir_op *region, size_t axis);
-tir_value *tir_region_carry(const tir_op *region, size_t index);
-tilec_status tir_region_end(tir_builder *b, tir_op *region, size_t n_yield, tir_value *const *yields);
-tir_op *tir_map_begin(tir_builder *b, tir_space *space, tir_scalar elem);
-tir_value *tir_map_end(tir_builder *b, tir_op *map, tir_value *element);
+TILEC_API tir_op *tir_region_begin(tir_builder *b, tir_op_kind kind, tir_space *domain,
+                                   const tir_region_opts *opts, size_t n_carry, tir_value *const *init);
+TILEC_API tir_value *tir_region_coord(const tir_op *region, size_t axis);
+TILEC_API tir_value *tir_region_carry(const tir_op *region, size_t index);
+TILEC_API tilec_status tir_region_end(tir_builder *b, tir_op *region, size_t n_yield, tir_value *const *yields);
+TILEC_API tir_op *tir_map_begin(tir_builder *b, tir_space *space, tir_scalar elem);
+TILEC_API tir_value *tir_map_end(tir_builder *b, tir_op *map, tir_value *element);
 /* Mergeable reductions (docs/tir.md "Mergeable reductions").  Opens the
  * combine block of reduce `r` (already closed with tir_region_end, policy
  * unordered_tree or ordered_tree, at least one carry, no combine yet): 2·k
@@ -292,54 +292,54 @@ tir_value *tir_map_end(tir_builder *b, tir_op *map, tir_value *element);
  * Inside it only the block's own values are visible; it admits constants,
  * elementwise ops, cast, select, extract, mma and maps (no memory effects, no
  * loops or parallel regions).  Returns r, or NULL with the error recorded. */
-tir_op *tir_combine_begin(tir_builder *b, tir_op *r);
+TILEC_API tir_op *tir_combine_begin(tir_builder *b, tir_op *r);
 /* Argument `index` (0..2k-1) of r's combine block; NULL when out of range or
  * when r has no combine block. */
-tir_value *tir_combine_arg(const tir_op *r, size_t index);
+TILEC_API tir_value *tir_combine_arg(const tir_op *r, size_t index);
 /* Closes r's combine block with a yield of the merged state: k values of the
  * carry types. */
-tilec_status tir_combine_end(tir_builder *b, tir_op *r, size_t n_yield, tir_value *const *yields);
-tilec_status tir_stage(tir_builder *b, const char *name /* NULL ok */);
+TILEC_API tilec_status tir_combine_end(tir_builder *b, tir_op *r, size_t n_yield, tir_value *const *yields);
+TILEC_API tilec_status tir_stage(tir_builder *b, const char *name /* NULL ok */);
 /* Coordinate of dim `d`, resolved through the innermost open region that binds it. */
-tir_value *tir_index(tir_builder *b, tir_dim *d);
+TILEC_API tir_value *tir_index(tir_builder *b, tir_dim *d);
 
 /* ---- capture builder: mutable variables, carries inferred at region end ---- */
-tir_var *tir_var_new(tir_builder *b, tir_value *init);
-tir_value *tir_var_get(tir_builder *b, tir_var *v);
-tilec_status tir_var_set(tir_builder *b, tir_var *v, tir_value *value); /* same type */
-tir_var *tir_var_copy(tir_builder *b, tir_var *v); /* a new variable, same value */
+TILEC_API tir_var *tir_var_new(tir_builder *b, tir_value *init);
+TILEC_API tir_value *tir_var_get(tir_builder *b, tir_var *v);
+TILEC_API tilec_status tir_var_set(tir_builder *b, tir_var *v, tir_value *value); /* same type */
+TILEC_API tir_var *tir_var_copy(tir_builder *b, tir_var *v); /* a new variable, same value */
 /* SERIAL/PIPELINE/REDUCE: variables assigned inside become carries.
  * PARALLEL (and maps): assigning an outer variable is an error. */
-tir_op *tir_capture_begin(tir_builder *b, tir_op_kind kind, tir_space *domain,
-                          const tir_region_opts *opts);
-tilec_status tir_capture_end(tir_builder *b, tir_op *region);
+TILEC_API tir_op *tir_capture_begin(tir_builder *b, tir_op_kind kind, tir_space *domain,
+                                    const tir_region_opts *opts);
+TILEC_API tilec_status tir_capture_end(tir_builder *b, tir_op *region);
 
 /* ---- library sugar: expands to core ops only ---- */
 typedef enum { TIR_REDUCER_ADD, TIR_REDUCER_MAX, TIR_REDUCER_MIN } tir_reducer;
-tir_value *tir_lib_zeros(tir_builder *b, tir_scalar s, tir_space *space);
-tir_value *tir_lib_full(tir_builder *b, tir_space *space, tir_value *scalar);
-tir_value *tir_lib_iota(tir_builder *b, tir_dim *d, uint64_t extent);
-tir_value *tir_lib_reduce(tir_builder *b, tir_value *tile, size_t n_dims, tir_dim *const *dims,
-                          tir_reducer r, tir_reduction_policy policy);
-tir_value *tir_lib_relabel(tir_builder *b, tir_value *tile, tir_space *space);
-tir_value *tir_lib_broadcast_to(tir_builder *b, tir_value *tile, tir_space *space);
-tir_value *tir_lib_matmul(tir_builder *b, tir_value *a, tir_value *bm);
-tir_value *tir_lib_ite(tir_builder *b, tir_value *cond, tir_value *t, tir_value *f);
+TILEC_API tir_value *tir_lib_zeros(tir_builder *b, tir_scalar s, tir_space *space);
+TILEC_API tir_value *tir_lib_full(tir_builder *b, tir_space *space, tir_value *scalar);
+TILEC_API tir_value *tir_lib_iota(tir_builder *b, tir_dim *d, uint64_t extent);
+TILEC_API tir_value *tir_lib_reduce(tir_builder *b, tir_value *tile, size_t n_dims, tir_dim *const *dims,
+                                    tir_reducer r, tir_reduction_policy policy);
+TILEC_API tir_value *tir_lib_relabel(tir_builder *b, tir_value *tile, tir_space *space);
+TILEC_API tir_value *tir_lib_broadcast_to(tir_builder *b, tir_value *tile, tir_space *space);
+TILEC_API tir_value *tir_lib_matmul(tir_builder *b, tir_value *a, tir_value *bm);
+TILEC_API tir_value *tir_lib_ite(tir_builder *b, tir_value *cond, tir_value *t, tir_value *f);
 
 /* ---- verification, text form, reference execution ---- */
-tilec_status tir_verify(tilec_context *ctx, const tir_module *m);
+TILEC_API tilec_status tir_verify(tilec_context *ctx, const tir_module *m);
 
 typedef tilec_status (*tir_write_fn)(void *user, const char *bytes, size_t n);
-tilec_status tir_print(const tir_module *m, tir_write_fn write, void *user);
-tilec_status tir_print_file(const tir_module *m, FILE *out);
+TILEC_API tilec_status tir_print(const tir_module *m, tir_write_fn write, void *user);
+TILEC_API tilec_status tir_print_file(const tir_module *m, FILE *out);
 
 /* Shape-parameter overrides for the text form's `kernel @k<M=64, ...>`. */
 typedef struct {
     const char *name;
     int64_t value;
 } tir_define;
-tilec_status tir_parse(tilec_context *ctx, const char *text, size_t length, const char *filename,
-                       const tir_define *defines, size_t n_defines, tir_module **out);
+TILEC_API tilec_status tir_parse(tilec_context *ctx, const char *text, size_t length, const char *filename,
+                                 const tir_define *defines, size_t n_defines, tir_module **out);
 
 /* A kernel argument: the bytes of one view (C order).  size_bytes must be at
  * least the view's volume × element size.  Two arguments may share memory. */
@@ -348,7 +348,7 @@ typedef struct {
     size_t size_bytes;
 } tir_buffer;
 /* Runs `f` on the FP64 reference interpreter (docs/interpreter.md). */
-tilec_status tir_interpret(tilec_context *ctx, const tir_func *f, size_t n_args, const tir_buffer *args);
+TILEC_API tilec_status tir_interpret(tilec_context *ctx, const tir_func *f, size_t n_args, const tir_buffer *args);
 
 #ifdef __cplusplus
 }

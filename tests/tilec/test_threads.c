@@ -238,11 +238,12 @@ done:
     free(text);
 }
 
-/* Every object in a writable data section of the library, "file symbol". */
+/* Every object in a writable data section of the library (the internal
+ * archive: one member per source file), "file symbol". */
 static void test_no_global_state(void) {
     char command[1024];
     snprintf(command, sizeof command,
-             "objdump -t '%s/libtilec.a' | awk '/file format/ { f = $1 } "
+             "objdump -t '%s/libtilec_internal.a' | awk '/file format/ { f = $1 } "
              "$3 == \"O\" && $4 ~ /^([.](data|bss|tdata|tbss)([.]|$)|[*]COM[*])/ && $4 !~ /rel[.]ro/ { print f, $NF }'",
              TILEC_BINARY_DIR);
     FILE *p = popen(command, "r");

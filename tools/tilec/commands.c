@@ -5,6 +5,8 @@
  * main.c so fuzz_cli can link the dispatch without the program's `main`. */
 #include "cli.h"
 
+#include "tilec/tilec.h"
+
 #include <string.h>
 
 static const cli_command *const commands[] = {
@@ -32,7 +34,7 @@ static void print_usage(FILE *out) {
                  "Commands:\n");
     for (size_t i = 0; i < COMMAND_COUNT; i++) fprintf(out, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
     fprintf(out, "  %-10s %s\n", "help", "show help for tilec or a command (tilec help run)");
-    fprintf(out, "\nRun 'tilec COMMAND --help' for a command's options.\n"
+    fprintf(out, "\nRun 'tilec COMMAND --help' for a command's options; 'tilec --version' for the version.\n"
                  "Exit status: 0 success, 1 error in the input or the run, 2 usage error.\n");
 }
 
@@ -55,6 +57,10 @@ int cli_main(int argc, char **argv, bool parse_only) {
     }
     const char *name = argv[1];
     if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h")) return help(argc, argv);
+    if (!strcmp(name, "--version")) {
+        printf("tilec %s (LLVM %s)\n", tilec_version(), tilec_llvm_version());
+        return CLI_EXIT_OK;
+    }
     const cli_command *c = find_command(name);
     if (!c) return cli_usage_error(NULL, "unknown command '%s'", name);
     tilec_context *ctx;

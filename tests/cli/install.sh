@@ -1,0 +1,94 @@
+# make install, as a user sees it: `cmake --install` of this build into a
+# temporary prefix, then
+#  - bin/tilec --version; libtilec.so's SONAME and that it exports only
+#    tilec_*/tir_* symbols (nm -D); libtilec.a's global symbols likewise;
+#  - tests/install/consumer.c (softmax through the public API, checked in
+#    double) built three ways against the prefix: as C with only
+#    `pkg-config --cflags --libs tilec`, as C++ with g++, and as a CMake
+#    project with find_package(tilec) → tilec::tilec; and statically against
+#    libtilec.a with `pkg-config --static --libs tilec`.
+# A CMake project that add_subdirectory()s the source tree is configured
+# (not built): it must see tilec::tilec and none of tilec's tests.
+# Each consumer must run and print ok.  Skips (with a note) what a missing
+# tool (pkg-config, g++, nm) prevents.
+source "$(dirname "$0")/common.bash" "$@"
+
+BUILD=$(cd "$(dirname "$TILEC")" && pwd)
+SRC=$(cd "$SRC" && pwd)
+PREFIX=$WORK/prefix
+VERSION=$(sed -n 's/^#define TILEC_VERSION_STRING "\(.*\)"$/\1/p' "$SRC/include/tilec/api.h")
+expect 0 cmake --install "$BUILD" --prefix "$PREFIX" || finish
+LIB=$PREFIX/lib
+[ -d "$PREFIX/lib64" ] && LIB=$PREFIX/lib64
+
+expect 0 "$PREFIX/bin/tilec" --version && contains "$WORK/out" "^tilec $VERSION \(LLVM 19\."
+for f in include/tilec/tilec.h include/tilec/tir.h include/tilec/diag.h include/tilec/api.h; do
+  [ -f "$PREFIX/$f" ] || fail "not installed: $f"
+done
+[ -f "$LIB/pkgconfig/tilec.pc" ] || fail "not installed: tilec.pc"
+[ -f "$LIB/cmake/tilec/tilecConfig.cmake" ] || fail "not installed: tilecConfig.cmake"
+
+MAJOR_MINOR=${VERSION%.*}
+if command -v readelf >/dev/null; then
+  expect 0 readelf -d "$LIB/libtilec.so" && contains "$WORK/out" "SONAME.*\[libtilec\.so\.$MAJOR_MINOR\]"
+fi
+if command -v nm >/dev/null; then
+  # defined dynamic symbols other than tilec_*/tir_* (the linker's own
+  # _init/_fini/_edata… never appear with --defined-only on a -shared build
+  # that has no version script; any that do are listed)
+  nm -D --defined-only "$LIB/libtilec.so" | awk '{print $NF}' | grep -Ev '^(tilec_|tir_)' >"$WORK/extra"
+  [ -s "$WORK/extra" ] && fail "libtilec.so exports $(wc -l <"$WORK/extra") other symbols: $(head -5 "$WORK/extra" | tr '\n' ' ')"
+  n=$(nm -D --defined-only "$LIB/libtilec.so" | grep -c ' T tilec_compile$')
+  [ "$n" = 1 ] || fail "libtilec.so does not export tilec_compile"
+  nm -g --defined-only "$LIB/libtilec.a" | awk 'NF == 3 {print $3}' | grep -Ev '^(tilec_|tir_)' >"$WORK/extra"
+  [ -s "$WORK/extra" ] && fail "libtilec.a has $(wc -l <"$WORK/extra") other global symbols: $(head -5 "$WORK/extra" | tr '\n' ' ')"
+else
+  echo "note: no nm; the exported-symbol checks are skipped"
+fi
+
+run_consumer() { # NAME BINARY: runs it on the softmax example
+  expect 0 env LD_LIBRARY_PATH="$LIB" "$2" "$SRC/examples/softmax.tir" && contains "$WORK/out" "softmax 3x37 ok"
+}
+export PKG_CONFIG_PATH=$LIB/pkgconfig
+if command -v pkg-config >/dev/null; then
+  # shellcheck disable=SC2046
+  expect 0 cc -std=c17 -Wall -Werror -o "$WORK/consumer_c" "$SRC/tests/install/consumer.c" \
+    $(pkg-config --cflags --libs tilec) -lm && run_consumer c "$WORK/consumer_c"
+  # shellcheck disable=SC2046
+  expect 0 cc -std=c17 -Wall -Werror -o "$WORK/consumer_static" "$SRC/tests/install/consumer.c" \
+    $(pkg-config --cflags tilec) "$LIB/libtilec.a" $(pkg-config --static --libs tilec | sed 's/-ltilec\b//') -lm &&
+    run_consumer static "$WORK/consumer_static"
+  if command -v ldd >/dev/null && [ -x "$WORK/consumer_static" ]; then
+    ldd "$WORK/consumer_static" | grep -q libtilec && fail "the static consumer still needs libtilec.so"
+  fi
+  if command -v g++ >/dev/null; then
+    # shellcheck disable=SC2046
+    expect 0 g++ -x c++ -std=c++17 -Wall -Werror -o "$WORK/consumer_cxx" "$SRC/tests/install/consumer.c" \
+      $(pkg-config --cflags --libs tilec) && run_consumer c++ "$WORK/consumer_cxx"
+  else
+    echo "note: no g++; the C++ consumer is skipped"
+  fi
+else
+  echo "note: no pkg-config; the pkg-config consumers are skipped"
+fi
+
+expect 0 cmake -S "$SRC/tests/install" -B "$WORK/cmake-consumer" -DCMAKE_PREFIX_PATH="$PREFIX" &&
+  expect 0 cmake --build "$WORK/cmake-consumer" &&
+  run_consumer cmake "$WORK/cmake-consumer/consumer"
+
+mkdir -p "$WORK/sub"
+cat >"$WORK/sub/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.20)
+project(uses_tilec C)
+add_subdirectory("$SRC" tilec)
+add_executable(consumer "$SRC/tests/install/consumer.c")
+target_link_libraries(consumer PRIVATE tilec::tilec m)
+CMAKE
+if expect 0 cmake -S "$WORK/sub" -B "$WORK/sub/build"; then
+  expect 0 cmake --build "$WORK/sub/build" --target help && {
+    contains "$WORK/out" '(consumer|tilec_shared)'
+    lacks "$WORK/out" 'test_'
+  }
+  [ -f "$WORK/sub/build/tilec/CTestTestfile.cmake" ] && fail "add_subdirectory(tilec) configured tilec's tests"
+fi
+finish
