@@ -61,8 +61,17 @@ TILEC_API void tilec_context_destroy(tilec_context *ctx);
 TILEC_API size_t tilec_diag_count(const tilec_context *ctx);
 TILEC_API const tilec_diag *tilec_diag_at(const tilec_context *ctx, size_t index);
 TILEC_API void tilec_diag_clear(tilec_context *ctx);
-/* Writes every diagnostic as "file:line:col: error[CODE]: message\n". */
+/* Writes every diagnostic as "file:line:col: error[CODE]: message\n", and,
+ * when the location is in a text tir_parse read in this context (the last
+ * few are kept), the source line and a caret under the column:
+ *     sc.tir:6:3: error[LOWER-A02]: ...
+ *      6 |   %a = load %S[%c0]
+ *        |   ^
+ */
 TILEC_API void tilec_diag_print(const tilec_context *ctx, FILE *out);
+/* The same text into buf (NUL-terminated, truncated to size); returns its
+ * full length, as snprintf does (call with size 0 to measure). */
+TILEC_API size_t tilec_diag_render(const tilec_context *ctx, char *buf, size_t size);
 TILEC_API const char *tilec_status_name(tilec_status status);
 
 #ifdef __cplusplus

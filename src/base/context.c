@@ -1,15 +1,31 @@
-/* context.c — allocator and diagnostic list behind tilec_context.
- * Invariant: diagnostics own their strings; clearing or destroying frees them. */
+/* context.c — allocator, diagnostic list and source texts behind
+ * tilec_context.
+ * Invariant: diagnostics own their strings; clearing or destroying frees them.
+ * The context keeps a copy of the last few texts tir_parse read, by file
+ * name, so a diagnostic can show its source line with a caret under the
+ * column (tilec_diag_print, tilec_diag_render). */
 #include "base/context.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Sources kept for diagnostics: the most recent ones (a long-lived context
+ * parsing many kernels keeps a bounded amount of text). */
+enum { CONTEXT_SOURCES = 8 };
+
+typedef struct {
+    char *name, *text; /* NULL: empty slot */
+    size_t length;
+} source;
 
 struct tilec_context {
     tilec_allocator allocator;
     long allocations_until_failure; /* < 0: never fail */
     tilec_diag *diags;
     size_t diag_count, diag_capacity;
+    source sources[CONTEXT_SOURCES];
+    size_t next_source; /* the slot replaced next */
 };
 
 static void *default_alloc(void *user, size_t size) {
@@ -39,9 +55,16 @@ tilec_status tilec_context_create(const tilec_allocator *alloc, tilec_context **
     return TILEC_OK;
 }
 
+static void source_free(tilec_context *ctx, source *s) {
+    ctx->allocator.free(ctx->allocator.user, s->name);
+    ctx->allocator.free(ctx->allocator.user, s->text);
+    memset(s, 0, sizeof *s);
+}
+
 void tilec_context_destroy(tilec_context *ctx) {
     if (!ctx) return;
     tilec_diag_clear(ctx);
+    for (size_t i = 0; i < CONTEXT_SOURCES; i++) source_free(ctx, &ctx->sources[i]);
     tilec_allocator a = ctx->allocator;
     a.free(a.user, ctx->diags);
     a.free(a.user, ctx);
@@ -130,14 +153,108 @@ void tilec_diag_clear(tilec_context *ctx) {
     ctx->diag_count = 0;
 }
 
+void tilec_context_add_source(tilec_context *ctx, const char *name, const char *text, size_t length) {
+    if (!ctx || !name || (!text && length)) return;
+    source *slot = NULL;
+    for (size_t i = 0; i < CONTEXT_SOURCES && !slot; i++)
+        if (ctx->sources[i].name && !strcmp(ctx->sources[i].name, name)) slot = &ctx->sources[i];
+    if (!slot) {
+        slot = &ctx->sources[ctx->next_source];
+        ctx->next_source = (ctx->next_source + 1) % CONTEXT_SOURCES;
+    }
+    source_free(ctx, slot);
+    /* Like diagnostics, bypasses the failure-injection hook: without memory
+     * the diagnostics just show no source line. */
+    char *copy = ctx->allocator.alloc(ctx->allocator.user, length + 1);
+    slot->name = copy_string(ctx, name);
+    if (!copy || !slot->name) {
+        ctx->allocator.free(ctx->allocator.user, copy);
+        source_free(ctx, slot);
+        return;
+    }
+    if (length) memcpy(copy, text, length);
+    copy[length] = 0;
+    slot->text = copy;
+    slot->length = length;
+}
+
+/* Line `line` (1-based) of the source named `file`: its start and length,
+ * or false when the context has no such text or line. */
+static bool source_line(const tilec_context *ctx, const char *file, uint32_t line, const char **start, size_t *len) {
+    for (size_t i = 0; i < CONTEXT_SOURCES; i++) {
+        const source *s = &ctx->sources[i];
+        if (!s->name || !file || strcmp(s->name, file)) continue;
+        const char *p = s->text, *end = s->text + s->length;
+        for (uint32_t l = 1; l < line && p < end; l++) {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            p = nl ? nl + 1 : end;
+        }
+        if (p >= end) return false;
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        *start = p;
+        *len = (size_t)((nl ? nl : end) - p);
+        if (*len && p[*len - 1] == '\r') (*len)--;
+        return true;
+    }
+    return false;
+}
+
+/* A bounded writer: what tilec_diag_render writes (and what it would). */
+typedef struct {
+    char *buf;
+    size_t size, length;
+} writer;
+
+static void put(writer *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(writer *w, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    size_t room = w->length < w->size ? w->size - w->length : 0;
+    int n = vsnprintf(room ? w->buf + w->length : NULL, room, fmt, ap);
+    va_end(ap);
+    if (n > 0) w->length += (size_t)n;
+}
+
+/* One diagnostic, clang-style: the location and message, then (when the
+ * source is known) the line and a caret under the column. */
+static void render(const tilec_context *ctx, const tilec_diag *d, writer *w) {
+    if (d->loc.file && d->loc.line)
+        put(w, "%s:%u:%u: ", d->loc.file, d->loc.line, d->loc.column);
+    else if (d->loc.line)
+        put(w, "%u:%u: ", d->loc.line, d->loc.column);
+    put(w, "error[%s]: %s\n", d->code ? d->code : "?", d->message ? d->message : "");
+    const char *line;
+    size_t len;
+    if (!d->loc.line || !source_line(ctx, d->loc.file, d->loc.line, &line, &len)) return;
+    char gutter[16];
+    int g = snprintf(gutter, sizeof gutter, "%u", d->loc.line);
+    put(w, " %s | %.*s\n %*s | ", gutter, (int)len, line, g, "");
+    /* the caret under the column: tabs of the line kept so it lines up */
+    for (uint32_t c = 1; c < d->loc.column && c - 1 < len; c++) put(w, "%c", line[c - 1] == '\t' ? '\t' : ' ');
+    put(w, "^\n");
+}
+
+size_t tilec_diag_render(const tilec_context *ctx, char *buf, size_t size) {
+    writer w = {buf, buf ? size : 0, 0};
+    if (w.size) buf[0] = 0;
+    for (size_t i = 0; i < tilec_diag_count(ctx); i++) render(ctx, &ctx->diags[i], &w);
+    return w.length;
+}
+
 void tilec_diag_print(const tilec_context *ctx, FILE *out) {
     for (size_t i = 0; i < tilec_diag_count(ctx); i++) {
-        const tilec_diag *d = &ctx->diags[i];
-        if (d->loc.file && d->loc.line)
-            fprintf(out, "%s:%u:%u: ", d->loc.file, d->loc.line, d->loc.column);
-        else if (d->loc.line)
-            fprintf(out, "%u:%u: ", d->loc.line, d->loc.column);
-        fprintf(out, "error[%s]: %s\n", d->code ? d->code : "?", d->message ? d->message : "");
+        char small[1024];
+        writer w = {small, sizeof small, 0};
+        render(ctx, &ctx->diags[i], &w);
+        if (w.length < sizeof small) {
+            fputs(small, out);
+            continue;
+        }
+        char *big = malloc(w.length + 1); /* a long source line */
+        writer b = {big, big ? w.length + 1 : 0, 0};
+        if (big) render(ctx, &ctx->diags[i], &b);
+        fputs(big ? big : small, out);
+        free(big);
     }
 }
 

@@ -25,6 +25,12 @@ tilec_status tilec_error(tilec_context *ctx, tilec_status status, const char *co
 tilec_status tilec_verror(tilec_context *ctx, tilec_status status, const char *code,
                           tilec_loc loc, const char *fmt, va_list ap);
 
+/* Keeps a copy of a source text under its file name (replacing an older
+ * one of that name; the last few are kept) so diagnostics at its locations
+ * show the line and a caret.  Best effort: nothing is reported without
+ * memory. */
+void tilec_context_add_source(tilec_context *ctx, const char *name, const char *text, size_t length);
+
 static inline tilec_loc tilec_no_loc(void) {
     tilec_loc loc = {0};
     return loc;

@@ -948,6 +948,7 @@ tilec_status tir_parse(tilec_context *ctx, const char *text, size_t length, cons
     symtab_init(&p.values, ctx);
     symtab_init(&p.dims, ctx);
     symtab_init(&p.shape_params, ctx);
+    tilec_context_add_source(ctx, filename ? filename : "<input>", p.text_begin, length);
     p.module = tir_module_create(ctx); /* reports its own failure */
     p.define_used = tilec_alloc(ctx, n_defines ? n_defines : 1);
     if (!p.module)

@@ -13,6 +13,12 @@ for cmd in check print run; do
   expect 1 "$TILEC" $cmd "$WORK/broken.tir" &&
     contains "$WORK/err" "broken\.tir:3:[0-9]+: error\[TIR-P[0-9]+\]"
 done
+# ... shown as clang does: the source line, then a caret under the column.
+expect 1 "$TILEC" check "$WORK/broken.tir" && {
+  contains "$WORK/err" 'broken\.tir:3:8: error\[TIR-P02\]'
+  contains "$WORK/err" '^ 3 \|   %x = frobnicate %A$'
+  contains "$WORK/err" '^   \|        \^$'
+}
 # Nothing but garbage (binary bytes, a NUL, unbalanced brackets).
 printf '\001\377 @@ }}} <<\000 %%%% kernel\n\t((' >"$WORK/garbage.tir"
 expect 1 "$TILEC" check "$WORK/garbage.tir" && contains "$WORK/err" 'garbage\.tir:[0-9]+:[0-9]+: error\[TIR-'
