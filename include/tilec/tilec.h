@@ -135,6 +135,18 @@ typedef struct {
 
 TILEC_API tilec_compile_options tilec_compile_options_default(void);
 
+/* For language bindings, which cannot mirror the struct: its size, the
+ * defaults written into caller memory of that size, and one option set by
+ * name from text, with the CLI's names and values — threads, width,
+ * local_lanes, block_size, blocks_per_task, max_candidates, max_unrolled,
+ * reduction_partitions, split_chunks (unsigned integers); fuse, pack, split
+ * (auto|on|off); stores (auto|cached|streaming); check_bounds, fused_mma
+ * (0|1).  An unknown name or a bad value: TILEC_E_ARG and TILEC-O01. */
+TILEC_API size_t tilec_compile_options_size(void);
+TILEC_API void tilec_compile_options_init(tilec_compile_options *o);
+TILEC_API tilec_status tilec_compile_options_set(tilec_context *ctx, tilec_compile_options *o, const char *name,
+                                                 const char *value);
+
 /* Compiles kernel `f` (its module must verify).  options NULL: defaults.  On
  * failure *out is NULL and the context holds the diagnostics of the failing
  * stage (TIR-V.., PLAN-.., LOWER-.., SIMD-.., RT-P..). */

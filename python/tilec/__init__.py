@@ -1,0 +1,333 @@
+"""tilec from Python: compile TileIR kernels and run them on NumPy arrays.
+
+    import numpy as np, tilec
+    softmax = tilec.compile("examples/softmax.tir", R=1024, W=4096, threads=2)
+    x = np.random.rand(1024, 4096).astype(np.float32)
+    y = softmax(x)                 # the output allocated and returned
+    softmax(x, x)                  # or written in place (here over the input)
+    print(softmax.realization)
+
+A thin ctypes layer over libtilec.so (docs/python.md): arguments are checked
+(dtype, shape, C-contiguity, writability) and passed without copies; the GIL
+is released while a kernel runs; errors raise tilec.TilecError carrying the
+diagnostics (codes, locations, the source line with a caret).
+
+The library is found at $TILEC_LIBRARY, beside this package, in the build
+tree of the checkout the package sits in (build/libtilec.so), or by the
+system's loader (after `make install`).
+"""
+import ctypes
+import ctypes.util
+import json
+import os
+import threading
+
+import numpy as np
+
+# The version of the package; the library it loads must be the same
+# (tilec.version(); the test suite checks they agree).
+__version__ = "0.15.0"
+__all__ = ["compile", "Kernel", "Param", "TilecError", "version", "llvm_version"]
+
+# tir_scalar (tilec/tir.h: TIR_SCALARS order, 0 = invalid) <-> NumPy dtypes
+_SCALARS = ["bool", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32", "f64"]
+_DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+           np.float32, np.float64]
+_TIR_TYPE_VIEW = 4
+_SONAME = "libtilec.so." + ".".join(__version__.split(".")[:2])
+
+
+def _find_library():
+    here = os.path.dirname(os.path.abspath(__file__))
+    candidates = []
+    if os.environ.get("TILEC_LIBRARY"):
+        candidates.append(os.environ["TILEC_LIBRARY"])
+    candidates += [os.path.join(here, name) for name in ("libtilec.so", _SONAME)]
+    candidates.append(os.path.join(os.path.dirname(os.path.dirname(here)), "build", "libtilec.so"))
+    for path in candidates:
+        if os.path.exists(path):
+            return path
+    return ctypes.util.find_library("tilec") or _SONAME
+
+
+class _Buffer(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("size_bytes", ctypes.c_size_t), ("elem", ctypes.c_int)]
+
+
+class _Define(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("value", ctypes.c_int64)]
+
+
+class _Diag(ctypes.Structure):
+    _fields_ = [("status", ctypes.c_int), ("code", ctypes.c_char_p), ("message", ctypes.c_char_p),
+                ("file", ctypes.c_char_p), ("line", ctypes.c_uint32), ("column", ctypes.c_uint32)]
+
+
+def _load():
+    path = _find_library()
+    try:
+        lib = ctypes.CDLL(path)  # CDLL: the GIL is released during every call
+    except OSError as e:
+        raise ImportError(f"tilec: cannot load the library ({path}): {e}; build it with `make` "
+                          "or set TILEC_LIBRARY") from None
+    P, S, U32, U64, B = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_bool
+    sig = {
+        "tilec_version": ([], S), "tilec_llvm_version": ([], S),
+        "tilec_context_create": ([P, ctypes.POINTER(P)], ctypes.c_int),
+        "tilec_context_destroy": ([P], None),
+        "tilec_diag_count": ([P], ctypes.c_size_t),
+        "tilec_diag_at": ([P, ctypes.c_size_t], ctypes.POINTER(_Diag)),
+        "tilec_diag_render": ([P, ctypes.c_char_p, ctypes.c_size_t], ctypes.c_size_t),
+        "tilec_diag_clear": ([P], None),
+        "tir_parse": ([P, S, ctypes.c_size_t, S, ctypes.POINTER(_Define), ctypes.c_size_t, ctypes.POINTER(P)],
+                      ctypes.c_int),
+        "tir_module_destroy": ([P], None),
+        "tir_module_func_count": ([P], ctypes.c_size_t),
+        "tir_module_func": ([P, ctypes.c_size_t], P),
+        "tir_module_find_func": ([P, S], P),
+        "tir_func_name": ([P], S),
+        "tir_func_param_count": ([P], ctypes.c_size_t),
+        "tir_func_param": ([P, ctypes.c_size_t], P),
+        "tir_value_type": ([P], P), "tir_value_name": ([P], S), "tir_value_read_only": ([P], B),
+        "tir_type_kind_of": ([P], ctypes.c_int), "tir_type_elem": ([P], ctypes.c_int),
+        "tir_type_space": ([P], P),
+        "tir_space_rank": ([P], ctypes.c_size_t), "tir_space_extent": ([P, ctypes.c_size_t], U64),
+        "tilec_compile_options_size": ([], ctypes.c_size_t),
+        "tilec_compile_options_init": ([P], None),
+        "tilec_compile_options_set": ([P, P, S, S], ctypes.c_int),
+        "tilec_compile": ([P, P, P, ctypes.POINTER(P)], ctypes.c_int),
+        "tilec_kernel_destroy": ([P], None),
+        "tilec_dispatch": ([P, P, ctypes.c_size_t, ctypes.POINTER(_Buffer)], ctypes.c_int),
+        "tilec_kernel_realization": ([P], S), "tilec_kernel_json": ([P], S),
+        "tilec_kernel_plan_realization": ([P], S), "tilec_kernel_backend_realization": ([P], S),
+        "tilec_kernel_width": ([P], U32), "tilec_kernel_workers": ([P], U32),
+    }
+    for name, (args, res) in sig.items():
+        f = getattr(lib, name)
+        f.argtypes, f.restype = args, res
+    return lib
+
+
+_lib = _load()
+
+
+def version():
+    """The library's version, "MAJOR.MINOR.PATCH"."""
+    return _lib.tilec_version().decode()
+
+
+def llvm_version():
+    return _lib.tilec_llvm_version().decode()
+
+
+class TilecError(Exception):
+    """A tilec call failed.  str(e) is the diagnostics as the CLI prints them
+    (location, code, message, source line and caret); e.code is the first
+    diagnostic's code (e.g. "TIR-P02"), e.diagnostics all of them as dicts
+    with code, message, file, line, column."""
+
+    def __init__(self, text, diagnostics):
+        super().__init__(text)
+        self.diagnostics = diagnostics
+        self.code = diagnostics[0]["code"] if diagnostics else None
+
+
+class _Context:
+    """A tilec_context: single-threaded, and it must outlive what it made."""
+
+    def __init__(self):
+        p = ctypes.c_void_p()
+        if _lib.tilec_context_create(None, ctypes.byref(p)) != 0:
+            raise MemoryError("tilec: cannot create a context")
+        self.ptr = p
+
+    def error(self, fallback):
+        n = _lib.tilec_diag_render(self.ptr, None, 0)
+        buf = ctypes.create_string_buffer(n + 1)
+        _lib.tilec_diag_render(self.ptr, buf, n + 1)
+        diags = []
+        for i in range(_lib.tilec_diag_count(self.ptr)):
+            d = _lib.tilec_diag_at(self.ptr, i).contents
+            diags.append({"code": (d.code or b"").decode(), "message": (d.message or b"").decode(),
+                          "file": d.file.decode() if d.file else None, "line": d.line, "column": d.column})
+        _lib.tilec_diag_clear(self.ptr)
+        return TilecError(buf.value.decode(errors="replace").rstrip("\n") or fallback, diags)
+
+    def __del__(self):
+        if getattr(self, "ptr", None) and _lib is not None:
+            _lib.tilec_context_destroy(self.ptr)
+            self.ptr = None
+
+
+class Param:
+    """A kernel parameter: name (without %), dtype, shape, and whether the
+    kernel may write it (read_only False: an output)."""
+
+    def __init__(self, name, dtype, shape, read_only):
+        self.name, self.dtype, self.shape, self.read_only = name, np.dtype(dtype), tuple(shape), read_only
+
+    def __repr__(self):
+        return f"Param({self.name!r}, {self.dtype}, {self.shape}, {'const' if self.read_only else 'output'})"
+
+
+def _source(source_or_path):
+    if isinstance(source_or_path, os.PathLike) or (
+            isinstance(source_or_path, str) and "\n" not in source_or_path and "{" not in source_or_path):
+        path = os.fspath(source_or_path)
+        with open(path, "rb") as f:
+            return f.read(), path
+    return source_or_path.encode(), "<string>"
+
+
+def compile(source_or_path, *, kernel=None, threads=None, width=None, options=None, **params):
+    """Parses, verifies, plans and compiles a kernel; returns a Kernel.
+
+    source_or_path: TileIR text, or the path of a .tir file.  kernel: its
+    name when the file has several (default: the first).  params: the shape
+    parameters (R=1024, ...).  threads: workers of the kernel's own pool
+    (default TILEC_THREADS, else the cores); width: the SIMD packet width
+    (default: the host's).  options: further compile options by name
+    (docs/python.md), e.g. {"fuse": "off", "stores": "cached"}."""
+    text, filename = _source(source_or_path)
+    return Kernel(text, filename, kernel, params, dict(options or {}, **{
+        k: v for k, v in (("threads", threads), ("width", width)) if v is not None}))
+
+
+class Kernel:
+    """A compiled kernel: call it with one NumPy array per parameter (in
+    order, or by name); an output left out or None is allocated (zeros).
+    Returns the outputs: one array, or a tuple when there are several."""
+
+    def __init__(self, text, filename, name, params, options):
+        self._ctx = _Context()  # outlives the module and the kernel (released after them)
+        self._ptr = None
+        defines = (_Define * max(1, len(params)))(*[
+            _Define(k.encode(), int(v)) for k, v in params.items()])
+        module = ctypes.c_void_p()
+        if _lib.tir_parse(self._ctx.ptr, text, len(text), filename.encode(), defines, len(params),
+                          ctypes.byref(module)) != 0:
+            raise self._ctx.error("tilec: parse failed")
+        try:
+            if name is not None:
+                f = _lib.tir_module_find_func(module, name.encode())
+                if not f:
+                    raise TilecError(f"tilec: no kernel named '{name}' in {filename}", [])
+            elif _lib.tir_module_func_count(module) == 0:
+                raise TilecError(f"tilec: {filename} has no kernel", [])
+            else:
+                f = _lib.tir_module_func(module, 0)
+            self.name = _lib.tir_func_name(f).decode()
+            self.params = [self._param(_lib.tir_func_param(f, i)) for i in range(_lib.tir_func_param_count(f))]
+            opts = ctypes.create_string_buffer(_lib.tilec_compile_options_size())
+            _lib.tilec_compile_options_init(opts)
+            for key, value in options.items():
+                text_value = ("1" if value else "0") if isinstance(value, bool) else str(value)
+                if _lib.tilec_compile_options_set(self._ctx.ptr, opts, str(key).encode(), text_value.encode()):
+                    raise self._ctx.error(f"tilec: bad option {key}={value}")
+            k = ctypes.c_void_p()
+            if _lib.tilec_compile(self._ctx.ptr, f, opts, ctypes.byref(k)) != 0:
+                raise self._ctx.error("tilec: compile failed")
+            self._ptr = k
+        finally:
+            _lib.tir_module_destroy(module)  # the kernel borrows nothing from it
+        self._local = threading.local()  # a dispatch context per calling thread
+
+    @staticmethod
+    def _param(value):
+        t = _lib.tir_value_type(value)
+        if _lib.tir_type_kind_of(t) != _TIR_TYPE_VIEW:
+            raise TilecError("tilec: only view parameters are supported from Python", [])
+        space = _lib.tir_type_space(t)
+        shape = [_lib.tir_space_extent(space, i) for i in range(_lib.tir_space_rank(space))]
+        name = _lib.tir_value_name(value)
+        return Param(name.decode() if name else "", _DTYPES[_lib.tir_type_elem(t) - 1], shape,
+                     _lib.tir_value_read_only(value))
+
+    def _context(self):
+        ctx = getattr(self._local, "ctx", None)
+        if ctx is None:
+            ctx = self._local.ctx = _Context()
+        return ctx
+
+    def _bind(self, args, named):
+        if len(args) > len(self.params):
+            raise TypeError(f"{self.name}: {len(self.params)} parameters, {len(args)} arguments given")
+        values = list(args) + [None] * (len(self.params) - len(args))
+        index = {p.name: i for i, p in enumerate(self.params)}
+        for key, value in named.items():
+            if key not in index:
+                raise TypeError(f"{self.name}: no parameter named '{key}' "
+                                f"(parameters: {', '.join(p.name for p in self.params)})")
+            if values[index[key]] is not None:
+                raise TypeError(f"{self.name}: parameter '{key}' given twice")
+            values[index[key]] = value
+        arrays = []
+        for p, a in zip(self.params, values):
+            if a is None:
+                if p.read_only:
+                    raise TypeError(f"{self.name}: missing input '{p.name}' ({p.dtype}{list(p.shape)})")
+                a = np.zeros(p.shape, p.dtype)
+            elif not isinstance(a, np.ndarray):
+                raise TypeError(f"{self.name}: '{p.name}' must be a numpy.ndarray, not {type(a).__name__}")
+            elif a.dtype != p.dtype:
+                raise TypeError(f"{self.name}: '{p.name}' has dtype {a.dtype}, the kernel takes {p.dtype}")
+            elif a.shape != p.shape:
+                raise ValueError(f"{self.name}: '{p.name}' has shape {a.shape}, the kernel takes {p.shape}")
+            elif not a.flags.c_contiguous:
+                raise ValueError(f"{self.name}: '{p.name}' is not C-contiguous (pass np.ascontiguousarray(...))")
+            elif not p.read_only and not a.flags.writeable:
+                raise ValueError(f"{self.name}: output '{p.name}' is read-only")
+            arrays.append(a)
+        return arrays
+
+    def __call__(self, *args, **named):
+        arrays = self._bind(args, named)
+        bufs = (_Buffer * max(1, len(arrays)))(*[
+            _Buffer(a.ctypes.data if a.size else None, a.nbytes, _DTYPES.index(a.dtype.type) + 1)
+            for a in arrays])
+        ctx = self._context()
+        if _lib.tilec_dispatch(ctx.ptr, self._ptr, len(arrays), bufs) != 0:
+            raise ctx.error(f"tilec: {self.name} failed")
+        outs = [a for p, a in zip(self.params, arrays) if not p.read_only]
+        return outs[0] if len(outs) == 1 else tuple(outs)
+
+    @property
+    def realization(self):
+        """The realization items ("key=value; ...", docs/facade.md)."""
+        return _lib.tilec_kernel_realization(self._ptr).decode()
+
+    @property
+    def json(self):
+        """The same items as a JSON object (text)."""
+        return _lib.tilec_kernel_json(self._ptr).decode()
+
+    @property
+    def metadata(self):
+        """kernel.json parsed into a dict."""
+        return json.loads(self.json)
+
+    @property
+    def plan(self):
+        """The planner's and the lowering's realization: the chosen plan."""
+        return _lib.tilec_kernel_plan_realization(self._ptr).decode()
+
+    @property
+    def backend(self):
+        """The SIMD backend's realization."""
+        return _lib.tilec_kernel_backend_realization(self._ptr).decode()
+
+    @property
+    def width(self):
+        return _lib.tilec_kernel_width(self._ptr)
+
+    @property
+    def workers(self):
+        return _lib.tilec_kernel_workers(self._ptr)
+
+    def __repr__(self):
+        return f"<tilec.Kernel {self.name}({', '.join(map(repr, self.params))}) W={self.width}>"
+
+    def __del__(self):
+        if getattr(self, "_ptr", None) and _lib is not None:
+            _lib.tilec_kernel_destroy(self._ptr)
+            self._ptr = None
