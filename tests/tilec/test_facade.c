@@ -300,8 +300,50 @@ static void test_local_lanes(void) {
     tir_module_destroy(h);
 }
 
+/* Options by name (for bindings): every kind of option lands in its field;
+ * bad names and values are TILEC-O01 and change nothing. */
+static void test_options_by_name(void) {
+    CHECK(tilec_compile_options_size() == sizeof(tilec_compile_options));
+    tilec_compile_options o, d = tilec_compile_options_default();
+    memset(&o, 0xa5, sizeof o);
+    tilec_compile_options_init(&o);
+    CHECK(o.max_candidates == d.max_candidates && o.local_lanes == d.local_lanes && o.fused_mma &&
+          o.full_packet_specialization && !o.runtime && !o.threads && !o.width && o.fuse == TILEC_FUSE_AUTO);
+    static const struct {
+        const char *name, *value;
+    } good[] = {{"threads", "3"},      {"width", "8"},        {"local_lanes", "1"},  {"block_size", "64"},
+                {"max_candidates", "17179869184"}, {"max_unrolled", "0"}, {"reduction_partitions", "2"},
+                {"split_chunks", "5"}, {"fuse", "off"},        {"pack", "on"},        {"split", "auto"},
+                {"stores", "streaming"}, {"check_bounds", "1"}, {"fused_mma", "0"},   {"blocks_per_task", "4"}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+        CHECK_MSG(tilec_compile_options_set(ctx, &o, good[i].name, good[i].value) == TILEC_OK, "%s=%s",
+                  good[i].name, good[i].value);
+    CHECK(o.threads == 3 && o.width == 8 && o.local_lanes == 1 && o.block_size == 64);
+    CHECK(o.max_candidates == 17179869184ull && o.max_unrolled_tile_elements == 0 && o.reduction_partitions == 2);
+    CHECK(o.split_chunks == 5 && o.fuse == TILEC_FUSE_OFF && o.pack == TILEC_PACK_ON && o.split == TILEC_SPLIT_AUTO);
+    CHECK(o.stores == TILEC_STORES_STREAMING && o.check_bounds && !o.fused_mma && o.blocks_per_task == 4);
+    tilec_compile_options before = o;
+    static const struct {
+        const char *name, *value, *why;
+    } bad[] = {{"threads", "-1", "unsigned integer"}, {"width", "4294967296", "unsigned integer"},
+               {"width", "8x", "unsigned integer"},   {"threads", "", "unsigned integer"},
+               {"fuse", "sometimes", "auto, on or off"}, {"stores", "on", "auto, cached or streaming"},
+               {"check_bounds", "yes", "0 or 1"},     {"speed", "11", "unknown compile option 'speed'"}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tilec_diag_clear(ctx);
+        CHECK(tilec_compile_options_set(ctx, &o, bad[i].name, bad[i].value) == TILEC_E_ARG);
+        const tilec_diag *dg = tilec_diag_at(ctx, 0);
+        CHECK_MSG(dg && !strcmp(dg->code, "TILEC-O01") && strstr(dg->message, bad[i].why), "%s=%s: %s", bad[i].name,
+                  bad[i].value, dg ? dg->message : "(no diagnostic)");
+    }
+    CHECK(o.threads == before.threads && o.width == before.width && o.fuse == before.fuse &&
+          o.stores == before.stores && o.check_bounds == before.check_bounds);
+    tilec_diag_clear(ctx);
+}
+
 int main(void) {
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
+    test_options_by_name();
     test_option_errors();
     test_planner_settings();
     test_local_lanes();
