@@ -6,7 +6,8 @@
 #    double) built three ways against the prefix: as C with only
 #    `pkg-config --cflags --libs tilec`, as C++ with g++, and as a CMake
 #    project with find_package(tilec) → tilec::tilec; and statically against
-#    libtilec.a with `pkg-config --static --libs tilec`.
+#    libtilec.a with `pkg-config --static --libs tilec`; and docs/facade.md's
+#    complete program, extracted from the page, built and run.
 # A CMake project that add_subdirectory()s the source tree is configured
 # (not built): it must see tilec::tilec and none of tilec's tests.
 # Each consumer must run and print ok.  Skips (with a note) what a missing
@@ -61,6 +62,14 @@ if command -v pkg-config >/dev/null; then
   if command -v ldd >/dev/null && [ -x "$WORK/consumer_static" ]; then
     ldd "$WORK/consumer_static" | grep -q libtilec && fail "the static consumer still needs libtilec.so"
   fi
+  # docs/facade.md's complete program, as printed there
+  awk '/^## A complete program/ { on = 1 } on && /^```c$/ { code = 1; next } code && /^```$/ { exit } code' \
+    "$SRC/docs/facade.md" >"$WORK/facade_example.c"
+  grep -q 'int main' "$WORK/facade_example.c" || fail "no C program under '## A complete program' in docs/facade.md"
+  # shellcheck disable=SC2046
+  expect 0 cc -std=c17 -Wall -Werror -o "$WORK/facade_example" "$WORK/facade_example.c" \
+    $(pkg-config --cflags --libs tilec) &&
+    expect 0 env LD_LIBRARY_PATH="$LIB" "$WORK/facade_example" && contains "$WORK/out" '^y\[999\] = 1999; kernel=axpy'
   if command -v g++ >/dev/null; then
     # shellcheck disable=SC2046
     expect 0 g++ -x c++ -std=c++17 -Wall -Werror -o "$WORK/consumer_cxx" "$SRC/tests/install/consumer.c" \
