@@ -189,6 +189,11 @@ TILEC_API tir_value *tir_func_add_view(tir_func *f, const char *name, tir_scalar
                                        const uint64_t *extents, bool read_only);
 /* A view parameter of an existing view type. */
 TILEC_API tir_value *tir_func_add_param(tir_func *f, const char *name, tir_type *view_type, bool read_only);
+/* A scalar parameter (the text form's `%name: f32`): a const view of one
+ * element over the fresh dim "<name>.0".  Read it where it is needed with
+ * tir_load_elem at index 0 (the parser does so at the top of every
+ * outermost parallel body); a caller passes one element. */
+TILEC_API tir_value *tir_func_add_scalar(tir_func *f, const char *name, tir_scalar elem);
 TILEC_API const char *tir_func_name(const tir_func *f);
 TILEC_API tir_module *tir_func_module(const tir_func *f);
 TILEC_API tir_block *tir_func_body(const tir_func *f);

@@ -110,6 +110,34 @@ def test_in_place_and_named():
     np.testing.assert_allclose(x, want, rtol=TOL, atol=TOL)
 
 
+AXPB = """kernel @axpb<N=64>(%a: f32, %X: const view<f32>[X.0=N], %k: i32, %Y: view<f32>[Y.0=N]) {
+  parallel (%i: i=N) {
+    %x = load %X[%i]
+    %ax = mul %a, %x
+    %kf = cast %k to f32
+    %y = add %ax, %kf
+    store %Y[%i], %y
+  }
+}
+"""
+
+
+def test_scalar_parameters():
+    k = tilec.compile(AXPB, N=100)
+    assert [(p.name, p.shape, p.read_only) for p in k.params][:3] == [("a", (1,), True), ("X", (100,), True),
+                                                                    ("k", (1,), True)]
+    x = np.arange(100, dtype=np.float32)
+    np.testing.assert_array_equal(k(2.5, x, -3), 2.5 * x - 3)
+    np.testing.assert_array_equal(k(np.float32(0.5), x, np.int32(7)), 0.5 * x + 7)
+    np.testing.assert_array_equal(k(a=np.array([4], np.float32), X=x, k=0), 4 * x)
+    with pytest.raises(ValueError, match="does not fit 'k'"):
+        k(1.0, x, 2 ** 40)
+    with pytest.raises(TypeError, match="not a float"):
+        k(1.0, x, 1.5)
+    with pytest.raises(TypeError, match="numpy.ndarray"):
+        k(1.0, 3.0, 1)  # X is not a scalar parameter
+
+
 def test_argument_errors():
     k = tilec.compile(os.path.join(EX, "rmsnorm.tir"), R=4, W=8)
     x, g = np.ones((4, 8), np.float32), np.ones((1, 8), np.float32)

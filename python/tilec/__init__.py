@@ -195,8 +195,9 @@ def compile(source_or_path, *, kernel=None, threads=None, width=None, options=No
 
 class Kernel:
     """A compiled kernel: call it with one NumPy array per parameter (in
-    order, or by name); an output left out or None is allocated (zeros).
-    Returns the outputs: one array, or a tuple when there are several."""
+    order, or by name) — or a Python number for a scalar parameter
+    (`%a: f32`); an output left out or None is allocated (zeros).  Returns
+    the outputs: one array, or a tuple when there are several."""
 
     def __init__(self, text, filename, name, params, options):
         self._ctx = _Context()  # outlives the module and the kernel (released after them)
@@ -243,6 +244,16 @@ class Kernel:
         return Param(name.decode() if name else "", _DTYPES[_lib.tir_type_elem(t) - 1], shape,
                      _lib.tir_value_read_only(value))
 
+    def _scalar(self, p, value):
+        """A number as the one element of parameter p, exactly: an integer
+        that does not fit p's type, or a float for an integer type, is an
+        error rather than wrapped or truncated."""
+        if p.dtype.kind in "iub" and not isinstance(value, (bool, int, np.integer, np.bool_)):
+            raise TypeError(f"{self.name}: '{p.name}' is {p.dtype}, not a float ({value!r})")
+        if p.dtype.kind in "iu" and not (np.iinfo(p.dtype).min <= int(value) <= np.iinfo(p.dtype).max):
+            raise ValueError(f"{self.name}: {value!r} does not fit '{p.name}' ({p.dtype})")
+        return np.full(p.shape, value, p.dtype)
+
     def _context(self):
         ctx = getattr(self._local, "ctx", None)
         if ctx is None:
@@ -267,6 +278,8 @@ class Kernel:
                 if p.read_only:
                     raise TypeError(f"{self.name}: missing input '{p.name}' ({p.dtype}{list(p.shape)})")
                 a = np.zeros(p.shape, p.dtype)
+            elif isinstance(a, (bool, int, float, np.generic)) and p.read_only and np.prod(p.shape) == 1:
+                a = self._scalar(p, a)  # a scalar parameter (%a: f32) takes a number
             elif not isinstance(a, np.ndarray):
                 raise TypeError(f"{self.name}: '{p.name}' must be a numpy.ndarray, not {type(a).__name__}")
             elif a.dtype != p.dtype:

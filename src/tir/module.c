@@ -108,6 +108,11 @@ tir_value *tir_func_add_view(tir_func *f, const char *name, tir_scalar elem, siz
     return space ? tir_func_add_param(f, name, tir_type_view(m, elem, space), read_only) : NULL;
 }
 
+tir_value *tir_func_add_scalar(tir_func *f, const char *name, tir_scalar elem) {
+    uint64_t one = 1;
+    return tir_func_add_view(f, name, elem, 1, &one, true);
+}
+
 const char *tir_func_name(const tir_func *f) { return f->name; }
 tir_module *tir_func_module(const tir_func *f) { return f->module; }
 tir_block *tir_func_body(const tir_func *f) { return f->body; }

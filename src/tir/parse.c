@@ -137,16 +137,39 @@ static int shown_len(size_t len) { return len > 64 ? 64 : (int)len; }
 
 /* ---- names: values and dims ---- */
 
+/* The kernel's scalar parameter named name[0..len), or NULL. */
+static tir_value *find_scalar(const tir_parser *p, const char *name, size_t len) {
+    for (size_t i = 0; i < p->scalars.len; i++) {
+        tir_value *v = p->scalars.data[i];
+        if (strlen(v->name) == len && !memcmp(v->name, name, len)) return v;
+    }
+    return NULL;
+}
+
 static bool lookup_value(tir_parser *p, tir_value **out) {
     const tir_token *t = tir_parse_peek(p, 0);
     if (t->kind != TIR_TOK_VALUE) return tir_parse_unexpected(p, "a value ('%name')");
     tir_parse_next(p);
     size_t len;
     const char *name = tir_token_payload(t, &len);
-    if (!(*out = symtab_get(&p->values, name, len)))
-        return tir_parse_error(p, t, TILEC_E_PARSE, "TIR-P03", "unknown value '%%%.*s' (not defined or not visible here)",
+    if ((*out = symtab_get(&p->values, name, len))) return true;
+    if (find_scalar(p, name, len))
+        return tir_parse_error(p, t, TILEC_E_PARSE, "TIR-P23",
+                               "scalar parameter '%%%.*s' is used outside a parallel (it is read at the top of each "
+                               "outermost parallel body, and only there has a value)",
                                shown_len(len), name);
-    return true;
+    return tir_parse_error(p, t, TILEC_E_PARSE, "TIR-P03", "unknown value '%%%.*s' (not defined or not visible here)",
+                           shown_len(len), name);
+}
+
+/* TIR-P04 (false) when the VALUE token `t` names a visible value or a
+ * scalar parameter. */
+static bool name_free(tir_parser *p, const tir_token *t) {
+    size_t len;
+    const char *name = tir_token_payload(t, &len);
+    if (!symtab_get(&p->values, name, len) && !find_scalar(p, name, len)) return true;
+    return tir_parse_error(p, t, TILEC_E_PARSE, "TIR-P04",
+                           "'%%%.*s' is already defined (names may not be redefined or shadowed)", shown_len(len), name);
 }
 
 /* Binds the VALUE token `t` to `v` in the innermost scope; names `v` after it
@@ -154,10 +177,7 @@ static bool lookup_value(tir_parser *p, tir_value **out) {
 static bool define_value(tir_parser *p, const tir_token *t, tir_value *v) {
     size_t len;
     const char *name = tir_token_payload(t, &len);
-    if (symtab_get(&p->values, name, len))
-        return tir_parse_error(p, t, TILEC_E_PARSE, "TIR-P04",
-                               "'%%%.*s' is already defined (names may not be redefined or shadowed)", shown_len(len),
-                               name);
+    if (!name_free(p, t)) return false;
     if (!v->name && !(v->name = copy_text(p, name, len))) return false;
     return symtab_put(&p->values, name, len, v) || tir_parse_oom(p);
 }
@@ -661,6 +681,22 @@ static bool parse_combine(tir_parser *p, tir_op *region) {
     return ok;
 }
 
+/* At the top of an outermost parallel body: each scalar parameter's element
+ * loaded and bound to the parameter's name (docs/tir.md "Scalar
+ * parameters").  Nested parallels see the outer binding. */
+static bool bind_scalars(tir_parser *p) {
+    tir_value *zero = NULL;
+    for (size_t i = 0; i < p->scalars.len; i++) {
+        tir_value *view = p->scalars.data[i];
+        size_t len = strlen(view->name);
+        if (symtab_get(&p->values, view->name, len)) continue;
+        if (!zero && !built(p, zero = tir_const_index(p->builder, 0))) return false;
+        tir_value *x = tir_load_elem(p->builder, view, &zero, NULL, NULL);
+        if (!built(p, x) || !symtab_put(&p->values, view->name, len, x)) return x ? tir_parse_oom(p) : false;
+    }
+    return true;
+}
+
 static bool op_region(tir_parser *p, tir_op_kind kind, results *out) {
     token_list names = {0}, carry_names = {0};
     value_vec inits = {0};
@@ -672,7 +708,8 @@ static bool op_region(tir_parser *p, tir_op_kind kind, results *out) {
     if (ok && kind != TIR_OP_PARALLEL && tir_parse_accept_word(p, "iter")) ok = parse_carries(p, &carry_names, &inits);
     ok = ok && built(p, region = tir_region_begin(p->builder, kind, domain, &opts, inits.len, inits.data));
     bool scoped = ok && bind_args(p, region, &names, &carry_names);
-    ok = scoped && parse_body(p, true, &end) && close_region(p, region, &end);
+    ok = scoped && (kind != TIR_OP_PARALLEL || bind_scalars(p)) && parse_body(p, true, &end) &&
+         close_region(p, region, &end);
     while (ok && tir_parse_at_word(p, "combine")) ok = parse_combine(p, region);
     for (uint32_t i = 0; ok && i < region->result_count; i++)
         if (!VEC_PUSH(p->ctx, &out->values, region->results[i])) ok = tir_parse_oom(p);
@@ -839,7 +876,23 @@ static bool parse_shape_params(tir_parser *p) {
     return tir_parse_expect(p, TIR_TOK_RANGLE, "'>' or ','");
 }
 
-/* VALUE ':' [ 'const' ] 'view' '<' scalar '>' space */
+/* VALUE ':' [ 'const' ] scalar — a scalar parameter, sugar for a const
+ * view of one element named after it (dim NAME.0, registered so the printed
+ * form reads back the same) that bind_scalars reads inside parallels. */
+static bool scalar_param(tir_parser *p, const tir_token *name, tir_scalar elem) {
+    size_t len;
+    const char *text = tir_token_payload(name, &len);
+    if (!name_free(p, name)) return false;
+    char *copy = copy_text(p, text, len);
+    tir_value *v = copy ? tir_func_add_scalar(p->func, copy, elem) : NULL;
+    if (!v) return tir_parse_oom(p);
+    tir_dim *d = v->type->space->axes[0].dim;
+    if (!symtab_get(&p->dims, d->label, strlen(d->label)) && !symtab_put(&p->dims, d->label, strlen(d->label), d))
+        return tir_parse_oom(p);
+    return VEC_PUSH(p->ctx, &p->scalars, v) || tir_parse_oom(p);
+}
+
+/* VALUE ':' [ 'const' ] 'view' '<' scalar '>' space | VALUE ':' [ 'const' ] scalar */
 static bool parse_param(tir_parser *p) {
     const tir_token *name = tir_parse_peek(p, 0);
     if (!tir_parse_expect(p, TIR_TOK_VALUE, "a parameter name ('%name')") || !tir_parse_expect(p, TIR_TOK_COLON, "':'"))
@@ -847,6 +900,9 @@ static bool parse_param(tir_parser *p) {
     bool read_only = tir_parse_accept_word(p, "const");
     tir_scalar elem;
     tir_space *space;
+    const tir_token *t = tir_parse_peek(p, 0);
+    if (t->kind == TIR_TOK_IDENT && tir_scalar_from_name(t->text, t->len) != TIR_SCALAR_INVALID)
+        return parse_scalar(p, &elem) && scalar_param(p, name, elem);
     if (!tir_parse_expect_word(p, "view") || !tir_parse_expect(p, TIR_TOK_LANGLE, "'<'") || !parse_scalar(p, &elem) ||
         !tir_parse_expect(p, TIR_TOK_RANGLE, "'>'") || !parse_space(p, &space))
         return false;
@@ -859,6 +915,7 @@ static void reset_kernel_tables(tir_parser *p) {
     symtab_free(&p->dims);
     symtab_free(&p->shape_params);
     p->param_values.len = 0;
+    p->scalars.len = 0;
 }
 
 static bool parse_kernel(tir_parser *p) {
@@ -962,6 +1019,7 @@ tilec_status tir_parse(tilec_context *ctx, const char *text, size_t length, cons
     symtab_free(&p.dims);
     symtab_free(&p.shape_params);
     VEC_FREE(ctx, &p.param_values);
+    VEC_FREE(ctx, &p.scalars);
     VEC_FREE(ctx, &p.tokens);
     tilec_free(ctx, p.define_used);
     if (p.status != TILEC_OK) {

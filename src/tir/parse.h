@@ -34,6 +34,7 @@ typedef struct {
     tir_builder *builder;
     symtab values, dims, shape_params;
     VEC(tir_shape_param) param_values;
+    VEC(tir_value *) scalars; /* the kernel's scalar parameters (one-element views) */
     const tir_define *defines;
     size_t n_defines;
     bool *define_used;

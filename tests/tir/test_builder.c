@@ -360,8 +360,23 @@ static void test_combine_errors(void) {
     close_fixture(&fx);
 }
 
+/* tir_func_add_scalar: a const view of one element over the dim "<name>.0",
+ * which the text form's `%a: f32` also gives (and prints). */
+static void test_scalar_param(void) {
+    tir_module *m = tir_module_create(ctx);
+    tir_func *f = m ? tir_func_new(m, "k") : NULL;
+    tir_value *a = f ? tir_func_add_scalar(f, "alpha", TIR_I32) : NULL;
+    CHECK(a && tir_func_param_count(f) == 1 && tir_func_param(f, 0) == a && tir_value_read_only(a));
+    const tir_type *t = a ? tir_value_type(a) : NULL;
+    CHECK(t && tir_type_kind_of(t) == TIR_TYPE_VIEW && tir_type_elem(t) == TIR_I32);
+    const tir_space *s = t ? tir_type_space(t) : NULL;
+    CHECK(s && tir_space_rank(s) == 1 && tir_space_extent(s, 0) == 1 && !strcmp(tir_dim_label(tir_space_dim(s, 0)), "alpha.0"));
+    tir_module_destroy(m);
+}
+
 int main(void) {
     tilec_context_create(NULL, &ctx);
+    test_scalar_param();
     test_spaces();
     test_explicit_builder();
     test_builder_errors();

@@ -8,9 +8,11 @@
 #include "base/checked.h"
 #include "base/npy.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Parameter v's element count and buffer size; false when the size does not
@@ -104,6 +106,25 @@ static uint64_t splitmix64(uint64_t *state) {
     return z ^ (z >> 31);
 }
 
+/* Element i of a buffer of `elem`: bool and unsigned types take u, signed
+ * ones s, floats f (rounded once to f32). */
+static void store_elem(void *data, tir_scalar elem, uint64_t i, int64_t s, uint64_t u, double f) {
+    switch (elem) {
+    case TIR_BOOL: ((uint8_t *)data)[i] = (uint8_t)(u != 0); break;
+    case TIR_I8: ((int8_t *)data)[i] = (int8_t)s; break;
+    case TIR_U8: ((uint8_t *)data)[i] = (uint8_t)u; break;
+    case TIR_I16: ((int16_t *)data)[i] = (int16_t)s; break;
+    case TIR_U16: ((uint16_t *)data)[i] = (uint16_t)u; break;
+    case TIR_I32: ((int32_t *)data)[i] = (int32_t)s; break;
+    case TIR_U32: ((uint32_t *)data)[i] = (uint32_t)u; break;
+    case TIR_I64: ((int64_t *)data)[i] = s; break;
+    case TIR_U64: ((uint64_t *)data)[i] = u; break;
+    case TIR_F32: ((float *)data)[i] = (float)f; break;
+    case TIR_F64: ((double *)data)[i] = f; break;
+    default: break;
+    }
+}
+
 void cli_args_fill_random(cli_args *a, size_t index, uint64_t seed) {
     uint64_t state = seed ^ (0xD1B54A32D192ED03ull * (index + 1));
     void *data = a->buffers[index].data;
@@ -111,25 +132,44 @@ void cli_args_fill_random(cli_args *a, size_t index, uint64_t seed) {
     for (uint64_t i = 0; i < a->params[index].volume; i++) {
         uint64_t r = splitmix64(&state);
         /* Exactly representable: 24 random bits for f32, 53 for f64. */
-        float f32 = (float)((double)(r >> 40) * 0x1p-23 - 1.0);
-        double f64 = (double)(r >> 11) * 0x1p-52 - 1.0;
-        int64_t small = (int64_t)((r >> 32) % 17) - 8;
-        uint64_t usmall = (r >> 32) % 9;
-        switch (elem) {
-        case TIR_BOOL: ((uint8_t *)data)[i] = (uint8_t)(r >> 63); break;
-        case TIR_I8: ((int8_t *)data)[i] = (int8_t)small; break;
-        case TIR_U8: ((uint8_t *)data)[i] = (uint8_t)usmall; break;
-        case TIR_I16: ((int16_t *)data)[i] = (int16_t)small; break;
-        case TIR_U16: ((uint16_t *)data)[i] = (uint16_t)usmall; break;
-        case TIR_I32: ((int32_t *)data)[i] = (int32_t)small; break;
-        case TIR_U32: ((uint32_t *)data)[i] = (uint32_t)usmall; break;
-        case TIR_I64: ((int64_t *)data)[i] = small; break;
-        case TIR_U64: ((uint64_t *)data)[i] = usmall; break;
-        case TIR_F32: ((float *)data)[i] = f32; break;
-        case TIR_F64: ((double *)data)[i] = f64; break;
-        default: return;
-        }
+        double f = elem == TIR_F32 ? (double)(r >> 40) * 0x1p-23 - 1.0 : (double)(r >> 11) * 0x1p-52 - 1.0;
+        /* bools random; signed in [-8, 8]; unsigned in [0, 8] */
+        uint64_t u = elem == TIR_BOOL ? r >> 63 : (r >> 32) % 9;
+        store_elem(data, elem, i, (int64_t)((r >> 32) % 17) - 8, u, f);
     }
+}
+
+tilec_status cli_args_fill_value(cli_args *a, size_t index, const char *text) {
+    tir_scalar elem = a->params[index].elem;
+    void *data = a->buffers[index].data;
+    char *end;
+    errno = 0;
+    double f = 0;
+    int64_t s = 0;
+    uint64_t u = 0;
+    bool ok;
+    if (elem == TIR_BOOL) {
+        ok = !strcmp(text, "0") || !strcmp(text, "1") || !strcmp(text, "true") || !strcmp(text, "false");
+        u = ok && (text[0] == '1' || text[0] == 't');
+    } else if (elem == TIR_F32 || elem == TIR_F64) {
+        f = strtod(text, &end);
+        ok = *text && !*end && (errno == 0 || errno == ERANGE);
+    } else if (tir_scalar_is_signed(elem)) {
+        long long v = strtoll(text, &end, 0);
+        unsigned bits = 8 * (unsigned)tir_scalar_size(elem);
+        ok = *text && !*end && !errno && (bits == 64 || (v >= -(1ll << (bits - 1)) && v < (1ll << (bits - 1))));
+        s = v;
+    } else {
+        unsigned long long v = text[0] == '-' ? 0 : strtoull(text, &end, 0);
+        unsigned bits = 8 * (unsigned)tir_scalar_size(elem);
+        ok = *text && text[0] != '-' && !*end && !errno && (bits == 64 || v < (1ull << bits));
+        u = v;
+    }
+    if (!ok)
+        return tilec_error(a->ctx, TILEC_E_ARG, "TILEC-ARG01", tilec_no_loc(), "--arg %s=%s: not a %s value",
+                           a->params[index].name, text, tir_scalar_name(elem));
+    for (uint64_t i = 0; i < a->params[index].volume; i++) store_elem(data, elem, i, s, u, f);
+    return TILEC_OK;
 }
 
 double cli_elem_value(const void *data, tir_scalar elem, uint64_t i) {

@@ -45,6 +45,10 @@ int cli_args_find(const cli_args *a, const char *name, size_t name_len);
 void cli_args_fill_random(cli_args *a, size_t index, uint64_t seed);
 /* Loads parameter `index` from a .npy file whose dtype and shape must match. */
 tilec_status cli_args_load_npy(cli_args *a, size_t index, const char *path);
+/* Sets every element of parameter `index` to the number `text` (an integer
+ * for integer types, exactly; 0/1/true/false for bool; any float for f32/f64,
+ * rounded once); a value that does not fit is TILEC-ARG01. */
+tilec_status cli_args_fill_value(cli_args *a, size_t index, const char *text);
 tilec_status cli_args_save_npy(cli_args *a, size_t index, const char *path);
 
 /* Element i of a buffer of `elem` values, as a double. */

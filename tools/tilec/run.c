@@ -15,11 +15,11 @@
 #include <string.h>
 #include <time.h>
 
-enum { OPT_DEFINE = 1, OPT_KERNEL, OPT_IN, OPT_OUT, OPT_SEED, OPT_REFERENCE, OPT_XIR, OPT_NATIVE, OPT_CHECK };
+enum { OPT_DEFINE = 1, OPT_KERNEL, OPT_IN, OPT_OUT, OPT_ARG, OPT_SEED, OPT_REFERENCE, OPT_XIR, OPT_NATIVE, OPT_CHECK };
 
 static const cli_option options[] = {
     {"-D", true, OPT_DEFINE},       {"--kernel", true, OPT_KERNEL}, {"--in", true, OPT_IN},
-    {"--out", true, OPT_OUT},       {"--seed", true, OPT_SEED},     {"--reference", false, OPT_REFERENCE},
+    {"--out", true, OPT_OUT},       {"--arg", true, OPT_ARG},       {"--seed", true, OPT_SEED},     {"--reference", false, OPT_REFERENCE},
     {"--xir", false, OPT_XIR},      {"--native", false, OPT_NATIVE}, {"--check", false, OPT_CHECK},
     CLI_NATIVE_OPTIONS,             CLI_LOWERING_OPTIONS,           {NULL, false, 0},
 };
@@ -38,7 +38,7 @@ typedef struct {
     cli_defines defines;
     const char *path, *kernel;
     uint64_t seed;
-    file_args ins, outs;
+    file_args ins, outs, values; /* --in, --out; --arg (path holds the value's text) */
     enum { ENGINE_NATIVE, ENGINE_REFERENCE, ENGINE_XIR } engine;
     bool check, lowering_options; /* --check; some lowering or native option was given */
     cli_native native;            /* its lowering part also serves --xir */
@@ -47,7 +47,8 @@ typedef struct {
 static int add_file_arg(run_request *r, file_args *list, const char *option, const char *text) {
     file_arg a = {0};
     if (!cli_split_assignment(text, &a.name, &a.name_len, &a.path))
-        return cli_usage_error("run", "malformed %s '%s' (expected NAME=FILE.npy)", option, text);
+        return cli_usage_error("run", "malformed %s '%s' (expected NAME=%s)", option, text,
+                               strcmp(option, "--arg") ? "FILE.npy" : "VALUE");
     if (a.name[0] == '%') { /* %X and X name the same parameter */
         a.name++;
         a.name_len--;
@@ -74,6 +75,7 @@ static int scan(run_request *r, int argc, char **argv) {
         case OPT_KERNEL: r->kernel = value[0] == '@' ? value + 1 : value; break;
         case OPT_IN: code = add_file_arg(r, &r->ins, "--in", value); break;
         case OPT_OUT: code = add_file_arg(r, &r->outs, "--out", value); break;
+        case OPT_ARG: code = add_file_arg(r, &r->values, "--arg", value); break;
         case OPT_SEED:
             if (!cli_parse_u64(value, &r->seed))
                 return cli_usage_error("run", "--seed needs a non-negative integer, not '%s'", value);
@@ -104,12 +106,17 @@ static int scan(run_request *r, int argc, char **argv) {
     if (r->engine == ENGINE_XIR && r->native.stores_given)
         return cli_usage_error("run", "--stores is for native execution");
     if (r->engine == ENGINE_NATIVE && !cli_native_check(&r->native, "run")) return CLI_EXIT_USAGE;
-    const file_arg *in = r->ins.data;
-    for (size_t i = 0; i < r->ins.len; i++)
-        for (size_t j = 0; j < i; j++)
-            if (in[i].name_len == in[j].name_len && !memcmp(in[i].name, in[j].name, in[i].name_len))
-                return cli_usage_error("run", "parameter '%.*s' is given twice with --in", (int)in[i].name_len,
-                                       in[i].name);
+    /* one source per parameter: --in or --arg, once */
+    size_t n = r->ins.len + r->values.len;
+    for (size_t i = 0; i < n; i++) {
+        const file_arg *a = i < r->ins.len ? &r->ins.data[i] : &r->values.data[i - r->ins.len];
+        for (size_t j = 0; j < i; j++) {
+            const file_arg *b = j < r->ins.len ? &r->ins.data[j] : &r->values.data[j - r->ins.len];
+            if (a->name_len == b->name_len && !memcmp(a->name, b->name, a->name_len))
+                return cli_usage_error("run", "parameter '%.*s' is given twice with --in/--arg", (int)a->name_len,
+                                       a->name);
+        }
+    }
     return CLI_CONTINUE;
 }
 
@@ -146,12 +153,20 @@ static int execute(tilec_context *ctx, run_request *r, const tir_func *f) {
         return cli_fail_diags(ctx);
     int code = resolve(&args, &r->ins, "--in");
     if (code == CLI_CONTINUE) code = resolve(&args, &r->outs, "--out");
+    if (code == CLI_CONTINUE) code = resolve(&args, &r->values, "--arg");
     for (size_t i = 0; code == CLI_CONTINUE && i < args.count; i++) {
-        const char *in = NULL;
+        const char *in = NULL, *value = NULL;
         for (size_t k = 0; k < r->ins.len; k++)
             if (r->ins.data[k].param == (int)i) in = r->ins.data[k].path;
-        if (!in) cli_args_fill_random(&args, i, r->seed);
-        else if (cli_args_load_npy(&args, i, in) != TILEC_OK) code = cli_fail_diags(ctx);
+        for (size_t k = 0; k < r->values.len; k++)
+            if (r->values.data[k].param == (int)i) value = r->values.data[k].path;
+        if (value) {
+            if (cli_args_fill_value(&args, i, value) != TILEC_OK) code = cli_fail_diags(ctx);
+        } else if (!in) {
+            cli_args_fill_random(&args, i, r->seed);
+        } else if (cli_args_load_npy(&args, i, in) != TILEC_OK) {
+            code = cli_fail_diags(ctx);
+        }
     }
     if (code == CLI_CONTINUE && r->engine == ENGINE_XIR) {
         code = cli_run_xir(ctx, &r->native.lowering, f, &args);
@@ -193,6 +208,7 @@ static int run_main(tilec_context *ctx, int argc, char **argv, bool parse_only) 
     cli_defines_free(&r->defines);
     VEC_FREE(ctx, &r->ins);
     VEC_FREE(ctx, &r->outs);
+    VEC_FREE(ctx, &r->values);
     return code;
 }
 
@@ -201,7 +217,8 @@ const cli_command cli_run_command = {
     "run a kernel natively, on the reference or on the XIR interpreter",
     "usage: tilec run FILE.tir [--native [--check] [native options] | --reference |\n"
     "                 --xir [lowering options]] [--kernel NAME]\n"
-    "                 [--in NAME=FILE.npy]... [--out NAME=FILE.npy]... [--seed N]\n"
+    "                 [--in NAME=FILE.npy]... [--out NAME=FILE.npy]... [--arg NAME=VALUE]...\n"
+    "                 [--seed N]\n"
     "                 [-D NAME=VALUE]...\n"
     "\n"
     "Parses and verifies FILE.tir, allocates one buffer per view parameter of the\n"
@@ -226,6 +243,8 @@ const cli_command cli_run_command = {
     "  --kernel NAME     the kernel to run (needed when the file has several)\n"
     "  --in NAME=FILE    fill parameter NAME from a .npy file; its dtype and shape\n"
     "                    must match the parameter exactly (repeatable)\n"
+    "  --arg NAME=VALUE  set every element of parameter NAME to VALUE: the value of\n"
+    "                    a scalar parameter (%a: f32), or a constant view (repeatable)\n"
     "  --out NAME=FILE   write parameter NAME to a .npy file after the run, also\n"
     "                    after a mismatch (repeatable; any parameter)\n"
     "  --seed N          seed of the generated inputs (default 0)\n"
