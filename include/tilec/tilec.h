@@ -147,6 +147,16 @@ TILEC_API void tilec_compile_options_init(tilec_compile_options *o);
 TILEC_API tilec_status tilec_compile_options_set(tilec_context *ctx, tilec_compile_options *o, const char *name,
                                                  const char *value);
 
+/* What the planner does with `f` under these options on this host (the real
+ * packet width and worker count, as tilec_compile would plan it): the text
+ * of `tilec plan --explain` — the target, the chosen candidate with every
+ * cost term, every admitted candidate ranked, every rejection with its
+ * reason — handed to `write` in one call.  Nothing is compiled.  When no
+ * candidate is admitted the report is still written (it says why) and the
+ * planner's error returned. */
+TILEC_API tilec_status tilec_explain(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
+                                     tir_write_fn write, void *user);
+
 /* Compiles kernel `f` (its module must verify).  options NULL: defaults.  On
  * failure *out is NULL and the context holds the diagnostics of the failing
  * stage (TIR-V.., PLAN-.., LOWER-.., SIMD-.., RT-P..). */

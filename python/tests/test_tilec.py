@@ -191,6 +191,24 @@ def test_options_and_metadata():
     assert [(p.name, p.read_only) for p in k.params] == [("X", True), ("Y", False)]
 
 
+def test_explain():
+    text = tilec.explain(os.path.join(EX, "softmax.tir"), R=1024, W=4096, threads=2, width=16)
+    lines = text.splitlines()
+    assert lines[0] == "@softmax: plan for target cpu-thread-pool (W=16, 2 workers, 32 task chunks per worker)"
+    assert any(l.startswith("chosen: candidate #") for l in lines)
+    assert any(l.startswith("ranked candidates (") for l in lines) and "<- chosen" in text
+    assert any(l.startswith("rejected candidates (") for l in lines)
+    # the kernel compiled with the same options runs the chosen plan
+    k = tilec.compile(os.path.join(EX, "softmax.tir"), R=1024, W=4096, threads=2, width=16)
+    chosen = next(l for l in lines if l.startswith("chosen:"))
+    assert f"block {k.metadata['block']}," in chosen
+    with pytest.raises(tilec.TilecError) as e:
+        tilec.explain("kernel @k(%X: view<f32>[X.0=4]) {\n  %y = frob %X\n}\n")
+    assert e.value.code == "TIR-P02"
+    with pytest.raises(tilec.TilecError, match="no kernel named 'nope'"):
+        tilec.explain(os.path.join(EX, "softmax.tir"), kernel="nope")
+
+
 def test_gil_released_during_dispatch():
     """A thread dispatches a long kernel (a 768³ GEMM, tens of ms) three
     times while the main thread keeps running Python, noting the time at

@@ -27,7 +27,7 @@ import numpy as np
 # The version of the package; the library it loads must be the same
 # (tilec.version(); the test suite checks they agree).
 __version__ = "0.15.0"
-__all__ = ["compile", "Kernel", "Param", "TilecError", "version", "llvm_version"]
+__all__ = ["compile", "explain", "Kernel", "Param", "TilecError", "version", "llvm_version"]
 
 # tir_scalar (tilec/tir.h: TIR_SCALARS order, 0 = invalid) <-> NumPy dtypes
 _SCALARS = ["bool", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32", "f64"]
@@ -63,6 +63,10 @@ class _Diag(ctypes.Structure):
                 ("file", ctypes.c_char_p), ("line", ctypes.c_uint32), ("column", ctypes.c_uint32)]
 
 
+# tir_write_fn: tilec_status (*)(void *user, const char *bytes, size_t n)
+_WRITE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_char), ctypes.c_size_t)
+
+
 def _load():
     path = _find_library()
     try:
@@ -96,6 +100,7 @@ def _load():
         "tilec_compile_options_init": ([P], None),
         "tilec_compile_options_set": ([P, P, S, S], ctypes.c_int),
         "tilec_compile": ([P, P, P, ctypes.POINTER(P)], ctypes.c_int),
+        "tilec_explain": ([P, P, P, _WRITE_FN, P], ctypes.c_int),
         "tilec_kernel_destroy": ([P], None),
         "tilec_dispatch": ([P, P, ctypes.c_size_t, ctypes.POINTER(_Buffer)], ctypes.c_int),
         "tilec_kernel_realization": ([P], S), "tilec_kernel_json": ([P], S),
@@ -189,8 +194,73 @@ def compile(source_or_path, *, kernel=None, threads=None, width=None, options=No
     (default: the host's).  options: further compile options by name
     (docs/python.md), e.g. {"fuse": "off", "stores": "cached"}."""
     text, filename = _source(source_or_path)
-    return Kernel(text, filename, kernel, params, dict(options or {}, **{
-        k: v for k, v in (("threads", threads), ("width", width)) if v is not None}))
+    return Kernel(text, filename, kernel, params, _all_options(threads, width, options))
+
+
+class _Parsed:
+    """`with _Parsed(ctx, text, filename, name, params) as f`: the module
+    parsed from text (shape parameters params), f its kernel `name` (default:
+    the first); the module is destroyed on leaving."""
+
+    def __init__(self, ctx, text, filename, name, params):
+        self.ctx, self.text, self.filename, self.name, self.params = ctx, text, filename, name, params
+        self.module = ctypes.c_void_p()
+
+    def __enter__(self):
+        defines = (_Define * max(1, len(self.params)))(*[
+            _Define(k.encode(), int(v)) for k, v in self.params.items()])
+        if _lib.tir_parse(self.ctx.ptr, self.text, len(self.text), self.filename.encode(), defines, len(self.params),
+                          ctypes.byref(self.module)) != 0:
+            raise self.ctx.error("tilec: parse failed")
+        if self.name is not None:
+            f = _lib.tir_module_find_func(self.module, self.name.encode())
+        else:
+            f = _lib.tir_module_func(self.module, 0) if _lib.tir_module_func_count(self.module) else None
+        if not f:
+            _lib.tir_module_destroy(self.module)
+            raise TilecError(f"tilec: no kernel {'named ' + repr(self.name) if self.name else ''} in "
+                             f"{self.filename}", [])
+        return f
+
+    def __exit__(self, *exc):
+        _lib.tir_module_destroy(self.module)
+        return False
+
+
+def _options(ctx, options):
+    """A tilec_compile_options (as bytes) with `options` set by name."""
+    opts = ctypes.create_string_buffer(_lib.tilec_compile_options_size())
+    _lib.tilec_compile_options_init(opts)
+    for key, value in options.items():
+        text_value = ("1" if value else "0") if isinstance(value, bool) else str(value)
+        if _lib.tilec_compile_options_set(ctx.ptr, opts, str(key).encode(), text_value.encode()):
+            raise ctx.error(f"tilec: bad option {key}={value}")
+    return opts
+
+
+def _all_options(threads, width, options):
+    return dict(options or {}, **{k: v for k, v in (("threads", threads), ("width", width)) if v is not None})
+
+
+def explain(source_or_path, *, kernel=None, threads=None, width=None, options=None, **params):
+    """What the planner does with the kernel on this host, as `tilec plan
+    --explain` prints it (for the real packet width and worker count): the
+    chosen plan with every cost term, every candidate ranked, every
+    rejection.  Same arguments as compile(); nothing is compiled."""
+    text, filename = _source(source_or_path)
+    ctx = _Context()
+    chunks = []
+
+    def write(user, data, n):
+        chunks.append(ctypes.string_at(data, n))
+        return 0
+    callback = _WRITE_FN(write)  # referenced until the call returns
+    with _Parsed(ctx, text, filename, kernel, params) as f:
+        opts = _options(ctx, _all_options(threads, width, options))
+        status = _lib.tilec_explain(ctx.ptr, f, opts, callback, None)
+    if status != 0:
+        raise ctx.error("tilec: explain failed")
+    return b"".join(chunks).decode()
 
 
 class Kernel:
@@ -202,35 +272,14 @@ class Kernel:
     def __init__(self, text, filename, name, params, options):
         self._ctx = _Context()  # outlives the module and the kernel (released after them)
         self._ptr = None
-        defines = (_Define * max(1, len(params)))(*[
-            _Define(k.encode(), int(v)) for k, v in params.items()])
-        module = ctypes.c_void_p()
-        if _lib.tir_parse(self._ctx.ptr, text, len(text), filename.encode(), defines, len(params),
-                          ctypes.byref(module)) != 0:
-            raise self._ctx.error("tilec: parse failed")
-        try:
-            if name is not None:
-                f = _lib.tir_module_find_func(module, name.encode())
-                if not f:
-                    raise TilecError(f"tilec: no kernel named '{name}' in {filename}", [])
-            elif _lib.tir_module_func_count(module) == 0:
-                raise TilecError(f"tilec: {filename} has no kernel", [])
-            else:
-                f = _lib.tir_module_func(module, 0)
+        with _Parsed(self._ctx, text, filename, name, params) as f:
             self.name = _lib.tir_func_name(f).decode()
             self.params = [self._param(_lib.tir_func_param(f, i)) for i in range(_lib.tir_func_param_count(f))]
-            opts = ctypes.create_string_buffer(_lib.tilec_compile_options_size())
-            _lib.tilec_compile_options_init(opts)
-            for key, value in options.items():
-                text_value = ("1" if value else "0") if isinstance(value, bool) else str(value)
-                if _lib.tilec_compile_options_set(self._ctx.ptr, opts, str(key).encode(), text_value.encode()):
-                    raise self._ctx.error(f"tilec: bad option {key}={value}")
+            opts = _options(self._ctx, options)
             k = ctypes.c_void_p()
             if _lib.tilec_compile(self._ctx.ptr, f, opts, ctypes.byref(k)) != 0:
                 raise self._ctx.error("tilec: compile failed")
-            self._ptr = k
-        finally:
-            _lib.tir_module_destroy(module)  # the kernel borrows nothing from it
+            self._ptr = k  # it borrows nothing from the module, which goes now
         self._local = threading.local()  # a dispatch context per calling thread
 
     @staticmethod

@@ -133,12 +133,12 @@ static void *worker_main(void *arg) {
 
 /* ---- creation and destruction ---- */
 
-static tilec_status resolve_worker_count(tilec_context *ctx, const rt_pool_options *options, uint32_t *out) {
-    if (options && options->worker_count) {
-        if (options->worker_count > RT_MAX_WORKERS)
+tilec_status rt_resolve_worker_count(tilec_context *ctx, uint32_t requested, uint32_t *out) {
+    if (requested) {
+        if (requested > RT_MAX_WORKERS)
             return tilec_error(ctx, TILEC_E_ARG, "RT-P01", tilec_no_loc(), "worker count %u exceeds the limit %d",
-                               options->worker_count, RT_MAX_WORKERS);
-        *out = options->worker_count;
+                               requested, RT_MAX_WORKERS);
+        *out = requested;
         return TILEC_OK;
     }
     const char *env = getenv("TILEC_THREADS");
@@ -201,7 +201,7 @@ tilec_status rt_pool_create(tilec_context *ctx, const rt_pool_options *options, 
     if (!out) return tilec_error(ctx, TILEC_E_ARG, "RT-P01", tilec_no_loc(), "rt_pool_create: out is NULL");
     *out = NULL;
     uint32_t workers = 0;
-    tilec_status status = resolve_worker_count(ctx, options, &workers);
+    tilec_status status = rt_resolve_worker_count(ctx, options ? options->worker_count : 0, &workers);
     if (status != TILEC_OK) return status;
     rt_pool *pool = tilec_alloc(ctx, sizeof *pool);
     if (!pool) return tilec_error(ctx, TILEC_E_NOMEM, "RT-P04", tilec_no_loc(), "out of memory creating the thread pool");

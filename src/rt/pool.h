@@ -54,6 +54,10 @@ tilec_status rt_pool_create(tilec_context *ctx, const rt_pool_options *options, 
  * be in flight. */
 void rt_pool_destroy(rt_pool *pool);
 uint32_t rt_pool_worker_count(const rt_pool *pool);
+/* The worker count a pool created with `requested` workers gets: requested
+ * if nonzero (at most RT_MAX_WORKERS, else RT-P01), else TILEC_THREADS
+ * (RT-P02 when malformed), else the online cores. */
+tilec_status rt_resolve_worker_count(tilec_context *ctx, uint32_t requested, uint32_t *out);
 
 /* Runs task `task` as `worker` with that worker's workspace (NULL when no
  * workspace was requested). */

@@ -15,7 +15,9 @@
  * keeps only what dispatch and metadata need. */
 #include "tilec/kernel.h"
 
+#include "plan/report.h"
 #include "plan/solve.h"
+#include "rt/pool.h"
 #include "tir/ir.h"
 
 #include <stdint.h>
@@ -281,15 +283,65 @@ static tilec_status finish(tilec_context *ctx, tilec_kernel *k, tilec_status st,
     return TILEC_OK;
 }
 
+/* The packet width of `o` (its option, else TILEC_SIMD_WIDTH, else the
+ * host's); 0 and TILEC-O01 when invalid. */
+static uint32_t packet_width(tilec_context *ctx, const tilec_compile_options *o) {
+    uint32_t width = simd_resolve_width(o->width, getenv("TILEC_SIMD_WIDTH"));
+    if (!width)
+        tilec_error(ctx, TILEC_E_ARG, "TILEC-O01", tilec_no_loc(),
+                    "packet width must be 1, 2, 4, 8 or 16 (option %u, TILEC_SIMD_WIDTH '%s')", o->width,
+                    getenv("TILEC_SIMD_WIDTH") ? getenv("TILEC_SIMD_WIDTH") : "");
+    return width;
+}
+
+/* The planner's target for this host: a thread pool of `workers` with
+ * packets of `width`, and the host's caches where sysfs has them (else the
+ * modeled defaults). */
+static void host_target(plan_thread_pool *target, uint32_t width, uint32_t workers) {
+    plan_thread_pool_init(target, width, workers);
+    plan_read_host_caches("/sys/devices/system/cpu/cpu0/cache", &target->l1d_bytes, &target->l2_bytes,
+                          &target->l3_bytes);
+}
+
+tilec_status tilec_explain(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
+                           tir_write_fn write, void *user) {
+    if (!ctx || !f || !write)
+        return tilec_error(ctx, TILEC_E_ARG, "TILEC-A01", tilec_no_loc(), "tilec_explain: NULL argument");
+    tilec_compile_options o = options ? *options : tilec_compile_options_default();
+    uint32_t width = packet_width(ctx, &o), workers = 0;
+    if (!width) return TILEC_E_ARG;
+    tilec_status st = o.runtime ? TILEC_OK : rt_resolve_worker_count(ctx, o.threads, &workers);
+    if (o.runtime) workers = tilec_runtime_workers(o.runtime);
+    if (!st) st = tir_verify(ctx, f->module);
+    if (st) return st;
+    plan_thread_pool target;
+    host_target(&target, width, workers);
+    plan_options po = planner_options(&o);
+    plan_result plan;
+    st = plan_kernel(ctx, f, &po, &target.info, &plan);
+    const plan_choice **rank = plan_ranking(ctx, &plan);
+    /* a plan, or why there is none: the report says which candidates failed */
+    if (rank && (!st || plan.candidate_count)) {
+        strbuf text;
+        strbuf_init(&text, ctx);
+        plan_report_text(&text, &plan, rank, true);
+        tilec_status w = text.failed ? TILEC_E_NOMEM : write(user, strbuf_cstr(&text), strlen(strbuf_cstr(&text)));
+        strbuf_free(&text);
+        if (!st) st = w;
+    } else if (!rank && !st) {
+        st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory ranking the candidates");
+    }
+    tilec_free(ctx, rank);
+    plan_result_free(&plan);
+    return st;
+}
+
 tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
                            tilec_kernel **out) {
     *out = NULL;
     tilec_compile_options o = options ? *options : tilec_compile_options_default();
-    uint32_t width = simd_resolve_width(o.width, getenv("TILEC_SIMD_WIDTH"));
-    if (!width)
-        return tilec_error(ctx, TILEC_E_ARG, "TILEC-O01", tilec_no_loc(),
-                           "packet width must be 1, 2, 4, 8 or 16 (option %u, TILEC_SIMD_WIDTH '%s')", o.width,
-                           getenv("TILEC_SIMD_WIDTH") ? getenv("TILEC_SIMD_WIDTH") : "");
+    uint32_t width = packet_width(ctx, &o);
+    if (!width) return TILEC_E_ARG;
     tilec_kernel *k = kernel_new(ctx);
     if (!k) return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory creating a kernel");
     strbuf_append(&k->name, tir_func_name(f));
@@ -304,9 +356,7 @@ tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_co
     double t1 = now_ms();
 
     plan_thread_pool target;
-    plan_thread_pool_init(&target, width, tilec_runtime_workers(k->runtime));
-    /* the host's caches where sysfs has them (else the modeled defaults) */
-    plan_read_host_caches("/sys/devices/system/cpu/cpu0/cache", &target.l1d_bytes, &target.l2_bytes, &target.l3_bytes);
+    host_target(&target, width, tilec_runtime_workers(k->runtime));
     plan_options po = planner_options(&o);
     plan_result plan;
     memset(&plan, 0, sizeof plan);

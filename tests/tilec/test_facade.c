@@ -341,9 +341,53 @@ static void test_options_by_name(void) {
     tilec_diag_clear(ctx);
 }
 
+static tilec_status collect(void *user, const char *bytes, size_t n) {
+    char *buf = user;
+    size_t used = strlen(buf);
+    if (used + n >= 65536) return TILEC_E_IO;
+    memcpy(buf + used, bytes, n);
+    buf[used + n] = 0;
+    return TILEC_OK;
+}
+
+/* tilec_explain: the plan --explain report for the real width and workers,
+ * whose chosen block is the one the compiled kernel runs; a write error is
+ * returned; NULL arguments are TILEC-A01. */
+static void test_explain(void) {
+    tir_define d[] = {{"R", 256}, {"W", 512}};
+    tir_module *m = parse_example(ctx, "softmax", d, 2);
+    CHECK(m != NULL);
+    if (!m) return;
+    const tir_func *f = tir_module_func(m, 0);
+    tilec_compile_options o = tilec_compile_options_default();
+    o.width = 8;
+    o.threads = 2;
+    char *text = calloc(1, 65536);
+    CHECK(text && tilec_explain(ctx, f, &o, collect, text) == TILEC_OK);
+    CHECK_MSG(text && !strncmp(text, "@softmax: plan for target cpu-thread-pool (W=8, 2 workers,", 57), "%s", text);
+    CHECK(text && strstr(text, "ranked candidates (") && strstr(text, "<- chosen") && strstr(text, "rejected candidates ("));
+    tilec_kernel *k = NULL;
+    CHECK(tilec_compile(ctx, f, &o, &k) == TILEC_OK);
+    const char *block = k ? strstr(tilec_kernel_realization(k), "; block=") : NULL;
+    char want[64] = "?";
+    if (block) snprintf(want, sizeof want, ", block %u,", (unsigned)strtoul(block + 8, NULL, 10));
+    const char *chosen = text ? strstr(text, "\nchosen: ") : NULL;
+    CHECK_MSG(chosen && strstr(chosen, want) && strstr(chosen, want) < strchr(chosen + 1, '\n'),
+              "the compiled kernel's block (%s) is not the explained choice", want);
+    tilec_kernel_destroy(k);
+    memset(text, 'x', 65535); /* a full buffer: the write fails, and so does the call */
+    text[65535] = 0;
+    CHECK(tilec_explain(ctx, f, &o, collect, text) == TILEC_E_IO);
+    CHECK(tilec_explain(ctx, f, &o, NULL, NULL) == TILEC_E_ARG && !strcmp(tilec_diag_at(ctx, 0)->code, "TILEC-A01"));
+    tilec_diag_clear(ctx);
+    free(text);
+    tir_module_destroy(m);
+}
+
 int main(void) {
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
     test_options_by_name();
+    test_explain();
     test_option_errors();
     test_planner_settings();
     test_local_lanes();

@@ -7,6 +7,7 @@
  * decimal form that reads back to the same double, non-finite numbers (only
  * possible in rejected costs) as null.  docs/planner.md shows the schema. */
 #include "lowering.h"
+#include "plan/report.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -51,140 +52,6 @@ static int scan(plan_request *r, int argc, char **argv) {
     return r->path ? CLI_CONTINUE : cli_usage_error("plan", "missing FILE.tir");
 }
 
-/* Integers as integers, other numbers in the shortest %g form that reads
- * back to v. */
-static const char *num(char buf[32], double v) {
-    if (!isfinite(v)) return strcpy(buf, "null");
-    if (v == floor(v) && fabs(v) < 1e15) {
-        snprintf(buf, 32, "%.0f", v);
-        return buf;
-    }
-    for (int precision = 1; precision <= 17; precision++) {
-        snprintf(buf, 32, "%.*g", precision, v);
-        if (strtod(buf, NULL) == v) break;
-    }
-    return buf;
-}
-
-static void print_order(FILE *out, const plan_candidate *c) {
-    fputc('[', out);
-    for (uint32_t t = 0; t < c->rank; t++) fprintf(out, "%s%u", t ? "," : "", c->order[t]);
-    fputc(']', out);
-}
-
-/* Candidates in the planner's order (plan_choice_before). */
-static int by_score(const void *a, const void *b) {
-    const plan_choice *x = *(const plan_choice *const *)a, *y = *(const plan_choice *const *)b;
-    return plan_choice_before(x, y) ? -1 : plan_choice_before(y, x) ? 1 : 0;
-}
-
-static const plan_choice **ranking(tilec_context *ctx, const plan_result *p) {
-    const plan_choice **rank = tilec_alloc(ctx, sizeof *rank * (p->candidates.len + 1));
-    if (!rank) return NULL;
-    for (size_t i = 0; i < p->candidates.len; i++) rank[i] = &p->candidates.data[i];
-    qsort(rank, p->candidates.len, sizeof *rank, by_score);
-    return rank;
-}
-
-/* ---- text ---- */
-
-static void text_choice(FILE *out, const plan_choice *c) {
-    char b[8][32];
-    const plan_work *w = &c->work;
-    fprintf(out, "chosen: candidate #%u: root order ", c->candidate.index);
-    print_order(out, &c->candidate);
-    fprintf(out, ", block %u, W %u, local lanes %u, blocks per task %llu, dispatch %llu%s\n", c->candidate.block_size,
-            c->candidate.packet_width, c->candidate.local_lanes, (unsigned long long)c->candidate.blocks_per_task,
-            (unsigned long long)c->candidate.dispatch_size, c->candidate.fused ? ", fused" : "");
-    fprintf(out,
-            "  schedule: %llu packets, %llu blocks, grain %llu, %llu tasks, %llu active workers; critical packets "
-            "%llu, blocks %llu, tasks %llu\n",
-            (unsigned long long)w->packet_count, (unsigned long long)w->block_count,
-            (unsigned long long)w->blocks_per_task, (unsigned long long)w->task_count,
-            (unsigned long long)w->active_workers, (unsigned long long)w->critical_packets,
-            (unsigned long long)w->critical_blocks, (unsigned long long)w->critical_tasks);
-    fprintf(out,
-            "  work per packet: arithmetic %s (%s operations, root decode %s), memory %s (view: %s broadcast, %s "
-            "contiguous, %s gathered%s; %s private)\n",
-            num(b[0], w->arithmetic_per_packet), num(b[1], w->arithmetic_ops), num(b[2], w->decode_ops),
-            num(b[3], w->memory_per_packet), num(b[4], w->broadcast_loads), num(b[5], w->contiguous_accesses),
-            num(b[6], w->gathered_accesses), w->ragged_packets ? ", doubled: ragged fast axis" : "",
-            num(b[7], w->private_accesses));
-    fprintf(out, "  resources: %llu snapshot bytes per worker in %llu arrays; budget %llu bytes\n",
-            (unsigned long long)c->resources.snapshot_bytes_per_worker,
-            (unsigned long long)c->resources.snapshot_allocations,
-            (unsigned long long)c->limits.max_snapshot_bytes_per_worker);
-    fprintf(out, "  cost: arithmetic %s + memory %s + dispatch %s + imbalance %s + task %s + activation %s = score %s\n",
-            num(b[0], c->cost.arithmetic), num(b[1], c->cost.memory), num(b[2], c->cost.dispatch),
-            num(b[3], c->cost.imbalance), num(b[4], c->cost.task), num(b[5], c->cost.activation),
-            num(b[6], c->cost.score));
-}
-
-static void text_rejections(FILE *out, const plan_result *p) {
-    fprintf(out, "rejected candidates (%zu):\n", p->rejected.len);
-    for (size_t i = 0; i < p->rejected.len; i++) {
-        const plan_rejection *r = &p->rejected.data[i];
-        fprintf(out, "  #%u order ", r->candidate.index);
-        print_order(out, &r->candidate);
-        fprintf(out, " block %u local %u grain %llu: [%s] %s\n", r->candidate.block_size, r->candidate.local_lanes,
-                (unsigned long long)r->candidate.blocks_per_task, plan_reject_stage_name(r->stage), r->reason);
-    }
-}
-
-static void text_ranking(FILE *out, const plan_result *p, const plan_choice **rank) {
-    fprintf(out, "ranked candidates (%zu, by score; ties by reused load bytes, then enumeration order):\n",
-            p->candidates.len);
-    fprintf(out, "  %4s %5s %-10s %5s %5s %5s %12s %12s %10s %10s %8s %10s %12s %12s\n", "rank", "#", "order", "block",
-            "local", "grain", "arithmetic", "memory", "dispatch", "imbalance", "task", "activation", "score", "reused");
-    for (size_t i = 0; i < p->candidates.len; i++) {
-        const plan_choice *c = rank[i];
-        char order[64] = "[";
-        for (uint32_t t = 0; t < c->candidate.rank && strlen(order) < 50; t++)
-            snprintf(order + strlen(order), sizeof order - strlen(order), "%s%u", t ? "," : "", c->candidate.order[t]);
-        strcat(order, "]");
-        fprintf(out, "  %4zu %5u %-10s %5u %5u %5llu %12.1f %12.1f %10.1f %10.1f %8.1f %10.1f %12.1f %12.0f%s\n", i + 1,
-                c->candidate.index, order, c->candidate.block_size, c->candidate.local_lanes,
-                (unsigned long long)c->work.blocks_per_task, c->cost.arithmetic, c->cost.memory, c->cost.dispatch,
-                c->cost.imbalance, c->cost.task, c->cost.activation, c->cost.score, c->work.reused_load_bytes,
-                i == 0 ? "  <- chosen" : "");
-    }
-}
-
-static void print_text(FILE *out, const plan_result *p, const plan_choice **rank, bool explain) {
-    char b[32];
-    fprintf(out, "@%s: plan for target %s (W=%u, %u workers, %u task chunks per worker)\n", p->kernel,
-            p->target_name, p->target.packet_width, p->target.worker_count, p->target.task_chunks_per_worker);
-    fprintf(out,
-            "search: %llu candidates (%llu root orders x %llu block widths x %llu local widths x task grains): %zu "
-            "admitted, %zu rejected\n",
-            (unsigned long long)p->candidate_count, (unsigned long long)p->root_orders,
-            (unsigned long long)p->block_widths, (unsigned long long)p->local_widths, p->candidates.len,
-            p->rejected.len);
-    fprintf(out, "cost policy: %s; coefficients:", p->policy);
-#define X(field) fprintf(out, " " #field " %s", num(b, p->coefficients.field));
-    PLAN_COEFFICIENTS(X)
-#undef X
-    fputc('\n', out);
-    if (p->ok) text_choice(out, plan_selected(p));
-    if (p->local_axis)
-        fprintf(out,
-                "packet-local candidates (local lanes %u): axis '%s' of extent %llu split over the lanes, %llu "
-                "slot%s per lane%s%s%s; every other axis whole on every lane\n",
-                p->target.packet_width, p->local_axis, (unsigned long long)p->local_extent,
-                (unsigned long long)p->local_slots, p->local_slots == 1 ? "" : "s",
-                p->local_contraction_axes ? "; contracted axes split too (" : "",
-                p->local_contraction_axes ? p->local_contraction_axes : "", p->local_contraction_axes ? ")" : "");
-    if (p->local_passed_over) fprintf(out, "  (axis chosen after refusing %s)\n", p->local_passed_over);
-    if (p->ok)
-        fprintf(out, "packing (%s): %s%s\n", plan_mode_name(p->options.pack), p->pack.load ? "" : "none: ",
-                p->pack.why);
-    if (p->ok)
-        fprintf(out, "split (%s): %s%s\n", plan_mode_name(p->options.split), p->split.reduce ? "" : "none: ",
-                p->split.why);
-    if (explain && rank) text_ranking(out, p, rank);
-    if (explain) text_rejections(out, p);
-}
-
 /* ---- JSON ---- */
 
 static void json_string(FILE *out, const char *s) {
@@ -221,7 +88,7 @@ static void json_candidate_fields(FILE *out, const plan_candidate *c, const char
 static void json_work(FILE *out, const plan_work *w, const char *indent) {
     char b[32];
     fprintf(out, "%s\"work\": {", indent);
-#define D(field) fprintf(out, "\"" #field "\": %s, ", num(b, w->field));
+#define D(field) fprintf(out, "\"" #field "\": %s, ", plan_number(b, w->field));
 #define U(field) fprintf(out, "\"" #field "\": %llu, ", (unsigned long long)w->field);
     D(arithmetic_per_packet) D(memory_per_packet) D(arithmetic_ops) D(decode_ops) D(broadcast_loads)
     D(contiguous_accesses) D(gathered_accesses) D(private_accesses)
@@ -238,7 +105,7 @@ static void json_cost(FILE *out, const plan_cost *c, const char *indent) {
     char b[32];
     fprintf(out, "%s\"cost\": {", indent);
     const char *sep = "";
-#define X(term) fprintf(out, "%s\"" #term "\": %s", sep, num(b, c->term)), sep = ", ";
+#define X(term) fprintf(out, "%s\"" #term "\": %s", sep, plan_number(b, c->term)), sep = ", ";
     PLAN_COST_TERMS(X)
 #undef X
     fputc('}', out);
@@ -317,7 +184,7 @@ static void print_json(FILE *out, const plan_result *p, const plan_choice **rank
     json_string(out, p->policy);
     fprintf(out, ",\n  \"custom_cost_policy\": %s,\n  \"coefficients\": {", p->custom_policy ? "true" : "false");
     const char *sep = "";
-#define X(field) fprintf(out, "%s\"" #field "\": %s", sep, num(b, p->coefficients.field)), sep = ", ";
+#define X(field) fprintf(out, "%s\"" #field "\": %s", sep, plan_number(b, p->coefficients.field)), sep = ", ";
     PLAN_COEFFICIENTS(X)
 #undef X
     fprintf(out,
@@ -397,12 +264,18 @@ static int plan_main(tilec_context *ctx, int argc, char **argv, bool parse_only)
         if (f) {
             plan_result p;
             tilec_status st = cli_plan(ctx, &r.lowering.planning, &r.lowering.options, f, &p);
-            const plan_choice **rank = r.explain ? ranking(ctx, &p) : NULL;
+            const plan_choice **rank = r.explain ? plan_ranking(ctx, &p) : NULL;
             if (r.explain && !rank) st = st ? st : TILEC_E_NOMEM;
             /* A plan, or an explanation of why there is none. */
             if (!st || (r.explain && p.candidate_count)) {
                 if (r.json) print_json(stdout, &p, rank, r.explain);
-                else print_text(stdout, &p, rank, r.explain);
+                else {
+                    strbuf text;
+                    strbuf_init(&text, ctx);
+                    plan_report_text(&text, &p, rank, r.explain);
+                    fputs(strbuf_cstr(&text), stdout);
+                    strbuf_free(&text);
+                }
             }
             code = st ? cli_fail_diags(ctx) : CLI_EXIT_OK;
             tilec_free(ctx, rank);

@@ -1,0 +1,144 @@
+/* report.c — the planner's report as text (plan_report_text): the target,
+ * the search, the cost coefficients, the chosen candidate with every cost
+ * term, the packet-local, packing and split decisions, and with `explain`
+ * every admitted candidate ranked in the planner's order and every
+ * rejection with its reason.  `tilec plan` prints it, and tilec_explain
+ * (tilec.h) hands it to a caller. */
+#include "plan/report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Integers as integers, other numbers in the shortest %g form that reads
+ * back to v. */
+const char *plan_number(char buf[32], double v) {
+    if (!isfinite(v)) return strcpy(buf, "null");
+    if (v == floor(v) && fabs(v) < 1e15) {
+        snprintf(buf, 32, "%.0f", v);
+        return buf;
+    }
+    for (int precision = 1; precision <= 17; precision++) {
+        snprintf(buf, 32, "%.*g", precision, v);
+        if (strtod(buf, NULL) == v) break;
+    }
+    return buf;
+}
+
+static void print_order(strbuf *out, const plan_candidate *c) {
+    strbuf_append(out, "[");
+    for (uint32_t t = 0; t < c->rank; t++) strbuf_printf(out, "%s%u", t ? "," : "", c->order[t]);
+    strbuf_append(out, "]");
+}
+
+/* Candidates in the planner's order (plan_choice_before). */
+static int by_score(const void *a, const void *b) {
+    const plan_choice *x = *(const plan_choice *const *)a, *y = *(const plan_choice *const *)b;
+    return plan_choice_before(x, y) ? -1 : plan_choice_before(y, x) ? 1 : 0;
+}
+
+const plan_choice **plan_ranking(tilec_context *ctx, const plan_result *p) {
+    const plan_choice **rank = tilec_alloc(ctx, sizeof *rank * (p->candidates.len + 1));
+    if (!rank) return NULL;
+    for (size_t i = 0; i < p->candidates.len; i++) rank[i] = &p->candidates.data[i];
+    qsort(rank, p->candidates.len, sizeof *rank, by_score);
+    return rank;
+}
+
+static void text_choice(strbuf *out, const plan_choice *c) {
+    char b[8][32];
+    const plan_work *w = &c->work;
+    strbuf_printf(out, "chosen: candidate #%u: root order ", c->candidate.index);
+    print_order(out, &c->candidate);
+    strbuf_printf(out, ", block %u, W %u, local lanes %u, blocks per task %llu, dispatch %llu%s\n", c->candidate.block_size,
+                  c->candidate.packet_width, c->candidate.local_lanes, (unsigned long long)c->candidate.blocks_per_task,
+                  (unsigned long long)c->candidate.dispatch_size, c->candidate.fused ? ", fused" : "");
+    strbuf_printf(out,
+                  "  schedule: %llu packets, %llu blocks, grain %llu, %llu tasks, %llu active workers; critical packets "
+                  "%llu, blocks %llu, tasks %llu\n",
+                  (unsigned long long)w->packet_count, (unsigned long long)w->block_count,
+                  (unsigned long long)w->blocks_per_task, (unsigned long long)w->task_count,
+                  (unsigned long long)w->active_workers, (unsigned long long)w->critical_packets,
+                  (unsigned long long)w->critical_blocks, (unsigned long long)w->critical_tasks);
+    strbuf_printf(out,
+                  "  work per packet: arithmetic %s (%s operations, root decode %s), memory %s (view: %s broadcast, %s "
+                  "contiguous, %s gathered%s; %s private)\n",
+                  plan_number(b[0], w->arithmetic_per_packet), plan_number(b[1], w->arithmetic_ops), plan_number(b[2], w->decode_ops),
+                  plan_number(b[3], w->memory_per_packet), plan_number(b[4], w->broadcast_loads), plan_number(b[5], w->contiguous_accesses),
+                  plan_number(b[6], w->gathered_accesses), w->ragged_packets ? ", doubled: ragged fast axis" : "",
+                  plan_number(b[7], w->private_accesses));
+    strbuf_printf(out, "  resources: %llu snapshot bytes per worker in %llu arrays; budget %llu bytes\n",
+                  (unsigned long long)c->resources.snapshot_bytes_per_worker,
+                  (unsigned long long)c->resources.snapshot_allocations,
+                  (unsigned long long)c->limits.max_snapshot_bytes_per_worker);
+    strbuf_printf(out, "  cost: arithmetic %s + memory %s + dispatch %s + imbalance %s + task %s + activation %s = score %s\n",
+                  plan_number(b[0], c->cost.arithmetic), plan_number(b[1], c->cost.memory), plan_number(b[2], c->cost.dispatch),
+                  plan_number(b[3], c->cost.imbalance), plan_number(b[4], c->cost.task), plan_number(b[5], c->cost.activation),
+                  plan_number(b[6], c->cost.score));
+}
+
+static void text_rejections(strbuf *out, const plan_result *p) {
+    strbuf_printf(out, "rejected candidates (%zu):\n", p->rejected.len);
+    for (size_t i = 0; i < p->rejected.len; i++) {
+        const plan_rejection *r = &p->rejected.data[i];
+        strbuf_printf(out, "  #%u order ", r->candidate.index);
+        print_order(out, &r->candidate);
+        strbuf_printf(out, " block %u local %u grain %llu: [%s] %s\n", r->candidate.block_size, r->candidate.local_lanes,
+                      (unsigned long long)r->candidate.blocks_per_task, plan_reject_stage_name(r->stage), r->reason);
+    }
+}
+
+static void text_ranking(strbuf *out, const plan_result *p, const plan_choice *const *rank) {
+    strbuf_printf(out, "ranked candidates (%zu, by score; ties by reused load bytes, then enumeration order):\n",
+                  p->candidates.len);
+    strbuf_printf(out, "  %4s %5s %-10s %5s %5s %5s %12s %12s %10s %10s %8s %10s %12s %12s\n", "rank", "#", "order", "block",
+                  "local", "grain", "arithmetic", "memory", "dispatch", "imbalance", "task", "activation", "score", "reused");
+    for (size_t i = 0; i < p->candidates.len; i++) {
+        const plan_choice *c = rank[i];
+        char order[64] = "[";
+        for (uint32_t t = 0; t < c->candidate.rank && strlen(order) < 50; t++)
+            snprintf(order + strlen(order), sizeof order - strlen(order), "%s%u", t ? "," : "", c->candidate.order[t]);
+        strcat(order, "]");
+        strbuf_printf(out, "  %4zu %5u %-10s %5u %5u %5llu %12.1f %12.1f %10.1f %10.1f %8.1f %10.1f %12.1f %12.0f%s\n", i + 1,
+                      c->candidate.index, order, c->candidate.block_size, c->candidate.local_lanes,
+                      (unsigned long long)c->work.blocks_per_task, c->cost.arithmetic, c->cost.memory, c->cost.dispatch,
+                      c->cost.imbalance, c->cost.task, c->cost.activation, c->cost.score, c->work.reused_load_bytes,
+                      i == 0 ? "  <- chosen" : "");
+    }
+}
+
+void plan_report_text(strbuf *out, const plan_result *p, const plan_choice *const *rank, bool explain) {
+    char b[32];
+    strbuf_printf(out, "@%s: plan for target %s (W=%u, %u workers, %u task chunks per worker)\n", p->kernel,
+                  p->target_name, p->target.packet_width, p->target.worker_count, p->target.task_chunks_per_worker);
+    strbuf_printf(out,
+                  "search: %llu candidates (%llu root orders x %llu block widths x %llu local widths x task grains): %zu "
+                  "admitted, %zu rejected\n",
+                  (unsigned long long)p->candidate_count, (unsigned long long)p->root_orders,
+                  (unsigned long long)p->block_widths, (unsigned long long)p->local_widths, p->candidates.len,
+                  p->rejected.len);
+    strbuf_printf(out, "cost policy: %s; coefficients:", p->policy);
+#define X(field) strbuf_printf(out, " " #field " %s", plan_number(b, p->coefficients.field));
+    PLAN_COEFFICIENTS(X)
+#undef X
+    strbuf_append(out, "\n");
+    if (p->ok) text_choice(out, plan_selected(p));
+    if (p->local_axis)
+        strbuf_printf(out,
+                      "packet-local candidates (local lanes %u): axis '%s' of extent %llu split over the lanes, %llu "
+                      "slot%s per lane%s%s%s; every other axis whole on every lane\n",
+                      p->target.packet_width, p->local_axis, (unsigned long long)p->local_extent,
+                      (unsigned long long)p->local_slots, p->local_slots == 1 ? "" : "s",
+                      p->local_contraction_axes ? "; contracted axes split too (" : "",
+                      p->local_contraction_axes ? p->local_contraction_axes : "", p->local_contraction_axes ? ")" : "");
+    if (p->local_passed_over) strbuf_printf(out, "  (axis chosen after refusing %s)\n", p->local_passed_over);
+    if (p->ok)
+        strbuf_printf(out, "packing (%s): %s%s\n", plan_mode_name(p->options.pack), p->pack.load ? "" : "none: ",
+                      p->pack.why);
+    if (p->ok)
+        strbuf_printf(out, "split (%s): %s%s\n", plan_mode_name(p->options.split), p->split.reduce ? "" : "none: ",
+                      p->split.why);
+    if (explain && rank) text_ranking(out, p, rank);
+    if (explain) text_rejections(out, p);
+}
+
