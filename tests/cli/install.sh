@@ -1,7 +1,8 @@
 # make install, as a user sees it: `cmake --install` of this build into a
 # temporary prefix, then
-#  - bin/tilec --version; libtilec.so's SONAME and that it exports only
-#    tilec_*/tir_* symbols (nm -D); libtilec.a's global symbols likewise;
+#  - bin/tilec --version; libtilec.so's SONAME, that it exports only
+#    tilec_*/tir_* symbols (nm -D) and every function the installed headers
+#    declare TILEC_API; libtilec.a's global symbols likewise;
 #  - tests/install/consumer.c (softmax through the public API, checked in
 #    double) built three ways against the prefix: as C with only
 #    `pkg-config --cflags --libs tilec`, as C++ with g++, and as a CMake
@@ -39,8 +40,13 @@ if command -v nm >/dev/null; then
   # that has no version script; any that do are listed)
   nm -D --defined-only "$LIB/libtilec.so" | awk '{print $NF}' | grep -Ev '^(tilec_|tir_)' >"$WORK/extra"
   [ -s "$WORK/extra" ] && fail "libtilec.so exports $(wc -l <"$WORK/extra") other symbols: $(head -5 "$WORK/extra" | tr '\n' ' ')"
-  n=$(nm -D --defined-only "$LIB/libtilec.so" | grep -c ' T tilec_compile$')
-  [ "$n" = 1 ] || fail "libtilec.so does not export tilec_compile"
+  # exactly the TILEC_API declarations of the installed headers
+  grep -ohE '^TILEC_API [^(]*\b(tilec|tir)_[a-z0-9_]+\(' "$PREFIX"/include/tilec/*.h |
+    grep -oE '(tilec|tir)_[a-z0-9_]+\($' | tr -d '(' | sort >"$WORK/declared"
+  nm -D --defined-only "$LIB/libtilec.so" | awk '{print $NF}' | sort >"$WORK/exported"
+  [ "$(wc -l <"$WORK/declared")" -gt 100 ] || fail "found only $(wc -l <"$WORK/declared") TILEC_API declarations"
+  comm -23 "$WORK/declared" "$WORK/exported" >"$WORK/extra"
+  [ -s "$WORK/extra" ] && fail "declared TILEC_API but not exported: $(head -5 "$WORK/extra" | tr '\n' ' ')"
   nm -g --defined-only "$LIB/libtilec.a" | awk 'NF == 3 {print $3}' | grep -Ev '^(tilec_|tir_)' >"$WORK/extra"
   [ -s "$WORK/extra" ] && fail "libtilec.a has $(wc -l <"$WORK/extra") other global symbols: $(head -5 "$WORK/extra" | tr '\n' ' ')"
 else
