@@ -573,9 +573,11 @@ static void print_row(bench_doc *d, const bench_row *row, peer_result *res, int 
     json_number(f, "ratio_to_bound", bound_ratio, "%.4f");
     fprintf(f, ",\n   \"compile_ms\": ");
     if (row->compile)
-        fprintf(f, "{\"verify\": %.3f, \"plan\": %.3f, \"lower\": %.3f, \"llvm\": %.3f, \"jit\": %.3f, \"total\": %.3f}",
+        fprintf(f,
+                "{\"verify\": %.3f, \"plan\": %.3f, \"lower\": %.3f, \"llvm\": %.3f, \"jit\": %.3f, "
+                "\"optimize\": %.3f, \"codegen\": %.3f, \"total\": %.3f}",
                 row->compile->verify, row->compile->plan, row->compile->lower, row->compile->llvm, row->compile->jit,
-                row->compile->total);
+                row->compile->optimize, row->compile->codegen, row->compile->total);
     else
         fprintf(f, "null");
     fprintf(f, "}");

@@ -231,15 +231,17 @@ def compile_table(fams):
     out = ["## Compile time (ms)", "",
            "Per row, since the plan depends on the thread count. tilec plan: the planner's "
            "choice (root order, block, task grain, tasks) and SIMD width. "
-           "verify + plan + lower + llvm (optimize) + jit ≈ total. Peers: the compile time a "
+           "verify + plan + lower + llvm (IR emission) + jit (LLVM's optimize + codegen) ≈ total. "
+           "Peers: the compile time a "
            "compiling peer reports for the row (its setup, outside the timing).", "",
-           "| family | kernel | shape | threads | tilec plan | verify | plan | lower | llvm | jit | total | peers |",
-           "|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|"]
+           "| family | kernel | shape | threads | tilec plan | verify | plan | lower | llvm | optimize | codegen | jit "
+           "| total | peers |",
+           "|---|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for fam in fams:
         for r in fam.get("rows", []):
             key = (fam.get("family"), r.get("kernel"), r.get("shape"))
             c = r.get("compile_ms") or {}
-            vals = [fmt_num(c.get(k)) for k in ("verify", "plan", "lower", "llvm", "jit", "total")]
+            vals = [fmt_num(c.get(k)) for k in ("verify", "plan", "lower", "llvm", "optimize", "codegen", "jit", "total")]
             t = peer_of(r, "tilec")
             if not c and t and t.get("status") != "ok":
                 vals[-1] = f"tilec {t.get('status')}"  # say why the times are missing

@@ -201,9 +201,13 @@ TILEC_API const char *tilec_kernel_ir(const tilec_kernel *k);
 TILEC_API const char *tilec_kernel_asm(const tilec_kernel *k);
 /* 2·M·N·K summed over the kernel's mma ops (0 without mma). */
 TILEC_API uint64_t tilec_kernel_flops(const tilec_kernel *k);
-/* Compile time of each stage in milliseconds. */
+/* Compile time of each stage in milliseconds: llvm is the backend's
+ * analysis and IR emission, jit = optimize (LLVM's pipeline) + codegen
+ * (instruction selection to machine code, linking); total the whole call,
+ * helper kernels (packing copy, unfused twin, split parts) included. */
 typedef struct {
     double verify, plan, lower, llvm, jit, total;
+    double optimize, codegen;
 } tilec_compile_times;
 TILEC_API tilec_compile_times tilec_kernel_compile_times(const tilec_kernel *k);
 

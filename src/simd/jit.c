@@ -18,6 +18,7 @@
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 /* The SLEEF 3.5 dispatcher entry points the emitter may call.  sleef.h
  * declares the 16-wide ones only under __AVX512F__, so they are declared
@@ -147,7 +148,11 @@ uint64_t jit_finish(tilec_context *ctx, jit_session *s, const jit_host *h, LLVMM
     LLVMDisposeTargetData(layout);
     LLVMSetTarget(m, h->triple);
     LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     LLVMErrorRef e = LLVMRunPasses(m, "default<O3>", tm, po);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    s->optimize_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
     LLVMDisposePassBuilderOptions(po);
     if (e) {
         LLVMDisposeTargetMachine(tm);

@@ -30,11 +30,12 @@ void *jit_sleef_address(const char *name);
 typedef struct {
     LLVMOrcLLJITRef jit;
     LLVMOrcThreadSafeContextRef tsc; /* the context modules are built in */
+    double optimize_ms;              /* jit_finish's LLVM pipeline; the rest of it is code generation */
 } jit_session;
 
 /* Creates the thread-safe context to build a module in. */
 LLVMContextRef jit_begin(jit_session *s);
-/* Optimizes `m` (default<O3> for the host), optionally captures its IR and
+/* Optimizes `m` (default<O3> for the host; its time in s->optimize_ms), optionally captures its IR and
  * assembly text, hands it to a new LLJIT (with the SLEEF symbols in `sleef`
  * bound) and looks up `entry`.  Takes `m` in every case.  On failure appends
  * SIMD-J01 and returns 0 (the entry's address otherwise). */

@@ -104,8 +104,13 @@ tilec_status simd_compile(tilec_context *ctx, const xir_func *f, const simd_opti
 #define X(name) strbuf_printf(&k->realization, #name "=%llu; ", (unsigned long long)k->counters.name);
     SIMD_COUNTERS(X)
 #undef X
-    k->times = (simd_compile_times){.emit_ms = t1 - t0, .jit_ms = now_ms() - t1};
-    strbuf_printf(&k->realization, "emit_ms=%.3f; jit_ms=%.3f;", k->times.emit_ms, k->times.jit_ms);
+    double jit_ms = now_ms() - t1;
+    k->times = (simd_compile_times){.emit_ms = t1 - t0,
+                                    .jit_ms = jit_ms,
+                                    .optimize_ms = k->jit.optimize_ms,
+                                    .codegen_ms = jit_ms - k->jit.optimize_ms};
+    strbuf_printf(&k->realization, "emit_ms=%.3f; optimize_ms=%.3f; codegen_ms=%.3f; jit_ms=%.3f;", k->times.emit_ms,
+                  k->times.optimize_ms, k->times.codegen_ms, k->times.jit_ms);
     *out = k;
     return TILEC_OK;
 }

@@ -93,7 +93,8 @@ uint64_t simd_kernel_workspace_bytes(const simd_kernel *k);
 const simd_counters *simd_kernel_counters(const simd_kernel *k);
 /* Milliseconds spent compiling: LLVM IR emission, then optimization + JIT. */
 typedef struct {
-    double emit_ms, jit_ms;
+    double emit_ms, jit_ms;         /* IR emission; LLVM after it (optimize + codegen) */
+    double optimize_ms, codegen_ms; /* the two parts of jit_ms */
 } simd_compile_times;
 simd_compile_times simd_kernel_compile_times(const simd_kernel *k);
 /* "key=value; " realization items (width, counters, compile time). */

@@ -399,7 +399,9 @@ tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_co
                                          .lower = t3 - t2,
                                          .llvm = backend.emit_ms,
                                          .jit = backend.jit_ms,
-                                         .total = t4 - t0};
+                                         .total = t4 - t0,
+                                         .optimize = backend.optimize_ms,
+                                         .codegen = backend.codegen_ms};
         k->flops = tilec_count_mma_flops(f);
         if (!take_launch(k, &plan, &lowered) || !tilec_kernel_take_fault_sites(k, &lowered))
             st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");

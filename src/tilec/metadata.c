@@ -87,6 +87,8 @@ bool tilec_kernel_describe(tilec_kernel *k) {
     item_ms(k, "plan_ms", k->times.plan);
     item_ms(k, "lower_ms", k->times.lower);
     item_ms(k, "llvm_ms", k->times.llvm);
+    item_ms(k, "optimize_ms", k->times.optimize);
+    item_ms(k, "codegen_ms", k->times.codegen);
     item_ms(k, "jit_ms", k->times.jit);
     item_ms(k, "compile_ms", k->times.total);
     strbuf_append(&k->json, "}");

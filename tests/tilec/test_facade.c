@@ -9,6 +9,8 @@
  * packet-local programs (local_lanes) forced, searched and refused. */
 #include "facade_fixture.h"
 
+#include <math.h>
+
 static const example_case cases[] = {
     {"gemm", {{0}}, 0, -1, -1},
     {"gemm", {{"M", 17}, {"N", 19}, {"K", 13}, {"BM", 2}, {"BN", 3}, {"BK", 4}}, 6, -1, -1},
@@ -74,7 +76,8 @@ static void test_metadata(void) {
                       has_item(r, "plan=order[") && has_item(r, "contiguous_loads=") && has_item(r, "gathers=") &&
                       has_item(r, "broadcast_loads=") && has_item(r, "predicated_regions=") &&
                       has_item(r, "private_bytes=") && has_item(r, "workspace_bytes=") && has_item(r, "plan_ms=") &&
-                      has_item(r, "lower_ms=") && has_item(r, "llvm_ms=") && has_item(r, "jit_ms="),
+                      has_item(r, "lower_ms=") && has_item(r, "llvm_ms=") && has_item(r, "jit_ms=") &&
+                      has_item(r, "optimize_ms=") && has_item(r, "codegen_ms="),
                   "realization: %s", r);
         CHECK_MSG(has_item(r, "mma_flops=491520;"), "2*64*80*48 flops: %s", r); /* the default shape */
         CHECK(tilec_kernel_flops(k) == 2ull * 64 * 80 * 48);
@@ -85,6 +88,7 @@ static void test_metadata(void) {
         CHECK(strstr(tilec_kernel_plan_realization(k), "planner=exact") != NULL);
         tilec_compile_times t = tilec_kernel_compile_times(k);
         CHECK(t.plan >= 0 && t.jit > 0 && t.total >= t.plan + t.lower);
+        CHECK(t.optimize > 0 && t.codegen > 0 && fabs(t.optimize + t.codegen - t.jit) < 1e-6 * t.jit + 1e-9);
         tilec_kernel_destroy(k);
     }
     /* softmax has no mma */

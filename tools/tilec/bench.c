@@ -64,8 +64,9 @@ static int bench_kernel(tilec_context *ctx, const tir_func *f, tilec_kernel *k) 
         else
             printf("  throughput: %.2f GB/s (%llu argument bytes)\n", (double)bytes / median * 1e-3,
                    (unsigned long long)bytes);
-        printf("  compile: verify %.3f ms, plan %.3f ms, lower %.3f ms, llvm %.3f ms, jit %.3f ms, total %.3f ms\n",
-               c.verify, c.plan, c.lower, c.llvm, c.jit, c.total);
+        printf("  compile: verify %.3f ms, plan %.3f ms, lower %.3f ms, llvm %.3f ms, jit %.3f ms (optimize %.3f, "
+               "codegen %.3f), total %.3f ms\n",
+               c.verify, c.plan, c.lower, c.llvm, c.jit, c.optimize, c.codegen, c.total);
         code = CLI_EXIT_OK;
     }
     cli_args_destroy(&a);
