@@ -191,6 +191,21 @@ def test_options_and_metadata():
     assert [(p.name, p.read_only) for p in k.params] == [("X", True), ("Y", False)]
 
 
+def test_compile_cache():
+    """Compiling the same kernel twice: the second is an in-memory cache hit
+    (no LLVM run) and computes the same."""
+    path = os.path.join(EX, "layernorm.tir")
+    a = tilec.compile(path, R=7, W=123, threads=1)
+    b = tilec.compile(path, R=7, W=123, threads=1)
+    assert a.metadata["cache"] in ("miss", "hit") and b.metadata["cache"] == "hit"
+    assert b.metadata["optimize_ms"] == 0 and b.metadata["jit_ms"] == 0
+    rng = np.random.default_rng(5)
+    xs = inputs(a, rng)
+    np.testing.assert_array_equal(a(*xs), b(*xs))
+    del a
+    np.testing.assert_allclose(b(*xs), layernorm(*[x.astype(np.float64) for x in xs]), rtol=TOL, atol=TOL)
+
+
 def test_explain():
     text = tilec.explain(os.path.join(EX, "softmax.tir"), R=1024, W=4096, threads=2, width=16)
     lines = text.splitlines()

@@ -263,6 +263,21 @@ def explain(source_or_path, *, kernel=None, threads=None, width=None, options=No
     return b"".join(chunks).decode()
 
 
+# Kernels are compiled in one shared context, so compiling the same kernel
+# again hits tilec's in-memory cache (docs/simd.md "Kernel cache"); a
+# context is single-threaded, hence the lock (re-entrant: a kernel's __del__
+# may run inside a compile, when the garbage collector strikes there).
+_compile_lock = threading.RLock()
+_compile_ctx = None
+
+
+def _shared_context():
+    global _compile_ctx
+    if _compile_ctx is None:
+        _compile_ctx = _Context()
+    return _compile_ctx
+
+
 class Kernel:
     """A compiled kernel: call it with one NumPy array per parameter (in
     order, or by name) — or a Python number for a scalar parameter
@@ -270,8 +285,13 @@ class Kernel:
     the outputs: one array, or a tuple when there are several."""
 
     def __init__(self, text, filename, name, params, options):
-        self._ctx = _Context()  # outlives the module and the kernel (released after them)
         self._ptr = None
+        with _compile_lock:
+            self._compile(text, filename, name, params, options)
+        self._local = threading.local()  # a dispatch context per calling thread
+
+    def _compile(self, text, filename, name, params, options):
+        self._ctx = _shared_context()  # outlives the kernel (the module holds a reference)
         with _Parsed(self._ctx, text, filename, name, params) as f:
             self.name = _lib.tir_func_name(f).decode()
             self.params = [self._param(_lib.tir_func_param(f, i)) for i in range(_lib.tir_func_param_count(f))]
@@ -280,7 +300,6 @@ class Kernel:
             if _lib.tilec_compile(self._ctx.ptr, f, opts, ctypes.byref(k)) != 0:
                 raise self._ctx.error("tilec: compile failed")
             self._ptr = k  # it borrows nothing from the module, which goes now
-        self._local = threading.local()  # a dispatch context per calling thread
 
     @staticmethod
     def _param(value):
@@ -390,6 +409,7 @@ class Kernel:
         return f"<tilec.Kernel {self.name}({', '.join(map(repr, self.params))}) W={self.width}>"
 
     def __del__(self):
-        if getattr(self, "_ptr", None) and _lib is not None:
-            _lib.tilec_kernel_destroy(self._ptr)
+        if getattr(self, "_ptr", None) and _lib is not None and _compile_lock is not None:
+            with _compile_lock:  # destroying uses the compile context
+                _lib.tilec_kernel_destroy(self._ptr)
             self._ptr = None

@@ -26,6 +26,8 @@ struct tilec_context {
     size_t diag_count, diag_capacity;
     source sources[CONTEXT_SOURCES];
     size_t next_source; /* the slot replaced next */
+    void *extension;
+    void (*destroy_extension)(void *);
 };
 
 static void *default_alloc(void *user, size_t size) {
@@ -61,8 +63,16 @@ static void source_free(tilec_context *ctx, source *s) {
     memset(s, 0, sizeof *s);
 }
 
+void *tilec_context_extension(const tilec_context *ctx) { return ctx->extension; }
+
+void tilec_context_set_extension(tilec_context *ctx, void *ext, void (*destroy)(void *ext)) {
+    ctx->extension = ext;
+    ctx->destroy_extension = destroy;
+}
+
 void tilec_context_destroy(tilec_context *ctx) {
     if (!ctx) return;
+    if (ctx->destroy_extension) ctx->destroy_extension(ctx->extension);
     tilec_diag_clear(ctx);
     for (size_t i = 0; i < CONTEXT_SOURCES; i++) source_free(ctx, &ctx->sources[i]);
     tilec_allocator a = ctx->allocator;

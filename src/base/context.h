@@ -25,6 +25,11 @@ tilec_status tilec_error(tilec_context *ctx, tilec_status status, const char *co
 tilec_status tilec_verror(tilec_context *ctx, tilec_status status, const char *code,
                           tilec_loc loc, const char *fmt, va_list ap);
 
+/* One slot for a higher layer's per-context state (the facade's kernel
+ * cache): set once, destroyed (destroy(ext)) first when the context is. */
+void *tilec_context_extension(const tilec_context *ctx);
+void tilec_context_set_extension(tilec_context *ctx, void *ext, void (*destroy)(void *ext));
+
 /* Keeps a copy of a source text under its file name (replacing an older
  * one of that name; the last few are kept) so diagnostics at its locations
  * show the line and a caret.  Best effort: nothing is reported without

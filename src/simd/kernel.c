@@ -8,6 +8,7 @@
 
 struct simd_kernel {
     tilec_context *ctx;
+    uint32_t uses; /* simd_kernel_retain adds one, simd_kernel_destroy releases one */
     jit_session jit;
     simd_entry_fn entry;
     uint32_t width, block_size;
@@ -54,6 +55,7 @@ tilec_status simd_compile(tilec_context *ctx, const xir_func *f, const simd_opti
     simd_kernel *k = tilec_alloc(ctx, sizeof *k);
     if (!k) return tilec_error(ctx, TILEC_E_NOMEM, "SIMD-M02", tilec_no_loc(), "out of memory");
     k->ctx = ctx;
+    k->uses = 1;
     k->width = w;
     k->block_size = f->block_size;
     strbuf_init(&k->realization, ctx);
@@ -123,8 +125,13 @@ const char *simd_kernel_realization(const simd_kernel *k) { return strbuf_cstr((
 const char *simd_kernel_ir(const simd_kernel *k) { return k->has_ir ? strbuf_cstr((strbuf *)&k->ir) : NULL; }
 const char *simd_kernel_asm(const simd_kernel *k) { return k->has_asm ? strbuf_cstr((strbuf *)&k->asm_text) : NULL; }
 
+simd_kernel *simd_kernel_retain(simd_kernel *k) {
+    k->uses++;
+    return k;
+}
+
 void simd_kernel_destroy(simd_kernel *k) {
-    if (!k) return;
+    if (!k || --k->uses) return;
     jit_destroy(&k->jit);
     strbuf_free(&k->realization);
     strbuf_free(&k->ir);

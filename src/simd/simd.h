@@ -86,6 +86,9 @@ uint32_t simd_resolve_width(uint32_t requested, const char *env_value);
 /* Compiles `f` (f->block_size must be a multiple of W).  On success *out owns
  * the JIT and the code. */
 tilec_status simd_compile(tilec_context *ctx, const xir_func *f, const simd_options *options, simd_kernel **out);
+/* One more use of k (the kernel cache shares kernels); simd_kernel_destroy
+ * releases one, the last frees it.  Uses belong to k's context's thread. */
+simd_kernel *simd_kernel_retain(simd_kernel *k);
 simd_entry_fn simd_kernel_entry(const simd_kernel *k);
 uint32_t simd_kernel_width(const simd_kernel *k);
 /* Per-thread workspace the entry needs (0: none; at most 16 MiB). */

@@ -23,6 +23,7 @@
 #include "rt/dispatch.h"
 #include "lower/lower.h"
 #include "plan/split.h"
+#include "simd/cache.h"
 #include "simd/simd.h"
 #include "tilec/tilec.h"
 
@@ -38,6 +39,7 @@ struct tilec_kernel {
     tilec_runtime *runtime;
     bool owns_runtime;
     simd_kernel *native;
+    const char *cache;      /* the kernel cache's answer for the native code: "hit", "miss", "off" */
     rt_param *params;
     rt_kernel desc;
     uint32_t user_args;     /* the TileIR parameters (desc.arg_count less the panels) */

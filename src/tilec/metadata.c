@@ -83,6 +83,7 @@ bool tilec_kernel_describe(tilec_kernel *k) {
     item_text(k, "unfused_twin", main->unfused ? strbuf_cstr(&main->unfused->plan) : "none");
     item_u64(k, "mma_flops", k->flops);
     item_u64(k, "argument_bytes", k->arg_bytes);
+    item_text(k, "cache", main->cache ? main->cache : "off");
     item_ms(k, "verify_ms", k->times.verify);
     item_ms(k, "plan_ms", k->times.plan);
     item_ms(k, "lower_ms", k->times.lower);

@@ -1,0 +1,103 @@
+/* cache.c — the per-context kernel cache (cache.h).  The cache lives in the
+ * context's extension slot, created at the first cached compile and
+ * destroyed with the context (which outlives its kernels, so every use but
+ * the cache's own is gone by then).  Contexts are single-threaded, so the
+ * use counts need no atomics. */
+#include "simd/cache.h"
+
+#include "base/hashmap.h"
+#include "base/strbuf.h"
+#include "xir/text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *key; /* NULL: free slot */
+    size_t len;
+    simd_kernel *kernel;
+} cache_entry;
+
+typedef struct {
+    tilec_context *ctx;
+    hashmap map;                             /* key -> cache_entry * */
+    cache_entry entries[SIMD_CACHE_ENTRIES]; /* a ring: the oldest is replaced */
+    size_t next;
+} simd_cache;
+
+const char *simd_cache_outcome_name(simd_cache_outcome o) {
+    return o == SIMD_CACHE_HIT ? "hit" : o == SIMD_CACHE_MISS ? "miss" : "off";
+}
+
+static void entry_clear(simd_cache *c, cache_entry *e) {
+    if (!e->key) return;
+    hashmap_remove(&c->map, e->key, e->len);
+    simd_kernel_destroy(e->kernel);
+    tilec_free(c->ctx, e->key);
+    memset(e, 0, sizeof *e);
+}
+
+static void cache_destroy(void *p) {
+    simd_cache *c = p;
+    for (size_t i = 0; i < SIMD_CACHE_ENTRIES; i++) entry_clear(c, &c->entries[i]);
+    hashmap_free(&c->map);
+    tilec_free(c->ctx, c);
+}
+
+static simd_cache *cache_of(tilec_context *ctx) {
+    simd_cache *c = tilec_context_extension(ctx);
+    if (c) return c;
+    if (!(c = tilec_alloc(ctx, sizeof *c))) return NULL;
+    c->ctx = ctx;
+    hashmap_init(&c->map, ctx);
+    tilec_context_set_extension(ctx, c, cache_destroy);
+    return c;
+}
+
+static bool enabled(const simd_options *o) {
+    const char *env = getenv("TILEC_CACHE");
+    return !o->capture_ir && !o->capture_asm && !(env && !strcmp(env, "0"));
+}
+
+tilec_status simd_compile_cached(tilec_context *ctx, const xir_func *f, const simd_options *options, simd_kernel **out,
+                                 simd_cache_outcome *outcome) {
+    simd_options o = options ? *options : simd_options_default();
+    simd_cache *c = enabled(&o) && f ? cache_of(ctx) : NULL;
+    *outcome = SIMD_CACHE_OFF;
+    if (!c) return simd_compile(ctx, f, &o, out);
+    strbuf key;
+    strbuf_init(&key, ctx);
+    strbuf_printf(&key, "simd-cache-v1 W=%u full=%d streaming=%llx required=%u func=%s\n",
+                  simd_resolve_width(o.width, getenv("TILEC_SIMD_WIDTH")),
+                  (int)o.full_packet_specialization, (unsigned long long)o.streaming_args, o.required_packet_width,
+                  f->name);
+    if (!xir_print_to_strbuf(f->module, &key) || key.failed) { /* no memory for the key: compile uncached */
+        strbuf_free(&key);
+        return simd_compile(ctx, f, &o, out);
+    }
+    cache_entry *e = hashmap_get(&c->map, key.data, key.len);
+    if (e) {
+        strbuf_free(&key);
+        *outcome = SIMD_CACHE_HIT;
+        *out = simd_kernel_retain(e->kernel);
+        return TILEC_OK;
+    }
+    *outcome = SIMD_CACHE_MISS;
+    tilec_status st = simd_compile(ctx, f, &o, out);
+    if (st) {
+        strbuf_free(&key);
+        return st;
+    }
+    e = &c->entries[c->next];
+    entry_clear(c, e); /* the oldest goes */
+    char *copy = tilec_alloc(ctx, key.len);
+    if (copy) memcpy(copy, key.data, key.len);
+    if (copy && hashmap_put(&c->map, copy, key.len, e)) {
+        *e = (cache_entry){copy, key.len, simd_kernel_retain(*out)};
+        c->next = (c->next + 1) % SIMD_CACHE_ENTRIES;
+    } else {
+        tilec_free(ctx, copy); /* not cached, still compiled */
+    }
+    strbuf_free(&key);
+    return TILEC_OK;
+}
