@@ -7,6 +7,8 @@
 
 #include "base/hashmap.h"
 #include "base/strbuf.h"
+#include "simd/disk_cache.h"
+#include "simd/jit.h"
 #include "xir/text.h"
 
 #include <stdlib.h>
@@ -26,7 +28,8 @@ typedef struct {
 } simd_cache;
 
 const char *simd_cache_outcome_name(simd_cache_outcome o) {
-    return o == SIMD_CACHE_HIT ? "hit" : o == SIMD_CACHE_MISS ? "miss" : "off";
+    static const char *const names[] = {"off", "miss", "hit", "disk", "rebuilt"};
+    return names[o];
 }
 
 static void entry_clear(simd_cache *c, cache_entry *e) {
@@ -59,6 +62,57 @@ static bool enabled(const simd_options *o) {
     return !o->capture_ir && !o->capture_asm && !(env && !strcmp(env, "0"));
 }
 
+/* The disk's key: this build of tilec and the host, then the memory key.
+ * False when there is no disk cache (or no build ID to key it by). */
+static bool disk_key(const strbuf *memory_key, strbuf *out, char dir[PATH_MAX]) {
+    char id[128];
+    jit_host h;
+    if (!disk_cache_dir(dir) || !disk_cache_build_id(id, sizeof id)) return false;
+    bool ok = jit_host_init(&h);
+    if (ok) strbuf_printf(out, "tilec build %s host %s %s %s\n", id, h.triple, h.cpu, h.features);
+    jit_host_free(&h);
+    strbuf_append_n(out, memory_key->data, memory_key->len);
+    return ok && !out->failed;
+}
+
+/* A memory miss: the kernel from the disk cache, or compiled (and then
+ * stored there). */
+static tilec_status disk_compile(tilec_context *ctx, const xir_func *f, const simd_options *o, const strbuf *memory_key,
+                                 simd_kernel **out, simd_cache_outcome *outcome) {
+    char dir[PATH_MAX];
+    strbuf key;
+    strbuf_init(&key, ctx);
+    disk_entry entry;
+    memset(&entry, 0, sizeof entry);
+    strbuf_init(&entry.code.object, ctx);
+    bool disk = disk_key(memory_key, &key, dir);
+    disk_lookup found = disk ? disk_cache_load(dir, &key, &entry) : DISK_ABSENT;
+    tilec_status st = TILEC_E_UNSUPPORTED;
+    if (found == DISK_LOADED) {
+        const char *names[SIMD_OBJECT_MAX_SLEEF];
+        for (size_t i = 0; i < entry.code.n_sleef; i++) names[i] = entry.code.sleef[i];
+        st = simd_kernel_from_object(ctx, simd_resolve_width(o->width, getenv("TILEC_SIMD_WIDTH")), f->block_size,
+                                     &entry.counters, names, entry.code.n_sleef, entry.code.object.data,
+                                     entry.code.object.len, out);
+        if (st) tilec_diag_clear(ctx); /* an entry that does not link: rebuilt below */
+        *outcome = SIMD_CACHE_DISK;
+    }
+    if (st) {
+        strbuf_free(&entry.code.object);
+        memset(&entry, 0, sizeof entry);
+        strbuf_init(&entry.code.object, ctx);
+        *outcome = found == DISK_ABSENT ? SIMD_CACHE_MISS : SIMD_CACHE_REBUILT;
+        st = simd_compile_keeping(ctx, f, o, out, disk ? &entry.code : NULL);
+        if (!st && disk && entry.code.complete) {
+            entry.counters = *simd_kernel_counters(*out);
+            disk_cache_store(dir, &key, &entry);
+        }
+    }
+    strbuf_free(&entry.code.object);
+    strbuf_free(&key);
+    return st;
+}
+
 tilec_status simd_compile_cached(tilec_context *ctx, const xir_func *f, const simd_options *options, simd_kernel **out,
                                  simd_cache_outcome *outcome) {
     simd_options o = options ? *options : simd_options_default();
@@ -82,8 +136,7 @@ tilec_status simd_compile_cached(tilec_context *ctx, const xir_func *f, const si
         *out = simd_kernel_retain(e->kernel);
         return TILEC_OK;
     }
-    *outcome = SIMD_CACHE_MISS;
-    tilec_status st = simd_compile(ctx, f, &o, out);
+    tilec_status st = disk_compile(ctx, f, &o, &key, out, outcome);
     if (st) {
         strbuf_free(&key);
         return st;

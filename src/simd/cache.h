@@ -13,7 +13,10 @@
 
 enum { SIMD_CACHE_ENTRIES = 64 };
 
-typedef enum { SIMD_CACHE_OFF = 0, SIMD_CACHE_MISS, SIMD_CACHE_HIT } simd_cache_outcome;
+/* off: not cached; miss: compiled (and stored); hit: this context's kernel;
+ * disk: linked from the disk cache; rebuilt: a damaged or stale disk entry
+ * was removed and the kernel compiled again. */
+typedef enum { SIMD_CACHE_OFF = 0, SIMD_CACHE_MISS, SIMD_CACHE_HIT, SIMD_CACHE_DISK, SIMD_CACHE_REBUILT } simd_cache_outcome;
 const char *simd_cache_outcome_name(simd_cache_outcome o);
 
 /* simd_compile through ctx's cache.  A hit hands out the cached kernel

@@ -128,14 +128,14 @@ static LLVMErrorRef bind_sleef(LLVMOrcLLJITRef jit, const char *const *names, si
     return LLVMOrcJITDylibDefine(LLVMOrcLLJITGetMainJITDylib(jit), mu);
 }
 
-uint64_t jit_finish(tilec_context *ctx, jit_session *s, const jit_host *h, LLVMModuleRef m, const char *entry,
-                 const char *const *sleef, size_t n_sleef, strbuf *ir_text, strbuf *asm_text) {
+bool jit_compile_object(tilec_context *ctx, jit_session *s, const jit_host *h, LLVMModuleRef m, strbuf *ir_text,
+                        strbuf *asm_text, strbuf *object) {
     char *msg = NULL;
     if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
         fail(ctx, "the generated LLVM module does not verify", msg);
         LLVMDisposeMessage(msg);
         LLVMDisposeModule(m);
-        return 0;
+        return false;
     }
     LLVMDisposeMessage(msg);
     LLVMTargetMachineRef tm = host_machine(h);
@@ -154,42 +154,52 @@ uint64_t jit_finish(tilec_context *ctx, jit_session *s, const jit_host *h, LLVMM
     clock_gettime(CLOCK_MONOTONIC, &t1);
     s->optimize_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
     LLVMDisposePassBuilderOptions(po);
-    if (e) {
-        LLVMDisposeTargetMachine(tm);
-        LLVMDisposeModule(m);
-        return fail_error(ctx, "LLVM optimization failed", e);
-    }
-    bool captured = true;
-    if (ir_text) {
+    bool ok = !e;
+    if (e) fail_error(ctx, "LLVM optimization failed", e);
+    if (ok && ir_text) {
         char *text = LLVMPrintModuleToString(m);
         strbuf_append(ir_text, text);
         LLVMDisposeMessage(text);
-        captured = !ir_text->failed;
+        ok = !ir_text->failed;
     }
-    if (asm_text && captured) captured = emit_asm(tm, m, asm_text);
-    if (!captured) {
-        LLVMDisposeTargetMachine(tm);
-        LLVMDisposeModule(m);
-        return fail(ctx, "capturing the IR/assembly text failed", NULL);
+    if (ok && asm_text) ok = emit_asm(tm, m, asm_text);
+    if (!ok && !e) fail(ctx, "capturing the IR/assembly text failed", NULL);
+    LLVMMemoryBufferRef buf = NULL;
+    if (ok) {
+        if (LLVMTargetMachineEmitToMemoryBuffer(tm, m, LLVMObjectFile, &msg, &buf)) {
+            fail(ctx, "emitting the object code failed", msg);
+            LLVMDisposeMessage(msg);
+            ok = false;
+        } else {
+            strbuf_append_n(object, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf));
+            LLVMDisposeMemoryBuffer(buf);
+            ok = !object->failed;
+            if (!ok) fail(ctx, "out of memory holding the object code", NULL);
+        }
     }
+    LLVMDisposeTargetMachine(tm);
+    LLVMDisposeModule(m);
+    return ok;
+}
+
+uint64_t jit_link(tilec_context *ctx, jit_session *s, const jit_host *h, const char *object, size_t len,
+                  const char *entry, const char *const *sleef, size_t n_sleef) {
+    LLVMTargetMachineRef tm = host_machine(h);
+    if (!tm) return fail(ctx, "no LLVM target for the host", h->triple);
+    if (!s->tsc) s->tsc = LLVMOrcCreateNewThreadSafeContext();
     /* The JIT takes its own target machine (ownership moves to the builder). */
     LLVMOrcJITTargetMachineBuilderRef jtmb = LLVMOrcJITTargetMachineBuilderCreateFromTargetMachine(tm);
     LLVMOrcLLJITBuilderRef builder = LLVMOrcCreateLLJITBuilder();
     LLVMOrcLLJITBuilderSetJITTargetMachineBuilder(builder, jtmb);
+    LLVMErrorRef e;
     if ((e = LLVMOrcCreateLLJIT(&s->jit, builder))) {
         s->jit = NULL;
-        LLVMDisposeModule(m);
         return fail_error(ctx, "cannot create the LLJIT", e);
     }
-    if ((e = bind_sleef(s->jit, sleef, n_sleef))) {
-        LLVMDisposeModule(m);
-        return fail_error(ctx, "cannot bind the SLEEF symbols", e);
-    }
-    LLVMOrcThreadSafeModuleRef tsm = LLVMOrcCreateNewThreadSafeModule(m, s->tsc);
-    if ((e = LLVMOrcLLJITAddLLVMIRModule(s->jit, LLVMOrcLLJITGetMainJITDylib(s->jit), tsm))) {
-        LLVMOrcDisposeThreadSafeModule(tsm);
-        return fail_error(ctx, "cannot add the module to the JIT", e);
-    }
+    if ((e = bind_sleef(s->jit, sleef, n_sleef))) return fail_error(ctx, "cannot bind the SLEEF symbols", e);
+    LLVMMemoryBufferRef buf = LLVMCreateMemoryBufferWithMemoryRangeCopy(object, len, "tilec_kernel");
+    if ((e = LLVMOrcLLJITAddObjectFile(s->jit, LLVMOrcLLJITGetMainJITDylib(s->jit), buf)))
+        return fail_error(ctx, "cannot add the object code to the JIT", e);
     LLVMOrcExecutorAddress address = 0;
     if ((e = LLVMOrcLLJITLookup(s->jit, &address, entry))) return fail_error(ctx, "entry lookup failed", e);
     return address;

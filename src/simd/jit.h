@@ -35,12 +35,18 @@ typedef struct {
 
 /* Creates the thread-safe context to build a module in. */
 LLVMContextRef jit_begin(jit_session *s);
-/* Optimizes `m` (default<O3> for the host; its time in s->optimize_ms), optionally captures its IR and
- * assembly text, hands it to a new LLJIT (with the SLEEF symbols in `sleef`
- * bound) and looks up `entry`.  Takes `m` in every case.  On failure appends
- * SIMD-J01 and returns 0 (the entry's address otherwise). */
-uint64_t jit_finish(tilec_context *ctx, jit_session *s, const jit_host *h, LLVMModuleRef m, const char *entry,
-                 const char *const *sleef, size_t n_sleef, strbuf *ir_text, strbuf *asm_text);
+/* Optimizes `m` (default<O3> for the host; its time in s->optimize_ms),
+ * optionally captures its IR and assembly text, and appends the host object
+ * code to `object`.  Takes `m` in every case.  On failure appends SIMD-J01
+ * and returns false. */
+bool jit_compile_object(tilec_context *ctx, jit_session *s, const jit_host *h, LLVMModuleRef m, strbuf *ir_text,
+                        strbuf *asm_text, strbuf *object);
+/* Links object code (what jit_compile_object made, in this process or an
+ * earlier one: the kernel cache) into a new LLJIT of `s` with the SLEEF
+ * symbols in `sleef` bound and looks up `entry`: its address, or 0 after a
+ * SIMD-J01 diagnostic. */
+uint64_t jit_link(tilec_context *ctx, jit_session *s, const jit_host *h, const char *object, size_t len,
+                  const char *entry, const char *const *sleef, size_t n_sleef);
 void jit_destroy(jit_session *s);
 
 #endif

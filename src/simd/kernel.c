@@ -46,21 +46,70 @@ static tilec_status check_input(tilec_context *ctx, const xir_func *f, uint32_t 
 }
 
 tilec_status simd_compile(tilec_context *ctx, const xir_func *f, const simd_options *options, simd_kernel **out) {
+    return simd_compile_keeping(ctx, f, options, out, NULL);
+}
+
+/* The realization string and times of a kernel whose entry is set. */
+static void describe(simd_kernel *k, double emit_ms, double jit_ms) {
+    strbuf_printf(&k->realization, "backend=simd; W=%u; ", k->width);
+#define X(name) strbuf_printf(&k->realization, #name "=%llu; ", (unsigned long long)k->counters.name);
+    SIMD_COUNTERS(X)
+#undef X
+    k->times = (simd_compile_times){.emit_ms = emit_ms,
+                                    .jit_ms = jit_ms,
+                                    .optimize_ms = k->jit.optimize_ms,
+                                    .codegen_ms = jit_ms - k->jit.optimize_ms};
+    strbuf_printf(&k->realization, "emit_ms=%.3f; optimize_ms=%.3f; codegen_ms=%.3f; jit_ms=%.3f;", k->times.emit_ms,
+                  k->times.optimize_ms, k->times.codegen_ms, k->times.jit_ms);
+}
+
+static simd_kernel *kernel_new(tilec_context *ctx, uint32_t w, uint32_t block_size) {
+    simd_kernel *k = tilec_alloc(ctx, sizeof *k);
+    if (!k) return NULL;
+    k->ctx = ctx;
+    k->uses = 1;
+    k->width = w;
+    k->block_size = block_size;
+    strbuf_init(&k->realization, ctx);
+    strbuf_init(&k->ir, ctx);
+    strbuf_init(&k->asm_text, ctx);
+    return k;
+}
+
+tilec_status simd_kernel_from_object(tilec_context *ctx, uint32_t w, uint32_t block_size, const simd_counters *counters,
+                                     const char *const *sleef, size_t n_sleef, const char *object, size_t len,
+                                     simd_kernel **out) {
+    *out = NULL;
+    double t0 = now_ms();
+    simd_kernel *k = kernel_new(ctx, w, block_size);
+    if (!k) return tilec_error(ctx, TILEC_E_NOMEM, "SIMD-M02", tilec_no_loc(), "out of memory");
+    jit_host host;
+    bool host_ok = jit_host_init(&host);
+    (void)jit_begin(&k->jit);
+    uint64_t address = host_ok ? jit_link(ctx, &k->jit, &host, object, len, "tilec_entry", sleef, n_sleef) : 0;
+    jit_host_free(&host);
+    k->entry = address ? (simd_entry_fn)(uintptr_t)address : NULL;
+    if (!k->entry) {
+        simd_kernel_destroy(k);
+        return host_ok ? TILEC_E_UNSUPPORTED
+                       : tilec_error(ctx, TILEC_E_UNSUPPORTED, "SIMD-J01", tilec_no_loc(), "cannot query the host CPU");
+    }
+    k->counters = *counters;
+    describe(k, 0, now_ms() - t0);
+    *out = k;
+    return TILEC_OK;
+}
+
+tilec_status simd_compile_keeping(tilec_context *ctx, const xir_func *f, const simd_options *options, simd_kernel **out,
+                                  simd_object *keep) {
     *out = NULL;
     simd_options o = options ? *options : simd_options_default();
     uint32_t w = simd_resolve_width(o.width, getenv("TILEC_SIMD_WIDTH"));
     tilec_status st = check_input(ctx, f, w, o.required_packet_width);
     if (st) return st;
     double t0 = now_ms();
-    simd_kernel *k = tilec_alloc(ctx, sizeof *k);
+    simd_kernel *k = kernel_new(ctx, w, f->block_size);
     if (!k) return tilec_error(ctx, TILEC_E_NOMEM, "SIMD-M02", tilec_no_loc(), "out of memory");
-    k->ctx = ctx;
-    k->uses = 1;
-    k->width = w;
-    k->block_size = f->block_size;
-    strbuf_init(&k->realization, ctx);
-    strbuf_init(&k->ir, ctx);
-    strbuf_init(&k->asm_text, ctx);
     jit_host host;
     simd_analysis an;
     simd_emit_info info;
@@ -86,8 +135,20 @@ tilec_status simd_compile(tilec_context *ctx, const xir_func *f, const simd_opti
     simd_analysis_free(&an);
     double t1 = now_ms();
     if (!st) {
-        uint64_t address = jit_finish(ctx, &k->jit, &host, m, "tilec_entry", info.sleef, info.n_sleef,
-                                      o.capture_ir ? &k->ir : NULL, o.capture_asm ? &k->asm_text : NULL);
+        strbuf object;
+        strbuf_init(&object, ctx);
+        uint64_t address = 0;
+        if (jit_compile_object(ctx, &k->jit, &host, m, o.capture_ir ? &k->ir : NULL,
+                               o.capture_asm ? &k->asm_text : NULL, &object))
+            address = jit_link(ctx, &k->jit, &host, object.data, object.len, "tilec_entry", info.sleef, info.n_sleef);
+        if (address && keep) { /* the cache's copy: the object code and the symbols it needs */
+            strbuf_append_n(&keep->object, object.data, object.len);
+            keep->n_sleef = 0;
+            for (size_t i = 0; i < info.n_sleef && i < SIMD_OBJECT_MAX_SLEEF; i++)
+                snprintf(keep->sleef[keep->n_sleef++], sizeof keep->sleef[0], "%s", info.sleef[i]);
+            keep->complete = !keep->object.failed && info.n_sleef <= SIMD_OBJECT_MAX_SLEEF;
+        }
+        strbuf_free(&object);
         k->entry = address ? (simd_entry_fn)(uintptr_t)address : NULL;
         if (!k->entry) st = TILEC_E_UNSUPPORTED;
     } else {
@@ -102,17 +163,7 @@ tilec_status simd_compile(tilec_context *ctx, const xir_func *f, const simd_opti
     k->has_ir = o.capture_ir;
     k->has_asm = o.capture_asm;
     k->counters = info.counters;
-    strbuf_printf(&k->realization, "backend=simd; W=%u; ", w);
-#define X(name) strbuf_printf(&k->realization, #name "=%llu; ", (unsigned long long)k->counters.name);
-    SIMD_COUNTERS(X)
-#undef X
-    double jit_ms = now_ms() - t1;
-    k->times = (simd_compile_times){.emit_ms = t1 - t0,
-                                    .jit_ms = jit_ms,
-                                    .optimize_ms = k->jit.optimize_ms,
-                                    .codegen_ms = jit_ms - k->jit.optimize_ms};
-    strbuf_printf(&k->realization, "emit_ms=%.3f; optimize_ms=%.3f; codegen_ms=%.3f; jit_ms=%.3f;", k->times.emit_ms,
-                  k->times.optimize_ms, k->times.codegen_ms, k->times.jit_ms);
+    describe(k, t1 - t0, now_ms() - t1);
     *out = k;
     return TILEC_OK;
 }

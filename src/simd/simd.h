@@ -27,6 +27,7 @@
 #define TILEC_SIMD_SIMD_H
 
 #include "base/fault.h"
+#include "base/strbuf.h"
 #include "xir/xir.h"
 
 /* One buffer argument of the packet entry (data already offset by a view). */
@@ -86,6 +87,24 @@ uint32_t simd_resolve_width(uint32_t requested, const char *env_value);
 /* Compiles `f` (f->block_size must be a multiple of W).  On success *out owns
  * the JIT and the code. */
 tilec_status simd_compile(tilec_context *ctx, const xir_func *f, const simd_options *options, simd_kernel **out);
+/* The object code of a compiled kernel and the SLEEF symbols it calls, as
+ * the disk cache stores them. */
+enum { SIMD_OBJECT_MAX_SLEEF = 64 };
+typedef struct {
+    strbuf object; /* initialized by the caller */
+    char sleef[SIMD_OBJECT_MAX_SLEEF][48];
+    size_t n_sleef;
+    bool complete; /* all of it was kept */
+} simd_object;
+/* simd_compile that also keeps the object code in *keep (not with IR or
+ * assembly capture: keep->complete stays false then). */
+tilec_status simd_compile_keeping(tilec_context *ctx, const xir_func *f, const simd_options *options, simd_kernel **out,
+                                  simd_object *keep);
+/* A kernel from object code simd_compile_keeping kept (in this process or
+ * an earlier one), with its counters: linked, no LLVM pipeline. */
+tilec_status simd_kernel_from_object(tilec_context *ctx, uint32_t w, uint32_t block_size, const simd_counters *counters,
+                                     const char *const *sleef, size_t n_sleef, const char *object, size_t len,
+                                     simd_kernel **out);
 /* One more use of k (the kernel cache shares kernels); simd_kernel_destroy
  * releases one, the last frees it.  Uses belong to k's context's thread. */
 simd_kernel *simd_kernel_retain(simd_kernel *k);

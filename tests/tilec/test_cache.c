@@ -49,6 +49,7 @@ static tir_module *softmax_shape(tilec_context *ctx, int64_t rows, int64_t cols)
 static tir_module *softmax(tilec_context *ctx, int64_t rows) { return softmax_shape(ctx, rows, W); }
 
 int main(void) {
+    setenv("TILEC_CACHE", "memory", 1);
     for (int i = 0; i < R * W; i++) x[i] = (float)((i * 7919) % 201 - 100) / 37.0f;
     tilec_context *ctx, *other;
     if (tilec_context_create(NULL, &ctx) || tilec_context_create(NULL, &other)) return 1;
@@ -104,12 +105,13 @@ int main(void) {
     CHECK_MSG(!strcmp(outcome(k), "miss"), "another context: %s", outcome(k));
     tilec_kernel_destroy(k);
 
-    /* TILEC_CACHE=0 */
+    /* TILEC_CACHE=0; then back to memory only (this test never uses the
+     * disk cache: tests/cli/cache.sh does) */
     setenv("TILEC_CACHE", "0", 1);
     k = compile(ctx, f, 16, TILEC_FUSE_AUTO, TILEC_STORES_AUTO, false);
     CHECK_MSG(!strcmp(outcome(k), "off"), "TILEC_CACHE=0: %s", outcome(k));
     tilec_kernel_destroy(k);
-    unsetenv("TILEC_CACHE");
+    setenv("TILEC_CACHE", "memory", 1);
 
     /* eviction: 65 distinct kernels (2..66 columns at W = 1, cheap to
      * compile) push the first one out */

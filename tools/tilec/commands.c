@@ -19,6 +19,7 @@ static const cli_command *const commands[] = {
     &cli_emit_llvm_command,
     &cli_emit_asm_command,
     &cli_demo_command,
+    &cli_cache_command,
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 
