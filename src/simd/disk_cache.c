@@ -4,7 +4,9 @@
  *   "counters C1 C2 ...\n"              (SIMD_COUNTERS order)
  *   "sleef N NAME1 NAME2 ...\n"
  *   "object LEN FNV64\n" LEN bytes
- */
+ * FNV64 covers the counters and sleef lines and the object bytes: a
+ * damaged counter (workspace_bytes sizes a buffer) or symbol name is caught
+ * like damaged code. */
 #define _GNU_SOURCE /* dladdr, dl_iterate_phdr */
 #include "simd/disk_cache.h"
 
@@ -25,12 +27,13 @@
 static const char MAGIC[] = "TILEC-KERNEL 1\n";
 static const char SUFFIX[] = ".tko";
 
-static uint64_t fnv64(const void *data, size_t n) {
+static uint64_t fnv64_more(uint64_t h, const void *data, size_t n) {
     const unsigned char *p = data;
-    uint64_t h = 0xcbf29ce484222325ull;
     for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
     return h;
 }
+
+static uint64_t fnv64(const void *data, size_t n) { return fnv64_more(0xcbf29ce484222325ull, data, n); }
 
 /* mkdir -p */
 static bool make_dirs(char *path) {
@@ -129,8 +132,10 @@ disk_lookup disk_cache_load(const char *dir, const strbuf *key, disk_entry *out)
     FILE *f = fopen(path, "rb");
     if (!f) return DISK_ABSENT;
     struct stat st;
-    char *data = fstat(fileno(f), &st) == 0 && st.st_size > 0 ? malloc((size_t)st.st_size) : NULL;
+    /* NUL-terminated, so no number parse can run past the end */
+    char *data = fstat(fileno(f), &st) == 0 && st.st_size > 0 ? malloc((size_t)st.st_size + 1) : NULL;
     bool ok = data && fread(data, 1, (size_t)st.st_size, f) == (size_t)st.st_size;
+    if (data) data[st.st_size] = 0;
     fclose(f);
     const char *p = data, *end = data ? data + st.st_size : NULL;
     uint64_t len = 0, sum = 0, n = 0;
@@ -140,6 +145,7 @@ disk_lookup disk_cache_load(const char *dir, const strbuf *key, disk_entry *out)
     ok = ok && read_number(&p, end, "key", &len) && *p == '\n' && (uint64_t)(end - p) > len + 1 && len == key->len &&
          !memcmp(p + 1, key->data, len) && p[1 + len] == '\n';
     if (ok) p += len + 2;
+    const char *meta = p; /* the counters and sleef lines, in the checksum */
     ok = ok && (size_t)(end - p) > 9 && !memcmp(p, "counters", 8);
     if (ok) p += 8;
 #define X(name) \
@@ -165,11 +171,15 @@ disk_lookup disk_cache_load(const char *dir, const strbuf *key, disk_entry *out)
     out->code.n_sleef = (size_t)n;
     ok = ok && *p == '\n';
     if (ok) p++;
+    size_t meta_len = ok ? (size_t)(p - meta) : 0;
     ok = ok && read_number(&p, end, "object", &len);
     if (ok) {
         char *stop;
-        sum = strtoull(p, &stop, 16);
-        ok = stop > p && *stop == '\n' && (uint64_t)(end - stop - 1) == len && fnv64(stop + 1, len) == sum;
+        /* exactly the 16 lowercase hex digits store wrote */
+        ok = end - p > 17 && *p == ' ' && strspn(p + 1, "0123456789abcdef") >= 16;
+        sum = ok ? strtoull(p, &stop, 16) : 0;
+        ok = ok && stop == p + 17 && *stop == '\n' && (uint64_t)(end - stop - 1) == len &&
+             fnv64_more(fnv64(meta, meta_len), stop + 1, len) == sum;
         if (ok) strbuf_append_n(&out->code.object, stop + 1, len), ok = !out->code.object.failed;
     }
     free(data);
@@ -243,18 +253,23 @@ void disk_cache_store(const char *dir, const strbuf *key, const disk_entry *e) {
         if (fd >= 0) close(fd);
         return;
     }
+    char meta[4096 + SIMD_OBJECT_MAX_SLEEF * 50];
+    size_t m = (size_t)snprintf(meta, sizeof meta, "counters");
+#define X(name) m += (size_t)snprintf(meta + m, sizeof meta - m, " %llu", (unsigned long long)e->counters.name);
+    SIMD_COUNTERS(X)
+#undef X
+    m += (size_t)snprintf(meta + m, sizeof meta - m, "\nsleef %zu", e->code.n_sleef);
+    for (size_t i = 0; i < e->code.n_sleef; i++) m += (size_t)snprintf(meta + m, sizeof meta - m, " %s", e->code.sleef[i]);
+    m += (size_t)snprintf(meta + m, sizeof meta - m, "\n");
     fputs(MAGIC, f);
     fprintf(f, "key %zu\n", key->len);
     fwrite(key->data, 1, key->len, f);
-    fputs("\ncounters", f);
-#define X(name) fprintf(f, " %llu", (unsigned long long)e->counters.name);
-    SIMD_COUNTERS(X)
-#undef X
-    fprintf(f, "\nsleef %zu", e->code.n_sleef);
-    for (size_t i = 0; i < e->code.n_sleef; i++) fprintf(f, " %s", e->code.sleef[i]);
-    fprintf(f, "\nobject %zu %016" PRIx64 "\n", e->code.object.len, fnv64(e->code.object.data, e->code.object.len));
+    fputc('\n', f);
+    fwrite(meta, 1, m, f);
+    fprintf(f, "object %zu %016" PRIx64 "\n", e->code.object.len,
+            fnv64_more(fnv64(meta, m), e->code.object.data, e->code.object.len));
     fwrite(e->code.object.data, 1, e->code.object.len, f);
-    bool ok = !ferror(f);
+    bool ok = !ferror(f) && m < sizeof meta;
     ok = fclose(f) == 0 && ok;
     if (!ok || rename(tmp, path)) unlink(tmp);
     trim(dir);

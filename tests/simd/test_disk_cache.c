@@ -1,0 +1,118 @@
+/* The disk cache's entries (src/simd/disk_cache.c): an entry reads back
+ * exactly as stored (counters, SLEEF names, object bytes); every truncation
+ * and every single-byte change of the file is detected (DISK_CORRUPT, the
+ * file removed), never loaded — a damaged counter or symbol name would size
+ * a buffer or bind a call wrongly; another key with the same file is a
+ * mismatch; TILEC_CACHE=memory and =0 mean no directory. */
+#include "harness.h"
+#include "simd/disk_cache.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[64];
+
+static char *only_file(void) {
+    static char path[256];
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "ls %s/*.tko 2>/dev/null", dir);
+    FILE *p = popen(cmd, "r");
+    path[0] = 0;
+    if (p && fgets(path, sizeof path, p)) path[strcspn(path, "\n")] = 0;
+    if (p) pclose(p);
+    return path[0] ? path : NULL;
+}
+
+int main(void) {
+    tilec_context *ctx;
+    if (tilec_context_create(NULL, &ctx)) return 1;
+    snprintf(dir, sizeof dir, "/tmp/tilec-disk-cache-XXXXXX");
+    CHECK(mkdtemp(dir) != NULL);
+    setenv("TILEC_CACHE_DIR", dir, 1);
+    unsetenv("TILEC_CACHE");
+    char got_dir[PATH_MAX];
+    CHECK(disk_cache_dir(got_dir) && !strcmp(got_dir, dir));
+    char id[128];
+    CHECK(disk_cache_build_id(id, sizeof id) && strlen(id) >= 16);
+
+    strbuf key;
+    strbuf_init(&key, ctx);
+    strbuf_append(&key, "a key\nwith lines and \x01 bytes");
+    disk_entry e;
+    memset(&e, 0, sizeof e);
+    strbuf_init(&e.code.object, ctx);
+    for (int i = 0; i < 300; i++) strbuf_append_n(&e.code.object, (const char *)&i, 1);
+    e.counters.gathers = 7, e.counters.workspace_bytes = 4096, e.counters.math_calls = 3;
+    snprintf(e.code.sleef[0], sizeof e.code.sleef[0], "Sleef_expf16_u10");
+    snprintf(e.code.sleef[1], sizeof e.code.sleef[1], "Sleef_logf16_u10");
+    e.code.n_sleef = 2;
+    disk_cache_store(dir, &key, &e);
+    const char *path = only_file();
+    CHECK(path != NULL);
+    if (!path) TEST_MAIN_END();
+    size_t size = 0;
+    char *good = read_file(path, &size);
+    CHECK(good && size > 300);
+
+    disk_entry r;
+    memset(&r, 0, sizeof r);
+    strbuf_init(&r.code.object, ctx);
+    CHECK(disk_cache_load(dir, &key, &r) == DISK_LOADED);
+    CHECK(r.counters.gathers == 7 && r.counters.workspace_bytes == 4096 && r.counters.math_calls == 3 &&
+          r.code.n_sleef == 2 && !strcmp(r.code.sleef[1], "Sleef_logf16_u10") && r.code.object.len == 300 &&
+          !memcmp(r.code.object.data, e.code.object.data, 300));
+
+    /* another key that lands in the same file name is a mismatch */
+    strbuf other;
+    strbuf_init(&other, ctx);
+    strbuf_append(&other, "another key");
+    CHECK(disk_cache_load(dir, &other, &r) == DISK_ABSENT); /* its own file name: absent */
+
+    /* every truncation and every one-byte change: detected, removed */
+    unsigned undetected = 0, trials = 0;
+    for (size_t at = 0; at < size && good; at += (at < 200 ? 1 : 7)) {
+        for (int kind = 0; kind < 2; kind++) {
+            FILE *f = fopen(path, "wb");
+            if (!f) continue;
+            if (kind == 0) {
+                fwrite(good, 1, at, f); /* truncated to `at` bytes */
+            } else {
+                char c = (char)(good[at] ^ (1 << (at % 8)));
+                fwrite(good, 1, at, f), fputc(c, f), fwrite(good + at + 1, 1, size - at - 1, f);
+            }
+            fclose(f);
+            strbuf_free(&r.code.object);
+            strbuf_init(&r.code.object, ctx);
+            trials++;
+            if (disk_cache_load(dir, &key, &r) != DISK_CORRUPT || access(path, F_OK) == 0) {
+                undetected++;
+                fprintf(stderr, "undetected: %s at %zu ('%c')\n", kind ? "flip" : "truncate", at, good[at]);
+            }
+        }
+    }
+    CHECK_MSG(undetected == 0 && trials > 200, "%u of %u damaged entries were not detected", undetected, trials);
+
+    setenv("TILEC_CACHE", "memory", 1);
+    CHECK(!disk_cache_dir(got_dir));
+    setenv("TILEC_CACHE", "0", 1);
+    CHECK(!disk_cache_dir(got_dir));
+    unsetenv("TILEC_CACHE");
+    uint64_t n, bytes;
+    disk_cache_store(dir, &key, &e);
+    disk_cache_stats(dir, &n, &bytes);
+    CHECK(n == 1 && bytes == size);
+    CHECK(disk_cache_clear(dir) == 1);
+    disk_cache_stats(dir, &n, &bytes);
+    CHECK(n == 0 && bytes == 0);
+
+    free(good);
+    strbuf_free(&r.code.object);
+    strbuf_free(&e.code.object);
+    strbuf_free(&key);
+    strbuf_free(&other);
+    rmdir(dir);
+    tilec_context_destroy(ctx);
+    TEST_MAIN_END();
+}
