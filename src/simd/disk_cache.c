@@ -294,5 +294,14 @@ uint64_t disk_cache_clear(const char *dir) {
         removed += unlink(path) == 0;
     }
     free(files);
+    /* and what a process killed while writing an entry left behind */
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (!strncmp(e->d_name, ".tmp-", 5)) {
+            char path[PATH_MAX + NAME_MAX + 2];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    if (d) closedir(d);
     return removed;
 }

@@ -37,7 +37,9 @@ disk_lookup disk_cache_load(const char *dir, const strbuf *key, disk_entry *out)
 /* Writes the entry (best effort: a failure only means no entry), then
  * trims the directory to $TILEC_CACHE_MAX_MB (default 512) MiB. */
 void disk_cache_store(const char *dir, const strbuf *key, const disk_entry *e);
-/* The entries in `dir`: how many and their bytes; clear removes them. */
+/* The entries in `dir`: how many and their bytes; clear removes them (and
+ * the temporary files of writes that never finished), returning how many
+ * entries it removed. */
 void disk_cache_stats(const char *dir, uint64_t *entries, uint64_t *bytes);
 uint64_t disk_cache_clear(const char *dir);
 

@@ -41,7 +41,9 @@ for damage in "truncate -s 100" "flip"; do
   expect 0 "$TILEC" run "$K" --width 16 && { [ "$(item cache)" = disk ] || fail "after rebuilding: cache=$(item cache)"; }
 done
 
+: >"$WORK/cache/.tmp-999-dead" # a write a killed process never finished
 expect 0 "$TILEC" cache clear && contains "$WORK/out" "removed [0-9]+ entries"
+[ -e "$WORK/cache/.tmp-999-dead" ] && fail "cache clear left an unfinished write behind"
 for mode in 0 memory; do
   expect 0 env TILEC_CACHE=$mode "$TILEC" run "$K" --width 16 && {
     [ "$(item cache)" = "$([ $mode = 0 ] && echo off || echo miss)" ] || fail "TILEC_CACHE=$mode: cache=$(item cache)"
