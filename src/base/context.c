@@ -153,14 +153,16 @@ const tilec_diag *tilec_diag_at(const tilec_context *ctx, size_t index) {
     return ctx && index < ctx->diag_count ? &ctx->diags[index] : NULL;
 }
 
-void tilec_diag_clear(tilec_context *ctx) {
-    for (size_t i = 0; i < ctx->diag_count; i++) {
+void tilec_diag_clear(tilec_context *ctx) { tilec_diag_truncate(ctx, 0); }
+
+void tilec_diag_truncate(tilec_context *ctx, size_t count) {
+    for (size_t i = count; i < ctx->diag_count; i++) {
         tilec_diag *d = &ctx->diags[i];
         ctx->allocator.free(ctx->allocator.user, (void *)d->code);
         ctx->allocator.free(ctx->allocator.user, (void *)d->message);
         ctx->allocator.free(ctx->allocator.user, (void *)d->loc.file);
     }
-    ctx->diag_count = 0;
+    if (count < ctx->diag_count) ctx->diag_count = count;
 }
 
 void tilec_context_add_source(tilec_context *ctx, const char *name, const char *text, size_t length) {

@@ -25,6 +25,10 @@ tilec_status tilec_error(tilec_context *ctx, tilec_status status, const char *co
 tilec_status tilec_verror(tilec_context *ctx, tilec_status status, const char *code,
                           tilec_loc loc, const char *fmt, va_list ap);
 
+/* Drops the diagnostics after the first `count` (what a failed attempt that
+ * the caller recovers from appended). */
+void tilec_diag_truncate(tilec_context *ctx, size_t count);
+
 /* One slot for a higher layer's per-context state (the facade's kernel
  * cache): set once, destroyed (destroy(ext)) first when the context is. */
 void *tilec_context_extension(const tilec_context *ctx);

@@ -89,12 +89,13 @@ static tilec_status disk_compile(tilec_context *ctx, const xir_func *f, const si
     disk_lookup found = disk ? disk_cache_load(dir, &key, &entry) : DISK_ABSENT;
     tilec_status st = TILEC_E_UNSUPPORTED;
     if (found == DISK_LOADED) {
+        size_t diags = tilec_diag_count(ctx);
         const char *names[SIMD_OBJECT_MAX_SLEEF];
         for (size_t i = 0; i < entry.code.n_sleef; i++) names[i] = entry.code.sleef[i];
         st = simd_kernel_from_object(ctx, simd_resolve_width(o->width, getenv("TILEC_SIMD_WIDTH")), f->block_size,
                                      &entry.counters, names, entry.code.n_sleef, entry.code.object.data,
                                      entry.code.object.len, out);
-        if (st) tilec_diag_clear(ctx); /* an entry that does not link: rebuilt below */
+        if (st) tilec_diag_truncate(ctx, diags); /* an entry that does not link: rebuilt below */
         *outcome = SIMD_CACHE_DISK;
     }
     if (st) {
