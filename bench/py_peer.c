@@ -245,12 +245,15 @@ const char *py_peer_version(py_peers *ps, size_t kind) {
 }
 
 void py_peers_doc_end(bench_doc *d, py_peers *ps, size_t n, const char *const *names, const char *const *versions) {
-    const char *all_names[8 + PY_PEERS], *all_versions[8 + PY_PEERS];
-    if (n > 8) n = 8;
-    for (size_t i = 0; i < n; i++) all_names[i] = names[i], all_versions[i] = versions[i];
-    for (size_t k = 0; k < PY_PEERS; k++)
-        all_names[n + k] = py_peer_kinds[k].name, all_versions[n + k] = py_peer_version(ps, k);
-    bench_doc_end(d, n + PY_PEERS, all_names, all_versions);
+    const char **all = malloc(2 * (n + PY_PEERS) * sizeof *all), **all_versions = all + n + PY_PEERS;
+    if (!all) {
+        fprintf(stderr, "bench: out of memory\n");
+        exit(1);
+    }
+    for (size_t i = 0; i < n; i++) all[i] = names[i], all_versions[i] = versions[i];
+    for (size_t k = 0; k < PY_PEERS; k++) all[n + k] = py_peer_kinds[k].name, all_versions[n + k] = py_peer_version(ps, k);
+    bench_doc_end(d, n + PY_PEERS, all, all_versions);
+    free(all);
 }
 
 static bool py_check(void *state, float *out, size_t n, char *err, size_t errlen) {

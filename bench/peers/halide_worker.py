@@ -70,8 +70,9 @@ class RowOp:
     def __init__(self, op, dims, arrays):
         self.rows, self.width = dims
         self.c, self.r = hl.Var("c"), hl.Var("r")
-        self.reductions = []  # row reductions to compute at the row
-        self.staged = []      # per-element stages to compute at the row
+        self.reductions = []      # row reductions to compute at the row
+        self.staged = []          # per-element stages to compute at the row
+        self.staged_scalars = []  # per-row values to compute at the row
         self.arrays = arrays  # an hl.Buffer does not keep its numpy array alive
         self.ins = [hl.Buffer(a) for a in arrays]
         c, r, w = self.c, self.r, self.width
@@ -146,7 +147,7 @@ class RowOp:
             f.compute_at(o, ri)
             if self.width >= VEC:
                 f.vectorize(c, VEC, hl.TailStrategy.GuardWithIf)
-        for f in getattr(self, "staged_scalars", []):
+        for f in self.staged_scalars:
             f.compute_at(o, ri)
         for f in self.reductions:
             schedule_row_reduction(f, self.k, o, ri, self.width)

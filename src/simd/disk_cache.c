@@ -70,15 +70,12 @@ typedef struct {
 static int find_build_id(struct dl_phdr_info *info, size_t size, void *data) {
     (void)size;
     build_id_search *s = data;
-    if ((const void *)info->dlpi_addr != s->base && !(info->dlpi_addr == 0 && s->base == NULL)) {
-        /* dlpi_addr is the load bias; for a non-PIE executable it is 0 while
-         * dladdr's base is the ELF header's address: compare headers too */
-        bool holds = false;
-        for (int i = 0; i < info->dlpi_phnum && !holds; i++)
-            if (info->dlpi_phdr[i].p_type == PT_LOAD && info->dlpi_phdr[i].p_offset == 0)
-                holds = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr) == s->base;
-        if (!holds) return 0;
-    }
+    /* the object whose ELF header (its first loaded byte) is dladdr's base */
+    bool holds = false;
+    for (int i = 0; i < info->dlpi_phnum && !holds; i++)
+        if (info->dlpi_phdr[i].p_type == PT_LOAD && info->dlpi_phdr[i].p_offset == 0)
+            holds = (const void *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr) == s->base;
+    if (!holds) return 0;
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_NOTE) continue;

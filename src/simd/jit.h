@@ -30,7 +30,7 @@ void *jit_sleef_address(const char *name);
 typedef struct {
     LLVMOrcLLJITRef jit;
     LLVMOrcThreadSafeContextRef tsc; /* the context modules are built in */
-    double optimize_ms;              /* jit_finish's LLVM pipeline; the rest of it is code generation */
+    double optimize_ms;              /* jit_compile_object's LLVM pipeline */
 } jit_session;
 
 /* Creates the thread-safe context to build a module in. */

@@ -9,10 +9,6 @@
 #include "lowering.h"
 #include "plan/report.h"
 
-#include <math.h>
-#include <stdlib.h>
-#include <string.h>
-
 enum { OPT_DEFINE = 1, OPT_KERNEL, OPT_EXPLAIN, OPT_JSON };
 
 static const cli_option options[] = {
