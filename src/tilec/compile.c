@@ -100,12 +100,12 @@ static tilec_kernel *kernel_new(tilec_context *ctx) {
 static bool take_launch(tilec_kernel *k, const plan_result *p, const lower_result *lr) {
     k->params = lr->arg_count ? tilec_alloc(k->ctx, lr->arg_count * sizeof *k->params) : NULL;
     if (lr->arg_count && !k->params) return false;
-    k->user_args = (uint32_t)(lr->arg_count - lr->packed);
+    k->prog.user_args = (uint32_t)(lr->arg_count - lr->packed);
     for (size_t i = 0; i < lr->arg_count; i++) {
         k->params[i] = (rt_param){lr->args[i].elem, lr->args[i].min_bytes};
-        if (i < k->user_args) k->arg_bytes += lr->args[i].min_bytes;
+        if (i < k->prog.user_args) k->arg_bytes += lr->args[i].min_bytes;
     }
-    k->desc = (rt_kernel){
+    k->prog.desc = (rt_kernel){
         .name = strbuf_cstr(&k->name),
         .entry = (rt_entry)(void (*)(void))simd_kernel_entry(k->native), /* same ABI: runtime.c */
         .arg_count = (uint32_t)lr->arg_count,
@@ -118,21 +118,6 @@ static bool take_launch(tilec_kernel *k, const plan_result *p, const lower_resul
     plan_label(p, &k->plan);
     strbuf_append(&k->plan_realization, lr->realization ? lr->realization : "");
     return !k->plan.failed && !k->plan_realization.failed;
-}
-
-/* The scratch block (64-byte aligned) and its lock. */
-static tilec_status alloc_scratch(tilec_context *ctx, tilec_kernel *k, uint64_t bytes, const char *what) {
-    k->scratch_bytes = bytes;
-    if (!(k->scratch_block = tilec_alloc(ctx, bytes + 64)))
-        return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory for %llu bytes of %s",
-                           (unsigned long long)bytes, what);
-    k->scratch = (void *)(((uintptr_t)k->scratch_block + 63) & ~(uintptr_t)63);
-    if (pthread_mutex_init(&k->scratch_lock, NULL)) {
-        tilec_free(ctx, k->scratch_block);
-        k->scratch_block = NULL;
-        return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "cannot create the %s lock", what);
-    }
-    return TILEC_OK;
 }
 
 /* The packing kernel: plan_pack_build's copy, compiled for the same width,
@@ -150,9 +135,10 @@ static tilec_status compile_pack(tilec_context *ctx, tilec_kernel *k, const tir_
     tilec_status st = tilec_compile(ctx, tir_module_func(m, 0), &po, &k->pack);
     tir_module_destroy(m);
     if (st) return st;
-    k->packed_param = pack->param;
+    k->prog.pack = &k->pack->prog;
+    k->prog.packed_param = pack->param;
     k->times.total += k->pack->times.total;
-    return alloc_scratch(ctx, k, pack->bytes, "panels");
+    return rt_program_alloc_scratch(ctx, &k->prog, pack->bytes, "panels");
 }
 
 /* A split kernel: its partial and combine kernels (plan_split_build),
@@ -188,29 +174,32 @@ static tilec_status compile_split(tilec_context *ctx, tilec_kernel *k, const tir
     tir_module_destroy(m);
     if (st) return st;
     const tilec_kernel *p = k->split_partial, *c = k->split_combine;
-    k->user_args = (uint32_t)f->body->arg_count;
-    k->split_carries = split->reduce->result_count;
+    rt_program *prog = &k->prog;
+    prog->split_partial = &k->split_partial->prog;
+    prog->split_combine = &k->split_combine->prog;
+    prog->user_args = (uint32_t)f->body->arg_count;
+    prog->split_carries = split->reduce->result_count;
     uint64_t bytes = 0;
-    for (uint32_t i = 0; i < k->split_carries; i++) {
-        const rt_param *w = &p->params[k->user_args + i];
-        k->split_offset[i] = bytes;
-        k->split_bytes[i] = w->min_bytes;
-        k->split_elem[i] = w->elem;
+    for (uint32_t i = 0; i < prog->split_carries; i++) {
+        const rt_param *w = &p->params[prog->user_args + i];
+        prog->split_offset[i] = bytes;
+        prog->split_bytes[i] = w->min_bytes;
+        prog->split_elem[i] = w->elem;
         bytes += (w->min_bytes + 63) & ~(uint64_t)63;
     }
-    if (!(k->params = tilec_alloc(ctx, (k->user_args ? k->user_args : 1) * sizeof *k->params)))
+    if (!(k->params = tilec_alloc(ctx, (prog->user_args ? prog->user_args : 1) * sizeof *k->params)))
         return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
-    for (uint32_t i = 0; i < k->user_args; i++) {
+    for (uint32_t i = 0; i < prog->user_args; i++) {
         k->params[i] = p->params[i];
         if (c->params[i].min_bytes > k->params[i].min_bytes) k->params[i].min_bytes = c->params[i].min_bytes;
         k->arg_bytes += k->params[i].min_bytes;
     }
     /* checks the arguments only (dispatch runs the two kernels): the
      * partial kernel's geometry over the TileIR parameters */
-    k->desc = p->desc;
-    k->desc.name = strbuf_cstr(&k->name);
-    k->desc.arg_count = k->user_args;
-    k->desc.params = k->params;
+    prog->desc = p->prog.desc;
+    prog->desc.name = strbuf_cstr(&k->name);
+    prog->desc.arg_count = prog->user_args;
+    prog->desc.params = k->params;
     k->flops = tilec_count_mma_flops(f);
     k->times = p->times;
     k->times.total += c->times.total;
@@ -220,7 +209,7 @@ static tilec_status compile_split(tilec_context *ctx, tilec_kernel *k, const tir
     strbuf_printf(&k->split, "%s", split->why);
     if (k->plan.failed || k->plan_realization.failed || k->split.failed)
         return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
-    return alloc_scratch(ctx, k, bytes, "split workspace");
+    return rt_program_alloc_scratch(ctx, prog, bytes, "split workspace");
 }
 
 /* The unfused twin of a kernel whose streamed loads need some arguments
@@ -228,13 +217,14 @@ static tilec_status compile_split(tilec_context *ctx, tilec_kernel *k, const tir
 static tilec_status compile_unfused(tilec_context *ctx, tilec_kernel *k, const tir_func *f, const lower_result *lr,
                                     const tilec_compile_options *o) {
     bool needed = false;
-    for (uint32_t i = 0; i < k->user_args; i++) needed = needed || lr->args[i].disjoint || lr->args[i].disjoint_or_equal;
+    uint32_t n = k->prog.user_args;
+    for (uint32_t i = 0; i < n; i++) needed = needed || lr->args[i].disjoint || lr->args[i].disjoint_or_equal;
     if (!needed) return TILEC_OK;
-    k->disjoint = tilec_alloc(ctx, k->user_args * sizeof *k->disjoint);
-    k->disjoint_or_equal = tilec_alloc(ctx, k->user_args * sizeof *k->disjoint_or_equal);
+    k->prog.disjoint = k->disjoint = tilec_alloc(ctx, n * sizeof *k->disjoint);
+    k->prog.disjoint_or_equal = k->disjoint_or_equal = tilec_alloc(ctx, n * sizeof *k->disjoint_or_equal);
     if (!k->disjoint || !k->disjoint_or_equal)
         return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
-    for (uint32_t i = 0; i < k->user_args; i++) {
+    for (uint32_t i = 0; i < n; i++) {
         k->disjoint[i] = lr->args[i].disjoint;
         k->disjoint_or_equal[i] = lr->args[i].disjoint_or_equal;
     }
@@ -242,7 +232,10 @@ static tilec_status compile_unfused(tilec_context *ctx, tilec_kernel *k, const t
     uo.runtime = k->runtime;
     uo.fuse = TILEC_FUSE_OFF;
     tilec_status st = tilec_compile(ctx, f, &uo, &k->unfused);
-    if (!st) k->times.total += k->unfused->times.total;
+    if (!st) {
+        k->prog.unfused = &k->unfused->prog;
+        k->times.total += k->unfused->times.total;
+    }
     return st;
 }
 
@@ -419,14 +412,13 @@ tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_co
 
 void tilec_kernel_destroy(tilec_kernel *k) {
     if (!k) return;
-    if (k->scratch_block) pthread_mutex_destroy(&k->scratch_lock);
     tilec_kernel_destroy(k->pack);
     tilec_kernel_destroy(k->split_partial);
     tilec_kernel_destroy(k->split_combine);
     tilec_kernel_destroy(k->unfused);
     tilec_free(k->ctx, k->disjoint);
     tilec_free(k->ctx, k->disjoint_or_equal);
-    tilec_free(k->ctx, k->scratch_block);
+    rt_program_free_scratch(k->ctx, &k->prog);
     simd_kernel_destroy(k->native);
     if (k->owns_runtime) tilec_runtime_destroy(k->runtime);
     tilec_free(k->ctx, k->params);

@@ -28,8 +28,8 @@ static tilec_status report(const void *user, tilec_context *ctx, const fault_rec
 }
 
 bool tilec_kernel_take_fault_sites(tilec_kernel *k, const lower_result *lr) {
-    k->desc.report_fault = report;
-    k->desc.fault_user = k;
+    k->prog.desc.report_fault = report;
+    k->prog.desc.fault_user = k;
     size_t n = lr->fault_site_count, bytes = n * sizeof *k->fault_sites;
     if (!n) return true;
     for (size_t i = 0; i < n; i++) {

@@ -5,34 +5,26 @@
  * Invariants: a tilec_kernel owns its native code (simd_kernel), its
  * argument table (params, one per TileIR view parameter in order, then the
  * packed panels when it packs) and its strings; `runtime` is borrowed unless
- * owns_runtime.  desc.params points at params, so a kernel is never copied
- * by value (only its pointer moves).  A packing kernel (plan/pack.h) owns
- * the copy kernel `pack` (on the same runtime) and the panels `scratch`.
- * A split kernel (plan/split.h) has no native code of its own: it owns its
- * partial and combine kernels (same runtime) and their workspace `scratch`
- * (one 64-byte-aligned view per carry at split_offset[i]); its params are
- * the TileIR parameters only.  scratch_lock makes each dispatch's steps one
- * step, so concurrent dispatches never read each other's scratch.
- * A fused kernel whose streamed loads need parameters apart (plan/stream.h)
- * owns its unfused twin (same runtime), which dispatch runs instead when
- * the arguments overlap; the counters say how often each ran. */
+ * owns_runtime.  prog (rt/program.h) is what dispatch runs: prog.desc.params
+ * points at params and its sub-programs at the helper kernels' progs, so a
+ * kernel is never copied by value (only its pointer moves).  A packing
+ * kernel (plan/pack.h) owns the copy kernel `pack` (on the same runtime),
+ * prog owns the panels.  A split kernel (plan/split.h) has no native code of
+ * its own: it owns its partial and combine kernels (same runtime), prog owns
+ * their workspace; its params are the TileIR parameters only.  A fused
+ * kernel whose streamed loads need parameters apart (plan/stream.h) owns its
+ * unfused twin (same runtime) and the masks prog.disjoint*. */
 #ifndef TILEC_FACADE_KERNEL_H
 #define TILEC_FACADE_KERNEL_H
 
 #include "base/strbuf.h"
-#include "rt/dispatch.h"
+#include "rt/program.h"
 #include "lower/lower.h"
 #include "plan/split.h"
 #include "simd/cache.h"
 #include "simd/simd.h"
+#include "tilec/runtime.h"
 #include "tilec/tilec.h"
-
-#include <pthread.h>
-
-struct tilec_runtime {
-    tilec_context *ctx; /* the pool's allocation context */
-    rt_pool *pool;
-};
 
 struct tilec_kernel {
     tilec_context *ctx;
@@ -41,22 +33,12 @@ struct tilec_kernel {
     simd_kernel *native;
     const char *cache;      /* the kernel cache's answer for the native code: "hit", "miss", "off" */
     rt_param *params;
-    rt_kernel desc;
-    uint32_t user_args;     /* the TileIR parameters (desc.arg_count less the panels) */
-    tilec_kernel *pack;     /* the copy kernel (args: the source parameter, the panels); NULL: none */
-    uint32_t packed_param;  /* the parameter it copies */
-    void *scratch_block;    /* what was allocated; scratch is it aligned up to 64 */
-    void *scratch;
-    uint64_t scratch_bytes;
-    pthread_mutex_t scratch_lock;
+    rt_program prog;
+    tilec_kernel *pack;       /* the copy kernel (args: the source parameter, the panels); NULL: none */
     tilec_kernel *split_partial, *split_combine; /* NULL: not split */
-    uint32_t split_carries;
-    uint64_t split_offset[PLAN_SPLIT_MAX_CARRIES], split_bytes[PLAN_SPLIT_MAX_CARRIES];
-    tir_scalar split_elem[PLAN_SPLIT_MAX_CARRIES];
     strbuf split;             /* the split in words ("" when not split) */
     tilec_kernel *unfused;    /* NULL: the streams need nothing of the arguments */
-    uint64_t *disjoint, *disjoint_or_equal; /* [user_args]: lower_arg's masks */
-    _Atomic uint64_t fused_dispatches, unfused_dispatches;
+    uint64_t *disjoint, *disjoint_or_equal; /* [user args]: prog's masks */
     uint64_t flops, arg_bytes;
     tilec_compile_times times;
     strbuf name, plan, plan_realization, realization, json;

@@ -69,17 +69,17 @@ bool tilec_kernel_describe(tilec_kernel *k) {
     item_text(k, "plan", strbuf_cstr(&k->plan));
     item_u64(k, "W", simd_kernel_width(tilec_kernel_native(k)));
     item_u64(k, "workers", tilec_runtime_workers(k->runtime));
-    item_u64(k, "block", main->desc.block_size);
-    item_u64(k, "dispatch", main->desc.dispatch_size);
-    item_u64(k, "blocks_per_task", main->desc.blocks_per_task);
+    item_u64(k, "block", main->prog.desc.block_size);
+    item_u64(k, "dispatch", main->prog.desc.dispatch_size);
+    item_u64(k, "blocks_per_task", main->prog.desc.blocks_per_task);
     const simd_counters *c = simd_kernel_counters(tilec_kernel_native(k));
 #define X(name) item_u64(k, #name, c->name);
     SIMD_COUNTERS(X)
 #undef X
     item_text(k, "packed", main->pack ? strbuf_cstr(&main->pack->name) : "none");
-    item_u64(k, "packed_bytes", main->pack ? main->scratch_bytes : 0);
+    item_u64(k, "packed_bytes", main->pack ? main->prog.scratch_bytes : 0);
     item_text(k, "split", k->split_partial ? strbuf_cstr(&k->split) : "none"); /* no '"' in the words */
-    item_u64(k, "split_workspace_bytes", k->split_partial ? k->scratch_bytes : 0);
+    item_u64(k, "split_workspace_bytes", k->split_partial ? k->prog.scratch_bytes : 0);
     item_text(k, "unfused_twin", main->unfused ? strbuf_cstr(&main->unfused->plan) : "none");
     item_u64(k, "mma_flops", k->flops);
     item_u64(k, "argument_bytes", k->arg_bytes);
@@ -97,7 +97,7 @@ bool tilec_kernel_describe(tilec_kernel *k) {
     return !k->realization.failed && !k->json.failed;
 }
 
-size_t tilec_kernel_arg_count(const tilec_kernel *k) { return k->user_args; }
+size_t tilec_kernel_arg_count(const tilec_kernel *k) { return k->prog.user_args; }
 tir_scalar tilec_kernel_arg_elem(const tilec_kernel *k, size_t index) { return k->params[index].elem; }
 uint64_t tilec_kernel_arg_min_bytes(const tilec_kernel *k, size_t index) { return k->params[index].min_bytes; }
 uint32_t tilec_kernel_width(const tilec_kernel *k) { return simd_kernel_width(tilec_kernel_native(k)); }

@@ -1,0 +1,101 @@
+/* program.c — dispatching a program (program.h): a packing program checks
+ * the arguments with its panels appended, then runs its copy kernel and its
+ * entry; a split program checks the arguments against its own table, then
+ * runs its partial and combine programs on (arguments, workspace views);
+ * each under the program's scratch_lock.  A program with an unfused twin
+ * first checks whether the arguments overlap where its streams need them
+ * apart and runs the twin when they do. */
+#include "rt/program.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+enum { STACK_ARGS = 32 };
+
+tilec_status rt_program_alloc_scratch(tilec_context *ctx, rt_program *p, uint64_t bytes, const char *what) {
+    p->scratch_bytes = bytes;
+    if (!(p->scratch_block = tilec_alloc(ctx, bytes + 64)))
+        return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory for %" PRIu64 " bytes of %s",
+                           bytes, what);
+    p->scratch = (void *)(((uintptr_t)p->scratch_block + 63) & ~(uintptr_t)63);
+    if (pthread_mutex_init(&p->scratch_lock, NULL)) {
+        tilec_free(ctx, p->scratch_block);
+        p->scratch_block = p->scratch = NULL;
+        return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "cannot create the %s lock", what);
+    }
+    return TILEC_OK;
+}
+
+void rt_program_free_scratch(tilec_context *ctx, rt_program *p) {
+    if (!p->scratch_block) return;
+    pthread_mutex_destroy(&p->scratch_lock);
+    tilec_free(ctx, p->scratch_block);
+    p->scratch_block = p->scratch = NULL;
+}
+
+static tilec_status dispatch_split(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args) {
+    rt_arg local[STACK_ARGS];
+    size_t count = n + p->split_carries;
+    rt_arg *b = count <= STACK_ARGS ? local : tilec_alloc(ctx, count * sizeof *b);
+    if (!b) return tilec_error(ctx, TILEC_E_NOMEM, "RT-D07", tilec_no_loc(), "out of memory binding arguments");
+    if (n) memcpy(b, args, n * sizeof *b);
+    for (uint32_t i = 0; i < p->split_carries; i++)
+        b[n + i] = (rt_arg){(char *)p->scratch + p->split_offset[i], p->split_bytes[i], p->split_elem[i]};
+    pthread_mutex_lock(&p->scratch_lock);
+    tilec_status st = rt_check_args(ctx, &p->desc, args, (uint32_t)n);
+    if (!st) st = rt_program_dispatch(pool, ctx, p->split_partial, count, b);
+    if (!st) st = rt_program_dispatch(pool, ctx, p->split_combine, count, b);
+    pthread_mutex_unlock(&p->scratch_lock);
+    if (b != local) tilec_free(ctx, b);
+    return st;
+}
+
+/* Whether arguments i and j share a byte the program may touch. */
+static bool overlap(const rt_program *p, const rt_arg *args, size_t i, size_t j) {
+    uintptr_t a = (uintptr_t)args[i].data, b = (uintptr_t)args[j].data;
+    uint64_t na = p->desc.params[i].min_bytes, nb = p->desc.params[j].min_bytes;
+    return na && nb && (a >= b ? a - b < nb : b - a < na);
+}
+
+/* Whether the arguments break what the streamed loads need. */
+static bool streams_unsafe(const rt_program *p, size_t n, const rt_arg *args) {
+    for (size_t i = 0; i < n && i < 64; i++)
+        for (size_t j = 0; j < n && j < 64; j++) {
+            if ((p->disjoint[i] >> j & 1) && overlap(p, args, i, j)) return true;
+            if ((p->disjoint_or_equal[i] >> j & 1) && overlap(p, args, i, j) && args[i].data != args[j].data)
+                return true;
+        }
+    return false;
+}
+
+static tilec_status dispatch_packed(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args) {
+    rt_arg local[STACK_ARGS];
+    size_t count = n + 1;
+    rt_arg *a = count <= STACK_ARGS ? local : tilec_alloc(ctx, count * sizeof *a);
+    if (!a) return tilec_error(ctx, TILEC_E_NOMEM, "RT-D07", tilec_no_loc(), "out of memory binding arguments");
+    if (n) memcpy(a, args, n * sizeof *a);
+    a[n] = (rt_arg){p->scratch, p->scratch_bytes, p->desc.params[n].elem};
+    rt_arg copy[2] = {a[p->packed_param], a[n]};
+    pthread_mutex_lock(&p->scratch_lock);
+    tilec_status st = rt_check_args(ctx, &p->desc, a, (uint32_t)count);
+    if (!st) st = rt_dispatch(pool, ctx, &p->pack->desc, copy, 2, NULL);
+    if (!st) st = rt_dispatch(pool, ctx, &p->desc, a, (uint32_t)count, NULL);
+    pthread_mutex_unlock(&p->scratch_lock);
+    if (a != local) tilec_free(ctx, a);
+    return st;
+}
+
+tilec_status rt_program_dispatch(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args) {
+    const char *name = p->desc.name ? p->desc.name : "kernel";
+    if (n != p->user_args || (n && !args))
+        return tilec_error(ctx, TILEC_E_ARG, "RT-D02", tilec_no_loc(), "kernel '@%s' takes %u arguments, got %zu%s",
+                           name, p->user_args, n, n && !args ? " (NULL array)" : "");
+    if (p->unfused) {
+        bool unsafe = streams_unsafe(p, n, args);
+        ++*(unsafe ? &p->unfused_dispatches : &p->fused_dispatches);
+        if (unsafe) return rt_program_dispatch(pool, ctx, p->unfused, n, args);
+    }
+    if (p->split_partial) return dispatch_split(pool, ctx, p, n, args);
+    if (p->pack) return dispatch_packed(pool, ctx, p, n, args);
+    return rt_dispatch(pool, ctx, &p->desc, args, (uint32_t)n, NULL);
+}

@@ -1,0 +1,57 @@
+/* program.h — a compiled kernel as the runtime dispatches it: one packet
+ * entry (rt_kernel), or that entry with steps around it:
+ *   pack     a copy kernel run first on (source parameter, panels), the
+ *            panels being the last argument the entry takes;
+ *   split    no entry of its own: a partial kernel then a combine kernel,
+ *            each run on (arguments, workspace views), one view per carry;
+ *   unfused  a twin run instead when the arguments overlap where the
+ *            entry's streamed loads need them apart (disjoint masks).
+ * The facade's JIT kernels (tilec/kernel.h) and ahead-of-time objects
+ * (tilec/aot_run.c) are both programs, so both dispatch through
+ * rt_program_dispatch.
+ *
+ * Invariants: desc checks the user's arguments plus the panels (a split
+ * program: the user's arguments only, against the larger of its parts'
+ * sizes); sub-programs run on the same pool; scratch (panels or split
+ * workspace, 64-byte aligned) is used under scratch_lock, so concurrent
+ * dispatches never read each other's. */
+#ifndef TILEC_RT_PROGRAM_H
+#define TILEC_RT_PROGRAM_H
+
+#include "rt/dispatch.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+enum { RT_SPLIT_MAX_CARRIES = 16 };
+
+typedef struct rt_program rt_program;
+struct rt_program {
+    rt_kernel desc;
+    uint32_t user_args;
+    rt_program *pack; /* NULL: no packing */
+    uint32_t packed_param;
+    rt_program *split_partial, *split_combine; /* NULL: not split */
+    uint32_t split_carries;
+    uint64_t split_offset[RT_SPLIT_MAX_CARRIES], split_bytes[RT_SPLIT_MAX_CARRIES];
+    tir_scalar split_elem[RT_SPLIT_MAX_CARRIES];
+    rt_program *unfused;                    /* NULL: the streams need nothing of the arguments */
+    const uint64_t *disjoint, *disjoint_or_equal; /* [user_args]: bit j of [i], i and j must not overlap
+                                                     (…_or_equal: unless they start at the same byte) */
+    void *scratch_block, *scratch; /* what was allocated; it aligned up to 64 */
+    uint64_t scratch_bytes;
+    pthread_mutex_t scratch_lock;
+    _Atomic uint64_t fused_dispatches, unfused_dispatches;
+};
+
+/* Allocates the program's scratch (bytes, 64-byte aligned) and its lock;
+ * TILEC-M01 on failure (`what` names it). */
+tilec_status rt_program_alloc_scratch(tilec_context *ctx, rt_program *p, uint64_t bytes, const char *what);
+/* Frees the scratch and its lock (not the sub-programs: their owners do). */
+void rt_program_free_scratch(tilec_context *ctx, rt_program *p);
+
+/* Runs p on args[0..n) (the user's arguments, TileIR parameter order):
+ * RT-D02 when n is not p->user_args, then as rt_dispatch. */
+tilec_status rt_program_dispatch(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args);
+
+#endif

@@ -1,0 +1,22 @@
+/* dispatch.c — tilec_dispatch: the kernel's program (rt/program.h) on its
+ * runtime (tilec_dispatch_program, runtime.h). */
+#include "tilec/kernel.h"
+
+#include <stddef.h>
+
+/* The backend's packet entry and the runtime's entry share one ABI: the
+ * buffer records have the same layout (checked here), so the entry is
+ * handed to the runtime as is. */
+_Static_assert(sizeof(rt_buffer) == sizeof(simd_buffer_arg), "buffer record size");
+_Static_assert(offsetof(rt_buffer, data) == offsetof(simd_buffer_arg, data), "buffer record data");
+_Static_assert(offsetof(rt_buffer, size_bytes) == offsetof(simd_buffer_arg, size_bytes), "buffer record size_bytes");
+
+tilec_status tilec_dispatch(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args) {
+    if (!k) return tilec_error(ctx, TILEC_E_ARG, "TILEC-D01", tilec_no_loc(), "tilec_dispatch: no kernel");
+    return tilec_dispatch_program(ctx, k->runtime, &k->prog, n, args);
+}
+
+void tilec_kernel_dispatch_counts(const tilec_kernel *k, uint64_t *fused, uint64_t *unfused) {
+    *fused = k->prog.fused_dispatches;
+    *unfused = k->prog.unfused_dispatches;
+}
