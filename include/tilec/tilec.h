@@ -39,6 +39,7 @@
 #define TILEC_TILEC_H
 
 #include "tilec/diag.h"
+#include "tilec/runtime.h"
 #include "tilec/tir.h"
 
 #include <stdbool.h>
@@ -49,20 +50,10 @@
 extern "C" {
 #endif
 
-/* The library's version, "MAJOR.MINOR.PATCH" (TILEC_VERSION_STRING of the
- * headers it was built with, tilec/api.h), and the LLVM it generates code
- * with. */
-TILEC_API const char *tilec_version(void);
+/* The LLVM the library generates code with (tilec_version: runtime.h). */
 TILEC_API const char *tilec_llvm_version(void);
 
-typedef struct tilec_runtime tilec_runtime;
 typedef struct tilec_kernel tilec_kernel;
-
-/* workers 0: TILEC_THREADS, else the online cores.  RT-P.. diagnostics. */
-TILEC_API tilec_status tilec_runtime_create(tilec_context *ctx, uint32_t workers, tilec_runtime **out);
-/* NULL is a no-op; no kernel may still dispatch on it. */
-TILEC_API void tilec_runtime_destroy(tilec_runtime *rt);
-TILEC_API uint32_t tilec_runtime_workers(const tilec_runtime *rt);
 
 /* The planner's cost-model prior (docs/planner.md "Cost"): relative work
  * units, not nanoseconds.  Every coefficient finite and >= 0 (PLAN-C01). */
@@ -165,13 +156,6 @@ TILEC_API tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, cons
 /* NULL is a no-op. */
 TILEC_API void tilec_kernel_destroy(tilec_kernel *k);
 
-/* One argument: see "Arguments" above. */
-typedef struct {
-    void *data;
-    size_t size_bytes;
-    tir_scalar elem;
-} tilec_buffer;
-
 /* Runs the kernel over all its root parallel instances with args[0..n) in
  * TileIR parameter order.  Diagnostics go to ctx. */
 TILEC_API tilec_status tilec_dispatch(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args);
@@ -210,6 +194,33 @@ typedef struct {
     double optimize, codegen;
 } tilec_compile_times;
 TILEC_API tilec_compile_times tilec_kernel_compile_times(const tilec_kernel *k);
+
+/* ---- ahead of time (docs/aot.md) ---- */
+
+typedef struct {
+    const char *cpu;    /* NULL or "native": this host's CPU and features; or "x86-64-v2", "x86-64-v3",
+                           "x86-64-v4" (the x86-64 levels) */
+    const char *symbol; /* the C name of the entry points; NULL: the kernel's name */
+    const char *source; /* a line naming the source for the header's comment; NULL: none */
+} tilec_aot_options;
+
+/* Compiles `f` ahead of time into one relocatable object (ELF, position-
+ * independent) a C program links against the runtime library (tilec/aot.h:
+ * libtilec_rt, no LLVM), handed to write_object in one call, and the C
+ * header declaring its entry points to write_header (NULL: none):
+ *   int SYMBOL(params…)   typed: a pointer per view parameter (const when
+ *                         read-only), a value per scalar parameter (a
+ *                         read-only parameter of one element);
+ *   tilec_status SYMBOL_dispatch(ctx, rt, n, args)   checked buffers.
+ * options as for tilec_compile; width 0 is the target CPU's natural width
+ * (16 with AVX-512F, 8 with AVX2, else 4); `threads` is the worker count
+ * it is planned for (0: TILEC_THREADS, else this machine's cores): it runs
+ * on any; `runtime` and the IR/assembly captures are ignored.  Diagnostics
+ * as tilec_compile, plus SIMD-O05 (unknown CPU), TILEC-AOT01 (the symbol is
+ * not a C identifier), TILEC-AOT02 (too many helper kernels for one object). */
+TILEC_API tilec_status tilec_compile_aot(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
+                                         const tilec_aot_options *aot, tir_write_fn write_object, void *object_user,
+                                         tir_write_fn write_header, void *header_user);
 
 #ifdef __cplusplus
 }

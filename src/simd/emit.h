@@ -28,4 +28,11 @@ tilec_status simd_emit(tilec_context *ctx, const xir_func *f, const simd_analysi
                        uint32_t width, simd_bodies bodies, uint64_t streaming_args, LLVMModuleRef m,
                        const char *entry_name, simd_emit_info *info);
 
+/* A kernel without code of its own: f's packet entry `entry_name` emitted
+ * into m for `host` (ahead-of-time objects, aot.c), with the counters and
+ * width of a compiled kernel; its entry is NULL.  options->width must be
+ * set (the environment is not consulted). */
+tilec_status simd_kernel_emit_into(tilec_context *ctx, const xir_func *f, const simd_options *options,
+                                   const jit_host *host, LLVMModuleRef m, const char *entry_name, simd_kernel **out);
+
 #endif

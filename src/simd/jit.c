@@ -65,6 +65,30 @@ bool jit_host_init(jit_host *h) {
     return h->triple && h->cpu && h->features;
 }
 
+/* The x86-64 micro-architecture levels (the psABI's), as LLVM features. */
+#define LEVEL_V2 "+cx16,+popcnt,+sse3,+sse4.1,+sse4.2,+ssse3"
+#define LEVEL_V3 LEVEL_V2 ",+avx,+avx2,+bmi,+bmi2,+f16c,+fma,+lzcnt,+movbe,+xsave"
+#define LEVEL_V4 LEVEL_V3 ",+avx512bw,+avx512cd,+avx512dq,+avx512f,+avx512vl"
+static const struct {
+    const char *name, *features;
+} levels[] = {{"x86-64-v2", LEVEL_V2}, {"x86-64-v3", LEVEL_V3}, {"x86-64-v4", LEVEL_V4}};
+
+bool jit_host_init_named(jit_host *h, const char *cpu) {
+    if (!jit_host_init(h)) return false;
+    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
+        if (!strcmp(cpu, levels[i].name)) {
+            LLVMDisposeMessage(h->cpu);
+            LLVMDisposeMessage(h->features);
+            h->cpu = LLVMCreateMessage(cpu);
+            h->features = LLVMCreateMessage(levels[i].features);
+            h->avx512f = strstr(h->features, "+avx512f") != NULL;
+            h->avx2 = strstr(h->features, "+avx2") != NULL;
+            h->sse4a = false;
+            return true;
+        }
+    return false;
+}
+
 void jit_host_free(jit_host *h) {
     LLVMDisposeMessage(h->triple);
     LLVMDisposeMessage(h->cpu);
@@ -72,7 +96,10 @@ void jit_host_free(jit_host *h) {
     memset(h, 0, sizeof *h);
 }
 
-static LLVMTargetMachineRef host_machine(const jit_host *h) {
+/* The target machine of h: for the JIT (default relocations, the JIT's
+ * code model) or for an object file a C program links (position-
+ * independent, the default code model). */
+static LLVMTargetMachineRef machine(const jit_host *h, bool pic) {
     LLVMTargetRef target;
     char *err = NULL;
     if (LLVMGetTargetFromTriple(h->triple, &target, &err)) {
@@ -80,7 +107,8 @@ static LLVMTargetMachineRef host_machine(const jit_host *h) {
         return NULL;
     }
     return LLVMCreateTargetMachine(target, h->triple, h->cpu, h->features, LLVMCodeGenLevelAggressive,
-                                   LLVMRelocDefault, LLVMCodeModelJITDefault);
+                                   pic ? LLVMRelocPIC : LLVMRelocDefault,
+                                   pic ? LLVMCodeModelDefault : LLVMCodeModelJITDefault);
 }
 
 LLVMContextRef jit_begin(jit_session *s) {
@@ -128,8 +156,8 @@ static LLVMErrorRef bind_sleef(LLVMOrcLLJITRef jit, const char *const *names, si
     return LLVMOrcJITDylibDefine(LLVMOrcLLJITGetMainJITDylib(jit), mu);
 }
 
-bool jit_compile_object(tilec_context *ctx, jit_session *s, const jit_host *h, LLVMModuleRef m, strbuf *ir_text,
-                        strbuf *asm_text, strbuf *object) {
+static bool compile_object(tilec_context *ctx, const jit_host *h, bool pic, LLVMModuleRef m, strbuf *ir_text,
+                           strbuf *asm_text, strbuf *object, double *optimize_ms) {
     char *msg = NULL;
     if (LLVMVerifyModule(m, LLVMReturnStatusAction, &msg)) {
         fail(ctx, "the generated LLVM module does not verify", msg);
@@ -138,7 +166,7 @@ bool jit_compile_object(tilec_context *ctx, jit_session *s, const jit_host *h, L
         return false;
     }
     LLVMDisposeMessage(msg);
-    LLVMTargetMachineRef tm = host_machine(h);
+    LLVMTargetMachineRef tm = machine(h, pic);
     if (!tm) {
         LLVMDisposeModule(m);
         return fail(ctx, "no LLVM target for the host", h->triple);
@@ -152,7 +180,7 @@ bool jit_compile_object(tilec_context *ctx, jit_session *s, const jit_host *h, L
     clock_gettime(CLOCK_MONOTONIC, &t0);
     LLVMErrorRef e = LLVMRunPasses(m, "default<O3>", tm, po);
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    s->optimize_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
+    *optimize_ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
     LLVMDisposePassBuilderOptions(po);
     bool ok = !e;
     if (e) fail_error(ctx, "LLVM optimization failed", e);
@@ -182,9 +210,19 @@ bool jit_compile_object(tilec_context *ctx, jit_session *s, const jit_host *h, L
     return ok;
 }
 
+bool jit_compile_object(tilec_context *ctx, jit_session *s, const jit_host *h, LLVMModuleRef m, strbuf *ir_text,
+                        strbuf *asm_text, strbuf *object) {
+    return compile_object(ctx, h, false, m, ir_text, asm_text, object, &s->optimize_ms);
+}
+
+bool jit_compile_pic_object(tilec_context *ctx, const jit_host *h, LLVMModuleRef m, strbuf *object) {
+    double optimize_ms;
+    return compile_object(ctx, h, true, m, NULL, NULL, object, &optimize_ms);
+}
+
 uint64_t jit_link(tilec_context *ctx, jit_session *s, const jit_host *h, const char *object, size_t len,
                   const char *entry, const char *const *sleef, size_t n_sleef) {
-    LLVMTargetMachineRef tm = host_machine(h);
+    LLVMTargetMachineRef tm = machine(h, false);
     if (!tm) return fail(ctx, "no LLVM target for the host", h->triple);
     if (!s->tsc) s->tsc = LLVMOrcCreateNewThreadSafeContext();
     /* The JIT takes its own target machine (ownership moves to the builder). */

@@ -12,7 +12,9 @@
 #include <llvm-c/Orc.h>
 #include <llvm-c/TargetMachine.h>
 
-/* Host CPU name and feature string (LLVM-owned messages, freed by jit_host_free). */
+/* The CPU code is generated for: its triple, name and feature string
+ * (LLVM-owned messages, freed by jit_host_free) and the facts the emitter
+ * asks.  The host's, or a named one (ahead-of-time objects). */
 typedef struct {
     char *triple, *cpu, *features;
     bool avx512f, avx2, sse4a;
@@ -22,6 +24,9 @@ typedef struct {
  * queries the host.  False when LLVM has no native target or a query failed;
  * jit_host_free is still due. */
 bool jit_host_init(jit_host *h);
+/* A named x86-64 CPU level ("x86-64-v2", "x86-64-v3", "x86-64-v4") on the
+ * host's triple; false for any other name (or as jit_host_init). */
+bool jit_host_init_named(jit_host *h, const char *cpu);
 void jit_host_free(jit_host *h);
 
 /* A SLEEF entry point by its symbol name ("Sleef_expf16_u10"); NULL if unknown. */
@@ -41,6 +46,9 @@ LLVMContextRef jit_begin(jit_session *s);
  * and returns false. */
 bool jit_compile_object(tilec_context *ctx, jit_session *s, const jit_host *h, LLVMModuleRef m, strbuf *ir_text,
                         strbuf *asm_text, strbuf *object);
+/* The same for an object file a C program links (ahead of time):
+ * position-independent code for h's CPU, no IR or assembly capture. */
+bool jit_compile_pic_object(tilec_context *ctx, const jit_host *h, LLVMModuleRef m, strbuf *object);
 /* Links object code (what jit_compile_object made, in this process or an
  * earlier one: the kernel cache) into a new LLJIT of `s` with the SLEEF
  * symbols in `sleef` bound and looks up `entry`: its address, or 0 after a

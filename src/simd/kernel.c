@@ -100,6 +100,46 @@ tilec_status simd_kernel_from_object(tilec_context *ctx, uint32_t w, uint32_t bl
     return TILEC_OK;
 }
 
+/* Analyzes f and emits its packet entry `entry_name` for `host` into m
+ * (the bodies o asks for); info is filled (free_info is due either way). */
+static tilec_status emit_kernel(tilec_context *ctx, const xir_func *f, const simd_options *o, uint32_t w,
+                                const jit_host *host, LLVMModuleRef m, const char *entry_name, simd_emit_info *info) {
+    simd_analysis an;
+    memset(info, 0, sizeof *info);
+    if (!simd_analyze(ctx, f, &an)) return TILEC_E_NOMEM;
+    /* A packet-local kernel's packet is one whole program (dispatch_size is
+     * programs × W), so specializing it needs no masked body at all. */
+    simd_bodies bodies = !o->full_packet_specialization || w == 1 ? SIMD_BODIES_MASKED
+                         : o->required_packet_width                 ? SIMD_BODIES_FULL
+                                                                    : SIMD_BODIES_MASKED_AND_FULL;
+    tilec_status st = simd_emit(ctx, f, &an, host, w, bodies, o->streaming_args, m, entry_name, info);
+    simd_analysis_free(&an);
+    return st;
+}
+
+tilec_status simd_kernel_emit_into(tilec_context *ctx, const xir_func *f, const simd_options *options,
+                                   const jit_host *host, LLVMModuleRef m, const char *entry_name, simd_kernel **out) {
+    *out = NULL;
+    simd_options o = options ? *options : simd_options_default();
+    uint32_t w = simd_resolve_width(o.width, NULL);
+    tilec_status st = check_input(ctx, f, w, o.required_packet_width);
+    if (st) return st;
+    double t0 = now_ms();
+    simd_kernel *k = kernel_new(ctx, w, f->block_size);
+    if (!k) return tilec_error(ctx, TILEC_E_NOMEM, "SIMD-M02", tilec_no_loc(), "out of memory");
+    simd_emit_info info;
+    st = emit_kernel(ctx, f, &o, w, host, m, entry_name, &info);
+    free_info(ctx, &info);
+    if (st) {
+        simd_kernel_destroy(k);
+        return st;
+    }
+    k->counters = info.counters;
+    describe(k, now_ms() - t0, 0);
+    *out = k;
+    return TILEC_OK;
+}
+
 tilec_status simd_compile_keeping(tilec_context *ctx, const xir_func *f, const simd_options *options, simd_kernel **out,
                                   simd_object *keep) {
     *out = NULL;
@@ -111,28 +151,15 @@ tilec_status simd_compile_keeping(tilec_context *ctx, const xir_func *f, const s
     simd_kernel *k = kernel_new(ctx, w, f->block_size);
     if (!k) return tilec_error(ctx, TILEC_E_NOMEM, "SIMD-M02", tilec_no_loc(), "out of memory");
     jit_host host;
-    simd_analysis an;
-    simd_emit_info info;
-    memset(&info, 0, sizeof info);
     if (!jit_host_init(&host)) {
         jit_host_free(&host);
         simd_kernel_destroy(k);
         return tilec_error(ctx, TILEC_E_UNSUPPORTED, "SIMD-J01", tilec_no_loc(), "cannot query the host CPU");
     }
-    if (!simd_analyze(ctx, f, &an)) {
-        jit_host_free(&host);
-        simd_kernel_destroy(k);
-        return TILEC_E_NOMEM;
-    }
     LLVMContextRef c = jit_begin(&k->jit);
     LLVMModuleRef m = LLVMModuleCreateWithNameInContext(f->name, c);
-    /* A packet-local kernel's packet is one whole program (dispatch_size is
-     * programs × W), so specializing it needs no masked body at all. */
-    simd_bodies bodies = !o.full_packet_specialization || w == 1 ? SIMD_BODIES_MASKED
-                         : o.required_packet_width                 ? SIMD_BODIES_FULL
-                                                                   : SIMD_BODIES_MASKED_AND_FULL;
-    st = simd_emit(ctx, f, &an, &host, w, bodies, o.streaming_args, m, "tilec_entry", &info);
-    simd_analysis_free(&an);
+    simd_emit_info info;
+    st = emit_kernel(ctx, f, &o, w, &host, m, "tilec_entry", &info);
     double t1 = now_ms();
     if (!st) {
         strbuf object;

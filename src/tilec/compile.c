@@ -17,6 +17,7 @@
 
 #include "plan/report.h"
 #include "plan/solve.h"
+#include "simd/aot.h"
 #include "rt/pool.h"
 #include "tir/ir.h"
 
@@ -130,9 +131,10 @@ static tilec_status compile_pack(tilec_context *ctx, tilec_kernel *k, const tir_
     tilec_compile_options po = tilec_compile_options_default();
     po.width = width;
     po.runtime = k->runtime;
+    po.threads = k->workers;
     po.check_bounds = o->check_bounds;
     po.pack = TILEC_PACK_OFF;
-    tilec_status st = tilec_compile(ctx, tir_module_func(m, 0), &po, &k->pack);
+    tilec_status st = tilec_compile_kernel(ctx, tir_module_func(m, 0), &po, k->aot, &k->pack);
     tir_module_destroy(m);
     if (st) return st;
     k->prog.pack = &k->pack->prog;
@@ -150,6 +152,7 @@ static tilec_status compile_split(tilec_context *ctx, tilec_kernel *k, const tir
     if (!m) return TILEC_E_NOMEM;
     tilec_compile_options so = *o;
     so.runtime = k->runtime;
+    so.threads = k->workers;
     so.split = TILEC_SPLIT_OFF;
     so.split_chunks = 0;
     /* The combine kernel has the kernel's root axes; the partial kernel one
@@ -169,8 +172,8 @@ static tilec_status compile_split(tilec_context *ctx, tilec_kernel *k, const tir
         po.root_axis_tiles = tiles;
         po.root_axis_tiles_len = rank + 1;
     }
-    tilec_status st = tilec_compile(ctx, tir_module_func(m, 0), &po, &k->split_partial);
-    if (!st) st = tilec_compile(ctx, tir_module_func(m, 1), &so, &k->split_combine);
+    tilec_status st = tilec_compile_kernel(ctx, tir_module_func(m, 0), &po, k->aot, &k->split_partial);
+    if (!st) st = tilec_compile_kernel(ctx, tir_module_func(m, 1), &so, k->aot, &k->split_combine);
     tir_module_destroy(m);
     if (st) return st;
     const tilec_kernel *p = k->split_partial, *c = k->split_combine;
@@ -230,8 +233,9 @@ static tilec_status compile_unfused(tilec_context *ctx, tilec_kernel *k, const t
     }
     tilec_compile_options uo = *o;
     uo.runtime = k->runtime;
+    uo.threads = k->workers;
     uo.fuse = TILEC_FUSE_OFF;
-    tilec_status st = tilec_compile(ctx, f, &uo, &k->unfused);
+    tilec_status st = tilec_compile_kernel(ctx, f, &uo, k->aot, &k->unfused);
     if (!st) {
         k->prog.unfused = &k->unfused->prog;
         k->times.total += k->unfused->times.total;
@@ -239,14 +243,21 @@ static tilec_status compile_unfused(tilec_context *ctx, tilec_kernel *k, const t
     return st;
 }
 
-/* The runtime the kernel dispatches on: borrowed or its own. */
+/* The runtime the kernel dispatches on, borrowed or its own, and the
+ * worker count it is planned for; an ahead-of-time kernel has no runtime
+ * (the program linking it brings one) and is planned for o->threads. */
 static tilec_status attach_runtime(tilec_context *ctx, tilec_kernel *k, const tilec_compile_options *o) {
-    if (o->runtime) {
+    tilec_status st = TILEC_OK;
+    if (k->aot) {
+        st = rt_resolve_worker_count(ctx, o->threads, &k->workers);
+    } else if (o->runtime) {
         k->runtime = o->runtime;
-        return TILEC_OK;
+    } else {
+        k->owns_runtime = true;
+        st = tilec_runtime_create(ctx, o->threads, &k->runtime);
     }
-    k->owns_runtime = true;
-    return tilec_runtime_create(ctx, o->threads, &k->runtime);
+    if (!st && k->runtime) k->workers = tilec_runtime_workers(k->runtime);
+    return st;
 }
 
 /* The write-only parameters whose stores stream past the caches
@@ -331,6 +342,11 @@ tilec_status tilec_explain(tilec_context *ctx, const tir_func *f, const tilec_co
 
 tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
                            tilec_kernel **out) {
+    return tilec_compile_kernel(ctx, f, options, NULL, out);
+}
+
+tilec_status tilec_compile_kernel(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options, simd_aot *aot,
+                            tilec_kernel **out) {
     *out = NULL;
     tilec_compile_options o = options ? *options : tilec_compile_options_default();
     uint32_t width = packet_width(ctx, &o);
@@ -338,6 +354,7 @@ tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_co
     tilec_kernel *k = kernel_new(ctx);
     if (!k) return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory creating a kernel");
     strbuf_append(&k->name, tir_func_name(f));
+    k->aot = aot;
     tilec_status st = attach_runtime(ctx, k, &o);
     if (st) {
         tilec_kernel_destroy(k);
@@ -349,7 +366,7 @@ tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_co
     double t1 = now_ms();
 
     plan_thread_pool target;
-    host_target(&target, width, tilec_runtime_workers(k->runtime));
+    host_target(&target, width, k->workers);
     plan_options po = planner_options(&o);
     plan_result plan;
     memset(&plan, 0, sizeof plan);
@@ -381,8 +398,11 @@ tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_co
         so.capture_ir = o.capture_ir;
         so.capture_asm = o.capture_asm;
         so.required_packet_width = lowered.required_packet_width;
-        simd_cache_outcome cached;
-        st = simd_compile_cached(ctx, lowered.kernel, &so, &k->native, &cached);
+        simd_cache_outcome cached = SIMD_CACHE_OFF;
+        if (k->aot) /* emitted into the object; its code is generated at the end */
+            st = simd_aot_add(k->aot, lowered.kernel, &so, &k->native, &k->aot_entry);
+        else
+            st = simd_compile_cached(ctx, lowered.kernel, &so, &k->native, &cached);
         k->cache = simd_cache_outcome_name(cached);
     }
     double t4 = now_ms();

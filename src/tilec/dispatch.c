@@ -1,5 +1,5 @@
 /* dispatch.c — tilec_dispatch: the kernel's program (rt/program.h) on its
- * runtime (tilec_dispatch_program, runtime.h). */
+ * runtime (tilec_dispatch_program, runtime_object.h). */
 #include "tilec/kernel.h"
 
 #include <stddef.h>

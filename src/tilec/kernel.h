@@ -21,15 +21,19 @@
 #include "rt/program.h"
 #include "lower/lower.h"
 #include "plan/split.h"
+#include "simd/aot.h"
 #include "simd/cache.h"
 #include "simd/simd.h"
-#include "tilec/runtime.h"
+#include "tilec/runtime_object.h"
 #include "tilec/tilec.h"
 
 struct tilec_kernel {
     tilec_context *ctx;
-    tilec_runtime *runtime;
+    tilec_runtime *runtime; /* NULL: an ahead-of-time kernel (aot) */
     bool owns_runtime;
+    uint32_t workers;       /* the runtime's, or those an ahead-of-time kernel is planned for */
+    simd_aot *aot;          /* borrowed while compiling ahead of time, else NULL */
+    uint32_t aot_entry;     /* its packet entry's index in the object */
     simd_kernel *native;
     const char *cache;      /* the kernel cache's answer for the native code: "hit", "miss", "off" */
     rt_param *params;
@@ -46,6 +50,10 @@ struct tilec_kernel {
     size_t fault_site_count;
 };
 
+/* tilec_compile, with native code emitted into `aot` instead of compiled
+ * (NULL: compiled) — tilec_compile_aot's kernels (aot.c). */
+tilec_status tilec_compile_kernel(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options, simd_aot *aot,
+                            tilec_kernel **out);
 /* 2·(contraction volume) of every mma times the trip counts of its
  * enclosing regions. */
 uint64_t tilec_count_mma_flops(const tir_func *f);

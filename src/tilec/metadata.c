@@ -68,7 +68,7 @@ bool tilec_kernel_describe(tilec_kernel *k) {
     item_text(k, "kernel", strbuf_cstr(&k->name)); /* TileIR names are identifiers: no escaping needed */
     item_text(k, "plan", strbuf_cstr(&k->plan));
     item_u64(k, "W", simd_kernel_width(tilec_kernel_native(k)));
-    item_u64(k, "workers", tilec_runtime_workers(k->runtime));
+    item_u64(k, "workers", k->workers);
     item_u64(k, "block", main->prog.desc.block_size);
     item_u64(k, "dispatch", main->prog.desc.dispatch_size);
     item_u64(k, "blocks_per_task", main->prog.desc.blocks_per_task);
@@ -101,7 +101,7 @@ size_t tilec_kernel_arg_count(const tilec_kernel *k) { return k->prog.user_args;
 tir_scalar tilec_kernel_arg_elem(const tilec_kernel *k, size_t index) { return k->params[index].elem; }
 uint64_t tilec_kernel_arg_min_bytes(const tilec_kernel *k, size_t index) { return k->params[index].min_bytes; }
 uint32_t tilec_kernel_width(const tilec_kernel *k) { return simd_kernel_width(tilec_kernel_native(k)); }
-uint32_t tilec_kernel_workers(const tilec_kernel *k) { return tilec_runtime_workers(k->runtime); }
+uint32_t tilec_kernel_workers(const tilec_kernel *k) { return k->workers; }
 const char *tilec_kernel_realization(const tilec_kernel *k) { return strbuf_cstr(&k->realization); }
 const char *tilec_kernel_json(const tilec_kernel *k) { return strbuf_cstr(&k->json); }
 const char *tilec_kernel_plan_realization(const tilec_kernel *k) { return strbuf_cstr(&k->plan_realization); }

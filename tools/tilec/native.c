@@ -165,21 +165,25 @@ int cli_run_native(tilec_context *ctx, const cli_native *n, const tir_func *f, c
     return code;
 }
 
-enum { OPT_REQ_DEFINE = 1, OPT_REQ_KERNEL };
+enum { OPT_REQ_DEFINE = 1, OPT_REQ_KERNEL, OPT_REQ_OUTPUT, OPT_REQ_HEADER, OPT_REQ_CPU, OPT_REQ_NAME };
 
-static const cli_option request_options[] = {
-    {"-D", true, OPT_REQ_DEFINE}, {"--kernel", true, OPT_REQ_KERNEL}, CLI_NATIVE_OPTIONS, CLI_LOWERING_OPTIONS,
-    {NULL, false, 0},
+#define REQUEST_OPTIONS \
+    {"-D", true, OPT_REQ_DEFINE}, {"--kernel", true, OPT_REQ_KERNEL}, CLI_NATIVE_OPTIONS, CLI_LOWERING_OPTIONS
+static const cli_option request_options[] = {REQUEST_OPTIONS, {NULL, false, 0}};
+static const cli_option aot_request_options[] = {
+    REQUEST_OPTIONS,          {"-o", true, OPT_REQ_OUTPUT}, {"--header", true, OPT_REQ_HEADER},
+    {"--cpu", true, OPT_REQ_CPU}, {"--name", true, OPT_REQ_NAME}, {NULL, false, 0},
 };
 
-int cli_native_request_scan(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r) {
+static int scan_request(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r,
+                        bool aot) {
     memset(r, 0, sizeof *r);
     cli_defines_init(&r->defines, ctx);
     cli_native_init(&r->native);
     cli_scanner s = cli_scanner_start(cmd->name, argc, argv);
     const char *value;
     int id;
-    while ((id = cli_scan(&s, request_options, &value)) != CLI_SCAN_END) {
+    while ((id = cli_scan(&s, aot ? aot_request_options : request_options, &value)) != CLI_SCAN_END) {
         bool ok = true;
         switch (id) {
         case CLI_SCAN_HELP: fputs(cmd->help, stdout); return CLI_EXIT_OK;
@@ -192,13 +196,26 @@ int cli_native_request_scan(tilec_context *ctx, const cli_command *cmd, int argc
             if (!cli_defines_add(&r->defines, cmd->name, value)) return CLI_EXIT_USAGE;
             break;
         case OPT_REQ_KERNEL: r->kernel = value[0] == '@' ? value + 1 : value; break;
+        case OPT_REQ_OUTPUT: r->output = value; break;
+        case OPT_REQ_HEADER: r->header = value; break;
+        case OPT_REQ_CPU: r->cpu = value; break;
+        case OPT_REQ_NAME: r->symbol = value; break;
         default:
             cli_native_option(&r->native, cmd->name, id, value, &ok);
             if (!ok) return CLI_EXIT_USAGE;
         }
     }
     if (!r->path) return cli_usage_error(cmd->name, "missing FILE.tir");
+    if (aot && !r->output) return cli_usage_error(cmd->name, "missing -o FILE.o");
     return cli_native_check(&r->native, cmd->name) ? CLI_CONTINUE : CLI_EXIT_USAGE;
+}
+
+int cli_native_request_scan(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r) {
+    return scan_request(ctx, cmd, argc, argv, r, false);
+}
+
+int cli_aot_request_scan(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r) {
+    return scan_request(ctx, cmd, argc, argv, r, true);
 }
 
 void cli_native_request_free(cli_native_request *r) { cli_defines_free(&r->defines); }

@@ -77,6 +77,7 @@ typedef struct {
     cli_defines defines;
     const char *path, *kernel;
     cli_native native;
+    const char *output, *header, *cpu, *symbol; /* `tilec compile`: -o, --header, --cpu, --name */
 } cli_native_request;
 
 #define CLI_NATIVE_COMMAND_HELP \
@@ -87,6 +88,9 @@ typedef struct {
 /* Scans the command line into r (initialized here; free with
  * cli_native_request_free).  CLI_CONTINUE, or the exit code to return now. */
 int cli_native_request_scan(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r);
+/* The same with `tilec compile`'s -o FILE.o (required), --header FILE.h,
+ * --cpu NAME and --name SYMBOL. */
+int cli_aot_request_scan(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r);
 void cli_native_request_free(cli_native_request *r);
 
 #endif

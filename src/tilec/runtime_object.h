@@ -1,9 +1,9 @@
-/* runtime.h — the facade's runtime object (tilec_runtime, include/tilec/
+/* runtime_object.h — the facade's runtime object (tilec_runtime, include/tilec/
  * tilec.h): a thread pool and the context it allocates through.  Shared by
  * the JIT facade (dispatch.c) and the ahead-of-time runtime (aot_run.c),
  * so it lives apart from the compiled kernel's layout (kernel.h). */
-#ifndef TILEC_FACADE_RUNTIME_H
-#define TILEC_FACADE_RUNTIME_H
+#ifndef TILEC_FACADE_RUNTIME_OBJECT_H
+#define TILEC_FACADE_RUNTIME_OBJECT_H
 
 #include "rt/program.h"
 #include "tilec/tilec.h"

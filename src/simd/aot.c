@@ -1,0 +1,168 @@
+/* aot.c — ahead-of-time objects (aot.h): one LLVM context and module per
+ * object, the target CPU's jit_host for emission and code generation, the
+ * entries added one by one, then the descriptor and the C entry points. */
+#include "simd/aot.h"
+
+#include "simd/emit.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { AOT_MAX_ENTRIES = 64 };
+
+struct simd_aot {
+    tilec_context *ctx;
+    jit_host host;
+    LLVMContextRef c;
+    LLVMModuleRef m; /* NULL once finished */
+    LLVMValueRef entries[AOT_MAX_ENTRIES];
+    uint32_t entry_count;
+};
+
+tilec_status simd_aot_begin(tilec_context *ctx, const char *cpu, simd_aot **out) {
+    *out = NULL;
+    bool native = !cpu || !strcmp(cpu, "native");
+    simd_aot *a = tilec_alloc(ctx, sizeof *a);
+    if (!a) return tilec_error(ctx, TILEC_E_NOMEM, "SIMD-M02", tilec_no_loc(), "out of memory");
+    memset(a, 0, sizeof *a);
+    a->ctx = ctx;
+    bool ok = native ? jit_host_init(&a->host) : jit_host_init_named(&a->host, cpu);
+    if (!ok) {
+        bool llvm = a->host.triple != NULL; /* the host query worked: the name is what failed */
+        jit_host_free(&a->host);
+        tilec_free(ctx, a);
+        if (!native && llvm)
+            return tilec_error(ctx, TILEC_E_ARG, "SIMD-O05", tilec_no_loc(),
+                               "unknown target CPU '%s' (native, x86-64-v2, x86-64-v3 or x86-64-v4)", cpu);
+        return tilec_error(ctx, TILEC_E_UNSUPPORTED, "SIMD-J01", tilec_no_loc(), "cannot query the host CPU");
+    }
+    a->c = LLVMContextCreate();
+    a->m = LLVMModuleCreateWithNameInContext("tilec_aot", a->c);
+    *out = a;
+    return TILEC_OK;
+}
+
+void simd_aot_destroy(simd_aot *a) {
+    if (!a) return;
+    if (a->m) LLVMDisposeModule(a->m);
+    LLVMContextDispose(a->c);
+    jit_host_free(&a->host);
+    tilec_free(a->ctx, a);
+}
+
+uint32_t simd_aot_width(const simd_aot *a) { return a->host.avx512f ? 16 : a->host.avx2 ? 8 : 4; }
+const char *simd_aot_cpu(const simd_aot *a) { return a->host.cpu; }
+const char *simd_aot_features(const simd_aot *a) { return a->host.features; }
+
+tilec_status simd_aot_add(simd_aot *a, const xir_func *f, const simd_options *options, simd_kernel **out,
+                          uint32_t *entry) {
+    *out = NULL;
+    if (!a->m || a->entry_count == AOT_MAX_ENTRIES)
+        return tilec_error(a->ctx, TILEC_E_UNSUPPORTED, "SIMD-M03", tilec_no_loc(),
+                           "an ahead-of-time object holds at most %d packet entries", AOT_MAX_ENTRIES);
+    char name[64];
+    snprintf(name, sizeof name, "tilec.aot.entry.%u", a->entry_count);
+    tilec_status st = simd_kernel_emit_into(a->ctx, f, options, &a->host, a->m, name, out);
+    if (st) return st;
+    LLVMValueRef fn = LLVMGetNamedFunction(a->m, name);
+    LLVMSetLinkage(fn, LLVMInternalLinkage);
+    a->entries[a->entry_count] = fn;
+    *entry = a->entry_count++;
+    return TILEC_OK;
+}
+
+/* The LLVM type of a scalar passed by value. */
+static LLVMTypeRef value_type(LLVMContextRef c, tir_scalar s) {
+    switch (s) {
+    case TIR_F32: return LLVMFloatTypeInContext(c);
+    case TIR_F64: return LLVMDoubleTypeInContext(c);
+    case TIR_BOOL: return LLVMInt1TypeInContext(c);
+    default: return LLVMIntTypeInContext(c, (unsigned)tir_scalar_size(s) * 8);
+    }
+}
+
+/* tilec_status f(args…): returns what `callee` (of type callee_t) returns
+ * for (prefix…, args…) where prefix is descriptor-first as each wrapper
+ * builds it; see the two emitters below. */
+static LLVMValueRef declare(LLVMModuleRef m, const char *name, LLVMTypeRef type) {
+    LLVMValueRef fn = LLVMGetNamedFunction(m, name);
+    return fn ? fn : LLVMAddFunction(m, name, type);
+}
+
+/* int sym_dispatch(ctx, rt, n, args) → tilec_aot_dispatch(ctx, rt, &d, n, args) */
+static void emit_dispatch(simd_aot *a, const char *symbol, LLVMValueRef desc) {
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(a->c, 0), i32 = LLVMInt32TypeInContext(a->c),
+                i64 = LLVMInt64TypeInContext(a->c);
+    LLVMTypeRef callee_t = LLVMFunctionType(i32, (LLVMTypeRef[5]){ptr, ptr, ptr, i64, ptr}, 5, false);
+    LLVMValueRef callee = declare(a->m, "tilec_aot_dispatch", callee_t);
+    char name[256];
+    snprintf(name, sizeof name, "%s_dispatch", symbol);
+    LLVMValueRef fn = LLVMAddFunction(a->m, name, LLVMFunctionType(i32, (LLVMTypeRef[4]){ptr, ptr, i64, ptr}, 4, false));
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(a->c);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(a->c, fn, "entry"));
+    LLVMValueRef args[5] = {LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), desc, LLVMGetParam(fn, 2), LLVMGetParam(fn, 3)};
+    LLVMBuildRet(b, LLVMBuildCall2(b, callee_t, callee, args, 5, ""));
+    LLVMDisposeBuilder(b);
+}
+
+/* int sym(P0, …) → tilec_aot_call(&d, n, {{P0 or &P0, bytes, elem}, …}) */
+static void emit_typed(simd_aot *a, const simd_aot_entry_points *ep, LLVMValueRef desc) {
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(a->c, 0), i32 = LLVMInt32TypeInContext(a->c),
+                i64 = LLVMInt64TypeInContext(a->c);
+    LLVMTypeRef callee_t = LLVMFunctionType(i32, (LLVMTypeRef[3]){ptr, i64, ptr}, 3, false);
+    LLVMValueRef callee = declare(a->m, "tilec_aot_call", callee_t);
+    size_t n = ep->param_count;
+    LLVMTypeRef *types = tilec_alloc(a->ctx, (n + 1) * sizeof *types);
+    if (!types) return;
+    for (size_t i = 0; i < n; i++) types[i] = ep->params[i].by_value ? value_type(a->c, ep->params[i].elem) : ptr;
+    LLVMValueRef fn = LLVMAddFunction(a->m, ep->symbol, LLVMFunctionType(i32, types, (unsigned)n, false));
+    tilec_free(a->ctx, types);
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(a->c);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(a->c, fn, "entry"));
+    /* tilec_buffer: {void *data; size_t size_bytes; tir_scalar elem;} */
+    LLVMTypeRef buffer_t = LLVMStructTypeInContext(a->c, (LLVMTypeRef[3]){ptr, i64, i32}, 3, false);
+    LLVMValueRef buffers = LLVMBuildArrayAlloca(b, buffer_t, LLVMConstInt(i64, n ? n : 1, false), "buffers");
+    for (size_t i = 0; i < n; i++) {
+        LLVMValueRef data = LLVMGetParam(fn, (unsigned)i);
+        if (ep->params[i].by_value) {
+            LLVMValueRef slot = LLVMBuildAlloca(b, LLVMTypeOf(data), "value");
+            LLVMBuildStore(b, data, slot);
+            data = slot;
+        }
+        LLVMValueRef at = LLVMBuildGEP2(b, buffer_t, buffers, (LLVMValueRef[1]){LLVMConstInt(i64, i, false)}, 1, "");
+        LLVMValueRef fields[3] = {data, LLVMConstInt(i64, ep->params[i].bytes, false),
+                                  LLVMConstInt(i32, (unsigned)ep->params[i].elem, false)};
+        for (unsigned k = 0; k < 3; k++) LLVMBuildStore(b, fields[k], LLVMBuildStructGEP2(b, buffer_t, at, k, ""));
+    }
+    LLVMValueRef args[3] = {desc, LLVMConstInt(i64, n, false), buffers};
+    LLVMBuildRet(b, LLVMBuildCall2(b, callee_t, callee, args, 3, ""));
+    LLVMDisposeBuilder(b);
+}
+
+static LLVMValueRef private_constant(LLVMModuleRef m, LLVMValueRef init, const char *name) {
+    LLVMValueRef g = LLVMAddGlobal(m, LLVMTypeOf(init), name);
+    LLVMSetInitializer(g, init);
+    LLVMSetGlobalConstant(g, true);
+    LLVMSetLinkage(g, LLVMPrivateLinkage);
+    return g;
+}
+
+tilec_status simd_aot_finish(simd_aot *a, const simd_aot_entry_points *ep, strbuf *object) {
+    if (!a->m) return tilec_error(a->ctx, TILEC_E_ARG, "SIMD-O03", tilec_no_loc(), "the object was finished already");
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(a->c, 0), i64 = LLVMInt64TypeInContext(a->c);
+    LLVMValueRef blob = private_constant(a->m, LLVMConstStringInContext(a->c, ep->blob, (unsigned)ep->blob_bytes, true),
+                                         "tilec.aot.blob");
+    LLVMValueRef entries = private_constant(a->m, LLVMConstArray2(ptr, a->entries, a->entry_count), "tilec.aot.entries");
+    LLVMValueRef slot = LLVMAddGlobal(a->m, ptr, "tilec.aot.loaded");
+    LLVMSetInitializer(slot, LLVMConstNull(ptr));
+    LLVMSetLinkage(slot, LLVMInternalLinkage);
+    LLVMValueRef fields[6] = {LLVMConstInt(i64, ep->magic, false), blob, LLVMConstInt(i64, ep->blob_bytes, false),
+                              entries, LLVMConstInt(i64, a->entry_count, false), slot};
+    LLVMValueRef desc = private_constant(a->m, LLVMConstStructInContext(a->c, fields, 6, false), "tilec.aot.kernel");
+    LLVMSetAlignment(desc, 8);
+    emit_dispatch(a, ep->symbol, desc);
+    emit_typed(a, ep, desc);
+    LLVMModuleRef m = a->m;
+    a->m = NULL; /* jit_compile_pic_object takes it */
+    return jit_compile_pic_object(a->ctx, &a->host, m, object) ? TILEC_OK : TILEC_E_UNSUPPORTED;
+}

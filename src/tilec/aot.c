@@ -1,0 +1,287 @@
+/* aot.c — tilec_compile_aot: a kernel compiled ahead of time into one
+ * object file a C program links against the runtime library (docs/aot.md).
+ *
+ *   the pipeline of tilec_compile, its native code emitted into one SIMD
+ *   object for the target CPU (simd/aot.h) instead of compiled → the
+ *   kernel's programs (rt/program.h) written as the blob of aot_format.h →
+ *   the descriptor and the C entry points added, the object generated →
+ *   the C header describing them.
+ *
+ * Nothing runs here and no thread pool is created: the kernel is planned for
+ * o->threads workers (0: TILEC_THREADS, else this machine's cores), and runs
+ * on whatever runtime the program brings. */
+#include "tilec/aot_format.h"
+#include "tilec/kernel.h"
+
+#include "tir/fault.h"
+#include "tir/ir.h"
+
+#include <ctype.h>
+#include <string.h>
+
+/* ---- the blob ---- */
+
+typedef struct {
+    strbuf *out;
+    const tilec_kernel *nodes[64]; /* node i's kernel, in the order written */
+    uint32_t count;
+    bool overflow;
+} blob_writer;
+
+static void put_u32(strbuf *s, uint32_t v) { strbuf_append_n(s, (const char *)&v, sizeof v); }
+static void put_u64(strbuf *s, uint64_t v) { strbuf_append_n(s, (const char *)&v, sizeof v); }
+static void put_str(strbuf *s, const char *text) {
+    if (!text) {
+        put_u32(s, AOT_NONE);
+        return;
+    }
+    put_u32(s, (uint32_t)strlen(text));
+    strbuf_append_n(s, text, strlen(text));
+}
+
+/* Numbers k and its helper kernels depth-first (k first): a child's index
+ * is always larger than its parent's. */
+static uint32_t number(blob_writer *w, const tilec_kernel *k) {
+    if (!k) return AOT_NONE;
+    if (w->count == sizeof w->nodes / sizeof w->nodes[0]) {
+        w->overflow = true;
+        return AOT_NONE;
+    }
+    uint32_t at = w->count++;
+    w->nodes[at] = k;
+    number(w, k->pack);
+    number(w, k->split_partial);
+    number(w, k->split_combine);
+    number(w, k->unfused);
+    return at;
+}
+
+static uint32_t index_of(const blob_writer *w, const tilec_kernel *k) {
+    for (uint32_t i = 0; k && i < w->count; i++)
+        if (w->nodes[i] == k) return i;
+    return AOT_NONE;
+}
+
+static void put_node(blob_writer *w, const tilec_kernel *k) {
+    strbuf *s = w->out;
+    const rt_program *p = &k->prog;
+    put_str(s, strbuf_cstr(&k->name));
+    /* a split program checks its arguments with its partial kernel's descriptor (entry included) */
+    put_u32(s, (k->split_partial ? k->split_partial : k)->aot_entry);
+    put_u32(s, p->desc.arg_count);
+    put_u32(s, p->user_args);
+    for (uint32_t i = 0; i < p->desc.arg_count; i++) {
+        put_u32(s, (uint32_t)p->desc.params[i].elem);
+        put_u64(s, p->desc.params[i].min_bytes);
+    }
+    put_u32(s, p->desc.dispatch_size);
+    put_u32(s, p->desc.block_size);
+    put_u64(s, p->desc.blocks_per_task);
+    put_u64(s, p->desc.workspace_bytes);
+    put_u32(s, index_of(w, k->pack));
+    put_u32(s, p->packed_param);
+    put_u64(s, p->scratch_bytes);
+    put_u32(s, index_of(w, k->split_partial));
+    put_u32(s, index_of(w, k->split_combine));
+    put_u32(s, p->split_carries);
+    for (uint32_t i = 0; i < p->split_carries; i++) {
+        put_u64(s, p->split_offset[i]);
+        put_u64(s, p->split_bytes[i]);
+        put_u32(s, (uint32_t)p->split_elem[i]);
+    }
+    put_u32(s, index_of(w, k->unfused));
+    for (uint32_t i = 0; k->unfused && i < p->user_args; i++) {
+        put_u64(s, p->disjoint[i]);
+        put_u64(s, p->disjoint_or_equal[i]);
+    }
+    put_u32(s, (uint32_t)k->fault_site_count);
+    for (size_t i = 0; i < k->fault_site_count; i++) {
+        const tir_fault_site *f = &k->fault_sites[i];
+        put_u32(s, (uint32_t)f->kind);
+        put_u32(s, f->store);
+        put_str(s, f->target);
+        put_u32(s, f->target_id);
+        put_str(s, f->func);
+        put_str(s, f->axis_label);
+        put_u32(s, f->axis);
+        put_u64(s, f->extent);
+        put_u64(s, f->count);
+        put_str(s, f->loc.file);
+        put_u32(s, f->loc.line);
+        put_u32(s, f->loc.column);
+    }
+}
+
+/* Whether the comma-separated LLVM feature list has +name. */
+static bool has_feature(const char *features, const char *name) {
+    size_t n = strlen(name);
+    for (const char *at = features; (at = strstr(at, name)); at += n)
+        if (at > features && at[-1] == '+' && (at[n] == ',' || at[n] == '\0')) return true;
+    return false;
+}
+
+static uint32_t feature_bits(const char *features) {
+    uint32_t bits = 0;
+#define X(bit, llvm, cpu) \
+    if (has_feature(features, llvm)) bits |= 1u << (bit);
+    AOT_FEATURES(X)
+#undef X
+    return bits;
+}
+
+static bool write_blob(const tilec_kernel *k, const simd_aot *a, strbuf *out) {
+    blob_writer w = {.out = out};
+    number(&w, k);
+    if (w.overflow) return false;
+    put_u32(out, AOT_FORMAT);
+    put_u32(out, feature_bits(simd_aot_features(a)));
+    put_str(out, tilec_version());
+    put_str(out, simd_aot_cpu(a));
+    put_u32(out, w.count);
+    for (uint32_t i = 0; i < w.count; i++) put_node(&w, w.nodes[i]);
+    return !out->failed;
+}
+
+/* ---- the header ---- */
+
+static const char *c_type(tir_scalar s) {
+    switch (s) {
+    case TIR_BOOL: return "bool";
+    case TIR_I8: return "int8_t";
+    case TIR_U8: return "uint8_t";
+    case TIR_I16: return "int16_t";
+    case TIR_U16: return "uint16_t";
+    case TIR_I32: return "int32_t";
+    case TIR_U32: return "uint32_t";
+    case TIR_I64: return "int64_t";
+    case TIR_U64: return "uint64_t";
+    case TIR_F32: return "float";
+    default: return "double";
+    }
+}
+
+/* A read-only parameter of one element (a scalar parameter, `%a: f32`) is
+ * passed by value. */
+static bool by_value(const tir_value *v) {
+    uint64_t volume = 0;
+    return tir_value_read_only(v) && tir_space_volume(tir_type_space(tir_value_type(v)), &volume) && volume == 1;
+}
+
+static void param_decl(strbuf *h, const tir_value *v, bool with_name) {
+    const char *type = c_type(tir_type_elem(tir_value_type(v)));
+    if (by_value(v)) strbuf_printf(h, "%s", type);
+    else strbuf_printf(h, "%s%s *", tir_value_read_only(v) ? "const " : "", type);
+    if (with_name) strbuf_printf(h, "%s%s", by_value(v) ? " " : "", tir_value_name(v) ? tir_value_name(v) : "arg");
+}
+
+static void write_header(strbuf *h, const tilec_kernel *k, const tir_func *f, const char *symbol, const simd_aot *a,
+                         const char *source) {
+    strbuf_printf(h, "/* %s.h — generated by tilec %s (`tilec compile`, docs/aot.md); do not edit.\n", symbol,
+                  tilec_version());
+    if (source) strbuf_printf(h, " * Source: %s\n", source);
+    strbuf_printf(h, " * Kernel '@%s'", tir_func_name(f));
+    for (size_t i = 0; i < tir_func_shape_param_count(f); i++) {
+        int64_t value;
+        const char *name = tir_func_shape_param(f, i, &value);
+        strbuf_printf(h, "%s%s=%lld", i ? ", " : " with ", name, (long long)value);
+    }
+    strbuf_printf(h, "; target %s, W=%u, planned for %u workers: %s.\n", simd_aot_cpu(a),
+                  simd_kernel_width(tilec_kernel_native(k)), k->workers, strbuf_cstr(&k->plan));
+    strbuf_printf(h, " * Link the object with the runtime library: cc … %s.o $(pkg-config --libs tilec-rt). */\n",
+                  symbol);
+    char guard[160];
+    size_t n = 0;
+    for (const char *c = symbol; *c && n + 10 < sizeof guard; c++) guard[n++] = (char)toupper((unsigned char)*c);
+    memcpy(guard + n, "_TILEC_H", 9);
+    strbuf_printf(h, "#ifndef %s\n#define %s\n\n#include <tilec/aot.h>\n\n#include <stdbool.h>\n#include <stddef.h>\n"
+                     "#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
+                  guard, guard);
+    strbuf_printf(h, "/* Parameters, in order (sizes checked by %s_dispatch; %s trusts them):\n", symbol, symbol);
+    for (size_t i = 0; i < tir_func_param_count(f); i++) {
+        const tir_value *v = tir_func_param(f, i);
+        const tir_space *sp = tir_type_space(tir_value_type(v));
+        strbuf_printf(h, " *   %-10s %s[", tir_value_name(v) ? tir_value_name(v) : "arg",
+                      tir_scalar_name(tir_type_elem(tir_value_type(v))));
+        for (size_t d = 0; d < tir_space_rank(sp); d++)
+            strbuf_printf(h, "%s%llu", d ? ", " : "", (unsigned long long)tir_space_extent(sp, d));
+        strbuf_printf(h, "]  %s, %llu bytes\n",
+                      by_value(v) ? "by value" : tir_value_read_only(v) ? "read" : "written",
+                      (unsigned long long)k->params[i].min_bytes);
+    }
+    strbuf_printf(h, " */\n\n/* Runs '@%s' on the default runtime (tilec_aot_default_runtime): 0, or a\n"
+                     " * tilec_status whose message tilec_aot_last_error() returns. */\nint %s(",
+                  tir_func_name(f), symbol);
+    for (size_t i = 0; i < tir_func_param_count(f); i++) {
+        if (i) strbuf_append(h, ", ");
+        param_decl(h, tir_func_param(f, i), true);
+    }
+    strbuf_printf(h, "%s);\n\n/* The same on checked buffers (tilec_buffer, parameter order) on rt (NULL: the\n"
+                     " * default runtime), diagnostics into ctx (NULL: the calling thread's). */\n"
+                     "tilec_status %s_dispatch(tilec_context *ctx, tilec_runtime *rt, size_t n, const tilec_buffer "
+                     "*args);\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n",
+                  tir_func_param_count(f) ? "" : "void", symbol);
+}
+
+/* ---- the driver ---- */
+
+static bool c_identifier(const char *s) {
+    if (!s || !(isalpha((unsigned char)*s) || *s == '_')) return false;
+    for (const char *c = s; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '_') return false;
+    return strlen(s) < 200;
+}
+
+static tilec_status entry_points(tilec_context *ctx, const tilec_kernel *k, const tir_func *f, const char *symbol,
+                                 const strbuf *blob, simd_aot *a, strbuf *object) {
+    size_t n = tir_func_param_count(f);
+    simd_aot_param *params = tilec_alloc(ctx, (n ? n : 1) * sizeof *params);
+    if (!params) return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory");
+    for (size_t i = 0; i < n; i++)
+        params[i] = (simd_aot_param){k->params[i].elem, by_value(tir_func_param(f, i)), k->params[i].min_bytes};
+    simd_aot_entry_points ep = {symbol, AOT_MAGIC, blob->data, blob->len, params, n};
+    tilec_status st = simd_aot_finish(a, &ep, object);
+    tilec_free(ctx, params);
+    return st;
+}
+
+tilec_status tilec_compile_aot(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
+                               const tilec_aot_options *aot, tir_write_fn write_object, void *object_user,
+                               tir_write_fn write_header_text, void *header_user) {
+    if (!ctx || !f || !write_object)
+        return tilec_error(ctx, TILEC_E_ARG, "TILEC-A01", tilec_no_loc(), "tilec_compile_aot: NULL argument");
+    tilec_aot_options ao = aot ? *aot : (tilec_aot_options){0};
+    const char *symbol = ao.symbol ? ao.symbol : tir_func_name(f);
+    if (!c_identifier(symbol))
+        return tilec_error(ctx, TILEC_E_ARG, "TILEC-AOT01", tilec_no_loc(),
+                           "'%s' is not a C identifier for the entry points (give one with --name)", symbol);
+    tilec_compile_options o = options ? *options : tilec_compile_options_default();
+    simd_aot *a;
+    tilec_status st = simd_aot_begin(ctx, ao.cpu, &a);
+    if (st) return st;
+    if (!o.width) o.width = simd_aot_width(a);
+    o.runtime = NULL;
+    o.capture_ir = o.capture_asm = false;
+    tilec_kernel *k = NULL;
+    st = tilec_compile_kernel(ctx, f, &o, a, &k);
+    strbuf blob, object, header;
+    strbuf_init(&blob, ctx);
+    strbuf_init(&object, ctx);
+    strbuf_init(&header, ctx);
+    if (!st && !write_blob(k, a, &blob))
+        st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing the object");
+    if (!st) st = entry_points(ctx, k, f, symbol, &blob, a, &object);
+    if (!st && object.failed)
+        st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory holding the object");
+    if (!st) st = write_object(object_user, object.data, object.len);
+    if (!st && write_header_text) {
+        write_header(&header, k, f, symbol, a, ao.source);
+        st = header.failed ? tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory")
+                           : write_header_text(header_user, header.data, header.len);
+    }
+    strbuf_free(&blob);
+    strbuf_free(&object);
+    strbuf_free(&header);
+    tilec_kernel_destroy(k);
+    simd_aot_destroy(a);
+    return st;
+}

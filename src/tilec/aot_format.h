@@ -1,0 +1,51 @@
+/* aot_format.h — what an ahead-of-time object (`tilec compile`, docs/aot.md)
+ * tells the runtime library, shared by its writer (aot.c) and its reader
+ * (aot_run.c).
+ *
+ * The object's descriptor (simd/aot.h) is six 8-byte fields: the magic
+ * below, the blob and its size, the packet entries and their count, and a
+ * pointer slot the runtime fills with the loaded program.  The blob is, in
+ * the host's byte order (an object runs where its CPU level runs: x86-64):
+ *   u32 AOT_FORMAT, u32 feature bits (AOT_FEATURES), str tilec version,
+ *   str target CPU, u32 node count, nodes;
+ * a node (an rt_program; node 0 is the kernel, children have larger
+ * indices):
+ *   str name, u32 entry (AOT_NONE: none), u32 arg count, u32 user args,
+ *   args × {u32 elem, u64 min bytes}, u32 dispatch size, u32 block size,
+ *   u64 blocks per task, u64 workspace bytes,
+ *   u32 pack node, u32 packed param, u64 scratch bytes,
+ *   u32 partial node, u32 combine node, u32 carries,
+ *   carries × {u64 offset, u64 bytes, u32 elem},
+ *   u32 unfused node, when it is one: user args × {u64 disjoint, u64 disjoint_or_equal},
+ *   u32 fault sites, sites × {u32 kind, u32 store, str target, u32 target id,
+ *   str func, str axis label, u32 axis, u64 extent, u64 count, str file,
+ *   u32 line, u32 column};
+ * str is u32 length (AOT_NONE: NULL) then the bytes, no terminator. */
+#ifndef TILEC_FACADE_AOT_FORMAT_H
+#define TILEC_FACADE_AOT_FORMAT_H
+
+#include <stdint.h>
+
+/* "TLCAOT" and the format number in the low 16 bits. */
+#define AOT_FORMAT 1u
+#define AOT_MAGIC (0x544c43414f540000ull | AOT_FORMAT)
+#define AOT_NONE UINT32_MAX
+
+/* The CPU features the runtime checks before the first dispatch:
+ * X(bit, LLVM feature, __builtin_cpu_supports name). */
+#define AOT_FEATURES(X) \
+    X(0, "sse4.2", "sse4.2") X(1, "avx", "avx") X(2, "avx2", "avx2") X(3, "fma", "fma") \
+    X(4, "avx512f", "avx512f") X(5, "avx512bw", "avx512bw") X(6, "avx512dq", "avx512dq") \
+    X(7, "avx512vl", "avx512vl")
+
+/* The descriptor, as the object lays it out. */
+typedef struct {
+    uint64_t magic;
+    const unsigned char *blob;
+    uint64_t blob_bytes;
+    void (*const *entries)(void);
+    uint64_t entry_count;
+    void **loaded;
+} aot_descriptor;
+
+#endif

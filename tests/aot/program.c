@@ -1,0 +1,178 @@
+/* program.c — a C program linking kernels compiled ahead of time
+ * (tests/cli/aot.sh builds it against the runtime library, without LLVM).
+ * Each case reads its inputs and the reference interpreter's outputs from
+ * the .npy files the script wrote (`tilec run --reference --out`), calls
+ * the kernel's typed entry point and compares (|x-r| <= 5e-5 + 5e-5|r|, as
+ * `tilec run --check`).  `program CASE…` runs those cases (default: all);
+ * it prints "CASE ok" or why not, and exits 1 on any failure.
+ *
+ * Cases: softmax (plain), gemm_v3 (a packing program for x86-64-v3),
+ * attention_gqa (a split program: partial + combine), rmsnorm (a fused
+ * kernel with an unfused twin: disjoint, then the output overlapping the
+ * input shifted by 7 elements, where the twin runs), axpb (scalar
+ * parameters passed by value), fault (a bounds fault: TIR-I08 through
+ * tilec_aot_last_error), checked (the _dispatch form: a short buffer is
+ * RT-D04 and nothing runs), threads (softmax from 4 threads at once). */
+#include "attention_gqa.h"
+#include "axpb.h"
+#include "gemm_v3.h"
+#include "rmsnorm.h"
+#include "scalar_ops.h"
+#include "softmax.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+/* The data of a .npy file (version 1 header) of exactly `bytes` bytes. */
+static void *load(const char *name, size_t bytes) {
+    char path[256];
+    snprintf(path, sizeof path, "%s.npy", name);
+    FILE *f = fopen(path, "rb");
+    unsigned char head[10];
+    void *data = malloc(bytes ? bytes : 1);
+    bool ok = f && data && fread(head, 1, 10, f) == 10 && !memcmp(head, "\x93NUMPY", 6) &&
+              fseek(f, 10 + (long)(head[8] | head[9] << 8), SEEK_SET) == 0 && fread(data, 1, bytes, f) == bytes &&
+              fgetc(f) == EOF;
+    if (f) fclose(f);
+    if (!ok) {
+        printf("cannot read %zu bytes of data from %s\n", bytes, path);
+        exit(2);
+    }
+    return data;
+}
+
+static bool close_to(const char *what, const float *got, const float *want, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!(fabsf(got[i] - want[i]) <= 5e-5f + 5e-5f * fabsf(want[i]))) {
+            printf("%s: element %zu is %.9g, the reference's %.9g\n", what, i, got[i], want[i]);
+            failures++;
+            return false;
+        }
+    return true;
+}
+
+static bool called(const char *what, int status) {
+    if (status) {
+        printf("%s: status %d: %s", what, status, tilec_aot_last_error());
+        failures++;
+    }
+    return status == 0;
+}
+
+static void softmax_case(void) {
+    enum { N = 17 * 65 };
+    float *x = load("softmax.X", 4 * N), *want = load("softmax.Y", 4 * N), y[N];
+    if (called("softmax", softmax(x, y)) && close_to("softmax", y, want, N)) puts("softmax ok");
+    free(x);
+    free(want);
+}
+
+static void gemm_case(void) {
+    float *a = load("gemm.A", 4 * 64 * 48), *b = load("gemm.B", 4 * 48 * 80), *want = load("gemm.C", 4 * 64 * 80);
+    float c[64 * 80];
+    if (called("gemm_v3", gemm_v3(a, b, c)) && close_to("gemm_v3", c, want, 64 * 80)) puts("gemm_v3 ok");
+    free(a), free(b), free(want);
+}
+
+static void attention_case(void) {
+    float *q = load("attention_gqa.Q", 1792), *k = load("attention_gqa.K", 1408), *v = load("attention_gqa.V", 1232);
+    float *want = load("attention_gqa.O", 1568), o[1568 / 4];
+    if (called("attention_gqa", attention_gqa(q, k, v, o)) && close_to("attention_gqa", o, want, 1568 / 4))
+        puts("attention_gqa ok");
+    free(q), free(k), free(v), free(want);
+}
+
+static void rmsnorm_case(void) {
+    enum { N = 1030 };
+    float *x = load("rmsnorm.X", 4 * N), *g = load("rmsnorm.G", 4 * N), *want = load("rmsnorm.Y", 4 * N);
+    float y[N], shared[N + 7];
+    bool ok = called("rmsnorm", rmsnorm(x, g, y)) && close_to("rmsnorm", y, want, N);
+    /* Y over X's memory 7 elements on: the row is loaded whole before the
+     * store, so the result is the reference's */
+    memcpy(shared, x, sizeof *x * N);
+    ok = ok && called("rmsnorm shifted", rmsnorm(shared, g, shared + 7)) &&
+         close_to("rmsnorm shifted", shared + 7, want, N);
+    if (ok) puts("rmsnorm ok");
+    free(x), free(g), free(want);
+}
+
+static void axpb_case(void) {
+    float *x = load("axpb.X", 4 * 1000), *want = load("axpb.Y", 4 * 1000), y[1000];
+    if (called("axpb", axpb(2.0f, x, 0.5f, -4, y)) && close_to("axpb", y, want, 1000)) puts("axpb ok");
+    free(x), free(want);
+}
+
+static void fault_case(void) {
+    float x[16] = {0}, y[16];
+    int32_t i[16];
+    int st = scalar_ops(x, i, y);
+    const char *e = tilec_aot_last_error();
+    if (st == TILEC_E_RUNTIME && strstr(e, "error[TIR-I08]: scalar store to %Y in '@scalar_ops': index 17") &&
+        strstr(e, "elementwise.tir:48:5"))
+        puts("fault ok");
+    else
+        printf("fault: status %d, message: %s\n", st, e), failures++;
+}
+
+static void checked_case(void) {
+    float x[17 * 65] = {0}, y[17 * 65];
+    tilec_buffer args[2] = {{x, sizeof x, TIR_F32}, {y, sizeof y - 4, TIR_F32}};
+    tilec_context *ctx;
+    if (tilec_context_create(NULL, &ctx)) return;
+    int st = softmax_dispatch(ctx, NULL, 2, args);
+    char text[512];
+    tilec_diag_render(ctx, text, sizeof text);
+    tilec_buffer ok_args[2] = {{x, sizeof x, TIR_F32}, {y, sizeof y, TIR_F32}};
+    if (st == TILEC_E_RUNTIME && strstr(text, "RT-D04") && softmax_dispatch(ctx, NULL, 2, ok_args) == TILEC_OK)
+        puts("checked ok");
+    else
+        printf("checked: status %d: %s\n", st, text), failures++;
+    tilec_context_destroy(ctx);
+}
+
+static void *softmax_thread(void *p) {
+    enum { N = 17 * 65 };
+    const float *x = p;
+    float y[N];
+    for (int r = 0; r < 50; r++)
+        if (softmax(x, y)) return "a call failed";
+    return NULL;
+}
+
+static void threads_case(void) {
+    float *x = load("softmax.X", 4 * 17 * 65);
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++) pthread_create(&t[i], NULL, softmax_thread, x);
+    int bad = 0;
+    for (int i = 0; i < 4; i++) {
+        void *r;
+        pthread_join(t[i], &r);
+        bad += r != NULL;
+    }
+    if (!bad) printf("threads ok (%u workers)\n", tilec_runtime_workers(tilec_aot_default_runtime()));
+    else printf("threads: %d threads failed\n", bad), failures++;
+    free(x);
+}
+
+static const struct {
+    const char *name;
+    void (*run)(void);
+} cases[] = {
+    {"softmax", softmax_case}, {"gemm_v3", gemm_case}, {"attention_gqa", attention_case},
+    {"rmsnorm", rmsnorm_case}, {"axpb", axpb_case},    {"fault", fault_case},
+    {"checked", checked_case}, {"threads", threads_case},
+};
+
+int main(int argc, char **argv) {
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        bool wanted = argc < 2;
+        for (int a = 1; a < argc; a++) wanted = wanted || !strcmp(argv[a], cases[i].name);
+        if (wanted) cases[i].run();
+    }
+    return failures ? 1 : 0;
+}

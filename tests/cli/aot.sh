@@ -1,0 +1,108 @@
+# Ahead-of-time objects (docs/aot.md): `tilec compile` of five kernels —
+# softmax (plain), gemm with --pack on for --cpu x86-64-v3 under another
+# name, attention_gqa with --split on, rmsnorm fused with an unfused twin,
+# a kernel with scalar parameters — and one that faults; their headers
+# declare the typed entry points; tests/aot/program.c links the objects
+# against the runtime library (shared, then static) and checks each result
+# against the reference interpreter's (`tilec run --reference --out`); the
+# program needs no LLVM (ldd).  Then: a damaged descriptor is TILEC-AOT10,
+# an unknown CPU SIMD-O05, a symbol that is no C identifier TILEC-AOT01,
+# a missing -o a usage error.
+source "$(dirname "$0")/common.bash" "$@"
+
+BUILD=$(cd "$(dirname "$TILEC")" && pwd)
+SRC=$(cd "$SRC" && pwd)
+CC=${CC:-cc}
+command -v "$CC" >/dev/null || { echo "note: no C compiler ($CC): skipped"; finish; exit 0; }
+
+cat >"$WORK/axpb.tir" <<'TIR'
+kernel @axpb<N=1000>(%a: f32, %X: const view<f32>[X.0=N], %b: const f32, %k: i32, %Y: view<f32>[Y.0=N]) {
+  parallel (%i: i=N) {
+    %x = load %X[%i]
+    %ax = mul %a, %x
+    %kf = cast %k to f32
+    %t = add %ax, %b
+    %y = add %t, %kf
+    store %Y[%i], %y
+  }
+}
+TIR
+
+# aot NAME FILE PARAMS [tilec compile options…]: the reference's inputs and
+# outputs (NAME.P.npy for each parameter P in PARAMS), the object and header.
+aot() {
+  local name=$1 file=$2 params=$3
+  shift 3
+  local defines=() outs=() a
+  for a in "$@"; do case $a in -D*) defines+=("$a") ;; esac; done
+  for a in $params; do outs+=(--out "$a=$WORK/$name.$a.npy"); done
+  expect 0 "$TILEC" run "$file" --reference --seed 5 "${defines[@]}" "${outs[@]}" "${ARGS[@]}" || return
+  expect 0 "$TILEC" compile "$file" "$@" -o "$WORK/$name.o" --header "$WORK/$name.h" &&
+    contains "$WORK/out" "\.o \([0-9]+ bytes\), .*\.h$"
+}
+ARGS=()
+aot softmax "$SRC/examples/softmax.tir" "X Y"
+aot gemm "$SRC/examples/gemm.tir" "A B C" --pack on --cpu x86-64-v3 --name gemm_v3 --threads 2
+mv "$WORK/gemm.o" "$WORK/gemm_v3.o" && mv "$WORK/gemm.h" "$WORK/gemm_v3.h"
+aot attention_gqa "$SRC/examples/attention_gqa.tir" "Q K V O" --split on
+aot rmsnorm "$SRC/examples/rmsnorm.tir" "X G Y" -DR=1 -DW=1030 --fuse on
+ARGS=(--arg a=2 --arg b=0.5 --arg k=-4)
+aot axpb "$WORK/axpb.tir" "X Y"
+ARGS=()
+expect 0 "$TILEC" compile "$SRC/tests/kernels/elementwise.tir" --kernel scalar_ops -o "$WORK/scalar_ops.o" \
+  --header "$WORK/scalar_ops.h"
+
+# the headers: typed entry points, a value per scalar parameter
+contains "$WORK/softmax.h" '^int softmax\(const float \*X, float \*Y\);$'
+contains "$WORK/softmax.h" '^tilec_status softmax_dispatch\(tilec_context \*ctx, tilec_runtime \*rt, size_t n, const tilec_buffer \*args\);$'
+contains "$WORK/gemm_v3.h" '^int gemm_v3\(const float \*A, const float \*B, float \*C\);$'
+contains "$WORK/gemm_v3.h" 'target x86-64-v3, W=8, planned for 2 workers'
+contains "$WORK/axpb.h" '^int axpb\(float a, const float \*X, float b, int32_t k, float \*Y\);$'
+contains "$WORK/scalar_ops.h" '^int scalar_ops\(const float \*X, int32_t \*I, float \*Y\);$'
+
+OBJECTS=("$WORK"/{softmax,gemm_v3,attention_gqa,rmsnorm,axpb,scalar_ops}.o)
+build_program() { # OUT [library arguments…]
+  local out=$1
+  shift
+  expect 0 "$CC" -std=c11 -Wall -Werror -I"$SRC/include" -I"$WORK" "$SRC/tests/aot/program.c" "${OBJECTS[@]}" \
+    "$@" -lsleef -lpthread -lm -o "$out"
+}
+check_program() { # PROGRAM
+  (cd "$WORK" && TILEC_THREADS=2 "$1") >"$WORK/out" 2>"$WORK/err" || fail "$1 failed: $(cat "$WORK/out" "$WORK/err")"
+  for c in softmax gemm_v3 attention_gqa rmsnorm axpb fault checked; do contains "$WORK/out" "^$c ok$"; done
+  contains "$WORK/out" '^threads ok \(2 workers\)$'
+}
+if build_program "$WORK/shared" -L"$BUILD" -ltilec_rt -Wl,-rpath,"$BUILD"; then
+  check_program "$WORK/shared"
+  if command -v ldd >/dev/null; then
+    ldd "$WORK/shared" >"$WORK/ldd"
+    contains "$WORK/ldd" 'libtilec_rt\.so'
+    lacks "$WORK/ldd" 'LLVM'
+  fi
+fi
+build_program "$WORK/static" "$BUILD/libtilec_rt.a" && check_program "$WORK/static"
+
+# a damaged descriptor (its magic) is refused at the first call
+python3 - "$WORK/softmax.o" "$WORK/damaged.o" <<'PY'
+import struct, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+magic = struct.pack("<Q", 0x544c43414f540001)
+at = data.find(magic)
+assert at >= 0 and data.find(magic, at + 1) < 0, "the magic is in the object once"
+data[at] ^= 0xff
+open(sys.argv[2], "wb").write(data)
+PY
+OBJECTS=("$WORK/damaged.o" "$WORK"/{gemm_v3,attention_gqa,rmsnorm,axpb,scalar_ops}.o)
+if build_program "$WORK/damaged" "$BUILD/libtilec_rt.a"; then
+  (cd "$WORK" && ./damaged softmax) >"$WORK/out" 2>&1 && fail "a damaged object ran"
+  contains "$WORK/out" 'error\[TILEC-AOT10\]: the object was not made for this runtime'
+fi
+
+# refusals
+expect 1 "$TILEC" compile "$SRC/examples/softmax.tir" --cpu pentium -o "$WORK/x.o" &&
+  contains "$WORK/err" "error\[SIMD-O05\]: unknown target CPU 'pentium'"
+expect 1 "$TILEC" compile "$SRC/examples/softmax.tir" --name 2fast -o "$WORK/x.o" &&
+  contains "$WORK/err" "error\[TILEC-AOT01\]: '2fast' is not a C identifier"
+[ -e "$WORK/x.o" ] && fail "a refused compile wrote its object"
+expect 2 "$TILEC" compile "$SRC/examples/softmax.tir" && contains "$WORK/err" 'missing -o FILE.o'
+finish

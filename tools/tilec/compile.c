@@ -1,0 +1,81 @@
+/* compile.c — `tilec compile FILE.tir -o KERNEL.o [--header KERNEL.h]`:
+ * compiles one kernel ahead of time (tilec_compile_aot) into an object file
+ * a C program links against the runtime library, and its C header
+ * (docs/aot.md).  Each file is replaced atomically (base/file.h). */
+#include "native.h"
+
+#include "base/file.h"
+#include "base/strbuf.h"
+
+#include <string.h>
+
+static tilec_status collect(void *user, const char *bytes, size_t n) {
+    strbuf_append_n(user, bytes, n);
+    return ((strbuf *)user)->failed ? TILEC_E_NOMEM : TILEC_OK;
+}
+
+/* "tilec compile FILE -D N=4 …": the command line, for the header. */
+static void source_line(strbuf *s, int argc, char **argv) {
+    strbuf_append(s, "tilec");
+    for (int i = 0; i < argc; i++) strbuf_printf(s, " %s", argv[i]);
+}
+
+static int compile_main(tilec_context *ctx, int argc, char **argv, bool parse_only) {
+    cli_native_request r;
+    int code = cli_aot_request_scan(ctx, &cli_compile_command, argc, argv, &r);
+    if (code == CLI_CONTINUE && !parse_only) {
+        tir_module *m = cli_load_module(ctx, r.path, &r.defines);
+        const tir_func *f = m ? cli_pick_kernel(m, "compile", r.kernel) : NULL;
+        code = CLI_EXIT_FAIL;
+        if (f) {
+            tilec_compile_options o = cli_native_options(&r.native);
+            if (!r.native.width_given) o.width = 0; /* the target CPU's, not TILEC_SIMD_WIDTH's */
+            strbuf object, header, source;
+            strbuf_init(&object, ctx);
+            strbuf_init(&header, ctx);
+            strbuf_init(&source, ctx);
+            source_line(&source, argc, argv);
+            tilec_aot_options ao = {.cpu = r.cpu, .symbol = r.symbol, .source = strbuf_cstr(&source)};
+            tilec_status st = tilec_compile_aot(ctx, f, &o, &ao, collect, &object, r.header ? collect : NULL, &header);
+            if (!st) st = file_write(ctx, r.output, &(file_piece){object.data, object.len}, 1);
+            if (!st && r.header) st = file_write(ctx, r.header, &(file_piece){header.data, header.len}, 1);
+            code = st ? cli_fail_diags(ctx) : CLI_EXIT_OK;
+            if (!st) printf("@%s: %s (%zu bytes)%s%s\n", tir_func_name(f), r.output, object.len, r.header ? ", " : "",
+                            r.header ? r.header : "");
+            strbuf_free(&object);
+            strbuf_free(&header);
+            strbuf_free(&source);
+        }
+        tir_module_destroy(m);
+    }
+    cli_native_request_free(&r);
+    return code;
+}
+
+const cli_command cli_compile_command = {
+    "compile",
+    "compile a kernel ahead of time to an object file and a C header",
+    "usage: tilec compile FILE.tir -o KERNEL.o [--header KERNEL.h] [--cpu CPU] [--name SYMBOL]\n"
+    "                     [--kernel NAME] [-D NAME=VALUE]... [native options]\n"
+    "\n"
+    "Compiles one kernel of FILE.tir ahead of time (verify, plan, lower, vectorize,\n"
+    "generate code) into a relocatable object that a C program links against the\n"
+    "runtime library (pkg-config tilec-rt: no LLVM at run time), and optionally the\n"
+    "C header declaring its entry points (docs/aot.md):\n"
+    "  int SYMBOL(const float *X, float *Y, ...)   typed, on the default runtime\n"
+    "  tilec_status SYMBOL_dispatch(ctx, rt, n, args)   checked tilec_buffers\n"
+    "\n"
+    "Options:\n"
+    "  -o FILE           the object file to write (required)\n"
+    "  --header FILE     the C header to write\n"
+    "  --cpu CPU         native (default: this machine's CPU and features), x86-64-v2,\n"
+    "                    x86-64-v3 (AVX2) or x86-64-v4 (AVX-512)\n"
+    "  --name SYMBOL     the C name of the entry points (default: the kernel's)\n"
+    CLI_NATIVE_COMMAND_HELP
+    "\n"
+    "Here --threads is the worker count the kernel is planned for (it runs with any\n"
+    "runtime) and --width defaults to the target CPU's natural width.\n"
+    "\n"
+    "Exit status: 0 ok, 1 error in the file or the compilation, 2 usage error.\n",
+    compile_main,
+};
