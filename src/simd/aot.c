@@ -81,9 +81,7 @@ static LLVMTypeRef value_type(LLVMContextRef c, tir_scalar s) {
     }
 }
 
-/* tilec_status f(args…): returns what `callee` (of type callee_t) returns
- * for (prefix…, args…) where prefix is descriptor-first as each wrapper
- * builds it; see the two emitters below. */
+/* The runtime library's function `name` (declared once). */
 static LLVMValueRef declare(LLVMModuleRef m, const char *name, LLVMTypeRef type) {
     LLVMValueRef fn = LLVMGetNamedFunction(m, name);
     return fn ? fn : LLVMAddFunction(m, name, type);
@@ -106,14 +104,14 @@ static void emit_dispatch(simd_aot *a, const char *symbol, LLVMValueRef desc) {
 }
 
 /* int sym(P0, …) → tilec_aot_call(&d, n, {{P0 or &P0, bytes, elem}, …}) */
-static void emit_typed(simd_aot *a, const simd_aot_entry_points *ep, LLVMValueRef desc) {
+static bool emit_typed(simd_aot *a, const simd_aot_entry_points *ep, LLVMValueRef desc) {
     LLVMTypeRef ptr = LLVMPointerTypeInContext(a->c, 0), i32 = LLVMInt32TypeInContext(a->c),
                 i64 = LLVMInt64TypeInContext(a->c);
     LLVMTypeRef callee_t = LLVMFunctionType(i32, (LLVMTypeRef[3]){ptr, i64, ptr}, 3, false);
     LLVMValueRef callee = declare(a->m, "tilec_aot_call", callee_t);
     size_t n = ep->param_count;
     LLVMTypeRef *types = tilec_alloc(a->ctx, (n + 1) * sizeof *types);
-    if (!types) return;
+    if (!types) return false;
     for (size_t i = 0; i < n; i++) types[i] = ep->params[i].by_value ? value_type(a->c, ep->params[i].elem) : ptr;
     LLVMValueRef fn = LLVMAddFunction(a->m, ep->symbol, LLVMFunctionType(i32, types, (unsigned)n, false));
     tilec_free(a->ctx, types);
@@ -137,6 +135,7 @@ static void emit_typed(simd_aot *a, const simd_aot_entry_points *ep, LLVMValueRe
     LLVMValueRef args[3] = {desc, LLVMConstInt(i64, n, false), buffers};
     LLVMBuildRet(b, LLVMBuildCall2(b, callee_t, callee, args, 3, ""));
     LLVMDisposeBuilder(b);
+    return true;
 }
 
 static LLVMValueRef private_constant(LLVMModuleRef m, LLVMValueRef init, const char *name) {
@@ -161,7 +160,7 @@ tilec_status simd_aot_finish(simd_aot *a, const simd_aot_entry_points *ep, strbu
     LLVMValueRef desc = private_constant(a->m, LLVMConstStructInContext(a->c, fields, 6, false), "tilec.aot.kernel");
     LLVMSetAlignment(desc, 8);
     emit_dispatch(a, ep->symbol, desc);
-    emit_typed(a, ep, desc);
+    if (!emit_typed(a, ep, desc)) return tilec_error(a->ctx, TILEC_E_NOMEM, "SIMD-M02", tilec_no_loc(), "out of memory");
     LLVMModuleRef m = a->m;
     a->m = NULL; /* jit_compile_pic_object takes it */
     return jit_compile_pic_object(a->ctx, &a->host, m, object) ? TILEC_OK : TILEC_E_UNSUPPORTED;

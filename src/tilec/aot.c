@@ -17,6 +17,7 @@
 #include "tir/ir.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ---- the blob ---- */
@@ -129,17 +130,21 @@ static uint32_t feature_bits(const char *features) {
     return bits;
 }
 
-static bool write_blob(const tilec_kernel *k, const simd_aot *a, strbuf *out) {
+static tilec_status write_blob(tilec_context *ctx, const tilec_kernel *k, const simd_aot *a, strbuf *out) {
     blob_writer w = {.out = out};
     number(&w, k);
-    if (w.overflow) return false;
+    if (w.overflow)
+        return tilec_error(ctx, TILEC_E_UNSUPPORTED, "TILEC-AOT02", tilec_no_loc(),
+                           "'@%s' needs more than %zu programs (helper kernels) in one object",
+                           strbuf_cstr(&k->name), sizeof w.nodes / sizeof w.nodes[0]);
     put_u32(out, AOT_FORMAT);
     put_u32(out, feature_bits(simd_aot_features(a)));
     put_str(out, tilec_version());
     put_str(out, simd_aot_cpu(a));
     put_u32(out, w.count);
     for (uint32_t i = 0; i < w.count; i++) put_node(&w, w.nodes[i]);
-    return !out->failed;
+    return out->failed ? tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing the object")
+                       : TILEC_OK;
 }
 
 /* ---- the header ---- */
@@ -167,11 +172,39 @@ static bool by_value(const tir_value *v) {
     return tir_value_read_only(v) && tir_space_volume(tir_type_space(tir_value_type(v)), &volume) && volume == 1;
 }
 
+static bool c_identifier(const char *s) {
+    if (!s || !(isalpha((unsigned char)*s) || *s == '_')) return false;
+    for (const char *c = s; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '_') return false;
+    return strlen(s) < 200;
+}
+
+static bool c_keyword(const char *s) {
+    static const char *const words[] = {
+        "auto",   "bool",   "break",    "case",     "char",   "const",    "continue", "default",  "do",
+        "double", "else",   "enum",     "extern",   "false",  "float",    "for",      "goto",     "if",
+        "inline", "int",    "long",     "register", "restrict", "return", "short",    "signed",   "sizeof",
+        "static", "struct", "switch",   "true",     "typedef", "union",   "unsigned", "void",     "volatile",
+        "while",
+    };
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (!strcmp(s, words[i])) return true;
+    return false;
+}
+
+/* The parameter's name in C ("argI" when it has none that can be one). */
+static const char *param_name(const tir_value *v, char buf[32]) {
+    if (c_identifier(tir_value_name(v)) && !c_keyword(tir_value_name(v))) return tir_value_name(v);
+    snprintf(buf, 32, "arg%zu", tir_value_index(v));
+    return buf;
+}
+
 static void param_decl(strbuf *h, const tir_value *v, bool with_name) {
     const char *type = c_type(tir_type_elem(tir_value_type(v)));
     if (by_value(v)) strbuf_printf(h, "%s", type);
     else strbuf_printf(h, "%s%s *", tir_value_read_only(v) ? "const " : "", type);
-    if (with_name) strbuf_printf(h, "%s%s", by_value(v) ? " " : "", tir_value_name(v) ? tir_value_name(v) : "arg");
+    char buf[32];
+    if (with_name) strbuf_printf(h, "%s%s", by_value(v) ? " " : "", param_name(v, buf));
 }
 
 static void write_header(strbuf *h, const tilec_kernel *k, const tir_func *f, const char *symbol, const simd_aot *a,
@@ -200,7 +233,8 @@ static void write_header(strbuf *h, const tilec_kernel *k, const tir_func *f, co
     for (size_t i = 0; i < tir_func_param_count(f); i++) {
         const tir_value *v = tir_func_param(f, i);
         const tir_space *sp = tir_type_space(tir_value_type(v));
-        strbuf_printf(h, " *   %-10s %s[", tir_value_name(v) ? tir_value_name(v) : "arg",
+        char buf[32];
+        strbuf_printf(h, " *   %-10s %s[", param_name(v, buf),
                       tir_scalar_name(tir_type_elem(tir_value_type(v))));
         for (size_t d = 0; d < tir_space_rank(sp); d++)
             strbuf_printf(h, "%s%llu", d ? ", " : "", (unsigned long long)tir_space_extent(sp, d));
@@ -224,13 +258,6 @@ static void write_header(strbuf *h, const tilec_kernel *k, const tir_func *f, co
 
 /* ---- the driver ---- */
 
-static bool c_identifier(const char *s) {
-    if (!s || !(isalpha((unsigned char)*s) || *s == '_')) return false;
-    for (const char *c = s; *c; c++)
-        if (!isalnum((unsigned char)*c) && *c != '_') return false;
-    return strlen(s) < 200;
-}
-
 static tilec_status entry_points(tilec_context *ctx, const tilec_kernel *k, const tir_func *f, const char *symbol,
                                  const strbuf *blob, simd_aot *a, strbuf *object) {
     size_t n = tir_func_param_count(f);
@@ -251,7 +278,7 @@ tilec_status tilec_compile_aot(tilec_context *ctx, const tir_func *f, const tile
         return tilec_error(ctx, TILEC_E_ARG, "TILEC-A01", tilec_no_loc(), "tilec_compile_aot: NULL argument");
     tilec_aot_options ao = aot ? *aot : (tilec_aot_options){0};
     const char *symbol = ao.symbol ? ao.symbol : tir_func_name(f);
-    if (!c_identifier(symbol))
+    if (!c_identifier(symbol) || c_keyword(symbol))
         return tilec_error(ctx, TILEC_E_ARG, "TILEC-AOT01", tilec_no_loc(),
                            "'%s' is not a C identifier for the entry points (give one with --name)", symbol);
     tilec_compile_options o = options ? *options : tilec_compile_options_default();
@@ -267,8 +294,7 @@ tilec_status tilec_compile_aot(tilec_context *ctx, const tir_func *f, const tile
     strbuf_init(&blob, ctx);
     strbuf_init(&object, ctx);
     strbuf_init(&header, ctx);
-    if (!st && !write_blob(k, a, &blob))
-        st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing the object");
+    if (!st) st = write_blob(ctx, k, a, &blob);
     if (!st) st = entry_points(ctx, k, f, symbol, &blob, a, &object);
     if (!st && object.failed)
         st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory holding the object");

@@ -8,7 +8,10 @@
 #    `pkg-config --cflags --libs tilec`, as C++ with g++, and as a CMake
 #    project with find_package(tilec) → tilec::tilec; and statically against
 #    libtilec.a with `pkg-config --static --libs tilec`; and docs/facade.md's
-#    complete program, extracted from the page, built and run.
+#    complete program, extracted from the page, built and run;
+#  - libtilec_rt (no LLVM, only tilec_*/tir_* exported) and docs/aot.md's
+#    complete program linked with `pkg-config tilec-rt` against softmax
+#    compiled by the installed `tilec compile`.
 # A CMake project that add_subdirectory()s the source tree is configured
 # (not built): it must see tilec::tilec and none of tilec's tests.
 # Each consumer must run and print ok.  Skips (with a note) what a missing
@@ -24,7 +27,8 @@ LIB=$PREFIX/lib
 [ -d "$PREFIX/lib64" ] && LIB=$PREFIX/lib64
 
 expect 0 "$PREFIX/bin/tilec" --version && contains "$WORK/out" "^tilec $VERSION \(LLVM 19\."
-for f in include/tilec/tilec.h include/tilec/tir.h include/tilec/diag.h include/tilec/api.h; do
+for f in include/tilec/tilec.h include/tilec/tir.h include/tilec/diag.h include/tilec/api.h include/tilec/runtime.h \
+  include/tilec/aot.h; do
   [ -f "$PREFIX/$f" ] || fail "not installed: $f"
 done
 [ -f "$LIB/pkgconfig/tilec.pc" ] || fail "not installed: tilec.pc"
@@ -85,6 +89,30 @@ if command -v pkg-config >/dev/null; then
   fi
 else
   echo "note: no pkg-config; the pkg-config consumers are skipped"
+fi
+
+# the runtime library: no LLVM, only tilec_*/tir_* exported; docs/aot.md's
+# complete program against softmax compiled ahead of time by the installed CLI
+[ -f "$LIB/libtilec_rt.a" ] && [ -f "$PREFIX/include/tilec/aot.h" ] || fail "the runtime library is not installed"
+if command -v readelf >/dev/null; then
+  expect 0 readelf -d "$LIB/libtilec_rt.so" && contains "$WORK/out" "SONAME.*\[libtilec_rt\.so\.$MAJOR_MINOR\]" &&
+    lacks "$WORK/out" 'NEEDED.*LLVM'
+fi
+if command -v nm >/dev/null; then
+  nm -D --defined-only "$LIB/libtilec_rt.so" | awk '{print $NF}' | grep -Ev '^(tilec_|tir_)' >"$WORK/extra"
+  [ -s "$WORK/extra" ] && fail "libtilec_rt.so exports other symbols: $(head -5 "$WORK/extra" | tr '\n' ' ')"
+  nm -D --defined-only "$LIB/libtilec_rt.so" | grep -q ' T tilec_aot_call$' || fail "libtilec_rt.so lacks tilec_aot_call"
+fi
+if command -v pkg-config >/dev/null; then
+  awk '/^## A complete program/ { on = 1 } on && /^```c$/ { code = 1; next } code && /^```$/ { exit } code' \
+    "$SRC/docs/aot.md" >"$WORK/aot_example.c"
+  grep -q 'int main' "$WORK/aot_example.c" || fail "no C program under '## A complete program' in docs/aot.md"
+  expect 0 "$PREFIX/bin/tilec" compile "$SRC/examples/softmax.tir" -o "$WORK/softmax.o" --header "$WORK/softmax.h" &&
+    # shellcheck disable=SC2046
+    expect 0 cc -std=c17 -Wall -Werror -I"$WORK" -o "$WORK/aot_example" "$WORK/aot_example.c" "$WORK/softmax.o" \
+      $(pkg-config --cflags --libs tilec-rt) &&
+    expect 0 env LD_LIBRARY_PATH="$LIB" TILEC_THREADS=2 "$WORK/aot_example" &&
+    contains "$WORK/out" '^row 0 sums to 1\.0000 on 2 workers$'
 fi
 
 expect 0 cmake -S "$SRC/tests/install" -B "$WORK/cmake-consumer" -DCMAKE_PREFIX_PATH="$PREFIX" &&
