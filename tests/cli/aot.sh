@@ -98,6 +98,17 @@ if build_program "$WORK/damaged" "$BUILD/libtilec_rt.a"; then
   contains "$WORK/out" 'error\[TILEC-AOT10\]: the object was not made for this runtime'
 fi
 
+# the target CPU decides the instructions: x86-64-v2 uses no ymm/zmm
+# registers, x86-64-v4 zmm ones
+if command -v objdump >/dev/null; then
+  for cpu in x86-64-v2 x86-64-v4; do
+    expect 0 "$TILEC" compile "$SRC/examples/softmax.tir" --cpu $cpu -o "$WORK/$cpu.o" &&
+      objdump -d "$WORK/$cpu.o" >"$WORK/$cpu.s"
+  done
+  lacks "$WORK/x86-64-v2.s" '%[yz]mm'
+  contains "$WORK/x86-64-v4.s" '%zmm'
+fi
+
 # refusals
 expect 1 "$TILEC" compile "$SRC/examples/softmax.tir" --cpu pentium -o "$WORK/x.o" &&
   contains "$WORK/err" "error\[SIMD-O05\]: unknown target CPU 'pentium'"
