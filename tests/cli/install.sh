@@ -11,7 +11,8 @@
 #    complete program, extracted from the page, built and run;
 #  - libtilec_rt (no LLVM, only tilec_*/tir_* exported) and docs/aot.md's
 #    complete program linked with `pkg-config tilec-rt` against softmax
-#    compiled by the installed `tilec compile`.
+#    compiled by the installed `tilec compile`, also as a CMake project
+#    linking tilec::tilec_rt.
 # A CMake project that add_subdirectory()s the source tree is configured
 # (not built): it must see tilec::tilec and none of tilec's tests.
 # Each consumer must run and print ok.  Skips (with a note) what a missing
@@ -115,9 +116,18 @@ if command -v pkg-config >/dev/null; then
     contains "$WORK/out" '^row 0 sums to 1\.0000 on 2 workers$'
 fi
 
-expect 0 cmake -S "$SRC/tests/install" -B "$WORK/cmake-consumer" -DCMAKE_PREFIX_PATH="$PREFIX" &&
+AOT_CMAKE=()
+[ -f "$WORK/softmax.o" ] && [ -f "$WORK/aot_example.c" ] &&
+  AOT_CMAKE=(-DAOT_PROGRAM="$WORK/aot_example.c" -DAOT_OBJECT="$WORK/softmax.o" -DAOT_HEADER_DIR="$WORK")
+expect 0 cmake -S "$SRC/tests/install" -B "$WORK/cmake-consumer" -DCMAKE_PREFIX_PATH="$PREFIX" "${AOT_CMAKE[@]}" &&
   expect 0 cmake --build "$WORK/cmake-consumer" &&
   run_consumer cmake "$WORK/cmake-consumer/consumer"
+if [ ${#AOT_CMAKE[@]} -gt 0 ] && [ -x "$WORK/cmake-consumer/aot_consumer" ]; then
+  expect 0 env LD_LIBRARY_PATH="$LIB" TILEC_THREADS=2 "$WORK/cmake-consumer/aot_consumer" &&
+    contains "$WORK/out" '^row 0 sums to 1\.0000 on 2 workers$'
+elif [ ${#AOT_CMAKE[@]} -gt 0 ]; then
+  fail "the CMake project did not build aot_consumer against tilec::tilec_rt"
+fi
 
 mkdir -p "$WORK/sub"
 cat >"$WORK/sub/CMakeLists.txt" <<CMAKE
