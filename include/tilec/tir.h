@@ -70,7 +70,15 @@ typedef enum {
     X(LE, "le", 2, COMPARE) X(GT, "gt", 2, COMPARE) X(GE, "ge", 2, COMPARE) \
     X(AND, "and", 2, LOGICAL) X(OR, "or", 2, LOGICAL) X(NOT, "not", 1, LOGICAL) \
     X(EXP, "exp", 1, FLOAT) X(LOG, "log", 1, FLOAT) X(SQRT, "sqrt", 1, FLOAT) \
-    X(TANH, "tanh", 1, FLOAT) X(ABS, "abs", 1, NUMERIC)
+    X(TANH, "tanh", 1, FLOAT) X(ABS, "abs", 1, NUMERIC) \
+    X(ERF, "erf", 1, FLOAT) X(SIGMOID, "sigmoid", 1, FLOAT) X(RSQRT, "rsqrt", 1, FLOAT) \
+    X(SIN, "sin", 1, FLOAT) X(COS, "cos", 1, FLOAT) X(TAN, "tan", 1, FLOAT) \
+    X(ASIN, "asin", 1, FLOAT) X(ACOS, "acos", 1, FLOAT) X(ATAN, "atan", 1, FLOAT) \
+    X(SINH, "sinh", 1, FLOAT) X(COSH, "cosh", 1, FLOAT) X(EXPM1, "expm1", 1, FLOAT) \
+    X(LOG1P, "log1p", 1, FLOAT) X(EXP2, "exp2", 1, FLOAT) X(LOG2, "log2", 1, FLOAT) \
+    X(LOG10, "log10", 1, FLOAT) X(CBRT, "cbrt", 1, FLOAT) X(POW, "pow", 2, FLOAT) \
+    X(ATAN2, "atan2", 2, FLOAT) X(FLOOR, "floor", 1, FLOAT) X(CEIL, "ceil", 1, FLOAT) \
+    X(ROUND, "round", 1, FLOAT) X(TRUNC, "trunc", 1, FLOAT)
 
 typedef enum {
     TIR_EW_INVALID = 0,

@@ -8,6 +8,7 @@
  * (plan_ew_foldable), so a value the plan says is constant is an XIR
  * constant here; float arithmetic is never folded. */
 #include "lower/internal.h"
+#include "tir/math_ops.h"
 
 #include "base/invariant.h"
 #include "tir/interp.h"
@@ -156,12 +157,29 @@ static const xir_arith_op ew_to_xir[TIR_EW_COUNT] = {
     [TIR_EW_MOD] = XIR_OP_MOD, [TIR_EW_NEG] = XIR_OP_NEG, [TIR_EW_MIN] = XIR_OP_MIN, [TIR_EW_MAX] = XIR_OP_MAX,
     [TIR_EW_SELECT] = XIR_OP_SELECT, [TIR_EW_EQ] = XIR_OP_EQ, [TIR_EW_NE] = XIR_OP_NE, [TIR_EW_LT] = XIR_OP_LT,
     [TIR_EW_LE] = XIR_OP_LE, [TIR_EW_GT] = XIR_OP_GT, [TIR_EW_GE] = XIR_OP_GE, [TIR_EW_AND] = XIR_OP_AND,
-    [TIR_EW_OR] = XIR_OP_OR, [TIR_EW_NOT] = XIR_OP_NOT, [TIR_EW_EXP] = XIR_OP_EXP, [TIR_EW_LOG] = XIR_OP_LOG,
-    [TIR_EW_SQRT] = XIR_OP_SQRT, [TIR_EW_TANH] = XIR_OP_TANH, [TIR_EW_ABS] = XIR_OP_ABS,
+    [TIR_EW_OR] = XIR_OP_OR, [TIR_EW_NOT] = XIR_OP_NOT, [TIR_EW_SQRT] = XIR_OP_SQRT, [TIR_EW_ABS] = XIR_OP_ABS,
+#define SAME(e, dbl, flt, stem) [TIR_EW_##e] = XIR_OP_##e,
+    TIR_SLEEF_MATH1(SAME) TIR_SLEEF_MATH2(SAME) TIR_ROUNDING_MATH(SAME)
+#undef SAME
 };
+
+/* rsqrt x = 1 / sqrt x; sigmoid x = s or e·s, as x >= 0 or not, with
+ * e = exp(-|x|) and s = 1 / (1 + e), so that exp never overflows (e ≤ 1)
+ * and tiny results keep their precision (docs/tir.md "Math functions":
+ * the native error is the composition's). */
+static xir_value *lw_composite(lowerer *lw, tir_ew_op op, tir_scalar elem, xir_value *x) {
+    xir_value *one = xir_const_float(lw->m, elem, 1.0);
+    if (op == TIR_EW_RSQRT) return lw_arith(lw, XIR_OP_DIV, one, lw_arith(lw, XIR_OP_SQRT, x, NULL, NULL), NULL);
+    xir_value *ax = lw_arith(lw, XIR_OP_ABS, x, NULL, NULL);
+    xir_value *e = lw_arith(lw, XIR_OP_EXP, lw_arith(lw, XIR_OP_NEG, ax, NULL, NULL), NULL, NULL);
+    xir_value *s = lw_arith(lw, XIR_OP_DIV, one, lw_arith(lw, XIR_OP_ADD, one, e, NULL), NULL);
+    xir_value *nonneg = lw_arith(lw, XIR_OP_GE, x, xir_const_float(lw->m, elem, 0.0), NULL);
+    return lw_arith(lw, XIR_OP_SELECT, nonneg, s, lw_arith(lw, XIR_OP_MUL, e, s, NULL));
+}
 
 xir_value *lw_apply(lowerer *lw, tir_ew_op op, tir_scalar elem, xir_value *const *args) {
     if (op == TIR_EW_CAST) return lw_cast(lw, args[0], elem);
+    if (op == TIR_EW_SIGMOID || op == TIR_EW_RSQRT) return lw_composite(lw, op, elem, args[0]);
     unsigned n = tir_ew_arity(op);
     return lw_arith(lw, ew_to_xir[op], args[0], n > 1 ? args[1] : NULL, n > 2 ? args[2] : NULL);
 }

@@ -5,6 +5,7 @@
  * multiply along the nesting: an unrolled map body by its domain volume, a
  * partitioned reduction body by its emissions, runtime loop bodies by one. */
 #include "plan/represent.h"
+#include "tir/math_ops.h"
 
 #include "base/checked.h"
 #include "base/context.h"
@@ -17,7 +18,7 @@ bool plan_bounded(const plan_repr_options *o, uint64_t n) {
 }
 
 bool plan_ew_foldable(tir_ew_op op, tir_scalar operand_elem, tir_scalar result_elem) {
-    (void)op; /* every integer/bool opcode folds; exp/log/sqrt/tanh take floats only */
+    (void)op; /* every integer/bool opcode folds; the math functions take floats only */
     return !tir_scalar_is_float(operand_elem) && !tir_scalar_is_float(result_elem);
 }
 
@@ -258,8 +259,11 @@ static void plan_recipe(planner *p, const tir_op *op, uint64_t mult) {
 }
 
 bool plan_ew_expensive(tir_ew_op op) {
-    static const bool expensive[TIR_EW_COUNT] = {[TIR_EW_EXP] = true, [TIR_EW_LOG] = true, [TIR_EW_SQRT] = true,
-                                                 [TIR_EW_TANH] = true, [TIR_EW_DIV] = true, [TIR_EW_MOD] = true};
+    static const bool expensive[TIR_EW_COUNT] = {
+#define CALL(e, dbl, flt, stem) [TIR_EW_##e] = true,
+        TIR_SLEEF_MATH1(CALL) TIR_SLEEF_MATH2(CALL)
+#undef CALL
+        [TIR_EW_SIGMOID] = true, [TIR_EW_RSQRT] = true, [TIR_EW_SQRT] = true, [TIR_EW_DIV] = true, [TIR_EW_MOD] = true};
     return expensive[op];
 }
 

@@ -133,7 +133,8 @@ typedef struct {
 } plan_repr;
 
 bool plan_bounded(const plan_repr_options *o, uint64_t n);
-/* exp, log, sqrt, tanh, div, mod: never recomputed; worth a branch to skip. */
+/* The math library (tir/math_ops.h), sigmoid, rsqrt, sqrt, div, mod: never
+ * recomputed; worth a branch to skip. */
 bool plan_ew_expensive(tir_ew_op op);
 /* Whether an elementwise op folds to a constant when its operands are
  * constants: integer and bool operations (not floats). */

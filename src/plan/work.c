@@ -9,7 +9,7 @@
  *               loop iteration (increment, compare) plus its coordinate
  *               decode, (4 + 3·rank) per runtime-indexed extract, one
  *               address add per view element, and the root decode once
- *               (exp, log and tanh weigh PLAN_MATH_OPS; a packet-local
+ *               (the math library's calls weigh PLAN_MATH_OPS; a packet-local
  *               butterfly step 3, 7 when the lanes' validity travels with it)
  *   private     one vector access per private array element written (ARRAY
  *               definitions, definition snapshots, carry copies) or read at
@@ -46,6 +46,7 @@
 #include "plan/work.h"
 
 #include "base/context.h"
+#include "tir/math_ops.h"
 
 #include <math.h>
 #include <string.h>
@@ -93,11 +94,18 @@ static void snapshot(walker *w, const tir_value *v, double rep) {
 static void view_charge(walker *w, const tir_op *op, double times);
 
 /* Operations one elementwise op costs per element: a math-library call
- * (exp, log, tanh: a SLEEF u10 polynomial of some 20-40 instructions per
- * packet) PLAN_MATH_OPS, everything else one. */
+ * (tir/math_ops.h's SLEEF functions, and sigmoid's exp: a SLEEF u10
+ * polynomial of some 20-40 instructions per packet) PLAN_MATH_OPS, rsqrt's
+ * sqrt and divide 2, everything else one. */
 static double ew_ops(const tir_op *op) {
-    bool math = op->ew == TIR_EW_EXP || op->ew == TIR_EW_LOG || op->ew == TIR_EW_TANH;
-    return math ? PLAN_MATH_OPS : 1;
+    switch (op->ew) {
+#define CALL(e, dbl, flt, stem) case TIR_EW_##e:
+        TIR_SLEEF_MATH1(CALL) TIR_SLEEF_MATH2(CALL)
+#undef CALL
+    case TIR_EW_SIGMOID: return PLAN_MATH_OPS;
+    case TIR_EW_RSQRT: return 2;
+    default: return 1;
+    }
 }
 
 /* `times` reads of elements of v at constant (runtime = false) or runtime

@@ -22,8 +22,8 @@
 #include "plan/root_map.h"
 #include "plan/target.h"
 
-/* The prior's weight of a math-library call (exp, log, tanh: a SLEEF u10
- * polynomial) per element, in operations. */
+/* The prior's weight of a math-library call (exp, log, tanh, erf, sin, …:
+ * a SLEEF u10 polynomial, tir/math_ops.h) per element, in operations. */
 enum { PLAN_MATH_OPS = 16 };
 
 /* Fills the work fields of `out` (arithmetic … reused_load_bytes); the count

@@ -29,9 +29,11 @@
  * Arithmetic follows src/xir/eval.c bit for bit: integer div/mod by zero give
  * 0 and MIN / -1 wraps (divisors are sanitized on every lane, so inactive
  * lanes cannot trap); float→int casts saturate with NaN → 0; min/max prefer
- * the number to a NaN and order -0 below +0; exp/log/tanh call SLEEF u10 at
- * the packet width (never scalar libm per lane). */
+ * the number to a NaN and order -0 below +0; the math functions
+ * (tir/math_ops.h) call SLEEF u10 at the packet width (never scalar libm per
+ * lane), floor/ceil/round/trunc are LLVM's intrinsics. */
 #include "simd/emit.h"
+#include "tir/math_ops.h"
 #include "xir/eval.h"
 
 #include <stdio.h>
@@ -297,7 +299,8 @@ static LLVMValueRef float_unary_intrinsic(emitter *e, const char *name, LLVMValu
 
 /* ---- SLEEF ---- */
 
-static LLVMValueRef sleef_call(emitter *e, const char *fn_base, tir_scalar t, unsigned width, LLVMValueRef x) {
+static LLVMValueRef sleef_call(emitter *e, const char *fn_base, tir_scalar t, unsigned width, LLVMValueRef *x,
+                               unsigned argc) {
     char name[64];
     bool f32 = t == TIR_F32;
     if (width == 1) snprintf(name, sizeof name, "Sleef_%s%s_u10", fn_base, f32 ? "f" : "");
@@ -312,11 +315,12 @@ static LLVMValueRef sleef_call(emitter *e, const char *fn_base, tir_scalar t, un
         }
     }
     LLVMTypeRef et = scalar_type(e, t), at = width == 1 ? et : LLVMVectorType(et, width);
-    LLVMTypeRef ft = LLVMFunctionType(at, &at, 1, false);
+    LLVMTypeRef params[2] = {at, at};
+    LLVMTypeRef ft = LLVMFunctionType(at, params, argc, false);
     LLVMValueRef fn = LLVMGetNamedFunction(e->m, name);
     if (!fn) fn = LLVMAddFunction(e->m, name, ft);
     e->info->counters.math_calls++;
-    return LLVMBuildCall2(e->b, ft, fn, &x, 1, "");
+    return LLVMBuildCall2(e->b, ft, fn, x, argc, "");
 }
 
 static LLVMValueRef shuffle(emitter *e, LLVMValueRef a, LLVMValueRef b, unsigned first, unsigned count, unsigned clamp) {
@@ -325,25 +329,30 @@ static LLVMValueRef shuffle(emitter *e, LLVMValueRef a, LLVMValueRef b, unsigned
     return LLVMBuildShuffleVector(e->b, a, b ? b : LLVMGetPoison(LLVMTypeOf(a)), LLVMConstVector(idx, count), "");
 }
 
-/* exp/log/tanh at the packet width: the widest SLEEF entry the host runs
+/* A SLEEF function of argc (1 or 2) operands (tir/math_ops.h) at the
+ * packet width: the widest SLEEF entry the host runs
  * (f32: 16 with AVX-512F, 8 with AVX2, else 4; f64 half), padded up from
  * narrower packets (W = 1 included), split for wider ones; uniform values
  * call the scalar entry once.  A varying <1 x T> argument is padded, not
  * extracted: LLVM 19's InstCombine scalarizes a loop PHI whose lane is
  * extracted with its update's operands swapped (`x - phi` became `phi - x`;
  * found by fuzz_diff, tests/fuzz/corpus/diff/w1-math-after-loop.tir). */
-static LLVMValueRef math(emitter *e, const char *fn, tir_scalar t, LLVMValueRef x) {
-    if (!is_vec(x)) return sleef_call(e, fn, t, 1, x);
+static LLVMValueRef math(emitter *e, const char *fn, tir_scalar t, LLVMValueRef *x, unsigned argc) {
+    if (!is_vec(x[0])) return sleef_call(e, fn, t, 1, x, argc);
     unsigned W = e->W, lanes_f32 = e->host->avx512f ? 16 : e->host->avx2 ? 8 : 4;
     unsigned maxw = t == TIR_F32 ? lanes_f32 : lanes_f32 / 2, minw = t == TIR_F32 ? 4 : 2;
+    LLVMValueRef args[2];
     if (W < minw) {
-        LLVMValueRef wide = sleef_call(e, fn, t, minw, shuffle(e, x, NULL, 0, minw, W));
-        return shuffle(e, wide, NULL, 0, W, minw);
+        for (unsigned k = 0; k < argc; k++) args[k] = shuffle(e, x[k], NULL, 0, minw, W);
+        return shuffle(e, sleef_call(e, fn, t, minw, args, argc), NULL, 0, W, minw);
     }
     unsigned chunk = W < maxw ? W : maxw, parts = W / chunk;
-    if (parts == 1) return sleef_call(e, fn, t, W, x);
+    if (parts == 1) return sleef_call(e, fn, t, W, x, argc);
     LLVMValueRef part[16];
-    for (unsigned p = 0; p < parts; p++) part[p] = sleef_call(e, fn, t, chunk, shuffle(e, x, NULL, p * chunk, chunk, W));
+    for (unsigned p = 0; p < parts; p++) {
+        for (unsigned k = 0; k < argc; k++) args[k] = shuffle(e, x[k], NULL, p * chunk, chunk, W);
+        part[p] = sleef_call(e, fn, t, chunk, args, argc);
+    }
     for (unsigned width = chunk; parts > 1; width *= 2, parts /= 2)
         for (unsigned p = 0; p < parts / 2; p++) part[p] = shuffle(e, part[2 * p], part[2 * p + 1], 0, 2 * width, 2 * width);
     return part[0];
@@ -378,9 +387,16 @@ static LLVMValueRef arith(emitter *e, const xir_inst *i) {
         LLVMIntPredicate p = is_min ? (sg ? LLVMIntSLE : LLVMIntULE) : (sg ? LLVMIntSGE : LLVMIntUGE);
         return sel(e, LLVMBuildICmp(e->b, p, a, b, ""), a, b);
     }
-    case XIR_OP_EXP: return math(e, "exp", t, a);
-    case XIR_OP_LOG: return math(e, "log", t, a);
-    case XIR_OP_TANH: return math(e, "tanh", t, a);
+#define SLEEF1(op_, dbl, flt, stem) \
+    case XIR_OP_##op_: return math(e, #stem, t, (LLVMValueRef[2]){a, NULL}, 1);
+#define SLEEF2(op_, dbl, flt, stem) \
+    case XIR_OP_##op_: return math(e, #stem, t, (LLVMValueRef[2]){a, b}, 2);
+#define ROUNDING(op_, dbl, flt, intrinsic_name) \
+    case XIR_OP_##op_: return float_unary_intrinsic(e, intrinsic_name, a);
+        TIR_SLEEF_MATH1(SLEEF1) TIR_SLEEF_MATH2(SLEEF2) TIR_ROUNDING_MATH(ROUNDING)
+#undef SLEEF1
+#undef SLEEF2
+#undef ROUNDING
     case XIR_OP_SQRT: return float_unary_intrinsic(e, "llvm.sqrt", a);
     case XIR_OP_FMA: {
         LLVMValueRef args[3] = {a, b, get(e, xir_operand(i, 2), vec)};
@@ -846,7 +862,10 @@ static bool skippable(const xir_block *b) {
         case XIR_INST_WARP_READ_LANE: case XIR_INST_FAULT: return true;
         case XIR_INST_ARITH:
             switch (i->op) {
-            case XIR_OP_EXP: case XIR_OP_LOG: case XIR_OP_TANH: case XIR_OP_SQRT: case XIR_OP_DIV: case XIR_OP_MOD:
+#define CALL(op_, dbl, flt, stem) case XIR_OP_##op_:
+            TIR_SLEEF_MATH1(CALL) TIR_SLEEF_MATH2(CALL)
+#undef CALL
+            case XIR_OP_SQRT: case XIR_OP_DIV: case XIR_OP_MOD:
                 return true;
             default: break;
             }

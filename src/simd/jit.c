@@ -11,6 +11,8 @@
  * target machine) or per call. */
 #include "simd/jit.h"
 
+#include "tir/math_ops.h"
+
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Error.h>
 #include <llvm-c/LLJIT.h>
@@ -20,26 +22,24 @@
 #include <string.h>
 #include <time.h>
 
-/* The SLEEF 3.5 dispatcher entry points the emitter may call.  sleef.h
- * declares the 16-wide ones only under __AVX512F__, so they are declared
- * here by their symbol names; their prototypes do not matter (they are only
- * taken as addresses). */
-#define SLEEF_SYMBOLS(X) \
-    X(Sleef_expf_u10) X(Sleef_expf4_u10) X(Sleef_expf8_u10) X(Sleef_expf16_u10) \
-    X(Sleef_logf_u10) X(Sleef_logf4_u10) X(Sleef_logf8_u10) X(Sleef_logf16_u10) \
-    X(Sleef_tanhf_u10) X(Sleef_tanhf4_u10) X(Sleef_tanhf8_u10) X(Sleef_tanhf16_u10) \
-    X(Sleef_exp_u10) X(Sleef_expd2_u10) X(Sleef_expd4_u10) X(Sleef_expd8_u10) \
-    X(Sleef_log_u10) X(Sleef_logd2_u10) X(Sleef_logd4_u10) X(Sleef_logd8_u10) \
-    X(Sleef_tanh_u10) X(Sleef_tanhd2_u10) X(Sleef_tanhd4_u10) X(Sleef_tanhd8_u10)
+/* The SLEEF 3.5 dispatcher entry points the emitter may call: every width
+ * of every SLEEF-backed math function (tir/math_ops.h).  sleef.h declares
+ * the 16-wide ones only under __AVX512F__, so they are declared here by
+ * their symbol names; their prototypes do not matter (they are only taken
+ * as addresses). */
+#define SLEEF_WIDTHS(op, dbl, flt, stem) \
+    X(Sleef_##stem##f_u10) X(Sleef_##stem##f4_u10) X(Sleef_##stem##f8_u10) X(Sleef_##stem##f16_u10) \
+    X(Sleef_##stem##_u10) X(Sleef_##stem##d2_u10) X(Sleef_##stem##d4_u10) X(Sleef_##stem##d8_u10)
+#define SLEEF_SYMBOLS TIR_SLEEF_MATH1(SLEEF_WIDTHS) TIR_SLEEF_MATH2(SLEEF_WIDTHS)
 
 #define X(name) extern void sleef_sym_##name(void) __asm__(#name);
-SLEEF_SYMBOLS(X)
+SLEEF_SYMBOLS
 #undef X
 
 void *jit_sleef_address(const char *name) {
 #define X(sym) \
     if (!strcmp(name, #sym)) return (void *)(uintptr_t)&sleef_sym_##sym;
-    SLEEF_SYMBOLS(X)
+    SLEEF_SYMBOLS
 #undef X
     return NULL;
 }

@@ -8,6 +8,7 @@
  * bit patterns to signed types rely on two's complement (guaranteed by C23 and by
  * every compiler tilec supports). */
 #include "tir/interp.h"
+#include "tir/math_ops.h"
 
 #include <math.h>
 #include <string.h>
@@ -181,10 +182,16 @@ static interp_cell apply_float(tir_ew_op op, const interp_cell *x, bool *defined
     case TIR_EW_ABS: c.f = fabs(a); break;
     case TIR_EW_MIN: c.f = float_min(a, b); break;
     case TIR_EW_MAX: c.f = float_max(a, b); break;
-    case TIR_EW_EXP: c.f = exp(a); break;
-    case TIR_EW_LOG: c.f = log(a); break;
     case TIR_EW_SQRT: c.f = sqrt(a); break;
-    case TIR_EW_TANH: c.f = tanh(a); break;
+    case TIR_EW_RSQRT: c.f = 1.0 / sqrt(a); break;
+    case TIR_EW_SIGMOID: c.f = 1.0 / (1.0 + exp(-a)); break;
+#define UNARY(e, dbl, flt, stem) \
+    case TIR_EW_##e: c.f = dbl(a); break;
+#define BINARY(e, dbl, flt, stem) \
+    case TIR_EW_##e: c.f = dbl(a, b); break;
+        TIR_SLEEF_MATH1(UNARY) TIR_ROUNDING_MATH(UNARY) TIR_SLEEF_MATH2(BINARY)
+#undef UNARY
+#undef BINARY
     case TIR_EW_EQ: return boolean(a == b);
     case TIR_EW_NE: return boolean(a != b);
     case TIR_EW_LT: return boolean(a < b);

@@ -5,6 +5,7 @@
  * comparisons) and for casts, where widening is exact and a single rounding
  * happens afterwards. */
 #include "xir/eval.h"
+#include "tir/math_ops.h"
 
 #include <math.h>
 #include <string.h>
@@ -32,8 +33,10 @@ static const tir_ew_op shared_op[XIR_OP_COUNT] = {
     [XIR_OP_ADD] = TIR_EW_ADD, [XIR_OP_SUB] = TIR_EW_SUB, [XIR_OP_MUL] = TIR_EW_MUL,
     [XIR_OP_DIV] = TIR_EW_DIV, [XIR_OP_MOD] = TIR_EW_MOD, [XIR_OP_NEG] = TIR_EW_NEG,
     [XIR_OP_MIN] = TIR_EW_MIN, [XIR_OP_MAX] = TIR_EW_MAX, [XIR_OP_ABS] = TIR_EW_ABS,
-    [XIR_OP_EXP] = TIR_EW_EXP, [XIR_OP_LOG] = TIR_EW_LOG, [XIR_OP_SQRT] = TIR_EW_SQRT,
-    [XIR_OP_TANH] = TIR_EW_TANH,
+    [XIR_OP_SQRT] = TIR_EW_SQRT,
+#define SHARED(e, dbl, flt, stem) [XIR_OP_##e] = TIR_EW_##e,
+    TIR_SLEEF_MATH1(SHARED) TIR_SLEEF_MATH2(SHARED) TIR_ROUNDING_MATH(SHARED)
+#undef SHARED
     [XIR_OP_EQ] = TIR_EW_EQ, [XIR_OP_NE] = TIR_EW_NE, [XIR_OP_LT] = TIR_EW_LT,
     [XIR_OP_LE] = TIR_EW_LE, [XIR_OP_GT] = TIR_EW_GT, [XIR_OP_GE] = TIR_EW_GE,
 };
@@ -50,10 +53,14 @@ static bool f32_arith(xir_arith_op op, const interp_cell *x, interp_cell *out) {
     case XIR_OP_DIV: r = a / b; break;
     case XIR_OP_NEG: r = -a; break;
     case XIR_OP_ABS: r = fabsf(a); break;
-    case XIR_OP_EXP: r = expf(a); break;
-    case XIR_OP_LOG: r = logf(a); break;
     case XIR_OP_SQRT: r = sqrtf(a); break;
-    case XIR_OP_TANH: r = tanhf(a); break;
+#define UNARY(e, dbl, flt, stem) \
+    case XIR_OP_##e: r = flt(a); break;
+#define BINARY(e, dbl, flt, stem) \
+    case XIR_OP_##e: r = flt(a, b); break;
+        TIR_SLEEF_MATH1(UNARY) TIR_ROUNDING_MATH(UNARY) TIR_SLEEF_MATH2(BINARY)
+#undef UNARY
+#undef BINARY
     default: return false;
     }
     *out = cell_f32(r);

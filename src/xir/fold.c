@@ -4,14 +4,23 @@
  * replacement and the instruction is erased; sweeps repeat until nothing
  * folds (a PHI may become foldable once its back-edge value folded). */
 #include "xir/eval.h"
+#include "tir/math_ops.h"
 #include "xir/passes.h"
 
 #include "base/invariant.h"
 
 static bool is_const(const xir_value *v) { return v->kind == XIR_VALUE_CONST; }
 
-/* Not folded: their results are only specified within a backend's ulp bound. */
-static bool is_transcendental(xir_arith_op op) { return op == XIR_OP_EXP || op == XIR_OP_LOG || op == XIR_OP_TANH; }
+/* Not folded: their results are only specified within a backend's ulp
+ * bound (the SLEEF-backed math functions, tir/math_ops.h). */
+static bool is_transcendental(xir_arith_op op) {
+    switch (op) {
+#define CASE(e, dbl, flt, stem) case XIR_OP_##e:
+        TIR_SLEEF_MATH1(CASE) TIR_SLEEF_MATH2(CASE) return true;
+#undef CASE
+    default: return false;
+    }
+}
 
 static xir_value *fold_arith(xir_module *m, xir_inst *inst) {
     if (inst->op == XIR_OP_SELECT) {
