@@ -146,6 +146,18 @@ static bool int_ew(tir_ew_op op, tir_scalar s, const diff_facts *a, const diff_f
     }
 }
 
+
+static double sigmoid(double x) { return 1.0 / (1.0 + exp(-x)); }
+
+/* The facts of f(a) for a monotone increasing f with range [lo, hi] and
+ * Lipschitz constant L. */
+static void bounded(const diff_facts *a, double (*fn)(double), double lo, double hi, double L, double u,
+                    diff_facts *f) {
+    f->lo = empty(a) ? lo : fn(a->lo), f->hi = empty(a) ? hi : fn(a->hi);
+    if (a->special) f->lo = lo, f->hi = hi;
+    f->ea = L * (a->ea + a->er * diff_facts_bound(a)) + 4 * u * fmax(fabs(lo), fabs(hi));
+}
+
 static bool float_ew(tir_ew_op op, tir_scalar s, const diff_facts *a, const diff_facts *b, diff_facts *out) {
     double u = unit(s), ba = diff_facts_bound(a), bb = b ? diff_facts_bound(b) : 0;
     bool exact_a = diff_facts_exact(a), exact_b = !b || diff_facts_exact(b);
@@ -248,6 +260,26 @@ static bool float_ew(tir_ew_op op, tir_scalar s, const diff_facts *a, const diff
         f.lo = empty(a) ? -1 : tanh(a->lo), f.hi = empty(a) ? 1 : tanh(a->hi);
         if (a->special) f.lo = fmin(f.lo, -1), f.hi = fmax(f.hi, 1);
         f.ea = a->ea + a->er * ba + 4 * u;
+        break;
+    /* bounded and Lipschitz (constant L): the input's absolute error times L,
+     * plus a few ulps of the result's magnitude (≤ 1 ulp natively, 2 for
+     * sigmoid); inf gives the range's ends, NaN NaN on both sides */
+    case TIR_EW_ERF: bounded(a, erf, -1, 1, 1.13, u, &f); break;
+    case TIR_EW_SIGMOID: bounded(a, sigmoid, 0, 1, 0.25, u, &f); break;
+    case TIR_EW_ATAN: bounded(a, atan, -M_PI / 2, M_PI / 2, 1, u, &f); break;
+    case TIR_EW_SIN:
+    case TIR_EW_COS:
+        if (a->special || (!empty(a) && fmax(fabs(a->lo), fabs(a->hi)) > 1e4)) return false; /* sin inf: NaN */
+        f.lo = -1, f.hi = 1;
+        f.ea = a->ea + a->er * ba + 4 * u;
+        break;
+    case TIR_EW_FLOOR:
+        f.lo = empty(a) ? 1 : floor(a->lo), f.hi = empty(a) ? 0 : floor(a->hi);
+        if (exact_a) {
+            *out = f;
+            return finish(s, out);
+        }
+        f.ea = a->ea + a->er * ba + 1; /* an inexact input may cross an integer */
         break;
     default: return false;
     }

@@ -159,7 +159,8 @@ static gen_val away_from_zero(gen *g, gen_val v, double c) {
 
 static const tir_ew_op FLOAT_OPS[] = {TIR_EW_ADD, TIR_EW_ADD, TIR_EW_SUB, TIR_EW_SUB, TIR_EW_MUL, TIR_EW_MUL,
                                       TIR_EW_DIV, TIR_EW_NEG, TIR_EW_ABS, TIR_EW_MIN, TIR_EW_MAX, TIR_EW_EXP,
-                                      TIR_EW_LOG, TIR_EW_SQRT, TIR_EW_TANH};
+                                      TIR_EW_LOG, TIR_EW_SQRT, TIR_EW_TANH, TIR_EW_ERF, TIR_EW_SIGMOID,
+                                      TIR_EW_ATAN, TIR_EW_SIN, TIR_EW_COS, TIR_EW_FLOOR};
 static const tir_ew_op INT_OPS[] = {TIR_EW_ADD, TIR_EW_SUB, TIR_EW_MUL, TIR_EW_DIV, TIR_EW_MOD,
                                     TIR_EW_NEG, TIR_EW_ABS, TIR_EW_MIN, TIR_EW_MAX};
 static const tir_ew_op CMP_OPS[] = {TIR_EW_EQ, TIR_EW_NE, TIR_EW_LT, TIR_EW_LE, TIR_EW_GT, TIR_EW_GE};
@@ -187,8 +188,9 @@ static bool gen_ew(gen *g) {
     else if (cls < 78) elem = gen_pick_elem(g, 2), op = PICK(g, INT_OPS);
     else if (cls < 92) elem = gen_pick_elem(g, 0), op = PICK(g, CMP_OPS), exact_only = true;
     else elem = TIR_BOOL, op = PICK(g, LOGIC_OPS);
-    if (g->c.exact_inputs && (op == TIR_EW_EXP || op == TIR_EW_LOG || op == TIR_EW_TANH || op == TIR_EW_SQRT ||
-                              op == TIR_EW_DIV) && gen_chance(g, 0.6))
+    bool inexact = op == TIR_EW_EXP || op == TIR_EW_LOG || op == TIR_EW_TANH || op == TIR_EW_SQRT || op == TIR_EW_DIV ||
+                   op == TIR_EW_ERF || op == TIR_EW_SIGMOID || op == TIR_EW_ATAN || op == TIR_EW_SIN || op == TIR_EW_COS;
+    if (g->c.exact_inputs && inexact && gen_chance(g, 0.6))
         op = TIR_EW_ADD;
     if (op == TIR_EW_NEG && !tir_scalar_is_signed(elem) && !is_float(elem)) op = TIR_EW_SUB;
     if (tir_ew_arity(op) == 2 && elem == TIR_BOOL && tir_ew_class_of(op) == TIR_EWC_NUMERIC) return false;
