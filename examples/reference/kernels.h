@@ -17,8 +17,10 @@ bool example_masked_softmax(const tir_func *f, const void *const *args, double *
 bool example_layernorm(const tir_func *f, const void *const *args, double *const *expected);
 bool example_rmsnorm(const tir_func *f, const void *const *args, double *const *expected);
 bool example_gelu(const tir_func *f, const void *const *args, double *const *expected);
+bool example_gelu_erf(const tir_func *f, const void *const *args, double *const *expected);
 bool example_swiglu(const tir_func *f, const void *const *args, double *const *expected);
 bool example_rope(const tir_func *f, const void *const *args, double *const *expected);
+bool example_rope_table(const tir_func *f, const void *const *args, double *const *expected);
 bool example_attention(const tir_func *f, const void *const *args, double *const *expected);
 
 #endif

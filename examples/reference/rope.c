@@ -1,6 +1,9 @@
-/* rope.c — reference for rope.tir: split-half rotary embedding with the cosines
- * U and sines V given as [R, W/2] inputs. */
+/* rope.c — references for rope.tir (split-half rotary embedding with the
+ * cosines U and sines V given as [R, W/2] inputs) and rope_table.tir (the
+ * same with θ = r · 10000^(−j/h) computed, here in FP64). */
 #include "kernels.h"
+
+#include <math.h>
 
 bool example_rope(const tir_func *f, const void *const *args, double *const *expected) {
     int64_t R = example_shape(f, "R", 17), W = example_shape(f, "W", 66), h = W / 2;
@@ -11,6 +14,21 @@ bool example_rope(const tir_func *f, const void *const *args, double *const *exp
     for (int64_t r = 0; r < R; r++)
         for (int64_t j = 0; j < h; j++) {
             double xl = X[r * W + j], xr = X[r * W + h + j], c = U[r * h + j], s = V[r * h + j];
+            Y[r * W + j] = xl * c - xr * s;
+            Y[r * W + h + j] = xl * s + xr * c;
+        }
+    return true;
+}
+
+bool example_rope_table(const tir_func *f, const void *const *args, double *const *expected) {
+    int64_t R = example_shape(f, "R", 17), W = example_shape(f, "W", 66), h = W / 2;
+    const float *X = example_f32_input(f, args, 0);
+    double *Y = expected[1];
+    if (R < 0 || W < 0 || W % 2 || !X || !Y) return false;
+    for (int64_t r = 0; r < R; r++)
+        for (int64_t j = 0; j < h; j++) {
+            double theta = (double)r * pow(10000.0, -(double)j / (double)h);
+            double xl = X[r * W + j], xr = X[r * W + h + j], c = cos(theta), s = sin(theta);
             Y[r * W + j] = xl * c - xr * s;
             Y[r * W + h + j] = xl * s + xr * c;
         }

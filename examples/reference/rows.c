@@ -1,5 +1,5 @@
 /* rows.c — references for the row-wise examples (softmax, masked_softmax,
- * layernorm, rmsnorm, gelu, swiglu).  Every kernel takes R×W f32 inputs (or
+ * layernorm, rmsnorm, gelu, gelu_erf, swiglu).  Every kernel takes R×W f32 inputs (or
  * shared 1×W ones, such as gamma and beta) followed by one R×W output, and
  * computes each output row from the same row of its inputs.  A driver walks
  * the rows; each operator is a plain FP64 loop over one row. */
@@ -77,6 +77,13 @@ static void gelu_row(int64_t r, int64_t W, const float *const *in, double *out) 
     }
 }
 
+static void gelu_erf_row(int64_t r, int64_t W, const float *const *in, double *out) {
+    for (int64_t c = 0; c < W; c++) {
+        double x = in[0][c];
+        out[c] = 0.5 * x * (1.0 + erf(x / sqrt(2.0)));
+    }
+}
+
 static void swiglu_row(int64_t r, int64_t W, const float *const *in, double *out) {
     for (int64_t c = 0; c < W; c++) {
         double x = in[0][c];
@@ -102,6 +109,10 @@ bool example_rmsnorm(const tir_func *f, const void *const *args, double *const *
 
 bool example_gelu(const tir_func *f, const void *const *args, double *const *expected) {
     return rows_reference(f, args, expected, 2, gelu_row);
+}
+
+bool example_gelu_erf(const tir_func *f, const void *const *args, double *const *expected) {
+    return rows_reference(f, args, expected, 1, gelu_erf_row);
 }
 
 bool example_swiglu(const tir_func *f, const void *const *args, double *const *expected) {

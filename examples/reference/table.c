@@ -13,7 +13,9 @@ const example_entry example_table[] = {
     {"layernorm", example_layernorm},
     {"rmsnorm", example_rmsnorm},
     {"rope", example_rope},
+    {"rope_table", example_rope_table},
     {"gelu", example_gelu},
+    {"gelu_erf", example_gelu_erf},
     {"swiglu", example_swiglu},
     {"attention", example_attention},
     {"attention_gqa", example_attention}, /* Q and O [B, Hkv, G, L, D]: the same memory as [B, Hq, L, D] */

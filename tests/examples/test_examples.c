@@ -73,6 +73,12 @@ static const example_case cases[] = {
     {"gelu", ROW2_FIX, {{0}}, 0, NO_ALIAS},
     {"gelu", ROW2_FIX, {{"R", 6}, {"W", 7}}, 2, NO_ALIAS},
     {"gelu", ROW2_FIX, {{0}}, 0, 2, 1},
+    {"gelu_erf", ROW1_FIX, {{0}}, 0, NO_ALIAS},
+    {"gelu_erf", ROW1_FIX, {{"R", 6}, {"W", 7}}, 2, NO_ALIAS},
+    {"gelu_erf", ROW1_FIX, {{0}}, 0, 1, 0},
+    {"rope_table", ROW1_FIX, {{0}}, 0, NO_ALIAS},
+    {"rope_table", ROW1_FIX, {{"R", 40}, {"W", 130}}, 2, NO_ALIAS},
+    {"rope_table", ROW1_FIX, {{0}}, 0, 1, 0},
     {"swiglu", ROW2_FIX, {{0}}, 0, NO_ALIAS},
     {"swiglu", ROW2_FIX, {{"R", 6}, {"W", 7}}, 2, NO_ALIAS},
     {"swiglu", ROW2_FIX, {{0}}, 0, 2, 0},
@@ -248,7 +254,7 @@ static void run_case(const example_case *c) {
 int main(void) {
     CHECK(tilec_context_create(NULL, &ctx) == TILEC_OK);
     /* Every example has a reference and at least two tested shapes. */
-    CHECK(example_count == 12);
+    CHECK(example_count == 14);
     for (size_t i = 0; i < example_count; i++) {
         size_t shapes = 0;
         for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++)
