@@ -7,7 +7,8 @@
  *
  * unless the kernel's mergeable reduce is split across programs
  * (plan/split.h): then the kernel is its partial and combine kernels, each
- * compiled by this pipeline (not split again).
+ * compiled by this pipeline (not split again); or its root domain is empty:
+ * then nothing runs (empty.c).
  *
  * and the kernel's lifetime.  Each stage reports its own diagnostics; the
  * driver adds none of its own except option errors (TILEC-O..) and NOMEM
@@ -275,6 +276,17 @@ static uint64_t streaming_args(const lower_result *lowered, tilec_stores policy,
     return written;
 }
 
+tilec_status tilec_compile_native(tilec_context *ctx, tilec_kernel *k, const xir_func *f, const simd_options *so) {
+    simd_cache_outcome cached = SIMD_CACHE_OFF;
+    tilec_status st;
+    if (k->aot) /* emitted into the object; its code is generated at the end */
+        st = simd_aot_add(k->aot, f, so, &k->native, &k->aot_entry);
+    else
+        st = simd_compile_cached(ctx, f, so, &k->native, &cached);
+    k->cache = simd_cache_outcome_name(cached);
+    return st;
+}
+
 /* Describes the kernel and hands it out, or destroys it on failure. */
 static tilec_status finish(tilec_context *ctx, tilec_kernel *k, tilec_status st, tilec_kernel **out) {
     if (!st && !tilec_kernel_describe(k))
@@ -364,6 +376,12 @@ tilec_status tilec_compile_kernel(tilec_context *ctx, const tir_func *f, const t
     double t0 = now_ms();
     st = tir_verify(ctx, f->module);
     double t1 = now_ms();
+    if (!st && tilec_root_empty(f)) {
+        st = tilec_compile_empty(ctx, k, f, width);
+        k->times.verify = t1 - t0;
+        k->times.total = now_ms() - t0;
+        return finish(ctx, k, st, out);
+    }
 
     plan_thread_pool target;
     host_target(&target, width, k->workers);
@@ -398,12 +416,7 @@ tilec_status tilec_compile_kernel(tilec_context *ctx, const tir_func *f, const t
         so.capture_ir = o.capture_ir;
         so.capture_asm = o.capture_asm;
         so.required_packet_width = lowered.required_packet_width;
-        simd_cache_outcome cached = SIMD_CACHE_OFF;
-        if (k->aot) /* emitted into the object; its code is generated at the end */
-            st = simd_aot_add(k->aot, lowered.kernel, &so, &k->native, &k->aot_entry);
-        else
-            st = simd_compile_cached(ctx, lowered.kernel, &so, &k->native, &cached);
-        k->cache = simd_cache_outcome_name(cached);
+        st = tilec_compile_native(ctx, k, lowered.kernel, &so);
     }
     double t4 = now_ms();
 

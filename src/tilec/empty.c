@@ -1,0 +1,70 @@
+/* empty.c — a kernel whose root parallel has an empty domain (`-D R=0`):
+ * no program instance exists, so nothing runs, as in the reference
+ * interpreter.  It still is a kernel like any other: its arguments are
+ * checked at dispatch (count, element types, each view's bytes — an empty
+ * view needs none), and it has native code — an entry that only returns,
+ * compiled (or emitted ahead of time) by the same backend, never called
+ * because the dispatch size is 0 — so its metadata and objects need no
+ * special case. */
+#include "tilec/kernel.h"
+
+#include "tir/ir.h"
+#include "xir/xir.h"
+
+bool tilec_root_empty(const tir_func *f) {
+    for (const tir_op *op = f->body->first; op; op = op->next) {
+        if (op->kind != TIR_OP_PARALLEL) continue;
+        uint64_t volume = 1;
+        for (uint32_t i = 0; i < op->domain->rank; i++) volume *= op->domain->axes[i].extent;
+        return volume == 0;
+    }
+    return false;
+}
+
+/* The bytes a dispatch must pass for view parameter v (saturating). */
+static uint64_t view_bytes(const tir_value *v) {
+    const tir_space *s = v->type->space;
+    uint64_t bytes = tir_scalar_size(v->type->elem);
+    for (uint32_t i = 0; i < s->rank; i++) {
+        uint64_t e = s->axes[i].extent;
+        bytes = e && bytes > UINT64_MAX / e ? UINT64_MAX : bytes * e;
+    }
+    return bytes;
+}
+
+tilec_status tilec_compile_empty(tilec_context *ctx, tilec_kernel *k, const tir_func *f, uint32_t width) {
+    uint32_t n = f->body->arg_count;
+    xir_module *m = xir_module_create(ctx);
+    xir_builder b = {.module = m, .func = m ? xir_func_new(m, f->name) : NULL};
+    k->params = tilec_alloc(ctx, (n ? n : 1) * sizeof *k->params);
+    if (!b.func || !k->params || !xir_block_new(b.func, "entry")) {
+        xir_module_destroy(m);
+        return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory compiling an empty kernel");
+    }
+    b.func->block_size = width;
+    xir_builder_at_end(&b, b.func->first);
+    xir_build_ret(&b);
+    simd_options so = simd_options_default();
+    so.width = width;
+    tilec_status st = tilec_compile_native(ctx, k, b.func, &so);
+    xir_module_destroy(m);
+    if (st) return st;
+    for (uint32_t i = 0; i < n; i++) {
+        k->params[i] = (rt_param){f->body->args[i]->type->elem, view_bytes(f->body->args[i])};
+        k->arg_bytes += k->params[i].min_bytes;
+    }
+    k->prog.user_args = n;
+    k->prog.desc = (rt_kernel){
+        .name = strbuf_cstr(&k->name),
+        .entry = (rt_entry)(void (*)(void))simd_kernel_entry(k->native),
+        .arg_count = n,
+        .params = k->params,
+        .dispatch_size = 0,
+        .block_size = width,
+    };
+    strbuf_append(&k->plan, "empty");
+    strbuf_append(&k->plan_realization, "root domain empty: nothing runs");
+    return k->plan.failed || k->plan_realization.failed
+               ? tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel")
+               : TILEC_OK;
+}
