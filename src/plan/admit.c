@@ -1,6 +1,7 @@
 /* admit.c — admission of a kernel to the XIR realization (see admit.h).  One
  * walk over the kernel; the first violation is reported and ends the walk. */
 #include "plan/admit.h"
+#include "plan/flatten.h"
 
 #include "base/checked.h"
 #include "base/context.h"
@@ -73,11 +74,13 @@ static tilec_status check_block(admitter *a, const tir_block *b);
 
 static tilec_status check_op(admitter *a, const tir_op *op) {
     tilec_status st;
-    if (op->kind == TIR_OP_PARALLEL)
+    if (op->kind == TIR_OP_PARALLEL) {
+        const char *why = plan_flatten_why(a->f);
         return refuse(a, PLAN_REFUSE_BINDING, op->loc,
                       "execution binding: nested parallel op #%u has no XIR realization (only the root parallel maps "
-                      "to workers)",
-                      op->id);
+                      "to workers, and it is flattened into the root only when perfectly nested%s%s)",
+                      op->id, why ? ": " : "", why ? why : "");
+    }
     for (uint32_t i = 0; i < op->operand_count; i++) {
         const tir_value *v = op->operands[i]->value;
         if (v && v->type->kind == TIR_TYPE_VIEW && !is_param(a, v))

@@ -5,6 +5,7 @@
  *   (SIMD backend) → the packing kernel, when the plan packs (plan/pack.h:
  *   a TileIR kernel of its own, compiled by this same pipeline)
  *
+ * after flattening nested root parallels into one (plan/flatten.h), and
  * unless the kernel's mergeable reduce is split across programs
  * (plan/split.h): then the kernel is its partial and combine kernels, each
  * compiled by this pipeline (not split again); or its root domain is empty:
@@ -16,6 +17,7 @@
  * keeps only what dispatch and metadata need. */
 #include "tilec/kernel.h"
 
+#include "plan/flatten.h"
 #include "plan/report.h"
 #include "plan/solve.h"
 #include "simd/aot.h"
@@ -323,6 +325,14 @@ tilec_status tilec_explain(tilec_context *ctx, const tir_func *f, const tilec_co
                            tir_write_fn write, void *user) {
     if (!ctx || !f || !write)
         return tilec_error(ctx, TILEC_E_ARG, "TILEC-A01", tilec_no_loc(), "tilec_explain: NULL argument");
+    if (plan_flatten_applies(f)) { /* the kernel tilec_compile plans */
+        tilec_status st = tir_verify(ctx, f->module);
+        tir_module *flat = st ? NULL : plan_flatten_build(ctx, f);
+        if (!st && !flat) st = TILEC_E_NOMEM;
+        if (!st) st = tilec_explain(ctx, tir_module_func(flat, 0), options, write, user);
+        tir_module_destroy(flat);
+        return st;
+    }
     tilec_compile_options o = options ? *options : tilec_compile_options_default();
     uint32_t width = packet_width(ctx, &o), workers = 0;
     if (!width) return TILEC_E_ARG;
@@ -357,9 +367,22 @@ tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_co
     return tilec_compile_kernel(ctx, f, options, NULL, out);
 }
 
+/* f's nested root parallels flattened (plan/flatten.h), compiled; the
+ * flat module is dropped once the kernel exists. */
+static tilec_status compile_flattened(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
+                                      simd_aot *aot, tilec_kernel **out) {
+    tilec_status st = tir_verify(ctx, f->module);
+    tir_module *flat = st ? NULL : plan_flatten_build(ctx, f);
+    if (!st && !flat) st = TILEC_E_NOMEM;
+    if (!st) st = tilec_compile_kernel(ctx, tir_module_func(flat, 0), options, aot, out);
+    tir_module_destroy(flat);
+    return st;
+}
+
 tilec_status tilec_compile_kernel(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options, simd_aot *aot,
                             tilec_kernel **out) {
     *out = NULL;
+    if (plan_flatten_applies(f)) return compile_flattened(ctx, f, options, aot, out);
     tilec_compile_options o = options ? *options : tilec_compile_options_default();
     uint32_t width = packet_width(ctx, &o);
     if (!width) return TILEC_E_ARG;

@@ -43,6 +43,8 @@ static int lower_main(tilec_context *ctx, int argc, char **argv, bool parse_only
     if (code == CLI_CONTINUE && !parse_only) {
         tir_module *m = cli_load_module(ctx, path, &defines);
         const tir_func *f = m ? cli_pick_kernel(m, "lower", kernel) : NULL;
+        tir_module *flat = NULL;
+        if (f) f = cli_flatten(ctx, f, &flat);
         lower_result r;
         code = CLI_EXIT_FAIL;
         if (f && cli_lower(ctx, &l, f, &r, NULL)) {
@@ -50,6 +52,7 @@ static int lower_main(tilec_context *ctx, int argc, char **argv, bool parse_only
             code = xir_print_file(r.module, stdout) == TILEC_OK ? CLI_EXIT_OK : cli_fail_diags(ctx);
             lower_result_free(&r);
         }
+        tir_module_destroy(flat);
         tir_module_destroy(m);
     }
     cli_defines_free(&defines);

@@ -3,6 +3,7 @@
  * into numbers, except --width, which every subcommand validates alike
  * (cli_parse_width). */
 #include "lowering.h"
+#include "plan/flatten.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,11 @@ bool cli_lowering_option(cli_lowering *l, const char *command, int id, const cha
     }
     if (!ok) cli_usage_error(command, "option value '%s' is not a non-negative 32-bit integer", value);
     return ok;
+}
+
+const tir_func *cli_flatten(tilec_context *ctx, const tir_func *f, tir_module **flat) {
+    *flat = plan_flatten_applies(f) ? plan_flatten_build(ctx, f) : NULL;
+    return *flat ? tir_module_func(*flat, 0) : f;
 }
 
 bool cli_lower(tilec_context *ctx, const cli_lowering *l, const tir_func *f, lower_result *out, plan_pack *pack) {

@@ -54,6 +54,10 @@ void cli_lowering_init(cli_lowering *l);
 /* Handles one lowering option (id from CLI_LOWERING_OPTIONS); prints a usage
  * error for `command` and returns false when the value is malformed. */
 bool cli_lowering_option(cli_lowering *l, const char *command, int id, const char *value);
+/* The kernel the native pipeline plans for f: f with its nested root
+ * parallels flattened (plan/flatten.h) into *flat (destroy it after use),
+ * or f itself (*flat NULL) when there are none to flatten or no memory. */
+const tir_func *cli_flatten(tilec_context *ctx, const tir_func *f, tir_module **flat);
 /* Plans f (the options above are constraints) and lowers the selected plan;
  * on failure prints the diagnostics and returns false.  `pack` (NULL: not
  * wanted) receives the plan's packing decision (out->packed: it packs). */

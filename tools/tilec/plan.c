@@ -256,6 +256,8 @@ static int plan_main(tilec_context *ctx, int argc, char **argv, bool parse_only)
     if (code == CLI_CONTINUE && !parse_only) {
         tir_module *m = cli_load_module(ctx, r.path, &r.defines);
         const tir_func *f = m ? cli_pick_kernel(m, "plan", r.kernel) : NULL;
+        tir_module *flat = NULL;
+        if (f) f = cli_flatten(ctx, f, &flat);
         code = CLI_EXIT_FAIL;
         if (f) {
             plan_result p;
@@ -277,6 +279,7 @@ static int plan_main(tilec_context *ctx, int argc, char **argv, bool parse_only)
             tilec_free(ctx, rank);
             plan_result_free(&p);
         }
+        tir_module_destroy(flat);
         tir_module_destroy(m);
     }
     cli_defines_free(&r.defines);

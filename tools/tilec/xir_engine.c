@@ -69,12 +69,14 @@ int cli_run_xir(tilec_context *ctx, const cli_lowering *l, const tir_func *f, cl
     lower_result r;
     plan_pack pack;
     struct timespec t0;
-    if (cli_lower(ctx, l, f, &r, &pack)) {
+    tir_module *flat;
+    const tir_func *lf = cli_flatten(ctx, f, &flat); /* lowered; the reference runs f itself */
+    if (cli_lower(ctx, l, lf, &r, &pack)) {
         clock_gettime(CLOCK_MONOTONIC, &t0);
         tir_buffer *all = calloc(args->count + 1, sizeof *all);
         tir_buffer panels = {NULL, 0};
         if (all) memcpy(all, args->buffers, args->count * sizeof *all);
-        bool ready = all && (!r.packed || copy_panels(ctx, l, f, &pack, &args->buffers[pack.param], &panels));
+        bool ready = all && (!r.packed || copy_panels(ctx, l, lf, &pack, &args->buffers[pack.param], &panels));
         if (r.packed) all[args->count] = panels;
         tilec_status st = ready ? interpret(ctx, &r, args->count + r.packed, all) : TILEC_E_NOMEM;
         if (!ready) {
@@ -91,6 +93,7 @@ int cli_run_xir(tilec_context *ctx, const cli_lowering *l, const tir_func *f, cl
         free(all);
         lower_result_free(&r);
     }
+    tir_module_destroy(flat);
     cli_args_destroy(&ref);
     return code;
 }
