@@ -31,7 +31,7 @@ extern "C" {
     X(BOOL, "bool", 1) \
     X(I8, "i8", 1) X(U8, "u8", 1) X(I16, "i16", 2) X(U16, "u16", 2) \
     X(I32, "i32", 4) X(U32, "u32", 4) X(I64, "i64", 8) X(U64, "u64", 8) \
-    X(F32, "f32", 4) X(F64, "f64", 8)
+    X(F32, "f32", 4) X(F64, "f64", 8) X(F16, "f16", 2) X(BF16, "bf16", 2)
 
 typedef enum {
     TIR_SCALAR_INVALID = 0,
@@ -142,7 +142,10 @@ typedef struct tir_var tir_var;
 /* ---- scalar and opcode tables ---- */
 TILEC_API const char *tir_scalar_name(tir_scalar s);
 TILEC_API size_t tir_scalar_size(tir_scalar s);
-TILEC_API bool tir_scalar_is_float(tir_scalar s);
+TILEC_API bool tir_scalar_is_float(tir_scalar s);  /* f16, bf16, f32, f64 */
+/* f16 and bf16: storage types (docs/tir.md "Half-precision types"): cast,
+ * select, load and store only; compute after a cast to f32. */
+TILEC_API bool tir_scalar_is_half(tir_scalar s);
 TILEC_API bool tir_scalar_is_integer(tir_scalar s); /* excludes bool */
 TILEC_API bool tir_scalar_is_signed(tir_scalar s);
 TILEC_API tir_scalar tir_scalar_from_name(const char *name, size_t len); /* INVALID if unknown */

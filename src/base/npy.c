@@ -169,7 +169,8 @@ static tilec_status decode_descr(cursor *c, const char *text, size_t len, npy_ar
         return TILEC_OK;
     }
     return file_diag(c->ctx, TILEC_E_IO, "TILEC-NPY06", c->path,
-                     "unsupported dtype '%.*s' (supported: |b1 |i1 |u1 <i2 <u2 <i4 <u4 <i8 <u8 <f4 <f8)",
+                     "unsupported dtype '%.*s' (supported: |b1 |i1 |u1 <i2 <u2 <i4 <u4 <i8 <u8 <f2 <f4 <f8, "
+                     "|V2 for bf16)",
                      (int)(len > 32 ? 32 : len), text);
 }
 

@@ -42,7 +42,8 @@
     X(BOOL, "|b1", 1, "bool") \
     X(I8, "|i1", 1, "i8") X(U8, "|u1", 1, "u8") X(I16, "<i2", 2, "i16") X(U16, "<u2", 2, "u16") \
     X(I32, "<i4", 4, "i32") X(U32, "<u4", 4, "u32") X(I64, "<i8", 8, "i64") X(U64, "<u8", 8, "u64") \
-    X(F32, "<f4", 4, "f32") X(F64, "<f8", 8, "f64")
+    X(F32, "<f4", 4, "f32") X(F64, "<f8", 8, "f64") X(F16, "<f2", 2, "f16") \
+    X(BF16, "|V2", 2, "bf16") /* bf16: two opaque bytes (NumPy has no bfloat16; ml_dtypes views them) */
 
 typedef enum {
     NPY_INVALID = 0,

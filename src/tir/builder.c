@@ -226,8 +226,8 @@ tir_value *tir_ew(tir_builder *b, tir_ew_op op, size_t n, tir_value *const *oper
                          tir_scalar_name(t.elem));
         return NULL;
     case TIR_EW_TYPING_ELEM_CLASS:
-        tir_builder_fail(b, TILEC_E_TYPE, "TIR-B15", "'%s' is not defined for element type %s", name,
-                         tir_scalar_name(t.elem));
+        tir_builder_fail(b, TILEC_E_TYPE, "TIR-B15", "'%s' is not defined for element type %s%s", name,
+                         tir_scalar_name(t.elem), tir_scalar_is_half(t.elem) ? HALF_HINT : "");
         return NULL;
     }
     tir_type *type = lifted_type(b, op, &t);

@@ -7,6 +7,7 @@
  * divisions may read `i` or `u` directly.  Conversions of out-of-range unsigned
  * bit patterns to signed types rely on two's complement (guaranteed by C23 and by
  * every compiler tilec supports). */
+#include "base/half.h"
 #include "tir/interp.h"
 #include "tir/math_ops.h"
 
@@ -65,8 +66,12 @@ interp_cell interp_cast(tir_scalar from, tir_scalar to, interp_cell x) {
     interp_cell c;
     switch (category_of(to)) {
     case CAT_FLOAT:
-        /* Integer sources convert directly (one rounding, also to f32). */
-        if (to == TIR_F32)
+        /* Integer sources convert directly (one rounding, also to f32;
+         * to f16/bf16 through double, exact up to 2^53). */
+        if (tir_scalar_is_half(to)) {
+            c.f = src == CAT_FLOAT ? x.f : src == CAT_SIGNED ? (double)x.i : (double)x.u;
+            c.f = to == TIR_F16 ? half_to_double(half_from_double(c.f)) : bf16_to_double(bf16_from_double(c.f));
+        } else if (to == TIR_F32)
             c.f = src == CAT_FLOAT ? (double)(float)x.f : src == CAT_SIGNED ? (double)(float)x.i : (double)(float)x.u;
         else
             c.f = src == CAT_FLOAT ? x.f : src == CAT_SIGNED ? (double)x.i : (double)x.u;
@@ -104,6 +109,13 @@ interp_cell interp_read(tir_scalar t, const unsigned char *p) {
         return c;
     }
     case TIR_F64: memcpy(&c.f, p, sizeof c.f); return c;
+    case TIR_F16:
+    case TIR_BF16: {
+        uint16_t h;
+        memcpy(&h, p, sizeof h);
+        c.f = t == TIR_F16 ? half_to_double(h) : bf16_to_double(h);
+        return c;
+    }
     default: {
         /* Little- or big-endian alike: read the integer at its own width. */
         uint64_t bits = 0;
@@ -126,6 +138,12 @@ void interp_write(tir_scalar t, unsigned char *p, interp_cell x) {
         return;
     }
     case TIR_F64: memcpy(p, &x.f, sizeof x.f); return;
+    case TIR_F16:
+    case TIR_BF16: {
+        uint16_t h = t == TIR_F16 ? half_from_double(x.f) : bf16_from_double(x.f);
+        memcpy(p, &h, sizeof h);
+        return;
+    }
     default:
         switch (tir_scalar_size(t)) {
         case 1: p[0] = (unsigned char)(t == TIR_BOOL ? x.u != 0 : x.u); return;

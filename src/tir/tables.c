@@ -18,7 +18,8 @@ const char *tir_scalar_name(tir_scalar s) {
     return (unsigned)s < TIR_SCALAR_COUNT ? scalar_table[s].name : "invalid";
 }
 size_t tir_scalar_size(tir_scalar s) { return (unsigned)s < TIR_SCALAR_COUNT ? scalar_table[s].size : 0; }
-bool tir_scalar_is_float(tir_scalar s) { return s == TIR_F32 || s == TIR_F64; }
+bool tir_scalar_is_float(tir_scalar s) { return s == TIR_F32 || s == TIR_F64 || tir_scalar_is_half(s); }
+bool tir_scalar_is_half(tir_scalar s) { return s == TIR_F16 || s == TIR_BF16; }
 bool tir_scalar_is_integer(tir_scalar s) { return s >= TIR_I8 && s <= TIR_U64; }
 bool tir_scalar_is_signed(tir_scalar s) {
     return s == TIR_I8 || s == TIR_I16 || s == TIR_I32 || s == TIR_I64 || tir_scalar_is_float(s);

@@ -24,6 +24,9 @@ void tir_ew_type(tir_ew_op op, tir_value *const *operands, tir_ew_typing *out) {
             t.status = TIR_EW_TYPING_ELEM_DIFFER;
             t.operand = i;
         }
+    /* f16/bf16 are storage: only cast (either way) and select move them */
+    if (!t.status && tir_scalar_is_half(t.elem) && cls != TIR_EWC_CAST && cls != TIR_EWC_SELECT)
+        t.status = TIR_EW_TYPING_ELEM_CLASS;
     if (!t.status) switch (cls) {
         case TIR_EWC_NUMERIC:
             if (t.elem == TIR_BOOL || (op == TIR_EW_NEG && !tir_scalar_is_signed(t.elem)))

@@ -17,6 +17,9 @@ static inline bool tir_type_is_mma_operand(const tir_type *t) {
     return t->kind == TIR_TYPE_TILE && t->elem != TIR_BOOL;
 }
 
+/* The hint after a refusal of an f16/bf16 operand. */
+#define HALF_HINT " (f16 and bf16 are storage types: cast to f32 to compute)"
+
 typedef enum {
     TIR_EW_TYPING_OK = 0,
     TIR_EW_TYPING_OPERAND_KIND, /* operand `operand` is not an index, scalar or tile */

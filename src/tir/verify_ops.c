@@ -210,7 +210,8 @@ static void check_elementwise(verifier *v, const tir_op *op, const verify_block_
         return;
     case TIR_EW_TYPING_CONDITION: OP_ERROR(12, "the condition must be bool, not %s", tir_scalar_name(t.elem)); return;
     case TIR_EW_TYPING_ELEM_CLASS:
-        OP_ERROR(12, "'%s' is not defined for element type %s", tir_ew_name(op->ew), tir_scalar_name(t.elem));
+        OP_ERROR(12, "'%s' is not defined for element type %s%s", tir_ew_name(op->ew), tir_scalar_name(t.elem),
+                 tir_scalar_is_half(t.elem) ? HALF_HINT : "");
         return;
     }
     const tir_type *result = op->results[0]->type;

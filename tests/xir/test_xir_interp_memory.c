@@ -202,6 +202,7 @@ static void test_buffer_index_range(void) {
  * payloads, -0) survive. */
 static void test_element_types(void) {
     for (int t = TIR_SCALAR_INVALID + 1; t < TIR_SCALAR_COUNT; t++) {
+        if (tir_scalar_is_half((tir_scalar)t)) continue; /* not XIR types yet (XIR-V27) */
         tir_scalar s = (tir_scalar)t;
         xkernel k = xk_open("copy", 4);
         xir_value *in = xir_func_add_buffer(k.f, "in", s), *out = xir_func_add_buffer(k.f, "out", s);

@@ -852,6 +852,7 @@ static bool accepts(xir_op_class cls, tir_scalar t) {
 
 static void test_fold_matches_interpreter(void) {
     for (tir_scalar t = TIR_BOOL; t < TIR_SCALAR_COUNT; t++) {
+        if (tir_scalar_is_half(t)) continue; /* not XIR types yet (XIR-V27) */
         for (xir_arith_op op = XIR_OP_ADD; op < XIR_OP_COUNT; op++) {
             xir_op_class cls = xir_arith_class(op);
             if (!accepts(cls, t)) continue;
@@ -866,6 +867,7 @@ static void test_fold_matches_interpreter(void) {
                       tir_scalar_name(t), left);
         }
         for (tir_scalar to = TIR_BOOL; to < TIR_SCALAR_COUNT; to++) {
+            if (tir_scalar_is_half(to)) continue;
             CHECK(compare_with_interpreter("cast", t, to, false, make_cast, &to) == 0);
             if (t != TIR_BOOL && to != TIR_BOOL && tir_scalar_size(t) == tir_scalar_size(to))
                 CHECK(compare_with_interpreter("bitcast", t, to, false, make_bitcast, &to) == 0);

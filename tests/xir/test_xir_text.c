@@ -386,7 +386,7 @@ static void test_parse_errors(void) {
         {"kernel @k() block_size=64 {\n^e:\n  ret\n}\nkernel @k() block_size=64 {\n^e:\n  ret\n}", "XIR-P04", 5, 8},
         {"kernel @k(%a: buffer<f32>, %a: buffer<f32>) block_size=64 {\n^e:\n  ret\n}", "XIR-P04", 1, 28},
         {"kernel @k() block_size=64 {\n^e:\n  br ^nowhere\n}", "XIR-P05", 3, 6},
-        {"kernel @k() block_size=64 {\n^e:\n  %x = add u32 1, u32 1 : f16\n  ret\n}", "XIR-P06", 3, 27},
+        {"kernel @k() block_size=64 {\n^e:\n  %x = add u32 1, u32 1 : f128\n  ret\n}", "XIR-P06", 3, 27},
         {"kernel @k(%a: f32) block_size=64 {\n^e:\n  ret\n}", "XIR-P06", 1, 15},
         {"kernel @k() block_size=64 {\n^e:\n  %x = add u8 256, u8 1 : u8\n  ret\n}", "XIR-P07", 3, 15},
         {"kernel @k() block_size=64 {\n^e:\n  %x = add i8 -129, i8 1 : i8\n  ret\n}", "XIR-P07", 3, 15},

@@ -6,6 +6,7 @@
 #include "memory.h"
 
 #include "base/checked.h"
+#include "base/half.h"
 #include "base/npy.h"
 
 #include <errno.h>
@@ -121,6 +122,8 @@ static void store_elem(void *data, tir_scalar elem, uint64_t i, int64_t s, uint6
     case TIR_U64: ((uint64_t *)data)[i] = u; break;
     case TIR_F32: ((float *)data)[i] = (float)f; break;
     case TIR_F64: ((double *)data)[i] = f; break;
+    case TIR_F16: ((uint16_t *)data)[i] = half_from_double(f); break;
+    case TIR_BF16: ((uint16_t *)data)[i] = bf16_from_double(f); break;
     default: break;
     }
 }
@@ -131,8 +134,12 @@ void cli_args_fill_random(cli_args *a, size_t index, uint64_t seed) {
     tir_scalar elem = a->params[index].elem;
     for (uint64_t i = 0; i < a->params[index].volume; i++) {
         uint64_t r = splitmix64(&state);
-        /* Exactly representable: 24 random bits for f32, 53 for f64. */
-        double f = elem == TIR_F32 ? (double)(r >> 40) * 0x1p-23 - 1.0 : (double)(r >> 11) * 0x1p-52 - 1.0;
+        /* Exactly representable: 24 random bits for f32, 53 for f64, 11 for
+         * f16 and 8 for bf16 (uniform in [-1, 1) on their grids). */
+        double f = elem == TIR_F32    ? (double)(r >> 40) * 0x1p-23 - 1.0
+                   : elem == TIR_F16  ? (double)(r >> 53) * 0x1p-10 - 1.0
+                   : elem == TIR_BF16 ? (double)(r >> 56) * 0x1p-7 - 1.0
+                                      : (double)(r >> 11) * 0x1p-52 - 1.0;
         /* bools random; signed in [-8, 8]; unsigned in [0, 8] */
         uint64_t u = elem == TIR_BOOL ? r >> 63 : (r >> 32) % 9;
         store_elem(data, elem, i, (int64_t)((r >> 32) % 17) - 8, u, f);
@@ -151,7 +158,7 @@ tilec_status cli_args_fill_value(cli_args *a, size_t index, const char *text) {
     if (elem == TIR_BOOL) {
         ok = !strcmp(text, "0") || !strcmp(text, "1") || !strcmp(text, "true") || !strcmp(text, "false");
         u = ok && (text[0] == '1' || text[0] == 't');
-    } else if (elem == TIR_F32 || elem == TIR_F64) {
+    } else if (tir_scalar_is_float(elem)) {
         f = strtod(text, &end);
         ok = *text && !*end && (errno == 0 || errno == ERANGE);
     } else if (tir_scalar_is_signed(elem)) {
@@ -185,6 +192,8 @@ double cli_elem_value(const void *data, tir_scalar elem, uint64_t i) {
     case TIR_U64: return (double)((const uint64_t *)data)[i];
     case TIR_F32: return ((const float *)data)[i];
     case TIR_F64: return ((const double *)data)[i];
+    case TIR_F16: return half_to_double(((const uint16_t *)data)[i]);
+    case TIR_BF16: return bf16_to_double(((const uint16_t *)data)[i]);
     default: return NAN;
     }
 }
@@ -198,7 +207,7 @@ void cli_format_elem(char *buf, size_t size, const void *data, tir_scalar elem, 
     else if (isnan(v))
         snprintf(buf, size, "%snan", signbit(v) ? "-" : "");
     else
-        snprintf(buf, size, "%.*g", elem == TIR_F32 ? 9 : 17, v);
+        snprintf(buf, size, "%.*g", elem == TIR_F32 ? 9 : tir_scalar_is_half(elem) ? 5 : 17, v);
 }
 
 /* ---- .npy ---- */
