@@ -20,6 +20,7 @@ bool example_gelu(const tir_func *f, const void *const *args, double *const *exp
 bool example_gelu_erf(const tir_func *f, const void *const *args, double *const *expected);
 bool example_swiglu(const tir_func *f, const void *const *args, double *const *expected);
 bool example_rope(const tir_func *f, const void *const *args, double *const *expected);
+bool example_rmsnorm_bf16(const tir_func *f, const void *const *args, double *const *expected);
 bool example_rope_table(const tir_func *f, const void *const *args, double *const *expected);
 bool example_attention(const tir_func *f, const void *const *args, double *const *expected);
 

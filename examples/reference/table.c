@@ -12,6 +12,7 @@ const example_entry example_table[] = {
     {"masked_softmax", example_masked_softmax},
     {"layernorm", example_layernorm},
     {"rmsnorm", example_rmsnorm},
+    {"rmsnorm_bf16", example_rmsnorm_bf16},
     {"rope", example_rope},
     {"rope_table", example_rope_table},
     {"gelu", example_gelu},

@@ -62,11 +62,6 @@ static tilec_status check_space(admitter *a, const tir_space *s, bool is_view, t
 }
 
 static tilec_status check_value(admitter *a, const tir_value *v, tilec_loc loc) {
-    if (v->type->kind != TIR_TYPE_INDEX && tir_scalar_is_half(v->type->elem))
-        return refuse(a, PLAN_REFUSE_HALF, loc,
-                      "%s%s%s is %s: f16 and bf16 run on the reference interpreter only so far (cast the data to f32 "
-                      "outside the kernel)",
-                      v->name ? "%" : "a value", v->name ? v->name : "", "", tir_scalar_name(v->type->elem));
     if (v->type->kind != TIR_TYPE_TILE) return TILEC_OK;
     return check_space(a, v->type->space, false, loc, "a tile");
 }
@@ -115,8 +110,7 @@ static tilec_status check_params(admitter *a) {
     const tir_block *body = a->f->body;
     for (uint32_t i = 0; i < body->arg_count; i++) {
         const tir_value *p = body->args[i];
-        tilec_status st = check_value(a, p, a->f->loc);
-        if (!st) st = check_space(a, p->type->space, true, a->f->loc, "a view parameter");
+        tilec_status st = check_space(a, p->type->space, true, a->f->loc, "a view parameter");
         if (st) return st;
         uint64_t volume;
         if (!tir_space_volume(p->type->space, &volume) || volume > (uint64_t)INT64_MAX ||

@@ -23,8 +23,7 @@
     X(BINDING, "LOWER-A06", "unrealized execution binding") \
     X(VIEW_ACCESS, "LOWER-A07", "view not accessed as a kernel parameter") \
     X(VIEW_SIZE, "LOWER-A08", "view too large to address") \
-    X(RANK, "LOWER-A09", "rank exceeds 64") \
-    X(HALF, "LOWER-A10", "f16/bf16 not realized natively yet")
+    X(RANK, "LOWER-A09", "rank exceeds 64")
 
 typedef enum {
     PLAN_ADMITTED = 0,

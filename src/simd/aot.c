@@ -77,7 +77,7 @@ static LLVMTypeRef value_type(LLVMContextRef c, tir_scalar s) {
     case TIR_F32: return LLVMFloatTypeInContext(c);
     case TIR_F64: return LLVMDoubleTypeInContext(c);
     case TIR_BOOL: return LLVMInt1TypeInContext(c);
-    default: return LLVMIntTypeInContext(c, (unsigned)tir_scalar_size(s) * 8);
+    default: return LLVMIntTypeInContext(c, (unsigned)tir_scalar_size(s) * 8); /* f16/bf16: their bits */
     }
 }
 

@@ -97,6 +97,10 @@ static LLVMTypeRef scalar_type(emitter *e, tir_scalar s) {
     case TIR_I64: case TIR_U64: return e->i64;
     case TIR_F32: return LLVMFloatTypeInContext(e->c);
     case TIR_F64: return LLVMDoubleTypeInContext(e->c);
+    /* f16/bf16 values are their bits: never computed on, only moved and
+     * converted (widen_half, narrow_*), and LLVM legalizes scalar bfloat
+     * memory operations through conversions that flush subnormals */
+    case TIR_F16: case TIR_BF16: return LLVMInt16TypeInContext(e->c);
     default: return e->i64;
     }
 }
@@ -426,6 +430,112 @@ static LLVMValueRef arith(emitter *e, const xir_inst *i) {
     return LLVMBuildICmp(e->b, sg ? sp[op] : up[op], a, b, "");
 }
 
+/* The LLVM type of scalar s in the shape of v (a scalar or a packet). */
+static LLVMTypeRef like(emitter *e, LLVMValueRef v, tir_scalar s) {
+    return is_vec(v) ? vec_of(e, scalar_type(e, s)) : scalar_type(e, s);
+}
+
+static LLVMValueRef splat_like(emitter *e, LLVMValueRef v, LLVMValueRef c) {
+    return is_vec(v) ? splat(e, c) : c;
+}
+
+/* f16/bf16 → f32, exactly: bf16 is the upper half of an f32; f16 widens
+ * with F16C's vcvtph2ps (LLVM's fpext), or, on a CPU without it, by moving
+ * the fields (a subnormal through a float multiply, which is exact). */
+static LLVMValueRef widen_half(emitter *e, tir_scalar from, LLVMValueRef v) {
+    LLVMTypeRef f32 = like(e, v, TIR_F32), i32 = like(e, v, TIR_I32);
+    if (from == TIR_F16 && e->host->f16c) {
+        LLVMTypeRef h = is_vec(v) ? vec_of(e, LLVMHalfTypeInContext(e->c)) : LLVMHalfTypeInContext(e->c);
+        return LLVMBuildFPExt(e->b, LLVMBuildBitCast(e->b, v, h, ""), f32, "");
+    }
+    LLVMValueRef bits = LLVMBuildZExt(e->b, v, i32, "");
+    if (from == TIR_BF16) return LLVMBuildBitCast(e->b, LLVMBuildShl(e->b, bits, splat_like(e, v, const_i32(e, 16)), ""), f32, "");
+    /* f16: sign << 16 | (magnitude << 13) · 2^112, then inf/NaN fixed */
+    LLVMValueRef sign = LLVMBuildShl(e->b, LLVMBuildAnd(e->b, bits, splat_like(e, v, const_i32(e, 0x8000)), ""),
+                                     splat_like(e, v, const_i32(e, 16)), "");
+    LLVMValueRef mag = LLVMBuildAnd(e->b, bits, splat_like(e, v, const_i32(e, 0x7fff)), "");
+    LLVMValueRef scaled = LLVMBuildFMul(e->b, LLVMBuildBitCast(e->b, LLVMBuildShl(e->b, mag, splat_like(e, v, const_i32(e, 13)), ""), f32, ""),
+                                        splat_like(e, v, LLVMConstReal(scalar_type(e, TIR_F32), 0x1p112)), "");
+    LLVMValueRef special = LLVMBuildICmp(e->b, LLVMIntUGE, mag, splat_like(e, v, const_i32(e, 0x7c00)), "");
+    LLVMValueRef infnan = LLVMBuildOr(e->b, LLVMBuildShl(e->b, mag, splat_like(e, v, const_i32(e, 13)), ""),
+                                      splat_like(e, v, const_i32(e, 0x7f800000)), "");
+    LLVMValueRef m = sel(e, special, infnan, LLVMBuildBitCast(e->b, scaled, i32, ""));
+    return LLVMBuildBitCast(e->b, LLVMBuildOr(e->b, sign, m, ""), f32, "");
+}
+
+/* f32 → bf16 rounded to nearest even, a NaN kept quiet (tir.md
+ * "Half-precision types"; base/half.c's rule). */
+static LLVMValueRef narrow_bf16(emitter *e, LLVMValueRef v) {
+    LLVMTypeRef i32 = like(e, v, TIR_I32), i16 = like(e, v, TIR_I16);
+    LLVMValueRef bits = LLVMBuildBitCast(e->b, v, i32, ""), c16 = splat_like(e, v, const_i32(e, 16));
+    LLVMValueRef odd = LLVMBuildAnd(e->b, LLVMBuildLShr(e->b, bits, c16, ""), splat_like(e, v, const_i32(e, 1)), "");
+    LLVMValueRef up = LLVMBuildAdd(e->b, LLVMBuildAdd(e->b, bits, splat_like(e, v, const_i32(e, 0x7fff)), ""), odd, "");
+    LLVMValueRef nan = LLVMBuildOr(e->b, bits, splat_like(e, v, const_i32(e, 0x400000)), "");
+    LLVMValueRef r = sel(e, LLVMBuildFCmp(e->b, LLVMRealUNO, v, v, ""), nan, up);
+    return LLVMBuildTrunc(e->b, LLVMBuildLShr(e->b, r, c16, ""), i16, "");
+}
+
+/* f32 → f16 rounded to nearest even: F16C's vcvtps2ph (LLVM's fptrunc);
+ * without F16C, by integer steps on the magnitude's bits: a result below
+ * f16's normal range through one float add of 0.5 (whose ulp is the f16
+ * subnormal quantum, so that add is the one rounding), a normal one by
+ * rebiasing the exponent and rounding the 13 dropped bits to even, 65520
+ * and above to inf, a NaN quiet with its top payload bits. */
+static LLVMValueRef narrow_f16(emitter *e, LLVMValueRef v) {
+    LLVMTypeRef i32 = like(e, v, TIR_I32), i16 = like(e, v, TIR_I16), f32 = like(e, v, TIR_F32);
+    if (e->host->f16c) {
+        LLVMTypeRef h = is_vec(v) ? vec_of(e, LLVMHalfTypeInContext(e->c)) : LLVMHalfTypeInContext(e->c);
+        return LLVMBuildBitCast(e->b, LLVMBuildFPTrunc(e->b, v, h, ""), i16, "");
+    }
+#define C(x) splat_like(e, v, const_i32(e, (int32_t)(x)))
+    LLVMValueRef bits = LLVMBuildBitCast(e->b, v, i32, "");
+    LLVMValueRef a = LLVMBuildAnd(e->b, bits, C(0x7fffffff), "");
+    LLVMValueRef half = splat_like(e, v, LLVMConstReal(scalar_type(e, TIR_F32), 0.5));
+    LLVMValueRef sub = LLVMBuildSub(e->b, LLVMBuildBitCast(e->b, LLVMBuildFAdd(e->b, LLVMBuildBitCast(e->b, a, f32, ""), half, ""), i32, ""),
+                                    LLVMBuildBitCast(e->b, half, i32, ""), "");
+    LLVMValueRef odd = LLVMBuildAnd(e->b, LLVMBuildLShr(e->b, a, C(13), ""), C(1), "");
+    LLVMValueRef normal = LLVMBuildLShr(
+        e->b, LLVMBuildAdd(e->b, LLVMBuildAdd(e->b, a, C((uint32_t)(15 - 127) << 23 | 0xfff), ""), odd, ""), C(13), "");
+    LLVMValueRef nan = LLVMBuildOr(e->b, LLVMBuildLShr(e->b, LLVMBuildAnd(e->b, a, C(0x7fffff), ""), C(13), ""), C(0x7e00), "");
+    LLVMValueRef r = sel(e, LLVMBuildICmp(e->b, LLVMIntULT, a, C(0x38800000), ""), sub, normal);
+    r = sel(e, LLVMBuildICmp(e->b, LLVMIntUGE, a, C(0x47800000), ""), C(0x7c00), r);
+    r = sel(e, LLVMBuildICmp(e->b, LLVMIntUGT, a, C(0x7f800000), ""), nan, r);
+    LLVMValueRef sign = LLVMBuildLShr(e->b, LLVMBuildAnd(e->b, bits, C(0x80000000u), ""), C(16), "");
+#undef C
+    return LLVMBuildTrunc(e->b, LLVMBuildOr(e->b, r, sign, ""), i16, "");
+}
+
+/* A double rounded to odd as an f32 (the nearest float, its last bit set
+ * when inexact): narrowing that to f16/bf16 rounds as narrowing the double
+ * directly would (f32 has more than two extra bits). */
+static LLVMValueRef double_to_odd_float(emitter *e, LLVMValueRef d) {
+    LLVMTypeRef i32 = like(e, d, TIR_I32);
+    LLVMValueRef f = LLVMBuildFPTrunc(e->b, d, like(e, d, TIR_F32), ""), back = LLVMBuildFPExt(e->b, f, LLVMTypeOf(d), "");
+    LLVMValueRef inexact = LLVMBuildFCmp(e->b, LLVMRealONE, back, d, "");
+    LLVMValueRef above = LLVMBuildFCmp(e->b, LLVMRealOGT, float_unary_intrinsic(e, "llvm.fabs", back),
+                                       float_unary_intrinsic(e, "llvm.fabs", d), "");
+    LLVMValueRef bits = LLVMBuildBitCast(e->b, f, i32, "");
+    LLVMValueRef toward_zero = sel(e, LLVMBuildAnd(e->b, inexact, above, ""), LLVMBuildSub(e->b, bits, splat_like(e, d, const_i32(e, 1)), ""), bits);
+    LLVMValueRef odd = sel(e, inexact, LLVMBuildOr(e->b, toward_zero, splat_like(e, d, const_i32(e, 1)), ""), toward_zero);
+    return LLVMBuildBitCast(e->b, odd, like(e, d, TIR_F32), "");
+}
+
+/* Any numeric → f16/bf16, one rounding: an f32 directly, anything else
+ * through double (exact for every type but 64-bit integers above 2^53, as
+ * in the interpreters) rounded to odd as an f32. */
+static LLVMValueRef to_half(emitter *e, tir_scalar from, tir_scalar to, LLVMValueRef v) {
+    if (from != TIR_F32) {
+        LLVMTypeRef f64 = like(e, v, TIR_F64);
+        if (from == TIR_BOOL) v = LLVMBuildUIToFP(e->b, v, f64, "");
+        else if (tir_scalar_is_integer(from))
+            v = tir_scalar_is_signed(from) ? LLVMBuildSIToFP(e->b, v, f64, "") : LLVMBuildUIToFP(e->b, v, f64, "");
+        v = double_to_odd_float(e, v);
+    }
+    return to == TIR_F16 ? narrow_f16(e, v) : narrow_bf16(e, v);
+}
+
+static LLVMValueRef convert(emitter *e, tir_scalar from, tir_scalar to, LLVMValueRef v);
+
 static LLVMValueRef cast(emitter *e, const xir_inst *i) {
     const xir_value *x = xir_operand(i, 0);
     bool vec = varying(e, &i->value);
@@ -434,7 +544,16 @@ static LLVMValueRef cast(emitter *e, const xir_inst *i) {
     LLVMTypeRef tt = scalar_type(e, to);
     if (vec) tt = vec_of(e, tt);
     if (i->kind == XIR_INST_BITCAST) return LLVMBuildBitCast(e->b, v, tt, "");
+    return convert(e, from, to, v);
+}
+
+/* A value conversion (XIR cast semantics, xir/eval.h). */
+static LLVMValueRef convert(emitter *e, tir_scalar from, tir_scalar to, LLVMValueRef v) {
+    LLVMTypeRef tt = like(e, v, to);
     if (from == to) return v;
+    if (tir_scalar_is_half(to) && tir_scalar_is_half(from)) return to_half(e, TIR_F32, to, widen_half(e, from, v));
+    if (tir_scalar_is_half(to)) return to_half(e, from, to, v);
+    if (tir_scalar_is_half(from)) return convert(e, TIR_F32, to, widen_half(e, from, v));
     bool ffl = tir_scalar_is_float(from), tfl = tir_scalar_is_float(to);
     if (to == TIR_BOOL)
         return ffl ? LLVMBuildFCmp(e->b, LLVMRealUNE, v, zero_like(v), "") : LLVMBuildICmp(e->b, LLVMIntNE, v, zero_like(v), "");

@@ -62,6 +62,7 @@ bool jit_host_init(jit_host *h) {
     h->avx512f = h->features && strstr(h->features, "+avx512f") != NULL;
     h->avx2 = h->features && strstr(h->features, "+avx2") != NULL;
     h->sse4a = h->features && strstr(h->features, "+sse4a") != NULL; /* AMD: 8-byte non-temporal stores */
+    h->f16c = h->features && strstr(h->features, "+f16c") != NULL;   /* vcvtph2ps / vcvtps2ph */
     return h->triple && h->cpu && h->features;
 }
 
@@ -84,6 +85,7 @@ bool jit_host_init_named(jit_host *h, const char *cpu) {
             h->avx512f = strstr(h->features, "+avx512f") != NULL;
             h->avx2 = strstr(h->features, "+avx2") != NULL;
             h->sse4a = false;
+            h->f16c = strstr(h->features, "+f16c") != NULL;
             return true;
         }
     return false;

@@ -17,7 +17,7 @@
  * asks.  The host's, or a named one (ahead-of-time objects). */
 typedef struct {
     char *triple, *cpu, *features;
-    bool avx512f, avx2, sse4a;
+    bool avx512f, avx2, sse4a, f16c;
 } jit_host;
 
 /* Initializes LLVM's native target once per process (thread-safe), then

@@ -161,6 +161,8 @@ static const char *c_type(tir_scalar s) {
     case TIR_I64: return "int64_t";
     case TIR_U64: return "uint64_t";
     case TIR_F32: return "float";
+    case TIR_F16:
+    case TIR_BF16: return "uint16_t"; /* the bits */
     default: return "double";
     }
 }

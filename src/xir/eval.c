@@ -5,6 +5,7 @@
  * comparisons) and for casts, where widening is exact and a single rounding
  * happens afterwards. */
 #include "xir/eval.h"
+#include "base/half.h"
 #include "tir/math_ops.h"
 
 #include <math.h>
@@ -119,8 +120,12 @@ interp_cell xir_cell_cast(tir_scalar from, tir_scalar to, interp_cell x) {
 interp_cell xir_cell_bitcast(tir_scalar from, tir_scalar to, interp_cell x) {
     uint64_t bits = x.u; /* integers: the low bits are the pattern; f32: already bits */
     if (from == TIR_F64) memcpy(&bits, &x.f, sizeof bits);
+    if (from == TIR_F16) bits = half_from_double(x.f); /* f16/bf16 cells hold their exact value */
+    if (from == TIR_BF16) bits = bf16_from_double(x.f);
     interp_cell r;
     if (to == TIR_F64) memcpy(&r.f, &bits, sizeof r.f);
+    else if (to == TIR_F16) r.f = half_to_double((uint16_t)bits);
+    else if (to == TIR_BF16) r.f = bf16_to_double((uint16_t)bits);
     else if (to == TIR_F32) r.u = (uint32_t)bits;
     else r = interp_wrap(to, bits);
     return r;
@@ -164,6 +169,8 @@ bool xir_eval_bitcast(tir_scalar from, tir_scalar to, xir_bits x, xir_bits *out)
 }
 
 uint64_t xir_bits_raw(tir_scalar type, xir_bits x) {
+    if (type == TIR_F16) return half_from_double(x.f);
+    if (type == TIR_BF16) return bf16_from_double(x.f);
     uint64_t bits = xir_cell_of_bits(type, x).u; /* f32 and f64: their IEEE bits */
     unsigned width = 8u * (unsigned)tir_scalar_size(type);
     return width == 64 ? bits : bits & ((UINT64_C(1) << width) - 1);

@@ -5,6 +5,7 @@
  * failure marks the module failed (one XIR-M01 diagnostic) and returns NULL.
  * Types and constants are interned in base/hashmap tables. */
 #include "xir/xir.h"
+#include "base/half.h"
 
 #include "base/ilist.h"
 
@@ -105,6 +106,8 @@ static xir_bits normalize(tir_scalar s, xir_bits b) {
     case TIR_U16: b.u = (uint16_t)b.u; break;
     case TIR_U32: b.u = (uint32_t)b.u; break;
     case TIR_F32: b.f = (double)(float)b.f; break;
+    case TIR_F16: b.f = half_to_double(half_from_double(b.f)); break;
+    case TIR_BF16: b.f = bf16_to_double(bf16_from_double(b.f)); break;
     default: break;
     }
     return b;

@@ -12,9 +12,15 @@
  * input shifted by 7 elements, where the twin runs), axpb (scalar
  * parameters passed by value), fault (a bounds fault: TIR-I08 through
  * tilec_aot_last_error), checked (the _dispatch form: a short buffer is
- * RT-D04 and nothing runs), threads (softmax from 4 threads at once). */
+ * RT-D04 and nothing runs), threads (softmax from 4 threads at once),
+ * half (tests/kernels/half_conv.tir for x86-64-v2, whose CPU has no F16C so
+ * the backend rounds to f16/bf16 by integer steps, against the same kernel
+ * for this CPU — bit for bit, over a sweep of f32 bit patterns, ties,
+ * subnormals, infinities and NaNs). */
 #include "attention_gqa.h"
 #include "axpb.h"
+#include "conv_native.h"
+#include "conv_v2.h"
 #include "gemm_v3.h"
 #include "rmsnorm.h"
 #include "scalar_ops.h"
@@ -159,13 +165,39 @@ static void threads_case(void) {
     free(x);
 }
 
+static void half_case(void) {
+    enum { M = 4099 };
+    static float x[M], y[2][2 * M];
+    static double d[M], z[2][2 * M];
+    static int32_t n[M];
+    static uint16_t h[2][3 * M], b[2][3 * M];
+    for (int i = 0; i < M; i++) {
+        uint32_t bits = (uint32_t)((uint64_t)i * 1048573u * 1021u);
+        memcpy(&x[i], &bits, 4);
+        d[i] = ldexp(1.0 + (double)(i % 4096) / 4096.0, i % 330 - 165) * (i % 2 ? -1 : 1);
+        n[i] = (int32_t)((uint32_t)i * 2654435761u) >> (i % 24);
+    }
+    const double special[] = {0x1p-24, 0x1p-25, 0x1.8p-25, 65519.99, 65520.0, 1.0 + 0x1p-11, 1.0 + 3 * 0x1p-11,
+                              1.0 + 0x1p-8, INFINITY, -INFINITY, NAN, -0.0, 0x1p-133, 3.4e38};
+    for (size_t i = 0; i < sizeof special / sizeof special[0]; i++) d[i] = special[i], x[i] = (float)special[i];
+    bool ok = called("conv_v2", conv_v2(x, d, n, h[0], b[0], y[0], z[0])) &&
+              called("conv_native", conv_native(x, d, n, h[1], b[1], y[1], z[1]));
+    if (ok && (memcmp(h[0], h[1], sizeof h[0]) || memcmp(b[0], b[1], sizeof b[0]) || memcmp(y[0], y[1], sizeof y[0]) ||
+               memcmp(z[0], z[1], sizeof z[0]))) {
+        printf("half: the x86-64-v2 object differs from the native one\n");
+        failures++;
+        ok = false;
+    }
+    if (ok) puts("half ok");
+}
+
 static const struct {
     const char *name;
     void (*run)(void);
 } cases[] = {
     {"softmax", softmax_case}, {"gemm_v3", gemm_case}, {"attention_gqa", attention_case},
     {"rmsnorm", rmsnorm_case}, {"axpb", axpb_case},    {"fault", fault_case},
-    {"checked", checked_case}, {"threads", threads_case},
+    {"checked", checked_case}, {"threads", threads_case},  {"half", half_case},
 };
 
 int main(int argc, char **argv) {

@@ -1,7 +1,8 @@
 # Ahead-of-time objects (docs/aot.md): `tilec compile` of five kernels —
 # softmax (plain), gemm with --pack on for --cpu x86-64-v3 under another
 # name, attention_gqa with --split on, rmsnorm fused with an unfused twin,
-# a kernel with scalar parameters — and one that faults; their headers
+# a kernel with scalar parameters, f16/bf16 conversions for x86-64-v2 (no
+# F16C: integer rounding) and for this CPU — and one that faults; their headers
 # declare the typed entry points; tests/aot/program.c links the objects
 # against the runtime library (shared, then static) and checks each result
 # against the reference interpreter's (`tilec run --reference --out`); the
@@ -51,6 +52,12 @@ aot axpb "$WORK/axpb.tir" "X Y"
 ARGS=()
 expect 0 "$TILEC" compile "$SRC/tests/kernels/elementwise.tir" --kernel scalar_ops -o "$WORK/scalar_ops.o" \
   --header "$WORK/scalar_ops.h"
+for cpu in x86-64-v2 native; do
+  name=conv_${cpu#x86-64-}
+  expect 0 "$TILEC" compile "$SRC/tests/kernels/half_conv.tir" -D N=4099 --cpu $cpu --name "$name" \
+    -o "$WORK/$name.o" --header "$WORK/$name.h"
+done
+contains "$WORK/conv_v2.h" '^int conv_v2\(const float \*X, const double \*D, const int32_t \*I, uint16_t \*H, uint16_t \*B, float \*Y, double \*Z\);$' 
 
 # the headers: typed entry points, a value per scalar parameter
 contains "$WORK/softmax.h" '^int softmax\(const float \*X, float \*Y\);$'
@@ -60,7 +67,7 @@ contains "$WORK/gemm_v3.h" 'target x86-64-v3, W=8, planned for 2 workers'
 contains "$WORK/axpb.h" '^int axpb\(float a, const float \*X, float b, int32_t k, float \*Y\);$'
 contains "$WORK/scalar_ops.h" '^int scalar_ops\(const float \*X, int32_t \*I, float \*Y\);$'
 
-OBJECTS=("$WORK"/{softmax,gemm_v3,attention_gqa,rmsnorm,axpb,scalar_ops}.o)
+OBJECTS=("$WORK"/{softmax,gemm_v3,attention_gqa,rmsnorm,axpb,scalar_ops,conv_v2,conv_native}.o)
 build_program() { # OUT [library arguments…]
   local out=$1
   shift
@@ -69,7 +76,7 @@ build_program() { # OUT [library arguments…]
 }
 check_program() { # PROGRAM
   (cd "$WORK" && TILEC_THREADS=2 "$1") >"$WORK/out" 2>"$WORK/err" || fail "$1 failed: $(cat "$WORK/out" "$WORK/err")"
-  for c in softmax gemm_v3 attention_gqa rmsnorm axpb fault checked; do contains "$WORK/out" "^$c ok$"; done
+  for c in softmax gemm_v3 attention_gqa rmsnorm axpb fault checked half; do contains "$WORK/out" "^$c ok$"; done
   contains "$WORK/out" '^threads ok \(2 workers\)$'
 }
 if build_program "$WORK/shared" -L"$BUILD" -ltilec_rt -Wl,-rpath,"$BUILD"; then
@@ -92,7 +99,7 @@ assert at >= 0 and data.find(magic, at + 1) < 0, "the magic is in the object onc
 data[at] ^= 0xff
 open(sys.argv[2], "wb").write(data)
 PY
-OBJECTS=("$WORK/damaged.o" "$WORK"/{gemm_v3,attention_gqa,rmsnorm,axpb,scalar_ops}.o)
+OBJECTS=("$WORK/damaged.o" "$WORK"/{gemm_v3,attention_gqa,rmsnorm,axpb,scalar_ops,conv_v2,conv_native}.o)
 if build_program "$WORK/damaged" "$BUILD/libtilec_rt.a"; then
   (cd "$WORK" && ./damaged softmax) >"$WORK/out" 2>&1 && fail "a damaged object ran"
   contains "$WORK/out" 'error\[TILEC-AOT10\]: the object was not made for this runtime'

@@ -8,6 +8,7 @@
  * the pads must survive), every output element finite and within
  * 5e-5 + 5e-5·|expected|.  Alias cases bind an output to the same memory as an
  * input: the result must still equal the reference of the unaliased inputs. */
+#include "base/half.h"
 #include "examples_util.h"
 #include "reference.h"
 
@@ -67,6 +68,9 @@ static const example_case cases[] = {
     {"rmsnorm", ROW2_FIX, {{0}}, 0, NO_ALIAS},
     {"rmsnorm", ROW2_FIX, {{"R", 6}, {"W", 7}}, 2, NO_ALIAS},
     {"rmsnorm", ROW2_FIX, {{"R", 6}, {"W", 7}}, 2, 2, 0},
+    {"rmsnorm_bf16", ROW2_FIX, {{0}}, 0, NO_ALIAS},
+    {"rmsnorm_bf16", ROW2_FIX, {{"R", 6}, {"W", 1030}}, 2, NO_ALIAS},
+    {"rmsnorm_bf16", ROW2_FIX, {{0}}, 0, 2, 0},
     {"rope", ROPE_FIX, {{0}}, 0, NO_ALIAS},
     {"rope", ROPE_FIX, {{"R", 5}, {"W", 6}}, 2, NO_ALIAS},
     {"rope", ROPE_FIX, {{0}}, 0, 3, 0},
@@ -108,6 +112,11 @@ typedef struct {
 } param_buffer;
 
 static double get_elem(tir_scalar elem, const unsigned char *base, size_t i) {
+    if (tir_scalar_is_half(elem)) {
+        uint16_t h;
+        memcpy(&h, base + i * 2, 2);
+        return elem == TIR_F16 ? half_to_double(h) : bf16_to_double(h);
+    }
     if (elem == TIR_F32) {
         float v;
         memcpy(&v, base + i * 4, 4);
@@ -119,7 +128,10 @@ static double get_elem(tir_scalar elem, const unsigned char *base, size_t i) {
 }
 
 static void set_elem(tir_scalar elem, unsigned char *base, size_t i, double value) {
-    if (elem == TIR_F32) {
+    if (tir_scalar_is_half(elem)) {
+        uint16_t h = elem == TIR_F16 ? half_from_double(value) : bf16_from_double(value);
+        memcpy(base + i * 2, &h, 2);
+    } else if (elem == TIR_F32) {
         float v = (float)value;
         memcpy(base + i * 4, &v, 4);
     } else {
@@ -142,7 +154,7 @@ static bool setup_param(const tir_func *f, const example_case *c, size_t i, para
     tir_type *t = tir_value_type(tir_func_param(f, i));
     p->elem = tir_type_elem(t);
     p->writable = !tir_value_read_only(tir_func_param(f, i));
-    if (p->elem != TIR_F32 && p->elem != TIR_F64) return false;
+    if (!tir_scalar_is_float(p->elem)) return false;
     p->size = tir_scalar_size(p->elem);
     uint64_t volume;
     if (!tir_space_volume(tir_type_space(t), &volume)) return false;
@@ -170,7 +182,9 @@ static void check_param(const char *label, const example_case *c, size_t i, cons
     if (p->writable) {
         for (size_t j = 0; j < p->volume; j++) {
             double a = get_elem(p->elem, interior(p), j), e = p->expected[j];
-            bool close = isfinite(a) && fabs(a - e) <= TOLERANCE + TOLERANCE * fabs(e);
+            /* a rounded f16/bf16 output may be one unit in its last place off */
+            double relative = p->elem == TIR_F16 ? 0x1p-10 : p->elem == TIR_BF16 ? 0x1p-7 : TOLERANCE;
+            bool close = isfinite(a) && fabs(a - e) <= TOLERANCE + relative * fabs(e);
             if (!close && bad < 5)
                 fprintf(stderr, "%s: param %zu element %zu = %.9g, expected %.9g\n", label, i, j, a, e);
             bad += !close;
@@ -180,9 +194,11 @@ static void check_param(const char *label, const example_case *c, size_t i, cons
         CHECK_MSG(!memcmp(interior(p), p->initial, p->volume * p->size), "%s: const param %zu changed", label, i);
     }
     size_t trampled = 0;
+    unsigned char sentinel[8];
+    set_elem(p->elem, sentinel, 0, SENTINEL); /* as the element type holds it */
     for (size_t j = 0; j < PAD; j++) {
-        trampled += get_elem(p->elem, p->storage, j) != SENTINEL;
-        trampled += get_elem(p->elem, p->storage, PAD + p->volume + j) != SENTINEL;
+        trampled += get_elem(p->elem, p->storage, j) != get_elem(p->elem, sentinel, 0);
+        trampled += get_elem(p->elem, p->storage, PAD + p->volume + j) != get_elem(p->elem, sentinel, 0);
     }
     CHECK_MSG(trampled == 0, "%s: param %zu has %zu overwritten guard elements", label, i, trampled);
 }
@@ -254,7 +270,7 @@ static void run_case(const example_case *c) {
 int main(void) {
     CHECK(tilec_context_create(NULL, &ctx) == TILEC_OK);
     /* Every example has a reference and at least two tested shapes. */
-    CHECK(example_count == 14);
+    CHECK(example_count == 15);
     for (size_t i = 0; i < example_count; i++) {
         size_t shapes = 0;
         for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++)

@@ -24,11 +24,12 @@ tilec_status cli_reference_run(tilec_context *ctx, const tir_func *f, const cli_
     return st;
 }
 
-bool cli_float_matches(double got, double ref) {
+bool cli_float_matches(double got, double ref, tir_scalar elem) {
     if (isnan(got) || isnan(ref)) return isnan(got) && isnan(ref);
     /* inf - inf is NaN, which no tolerance accepts: infinities match by equality. */
     if (isinf(got) || isinf(ref)) return got == ref;
-    return fabs(got - ref) <= tolerance + tolerance * fabs(ref);
+    double relative = elem == TIR_F16 ? 0x1p-10 : elem == TIR_BF16 ? 0x1p-7 : tolerance;
+    return fabs(got - ref) <= tolerance + relative * fabs(ref);
 }
 
 /* Integers and bools match by their bytes: converting an i64/u64 to double
@@ -37,7 +38,7 @@ static bool element_matches(const cli_args *got, const cli_args *ref, size_t i, 
     tir_scalar elem = got->params[i].elem;
     if (tir_scalar_is_float(elem))
         return cli_float_matches(cli_elem_value(got->buffers[i].data, elem, k),
-                                 cli_elem_value(ref->buffers[i].data, elem, k));
+                                 cli_elem_value(ref->buffers[i].data, elem, k), elem);
     size_t size = tir_scalar_size(elem);
     return !memcmp((const char *)got->buffers[i].data + k * size, (const char *)ref->buffers[i].data + k * size, size);
 }

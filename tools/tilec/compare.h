@@ -8,7 +8,10 @@
  * payload or sign); an infinity matches only the same infinity; finite values
  * match when |x − r| <= 5e-5 + 5e-5·|r| — engines compute f32 in f32 while the
  * reference computes in FP64 (DESIGN.md §6, the LLM-fixture tolerance) — so
- * -0 matches +0, as IEEE equality says.  A mismatch line names the number of
+ * -0 matches +0, as IEEE equality says.  f16 and bf16 outputs, rounded once
+ * from f32 natively and from FP64 by the reference, may differ by one unit
+ * in their last place: the relative tolerance there is that unit (2^-10,
+ * 2^-7).  A mismatch line names the number of
  * mismatching elements and the first one: its coordinate in the view and
  * both values. */
 #ifndef TILEC_CLI_COMPARE_H
@@ -20,8 +23,9 @@
  * runs the reference interpreter on it; *ms receives its time.  On failure
  * appends diagnostics and leaves *ref empty. */
 tilec_status cli_reference_run(tilec_context *ctx, const tir_func *f, const cli_args *inputs, cli_args *ref, double *ms);
-/* The float rule above (also what `tilec demo` applies to its C references). */
-bool cli_float_matches(double got, double ref);
+/* The float rule above for an element of type `elem` (also what `tilec
+ * demo` applies to its C references). */
+bool cli_float_matches(double got, double ref, tir_scalar elem);
 /* Prints the summary and one comparison line per writable parameter of
  * `got`; true when every one matches.  Never changes the buffers: the caller
  * writes --out files either way. */

@@ -83,7 +83,7 @@ static void compare(demo_run *d, demo_row *row) {
         for (uint64_t k = 0; k < p->volume; k++) {
             double actual = cli_elem_value(d->args.buffers[i].data, p->elem, k), want = d->expected[i][k];
             double err = fabs(actual - want);
-            bool ok = cli_float_matches(actual, want);
+            bool ok = cli_float_matches(actual, want, p->elem);
             if (isnan(err)) err = ok ? 0 : INFINITY; /* NaN vs NaN, inf vs the same inf */
             if (err > row->max_abs) row->max_abs = err;
             if (want != 0 && err / fabs(want) > row->max_rel) row->max_rel = err / fabs(want);
