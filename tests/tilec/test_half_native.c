@@ -71,11 +71,7 @@ int main(void) {
         const tir_func *f = tir_module_func(m, 0);
         for (uint32_t w = 1; w <= 16; w *= 2)
             for (uint32_t t = 0; t < 2; t++) {
-                tilec_compile_options o = tilec_compile_options_default();
-                o.width = w;
-                o.runtime = rt[t];
-                tilec_kernel *k = NULL;
-                CHECK(tilec_compile(ctx, f, &o, &k) == TILEC_OK);
+                tilec_kernel *k = compile_at_lanes(f, tilec_compile_options_default(), w, rt[t], 0);
                 char label[64];
                 snprintf(label, sizeof label, "W=%u threads=%u", w, t + 1);
                 if (k) run_all(f, k, label);
