@@ -6,7 +6,8 @@ against an FP64 NumPy formula of the example's header comment; argument
 checking (dtype, shape, contiguity, writability, missing and unknown
 arguments); outputs allocated or written in place, including over an input
 (in-place softmax); options by name; errors as TilecError with the code and
-the caret; the GIL released during dispatch (two threads run at once)."""
+the caret; the GIL released during dispatch (two threads run at once); f16
+arrays."""
 import os
 import threading
 
@@ -136,6 +137,26 @@ def test_scalar_parameters():
         k(1.0, x, 1.5)
     with pytest.raises(TypeError, match="numpy.ndarray"):
         k(1.0, 3.0, 1)  # X is not a scalar parameter
+
+
+def test_half_precision():
+    """f16 arrays in and out (np.float16), computed in f32 inside the kernel."""
+    src = """kernel @h<N=37>(%X: const view<f16>[X.0=N], %Y: view<f16>[Y.0=N]) {
+  parallel (%i: i=N) {
+    %x = load %X[%i]
+    %f = cast %x to f32
+    %three = const f32 3.0
+    %y = mul %f, %three
+    %h = cast %y to f16
+    store %Y[%i], %h
+  }
+}"""
+    k = tilec.compile(src)
+    assert k.params[0].dtype == np.float16 and k.params[1].dtype == np.float16
+    x = (np.arange(37, dtype=np.float32) / 7 - 2).astype(np.float16)
+    np.testing.assert_array_equal(k(x), (x.astype(np.float32) * 3).astype(np.float16))
+    with pytest.raises(TypeError, match="float16"):
+        k(x.astype(np.float32))
 
 
 def test_argument_errors():

@@ -30,9 +30,14 @@ __version__ = "0.15.0"
 __all__ = ["compile", "explain", "Kernel", "Param", "TilecError", "version", "llvm_version"]
 
 # tir_scalar (tilec/tir.h: TIR_SCALARS order, 0 = invalid) <-> NumPy dtypes
-_SCALARS = ["bool", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32", "f64"]
-_DTYPES = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
-           np.float32, np.float64]
+# (bf16: ml_dtypes.bfloat16 when ml_dtypes is installed, else 2 opaque bytes)
+try:
+    from ml_dtypes import bfloat16 as _BF16
+except ImportError:
+    _BF16 = np.dtype("V2")
+_SCALARS = ["bool", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32", "f64", "f16", "bf16"]
+_DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
+                                 np.uint64, np.float32, np.float64, np.float16, _BF16)]
 _TIR_TYPE_VIEW = 4
 _SONAME = "libtilec.so." + ".".join(__version__.split(".")[:2])
 
@@ -364,7 +369,7 @@ class Kernel:
     def __call__(self, *args, **named):
         arrays = self._bind(args, named)
         bufs = (_Buffer * max(1, len(arrays)))(*[
-            _Buffer(a.ctypes.data if a.size else None, a.nbytes, _DTYPES.index(a.dtype.type) + 1)
+            _Buffer(a.ctypes.data if a.size else None, a.nbytes, _DTYPES.index(a.dtype) + 1)
             for a in arrays])
         ctx = self._context()
         if _lib.tilec_dispatch(ctx.ptr, self._ptr, len(arrays), bufs) != 0:

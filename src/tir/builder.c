@@ -312,6 +312,11 @@ tir_value *tir_mma(tir_builder *b, tir_value *a, tir_value *bm, tir_value *c, bo
             tir_builder_fail(b, TILEC_E_TYPE, "TIR-B19", "mma: operand %d must be a numeric tile", i);
             return NULL;
         }
+    if (tir_scalar_is_half(c->type->elem)) {
+        tir_builder_fail(b, TILEC_E_TYPE, "TIR-B19", "mma: the accumulator is %s%s", tir_scalar_name(c->type->elem),
+                         HALF_HINT);
+        return NULL;
+    }
     char why[256];
     tir_space *sa = a->type->space, *sb = bm->type->space, *sc = c->type->space;
     const char *error = tir_mma_dims_error(sa, sb, sc, why, sizeof why);

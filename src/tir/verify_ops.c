@@ -329,7 +329,9 @@ static void check_mma(verifier *v, const tir_op *op, const verify_block_ctx *whe
             return;
         }
     const tir_type *c = operand(op, 2)->type;
-    if (op->results[0]->type != c)
+    if (tir_scalar_is_half(c->elem))
+        OP_ERROR(15, "its accumulator is %s%s", tir_scalar_name(c->elem), HALF_HINT);
+    else if (op->results[0]->type != c)
         OP_ERROR(15, "its result type %s differs from the accumulator's %s",
                  type_str(op->results[0]->type, t, sizeof t), type_str(c, why, sizeof why));
     else if (tir_mma_dims_error(operand(op, 0)->type->space, operand(op, 1)->type->space, c->space, why, sizeof why))

@@ -15,6 +15,7 @@
 #ifndef TILEC_TEST_LOWER_FIXTURE_H
 #define TILEC_TEST_LOWER_FIXTURE_H
 
+#include "base/half.h"
 #include "examples_util.h"
 #include "lower/lower.h"
 #include "tir/ir.h"
@@ -116,6 +117,11 @@ static void put_elem(tir_scalar s, unsigned char *p, double v) {
     switch (s) {
     case TIR_F32: { float x = (float)v; memcpy(p, &x, 4); return; }
     case TIR_F64: memcpy(p, &v, 8); return;
+    case TIR_F16: case TIR_BF16: {
+        uint16_t h = s == TIR_F16 ? half_from_double(v) : bf16_from_double(v);
+        memcpy(p, &h, 2);
+        return;
+    }
     case TIR_BOOL: *p = v != 0; return;
     default: {
         int64_t x = (int64_t)v;
@@ -129,6 +135,11 @@ static double get_elem(tir_scalar s, const unsigned char *p) {
     switch (s) {
     case TIR_F32: { float x; memcpy(&x, p, 4); return x; }
     case TIR_F64: { double x; memcpy(&x, p, 8); return x; }
+    case TIR_F16: case TIR_BF16: {
+        uint16_t h;
+        memcpy(&h, p, 2);
+        return s == TIR_F16 ? half_to_double(h) : bf16_to_double(h);
+    }
     case TIR_BOOL: return *p != 0;
     default: {
         int64_t x = 0;

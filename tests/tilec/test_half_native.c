@@ -6,7 +6,8 @@
  * and overflow thresholds, subnormals, ±0, ±inf and NaNs, and integers
  * beyond 2^24.  (Without F16C the backend narrows by integer steps:
  * tests/cli/aot.sh runs an x86-64-v2 object.)  A half-precision rmsnorm
- * (load bf16, compute in f32, store bf16) agrees with the reference too. */
+ * (load bf16, compute in f32, store bf16) and GEMMs on bf16 and f16 inputs
+ * with f32 accumulation agree with the reference too. */
 #include "examples_util.h"
 #include "facade_fixture.h"
 
@@ -89,6 +90,17 @@ int main(void) {
             tilec_kernel_destroy(k);
         }
     tir_module_destroy(r);
+    /* mma on bf16 and f16 inputs, accumulated in f32 (each product exact) */
+    for (int half = 0; half < 2; half++) {
+        tir_module *g = typed_gemm_module(ctx, half ? "f16" : "bf16", "f32", NULL, 0);
+        for (uint32_t w = 1; g && w <= 16; w *= 4) {
+            tilec_kernel *k = compile_at_lanes(tir_module_func(g, 0), tilec_compile_options_default(), w, rt[1], 0);
+            run_config c = run_config_default(w, false);
+            if (k) run_facade(half ? "gemm f16 inputs" : "gemm bf16 inputs", tir_module_func(g, 0), k, &c);
+            tilec_kernel_destroy(k);
+        }
+        tir_module_destroy(g);
+    }
     for (uint32_t t = 0; t < 2; t++) tilec_runtime_destroy(rt[t]);
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
