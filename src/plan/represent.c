@@ -274,6 +274,15 @@ static bool recomputed(planner *p, const tir_op *op) {
            recipe_ops(p, op) <= PLAN_RECOMPUTE_OPS;
 }
 
+/* Whether an mma multiplies by v: it reads each element of its a or b
+ * operand once per output along the other side, so a recipe would be
+ * evaluated that many times (a bf16 tile's widening, per product). */
+static bool mma_operand(const tir_value *v) {
+    for (const tir_use *u = v->uses; u; u = u->next)
+        if (u->user->kind == TIR_OP_MMA && u->index < 2) return true;
+    return false;
+}
+
 static void plan_elementwise(planner *p, const tir_op *op, plan_op *po) {
     const tir_value *res = op->results[0];
     uint64_t mult = po->multiplicity;
@@ -296,7 +305,7 @@ static void plan_elementwise(planner *p, const tir_op *op, plan_op *po) {
         return;
     }
     bool bounded = plan_bounded(&p->r->options, po->count);
-    if (bounded && p->r->options.max_recipe_depth && (res->use_count == 1 || recomputed(p, op))) {
+    if (bounded && p->r->options.max_recipe_depth && (res->use_count == 1 || recomputed(p, op)) && !mma_operand(res)) {
         p->r->recomputed_values += res->use_count > 1;
         plan_recipe(p, op, mult);
         return;
