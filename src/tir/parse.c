@@ -463,6 +463,11 @@ static bool parse_access(tir_parser *p, tir_value **view, value_vec *indices) {
 
 static bool parse_bounds(tir_parser *p, tir_bounds *out) {
     *out = TIR_BOUNDS_ZERO;
+    const tir_token *t = tir_parse_peek(p, 0);
+    if (t->kind == TIR_TOK_IDENT && t->len == 6 && !memcmp(t->text, "stride", 6))
+        return tir_parse_error(p, t, TILEC_E_UNSUPPORTED, "TIR-P24",
+                               "strided tiles are not supported yet: load the contiguous span and select its "
+                               "elements with a map, or lay the data out contiguously (docs/tir.md \"Not yet\")");
     if (!tir_parse_accept_word(p, "bounds")) return true;
     if (!tir_parse_expect(p, TIR_TOK_EQUALS, "'='")) return false;
     if (tir_parse_accept_word(p, "zero")) return true;

@@ -282,6 +282,13 @@ static void test_combine(void) {
     "  %s = " region " (%i: n=4) iter(%a = %z) -> (f32) {\n"                                                           \
     "    yield %a\n"
 #define COMBINE_TAIL "    yield %l\n  }\n}\n"
+/* Strided tiles are refused by name (TIR-P24), not as an unknown op. */
+static void test_stride_refused(void) {
+    EXPECT_ERROR("kernel @k(%X: const view<f32>[x=8]) {\n  parallel (%i: i=1) {\n    %c0 = const index 0\n"
+                 "    %t = load %X[%c0] tile [x=4] stride [2]\n  }\n}\n",
+                 "TIR-P24", 4, 34);
+}
+
 static void test_combine_errors(void) {
     EXPECT_ERROR(COMBINE_HEAD("serial") "  } combine (%l) (%r) {\n" COMBINE_TAIL, "TIR-P20", 5, 5);
     EXPECT_ERROR(COMBINE_HEAD("pipeline") "  } combine (%l) (%r) {\n" COMBINE_TAIL, "TIR-P20", 5, 5);
@@ -630,6 +637,7 @@ int main(void) {
     test_map_and_sugar();
     test_combine();
     test_combine_errors();
+    test_stride_refused();
     test_syntax_errors();
     test_shape_errors();
     test_nesting_and_defines();
