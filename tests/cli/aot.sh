@@ -15,6 +15,12 @@ BUILD=$(cd "$(dirname "$TILEC")" && pwd)
 SRC=$(cd "$SRC" && pwd)
 CC=${CC:-cc}
 command -v "$CC" >/dev/null || { echo "note: no C compiler ($CC): skipped"; finish; exit 0; }
+# a plain C program cannot link sanitizer-built libraries (their runtime must come first)
+if grep -Eq '^TILEC_(SANITIZE|TSAN):BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null; then
+  echo "note: a sanitizer build; the ahead-of-time programs are not linked here"
+  finish
+  exit 0
+fi
 
 cat >"$WORK/axpb.tir" <<'TIR'
 kernel @axpb<N=1000>(%a: f32, %X: const view<f32>[X.0=N], %b: const f32, %k: i32, %Y: view<f32>[Y.0=N]) {
