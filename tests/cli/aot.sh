@@ -15,8 +15,7 @@ BUILD=$(cd "$(dirname "$TILEC")" && pwd)
 SRC=$(cd "$SRC" && pwd)
 CC=${CC:-cc}
 command -v "$CC" >/dev/null || { echo "note: no C compiler ($CC): skipped"; finish; exit 0; }
-# a plain C program cannot link sanitizer-built libraries (their runtime must come first)
-if grep -Eq '^TILEC_(SANITIZE|TSAN):BOOL=ON' "$BUILD/CMakeCache.txt" 2>/dev/null; then
+if sanitizer_build; then
   echo "note: a sanitizer build; the ahead-of-time programs are not linked here"
   finish
   exit 0

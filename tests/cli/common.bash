@@ -45,6 +45,11 @@ finish() {
   echo "all checks passed"
 }
 
+# sanitizer_build: whether $TILEC's build uses a sanitizer; a plain C
+# program or Python cannot load its libraries (the sanitizer's runtime must
+# come first), so the tests that do skip those steps.
+sanitizer_build() { grep -Eq '^TILEC_(SANITIZE|TSAN):BOOL=ON' "$(dirname "$TILEC")/CMakeCache.txt" 2>/dev/null; }
+
 # limited OPTION KB CMD...: runs CMD under `ulimit OPTION KB` (-v address
 # space, -d data segment).  limits_work OPTION KB: whether tilec starts at all
 # under that limit (an AddressSanitizer build reserves terabytes of address

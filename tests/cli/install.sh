@@ -18,8 +18,7 @@
 # Each consumer must run and print ok.  Skips (with a note) what a missing
 # tool (pkg-config, g++, nm) prevents.
 source "$(dirname "$0")/common.bash" "$@"
-# a plain C program cannot link sanitizer-built libraries (their runtime must come first)
-if grep -Eq '^TILEC_(SANITIZE|TSAN):BOOL=ON' "$(dirname "$TILEC")/CMakeCache.txt" 2>/dev/null; then
+if sanitizer_build; then
   echo "note: a sanitizer build; the install consumers are not linked here"
   finish
   exit 0
