@@ -40,8 +40,11 @@ static int compile_main(tilec_context *ctx, int argc, char **argv, bool parse_on
             if (!st) st = file_write(ctx, r.output, &(file_piece){object.data, object.len}, 1);
             if (!st && r.header) st = file_write(ctx, r.header, &(file_piece){header.data, header.len}, 1);
             code = st ? cli_fail_diags(ctx) : CLI_EXIT_OK;
-            if (!st) printf("@%s: %s (%zu bytes)%s%s\n", tir_func_name(f), r.output, object.len, r.header ? ", " : "",
-                            r.header ? r.header : "");
+            if (!st) {
+                printf("@%s: %s (%zu bytes)%s%s\n", tir_func_name(f), r.output, object.len, r.header ? ", " : "",
+                       r.header ? r.header : "");
+                printf("  link: cc … %s $(pkg-config --cflags --libs tilec-rt)\n", r.output);
+            }
             strbuf_free(&object);
             strbuf_free(&header);
             strbuf_free(&source);
