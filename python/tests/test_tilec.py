@@ -1,13 +1,16 @@
 """The Python package against NumPy (run by `make test` through
 tests/cli/python.sh; by hand: PYTHONPATH=python python3 -m pytest python/tests).
 
-Every example at its default shape and at a second one, at 1 and 2 threads,
-against an FP64 NumPy formula of the example's header comment; argument
+Every f32 example at its default shape and at a second one, at 1 and 2
+threads, against an FP64 NumPy formula of the example's header comment (the
+list is checked against examples/*.tir; rmsnorm_bf16, whose NumPy dtype needs
+ml_dtypes, is left out); argument
 checking (dtype, shape, contiguity, writability, missing and unknown
 arguments); outputs allocated or written in place, including over an input
 (in-place softmax); options by name; errors as TilecError with the code and
 the caret; the GIL released during dispatch (two threads run at once); f16
 arrays."""
+import math
 import os
 import threading
 
@@ -51,6 +54,17 @@ def rope(x, c, s):
     return np.concatenate([x[:, :h] * c - x[:, h:] * s, x[:, :h] * s + x[:, h:] * c], -1)
 
 
+def gelu_erf(x):
+    return 0.5 * x * (1 + np.vectorize(math.erf)(x / math.sqrt(2)))
+
+
+def rope_table(x):
+    h = x.shape[1] // 2
+    theta = np.arange(x.shape[0])[:, None] * 10000.0 ** (-np.arange(h)[None, :] / h)
+    c, s = np.cos(theta), np.sin(theta)
+    return np.concatenate([x[:, :h] * c - x[:, h:] * s, x[:, :h] * s + x[:, h:] * c], -1)
+
+
 def layernorm(x, g, b):
     c = x - x.mean(-1, keepdims=True)
     return c / np.sqrt((c * c).mean(-1, keepdims=True) + 1e-5) * g + b
@@ -72,12 +86,19 @@ EXAMPLES = {
     "gelu": (gelu, {"R": 3, "W": 1000}),
     "swiglu": (lambda x, u: x / (1 + np.exp(-x)) * u, {"R": 64, "W": 64}),
     "rope": (rope, {"R": 7, "W": 64}),
+    "gelu_erf": (gelu_erf, {"R": 4, "W": 333}),
+    "rope_table": (rope_table, {"R": 30, "W": 128}),
     "gemm": (lambda a, b: a @ b, {"M": 33, "N": 17, "K": 50}),
     "gemm_bt": (lambda a, b: a @ b.T, {"M": 16, "N": 40, "K": 9}),
     "bmm": (lambda a, b: a @ b, {"BATCH": 2, "M": 8, "N": 16, "K": 32}),
     "attention": (attention, {"B": 1, "Hq": 4, "Hkv": 1, "Lq": 6, "Lk": 20, "D": 16, "Dv": 8}),
     "attention_gqa": (gqa, {"B": 1, "Hq": 6, "Hkv": 2, "Lq": 4, "Lk": 9, "D": 8, "Dv": 16}),
 }
+
+
+def test_every_f32_example_is_listed():
+    names = {f[:-4] for f in os.listdir(EX) if f.endswith(".tir")}
+    assert names - set(EXAMPLES) == {"rmsnorm_bf16"}
 
 
 def inputs(kernel, rng):
