@@ -184,3 +184,13 @@ const tir_op *plan_find_store(const tir_op *op) {
     }
     return NULL;
 }
+
+bool plan_root_empty(const tir_func *f) {
+    for (const tir_op *op = f->body->first; op; op = op->next) {
+        if (op->kind != TIR_OP_PARALLEL) continue;
+        uint64_t volume = 1;
+        for (uint32_t i = 0; i < op->domain->rank; i++) volume *= op->domain->axes[i].extent;
+        return volume == 0;
+    }
+    return false;
+}

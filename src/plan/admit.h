@@ -33,6 +33,11 @@ typedef enum {
     PLAN_REFUSAL_COUNT
 } plan_refusal;
 
+/* Whether f's root parallel has an empty domain: no program instance, so
+ * nothing runs (admission refuses it, LOWER-A03; the facade compiles an
+ * empty kernel, the CLI's XIR engine runs nothing). */
+bool plan_root_empty(const tir_func *f);
+
 const char *plan_refusal_code(plan_refusal r);
 const char *plan_refusal_reason(plan_refusal r);
 

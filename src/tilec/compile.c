@@ -17,6 +17,7 @@
  * keeps only what dispatch and metadata need. */
 #include "tilec/kernel.h"
 
+#include "plan/admit.h"
 #include "plan/flatten.h"
 #include "plan/report.h"
 #include "plan/solve.h"
@@ -399,7 +400,7 @@ tilec_status tilec_compile_kernel(tilec_context *ctx, const tir_func *f, const t
     double t0 = now_ms();
     st = tir_verify(ctx, f->module);
     double t1 = now_ms();
-    if (!st && tilec_root_empty(f)) {
+    if (!st && plan_root_empty(f)) {
         st = tilec_compile_empty(ctx, k, f, width);
         k->times.verify = t1 - t0;
         k->times.total = now_ms() - t0;

@@ -11,16 +11,6 @@
 #include "tir/ir.h"
 #include "xir/xir.h"
 
-bool tilec_root_empty(const tir_func *f) {
-    for (const tir_op *op = f->body->first; op; op = op->next) {
-        if (op->kind != TIR_OP_PARALLEL) continue;
-        uint64_t volume = 1;
-        for (uint32_t i = 0; i < op->domain->rank; i++) volume *= op->domain->axes[i].extent;
-        return volume == 0;
-    }
-    return false;
-}
-
 /* The bytes a dispatch must pass for view parameter v (saturating). */
 static uint64_t view_bytes(const tir_value *v) {
     const tir_space *s = v->type->space;

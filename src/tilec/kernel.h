@@ -57,9 +57,7 @@ tilec_status tilec_compile_kernel(tilec_context *ctx, const tir_func *f, const t
 /* The native code of XIR function f for k: compiled through the kernel
  * cache, or emitted into k->aot; k->cache says which. */
 tilec_status tilec_compile_native(tilec_context *ctx, tilec_kernel *k, const xir_func *f, const simd_options *so);
-/* Whether f's root parallel has an empty domain (f verified). */
-bool tilec_root_empty(const tir_func *f);
-/* k for such an f: an entry that is never called (dispatch size 0), the
+/* k for an f whose root domain is empty (plan_root_empty): an entry that is never called (dispatch size 0), the
  * parameters checked as always (empty.c). */
 tilec_status tilec_compile_empty(tilec_context *ctx, tilec_kernel *k, const tir_func *f, uint32_t width);
 /* 2·(contraction volume) of every mma times the trip counts of its

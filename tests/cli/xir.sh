@@ -1,6 +1,7 @@
 # tilec lower and tilec run --xir: every example lowers to XIR and matches the
 # reference interpreter at every packet width; plan options (root order and
-# root axis tiles included) are checked.
+# root axis tiles included) are checked; an empty root domain runs nothing
+# (--xir, --check) and has no XIR to print (lower: LOWER-A03).
 source "$(dirname "$0")/common.bash" "$@"
 
 expect 0 "$TILEC" lower "$SRC/examples/gemm.tir" --block 64 --local-lanes 1 && {
@@ -67,4 +68,9 @@ expect 1 "$TILEC" run "$SRC/examples/gemm.tir" --xir --tiles 2 &&
   contains "$WORK/err" 'XIR root axis tiles must specify every original axis'
 expect 2 "$TILEC" lower "$SRC/examples/gemm.tir" --tiles 2,x
 expect 2 "$TILEC" run "$SRC/examples/gemm.tir" --reference --tiles 2,5 && contains "$WORK/err" 'do not apply to --reference'
+# an empty root domain: nothing to lower or run, the outputs as the reference leaves them
+expect 0 "$TILEC" run "$SRC/examples/softmax.tir" -D R=0 --xir && contains "$WORK/out" 'the root domain is empty, nothing runs' &&
+  contains "$WORK/out" '%Y vs reference: max abs err 0, ok'
+expect 0 "$TILEC" run "$SRC/examples/softmax.tir" -D R=0 --check && contains "$WORK/out" 'plan=empty;'
+expect 1 "$TILEC" lower "$SRC/examples/softmax.tir" -D R=0 && contains "$WORK/err" 'LOWER-A03'
 finish
