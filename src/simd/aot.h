@@ -5,7 +5,7 @@
  * links (against the runtime library: no LLVM at run time).
  *
  * The object defines, with `sym` the caller's symbol:
- *   sym.aot.entry.N   the packet entries, internal (the ABI of simd.h);
+ *   tilec.aot.entry.N the packet entries, internal (the ABI of simd.h);
  *   a private descriptor {magic, blob, blob bytes, entries, entry count,
  *                         a zeroed pointer slot} (six 8-byte fields);
  *   int sym(P0, P1, …)  calls tilec_aot_call(&descriptor, n, buffers), the

@@ -117,16 +117,24 @@ static tilec_status emit_kernel(tilec_context *ctx, const xir_func *f, const sim
     return st;
 }
 
+/* The checked input of a compilation at width w and its kernel, empty. */
+static tilec_status begin(tilec_context *ctx, const xir_func *f, const simd_options *o, uint32_t w, simd_kernel **k) {
+    tilec_status st = check_input(ctx, f, w, o->required_packet_width);
+    if (st) return st;
+    if (!(*k = kernel_new(ctx, w, f->block_size)))
+        return tilec_error(ctx, TILEC_E_NOMEM, "SIMD-M02", tilec_no_loc(), "out of memory");
+    return TILEC_OK;
+}
+
 tilec_status simd_kernel_emit_into(tilec_context *ctx, const xir_func *f, const simd_options *options,
                                    const jit_host *host, LLVMModuleRef m, const char *entry_name, simd_kernel **out) {
     *out = NULL;
     simd_options o = options ? *options : simd_options_default();
     uint32_t w = simd_resolve_width(o.width, NULL);
-    tilec_status st = check_input(ctx, f, w, o.required_packet_width);
-    if (st) return st;
     double t0 = now_ms();
-    simd_kernel *k = kernel_new(ctx, w, f->block_size);
-    if (!k) return tilec_error(ctx, TILEC_E_NOMEM, "SIMD-M02", tilec_no_loc(), "out of memory");
+    simd_kernel *k;
+    tilec_status st = begin(ctx, f, &o, w, &k);
+    if (st) return st;
     simd_emit_info info;
     st = emit_kernel(ctx, f, &o, w, host, m, entry_name, &info);
     free_info(ctx, &info);
@@ -145,11 +153,10 @@ tilec_status simd_compile_keeping(tilec_context *ctx, const xir_func *f, const s
     *out = NULL;
     simd_options o = options ? *options : simd_options_default();
     uint32_t w = simd_resolve_width(o.width, getenv("TILEC_SIMD_WIDTH"));
-    tilec_status st = check_input(ctx, f, w, o.required_packet_width);
-    if (st) return st;
     double t0 = now_ms();
-    simd_kernel *k = kernel_new(ctx, w, f->block_size);
-    if (!k) return tilec_error(ctx, TILEC_E_NOMEM, "SIMD-M02", tilec_no_loc(), "out of memory");
+    simd_kernel *k;
+    tilec_status st = begin(ctx, f, &o, w, &k);
+    if (st) return st;
     jit_host host;
     if (!jit_host_init(&host)) {
         jit_host_free(&host);

@@ -322,14 +322,22 @@ static void host_target(plan_thread_pool *target, uint32_t width, uint32_t worke
                           &target->l3_bytes);
 }
 
+/* The kernel the facade plans for f, whose root parallels nest
+ * (plan_flatten_applies): f's module verified, then *flat the module of f
+ * flattened (plan/flatten.h; destroy it once done). */
+static tilec_status flatten(tilec_context *ctx, const tir_func *f, tir_module **flat) {
+    tilec_status st = tir_verify(ctx, f->module);
+    *flat = st ? NULL : plan_flatten_build(ctx, f);
+    return st ? st : *flat ? TILEC_OK : TILEC_E_NOMEM;
+}
+
 tilec_status tilec_explain(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
                            tir_write_fn write, void *user) {
     if (!ctx || !f || !write)
         return tilec_error(ctx, TILEC_E_ARG, "TILEC-A01", tilec_no_loc(), "tilec_explain: NULL argument");
-    if (plan_flatten_applies(f)) { /* the kernel tilec_compile plans */
-        tilec_status st = tir_verify(ctx, f->module);
-        tir_module *flat = st ? NULL : plan_flatten_build(ctx, f);
-        if (!st && !flat) st = TILEC_E_NOMEM;
+    if (plan_flatten_applies(f)) {
+        tir_module *flat;
+        tilec_status st = flatten(ctx, f, &flat);
         if (!st) st = tilec_explain(ctx, tir_module_func(flat, 0), options, write, user);
         tir_module_destroy(flat);
         return st;
@@ -368,22 +376,16 @@ tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_co
     return tilec_compile_kernel(ctx, f, options, NULL, out);
 }
 
-/* f's nested root parallels flattened (plan/flatten.h), compiled; the
- * flat module is dropped once the kernel exists. */
-static tilec_status compile_flattened(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
-                                      simd_aot *aot, tilec_kernel **out) {
-    tilec_status st = tir_verify(ctx, f->module);
-    tir_module *flat = st ? NULL : plan_flatten_build(ctx, f);
-    if (!st && !flat) st = TILEC_E_NOMEM;
-    if (!st) st = tilec_compile_kernel(ctx, tir_module_func(flat, 0), options, aot, out);
-    tir_module_destroy(flat);
-    return st;
-}
-
 tilec_status tilec_compile_kernel(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options, simd_aot *aot,
                             tilec_kernel **out) {
     *out = NULL;
-    if (plan_flatten_applies(f)) return compile_flattened(ctx, f, options, aot, out);
+    if (plan_flatten_applies(f)) { /* the flat module is dropped once the kernel exists */
+        tir_module *flat;
+        tilec_status st = flatten(ctx, f, &flat);
+        if (!st) st = tilec_compile_kernel(ctx, tir_module_func(flat, 0), options, aot, out);
+        tir_module_destroy(flat);
+        return st;
+    }
     tilec_compile_options o = options ? *options : tilec_compile_options_default();
     uint32_t width = packet_width(ctx, &o);
     if (!width) return TILEC_E_ARG;

@@ -21,18 +21,6 @@ if sanitizer_build; then
   exit 0
 fi
 
-cat >"$WORK/axpb.tir" <<'TIR'
-kernel @axpb<N=1000>(%a: f32, %X: const view<f32>[X.0=N], %b: const f32, %k: i32, %Y: view<f32>[Y.0=N]) {
-  parallel (%i: i=N) {
-    %x = load %X[%i]
-    %ax = mul %a, %x
-    %kf = cast %k to f32
-    %t = add %ax, %b
-    %y = add %t, %kf
-    store %Y[%i], %y
-  }
-}
-TIR
 
 # aot NAME FILE PARAMS [tilec compile options…]: the reference's inputs and
 # outputs (NAME.P.npy for each parameter P in PARAMS), the object and header.
@@ -53,7 +41,7 @@ mv "$WORK/gemm.o" "$WORK/gemm_v3.o" && mv "$WORK/gemm.h" "$WORK/gemm_v3.h"
 aot attention_gqa "$SRC/examples/attention_gqa.tir" "Q K V O" --split on
 aot rmsnorm "$SRC/examples/rmsnorm.tir" "X G Y" -DR=1 -DW=1030 --fuse on
 ARGS=(--arg a=2 --arg b=0.5 --arg k=-4)
-aot axpb "$WORK/axpb.tir" "X Y"
+aot axpb "$SRC/tests/kernels/axpb.tir" "X Y" -DN=1000
 ARGS=()
 expect 0 "$TILEC" compile "$SRC/tests/kernels/elementwise.tir" --kernel scalar_ops -o "$WORK/scalar_ops.o" \
   --header "$WORK/scalar_ops.h"

@@ -7,27 +7,16 @@
 # with --in as well).
 source "$(dirname "$0")/common.bash" "$@"
 
-cat >"$WORK/axpb.tir" <<'TIR'
-kernel @axpb<N=100>(%a: f32, %X: const view<f32>[X.0=N], %b: const f32, %k: i32, %Y: view<f32>[Y.0=N]) {
-  parallel (%i: i=N) {
-    %x = load %X[%i]
-    %ax = mul %a, %x
-    %kf = cast %k to f32
-    %t = add %ax, %b
-    %y = add %t, %kf
-    store %Y[%i], %y
-  }
-}
-TIR
-expect 0 "$TILEC" run "$WORK/axpb.tir" --reference --arg a=2 --arg X=3 --arg b=0.5 --arg k=-4 &&
+AXPB="$SRC/tests/kernels/axpb.tir"
+expect 0 "$TILEC" run "$AXPB" --reference --arg a=2 --arg X=3 --arg b=0.5 --arg k=-4 &&
   contains "$WORK/out" '^%Y: f32\[100\] min=2.5 max=2.5 mean=2.5 '
 for w in 1 4 16; do
-  expect 0 "$TILEC" run "$WORK/axpb.tir" --width $w --threads 2 --check --arg a=-1.5 --arg k=7 -D N=1000 &&
+  expect 0 "$TILEC" run "$AXPB" --width $w --threads 2 --check --arg a=-1.5 --arg k=7 -D N=1000 &&
     contains "$WORK/out" 'vs reference: max abs err .*, ok$'
 done
-expect 0 "$TILEC" run "$WORK/axpb.tir" --xir --arg a=2 && contains "$WORK/out" 'ok'
+expect 0 "$TILEC" run "$AXPB" --xir --arg a=2 && contains "$WORK/out" 'ok'
 
-expect 0 "$TILEC" print "$WORK/axpb.tir" && {
+expect 0 "$TILEC" print "$AXPB" && {
   contains "$WORK/out" '^kernel @axpb\(%a: const view<f32>\[a\.0=1\], %X: const view<f32>\[X\.0=100\], %b: const view<f32>\[b\.0=1\], %k: const view<i32>\[k\.0=1\]'
   contains "$WORK/out" '= load %a\[%0\]$'
   cp "$WORK/out" "$WORK/printed.tir"
@@ -40,9 +29,9 @@ expect 1 "$TILEC" check "$WORK/outside.tir" && contains "$WORK/err" 'outside\.ti
 printf 'kernel @k(%%a: f32, %%a: view<f32>[Y.0=4]) {\n}\n' >"$WORK/twice.tir"
 expect 1 "$TILEC" check "$WORK/twice.tir" && contains "$WORK/err" 'twice\.tir:1:20: error\[TIR-P04\]'
 
-expect 1 "$TILEC" run "$WORK/axpb.tir" --arg a=2x && contains "$WORK/err" 'TILEC-ARG01.*--arg a=2x: not a f32 value'
-expect 1 "$TILEC" run "$WORK/axpb.tir" --arg k=3000000000 && contains "$WORK/err" 'not a i32 value'
-expect 1 "$TILEC" run "$WORK/axpb.tir" --arg q=1 && contains "$WORK/err" "no parameter 'q'"
-expect 2 "$TILEC" run "$WORK/axpb.tir" --arg a=1 --in a=x.npy && contains "$WORK/err" "given twice with --in/--arg"
-expect 2 "$TILEC" run "$WORK/axpb.tir" --arg a && contains "$WORK/err" "expected NAME=VALUE"
+expect 1 "$TILEC" run "$AXPB" --arg a=2x && contains "$WORK/err" 'TILEC-ARG01.*--arg a=2x: not a f32 value'
+expect 1 "$TILEC" run "$AXPB" --arg k=3000000000 && contains "$WORK/err" 'not a i32 value'
+expect 1 "$TILEC" run "$AXPB" --arg q=1 && contains "$WORK/err" "no parameter 'q'"
+expect 2 "$TILEC" run "$AXPB" --arg a=1 --in a=x.npy && contains "$WORK/err" "given twice with --in/--arg"
+expect 2 "$TILEC" run "$AXPB" --arg a && contains "$WORK/err" "expected NAME=VALUE"
 finish
