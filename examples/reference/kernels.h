@@ -22,6 +22,8 @@ bool example_swiglu(const tir_func *f, const void *const *args, double *const *e
 bool example_rope(const tir_func *f, const void *const *args, double *const *expected);
 bool example_rmsnorm_bf16(const tir_func *f, const void *const *args, double *const *expected);
 bool example_rope_table(const tir_func *f, const void *const *args, double *const *expected);
+bool example_rope_interleaved(const tir_func *f, const void *const *args, double *const *expected);
+bool example_transpose(const tir_func *f, const void *const *args, double *const *expected);
 bool example_attention(const tir_func *f, const void *const *args, double *const *expected);
 
 #endif

@@ -15,6 +15,8 @@ const example_entry example_table[] = {
     {"rmsnorm_bf16", example_rmsnorm_bf16},
     {"rope", example_rope},
     {"rope_table", example_rope_table},
+    {"rope_interleaved", example_rope_interleaved},
+    {"transpose", example_transpose},
     {"gelu", example_gelu},
     {"gelu_erf", example_gelu_erf},
     {"swiglu", example_swiglu},

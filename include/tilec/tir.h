@@ -288,6 +288,13 @@ TILEC_API tir_value *tir_load_tile(tir_builder *b, tir_value *view, tir_value *c
 /* Stores `tile` (its space is the store domain). */
 TILEC_API tilec_status tir_store_tile(tir_builder *b, tir_value *view, tir_value *const *origin,
                                       tir_value *tile, tir_bounds bounds);
+/* Strided tiles: element e of tile axis a is view index origin[a] + e·strides[a]
+ * (one stride >= 1 per axis; NULL or all 1: the contiguous forms above). */
+TILEC_API tir_value *tir_load_tile_strided(tir_builder *b, tir_value *view, tir_value *const *origin,
+                                           tir_space *space, const uint64_t *strides, tir_bounds bounds,
+                                           tir_value *fill /* NULL: 0 */);
+TILEC_API tilec_status tir_store_tile_strided(tir_builder *b, tir_value *view, tir_value *const *origin,
+                                              tir_value *tile, const uint64_t *strides, tir_bounds bounds);
 TILEC_API tir_value *tir_load_elem(tir_builder *b, tir_value *view, tir_value *const *indices,
                                    tir_value *pred /* NULL */, tir_value *fallback /* with pred */);
 TILEC_API tilec_status tir_store_elem(tir_builder *b, tir_value *view, tir_value *const *indices, tir_value *v);
@@ -339,6 +346,10 @@ TILEC_API tir_value *tir_lib_reduce(tir_builder *b, tir_value *tile, size_t n_di
                                     tir_reducer r, tir_reduction_policy policy);
 TILEC_API tir_value *tir_lib_relabel(tir_builder *b, tir_value *tile, tir_space *space);
 TILEC_API tir_value *tir_lib_broadcast_to(tir_builder *b, tir_value *tile, tir_space *space);
+/* The tile with its axes in `order` (every dim of the tile once): element
+ * [.., d = x, ..] of the result is the tile's element at d = x (a transpose
+ * for rank 2). */
+TILEC_API tir_value *tir_lib_permute(tir_builder *b, tir_value *tile, size_t n_dims, tir_dim *const *order);
 TILEC_API tir_value *tir_lib_matmul(tir_builder *b, tir_value *a, tir_value *bm);
 TILEC_API tir_value *tir_lib_ite(tir_builder *b, tir_value *cond, tir_value *t, tir_value *f);
 

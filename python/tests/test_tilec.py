@@ -65,6 +65,13 @@ def rope_table(x):
     return np.concatenate([x[:, :h] * c - x[:, h:] * s, x[:, :h] * s + x[:, h:] * c], -1)
 
 
+def rope_interleaved(x, c, s):
+    y = np.empty_like(x)
+    y[:, 0::2] = x[:, 0::2] * c - x[:, 1::2] * s
+    y[:, 1::2] = x[:, 0::2] * s + x[:, 1::2] * c
+    return y
+
+
 def layernorm(x, g, b):
     c = x - x.mean(-1, keepdims=True)
     return c / np.sqrt((c * c).mean(-1, keepdims=True) + 1e-5) * g + b
@@ -88,6 +95,8 @@ EXAMPLES = {
     "rope": (rope, {"R": 7, "W": 64}),
     "gelu_erf": (gelu_erf, {"R": 4, "W": 333}),
     "rope_table": (rope_table, {"R": 30, "W": 128}),
+    "rope_interleaved": (rope_interleaved, {"R": 9, "W": 70}),
+    "transpose": (lambda x: x.T, {"M": 65, "N": 3, "B": 8}),
     "gemm": (lambda a, b: a @ b, {"M": 33, "N": 17, "K": 50}),
     "gemm_bt": (lambda a, b: a @ b.T, {"M": 16, "N": 40, "K": 9}),
     "bmm": (lambda a, b: a @ b, {"BATCH": 2, "M": 8, "N": 16, "K": 32}),

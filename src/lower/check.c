@@ -11,7 +11,8 @@
  *   the access itself happens only when !bad  (the caller guards it)
  *
  * v_a is an index or coordinate (limit = extent - 1) or a subtile origin
- * (limit = extent - count: the whole subtile inside the view).  A fault
+ * (limit = extent - span: the whole subtile, first to last element, inside
+ * the view).  A fault
  * site is registered once per (op, axis) and described in TileIR terms
  * (tir/fault.h) so the dispatch reports what the reference interpreter
  * reports.  With check_bounds every axis is checked, proofs or not (a
@@ -61,7 +62,7 @@ xir_value *lw_check_access(lowerer *lw, const tir_op *op, uint32_t rank, xir_val
     /* Walk the axes last to first so the selects name the first bad axis. */
     for (uint32_t a = rank; a-- > 0 && lw_ok(lw);) {
         if (skip && skip[a]) continue;
-        uint64_t extent = space->axes[a].extent, count = op->domain ? op->domain->axes[a].extent : 1;
+        uint64_t extent = space->axes[a].extent, count = op->domain ? tir_op_span(op, a) : 1;
         bool proven = op->domain ? lw_axis_proven(lw, values[a], count, extent) : lw_proven_index(lw, values[a], extent);
         if (proven && !lw->opt->check_bounds) {
             lw->counters.bounds_checks_removed++;

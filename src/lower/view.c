@@ -1,9 +1,10 @@
 /* view.c — loads and stores through kernel parameters.
  *
  * Address of tile element e at origin o: the row-major flat index over the
- * view's static extents of o + e, as u64 (base Σ o_i·stride_i once, plus
- * Σ e_i·stride_i per element; wrapping arithmetic is exact for every
- * in-bounds element).  bounds=zero guards each axis (0 <= o_i + e_i < E_i,
+ * view's static extents of o + e·t (t the tile's strides, 1 unless strided),
+ * as u64 (base Σ o_i·stride_i once, plus Σ e_i·t_i·stride_i per element;
+ * wrapping arithmetic is exact for every in-bounds element).  bounds=zero
+ * guards each axis (0 <= o_i + e_i·t_i < E_i,
  * signed i64, see bounds.c) unless proven; the buffer read happens only in
  * the valid branch of a diamond whose PHI joins it with the fill, a store
  * sits in a guarded triangle.  bounds=assume promises the whole subtile is
@@ -20,6 +21,7 @@ struct lw_access {
     const tir_space *view;
     xir_value *origin[PLAN_MAX_RANK];
     uint64_t stride[PLAN_MAX_RANK]; /* element stride of each axis in the buffer */
+    uint64_t step[PLAN_MAX_RANK];   /* the tile's stride: view index o + e·step */
     bool guard_axis[PLAN_MAX_RANK]; /* the axis needs a guard */
     xir_value **cache[PLAN_MAX_RANK]; /* unrolled: per (axis, coordinate) guard */
     xir_value *base;                /* u64 Σ origin·stride */
@@ -66,6 +68,7 @@ static bool prepare_packed(lowerer *lw, access *acc, const tir_op *op) {
     }
     for (uint32_t a = 0; a < acc->view->rank; a++) {
         acc->stride[a] = p->stride[a];
+        acc->step[a] = 1;
         acc->guard_axis[a] = false;
         acc->cache[a] = NULL;
     }
@@ -91,7 +94,9 @@ static bool prepare(lowerer *lw, access *acc, const tir_op *op, bool runtime) {
         base = lw_arith(lw, XIR_OP_ADD, base,
                         lw_arith(lw, XIR_OP_MUL, acc->origin[a], lw_i64(lw, (int64_t)acc->stride[a]), NULL), NULL);
         uint64_t n = op->domain->axes[a].extent;
-        acc->guard_axis[a] = op->bounds == TIR_BOUNDS_ZERO && !lw_axis_proven(lw, acc->origin[a], n, acc->view->axes[a].extent);
+        acc->step[a] = tir_op_stride(op, a);
+        acc->guard_axis[a] = op->bounds == TIR_BOUNDS_ZERO &&
+                             !lw_axis_proven(lw, acc->origin[a], tir_op_span(op, a), acc->view->axes[a].extent);
         if (op->bounds == TIR_BOUNDS_ZERO) {
             if (acc->guard_axis[a]) lw->counters.guards_kept++;
             else lw->counters.guards_removed++;
@@ -119,16 +124,18 @@ static xir_value *element(lowerer *lw, access *acc, xir_value *const *slots, xir
         }
     }
     for (uint32_t a = 0; a < acc->view->rank; a++) {
+        /* the view index moves by step per tile element */
+        xir_value *along = acc->step[a] == 1 ? coords[a] : lw_arith(lw, XIR_OP_MUL, coords[a], lw_i64(lw, (int64_t)acc->step[a]), NULL);
         offset = lw_arith(lw, XIR_OP_ADD, offset,
-                          lw_arith(lw, XIR_OP_MUL, coords[a], lw_i64(lw, (int64_t)acc->stride[a]), NULL), NULL);
+                          lw_arith(lw, XIR_OP_MUL, along, lw_i64(lw, (int64_t)acc->stride[a]), NULL), NULL);
         if (!acc->guard_axis[a]) continue;
         xir_value *g;
         int64_t e;
         if (acc->cache[a] && lw_const_int(coords[a], &e)) {
-            if (!acc->cache[a][e]) acc->cache[a][e] = lw_axis_guard(lw, acc->origin[a], coords[a], acc->view->axes[a].extent);
+            if (!acc->cache[a][e]) acc->cache[a][e] = lw_axis_guard(lw, acc->origin[a], along, acc->view->axes[a].extent);
             g = acc->cache[a][e];
         } else {
-            g = lw_axis_guard(lw, acc->origin[a], coords[a], acc->view->axes[a].extent);
+            g = lw_axis_guard(lw, acc->origin[a], along, acc->view->axes[a].extent);
         }
         cond = both(lw, cond, g);
     }

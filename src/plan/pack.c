@@ -118,7 +118,7 @@ static bool qualify(walker *w, const tir_op *op, plan_pack *p) {
                           op->operands[op->operand_count - 1]->value->def_op->kind == TIR_OP_CONSTANT))
         return say(p, false, "the fill of '%%%s' is not a constant", view->name);
     if (w->store_before) return say(p, false, "a store precedes the load of '%%%s'", view->name);
-    if (contiguous(ts, vs)) return say(p, false, "the tiles of '%%%s' are already contiguous", view->name);
+    if (!op->strides && contiguous(ts, vs)) return say(p, false, "the tiles of '%%%s' are already contiguous", view->name);
     bool used[PLAN_PACK_MAX_COORDS * 4] = {false};
     for (uint32_t a = 0; a < vs->rank; a++) {
         affine x;
@@ -254,7 +254,7 @@ static tir_value *ew2(tir_builder *b, tir_ew_op op, tir_value *x, tir_value *y) 
 }
 
 /* The body of the copy's one program: load the tile at the original origin
- * (same bounds and fill), reorder it into storage order, store it at row
+ * (same strides, bounds and fill), reorder it into storage order, store it at row
  * inst·e(order[0]). */
 static void build_body(tir_builder *b, tir_module *m, const plan_pack *p, tir_op *root, tir_value *src,
                        tir_value *dst) {
@@ -288,7 +288,7 @@ static void build_body(tir_builder *b, tir_module *m, const plan_pack *p, tir_op
         fill = tir_const(b, tir_type_scalar(m, tir_value_elem(f)), f->def_op->literal);
     }
     tir_space *space = tir_space_make(m, rank, dims, ext);
-    tir_value *tile = tir_load_tile(b, src, origin, space, TIR_BOUNDS_ZERO, fill);
+    tir_value *tile = tir_load_tile_strided(b, src, origin, space, load->strides, TIR_BOUNDS_ZERO, fill);
     bool identity = true;
     for (uint32_t j = 0; j < rank; j++) identity = identity && p->order[j] == j;
     if (!identity && tile) { /* map over the storage order, extracting from the loaded tile */

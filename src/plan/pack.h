@@ -19,8 +19,8 @@
  * rows too.  The copy is a TileIR kernel of its own (plan_pack_build),
  * compiled by the same pipeline.
  *
- * Exactness: the copy performs the same load (origin, bounds=zero, fill), so
- * the kernel sees the same values.  Packing is refused when it could not be
+ * Exactness: the copy performs the same load (origin, strides, bounds=zero,
+ * fill), so the kernel sees the same values.  Packing is refused when it could not be
  * exact: the view is writable, a store precedes the load in program order (an
  * aliased output could then change what the load reads; later stores
  * cannot, since within a program they come after every read and across

@@ -201,7 +201,7 @@ static void view_charge(walker *w, const tir_op *op, double times) {
         known = s->known;
         for (uint32_t v = 0; known && v < w->varying; v++) slope[v] += s->slope[v] * stride;
         if (op->domain && plan_local_is_axis(w->r->options.local, &op->domain->axes[a]))
-            slope[0] += stride; /* the lane's element moves along D */
+            slope[0] += stride * (double)tir_op_stride(op, a); /* the lane's element moves along D */
         stride *= (double)view->axes[a].extent;
     }
     bool zero = known, up = known, down = known;

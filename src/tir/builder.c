@@ -402,8 +402,27 @@ static bool check_subtile(tir_builder *b, const char *what, tir_value *view, tir
     return true;
 }
 
-tir_value *tir_load_tile(tir_builder *b, tir_value *view, tir_value *const *origin, tir_space *space,
-                         tir_bounds bounds, tir_value *fill) {
+/* Sets a subtile op's strides: NULL or all 1 stays contiguous (NULL); each
+ * must be valid (tir_stride_valid). */
+static bool set_strides(tir_builder *b, const char *what, tir_op *o, const uint64_t *strides) {
+    bool contiguous = true;
+    for (uint32_t a = 0; strides && a < o->domain->rank; a++) {
+        if (!tir_stride_valid(o->domain->axes[a].extent, strides[a])) {
+            tir_builder_fail(b, TILEC_E_SHAPE, "TIR-B51",
+                             "%s: stride %llu along tile axis %u %s", what, (unsigned long long)strides[a], a,
+                             strides[a] == 0 ? "must be at least 1" : "makes the tile span past 2^63 elements");
+            return false;
+        }
+        contiguous = contiguous && strides[a] == 1;
+    }
+    if (contiguous) return true;
+    if (!(o->strides = arena_alloc(&b->module->arena, sizeof *o->strides * o->domain->rank))) return fail_oom(b), false;
+    memcpy(o->strides, strides, sizeof *o->strides * o->domain->rank);
+    return true;
+}
+
+tir_value *tir_load_tile_strided(tir_builder *b, tir_value *view, tir_value *const *origin, tir_space *space,
+                                 const uint64_t *strides, tir_bounds bounds, tir_value *fill) {
     CHECK_LIVE(b, NULL);
     if (!check_view_access(b, "load", view, 0, origin, false) || !check_subtile(b, "load", view, space)) return NULL;
     if (fill) {
@@ -419,13 +438,19 @@ tir_value *tir_load_tile(tir_builder *b, tir_value *view, tir_value *const *orig
     o->domain = space;
     o->bounds = bounds;
     o->has_fill = fill != NULL;
+    if (!set_strides(b, "load", o, strides)) return NULL;
     tir_value *v = add_result(b, o, tir_type_tile(b->module, view->type->elem, space));
     if (v) tir_builder_emit(b, o);
     return v;
 }
 
-tilec_status tir_store_tile(tir_builder *b, tir_value *view, tir_value *const *origin, tir_value *tile,
-                            tir_bounds bounds) {
+tir_value *tir_load_tile(tir_builder *b, tir_value *view, tir_value *const *origin, tir_space *space,
+                         tir_bounds bounds, tir_value *fill) {
+    return tir_load_tile_strided(b, view, origin, space, NULL, bounds, fill);
+}
+
+tilec_status tir_store_tile_strided(tir_builder *b, tir_value *view, tir_value *const *origin, tir_value *tile,
+                                    const uint64_t *strides, tir_bounds bounds) {
     CHECK_LIVE(b, b ? b->status : TILEC_E_ARG);
     if (!check_view_access(b, "store", view, 0, origin, true) || !check_operands(b, "store", 1, &tile))
         return b->status;
@@ -439,8 +464,14 @@ tilec_status tir_store_tile(tir_builder *b, tir_value *view, tir_value *const *o
     if (!o || !tir_op_add_operand(o, tile)) return o ? (fail_oom(b), b->status) : b->status;
     o->domain = tile->type->space;
     o->bounds = bounds;
+    if (!set_strides(b, "store", o, strides)) return b->status;
     tir_builder_emit(b, o);
     return TILEC_OK;
+}
+
+tilec_status tir_store_tile(tir_builder *b, tir_value *view, tir_value *const *origin, tir_value *tile,
+                            tir_bounds bounds) {
+    return tir_store_tile_strided(b, view, origin, tile, NULL, bounds);
 }
 
 tir_value *tir_load_elem(tir_builder *b, tir_value *view, tir_value *const *indices, tir_value *pred,

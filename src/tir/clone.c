@@ -93,6 +93,10 @@ tir_op *tir_clone_op(tir_func *f, const tir_op *op, tir_clone_map *map) {
     c->scope = op->scope;
     c->literal = op->literal;
     if (op->domain && !(c->domain = tir_clone_space(map, op->domain))) return NULL;
+    if (op->strides) {
+        if (!(c->strides = ARENA_ARRAY(&f->module->arena, uint64_t, op->domain->rank))) return NULL;
+        memcpy(c->strides, op->strides, sizeof *c->strides * op->domain->rank);
+    }
     if (op->stage_name && !(c->stage_name = arena_strdup(&f->module->arena, op->stage_name))) return NULL;
     for (uint32_t i = 0; i < op->operand_count; i++) {
         tir_value *v = tir_clone_map_get(map, op->operands[i]->value);

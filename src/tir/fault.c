@@ -15,7 +15,7 @@ tir_fault_site tir_fault_site_of(const tir_op *op, uint32_t axis) {
         .axis_label = space->axes[axis].dim->label,
         .axis = axis,
         .extent = space->axes[axis].extent,
-        .count = op->domain ? op->domain->axes[axis].extent : 1,
+        .count = op->domain ? tir_op_span(op, axis) : 1, /* the view elements the access spans */
         .loc = op->loc,
     };
     return s;

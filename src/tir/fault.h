@@ -23,7 +23,7 @@ typedef struct {
     const char *axis_label; /* EXTRACT: the tile axis's dimension label */
     uint32_t axis;
     uint64_t extent; /* the view's (tile's) extent along the axis */
-    uint64_t count;  /* ASSUME: the subtile's extent along the axis */
+    uint64_t count;  /* ASSUME: the view elements the subtile spans along the axis */
     tilec_loc loc;
 } tir_fault_site;
 

@@ -111,27 +111,32 @@ static tilec_status run_mma(interp *it, const interp_step *s) {
 /* ---- memory ---- */
 
 /* The part of a subtile access inside the view: tile element e is in bounds
- * iff lo[a] <= e[a] < hi[a] on every axis a. */
+ * iff lo[a] <= e[a] < hi[a] on every axis a; step[a] is the element offset
+ * between neighbours along a (view stride times tile stride). */
 typedef struct {
     int64_t origin[TIR_INTERP_MAX_RANK];
-    uint64_t lo[TIR_INTERP_MAX_RANK], hi[TIR_INTERP_MAX_RANK];
+    uint64_t lo[TIR_INTERP_MAX_RANK], hi[TIR_INTERP_MAX_RANK], step[TIR_INTERP_MAX_RANK];
     uint64_t base; /* Σ origin·stride modulo 2^64: exact once an in-bounds offset is added */
     bool all_in;
 } access_window;
 
-static void compute_window(const interp_view *v, const interp_step *s, const tir_space *tile, access_window *w) {
+static uint64_t ceil_div_u64(uint64_t x, uint64_t s) { return x / s + (x % s != 0); }
+
+static void compute_window(const interp_view *v, const interp_step *s, const tir_op *op, access_window *w) {
+    const tir_space *tile = op->domain;
     w->base = 0;
     w->all_in = true;
     for (uint32_t a = 0; a < tile->rank; a++) {
         int64_t o = interp_coord(s->in[1 + a]->elem, s->in[1 + a]->cells[0]);
-        uint64_t n = tile->axes[a].extent, extent = v->space->axes[a].extent, lo, hi;
-        /* 0 <= o + e < extent  <=>  -o <= e < extent - o; view extents are at most INT64_MAX. */
+        uint64_t n = tile->axes[a].extent, extent = v->space->axes[a].extent, t = tir_op_stride(op, a), lo, hi;
+        /* 0 <= o + e·t < extent  <=>  ceil(-o / t) <= e < ceil((extent - o) / t); view extents are at most
+         * INT64_MAX, so extent - o fits a u64. */
         if (o >= 0) {
             lo = 0;
-            hi = (uint64_t)o >= extent ? 0 : extent - (uint64_t)o;
+            hi = (uint64_t)o >= extent ? 0 : ceil_div_u64(extent - (uint64_t)o, t);
         } else {
-            lo = 0 - (uint64_t)o;
-            hi = extent + lo;
+            lo = ceil_div_u64(0 - (uint64_t)o, t);
+            hi = ceil_div_u64(extent + (0 - (uint64_t)o), t);
         }
         lo = lo < n ? lo : n;
         hi = hi < n ? hi : n;
@@ -139,6 +144,7 @@ static void compute_window(const interp_view *v, const interp_step *s, const tir
         w->origin[a] = o;
         w->lo[a] = lo;
         w->hi[a] = hi;
+        w->step[a] = v->strides[a] * t;
         w->all_in = w->all_in && lo == 0 && hi == n;
         w->base += (uint64_t)o * v->strides[a];
     }
@@ -162,7 +168,7 @@ static tilec_status run_subtile(interp *it, const tir_op *op, const interp_step 
     const interp_view *v = s->view;
     const tir_space *space = op->domain;
     access_window w;
-    compute_window(v, s, space, &w);
+    compute_window(v, s, op, &w);
     if (op->bounds == TIR_BOUNDS_ASSUME && !w.all_in) return assume_violated(it, op, &w);
     uint64_t idx[TIR_INTERP_MAX_RANK] = {0}, addr = w.base;
     if (op->kind == TIR_OP_VIEW_LOAD) {
@@ -173,13 +179,13 @@ static tilec_status run_subtile(interp *it, const tir_op *op, const interp_step 
             out->cells[n] = window_contains(&w, space->rank, idx)
                                 ? interp_read(v->elem, v->data + addr * v->elem_size)
                                 : fill;
-            advance(space, idx, 1, &addr, v->strides);
+            advance(space, idx, 1, &addr, w.step);
         }
     } else {
         const interp_slot *value = s->in[1 + space->rank];
         for (uint64_t n = 0; n < value->volume; n++) {
             if (window_contains(&w, space->rank, idx)) interp_write(v->elem, v->data + addr * v->elem_size, value->cells[n]);
-            advance(space, idx, 1, &addr, v->strides);
+            advance(space, idx, 1, &addr, w.step);
         }
     }
     return TILEC_OK;

@@ -84,6 +84,10 @@ struct tir_op {
     tir_block *combine;
     tir_space *domain;      /* regions, maps, subtile loads/stores */
     tir_bounds bounds;      /* subtile loads/stores */
+    /* Subtile loads/stores: the view elements between neighbours along each
+     * tile axis (element e of axis a is at origin + e·strides[a]); each >= 1,
+     * NULL when all are 1 (the canonical contiguous tile). */
+    uint64_t *strides;
     bool has_fill;          /* subtile load: last operand is the fill scalar */
     bool masked;            /* scalar load: operands end with (pred, fallback) */
     tir_reduction_policy policy;
@@ -136,6 +140,20 @@ static inline bool tir_op_is_loop(const tir_op *op) {
 }
 static inline bool tir_op_is_region(const tir_op *op) {
     return tir_op_is_loop(op) || op->kind == TIR_OP_PARALLEL || op->kind == TIR_OP_MAP;
+}
+/* Whether `stride` is a valid step for a tile axis of n elements: >= 1, and
+ * the span (n - 1)·stride + 1 fits an i64 so element offsets never wrap. */
+static inline bool tir_stride_valid(uint64_t n, uint64_t stride) {
+    uint64_t span;
+    return stride > 0 && (n <= 1 || (!__builtin_mul_overflow(n - 1, stride, &span) && span < INT64_MAX));
+}
+/* A subtile access's step along `axis` in view elements (1 unless strided). */
+static inline uint64_t tir_op_stride(const tir_op *op, uint32_t axis) { return op->strides ? op->strides[axis] : 1; }
+/* The view elements a subtile access spans along `axis`, first to last:
+ * (n - 1)·stride + 1, 0 for an empty axis (the builder keeps it <= INT64_MAX). */
+static inline uint64_t tir_op_span(const tir_op *op, uint32_t axis) {
+    uint64_t n = op->domain->axes[axis].extent;
+    return n ? (n - 1) * tir_op_stride(op, axis) + 1 : 0;
 }
 /* Index, Scalar or Tile element type; Index counts as i64. */
 static inline tir_scalar tir_value_elem(const tir_value *v) { return tir_type_elem(v->type); }

@@ -153,6 +153,25 @@ tir_value *tir_lib_broadcast_to(tir_builder *b, tir_value *tile, tir_space *spac
     return map ? tir_map_end(b, map, tir_extract(b, tile, s->rank, coords)) : NULL;
 }
 
+tir_value *tir_lib_permute(tir_builder *b, tir_value *tile, size_t n_dims, tir_dim *const *order) {
+    if (!b || b->status != TILEC_OK) return NULL;
+    if (!tile || tile->type->kind != TIR_TYPE_TILE || (n_dims && !order))
+        return fail(b, TILEC_E_TYPE, "TIR-L15", "permute: needs a tile and its dims in the new order");
+    tir_space *s = tile->type->space;
+    if (!rank_fits(b, "permute", s->rank)) return NULL;
+    bool perm = n_dims == s->rank;
+    uint64_t ext[LIB_MAX_RANK];
+    for (size_t i = 0; perm && i < n_dims; i++) {
+        int j = tir_space_find(s, order[i]);
+        for (size_t k = 0; perm && k < i; k++) perm = order[k] != order[i];
+        perm = perm && j >= 0;
+        if (perm) ext[i] = s->axes[j].extent;
+    }
+    if (!perm) return fail(b, TILEC_E_SHAPE, "TIR-L16", "permute: the order must name every dim of the tile exactly once");
+    tir_space *to = tir_space_make(b->module, s->rank, order, ext);
+    return to ? tir_lib_broadcast_to(b, tile, to) : fail(b, TILEC_E_NOMEM, "TIR-M01", "permute: out of memory");
+}
+
 tir_value *tir_lib_matmul(tir_builder *b, tir_value *a, tir_value *bm) {
     if (!b || b->status != TILEC_OK) return NULL;
     if (!a || !bm || a->type->kind != TIR_TYPE_TILE || bm->type->kind != TIR_TYPE_TILE)

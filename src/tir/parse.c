@@ -463,11 +463,6 @@ static bool parse_access(tir_parser *p, tir_value **view, value_vec *indices) {
 
 static bool parse_bounds(tir_parser *p, tir_bounds *out) {
     *out = TIR_BOUNDS_ZERO;
-    const tir_token *t = tir_parse_peek(p, 0);
-    if (t->kind == TIR_TOK_IDENT && t->len == 6 && !memcmp(t->text, "stride", 6))
-        return tir_parse_error(p, t, TILEC_E_UNSUPPORTED, "TIR-P24",
-                               "strided tiles are not supported yet: load the contiguous span and select its "
-                               "elements with a map, or lay the data out contiguously (docs/tir.md \"Not yet\")");
     if (!tir_parse_accept_word(p, "bounds")) return true;
     if (!tir_parse_expect(p, TIR_TOK_EQUALS, "'='")) return false;
     if (tir_parse_accept_word(p, "zero")) return true;
@@ -475,16 +470,45 @@ static bool parse_bounds(tir_parser *p, tir_bounds *out) {
     return tir_parse_unexpected(p, "a bounds mode (zero, assume)");
 }
 
+/* What follows 'tile' in a load or store: space [ 'stride' '[' iexpr, ... ']' ] [ bounds ]. */
+typedef struct {
+    tir_space *space;
+    uint64_t strides[TIR_PARSE_MAX_RANK];
+    bool strided;
+    tir_bounds bounds;
+} tile_clause;
+
+static bool parse_tile_clause(tir_parser *p, tile_clause *c) {
+    c->strided = false;
+    if (!parse_space(p, &c->space)) return false;
+    const tir_token *at = tir_parse_peek(p, 0);
+    if (tir_parse_accept_word(p, "stride")) {
+        uint32_t n = 0;
+        if (!tir_parse_expect(p, TIR_TOK_LBRACKET, "'['")) return false;
+        do {
+            if (n == TIR_PARSE_MAX_RANK)
+                return tir_parse_error(p, tir_parse_peek(p, 0), TILEC_E_PARSE, "TIR-P24", "more strides than axes");
+            if (!tir_parse_count(p, "a stride", &c->strides[n++])) return false;
+        } while (tir_parse_accept(p, TIR_TOK_COMMA));
+        if (!tir_parse_expect(p, TIR_TOK_RBRACKET, "']'")) return false;
+        if (n != c->space->rank)
+            return tir_parse_error(p, at, TILEC_E_PARSE, "TIR-P24", "%u strides are given for a tile of rank %u", n,
+                                   c->space->rank);
+        c->strided = true;
+    }
+    return parse_bounds(p, &c->bounds);
+}
+
 static bool op_load(tir_parser *p, results *out) {
     tir_value *view, *extra[2] = {NULL, NULL};
     value_vec indices = {0};
     bool ok = parse_access(p, &view, &indices);
     if (ok && tir_parse_accept_word(p, "tile")) {
-        tir_space *space;
-        tir_bounds bounds;
-        ok = parse_space(p, &space) && parse_bounds(p, &bounds) &&
-             (!tir_parse_accept_word(p, "fill") || lookup_value(p, &extra[0])) &&
-             one_result(p, out, tir_load_tile(p->builder, view, indices.data, space, bounds, extra[0]));
+        tile_clause c;
+        ok = parse_tile_clause(p, &c) && (!tir_parse_accept_word(p, "fill") || lookup_value(p, &extra[0])) &&
+             one_result(p, out,
+                        tir_load_tile_strided(p->builder, view, indices.data, c.space, c.strided ? c.strides : NULL,
+                                              c.bounds, extra[0]));
     } else if (ok) {
         if (tir_parse_accept_word(p, "mask"))
             ok = lookup_value(p, &extra[0]) && tir_parse_expect_word(p, "else") && lookup_value(p, &extra[1]);
@@ -500,14 +524,13 @@ static bool op_store(tir_parser *p) {
     bool ok = parse_access(p, &view, &indices);
     if (ok && tir_parse_accept_word(p, "tile")) {
         const tir_token *at = tir_parse_peek(p, 0);
-        tir_space *space;
-        tir_bounds bounds;
-        ok = parse_space(p, &space) && parse_bounds(p, &bounds) && tir_parse_expect(p, TIR_TOK_COMMA, "','") &&
-             lookup_value(p, &value);
-        if (ok && value->type->kind == TIR_TYPE_TILE && value->type->space != space)
+        tile_clause c;
+        ok = parse_tile_clause(p, &c) && tir_parse_expect(p, TIR_TOK_COMMA, "','") && lookup_value(p, &value);
+        if (ok && value->type->kind == TIR_TYPE_TILE && value->type->space != c.space)
             ok = tir_parse_error(p, at, TILEC_E_PARSE, "TIR-P21",
                                  "the store's tile space differs from the space of the stored value");
-        ok = ok && built_status(p, tir_store_tile(p->builder, view, indices.data, value, bounds));
+        ok = ok && built_status(p, tir_store_tile_strided(p->builder, view, indices.data, value,
+                                                          c.strided ? c.strides : NULL, c.bounds));
     } else if (ok) {
         ok = tir_parse_expect(p, TIR_TOK_COMMA, "','") && lookup_value(p, &value) &&
              built_status(p, tir_store_elem(p->builder, view, indices.data, value));
@@ -728,26 +751,42 @@ static bool op_region(tir_parser *p, tir_op_kind kind, results *out) {
 
 /* ---- sugar ---- */
 
-/* reduce.add|max|min VALUE 'over' '(' DIM { ',' DIM } ')' [ 'policy' '=' POLICY ] */
-static bool sugar_reduce(tir_parser *p, tir_reducer reducer, results *out) {
-    tir_value *tile;
-    axis_list over;
-    over.rank = 0;
-    if (!lookup_value(p, &tile) || !tir_parse_expect_word(p, "over") || !tir_parse_expect(p, TIR_TOK_LPAREN, "'('"))
-        return false;
+/* '(' DIM { ',' DIM } ')' after `keyword`: dims some space of the kernel
+ * already uses. */
+static bool parse_dim_list(tir_parser *p, const char *keyword, axis_list *dims) {
+    dims->rank = 0;
+    if (!tir_parse_expect(p, TIR_TOK_LPAREN, "'('")) return false;
     do {
         const tir_token *t = tir_parse_peek(p, 0);
         if (t->kind != TIR_TOK_IDENT && t->kind != TIR_TOK_DIM) return tir_parse_unexpected(p, "a dim label");
         tir_parse_next(p);
         tir_dim *d = symtab_get(&p->dims, t->text, t->len);
         if (!d)
-            return tir_parse_error(p, t, TILEC_E_PARSE, "TIR-P06", "unknown dim '%.*s' in 'over' (no space of this kernel uses it)",
-                                   shown_len(t->len), t->text);
-        if (!add_axis(p, &over, d, t, 0)) return false;
+            return tir_parse_error(p, t, TILEC_E_PARSE, "TIR-P06",
+                                   "unknown dim '%.*s' in '%s' (no space of this kernel uses it)", shown_len(t->len),
+                                   t->text, keyword);
+        if (!add_axis(p, dims, d, t, 0)) return false;
     } while (tir_parse_accept(p, TIR_TOK_COMMA));
+    return tir_parse_expect(p, TIR_TOK_RPAREN, "')'");
+}
+
+/* reduce.add|max|min VALUE 'over' '(' DIM { ',' DIM } ')' [ 'policy' '=' POLICY ] */
+static bool sugar_reduce(tir_parser *p, tir_reducer reducer, results *out) {
+    tir_value *tile;
+    axis_list over;
     tir_region_opts opts = {0};
-    if (!tir_parse_expect(p, TIR_TOK_RPAREN, "')'") || !parse_region_attrs(p, TIR_OP_REDUCE, &opts)) return false;
+    if (!lookup_value(p, &tile) || !tir_parse_expect_word(p, "over") || !parse_dim_list(p, "over", &over) ||
+        !parse_region_attrs(p, TIR_OP_REDUCE, &opts))
+        return false;
     return one_result(p, out, tir_lib_reduce(p->builder, tile, over.rank, over.dims, reducer, opts.policy));
+}
+
+/* permute VALUE 'to' '(' DIM { ',' DIM } ')' */
+static bool sugar_permute(tir_parser *p, results *out) {
+    tir_value *tile;
+    axis_list order;
+    return lookup_value(p, &tile) && tir_parse_expect_word(p, "to") && parse_dim_list(p, "permute", &order) &&
+           one_result(p, out, tir_lib_permute(p->builder, tile, order.rank, order.dims));
 }
 
 static bool sugar_iota(tir_parser *p, const tir_token *kw, results *out) {
@@ -803,6 +842,7 @@ static bool parse_op(tir_parser *p, results *out) {
     if (tir_parse_token_is(kw, "full")) return sugar_full(p, out);
     if (tir_parse_token_is(kw, "broadcast")) return sugar_to_space(p, true, out);
     if (tir_parse_token_is(kw, "relabel")) return sugar_to_space(p, false, out);
+    if (tir_parse_token_is(kw, "permute")) return sugar_permute(p, out);
     if (tir_parse_token_is(kw, "matmul")) return sugar_matmul(p, out);
     return tir_parse_error(p, kw, TILEC_E_PARSE, "TIR-P02", "unknown operation '%.*s'", shown_len(kw->len), kw->text);
 }

@@ -3,7 +3,8 @@
  * The output is deterministic and parses back to the same IR, so that
  * print(parse(print(m))) == print(m) byte for byte:
  *  - two-space indentation; every attribute with a default is printed
- *    (bounds=, policy=, stages= ii=), `scope=` only when not auto, `ordered` on
+ *    (bounds=, policy=, stages= ii=), `scope=` only when not auto, `stride [...]`
+ *    only when a stride is not 1, `ordered` on
  *    mma that forbids reassociation; the empty yield closing a parallel or a
  *    carry-less loop is omitted (the parser re-inserts it); no `: type`;
  *  - a value keeps its name unless that name is visible at its definition
@@ -273,7 +274,8 @@ static size_t index_count(const tir_op *op, size_t trailing) {
     return op->operand_count > trailing + 1 ? op->operand_count - trailing - 1 : 0;
 }
 
-/* "KEYWORD %view[i, j] [tile SPACE bounds=MODE]": what loads and stores share. */
+/* "KEYWORD %view[i, j] [tile SPACE [stride [s, t]] bounds=MODE]": what loads
+ * and stores share (the stride clause only when a stride is not 1). */
 static void print_access(printer *pr, const tir_op *op, const char *keyword, size_t n) {
     strbuf_printf(pr->out, "%s ", keyword);
     print_value(pr, operand(op, 0));
@@ -283,6 +285,9 @@ static void print_access(printer *pr, const tir_op *op, const char *keyword, siz
     if (op->domain) {
         strbuf_append(pr->out, " tile ");
         print_space(pr, op->domain);
+        for (uint32_t a = 0; op->strides && a < op->domain->rank; a++)
+            strbuf_printf(pr->out, "%s%llu%s", a ? ", " : " stride [", (unsigned long long)op->strides[a],
+                          a + 1 == op->domain->rank ? "]" : "");
         strbuf_printf(pr->out, " bounds=%s", bounds_name(op->bounds));
     }
 }

@@ -36,6 +36,8 @@ static void check_fields(verifier *v, const tir_op *op, const verify_block_ctx *
         OP_ERROR(21, "has a domain, but only regions, maps, subtile loads/stores and tile constants take one");
     if (op->bounds != TIR_BOUNDS_ZERO && !(access && op->domain))
         OP_ERROR(21, "has a bounds mode, but only subtile loads and stores take one");
+    if (op->strides && !(access && op->domain))
+        OP_ERROR(21, "has strides, but only subtile loads and stores take them");
     if (op->has_fill && !(k == TIR_OP_VIEW_LOAD && op->domain))
         OP_ERROR(21, "has a fill operand, but only subtile loads take one");
     if (op->masked && !(k == TIR_OP_VIEW_LOAD && !op->domain))
@@ -365,6 +367,13 @@ static void check_access(verifier *v, const tir_op *op, const verify_block_ctx *
     if (op->domain && op->domain->rank != rank) {
         OP_ERROR(16, "its tile space has rank %u but the view has rank %u", op->domain->rank, rank);
         return;
+    }
+    for (uint32_t a = 0; op->domain && op->strides && a < rank; a++) {
+        if (!tir_stride_valid(op->domain->axes[a].extent, op->strides[a])) {
+            OP_ERROR(16, "its stride %llu along tile axis %u is 0 or spans past 2^63 elements",
+                     (unsigned long long)op->strides[a], a);
+            return;
+        }
     }
     uint32_t extra = load ? (op->domain ? op->has_fill : 2u * op->masked) : 1u;
     if (!expect_counts(v, op, 16, rank + 1 + extra, load)) return;

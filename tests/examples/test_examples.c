@@ -83,6 +83,11 @@ static const example_case cases[] = {
     {"rope_table", ROW1_FIX, {{0}}, 0, NO_ALIAS},
     {"rope_table", ROW1_FIX, {{"R", 40}, {"W", 130}}, 2, NO_ALIAS},
     {"rope_table", ROW1_FIX, {{0}}, 0, 1, 0},
+    {"rope_interleaved", ROPE_FIX, {{0}}, 0, NO_ALIAS},
+    {"rope_interleaved", ROPE_FIX, {{"R", 5}, {"W", 38}}, 2, NO_ALIAS},
+    {"rope_interleaved", ROPE_FIX, {{0}}, 0, 3, 0},
+    {"transpose", ROW1_FIX, {{0}}, 0, NO_ALIAS},
+    {"transpose", ROW1_FIX, {{"M", 3}, {"N", 65}, {"B", 8}}, 3, NO_ALIAS},
     {"swiglu", ROW2_FIX, {{0}}, 0, NO_ALIAS},
     {"swiglu", ROW2_FIX, {{"R", 6}, {"W", 7}}, 2, NO_ALIAS},
     {"swiglu", ROW2_FIX, {{0}}, 0, 2, 0},
@@ -270,7 +275,7 @@ static void run_case(const example_case *c) {
 int main(void) {
     CHECK(tilec_context_create(NULL, &ctx) == TILEC_OK);
     /* Every example has a reference and at least two tested shapes. */
-    CHECK(example_count == 15);
+    CHECK(example_count == 17);
     for (size_t i = 0; i < example_count; i++) {
         size_t shapes = 0;
         for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++)

@@ -2,7 +2,7 @@
  * analysis may not prove — scalar loads and stores (TIR-I08, past the end,
  * negative, an axis out while the flat index is in range), extracts (TIR-I09,
  * also inside a map and a reduction), bounds=assume subtile loads and stores
- * (TIR-I07) — one kernel where exactly one program goes out of range, run
+ * (TIR-I07, contiguous and strided) — one kernel where exactly one program goes out of range, run
  * natively at W ∈ {1, 4, 16} on 1 and 2 workers with canary bytes around
  * every buffer: the dispatch fails with the reference interpreter's exact
  * diagnostic (code, message, location), no canary byte changes, and the
@@ -128,6 +128,29 @@ static const fault_case cases[] = {
      "}\n",
      "TIR-I07",
      "store to %Y in '@k' with bounds=assume is out of bounds: axis 0 covers [8, 8 + 4) but the view's extent is 10"},
+    {"strided bounds=assume load spanning past the view",
+     "kernel @k(%X: const view<f32>[x=16], %Y: view<f32>[y=12]) {\n"
+     "  parallel (%b: b=3) {\n"
+     "    %four = const index 4\n"
+     "    %o = mul %b, %four\n"
+     "    %t = load %X[%o] tile [e=4] stride [3] bounds=assume\n"
+     "    store %Y[%o] tile [e=4] bounds=assume, %t\n"
+     "  }\n"
+     "}\n",
+     "TIR-I07",
+     "load from %X in '@k' with bounds=assume is out of bounds: axis 0 covers [8, 8 + 10) but the view's extent is 16"},
+    {"strided bounds=assume store spanning past the view",
+     "kernel @k(%X: const view<f32>[x=12], %Y: view<f32>[y=22]) {\n"
+     "  parallel (%b: b=3) {\n"
+     "    %four = const index 4\n"
+     "    %o = mul %b, %four\n"
+     "    %t = load %X[%o] tile [e=4] bounds=assume\n"
+     "    %p = mul %b, %o\n"
+     "    store %Y[%p] tile [e=4] stride [2] bounds=assume, %t\n"
+     "  }\n"
+     "}\n",
+     "TIR-I07",
+     "store to %Y in '@k' with bounds=assume is out of bounds: axis 0 covers [16, 16 + 7) but the view's extent is 22"},
     {"masked load kept in range by its predicate",
      "kernel @k(%X: const view<f32>[x=8], %Y: view<f32>[y=8]) {\n"
      "  parallel (%i: i=8) {\n"
@@ -287,7 +310,9 @@ static void test_faults(void) {
 
 /* A proven scalar access is checked only under check_bounds. */
 static void test_check_bounds_counts(void) {
-    tir_module *m = parse_kernel(cases[8].text, NULL, 0);
+    const fault_case *c = cases;
+    while (strcmp(c->name, "masked load kept in range by its predicate")) c++;
+    tir_module *m = parse_kernel(c->text, NULL, 0);
     if (!m) return;
     const tir_func *f = tir_module_func(m, 0);
     for (int checked = 0; checked < 2; checked++) {

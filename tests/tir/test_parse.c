@@ -282,12 +282,20 @@ static void test_combine(void) {
     "  %s = " region " (%i: n=4) iter(%a = %z) -> (f32) {\n"                                                           \
     "    yield %a\n"
 #define COMBINE_TAIL "    yield %l\n  }\n}\n"
-/* Strided tiles are refused by name (TIR-P24), not as an unknown op. */
-static void test_stride_refused(void) {
-    EXPECT_ERROR("kernel @k(%X: const view<f32>[x=8]) {\n  parallel (%i: i=1) {\n    %c0 = const index 0\n"
-                 "    %t = load %X[%c0] tile [x=4] stride [2]\n  }\n}\n",
-                 "TIR-P24", 4, 34);
+/* Stride clauses: one iexpr per tile axis (TIR-P24 otherwise), each >= 0
+ * as a count (TIR-P10) and >= 1 for the builder (TIR-B51), the span inside
+ * 2^63 (TIR-B51).  (test_roundtrip: all-1 strides print as no clause.) */
+#define STRIDED(clause)                                                                                                \
+    "kernel @k(%X: const view<f32>[x=8]) {\n  parallel (%i: i=1) {\n    %c0 = const index 0\n"                         \
+    "    %t = load %X[%c0] tile [x=4] " clause "\n  }\n}\n"
+static void test_stride_clause(void) {
+    EXPECT_ERROR(STRIDED("stride [2, 1]"), "TIR-P24", 4, 34);
+    EXPECT_ERROR(STRIDED("stride []"), "TIR-P01", 4, 42);
+    EXPECT_ERROR(STRIDED("stride [-1]"), "TIR-P10", 4, 42);
+    EXPECT_ERROR(STRIDED("stride [0]"), "TIR-B51", 4, 5);
+    EXPECT_ERROR(STRIDED("stride [3074457345618258603]"), "TIR-B51", 4, 5);
 }
+#undef STRIDED
 
 static void test_combine_errors(void) {
     EXPECT_ERROR(COMBINE_HEAD("serial") "  } combine (%l) (%r) {\n" COMBINE_TAIL, "TIR-P20", 5, 5);
@@ -637,7 +645,7 @@ int main(void) {
     test_map_and_sugar();
     test_combine();
     test_combine_errors();
-    test_stride_refused();
+    test_stride_clause();
     test_syntax_errors();
     test_shape_errors();
     test_nesting_and_defines();

@@ -83,7 +83,7 @@ static void test_canonical_form(void) {
         "kernel @k<N=4>(%X: const view<f32>[X.0=N], %Y: view<f32>[Y.0=N]) {\n"
         "  parallel (%i: i=N) {   // comment\n"
         "    %z = const index 0\n"
-        "    %t = load %X[%z] tile [e=N]\n"
+        "    %t = load %X[%z] tile [e=N] stride [1]\n" /* all-1 strides: the contiguous form */
         "    %s = reduce.add %t over (e)\n"
         "    %r = serial (%k: k=2) iter(%a = %s) -> (tile<f32>[]) { yield %a }\n"
         "    %v = extract %r[]\n"
