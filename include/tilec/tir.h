@@ -48,7 +48,7 @@ typedef enum { TIR_TYPE_INDEX = 1, TIR_TYPE_SCALAR, TIR_TYPE_TILE, TIR_TYPE_VIEW
     X(CONSTANT, "const") X(ELEMENTWISE, "elementwise") X(MAP, "map") \
     X(EXTRACT, "extract") X(MMA, "mma") X(VIEW_LOAD, "load") X(VIEW_STORE, "store") \
     X(PARALLEL, "parallel") X(SERIAL, "serial") X(PIPELINE, "pipeline") \
-    X(STAGE, "stage") X(REDUCE, "reduce") X(YIELD, "yield")
+    X(STAGE, "stage") X(REDUCE, "reduce") X(YIELD, "yield") X(IF, "if")
 
 typedef enum {
     TIR_OP_INVALID = 0,
@@ -303,6 +303,11 @@ TILEC_API tilec_status tir_store_elem(tir_builder *b, tir_value *view, tir_value
  * the insertion point into its body; end: appends the yield and moves back. */
 TILEC_API tir_op *tir_region_begin(tir_builder *b, tir_op_kind kind, tir_space *domain,
                                    const tir_region_opts *opts, size_t n_carry, tir_value *const *init);
+/* An `if` region (docs/tir.md "Conditional regions"): its body runs when the
+ * bool scalar `cond` is true, with carries that start as `init` and whose
+ * yielded values are the results; when false the results are `init`.  Close
+ * it with tir_region_end (one yield per carry). */
+TILEC_API tir_op *tir_if_begin(tir_builder *b, tir_value *cond, size_t n_carry, tir_value *const *init);
 TILEC_API tir_value *tir_region_coord(const tir_op *region, size_t axis);
 TILEC_API tir_value *tir_region_carry(const tir_op *region, size_t index);
 TILEC_API tilec_status tir_region_end(tir_builder *b, tir_op *region, size_t n_yield, tir_value *const *yields);

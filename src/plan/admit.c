@@ -81,6 +81,12 @@ static tilec_status check_op(admitter *a, const tir_op *op) {
                       "to workers, and it is flattened into the root only when perfectly nested%s%s)",
                       op->id, why ? ": " : "", why ? why : "");
     }
+    if (op->kind == TIR_OP_IF)
+        return refuse(a, PLAN_REFUSE_CONDITIONAL, op->loc,
+                      "'if' op #%u has no native realization yet: the reference interpreter runs it (tilec run "
+                      "--reference); natively, compute both arms and `select`, or guard stores with bounds=zero "
+                      "(docs/tir.md \"Conditional regions\")",
+                      op->id);
     for (uint32_t i = 0; i < op->operand_count; i++) {
         const tir_value *v = op->operands[i]->value;
         if (v && v->type->kind == TIR_TYPE_VIEW && !is_param(a, v))

@@ -23,7 +23,8 @@
     X(BINDING, "LOWER-A06", "unrealized execution binding") \
     X(VIEW_ACCESS, "LOWER-A07", "view not accessed as a kernel parameter") \
     X(VIEW_SIZE, "LOWER-A08", "view too large to address") \
-    X(RANK, "LOWER-A09", "rank exceeds 64")
+    X(RANK, "LOWER-A09", "rank exceeds 64") \
+    X(CONDITIONAL, "LOWER-A10", "if region not realized")
 
 typedef enum {
     PLAN_ADMITTED = 0,

@@ -595,6 +595,35 @@ tir_op *tir_region_begin(tir_builder *b, tir_op_kind kind, tir_space *domain, co
     return o;
 }
 
+tir_op *tir_if_begin(tir_builder *b, tir_value *cond, size_t n_carry, tir_value *const *init) {
+    CHECK_LIVE(b, NULL);
+    tir_op *combining = tir_builder_combine(b);
+    if (combining) {
+        tir_builder_fail(b, TILEC_E_SCOPE, "TIR-B50",
+                         "if: regions are not allowed inside a combine block (of 'reduce' op #%u)", combining->id);
+        return NULL;
+    }
+    if (!check_operands(b, "if", 1, &cond) || (n_carry && !check_operands(b, "if", n_carry, init))) return NULL;
+    if (cond->type->kind != TIR_TYPE_SCALAR || cond->type->elem != TIR_BOOL) {
+        tir_builder_fail(b, TILEC_E_TYPE, "TIR-B52", "if: the condition must be a bool scalar");
+        return NULL;
+    }
+    for (size_t i = 0; i < n_carry; i++)
+        if (init[i]->type->kind == TIR_TYPE_VIEW) {
+            tir_builder_fail(b, TILEC_E_TYPE, "TIR-B34", "if: views cannot be carried");
+            return NULL;
+        }
+    tir_space *none = tir_space_make(b->module, 0, NULL, NULL);
+    tir_op *o = none ? new_op(b, TIR_OP_IF, n_carry, init) : NULL;
+    if (!o || !tir_op_add_operand(o, cond) || !(o->body = tir_block_new(b->func, o))) return fail_oom(b);
+    o->domain = none; /* rank 0: the body runs at most once, with no coordinates */
+    for (size_t i = 0; i < n_carry; i++)
+        if (!tir_block_add_arg(o->body, init[i]->type) || !add_result(b, o, init[i]->type)) return NULL;
+    tir_builder_emit(b, o);
+    if (!tir_builder_push_frame(b, o, false)) return NULL;
+    return o;
+}
+
 tir_value *tir_region_coord(const tir_op *region, size_t axis) {
     if (!region || !region->body || !region->domain || axis >= region->domain->rank) return NULL;
     return region->body->args[axis];
@@ -637,7 +666,7 @@ static bool emit_yield(tir_builder *b, tir_block *block, size_t n, tir_value *co
 tilec_status tir_region_end(tir_builder *b, tir_op *region, size_t n_yield, tir_value *const *yields) {
     CHECK_LIVE(b, b ? b->status : TILEC_E_ARG);
     if (!region || !tir_op_is_region(region) || region->kind == TIR_OP_MAP) {
-        tir_builder_fail(b, TILEC_E_ARG, "TIR-B31", "region_end needs a parallel/serial/pipeline/reduce op");
+        tir_builder_fail(b, TILEC_E_ARG, "TIR-B31", "region_end needs a parallel/serial/pipeline/reduce/if op");
         return b->status;
     }
     const char *what = tir_op_kind_name(region->kind);

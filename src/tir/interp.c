@@ -341,9 +341,12 @@ static tilec_status prepare_region(interp *it, const tir_op *op, interp_step *s)
     for (uint32_t a = 0; a < domain->rank; a++)
         if (domain->axes[a].extent > (uint64_t)INT64_MAX)
             return malformed(it, op, "extent of '%s' exceeds the Index range", domain->axes[a].dim->label);
-    bool map = op->kind == TIR_OP_MAP;
-    uint32_t carries = tir_op_is_loop(op) ? op->result_count : 0;
-    if (body->arg_count != domain->rank + carries || op->operand_count != carries ||
+    bool map = op->kind == TIR_OP_MAP, cond = op->kind == TIR_OP_IF;
+    uint32_t carries = tir_op_carry_count(op);
+    if (cond && (domain->rank || op->operand_count != carries + 1 || !is_scalar(s->in[carries]) ||
+                 s->in[carries]->elem != TIR_BOOL))
+        return malformed(it, op, "an if needs a rank-0 domain, its initial carries and a bool scalar condition");
+    if (body->arg_count != domain->rank + carries || op->operand_count != carries + cond ||
         (op->kind == TIR_OP_PARALLEL && op->result_count) || (map && op->result_count != 1))
         return malformed(it, op, "block arguments, operands and results do not match the domain and carries");
     if (body->arg_count && !(s->body_args = ARENA_ARRAY(&it->arena, interp_slot *, body->arg_count)))
@@ -405,6 +408,7 @@ static tilec_status prepare_op(interp *it, const tir_op *op) {
     case TIR_OP_SERIAL:
     case TIR_OP_PIPELINE:
     case TIR_OP_REDUCE:
+    case TIR_OP_IF:
     case TIR_OP_MAP: return prepare_region(it, op, s);
     case TIR_OP_STAGE: return TILEC_OK;
     case TIR_OP_YIELD:

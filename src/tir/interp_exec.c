@@ -298,6 +298,17 @@ static tilec_status run_loop(interp *it, const tir_op *op, const interp_step *s)
     return TILEC_OK;
 }
 
+/* if: the body once when the condition holds, else the initial carries. */
+static tilec_status run_if(interp *it, const tir_op *op, const interp_step *s) {
+    uint32_t carries = op->result_count;
+    for (uint32_t i = 0; i < carries; i++) copy_slot(s->out[i], s->in[i]);
+    if (!s->in[carries]->cells[0].u) return TILEC_OK;
+    for (uint32_t i = 0; i < carries; i++) copy_slot(s->body_args[i], s->in[i]);
+    tilec_status st = interp_run_block(it, op->body);
+    for (uint32_t i = 0; !st && i < carries; i++) copy_slot(s->out[i], s->yields[i]);
+    return st;
+}
+
 static tilec_status run_op(interp *it, const tir_op *op) {
     const interp_step *s = &it->steps[op->id];
     switch (op->kind) {
@@ -311,6 +322,7 @@ static tilec_status run_op(interp *it, const tir_op *op) {
     case TIR_OP_SERIAL:
     case TIR_OP_PIPELINE:
     case TIR_OP_REDUCE: return run_loop(it, op, s);
+    case TIR_OP_IF: return run_if(it, op, s);
     default: return TILEC_OK; /* constants were filled while preparing; stage is a no-op */
     }
 }

@@ -139,7 +139,12 @@ static inline bool tir_op_is_loop(const tir_op *op) {
     return op->kind == TIR_OP_SERIAL || op->kind == TIR_OP_PIPELINE || op->kind == TIR_OP_REDUCE;
 }
 static inline bool tir_op_is_region(const tir_op *op) {
-    return tir_op_is_loop(op) || op->kind == TIR_OP_PARALLEL || op->kind == TIR_OP_MAP;
+    return tir_op_is_loop(op) || op->kind == TIR_OP_PARALLEL || op->kind == TIR_OP_MAP || op->kind == TIR_OP_IF;
+}
+/* A region whose results are carries (loops and if): the carry count.  An
+ * if's operands are its carries' initial values, then its condition. */
+static inline uint32_t tir_op_carry_count(const tir_op *op) {
+    return tir_op_is_loop(op) || op->kind == TIR_OP_IF ? op->result_count : 0;
 }
 /* Whether `stride` is a valid step for a tile axis of n elements: >= 1, and
  * the span (n - 1)·stride + 1 fits an i64 so element offsets never wrap. */

@@ -749,6 +749,40 @@ static bool op_region(tir_parser *p, tir_op_kind kind, results *out) {
     return ok;
 }
 
+/* One arm of an if: begins the region on `cond` with `inits`, binds the
+ * carry names, parses and closes the body.  NULL on failure. */
+static tir_op *if_arm(tir_parser *p, tir_value *cond, const token_list *carry_names, tir_value *const *inits) {
+    block_end end = {0};
+    tir_op *region = tir_if_begin(p->builder, cond, carry_names->len, inits);
+    bool ok = built(p, region), scoped = ok && bind_args(p, region, &(token_list){0}, carry_names);
+    ok = scoped && parse_body(p, true, &end) && close_region(p, region, &end);
+    if (scoped) symtab_pop_scope(&p->values);
+    VEC_FREE(p->ctx, &end.values);
+    return ok ? region : NULL;
+}
+
+/* 'if' VALUE [ 'iter' carries ] block [ 'else' block ]: an else arm is a
+ * second if on the negated condition whose carries start at the first's
+ * results (exactly one arm runs; printing shows the two ifs). */
+static bool op_if(tir_parser *p, results *out) {
+    token_list carry_names = {0};
+    value_vec inits = {0};
+    tir_value *cond;
+    bool ok = lookup_value(p, &cond);
+    if (ok && tir_parse_accept_word(p, "iter")) ok = parse_carries(p, &carry_names, &inits);
+    tir_op *region = ok ? if_arm(p, cond, &carry_names, inits.data) : NULL;
+    if (region && tir_parse_accept_word(p, "else")) {
+        tir_value *negated = tir_ew1(p->builder, TIR_EW_NOT, cond);
+        region = built(p, negated) ? if_arm(p, negated, &carry_names, region->results) : NULL;
+    }
+    ok = region != NULL;
+    for (uint32_t i = 0; ok && i < region->result_count; i++)
+        if (!VEC_PUSH(p->ctx, &out->values, region->results[i])) ok = tir_parse_oom(p);
+    VEC_FREE(p->ctx, &carry_names);
+    VEC_FREE(p->ctx, &inits);
+    return ok;
+}
+
 /* ---- sugar ---- */
 
 /* '(' DIM { ',' DIM } ')' after `keyword`: dims some space of the kernel
@@ -832,6 +866,7 @@ static bool parse_op(tir_parser *p, results *out) {
     if (tir_parse_token_is(kw, "store")) return op_store(p);
     if (tir_parse_token_is(kw, "map")) return op_map(p, out);
     if (tir_parse_token_is(kw, "parallel")) return op_region(p, TIR_OP_PARALLEL, out);
+    if (tir_parse_token_is(kw, "if")) return op_if(p, out);
     if (tir_parse_token_is(kw, "serial")) return op_region(p, TIR_OP_SERIAL, out);
     if (tir_parse_token_is(kw, "pipeline")) return op_region(p, TIR_OP_PIPELINE, out);
     if (tir_parse_token_is(kw, "reduce")) return op_region(p, TIR_OP_REDUCE, out);

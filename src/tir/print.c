@@ -338,10 +338,10 @@ static void print_region_attrs(printer *pr, const tir_op *op) {
 
 /* ` iter(%arg = %init, ...) -> (type, ...)` */
 static void print_carries(printer *pr, const tir_op *op) {
-    uint32_t rank = op->domain ? op->domain->rank : 0;
-    if (!op->operand_count) return;
+    uint32_t rank = op->domain ? op->domain->rank : 0, n = op->kind == TIR_OP_IF ? op->result_count : op->operand_count;
+    if (!n) return;
     strbuf_append(pr->out, " iter(");
-    for (uint32_t i = 0; i < op->operand_count; i++) {
+    for (uint32_t i = 0; i < n; i++) {
         if (i) strbuf_append(pr->out, ", ");
         const tir_value *arg = rank + i < op->body->arg_count ? op->body->args[rank + i] : NULL;
         if (arg) define_value(pr, arg);
@@ -350,7 +350,7 @@ static void print_carries(printer *pr, const tir_op *op) {
         print_value(pr, operand(op, i));
     }
     strbuf_append(pr->out, ") -> (");
-    for (uint32_t i = 0; i < op->operand_count; i++) {
+    for (uint32_t i = 0; i < n; i++) {
         if (i) strbuf_append(pr->out, ", ");
         const tir_value *typed = i < op->result_count ? op->results[i] : operand(op, i);
         if (typed) print_type(pr, typed->type);
@@ -401,7 +401,12 @@ static void print_region(printer *pr, const tir_op *op, int depth) {
         return;
     }
     if (op->body) {
-        print_coords(pr, op);
+        if (op->kind == TIR_OP_IF) { /* its condition: the last operand */
+            strbuf_append(pr->out, " ");
+            print_value(pr, operand(op, op->operand_count - 1));
+        } else {
+            print_coords(pr, op);
+        }
         if (op->kind == TIR_OP_MAP) {
             strbuf_printf(pr->out, " -> %s", op->result_count ? tir_scalar_name(op->results[0]->type->elem) : "?");
         } else {
@@ -435,7 +440,8 @@ static void print_op(printer *pr, const tir_op *op, int depth) {
     case TIR_OP_PARALLEL:
     case TIR_OP_SERIAL:
     case TIR_OP_PIPELINE:
-    case TIR_OP_REDUCE: print_region(pr, op, depth); break;
+    case TIR_OP_REDUCE:
+    case TIR_OP_IF: print_region(pr, op, depth); break;
     case TIR_OP_CONSTANT:
         print_results(pr, op);
         strbuf_append(pr->out, "const ");
@@ -490,7 +496,7 @@ static void print_op(printer *pr, const tir_op *op, int depth) {
 /* The closing yield the parser inserts by itself is not printed. */
 static bool implicit_yield(const tir_op *op, const tir_op *region) {
     return op->kind == TIR_OP_YIELD && !op->next && !op->operand_count && region &&
-           (region->kind == TIR_OP_PARALLEL || (tir_op_is_loop(region) && !region->result_count));
+           (region->kind == TIR_OP_PARALLEL || ((tir_op_is_loop(region) || region->kind == TIR_OP_IF) && !region->result_count));
 }
 
 static void print_block(printer *pr, const tir_block *b, const tir_op *region, int depth) {

@@ -100,9 +100,9 @@ void verify_op_placement(verifier *v, const tir_op *op, const verify_block_ctx *
     check_fields(v, op, where);
     bool effect = op->kind == TIR_OP_VIEW_LOAD || op->kind == TIR_OP_VIEW_STORE;
     /* Rule 25 first: a combine block is pure and loop-free at any depth. */
-    if (where->combine && (effect || tir_op_is_loop(op) || op->kind == TIR_OP_PARALLEL))
+    if (where->combine && (effect || tir_op_is_loop(op) || op->kind == TIR_OP_PARALLEL || op->kind == TIR_OP_IF))
         OP_ERROR(25, "%s are not allowed inside a combine block (it is nested in that of 'reduce' op #%u)",
-                 effect ? "memory effects" : "loops and parallel regions", where->combine->parent_op->id);
+                 effect ? "memory effects" : "loops, parallel and if regions", where->combine->parent_op->id);
     else if (where->map && effect)
         OP_ERROR(22, "memory effects are not allowed inside a map (it is nested in 'map' op #%u)", where->map->id);
 }
@@ -448,6 +448,33 @@ static void check_region(verifier *v, const tir_op *op, const verify_block_ctx *
     check_body_args(v, op, 18, op->domain->rank, op->results, op->result_count);
 }
 
+/* Rule 18 for if: a rank-0 domain (no coordinates), a body, the carries'
+ * initial values then a bool scalar condition as operands, one result per
+ * carry of its type. */
+static void check_if(verifier *v, const tir_op *op, const verify_block_ctx *where) {
+    char t[256], w[256];
+    if (!op->domain || !verify_space_local(v, op->domain) || op->domain->rank || !op->body) {
+        OP_ERROR(18, "an if needs a body and a rank-0 domain of this module");
+        return;
+    }
+    const tir_value *cond = op->operand_count ? operand(op, op->operand_count - 1) : NULL;
+    if (!cond || op->operand_count != op->result_count + 1 || cond->type->kind != TIR_TYPE_SCALAR ||
+        cond->type->elem != TIR_BOOL) {
+        OP_ERROR(18, "an if takes its %u initial carries then a bool scalar condition, but it has %u operands",
+                 op->result_count, op->operand_count);
+        return;
+    }
+    for (uint32_t i = 0; i < op->result_count; i++) {
+        const tir_type *init = operand(op, i)->type, *r = op->results[i]->type;
+        if (r->kind == TIR_TYPE_VIEW || init != r) {
+            OP_ERROR(18, "carry %u starts as %s but its result is %s (views cannot be carried)", i,
+                     type_str(init, t, sizeof t), type_str(r, w, sizeof w));
+            return;
+        }
+    }
+    check_body_args(v, op, 18, 0, op->results, op->result_count);
+}
+
 /* Rule 19. */
 static void check_yield(verifier *v, const tir_op *op, const verify_block_ctx *where) {
     char t[256], w[256];
@@ -502,7 +529,7 @@ static const kind_rule kind_rules[TIR_OP_KIND_COUNT] = {
     [TIR_OP_VIEW_STORE] = check_access, [TIR_OP_PARALLEL] = check_region,
     [TIR_OP_SERIAL] = check_region,     [TIR_OP_PIPELINE] = check_region,
     [TIR_OP_STAGE] = check_stage,       [TIR_OP_REDUCE] = check_region,
-    [TIR_OP_YIELD] = check_yield,
+    [TIR_OP_YIELD] = check_yield,       [TIR_OP_IF] = check_if,
 };
 
 void verify_op_kind(verifier *v, const tir_op *op, const verify_block_ctx *where) {

@@ -135,6 +135,19 @@ static void test_builder_errors(void) {
     close_fixture(&fx);
 
     fx = open_fixture(4, 8);
+    CHECK(tir_if_begin(fx.b, tir_const_int(fx.b, TIR_I32, 1), 0, NULL) == NULL);
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B52")); /* an if needs a bool condition */
+    close_fixture(&fx);
+
+    fx = open_fixture(4, 8);
+    tir_value *init = tir_const_float(fx.b, TIR_F32, 1.0);
+    tir_op *branch = tir_if_begin(fx.b, tir_const_bool(fx.b, true), 1, &init);
+    CHECK(branch && tir_region_carry(branch, 0) && !tir_region_coord(branch, 0));
+    CHECK(tir_region_end(fx.b, branch, 0, NULL) != TILEC_OK);
+    CHECK(!strcmp(last_diag_code(ctx), "TIR-B36")); /* one yield per carry */
+    close_fixture(&fx);
+
+    fx = open_fixture(4, 8);
     CHECK(tir_stage(fx.b, "load") != TILEC_OK);
     CHECK(!strcmp(last_diag_code(ctx), "TIR-B40"));
     close_fixture(&fx);

@@ -2,6 +2,7 @@
  * docs/interpreter.md (reduction orders, snapshots under aliasing, guards with
  * fills, masked loads, literals, shape parameters, combine blocks that are
  * never run) and runtime diagnostics that point at the offending line. */
+#include "examples_util.h"
 #include "interp_fixture.h"
 
 /* Parses and verifies `text`; NULL (after a failed CHECK) on error. */
@@ -274,6 +275,38 @@ static void test_text_error_location(void) {
     tir_module_destroy(m);
 }
 
+/* if regions (tests/kernels/conditional.tir): the arm whose condition holds
+ * runs, its stores happen and its yields are the results; otherwise the
+ * carries keep their initial values and nothing in the body happens (a
+ * store that would fault is skipped). */
+static void test_text_if(void) {
+    tir_module *m = parse_test_kernel(ctx, "conditional");
+    if (!m) return;
+    enum { R = 7, W = 9, N = 10, P = 16 };
+    float x[R * W], y[R * W], s[R], xs[N], ys[N], t[P * 4];
+    for (int i = 0; i < R * W; i++) x[i] = (float)((i * 37) % 17 - 8) / 4.0f;
+    for (int i = 0; i < N; i++) xs[i] = (float)i - 3.0f;
+    memset(y, 0x7f, sizeof y), memset(s, 0x7f, sizeof s), memset(ys, 0x7f, sizeof ys), memset(t, 0x7f, sizeof t);
+    tir_buffer rows[3] = {{x, sizeof x}, {y, sizeof y}, {s, sizeof s}};
+    CHECK(tir_interpret(ctx, tir_module_func(m, 0), 3, rows) == TILEC_OK);
+    int positive = 0;
+    for (int r = 0; r < R; r++) {
+        float sum = 0;
+        for (int c = 0; c < W; c++) sum += x[r * W + c]; /* quarters: every order is exact */
+        positive += sum > 0;
+        CHECK_MSG(s[r] == (sum > 0 ? 2 * sum : sum), "row %d: S = %g, sum %g", r, s[r], sum);
+        for (int c = 0; c < W; c++) CHECK(y[r * W + c] == (sum > 0 ? 2 * x[r * W + c] : 0.0f));
+    }
+    CHECK_MSG(positive > 0 && positive < R, "the data should take both arms (%d of %d rows positive)", positive, R);
+    tir_buffer idle[3] = {{xs, sizeof xs}, {ys, sizeof ys}, {t, sizeof t}};
+    CHECK(tir_interpret(ctx, tir_module_func(m, 1), 3, idle) == TILEC_OK);
+    for (int p = 0; p < P; p++) {
+        if (p < N) CHECK(ys[p] == xs[p] + 0.5f);
+        for (int k = 0; k < 4; k++) CHECK(t[p * 4 + k] == (p < N ? xs[p] : 1.0f));
+    }
+    tir_module_destroy(m);
+}
+
 int main(void) {
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
     test_text_folds();
@@ -282,6 +315,7 @@ int main(void) {
     test_text_shape_parameters();
     test_text_combine_not_run();
     test_text_error_location();
+    test_text_if();
     CHECK(tilec_diag_count(ctx) == 0);
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
