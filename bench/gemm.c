@@ -1,7 +1,13 @@
 /* gemm.c — bench_gemm: fp32 C = A·B (examples/gemm.tir), C = A·Bᵀ
  * (gemm_bt.tir) and batched C[b] = A[b]·B[b] (bmm.tir), tilec against
  * OpenBLAS cblas_sgemm (once per batch for bmm) and oneDNN matmul (3-D for
- * bmm, transposed weights for gemm_bt), at 1 and 2 threads.
+ * bmm, transposed weights for gemm_bt), at 1 and 2 threads; and C = A·B on
+ * bf16 A and B with an f32 C (gemm_bf16.tir) against OpenBLAS cblas_sbgemm
+ * (looked up at run time: an OpenBLAS built without BUILD_BFLOAT16, such as
+ * Debian's, does not export it, and the peer is skipped), oneDNN's bf16
+ * matmul (skipped where oneDNN says unimplemented: 2.6 needs AVX-512 for
+ * bf16) and the Python peers (PyTorch eager and Inductor, JAX; coprocesses,
+ * bench/py_peer.h).
  *
  * Inputs are the upstream dyadic fixture ((i·s + 17) % 127 − 63) / 64 (s = 5
  * for A, 11 for B) and C starts as NaN.  Every product is a multiple of 2^-12
@@ -11,11 +17,15 @@
  * double copies, an independent computation) is therefore exact too, and the
  * tolerance atol = rtol = 2e-5 only has to absorb nothing — max_abs_err is
  * expected to be 0, and any real bug (a missed tile, a wrong index) is off by
- * far more. */
+ * far more.  Every fixture value k/64 (|k| <= 63) has at most 6 significant
+ * bits, so it is a bf16 number too: gemm_bf16's inputs are the same values
+ * and its result is exact as well. */
 #include "harness.h"
 #include "peers.h"
+#include "py_peer.h"
 
 #include <cblas.h>
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,7 +39,8 @@ static const gemm_shape shapes[] = {
     {"gemm", 1, 256, 256, 256},       {"gemm", 1, 512, 512, 512},   {"gemm", 1, 1024, 1024, 1024},
     {"gemm", 1, 2048, 2048, 2048},    {"gemm", 1, 4096, 4096, 4096}, {"gemm", 1, 1000, 1000, 1000},
     {"gemm", 1, 17, 19, 13},          {"gemm", 1, 1, 4096, 4096},   {"gemm_bt", 1, 1024, 1024, 1024},
-    {"bmm", 32, 256, 256, 256},
+    {"bmm", 32, 256, 256, 256},       {"gemm_bf16", 1, 1024, 1024, 1024}, {"gemm_bf16", 1, 4096, 4096, 4096},
+    {"gemm_bf16", 1, 1000, 1000, 1000},
 };
 
 /* tilec's block tile BM×BN×BK, one configuration per shape family.  The
@@ -45,7 +56,7 @@ static const gemm_shape shapes[] = {
  *   is past the unroll limit);
  * - decode (M = 1): 1×256×4, 16 programs each streaming a 1 KiB-wide B
  *   panel (7.0 ms at 1×4096×4096; 1×64×16 11.6, 1×512×8 8.2);
- * - bmm and gemm_bt: as large gemm (gemm_bt's B block [n, k] is packed
+ * - bmm, gemm_bf16 and gemm_bt: as large gemm (gemm_bt's B block [n, k] is packed
  *   transposed, k-major with n innermost, so its rows are vectors too:
  *   docs/lowering.md "Packed panels"). */
 static void tile_for(const gemm_shape *s, int *bm, int *bn, int *bk) {
@@ -57,6 +68,7 @@ static void tile_for(const gemm_shape *s, int *bm, int *bn, int *bk) {
 
 typedef struct {
     const float *A, *B;
+    const uint16_t *A16, *B16; /* gemm_bf16's inputs */
     float *C;
     int batch, M, N, K;
     bool bt;
@@ -72,9 +84,28 @@ static bool openblas_run(void *state, char *err, size_t errlen) {
     return true;
 }
 
+/* cblas_sbgemm as this OpenBLAS exports it, or NULL (the header declares it
+ * whether or not the library was built with it). */
+static __typeof__(&cblas_sbgemm) sbgemm_entry(void) {
+    static void *self;
+    if (!self) self = dlopen(NULL, RTLD_NOW);
+    void *symbol = self ? dlsym(self, "cblas_sbgemm") : NULL;
+    __typeof__(&cblas_sbgemm) entry;
+    memcpy(&entry, &symbol, sizeof entry); /* POSIX: dlsym's result holds the function's address */
+    return entry;
+}
+
+static bool openblas_sbgemm_run(void *state, char *err, size_t errlen) {
+    (void)err, (void)errlen;
+    gemm_state *g = state;
+    sbgemm_entry()(CblasRowMajor, CblasNoTrans, CblasNoTrans, g->M, g->N, g->K, 1.0f, g->A16, g->K, g->B16, g->N, 0.0f,
+                   g->C, g->N);
+    return true;
+}
+
 static bool onednn_matmul_run(void *state, char *err, size_t errlen) {
     gemm_state *g = state;
-    void *args[3] = {(void *)g->A, (void *)g->B, g->C};
+    void *args[3] = {g->A16 ? (void *)g->A16 : (void *)g->A, g->B16 ? (void *)g->B16 : (void *)g->B, g->C};
     return onednn_run(g->op, args, err, errlen);
 }
 
@@ -85,17 +116,19 @@ static void fixture(float *x, double *xd, size_t n, size_t s) {
     }
 }
 
-static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx, const gemm_shape *s) {
+/* Runs the shape's rows (when selected); whether the Python peers ran. */
+static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx, py_peers *py,
+                      const gemm_shape *s) {
     char shape[64];
     if (s->batch > 1) snprintf(shape, sizeof shape, "%dx%dx%dx%d", s->batch, s->M, s->N, s->K);
     else snprintf(shape, sizeof shape, "%dx%dx%d", s->M, s->N, s->K);
-    if (!bench_selected(o, s->kernel, shape)) return;
-    bool bt = !strcmp(s->kernel, "gemm_bt");
+    if (!bench_selected(o, s->kernel, shape)) return false;
+    bool bt = !strcmp(s->kernel, "gemm_bt"), bf16 = !strcmp(s->kernel, "gemm_bf16");
     int bm, bn, bk;
     tile_for(s, &bm, &bn, &bk);
     if (o->list) {
         for (size_t t = 0; t < o->n_threads; t++) printf("%s %s threads=%d\n", s->kernel, shape, o->threads[t]);
-        return;
+        return false;
     }
     size_t M = (size_t)s->M, N = (size_t)s->N, K = (size_t)s->K, nb = (size_t)s->batch;
     float *A = bench_alloc_floats(nb * M * K), *B = bench_alloc_floats(nb * K * N), *C = bench_alloc_floats(nb * M * N);
@@ -106,6 +139,14 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
     }
     fixture(A, Ad, nb * M * K, 5);
     fixture(B, Bd, nb * K * N, 11);
+    uint16_t *A16 = NULL, *B16 = NULL;
+    if (bf16) { /* the same values (bench_round_bf16 leaves them as they are) */
+        bench_round_bf16(A, A16 = bench_alloc(M * K * sizeof *A16), M * K);
+        bench_round_bf16(B, B16 = bench_alloc(K * N * sizeof *B16), K * N);
+        const float *ins[2] = {A, B};
+        size_t lens[2] = {M * K, K * N};
+        py_peers_inputs(py, ins, lens, 2);
+    }
     /* The FP64 reference, on every core (it is not timed). */
     openblas_set_num_threads((int)sysconf(_SC_NPROCESSORS_ONLN));
     for (size_t i = 0; i < nb; i++)
@@ -120,12 +161,16 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         int threads = o->threads[t];
         char extra[8192];
         snprintf(extra, sizeof extra, "\"tile\": \"%dx%dx%d\"", bm, bn, bk);
-        bench_peer peers[3];
+        bench_peer peers[3 + PY_PEERS];
         bench_tilec tc;
         memset(&tc, 0, sizeof tc);
         if (m) {
             tilec_buffer args[3] = {{A, nb * M * K * sizeof *A, TIR_F32}, {B, nb * K * N * sizeof *B, TIR_F32},
                                     {C, nb * M * N * sizeof *C, TIR_F32}};
+            if (bf16) {
+                args[0] = (tilec_buffer){A16, M * K * sizeof *A16, TIR_BF16};
+                args[1] = (tilec_buffer){B16, K * N * sizeof *B16, TIR_BF16};
+            }
             bench_tilec_setup(&tc, &peers[0], ctx, f, threads, args, 3, extra, sizeof extra);
         } else {
             bench_peer_preset(&peers[0], "tilec", BENCH_ERROR, "%s", err);
@@ -133,20 +178,28 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         /* Every library runs `threads` threads for this row. */
         openblas_set_num_threads(threads);
         peers_set_threads(threads);
-        gemm_state g = {A, B, C, s->batch, s->M, s->N, s->K, bt, NULL};
+        gemm_state g = {A, B, A16, B16, C, s->batch, s->M, s->N, s->K, bt, NULL};
         memset(&peers[1], 0, sizeof peers[1]);
         peers[1].name = "openblas";
         peers[1].state = &g;
-        peers[1].run = openblas_run;
-        g.op = onednn_matmul_create_ex(s->batch, s->M, s->N, s->K, bt, err, sizeof err);
+        peers[1].run = bf16 ? openblas_sbgemm_run : openblas_run;
+        if (bf16 && !sbgemm_entry())
+            bench_peer_preset(&peers[1], "openblas", BENCH_SKIPPED,
+                              "this OpenBLAS does not export cblas_sbgemm (built without BUILD_BFLOAT16)");
+        g.op = onednn_matmul_create_ex(s->batch, s->M, s->N, s->K, bt, bf16, err, sizeof err);
         if (g.op) {
             memset(&peers[2], 0, sizeof peers[2]);
             peers[2].name = "onednn";
             peers[2].state = &g;
             peers[2].run = onednn_matmul_run;
         } else {
-            bench_peer_preset(&peers[2], "onednn", BENCH_ERROR, "%s", err);
+            bool unimplemented = onednn_last_unimplemented();
+            bench_peer_preset(&peers[2], "onednn", unimplemented ? BENCH_SKIPPED : BENCH_ERROR, "%s%s", err,
+                              unimplemented ? " (no kernel for these types on this CPU)" : "");
         }
+        size_t n = 3;
+        int dims[3] = {s->M, s->N, s->K};
+        for (size_t p = 0; bf16 && p < PY_PEERS; p++) py_peer_setup(&peers[n++], py, p, s->kernel, threads, dims, 3);
         bench_row row = {
             .kernel = s->kernel,
             .shape = shape,
@@ -162,14 +215,15 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
             .rtol = 2e-5,
             .compile = tc.kernel ? &tc.times : NULL,
             .peers = peers,
-            .n_peers = 3,
+            .n_peers = n,
         };
         bench_run_row(doc, o, &row);
         onednn_destroy(g.op);
         bench_tilec_release(&tc);
     }
     tir_module_destroy(m);
-    free(A), free(B), free(C), free(Ad), free(Bd), free(Cd);
+    free(A), free(B), free(C), free(Ad), free(Bd), free(Cd), free(A16), free(B16);
+    return bf16;
 }
 
 int main(int argc, char **argv) {
@@ -180,14 +234,22 @@ int main(int argc, char **argv) {
     char openblas[512];
     snprintf(openblas, sizeof openblas, "%s; core %s", openblas_get_config(), openblas_get_corename());
     if (!o.list) fprintf(stderr, "[gemm] OpenBLAS: %s\n[gemm] oneDNN: %s\n", openblas, onednn_version());
+    py_peers *py = py_peers_start(&o);
     bench_doc doc;
     if (!o.list) bench_doc_begin(&doc, "gemm", &o);
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) run_shape(&doc, &o, ctx, &shapes[i]);
+    bool python = false;
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) python |= run_shape(&doc, &o, ctx, py, &shapes[i]);
     if (!o.list) {
         const char *names[] = {"openblas", "onednn"};
         const char *versions[] = {openblas, onednn_version()};
-        bench_doc_end(&doc, 2, names, versions);
+        /* the Python peers run gemm_bf16 only: their versions (a worker
+         * started for each) when it ran */
+        if (python)
+            py_peers_doc_end(&doc, py, 2, names, versions);
+        else
+            bench_doc_end(&doc, 2, names, versions);
     }
+    py_peers_stop(py);
     bench_runtimes_destroy();
     tilec_context_destroy(ctx);
     return 0;

@@ -226,18 +226,29 @@ void bench_fill_uniform(float *x, size_t n, uint64_t seed) {
     }
 }
 
-float *bench_alloc_floats(size_t n) {
-    size_t bytes = (n * sizeof(float) + 63) / 64 * 64;
-    float *p = aligned_alloc(64, bytes ? bytes : 64);
+void *bench_alloc(size_t bytes) {
+    size_t rounded = (bytes + 63) / 64 * 64;
+    void *p = aligned_alloc(64, rounded ? rounded : 64);
     if (!p) {
-        fprintf(stderr, "bench: out of memory (%zu floats)\n", n);
+        fprintf(stderr, "bench: out of memory (%zu bytes)\n", bytes);
         exit(1);
     }
     return p;
 }
 
+float *bench_alloc_floats(size_t n) {
+    return bench_alloc(n * sizeof(float));
+}
+
 void bench_fill_nan(float *x, size_t n) {
     for (size_t i = 0; i < n; i++) x[i] = NAN;
+}
+
+void bench_round_bf16(float *x, uint16_t *bits, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        bits[i] = bench_bf16_round(x[i]);
+        x[i] = bench_bf16_widen(bits[i]);
+    }
 }
 
 /* ---------------------------------------------------------------- tilec */
@@ -428,16 +439,20 @@ static double time_batch(bench_peer *p, uint64_t reps, char *err, size_t errlen)
     return bench_now_us() - t0;
 }
 
-/* Runs p once and compares the output with the FP64 reference. */
+/* Runs p once and compares the output with the FP64 reference (a bf16
+ * output through its exact widening in scratch). */
 static void check_peer(const bench_row *row, bench_peer *p, peer_result *r, float *scratch) {
-    float *out = p->check ? scratch : row->out;
+    uint16_t *bits = row->out_bf16 ? row->out : NULL;
+    float *out = p->check || bits ? scratch : row->out;
     bench_fill_nan(out, row->out_len);
+    for (size_t i = 0; bits && !p->check && i < row->out_len; i++) bits[i] = 0x7FC0; /* NaN */
     bool ran = p->check ? p->check(p->state, out, row->out_len, r->message, sizeof r->message)
                         : p->run(p->state, r->message, sizeof r->message);
     if (!ran) {
         r->status = BENCH_ERROR;
         return;
     }
+    for (size_t i = 0; bits && !p->check && i < row->out_len; i++) out[i] = bench_bf16_widen(bits[i]);
     size_t bad = 0, first = 0;
     double max_err = 0;
     for (size_t i = 0; i < row->out_len; i++) {

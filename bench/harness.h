@@ -65,8 +65,9 @@ typedef struct {
     /* Optional: time `reps` dispatches itself and return the total µs (<0 on
      * failure) — for peers whose dispatches are not in this process (torch). */
     double (*run_batch)(void *state, uint64_t reps, char *err, size_t errlen);
-    /* Optional: run once and copy the output to out[0..n) (peers whose output
-     * is not the row's buffer).  Default: run() into the row's buffer. */
+    /* Optional: run once and copy the output to out[0..n), as floats (peers
+     * whose output is not the row's buffer; a bf16 output widened exactly).
+     * Default: run() into the row's buffer. */
     bool (*check)(void *state, float *out, size_t n, char *err, size_t errlen);
     /* Preset outcome decided before the row (e.g. skipped: torch missing, or
      * error: tilec did not compile); BENCH_OK means "run it". */
@@ -90,7 +91,8 @@ typedef struct {
     double work;             /* flops or bytes per dispatch */
     const char *work_note;   /* optional: how `work` is counted */
     const char *extra_json;  /* optional: extra members, e.g. "\"tile\": \"16x16x16\"" */
-    float *out;              /* the output every in-process peer writes */
+    void *out;               /* the output every in-process peer writes: floats, or bf16 bits */
+    bool out_bf16;           /* out holds bf16 (NaN-filled and widened exactly for the check) */
     size_t out_len;
     const double *expected;  /* FP64 reference for out */
     const char *no_reference; /* non-NULL: why there is no FP64 reference; then no peer is checked or timed */
@@ -159,9 +161,24 @@ void bench_diag_message(tilec_context *ctx, char *buf, size_t size);
 char *bench_read_file(const char *path, size_t *len);
 /* Deterministic inputs: uniform in [-1, 1) from a 64-bit seed (splitmix64). */
 void bench_fill_uniform(float *x, size_t n, uint64_t seed);
-/* Aligned (64 B) float allocation, exits on failure. */
+/* Aligned (64 B) allocations, exit on failure. */
+void *bench_alloc(size_t bytes);
 float *bench_alloc_floats(size_t n);
 /* Fills x with NaN (outputs start as NaN so a store that is missed shows). */
 void bench_fill_nan(float *x, size_t n);
+
+/* bfloat16 (bits in a uint16_t: the upper half of an f32) for the drivers'
+ * bf16 rows: widening is exact; bench_bf16_round rounds to nearest even (the
+ * inputs are made with it, so each is exactly what the peers read). */
+static inline float bench_bf16_widen(uint16_t h) {
+    union { uint32_t u; float f; } v = {(uint32_t)h << 16};
+    return v.f;
+}
+static inline uint16_t bench_bf16_round(float f) {
+    union { float f; uint32_t u; } v = {f};
+    return f != f ? (uint16_t)((v.u >> 16) | 0x40u) : (uint16_t)((v.u + 0x7FFFu + ((v.u >> 16) & 1u)) >> 16);
+}
+/* Rounds x[0..n) to bf16: bits[i] = bf16(x[i]) and x[i] = its exact value. */
+void bench_round_bf16(float *x, uint16_t *bits, size_t n);
 
 #endif

@@ -355,6 +355,10 @@ void py_peer_setup(bench_peer *p, py_peers *ps, size_t kind, const char *op, int
         bench_peer_preset(p, k->name, BENCH_SKIPPED, "%s not importable: %s", k->module, ps->unavailable[kind]);
         return;
     }
+    if (!strncmp(reply, "unsupported ", 12)) { /* an op this peer does not implement */
+        bench_peer_preset(p, k->name, BENCH_SKIPPED, "%s", reply + 12);
+        return;
+    }
     /* `ok`, or `ok COMPILE_MS` from a compiling peer */
     if (strncmp(reply, "ok", 2) || (reply[2] && reply[2] != ' ')) {
         bench_peer_preset(p, k->name, BENCH_ERROR, "%s setup: %s", k->name, reply);

@@ -49,7 +49,8 @@ void py_peers_inputs(py_peers *ps, const float *const *inputs, const size_t *len
 
 /* Prepares peer `kind` for one row on the inputs written last: sends `setup
  * OP THREADS DIR DIMS...` to its worker for `threads`.  A peer whose module
- * is not importable is preset "skipped"; a failed setup presets "error".  A
+ * is not importable, or that answers `unsupported` (an op it does not
+ * implement), is preset "skipped"; a failed setup presets "error".  A
  * setup reply `ok COMPILE_MS` sets p->compile_ms. */
 void py_peer_setup(bench_peer *p, py_peers *ps, size_t kind, const char *op, int threads, const int *dims,
                    size_t n_dims);

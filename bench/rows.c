@@ -4,7 +4,11 @@
  *
  * Inputs are pseudo-random in [-1, 1) from fixed seeds (gamma, beta, cos and
  * sin too); the output starts as NaN.  The FP64 reference is the example's
- * own (examples/reference), tolerance atol = rtol = 5e-5 as upstream.
+ * own (examples/reference), tolerance atol = rtol = 5e-5 as upstream.  A bf16
+ * kernel (rmsnorm_bf16) reads and writes bf16: its inputs are the same
+ * numbers rounded to bf16 (the Python peers get them as the f32 values they
+ * are and convert them to bf16 at setup), and its output, rounded to bf16 by
+ * every peer, may be one bf16 unit in the last place off: rtol = 2^-7.
  * Throughput is GB/s over the bytes of every input and the output, once.
  * Each row also times the memory bound at those bytes: a STREAM triad
  * (a = b + s·c, OpenMP with the row's threads) over three arrays of a third
@@ -15,6 +19,7 @@
 #include "reference.h"
 #include "py_peer.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,16 +31,22 @@ typedef struct {
     int n_inputs;
     input_shape inputs[3];
     onednn_op *(*onednn_create)(int rows, int cols, char *err, size_t errlen); /* NULL: no oneDNN op */
+    const char *onednn_skipped; /* no oneDNN op but a oneDNN peer is expected: why it is skipped */
+    bool bf16;                  /* inputs and output are bf16 */
 } row_kernel;
 
 static const row_kernel kernels[] = {
-    {"softmax", 1, {IN_FULL}, onednn_softmax_create},
-    {"masked_softmax", 1, {IN_FULL}, NULL},
-    {"layernorm", 3, {IN_FULL, IN_ROW, IN_ROW}, onednn_layernorm_create},
-    {"rmsnorm", 2, {IN_FULL, IN_ROW}, NULL},
-    {"gelu", 2, {IN_FULL, IN_FULL}, NULL}, /* gelu + residual */
-    {"swiglu", 2, {IN_FULL, IN_FULL}, NULL},
-    {"rope", 3, {IN_FULL, IN_HALF, IN_HALF}, NULL},
+    {"softmax", 1, {IN_FULL}, onednn_softmax_create, NULL, false},
+    {"masked_softmax", 1, {IN_FULL}, NULL, NULL, false},
+    {"layernorm", 3, {IN_FULL, IN_ROW, IN_ROW}, onednn_layernorm_create, NULL, false},
+    {"rmsnorm", 2, {IN_FULL, IN_ROW}, NULL, NULL, false},
+    {"rmsnorm_bf16", 2, {IN_FULL, IN_ROW}, NULL,
+     "oneDNN 2.6 has no RMS normalization (its layer normalization always subtracts the mean; the rms_norm flag "
+     "came with oneDNN 3.x), and its bf16 layer normalization is unimplemented without AVX-512",
+     true},
+    {"gelu", 2, {IN_FULL, IN_FULL}, NULL, NULL, false}, /* gelu + residual */
+    {"swiglu", 2, {IN_FULL, IN_FULL}, NULL, NULL, false},
+    {"rope", 3, {IN_FULL, IN_HALF, IN_HALF}, NULL, NULL, false},
 };
 
 static const struct {
@@ -44,8 +55,9 @@ static const struct {
 
 typedef struct {
     const row_kernel *k;
-    float *in[3];
-    float *out;
+    float *in[3];     /* the input values (exactly bf16 ones for a bf16 kernel) */
+    uint16_t *in16[3]; /* a bf16 kernel's inputs as bf16 */
+    void *out;        /* floats, or bf16 for a bf16 kernel */
     int R, W;
     onednn_op *op;
 } row_state;
@@ -74,6 +86,8 @@ static bool c_run(void *state, char *err, size_t errlen) {
         c_layernorm(x[0], x[1], x[2], s->out, s->R, s->W);
     else if (!strcmp(n, "rmsnorm"))
         c_rmsnorm(x[0], x[1], s->out, s->R, s->W);
+    else if (!strcmp(n, "rmsnorm_bf16"))
+        c_rmsnorm_bf16(s->in16[0], s->in16[1], s->out, s->R, s->W);
     else if (!strcmp(n, "gelu"))
         c_gelu_residual(x[0], x[1], s->out, s->R, s->W);
     else if (!strcmp(n, "swiglu"))
@@ -109,9 +123,10 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         for (size_t t = 0; t < o->n_threads; t++) printf("%s %s threads=%d\n", k->name, shape, o->threads[t]);
         return;
     }
-    row_state s = {k, {NULL, NULL, NULL}, NULL, R, W, NULL};
-    size_t lens[3], out_len = (size_t)R * (size_t)W;
-    double bytes = (double)out_len * sizeof(float);
+    row_state s = {k, {NULL, NULL, NULL}, {NULL, NULL, NULL}, NULL, R, W, NULL};
+    size_t lens[3], out_len = (size_t)R * (size_t)W, elem = k->bf16 ? sizeof(uint16_t) : sizeof(float);
+    tir_scalar type = k->bf16 ? TIR_BF16 : TIR_F32;
+    double bytes = (double)(out_len * elem);
     void *args[4];
     double *expected[4] = {NULL, NULL, NULL, NULL};
     tilec_buffer bufs[4];
@@ -120,11 +135,14 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         s.in[i] = bench_alloc_floats(lens[i]);
         bench_fill_uniform(s.in[i], lens[i], 0x7113c0de + 7919u * (uint64_t)i + 104729u * (uint64_t)(k - kernels));
         args[i] = s.in[i];
-        bufs[i] = (tilec_buffer){s.in[i], lens[i] * sizeof(float), TIR_F32};
-        bytes += (double)lens[i] * sizeof(float);
+        if (k->bf16) {
+            args[i] = s.in16[i] = bench_alloc(lens[i] * elem);
+            bench_round_bf16(s.in[i], s.in16[i], lens[i]);
+        }
+        bufs[i] = (tilec_buffer){args[i], lens[i] * elem, type};
+        bytes += (double)(lens[i] * elem);
     }
-    s.out = bench_alloc_floats(out_len);
-    bench_fill_nan(s.out, out_len);
+    s.out = bench_alloc(out_len * elem);
     stream_state st = {.n = (long)(bytes / (3 * sizeof(float))) + 1};
     st.a = bench_alloc_floats((size_t)st.n);
     st.b = bench_alloc_floats((size_t)st.n);
@@ -133,7 +151,7 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
     bench_fill_uniform(st.c, (size_t)st.n, 0x57ea3002);
     bench_fill_nan(st.a, (size_t)st.n);
     args[k->n_inputs] = s.out;
-    bufs[k->n_inputs] = (tilec_buffer){s.out, out_len * sizeof(float), TIR_F32};
+    bufs[k->n_inputs] = (tilec_buffer){s.out, out_len * elem, type};
 
     /* The FP64 reference: the example's own, on the parsed kernel's shape. */
     char err[512];
@@ -143,7 +161,7 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
     double *ref = malloc(out_len * sizeof *ref);
     const example_entry *e = example_find(k->name);
     if (!ref) exit(1);
-    for (size_t i = 0; i < out_len; i++) ref[i] = s.out[i];
+    for (size_t i = 0; i < out_len; i++) ref[i] = NAN; /* the reference overwrites every element */
     expected[k->n_inputs] = ref;
     bool have_ref = m && e && e->reference(f, (const void *const *)args, expected);
     if (m && !have_ref) snprintf(err, sizeof err, "no FP64 reference for %s", k->name);
@@ -176,6 +194,8 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
                 bench_peer_preset(&peers[n], "onednn", BENCH_ERROR, "%s", err);
             }
             n++;
+        } else if (k->onednn_skipped) {
+            bench_peer_preset(&peers[n++], "onednn", BENCH_SKIPPED, "%s", k->onednn_skipped);
         }
         int dims[2] = {R, W};
         for (size_t p = 0; p < PY_PEERS; p++) py_peer_setup(&peers[n++], py, p, k->name, threads, dims, 2);
@@ -193,11 +213,12 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
             .work_note = "bytes of every input and the output, once",
             .extra_json = extra,
             .out = s.out,
+            .out_bf16 = k->bf16,
             .out_len = out_len,
             .expected = ref,
             .no_reference = have_ref ? NULL : err,
             .atol = 5e-5,
-            .rtol = 5e-5,
+            .rtol = k->bf16 ? 0x1p-7 : 5e-5,
             .compile = tc.kernel ? &tc.times : NULL,
             .peers = peers,
             .n_peers = n,
@@ -208,7 +229,7 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         bench_tilec_release(&tc);
     }
     tir_module_destroy(m);
-    for (int i = 0; i < k->n_inputs; i++) free(s.in[i]);
+    for (int i = 0; i < k->n_inputs; i++) free(s.in[i]), free(s.in16[i]);
     free(s.out);
     free(st.a);
     free(st.b);

@@ -1,5 +1,5 @@
-/* Hand-written float32 row operators: the "C compiled by gcc -O3 -march=native
- * -fopenmp" peer.  One OpenMP thread team splits the rows (schedule static);
+/* Hand-written float32 row operators (and a bfloat16 RMSNorm): the "C
+ * compiled by gcc -O3 -march=native -fopenmp" peer.  One OpenMP thread team splits the rows (schedule static);
  * within a row, plain loops with `omp simd` so gcc vectorises the reductions
  * without -ffast-math (IEEE semantics are kept: no reassociation outside the
  * annotated reductions, divisions stay divisions, libm expf/tanhf).
@@ -17,6 +17,7 @@
 
 #include <math.h>
 #include <omp.h>
+#include <string.h>
 
 void peers_set_threads(int threads)
 {
@@ -124,6 +125,45 @@ void c_rmsnorm(const float *x, const float *g, float *y, int rows, int cols)
 #pragma omp simd
         for (int c = 0; c < cols; c++)
             yr[c] = xr[c] / rms * g[c];
+    }
+}
+
+/* bf16 is the upper half of an f32: widening is a shift. */
+static inline float bf16_widen(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* f32 → bf16, round to nearest even on the dropped half (integer steps, so
+ * gcc vectorises them: AVX2 has no bf16 conversion); a NaN stays a quiet NaN. */
+static inline uint16_t bf16_round(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    uint32_t rounded = (u + 0x7FFFu + ((u >> 16) & 1u)) >> 16;
+    return (uint16_t)(f != f ? (u >> 16) | 0x40u : rounded);
+}
+
+/* rmsnorm_bf16.tir: the row widened to f32 for the statistics and the
+ * scaling, one reciprocal per row, the result rounded to bf16 once. */
+void c_rmsnorm_bf16(const uint16_t *x, const uint16_t *g, uint16_t *y, int rows, int cols)
+{
+    const float wf = (float)cols;
+#pragma omp parallel for schedule(static)
+    for (int r = 0; r < rows; r++) {
+        const uint16_t *xr = x + (size_t)r * cols;
+        uint16_t *yr = y + (size_t)r * cols;
+        float ss = 0.0f;
+#pragma omp simd reduction(+ : ss)
+        for (int c = 0; c < cols; c++)
+            ss += bf16_widen(xr[c]) * bf16_widen(xr[c]);
+        float inv = 1.0f / sqrtf(ss / wf + 1.0e-5f);
+#pragma omp simd
+        for (int c = 0; c < cols; c++)
+            yr[c] = bf16_round(bf16_widen(xr[c]) * inv * bf16_widen(g[c]));
     }
 }
 

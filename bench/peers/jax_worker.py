@@ -13,6 +13,10 @@ softmax), so a worker for N threads restricts itself to N CPUs
 A run is one call of the jitted function on device-resident inputs, waited
 for (block_until_ready), so dispatches do not overlap; XLA allocates the
 output of every call, as it does in real JAX code.
+
+The bf16 ops take bf16 arrays: rmsnorm_bf16 computes in f32 and rounds the
+result to bf16 once; gemm_bf16 is jnp.matmul with
+preferred_element_type=float32 (f32 accumulation and C).
 """
 import os
 import time
@@ -50,6 +54,8 @@ def function(op, dims):
             p = jax.nn.softmax(jnp.where(keep, s, -jnp.inf), axis=-1)
             return jnp.einsum("bkgqj,bkjd->bkgqd", p, v).reshape(b, hq, lq, dv)
         return attention
+    if op == "gemm_bf16":
+        return lambda a, b: jnp.matmul(a, b, preferred_element_type=jnp.float32)
     r, w = dims
     if op == "softmax":
         return softmax_rows
@@ -67,6 +73,11 @@ def function(op, dims):
         return layernorm
     if op == "rmsnorm":
         return lambda x, g: x * jax.lax.rsqrt((x * x).mean(-1, keepdims=True) + EPS) * g
+    if op == "rmsnorm_bf16":
+        def rmsnorm_bf16(xb, gb):
+            x, g = xb.astype(jnp.float32), gb.astype(jnp.float32)
+            return (x * jax.lax.rsqrt((x * x).mean(-1, keepdims=True) + EPS) * g).astype(jnp.bfloat16)
+        return rmsnorm_bf16
     if op == "gelu":
         return lambda x, u: jax.nn.gelu(x, approximate=True) + u
     if op == "swiglu":
@@ -83,6 +94,8 @@ def function(op, dims):
 
 def setup(args):
     op, dims, arrays = worker_loop.parse_setup(args, THREADS)
+    if op in worker_loop.BF16_OPS:  # exact: the values are bf16 numbers
+        arrays = [a.astype(jnp.bfloat16) for a in arrays]
     ins = [jax.device_put(a) for a in arrays]
     t0 = time.perf_counter()
     fn = jax.jit(function(op, dims)).lower(*ins).compile()

@@ -1,6 +1,6 @@
-/* oneDNN 2.6 peers through its C API: matmul (batched, B transposed or not),
- * softmax and layer normalization forward (inference), f32, row-major
- * layouts.
+/* oneDNN 2.6 peers through its C API: matmul (batched, B transposed or not;
+ * f32, or bf16 A and B with an f32 C), softmax and layer normalization
+ * forward (inference), f32, row-major layouts.
  *
  * One CPU engine and one in-order stream are created on first use and shared
  * by every op for the life of the process.  Each op owns its primitive and one
@@ -30,9 +30,16 @@ struct onednn_op {
 
 static dnnl_engine_t engine;
 static dnnl_stream_t stream;
+static bool last_unimplemented;
+
+bool onednn_last_unimplemented(void)
+{
+    return last_unimplemented;
+}
 
 static bool fail(dnnl_status_t st, const char *what, char *err, size_t errlen)
 {
+    last_unimplemented = st == dnnl_unimplemented;
     if (err && errlen)
         snprintf(err, errlen, "oneDNN %s: %s", what, dnnl_status2str(st));
     return false;
@@ -143,17 +150,16 @@ bad:
     return false;
 }
 
-/* [batch,] rows × cols, row-major; `transposed`: stored as cols × rows (the
- * logical matrix is read column-major). */
-static bool matrix(dnnl_memory_desc_t *md, int batch, int rows, int cols, bool transposed, char *err,
-                   size_t errlen)
+/* [batch,] rows × cols of `type`, row-major; `transposed`: stored as
+ * cols × rows (the logical matrix is read column-major). */
+static bool matrix(dnnl_memory_desc_t *md, int batch, int rows, int cols, bool transposed, dnnl_data_type_t type,
+                   char *err, size_t errlen)
 {
     dnnl_dims_t dims2 = {rows, cols}, dims3 = {batch, rows, cols};
     if (batch == 1)
-        TRY(dnnl_memory_desc_init_by_tag(md, 2, dims2, dnnl_f32, transposed ? dnnl_ba : dnnl_ab), "memory_desc_init");
+        TRY(dnnl_memory_desc_init_by_tag(md, 2, dims2, type, transposed ? dnnl_ba : dnnl_ab), "memory_desc_init");
     else
-        TRY(dnnl_memory_desc_init_by_tag(md, 3, dims3, dnnl_f32, transposed ? dnnl_acb : dnnl_abc),
-            "memory_desc_init");
+        TRY(dnnl_memory_desc_init_by_tag(md, 3, dims3, type, transposed ? dnnl_acb : dnnl_abc), "memory_desc_init");
     return true;
 bad:
     return false;
@@ -161,15 +167,19 @@ bad:
 
 onednn_op *onednn_matmul_create(int M, int N, int K, char *err, size_t errlen)
 {
-    return onednn_matmul_create_ex(1, M, N, K, false, err, errlen);
+    return onednn_matmul_create_ex(1, M, N, K, false, false, err, errlen);
 }
 
-onednn_op *onednn_matmul_create_ex(int batch, int M, int N, int K, bool b_transposed, char *err, size_t errlen)
+onednn_op *onednn_matmul_create_ex(int batch, int M, int N, int K, bool b_transposed, bool bf16_inputs, char *err,
+                                   size_t errlen)
 {
     dnnl_memory_desc_t a, b, c;
     dnnl_matmul_desc_t d;
-    if (!ensure_engine(err, errlen) || !matrix(&a, batch, M, K, false, err, errlen) ||
-        !matrix(&b, batch, K, N, b_transposed, err, errlen) || !matrix(&c, batch, M, N, false, err, errlen))
+    dnnl_data_type_t in = bf16_inputs ? dnnl_bf16 : dnnl_f32;
+    last_unimplemented = false;
+    if (!ensure_engine(err, errlen) || !matrix(&a, batch, M, K, false, in, err, errlen) ||
+        !matrix(&b, batch, K, N, b_transposed, in, err, errlen) ||
+        !matrix(&c, batch, M, N, false, dnnl_f32, err, errlen))
         return NULL;
     TRY(dnnl_matmul_desc_init(&d, &a, &b, NULL, &c), "matmul_desc_init");
     const int user[] = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST};

@@ -1,7 +1,8 @@
 /* Peer implementations for `make bench`: hand-written float C kernels (OpenMP)
  * and oneDNN primitives that the family drivers time against tilec.
  *
- * All tensors are float32, row-major, contiguous.  Semantics are exactly those
+ * All tensors are float32, row-major, contiguous, except the *_bf16 ones:
+ * bfloat16 bits (uint16_t, the upper half of an f32).  Semantics are exactly those
  * of the example kernel of the same name (examples/NAME.tir), and arguments
  * follow that kernel's parameter order, so a driver passes the same buffers to
  * every peer.  The PyTorch peer is a coprocess (torch_worker.py), not here. */
@@ -10,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,6 +22,8 @@ void c_softmax(const float *x, float *y, int rows, int cols);
 void c_masked_softmax(const float *x, float *y, int rows, int cols); /* valid: c <= r % cols */
 void c_layernorm(const float *x, const float *g, const float *b, float *y, int rows, int cols); /* eps 1e-5, g/b are [1,cols] */
 void c_rmsnorm(const float *x, const float *g, float *y, int rows, int cols);   /* eps 1e-5 */
+/* rmsnorm_bf16.tir: bf16 in and out, f32 statistics and scaling, one rounding */
+void c_rmsnorm_bf16(const uint16_t *x, const uint16_t *g, uint16_t *y, int rows, int cols);
 void c_gelu_residual(const float *x, const float *u, float *y, int rows, int cols); /* tanh form + u */
 void c_swiglu(const float *x, const float *u, float *y, int rows, int cols);
 void c_rope(const float *x, const float *cosv, const float *sinv, float *y, int rows, int cols); /* cos/sin are [rows, cols/2] as in rope.tir */
@@ -35,8 +39,14 @@ void c_attention(const float *q, const float *k, const float *v, float *o,
 typedef struct onednn_op onednn_op;
 onednn_op *onednn_matmul_create(int M, int N, int K, char *err, size_t errlen);    /* C = A·B */
 /* C[b] = A[b]·B[b] for b < batch (3-D when batch > 1); b_transposed: B is
- * stored [batch,] N × K (C = A·Bᵀ). */
-onednn_op *onednn_matmul_create_ex(int batch, int M, int N, int K, bool b_transposed, char *err, size_t errlen);
+ * stored [batch,] N × K (C = A·Bᵀ); bf16_inputs: A and B are bf16 (C stays
+ * f32, gemm_bf16.tir). */
+onednn_op *onednn_matmul_create_ex(int batch, int M, int N, int K, bool b_transposed, bool bf16_inputs, char *err,
+                                   size_t errlen);
+/* Whether the last failed create was oneDNN answering `unimplemented`: it
+ * has no kernel for those types on this CPU (bf16 needs AVX-512 in 2.6), a
+ * skip rather than an error. */
+bool onednn_last_unimplemented(void);
 onednn_op *onednn_softmax_create(int rows, int cols, char *err, size_t errlen);
 onednn_op *onednn_layernorm_create(int rows, int cols, char *err, size_t errlen); /* eps 1e-5, scale+shift */
 /* args in the same order as the matching c_* function / tilec kernel parameters

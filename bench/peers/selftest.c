@@ -2,7 +2,8 @@
  * against a double-precision loop written here from the example kernels'
  * formulas (examples/NAME.tir), at small ragged shapes, at 1 and 2 threads,
  * and row operators also in place (Y bound to X, which the examples allow).
- * Pass: |got − ref| <= 5e-5 + 5e-5·|ref| everywhere.  Exit 0 when all pass,
+ * Pass: |got − ref| <= 5e-5 + 5e-5·|ref| everywhere (5e-5 + 2^-7·|ref| for
+ * a bf16 output: it is rounded to 8 significant bits).  Exit 0 when all pass,
  * 1 on any mismatch or oneDNN error.  Needs no tilec. */
 #include "peers.h"
 
@@ -34,14 +35,14 @@ static float *rand_buf(size_t n, float lo, float hi)
     return p;
 }
 
-static void check(const char *what, const float *got, const double *ref, size_t n)
+static void check_within(const char *what, const float *got, const double *ref, size_t n, double rtol)
 {
     double worst = 0.0;
     size_t at = 0;
     bool ok = true;
     for (size_t i = 0; i < n; i++) {
         double e = fabs((double)got[i] - ref[i]);
-        if (!(e <= TOL + TOL * fabs(ref[i]))) { /* NaN fails too */
+        if (!(e <= TOL + rtol * fabs(ref[i]))) { /* NaN fails too */
             if (ok || e > worst)
                 at = i;
             ok = false;
@@ -54,6 +55,11 @@ static void check(const char *what, const float *got, const double *ref, size_t 
         printf("     first/worst bad element %zu: got %.9g want %.9g\n", at, (double)got[at], ref[at]);
         failures++;
     }
+}
+
+static void check(const char *what, const float *got, const double *ref, size_t n)
+{
+    check_within(what, got, ref, n, TOL);
 }
 
 /* ---- FP64 references ---------------------------------------------------- */
@@ -196,6 +202,65 @@ static void test_row_op(const struct row_op *op, int R, int W, int threads)
     free(ref);
 }
 
+/* ---- bf16 RMSNorm -------------------------------------------------------- */
+
+static float bf16_value(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* A random bf16 buffer (values in [lo, hi) truncated to 8 significant bits)
+ * and its values as floats. */
+static uint16_t *rand_bf16(size_t n, float lo, float hi, float **values)
+{
+    float *v = rand_buf(n, lo, hi);
+    uint16_t *h = malloc(sizeof(uint16_t) * (n ? n : 1));
+    if (!h) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &v[i], sizeof u);
+        h[i] = (uint16_t)(u >> 16);
+        v[i] = bf16_value(h[i]);
+    }
+    *values = v;
+    return h;
+}
+
+/* c_rmsnorm_bf16 against ref_rmsnorm on the same (exactly widened) values,
+ * out of place and in place. */
+static void test_rmsnorm_bf16(int R, int W, int threads)
+{
+    size_t n = (size_t)R * W;
+    float *in[2], *got = malloc(sizeof(float) * n);
+    uint16_t *x = rand_bf16(n, -3.0f, 3.0f, &in[0]), *g = rand_bf16(W, -3.0f, 3.0f, &in[1]);
+    uint16_t *y = malloc(sizeof(uint16_t) * n);
+    double *ref = malloc(sizeof(double) * n);
+    if (!got || !y || !ref) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    ref_rmsnorm((const float *const *)in, ref, R, W);
+    peers_set_threads(threads);
+    for (int in_place = 0; in_place < 2; in_place++) {
+        char what[96];
+        memset(y, 0xff, sizeof(uint16_t) * n); /* NaN: every element must be written */
+        if (in_place)
+            memcpy(y, x, sizeof(uint16_t) * n);
+        c_rmsnorm_bf16(in_place ? y : x, g, y, R, W);
+        for (size_t i = 0; i < n; i++)
+            got[i] = bf16_value(y[i]);
+        snprintf(what, sizeof what, "c_rmsnorm_bf16 %dx%d threads %d%s", R, W, threads, in_place ? " in place" : "");
+        check_within(what, got, ref, n, 0x1p-7);
+    }
+    free(in[0]), free(in[1]), free(x), free(g), free(y), free(got), free(ref);
+}
+
 /* ---- attention ---------------------------------------------------------- */
 
 static void ref_attention(const float *q, const float *k, const float *v, double *o,
@@ -325,6 +390,8 @@ int main(void)
         for (size_t o = 0; o < sizeof row_ops / sizeof row_ops[0]; o++)
             for (size_t s = 0; s < sizeof row_shapes / sizeof row_shapes[0]; s++)
                 test_row_op(&row_ops[o], row_shapes[s][0], row_shapes[s][1], t);
+        for (size_t s = 0; s < sizeof row_shapes / sizeof row_shapes[0]; s++)
+            test_rmsnorm_bf16(row_shapes[s][0], row_shapes[s][1], t);
         for (size_t s = 0; s < sizeof att_shapes / sizeof att_shapes[0]; s++) {
             const int *a = att_shapes[s];
             test_attention(a[0], a[1], a[2], a[3], a[4], a[5], a[6], t);

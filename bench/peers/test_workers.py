@@ -2,7 +2,9 @@
 """Checks the Python peers of `make bench` (torch_worker.py eager and inductor,
 jax_worker.py, halide_worker.py manual and auto) against FP64 numpy at small
 ragged shapes, through the protocol of worker_loop.py, at 1 and 2 threads
-(compiling peers: one shape per op, one thread).  Also checks that a worker
+(compiling peers: one shape per op, one thread); the bf16 ops on bf16
+inputs (rmsnorm_bf16 within one bf16 unit, 2^-7 relative), and a peer that
+answers `unsupported` for an op is skipped for it.  Also checks that a worker
 answers `unavailable` when its framework cannot be imported, `error` for bad
 requests and for a thread count it was not started with.  Run by hand with
 the bench's interpreter:
@@ -37,6 +39,10 @@ except Exception as e:
 
 def ref(op, dims, ins):
     x = ins[0].astype(np.float64)
+    if op == "gemm_bf16":
+        return x @ ins[1].astype(np.float64)
+    if op == "rmsnorm_bf16":
+        return ref("rmsnorm", dims, ins)
     if op == "attention":
         b, hq, hkv, lq, lk, d, dv = dims
         g = hq // hkv
@@ -89,6 +95,7 @@ class Proc:
 
 
 CASES = [(op, d) for op in worker_loop.ROW_OPS for d in ((17, 66), (5, 8), (17, 6), (1, 2))]
+CASES += [("rmsnorm_bf16", (17, 66)), ("rmsnorm_bf16", (5, 8)), ("gemm_bf16", (17, 19, 13))]
 CASES += [("attention", (1, 4, 2, 7, 11, 8, 7)), ("attention", (2, 8, 2, 1, 37, 64, 64)),
           ("attention", (1, 3, 3, 20, 20, 33, 17))]
 
@@ -111,11 +118,16 @@ def check_peer(name, rng, tmp):
             cases = cases[:2]
         for op, dims in cases:
             ins = [rng.uniform(-3, 3, s).astype("<f4") for s in worker_loop.input_shapes(op, dims)]
+            if op in worker_loop.BF16_OPS:  # bf16 numbers: the upper halves
+                ins = [(a.view("<u4") & 0xFFFF0000).view("<f4") for a in ins]
             for i, a in enumerate(ins):
                 a.tofile(os.path.join(tmp, f"in{i}.f32"))
             dimstr = " ".join(map(str, dims))
             what = f"{name} {op} {dimstr} threads {threads}"
             r1 = proc.ask(f"setup {op} {threads} {tmp} {dimstr}")
+            if r1.startswith("unsupported "):
+                print(f"skipped {what}: {r1}")
+                continue
             set_up = r1 == "ok" if not compiles else r1.startswith("ok ") and float(r1.split()[1]) > 0
             out = os.path.join(tmp, "out.f32")
             r2 = proc.ask(f"check {out}") if set_up else "-"
@@ -127,7 +139,8 @@ def check_peer(name, rng, tmp):
             want = ref(op, dims, ins).reshape(-1)
             got = np.fromfile(out, dtype="<f4").astype(np.float64)
             err = np.abs(got - want) if got.size == want.size else np.array([np.inf])
-            ok = bool(np.all(err <= TOL + TOL * np.abs(want[:err.size])))
+            rtol = 2.0 ** -7 if op == "rmsnorm_bf16" else TOL
+            ok = bool(np.all(err <= TOL + rtol * np.abs(want[:err.size])))
             print(f"{'ok' if ok else 'FAIL'} {what} max_abs_err {err.max():.3g}")
             failures += not ok
         # bad requests are errors, and the worker keeps serving

@@ -14,6 +14,14 @@ with out= where the final op has one (torch.add/mul/cat/matmul); the
 temporaries of multi-op formulas (and softmax / layer_norm / gelu / silu,
 which have no public out=) are allocated inside the timed loop, as they are
 in real eager code.
+
+The bf16 ops take bf16 tensors.  rmsnorm_bf16 is F.rms_norm (f32 statistics,
+one rounding of the bf16 result; the same formula in bf16 ops rounds every
+step and misses the check by 2-3 bf16 units).  gemm_bf16 wants C in f32:
+torch.mm on bf16 returns bf16 (its out_dtype= has no CPU kernel in 2.15) and
+runs at 0.6 GFLOP/s on AVX2 without AVX512-BF16 (measured, 1024³), so the
+peer widens the operands and multiplies in f32, the widening timed:
+torch.matmul(a.float(), b.float(), out=C).
 """
 import time
 
@@ -48,6 +56,11 @@ def make_op(op, dims, ins):
         keep = torch.arange(lk)[None, :] <= torch.arange(lq)[:, None] + (lk - lq)
         return lambda: sdpa(q, k, v, attn_mask=keep, **gqa)
 
+    if op == "gemm_bf16":
+        m, n, k = dims
+        a, b = ins
+        c = torch.empty(m, n)
+        return lambda: torch.matmul(a.float(), b.float(), out=c)
     r, w = dims
     out = torch.empty(r, w)
     if op == "softmax":
@@ -65,6 +78,9 @@ def make_op(op, dims, ins):
         x, g = ins
         return (lambda: torch.mul(x * torch.rsqrt(x.square().mean(-1, keepdim=True) + EPS), g,
                                   out=out))
+    if op == "rmsnorm_bf16":
+        x, g = ins
+        return lambda: F.rms_norm(x, (w,), g, EPS)
     if op == "gelu":
         x, u = ins
         return lambda: torch.add(F.gelu(x, approximate="tanh"), u, out=out)
@@ -81,7 +97,10 @@ def make_op(op, dims, ins):
 
 def setup(args):
     op, dims, arrays = worker_loop.parse_setup(args, THREADS)
-    fn = make_op(op, dims, [torch.from_numpy(a) for a in arrays])
+    ins = [torch.from_numpy(a) for a in arrays]
+    if op in worker_loop.BF16_OPS:
+        ins = [t.bfloat16() for t in ins]  # exact: the values are bf16 numbers
+    fn = make_op(op, dims, ins)
     compile_ms = None
     if MODE == "inductor":
         torch._dynamo.reset()  # a fresh compile per row: no recompile limits across shapes
@@ -93,7 +112,8 @@ def setup(args):
 
     def run():
         result[0] = fn()
-    return run, lambda: result[0].contiguous().numpy(), compile_ms
+    # .float(): numpy has no bf16 (exact, and a no-op on an f32 result)
+    return run, lambda: result[0].contiguous().float().numpy(), compile_ms
 
 
 def main():

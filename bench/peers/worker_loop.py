@@ -17,15 +17,26 @@ on stdout:
   version                         ok VERSION
   quit                            exit
 Errors reply `error MESSAGE`; when the framework cannot be imported every
-request gets `unavailable MESSAGE`.  OPs and dims: softmax, masked_softmax,
-layernorm, rmsnorm, gelu, swiglu, rope (rows cols); attention (B Hq Hkv Lq Lk
-D Dv).  Semantics are those of examples/OP.tir."""
+request gets `unavailable MESSAGE`; a setup of an op the peer does not
+implement gets `unsupported MESSAGE` (the client reports the peer skipped).
+OPs and dims: softmax, masked_softmax, layernorm, rmsnorm, rmsnorm_bf16, gelu,
+swiglu, rope (rows cols); gemm_bf16 (M N K); attention (B Hq Hkv Lq Lk D Dv).
+Semantics are those of examples/OP.tir.  The bf16 ops' inputs are bf16
+numbers, sent as the float32 values they are (a peer converts them to bf16 at
+setup, outside the timing); rmsnorm_bf16's output is bf16 (`check` writes its
+exact float32 widening), gemm_bf16's is float32."""
 import os
 import sys
 import time
 
 ROW_OPS = ("softmax", "masked_softmax", "layernorm", "rmsnorm", "gelu", "swiglu", "rope")
-OPS = ROW_OPS + ("attention",)
+BF16_OPS = ("rmsnorm_bf16", "gemm_bf16")
+OPS = ROW_OPS + BF16_OPS + ("attention",)
+DIMS = {"attention": 7, "gemm_bf16": 3}  # the number of dims; 2 (rows cols) for the others
+
+
+class Unsupported(Exception):
+    """Raised by a worker's setup for an op it does not implement."""
 EPS = 1e-5  # layernorm, rmsnorm
 
 
@@ -52,9 +63,12 @@ def input_shapes(op, dims):
     if op == "attention":
         b, hq, hkv, lq, lk, d, dv = dims
         return [(b, hq, lq, d), (b, hkv, lk, d), (b, hkv, lk, dv)]
+    if op == "gemm_bf16":
+        m, n, k = dims
+        return [(m, k), (k, n)]
     r, w = dims
     return {"softmax": [(r, w)], "masked_softmax": [(r, w)],
-            "layernorm": [(r, w), (w,), (w,)], "rmsnorm": [(r, w), (w,)],
+            "layernorm": [(r, w), (w,), (w,)], "rmsnorm": [(r, w), (w,)], "rmsnorm_bf16": [(r, w), (w,)],
             "gelu": [(r, w), (r, w)], "swiglu": [(r, w), (r, w)],
             "rope": [(r, w), (r, w // 2), (r, w // 2)]}[op]
 
@@ -63,6 +77,8 @@ def output_shape(op, dims):
     if op == "attention":
         b, hq, hkv, lq, lk, d, dv = dims
         return (b, hq, lq, dv)
+    if op == "gemm_bf16":
+        return tuple(dims[:2])
     return tuple(dims)
 
 
@@ -75,7 +91,7 @@ def parse_setup(args, threads):
         raise ValueError(f"unknown op {op}")
     if want_threads != threads:
         raise ValueError(f"this worker runs {threads} threads, not {want_threads}")
-    if len(dims) != (7 if op == "attention" else 2):
+    if len(dims) != DIMS.get(op, 2):
         raise ValueError(f"{op}: wrong number of dims {dims}")
     if op == "rope" and dims[1] % 2:
         raise ValueError("rope: cols must be even")
@@ -159,6 +175,8 @@ def serve(setup, version, import_error):
                 if handler is None:
                     raise ValueError(f"unknown request {cmd}")
                 reply = handler(args)
+            except Unsupported as e:
+                reply = f"unsupported {e}"
             except Exception as e:
                 reply = f"error {type(e).__name__}: {e}"
         replies.write(reply.replace("\n", " ") + "\n")

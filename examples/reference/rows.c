@@ -6,7 +6,6 @@
 #include "kernels.h"
 
 #include <math.h>
-#include <string.h>
 
 enum { ROWS_MAX_INPUTS = 4 };
 
@@ -118,22 +117,15 @@ bool example_gelu_erf(const tir_func *f, const void *const *args, double *const 
 
 /* rmsnorm_bf16: the bf16 inputs widened exactly, the result in FP64 (the
  * comparison allows bf16's last place: the kernel rounds its output). */
-static double bf16_at(const void *data, int64_t i) {
-    uint16_t h = ((const uint16_t *)data)[i];
-    uint32_t bits = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
 bool example_rmsnorm_bf16(const tir_func *f, const void *const *args, double *const *expected) {
     int64_t R = example_shape(f, "R", 17), W = example_shape(f, "W", 65);
-    if (R < 0 || W < 1 || !args[0] || !args[1] || !expected[2]) return false;
+    const void *X = example_input(f, args, 0, TIR_BF16), *G = example_input(f, args, 1, TIR_BF16);
+    if (R < 0 || W < 1 || !X || !G || !expected[2]) return false;
     for (int64_t r = 0; r < R; r++) {
         double sq = 0.0;
-        for (int64_t c = 0; c < W; c++) sq += bf16_at(args[0], r * W + c) * bf16_at(args[0], r * W + c);
+        for (int64_t c = 0; c < W; c++) sq += example_bf16_at(X, r * W + c) * example_bf16_at(X, r * W + c);
         double inv = 1.0 / sqrt(sq / (double)W + 1e-5);
-        for (int64_t c = 0; c < W; c++) expected[2][r * W + c] = bf16_at(args[0], r * W + c) * inv * bf16_at(args[1], c);
+        for (int64_t c = 0; c < W; c++) expected[2][r * W + c] = example_bf16_at(X, r * W + c) * inv * example_bf16_at(G, c);
     }
     return true;
 }

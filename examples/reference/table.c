@@ -7,6 +7,7 @@
 const example_entry example_table[] = {
     {"gemm", example_gemm},
     {"gemm_bt", example_gemm_bt},
+    {"gemm_bf16", example_gemm_bf16},
     {"bmm", example_bmm},
     {"softmax", example_softmax},
     {"masked_softmax", example_masked_softmax},
@@ -40,8 +41,20 @@ int64_t example_shape(const tir_func *f, const char *name, int64_t fallback) {
     return fallback;
 }
 
-const float *example_f32_input(const tir_func *f, const void *const *args, size_t i) {
+const void *example_input(const tir_func *f, const void *const *args, size_t i, tir_scalar elem) {
     if (i >= tir_func_param_count(f) || !args[i]) return NULL;
-    if (tir_type_elem(tir_value_type(tir_func_param(f, i))) != TIR_F32) return NULL;
+    if (tir_type_elem(tir_value_type(tir_func_param(f, i))) != elem) return NULL;
     return args[i];
+}
+
+const float *example_f32_input(const tir_func *f, const void *const *args, size_t i) {
+    return example_input(f, args, i, TIR_F32);
+}
+
+/* bf16 is the upper half of an f32: the widening is a shift, exact. */
+double example_bf16_at(const void *data, int64_t i) {
+    uint32_t bits = (uint32_t)((const uint16_t *)data)[i] << 16;
+    float f;
+    memcpy(&f, &bits, sizeof f);
+    return f;
 }

@@ -6,12 +6,15 @@
  *    The JSON row must time tilec and good, report the liar as a mismatch
  *    after its one check run (never timed), and keep the skipped peer with
  *    its reason; with --peer good the row has tilec and good only;
+ *  - a row with a bf16 output: the check widens it (one bf16 unit off
+ *    passes at rtol 2^-7, two units off is a mismatch);
  *  - the peer registry: unique names, every worker script present and
  *    accepting its mode, every peer in docs/performance.md's peer table;
  *  - the client against fake workers (shell scripts, run by /bin/sh in place
  *    of Python): one answering `unavailable` (the peer is skipped with the
- *    reason, its version says unavailable), one answering `error` (the peer
- *    is an error with the worker's message). */
+ *    reason, its version says unavailable), one answering `unsupported` (an
+ *    op it does not implement: skipped with the reason), one answering
+ *    `error` (the peer is an error with the worker's message). */
 #include "bench/harness.h"
 #include "bench/py_peer.h"
 #include "harness.h"
@@ -34,6 +37,17 @@ static bool fake_run(void *state, char *err, size_t errlen) {
     (void)err, (void)errlen;
     fake *f = state;
     for (int i = 0; i < N; i++) f->out[i] = (float)f->expected[i] + (i == f->wrong ? 1.0f : 0.0f);
+    f->runs++;
+    return true;
+}
+
+/* A bf16 output: the expected values rounded to bf16, `wrong` two bf16
+ * units off (the fake's out points at uint16_t bits). */
+static bool fake_run_bf16(void *state, char *err, size_t errlen) {
+    (void)err, (void)errlen;
+    fake *f = state;
+    uint16_t *bits = (uint16_t *)(void *)f->out;
+    for (int i = 0; i < N; i++) bits[i] = (uint16_t)(bench_bf16_round((float)f->expected[i]) + (i == f->wrong ? 2 : 0));
     f->runs++;
     return true;
 }
@@ -116,6 +130,30 @@ static void test_row(void) {
     free(json);
 }
 
+static void test_bf16_row(void) {
+    uint16_t bits[N];
+    double expected[N];
+    for (int i = 0; i < N; i++) expected[i] = 1.0 + i / 3.0; /* most round to bf16 with an error */
+    fake tilec = {(float *)(void *)bits, expected, -1, 0}, liar = {(float *)(void *)bits, expected, 5, 0};
+    bench_peer peers[2] = {{.name = "tilec", .state = &tilec, .run = fake_run_bf16},
+                           {.name = "liar", .state = &liar, .run = fake_run_bf16}};
+    bench_row row = {.kernel = "fake_bf16", .shape = "64", .threads = 1, .unit = "GB/s", .work = N * 2, .out = bits,
+                     .out_bf16 = true, .out_len = N, .expected = expected, .atol = 0, .rtol = 0x1p-7,
+                     .peers = peers, .n_peers = 2};
+    bench_options o = fast_options();
+    FILE *f = tmpfile();
+    CHECK(f != NULL);
+    if (!f) return;
+    bench_doc doc = {f, "selftest", 0};
+    bench_run_row(&doc, &o, &row);
+    char *json = slurp(f);
+    fclose(f);
+    char *t = json ? peer_json(json, "tilec") : NULL, *l = json ? peer_json(json, "liar") : NULL;
+    CHECK_MSG(t && strstr(t, "\"status\": \"ok\""), "bf16 tilec: %s", t ? t : "(none)");
+    CHECK_MSG(l && strstr(l, "\"status\": \"mismatch\"") && strstr(l, "first at 5"), "bf16 liar: %s", l ? l : "(none)");
+    free(t), free(l), free(json);
+}
+
 static void test_registry(void) {
     char *doc = bench_read_file(TILEC_EXAMPLES_DIR "/../docs/performance.md", NULL);
     CHECK_MSG(doc != NULL, "cannot read docs/performance.md");
@@ -164,6 +202,7 @@ static void test_client(void) {
         const char *message; /* in the peer's message */
     } cases[] = {
         {"unavailable ModuleNotFoundError: no fake here", BENCH_SKIPPED, "no fake here"},
+        {"unsupported gemm_bf16: no fake pipeline", BENCH_SKIPPED, "no fake pipeline"},
         {"error ValueError: bad fake", BENCH_ERROR, "bad fake"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -188,7 +227,7 @@ static void test_client(void) {
                       p.message);
         }
         const char *v = py_peer_version(ps, 0);
-        if (cases[c].want == BENCH_SKIPPED)
+        if (!strncmp(cases[c].reply, "unavailable", 11))
             CHECK_MSG(!strncmp(v, "unavailable: ", 13), "version of an unavailable peer: %s", v);
         py_peers_stop(ps);
         remove_peers_dir(dir);
@@ -197,6 +236,7 @@ static void test_client(void) {
 
 int main(void) {
     test_row();
+    test_bf16_row();
     test_registry();
     test_client();
     TEST_MAIN_END();

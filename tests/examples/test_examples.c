@@ -54,6 +54,8 @@ static const example_case cases[] = {
     {"gemm", GEMM_FIX, {{"M", 19}, {"N", 21}, {"K", 13}, {"BK", 4}}, 4, NO_ALIAS},
     {"gemm_bt", GEMM_FIX, {{0}}, 0, NO_ALIAS},
     {"gemm_bt", GEMM_FIX, {{"M", 19}, {"N", 21}, {"K", 13}, {"BK", 4}}, 4, NO_ALIAS},
+    {"gemm_bf16", GEMM_FIX, {{0}}, 0, NO_ALIAS},
+    {"gemm_bf16", GEMM_FIX, {{"M", 19}, {"N", 21}, {"K", 13}, {"BK", 4}}, 4, NO_ALIAS},
     {"bmm", GEMM_FIX, {{0}}, 0, NO_ALIAS},
     {"bmm", GEMM_FIX, {{"BATCH", 2}, {"M", 9}, {"N", 37}, {"K", 5}}, 4, NO_ALIAS},
     {"softmax", ROW1_FIX, {{0}}, 0, NO_ALIAS},
@@ -275,7 +277,7 @@ static void run_case(const example_case *c) {
 int main(void) {
     CHECK(tilec_context_create(NULL, &ctx) == TILEC_OK);
     /* Every example has a reference and at least two tested shapes. */
-    CHECK(example_count == 17);
+    CHECK(example_count == 18);
     for (size_t i = 0; i < example_count; i++) {
         size_t shapes = 0;
         for (size_t j = 0; j < sizeof cases / sizeof cases[0]; j++)

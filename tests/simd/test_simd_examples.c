@@ -55,6 +55,8 @@ static void test_examples(void) {
         {{"gemm_bt", {{0}}, 0, -1, -1}, false},
         {{"gemm_bt", {{"M", 19}, {"N", 21}, {"K", 13}, {"BK", 4}}, 4, -1, -1}, true},
         {{"bmm", {{"BATCH", 2}, {"M", 9}, {"N", 37}, {"K", 5}}, 4, -1, -1}, true},
+        {{"gemm_bf16", {{0}}, 0, -1, -1}, false},
+        {{"gemm_bf16", {{"M", 19}, {"N", 21}, {"K", 13}, {"BK", 4}}, 4, -1, -1}, true},
         {{"softmax", {{0}}, 0, -1, -1}, false},
         {{"softmax", {{"R", 6}, {"W", 7}}, 2, -1, -1}, false},
         {{"softmax", {{0}}, 0, 1, 0}, false},
