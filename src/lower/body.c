@@ -15,6 +15,7 @@ void lower_op(lowerer *lw, const tir_op *op) {
     case TIR_OP_SERIAL:
     case TIR_OP_PIPELINE:
     case TIR_OP_REDUCE: lower_loop(lw, op); break;
+    case TIR_OP_IF: lower_if(lw, op); break;
     case TIR_OP_STAGE:
     case TIR_OP_YIELD: break;
     default: lw_internal(lw, "'%s' op #%u has no lowering here", tir_op_kind_name(op->kind), op->id); break;

@@ -180,6 +180,7 @@ xir_value *lw_read_stream(lowerer *lw, const lv *rec, xir_value *flat);  /* view
 void lower_map(lowerer *lw, const tir_op *op);                           /* map.c */
 xir_value *lw_read_map_recipe(lowerer *lw, const lv *rec, xir_value *flat); /* map.c: a coordinate map recipe */
 void lower_loop(lowerer *lw, const tir_op *op);                          /* loops.c */
+void lower_if(lowerer *lw, const tir_op *op);                            /* branch.c */
 void lower_partitioned_reduce(lowerer *lw, const tir_op *op);            /* reduce.c */
 /* Packet-local: every lane's partial p over the distributed dim d (with
  * `valid`, NULL: every lane has one) combined over the packet by `op` in a

@@ -81,12 +81,13 @@ static tilec_status check_op(admitter *a, const tir_op *op) {
                       "to workers, and it is flattened into the root only when perfectly nested%s%s)",
                       op->id, why ? ": " : "", why ? why : "");
     }
-    if (op->kind == TIR_OP_IF)
-        return refuse(a, PLAN_REFUSE_CONDITIONAL, op->loc,
-                      "'if' op #%u has no native realization yet: the reference interpreter runs it (tilec run "
-                      "--reference); natively, compute both arms and `select`, or guard stores with bounds=zero "
-                      "(docs/tir.md \"Conditional regions\")",
-                      op->id);
+    for (uint32_t j = 0; op->kind == TIR_OP_IF && j < op->result_count; j++)
+        if (op->results[j]->type->kind == TIR_TYPE_TILE)
+            return refuse(a, PLAN_REFUSE_CONDITIONAL, op->loc,
+                          "'if' op #%u carries a tile (carry %u): natively an if carries scalars only; yield the "
+                          "tile's elements through a map and a select, or store it inside the if (docs/tir.md "
+                          "\"Conditional regions\")",
+                          op->id, j);
     for (uint32_t i = 0; i < op->operand_count; i++) {
         const tir_value *v = op->operands[i]->value;
         if (v && v->type->kind == TIR_TYPE_VIEW && !is_param(a, v))
@@ -200,3 +201,31 @@ bool plan_root_empty(const tir_func *f) {
     }
     return false;
 }
+
+/* Whether block b (inside an if) emits a loop. */
+static bool emits_loop(const tir_block *b, uint64_t max_unrolled) {
+    for (const tir_op *op = b->first; op; op = op->next) {
+        if (op->kind == TIR_OP_MMA || tir_op_is_loop(op) || op->kind == TIR_OP_MAP || op->kind == TIR_OP_PARALLEL)
+            return true;
+        uint64_t n;
+        for (uint32_t i = 0; i < op->result_count; i++)
+            if (op->results[i]->type->kind == TIR_TYPE_TILE &&
+                (!tir_space_volume(op->results[i]->type->space, &n) || n > max_unrolled))
+                return true;
+        if (op->domain && op->kind == TIR_OP_VIEW_STORE && (!tir_space_volume(op->domain, &n) || n > max_unrolled))
+            return true;
+        if (op->body && emits_loop(op->body, max_unrolled)) return true;
+    }
+    return false;
+}
+
+static const tir_op *branch_in(const tir_block *b, uint64_t max_unrolled) {
+    for (const tir_op *op = b->first; op; op = op->next) {
+        if (op->kind == TIR_OP_IF && emits_loop(op->body, max_unrolled)) return op;
+        const tir_op *inner = op->body ? branch_in(op->body, max_unrolled) : NULL;
+        if (inner) return inner;
+    }
+    return NULL;
+}
+
+const tir_op *plan_branch_with_loop(const tir_func *f, uint64_t max_unrolled) { return branch_in(f->body, max_unrolled); }

@@ -24,7 +24,7 @@
     X(VIEW_ACCESS, "LOWER-A07", "view not accessed as a kernel parameter") \
     X(VIEW_SIZE, "LOWER-A08", "view too large to address") \
     X(RANK, "LOWER-A09", "rank exceeds 64") \
-    X(CONDITIONAL, "LOWER-A10", "if region not realized")
+    X(CONDITIONAL, "LOWER-A10", "if region carrying a tile")
 
 typedef enum {
     PLAN_ADMITTED = 0,
@@ -38,6 +38,13 @@ typedef enum {
  * nothing runs (admission refuses it, LOWER-A03; the facade compiles an
  * empty kernel, the CLI's XIR engine runs nothing). */
 bool plan_root_empty(const tir_func *f);
+
+/* The first `if` of f whose body emits a loop (a loop, map or mma region, or
+ * a tile of more than `max_unrolled` elements: a runtime traversal), or NULL.
+ * With one program per lane its condition may differ between the lanes, and
+ * the SIMD backend predicates only loop-free branches (SIMD-U02), so the
+ * planner does not map such a kernel that way at W > 1. */
+const tir_op *plan_branch_with_loop(const tir_func *f, uint64_t max_unrolled);
 
 const char *plan_refusal_code(plan_refusal r);
 const char *plan_refusal_reason(plan_refusal r);

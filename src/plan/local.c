@@ -197,6 +197,11 @@ static bool check_op(plan_local *l, const tir_op *op, bool in_region) {
             if (!check_value(l, op->body->args[i], op)) return false;
         return check_block(l, op->body, over);
     }
+    case TIR_OP_IF: /* outside maps and reductions over D its condition is the program's: uniform */
+        if (in_region) return refuse(l, PLAN_LOCAL_REFUSE_NESTED, "'if' op #%u", op->id);
+        for (uint32_t i = 0; i < op->body->arg_count; i++)
+            if (!check_value(l, op->body->args[i], op)) return false;
+        return check_block(l, op->body, false);
     default:
         return refuse(l, PLAN_LOCAL_REFUSE_ORDERED, "'%s' op #%u", tir_op_kind_name(op->kind), op->id);
     }

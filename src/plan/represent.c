@@ -173,6 +173,7 @@ static uint64_t block_work(const plan_repr_options *o, const tir_block *b, bool 
             w = map_is_runtime(o, op, body, inner) ? body : sat_mul(space_volume(o, op->domain), body);
             break;
         }
+        case TIR_OP_IF: w = block_work(o, op->body, structured); break;
         case TIR_OP_SERIAL:
         case TIR_OP_PIPELINE:
         case TIR_OP_REDUCE: {
@@ -394,6 +395,18 @@ static void plan_loop(planner *p, const tir_op *op, plan_op *po) {
     plan_block(p, op->body, body_mult);
 }
 
+/* An if (scalar carries: admission refuses tile ones): its body once, its
+ * carries and results scalars joined at the branch's merge. */
+static void plan_if(planner *p, const tir_op *op, plan_op *po) {
+    po->count = 1;
+    po->body_emissions = 1;
+    for (uint32_t j = 0; j < op->result_count; j++) {
+        set_value(p, op->body->args[j], PLAN_FORM_SCALAR, po->multiplicity);
+        set_value(p, op->results[j], PLAN_FORM_SCALAR, po->multiplicity);
+    }
+    plan_block(p, op->body, po->multiplicity);
+}
+
 /* Whether v's elements are read without a stream of a parameter that may
  * overlap parameter `param` (its recipe tree, streams guarded apart). */
 static bool reads_apart(planner *p, const tir_value *v, uint32_t param, uint32_t depth) {
@@ -474,6 +487,7 @@ static void plan_op_(planner *p, const tir_op *op, uint64_t mult) {
     case TIR_OP_SERIAL:
     case TIR_OP_PIPELINE:
     case TIR_OP_REDUCE: plan_loop(p, op, po); break;
+    case TIR_OP_IF: plan_if(p, op, po); break;
     case TIR_OP_PARALLEL:
         po->count = space_volume(&p->r->options, op->domain);
         po->body_emissions = 1;

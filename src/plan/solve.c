@@ -49,6 +49,7 @@ typedef struct {
     uint32_t locals[2];
     size_t local_count;
     plan_local local; /* the packet-local admission, when a local width is enumerated */
+    const tir_op *branch; /* an if whose body emits a loop (plan_branch_with_loop) */
     uint32_t blocks[MAX_BLOCK];
     size_t block_count;
     width_analysis per_width[2][2]; /* by index into locals, then fused */
@@ -388,6 +389,11 @@ static bool fusion_changes(solver *s, size_t l) {
 static tilec_status consider(solver *s, const plan_candidate *c, size_t l, const plan_root_map *map) {
     plan_result *out = s->out;
     const plan_target_info *info = s->info;
+    if (c->local_lanes <= 1 && out->target.packet_width > 1 && s->branch)
+        return reject(s, c, PLAN_REJECT_BRANCH, NULL,
+                      "one program per lane: the condition of 'if' op #%u may differ between the lanes and its body "
+                      "has a loop (the SIMD backend predicates only loop-free branches)",
+                      s->branch->id);
     if (c->local_lanes > 1 && s->local.refusal)
         return reject(s, c, PLAN_REJECT_LOCAL, NULL, "local-axis distribution (local_lanes=%u) cannot realize it: %s",
                       c->local_lanes, s->local.why);
@@ -518,6 +524,7 @@ tilec_status plan_kernel(tilec_context *ctx, const tir_func *f, const plan_optio
     if (!st) st = local_widths(&s);
     if (!st) st = plan_admit(ctx, f, &s.admission);
     if (!st) st = local_admission(&s);
+    if (!st) s.branch = plan_branch_with_loop(f, s.o->max_unrolled_tile_elements);
     if (!st) st = root_constraints(&s);
     if (!st) st = choose_policy(&s);
     if (!st) st = block_widths(&s);

@@ -45,7 +45,7 @@ typedef struct {
 /* X(enum suffix, name) in admission order. */
 #define PLAN_REJECT_STAGES(X) \
     X(LOCAL, "local-distribution") X(ACCEPTS, "accepts") X(ANALYSIS, "resource-analysis") X(BUDGET, "resource-budget") \
-    X(COST, "cost")
+    X(COST, "cost") X(BRANCH, "varying-branch")
 
 typedef enum {
 #define X(e, name) PLAN_REJECT_##e,

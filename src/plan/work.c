@@ -419,6 +419,10 @@ static void walk_op(walker *w, const tir_op *op, double rep) {
         walk_loop(w, op, rep);
         break;
     case TIR_OP_MMA: walk_mma(w, op, rep); break;
+    case TIR_OP_IF: /* charged as taken, plus the branch */
+        w->arith += rep;
+        walk_block(w, op->body, rep);
+        break;
     case TIR_OP_PARALLEL:
         for (uint32_t i = 0; i < op->domain->rank; i++) {
             slope_info *s = slope_of(w, op->body->args[i]);

@@ -14,11 +14,18 @@ typedef struct {
     xir_block **block;        /* by id */
     uint32_t *ipdom;          /* by id: immediate post-dominator id, XIR_CFG_NONE = the exit */
     unsigned char *varying;   /* by value id (arguments and instructions) */
+    uint32_t width;           /* W, the packet width */
     xir_block **stack;        /* scratch for simd_region */
 } simd_analysis;
 
 /* False (with a NOMEM diagnostic) when memory runs out. */
-bool simd_analyze(tilec_context *ctx, const xir_func *f, simd_analysis *out);
+bool simd_analyze(tilec_context *ctx, const xir_func *f, uint32_t width, simd_analysis *out);
+
+/* Whether i is `div dispatch_id, k` with k a multiple of W: a packet's lanes
+ * are W consecutive ordinals from a multiple of W, so the quotient (a
+ * packet-local kernel's program ordinal) is the same on every lane — the
+ * packet's first ordinal divided by k. */
+bool simd_packet_ordinal_div(const xir_inst *i, uint32_t width);
 void simd_analysis_free(simd_analysis *a);
 
 bool simd_varying(const simd_analysis *a, const xir_value *v);

@@ -370,7 +370,8 @@ static LLVMValueRef arith(emitter *e, const xir_inst *i) {
         return sel(e, c, get(e, xir_operand(i, 1), vec), get(e, xir_operand(i, 2), vec));
     }
     tir_scalar t = xir_operand(i, 0)->type->scalar;
-    LLVMValueRef a = get(e, xir_operand(i, 0), vec);
+    /* the packet's ordinal: its first dispatch ordinal, divided */
+    LLVMValueRef a = !vec && simd_packet_ordinal_div(i, e->W) ? e->base : get(e, xir_operand(i, 0), vec);
     LLVMValueRef b = xir_arith_arity(op) > 1 ? get(e, xir_operand(i, 1), vec) : NULL;
     bool fl = tir_scalar_is_float(t), sg = tir_scalar_is_signed(t);
     switch (op) {
@@ -935,6 +936,11 @@ static void emit_terminator(emitter *e, const xir_block *b, const xir_inst *t) {
     }
     if (t->kind == XIR_INST_BR) {
         LLVMBuildBr(e->b, e->entry_bb[t->targets[0]->id]);
+        return;
+    }
+    if (varying(e, xir_operand(t, 0)) && e->W == 1) { /* one lane: its own branch (stores keep the tail mask) */
+        LLVMValueRef c = LLVMBuildExtractElement(e->b, get(e, xir_operand(t, 0), false), const_i32(e, 0), "");
+        LLVMBuildCondBr(e->b, c, e->entry_bb[t->targets[0]->id], e->entry_bb[t->targets[1]->id]);
         return;
     }
     if (varying(e, xir_operand(t, 0))) {

@@ -106,7 +106,7 @@ static tilec_status emit_kernel(tilec_context *ctx, const xir_func *f, const sim
                                 const jit_host *host, LLVMModuleRef m, const char *entry_name, simd_emit_info *info) {
     simd_analysis an;
     memset(info, 0, sizeof *info);
-    if (!simd_analyze(ctx, f, &an)) return TILEC_E_NOMEM;
+    if (!simd_analyze(ctx, f, w, &an)) return TILEC_E_NOMEM;
     /* A packet-local kernel's packet is one whole program (dispatch_size is
      * programs × W), so specializing it needs no masked body at all. */
     simd_bodies bodies = !o->full_packet_specialization || w == 1 ? SIMD_BODIES_MASKED

@@ -3,7 +3,8 @@
  *
  * Seeds: constants, buffer arguments and block_id, dispatch_size,
  * block_size, warp_size are uniform; dispatch_id and warp_lane_id are
- * varying.  Pure operations join their operands; buffer reads are varying
+ * varying, but dispatch_id divided by a multiple of W is uniform (packets
+ * start at multiples of W: simd_packet_ordinal_div).  Pure operations join their operands; buffer reads are varying
  * when their index is; private loads are always varying (per-lane memory);
  * warp_read_lane is uniform when its value or its lane is.  A PHI is varying
  * when an incoming value is, or when its block lies in the region of a
@@ -118,7 +119,16 @@ static bool any_operand_varying(const simd_analysis *a, const xir_inst *i, uint3
     return false;
 }
 
+bool simd_packet_ordinal_div(const xir_inst *i, uint32_t width) {
+    if (i->kind != XIR_INST_ARITH || i->op != XIR_OP_DIV || i->operand_count != 2) return false;
+    const xir_value *x = xir_operand(i, 0), *k = xir_operand(i, 1);
+    return x->kind == XIR_VALUE_SPECIAL && x->special == XIR_SPECIAL_DISPATCH_ID && k->kind == XIR_VALUE_CONST &&
+           !tir_scalar_is_signed(k->type->scalar) && tir_scalar_is_integer(k->type->scalar) && k->constant.u &&
+           width && k->constant.u % width == 0;
+}
+
 static bool inst_varying(const simd_analysis *a, const xir_inst *i) {
+    if (simd_packet_ordinal_div(i, a->width)) return false;
     switch (i->kind) {
     case XIR_INST_ARITH:
     case XIR_INST_CAST:
@@ -159,9 +169,10 @@ static void classify(simd_analysis *a, unsigned char *region) {
     }
 }
 
-bool simd_analyze(tilec_context *ctx, const xir_func *f, simd_analysis *a) {
+bool simd_analyze(tilec_context *ctx, const xir_func *f, uint32_t width, simd_analysis *a) {
     memset(a, 0, sizeof *a);
     a->ctx = ctx;
+    a->width = width;
     a->func = f;
     a->n = f->next_block_id;
     if (!xir_cfg_build(ctx, f, true, &a->cfg)) goto oom;

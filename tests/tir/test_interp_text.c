@@ -283,10 +283,11 @@ static void test_text_if(void) {
     tir_module *m = parse_test_kernel(ctx, "conditional");
     if (!m) return;
     enum { R = 7, W = 9, N = 10, P = 16 };
-    float x[R * W], y[R * W], s[R], xs[N], ys[N], t[P * 4];
+    float x[R * W], y[R * W], s[R], xs[N], ys[N], t[P], tt[P * 4];
     for (int i = 0; i < R * W; i++) x[i] = (float)((i * 37) % 17 - 8) / 4.0f;
     for (int i = 0; i < N; i++) xs[i] = (float)i - 3.0f;
     memset(y, 0x7f, sizeof y), memset(s, 0x7f, sizeof s), memset(ys, 0x7f, sizeof ys), memset(t, 0x7f, sizeof t);
+    memset(tt, 0x7f, sizeof tt);
     tir_buffer rows[3] = {{x, sizeof x}, {y, sizeof y}, {s, sizeof s}};
     CHECK(tir_interpret(ctx, tir_module_func(m, 0), 3, rows) == TILEC_OK);
     int positive = 0;
@@ -302,8 +303,12 @@ static void test_text_if(void) {
     CHECK(tir_interpret(ctx, tir_module_func(m, 1), 3, idle) == TILEC_OK);
     for (int p = 0; p < P; p++) {
         if (p < N) CHECK(ys[p] == xs[p] + 0.5f);
-        for (int k = 0; k < 4; k++) CHECK(t[p * 4 + k] == (p < N ? xs[p] : 1.0f));
+        CHECK(t[p] == (p < N ? xs[p] : 1.0f));
     }
+    tir_buffer tiles[2] = {{xs, sizeof xs}, {tt, sizeof tt}}; /* @tile_carry */
+    CHECK(tir_interpret(ctx, tir_module_func(m, 4), 2, tiles) == TILEC_OK);
+    for (int p = 0; p < P; p++)
+        for (int k = 0; k < 4; k++) CHECK(tt[p * 4 + k] == (p < N ? xs[p] : 1.0f));
     tir_module_destroy(m);
 }
 

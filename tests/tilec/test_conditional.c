@@ -1,0 +1,69 @@
+/* if regions natively (docs/tir.md "Conditional regions"): every kernel of
+ * tests/kernels/conditional.tir that carries scalars — if/else with stores
+ * and a carry, idle programs skipping loads and stores that would fault, a
+ * reduction inside an if, an if inside a loop — agrees with the reference
+ * interpreter at W ∈ {1, 4, 8, 16} on 1 and 2 workers, with the planner's
+ * mapping and with one program per lane (a condition that differs between
+ * the lanes: a predicated branch; at W = 1 the lane's own branch).  Refused
+ * by name: one program per lane (W > 1) for an if whose body has a loop, as
+ * its condition may differ between the lanes (the planner rejects every
+ * such candidate, PLAN-S01 "varying-branch"; by default it picks
+ * packet-local lanes, where the condition is the program's), and a tile
+ * carry (LOWER-A10). */
+#include "facade_fixture.h"
+
+static tilec_runtime *rt[2];
+
+static const tir_func *kernel(const tir_module *m, const char *name) {
+    for (size_t i = 0; m && i < tir_module_func_count(m); i++)
+        if (!strcmp(tir_func_name(tir_module_func(m, i)), name)) return tir_module_func(m, i);
+    CHECK_MSG(false, "no kernel @%s in conditional.tir", name);
+    return NULL;
+}
+
+/* Compiling f at width w with `lanes` local lanes fails with `code`. */
+static void expect_refusal(const tir_func *f, uint32_t w, uint32_t lanes, const char *code) {
+    tilec_compile_options o = tilec_compile_options_default();
+    o.width = w;
+    o.runtime = rt[0];
+    o.local_lanes = lanes;
+    tilec_kernel *k = NULL;
+    CHECK_MSG(f && tilec_compile(ctx, f, &o, &k) != TILEC_OK && has_diag(code, ""),
+              "@%s W=%u lanes=%u: expected %s, got %s", f ? tir_func_name(f) : "?", w, lanes, code,
+              last_diag_code(ctx));
+    tilec_kernel_destroy(k);
+    tilec_diag_clear(ctx);
+}
+
+static void test_native(const tir_module *m) {
+    static const char *const names[] = {"cond_rows", "idle", "guarded_sum", "odd_sum"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        const tir_func *f = kernel(m, names[i]);
+        for (uint32_t w = 1; f && w <= 16; w *= 2)
+            for (uint32_t t = 1; t <= 2; t++)
+                for (uint32_t lanes = 0; lanes <= 1; lanes++) {
+                    if (!strcmp(names[i], "guarded_sum") && lanes == 1 && w > 1) {
+                        expect_refusal(f, w, lanes, "PLAN-S01"); /* every candidate: varying-branch */
+                        continue;
+                    }
+                    tilec_kernel *k = compile_at_lanes(f, tilec_compile_options_default(), w, rt[t - 1], lanes);
+                    char label[96];
+                    snprintf(label, sizeof label, "@%s W=%u threads=%u lanes=%u", names[i], w, t, lanes);
+                    run_config c = run_config_default(w, true);
+                    if (k) run_facade(label, f, k, &c);
+                    tilec_kernel_destroy(k);
+                }
+    }
+    expect_refusal(kernel(m, "tile_carry"), 8, 0, "LOWER-A10");
+}
+
+int main(void) {
+    CHECK(tilec_context_create(NULL, &ctx) == TILEC_OK);
+    for (uint32_t t = 0; t < 2; t++) CHECK(tilec_runtime_create(ctx, t + 1, &rt[t]) == TILEC_OK);
+    tir_module *m = parse_test_kernel(ctx, "conditional");
+    if (m && rt[1]) test_native(m);
+    tir_module_destroy(m);
+    for (uint32_t t = 0; t < 2; t++) tilec_runtime_destroy(rt[t]);
+    tilec_context_destroy(ctx);
+    TEST_MAIN_END();
+}
