@@ -698,7 +698,7 @@ static void test_v25_combine_closure(void) {
     tir_block_add_arg(loop->body, tir_type_index(k.m));
     tir_op_insert_end(tir_op_new(k.f, TIR_OP_YIELD, no_loc), loop->body);
     tir_op_insert_before(loop, k.yield);
-    expect_violation(k.m, "TIR-V25", op_ref("serial", loop), "loops and parallel regions are not allowed");
+    expect_violation(k.m, "TIR-V25", op_ref("serial", loop), "loops, parallel and if regions are not allowed");
 }
 
 /* Every violation is reported, not just the first. */
