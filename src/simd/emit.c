@@ -20,8 +20,10 @@
  * Memory: every buffer access uses the current mask (tail mask or block
  * mask): lane-consecutive indices (a proof over dispatch_id-derived index
  * arithmetic, see lane_facts) become one masked vector load/store,
- * packet-equal indices one scalar load + splat, others masked
- * gather/scatter with inactive indices sanitized to 0.  A uniform access in
+ * packet-equal indices one scalar load + splat, every other element (lane
+ * l at lane 0's + 2l: interleaved pairs) two masked vector accesses and a
+ * shuffle, others masked gather/scatter with inactive indices sanitized
+ * to 0.  A uniform access in
  * a predicated block is done only when some lane is active.  Private arrays
  * are interleaved (element q of lane l at q·W + l) in one stack allocation
  * per alloca; a uniform slot is one vector access.
@@ -45,7 +47,8 @@ enum {
     LANE_CONSEC = 2,  /* lane l holds lane 0's value + l */
     LANE_ALIGNED = 4, /* CONSEC, and lane 0's value is a multiple of W */
     LANE_MULW = 8,    /* EQUAL, and the value is a multiple of W */
-    LANE_NONNEG = 16  /* no lane holds a negative value */
+    LANE_NONNEG = 16, /* no lane holds a negative value */
+    LANE_PAIRS = 32   /* lane l holds lane 0's value + 2·l (every other element) */
 };
 
 typedef struct {
@@ -195,12 +198,26 @@ static unsigned facts_of(emitter *e, const xir_value *v) {
     return v->kind == XIR_VALUE_INST ? e->facts[v->id] : 0;
 }
 
-/* x + y where at most one operand is lane-consecutive. */
+/* x + y where at most one operand is lane-consecutive (or pairs). */
 static unsigned add_facts(unsigned x, unsigned y) {
     unsigned nonneg = x & y & LANE_NONNEG;
     if ((x & LANE_EQUAL) && (y & LANE_EQUAL)) return LANE_EQUAL | (x & y & LANE_MULW) | nonneg;
     if ((x & LANE_CONSEC) && (y & LANE_EQUAL)) return LANE_CONSEC | ((x & LANE_ALIGNED) && (y & LANE_MULW) ? LANE_ALIGNED : 0) | nonneg;
-    if ((y & LANE_CONSEC) && (x & LANE_EQUAL)) return add_facts(y, x);
+    if ((x & LANE_PAIRS) && (y & LANE_EQUAL)) return LANE_PAIRS | nonneg;
+    if ((y & (LANE_CONSEC | LANE_PAIRS)) && (x & LANE_EQUAL)) return add_facts(y, x);
+    return 0;
+}
+
+/* x · y: consecutive lanes times 2 are every other element; times 1 stay. */
+static unsigned mul_facts(emitter *e, const xir_inst *i, unsigned x, unsigned y) {
+    if ((x & LANE_EQUAL) && (y & LANE_EQUAL)) return LANE_EQUAL | ((x | y) & LANE_MULW) | (x & y & LANE_NONNEG);
+    int64_t k;
+    for (unsigned side = 0; side < 2; side++) {
+        unsigned f = side ? y : x;
+        if (!const_int(xir_operand(i, 1 - side), &k) || !(f & (LANE_CONSEC | LANE_PAIRS))) continue;
+        if (k == 1) return f;
+        if (k == 2 && (f & LANE_CONSEC) && e->W > 1) return LANE_PAIRS | (f & LANE_NONNEG);
+    }
     return 0;
 }
 
@@ -222,11 +239,9 @@ static unsigned inst_facts(emitter *e, const xir_inst *i) {
     case XIR_OP_SUB:
         if ((x & LANE_EQUAL) && (y & LANE_EQUAL)) return LANE_EQUAL | (x & y & LANE_MULW);
         if ((x & LANE_CONSEC) && (y & LANE_EQUAL)) return LANE_CONSEC | ((x & LANE_ALIGNED) && (y & LANE_MULW) ? LANE_ALIGNED : 0);
+        if ((x & LANE_PAIRS) && (y & LANE_EQUAL)) return LANE_PAIRS;
         return 0;
-    case XIR_OP_MUL:
-        if ((x & LANE_EQUAL) && (y & LANE_EQUAL))
-            return LANE_EQUAL | ((x | y) & LANE_MULW) | (x & y & LANE_NONNEG);
-        return 0;
+    case XIR_OP_MUL: return mul_facts(e, i, x, y);
     case XIR_OP_DIV:
         if ((x & LANE_EQUAL) && (y & LANE_EQUAL)) return LANE_EQUAL | (x & y & LANE_NONNEG);
         if ((x & LANE_ALIGNED) && divisor && nonneg_x) return LANE_EQUAL | LANE_NONNEG;
@@ -647,6 +662,59 @@ static LLVMValueRef lane_pointers(emitter *e, LLVMTypeRef t, LLVMValueRef base, 
     return LLVMBuildGEP2(e->b, t, splat(e, base), &safe, 1, "");
 }
 
+/* Pairs: the packet's elements are every other element of the 2W-element
+ * span at p (lane l at p + 2l).  Half h of the span is a W-element vector
+ * whose even positions belong to lanes h·W/2 + j/2; its mask enables just
+ * those of active lanes, so no other element is touched. */
+static LLVMValueRef half_mask(emitter *e, LLVMValueRef mask, unsigned h) {
+    LLVMValueRef idx[32];
+    for (unsigned j = 0; j < e->W; j++) idx[j] = const_i32(e, j % 2 ? e->W : h * e->W / 2 + j / 2);
+    return LLVMBuildShuffleVector(e->b, mask, LLVMConstNull(LLVMTypeOf(mask)), LLVMConstVector(idx, e->W), "");
+}
+
+static LLVMValueRef half_pointer(emitter *e, LLVMTypeRef t, LLVMValueRef p, unsigned h) {
+    LLVMValueRef off = const_i64(e, h * e->W);
+    return h ? LLVMBuildGEP2(e->b, t, p, &off, 1, "") : p;
+}
+
+/* With every lane active (the all-active body outside predicated blocks)
+ * the span's elements 0..2W-2 are all inside the buffer: two plain loads,
+ * at p and p + W - 1 (masked loads ran 5x slower on Zen). */
+static LLVMValueRef pair_load(emitter *e, const xir_inst *i, tir_scalar s, LLVMTypeRef t, LLVMValueRef p,
+                              LLVMValueRef mask) {
+    LLVMValueRef half[2], idx[32];
+    bool all = e->full && !e->predicated[i->parent->id];
+    LLVMValueRef shifted = const_i64(e, e->W - 1);
+    for (unsigned h = 0; h < 2; h++)
+        half[h] = !all ? masked_load(e, s, half_pointer(e, t, p, h), half_mask(e, mask, h))
+                       : plain_load(e, s, vec_of(e, t), h ? LLVMBuildGEP2(e->b, t, p, &shifted, 1, "") : p);
+    /* lane l is span element 2l: in the second half (at W-1 when all) past W-1 */
+    for (unsigned l = 0; l < e->W; l++) idx[l] = const_i32(e, all && 2 * l >= e->W ? 2 * l + 1 : 2 * l);
+    e->info->counters.pair_loads++;
+    return LLVMBuildShuffleVector(e->b, half[0], half[1], LLVMConstVector(idx, e->W), "");
+}
+
+/* With every lane active: W scalar stores (AVX2 masked stores, microcoded
+ * on AMD, ran 5x slower than a contiguous store); otherwise two masked
+ * stores of the lanes spread over the span's halves. */
+static void pair_store(emitter *e, const xir_inst *i, tir_scalar s, LLVMTypeRef t, LLVMValueRef v, LLVMValueRef p,
+                       LLVMValueRef mask) {
+    e->info->counters.pair_stores++;
+    if (e->full && !e->predicated[i->parent->id]) {
+        for (unsigned l = 0; l < e->W; l++) {
+            LLVMValueRef at = const_i64(e, 2 * l);
+            plain_store(e, s, LLVMBuildExtractElement(e->b, v, const_i32(e, l), ""), LLVMBuildGEP2(e->b, t, p, &at, 1, ""));
+        }
+        return;
+    }
+    for (unsigned h = 0; h < 2; h++) {
+        LLVMValueRef idx[32];
+        for (unsigned j = 0; j < e->W; j++) idx[j] = const_i32(e, h * e->W / 2 + j / 2);
+        LLVMValueRef spread = LLVMBuildShuffleVector(e->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(idx, e->W), "");
+        masked_store(e, s, spread, half_pointer(e, t, p, h), half_mask(e, mask, h));
+    }
+}
+
 static LLVMValueRef buffer_read(emitter *e, const xir_inst *i) {
     tir_scalar s = i->value.type->scalar;
     const xir_value *idx = xir_operand(i, 1);
@@ -667,6 +735,10 @@ static LLVMValueRef buffer_read(emitter *e, const xir_inst *i) {
         LLVMValueRef first = LLVMBuildExtractElement(e->b, k, const_i32(e, 0), "");
         e->info->counters.contiguous_loads++;
         return from_mem(e, s, masked_load(e, s, LLVMBuildGEP2(e->b, t, base, &first, 1, ""), mask));
+    }
+    if (facts & LANE_PAIRS) {
+        LLVMValueRef first = LLVMBuildExtractElement(e->b, k, const_i32(e, 0), "");
+        return from_mem(e, s, pair_load(e, i, s, t, LLVMBuildGEP2(e->b, t, base, &first, 1, ""), mask));
     }
     e->info->counters.gathers++;
     return from_mem(e, s, gather(e, s, lane_pointers(e, t, base, k, mask), mask));
@@ -737,6 +809,11 @@ static void buffer_write(emitter *e, const xir_inst *i) {
         e->info->counters.contiguous_stores++;
         if (streaming(e, i)) streaming_store(e, s, v, p);
         else masked_store(e, s, v, p, mask);
+        return;
+    }
+    if (facts & LANE_PAIRS) {
+        LLVMValueRef first = LLVMBuildExtractElement(e->b, k, const_i32(e, 0), "");
+        pair_store(e, i, s, t, v, LLVMBuildGEP2(e->b, t, base, &first, 1, ""), mask);
         return;
     }
     e->info->counters.scatters++;

@@ -66,6 +66,7 @@ simd_options simd_options_default(void);
 /* Static access-realization counts of one compiled kernel: X(name). */
 #define SIMD_COUNTERS(X) \
     X(contiguous_loads) X(contiguous_stores) X(broadcast_loads) X(uniform_stores) X(gathers) X(scatters) \
+    X(pair_loads) X(pair_stores) \
     X(private_vector_accesses) X(private_gather_scatters) X(predicated_regions) X(skippable_blocks) X(private_bytes) \
     X(math_calls) X(full_packet_bodies) X(workspace_bytes) X(streaming_stores)
 

@@ -6,7 +6,8 @@
  * W ∈ {1, 4, 8, 16} on 1 and 2 workers, with the packet spread over one
  * program's row (local lanes = W) and over programs (1 local lane), packing
  * on and off.  The realization counters say how each access was realized:
- * a stride across the lanes gathers and scatters, a stride on another axis
+ * a stride of 2 across the lanes is pairs (two vector accesses and a
+ * shuffle), another stride across them gathers, a stride on another axis
  * leaves the rows contiguous, a table every lane reads the same is one
  * broadcast load, and a packed strided operand is read contiguously. */
 #include "facade_fixture.h"
@@ -54,20 +55,37 @@ static long counter(const tir_func *f, uint32_t lanes, tilec_pack pack, const ch
 static void test_realization(const tir_module *m) {
     const tir_func *swap = kernel(m, "swap_pairs"), *pool = kernel(m, "avg_pool"), *rows = kernel(m, "even_rows"),
                    *table = kernel(m, "table_scale"), *gemm = kernel(m, "gemm_even_cols");
-    /* stride 2 across the lanes */
-    CHECK(counter(swap, 16, TILEC_PACK_AUTO, "gathers") == 2 && counter(swap, 16, TILEC_PACK_AUTO, "scatters") == 2);
-    CHECK(counter(swap, 16, TILEC_PACK_AUTO, "contiguous_loads") == 0);
-    CHECK(counter(pool, 16, TILEC_PACK_AUTO, "gathers") >= 4 && counter(pool, 16, TILEC_PACK_AUTO, "contiguous_loads") == 0);
+    /* stride 2 across the lanes: pairs (two vector accesses and a shuffle) */
+    CHECK(counter(swap, 16, TILEC_PACK_AUTO, "pair_loads") == 2 && counter(swap, 16, TILEC_PACK_AUTO, "pair_stores") == 2);
+    CHECK(counter(swap, 16, TILEC_PACK_AUTO, "gathers") == 0 && counter(swap, 16, TILEC_PACK_AUTO, "scatters") == 0);
+    CHECK(counter(pool, 16, TILEC_PACK_AUTO, "pair_loads") >= 4 && counter(pool, 16, TILEC_PACK_AUTO, "gathers") == 0);
+    /* stride 3 across the lanes gathers */
+    CHECK(counter(kernel(m, "edges"), 16, TILEC_PACK_AUTO, "gathers") >= 1);
     /* stride 2 on the rows, contiguous along the lanes */
     CHECK(counter(rows, 16, TILEC_PACK_AUTO, "contiguous_loads") > 0 && counter(rows, 16, TILEC_PACK_AUTO, "gathers") == 0);
     /* one program per lane: the table's elements are the same on every lane */
     CHECK(counter(table, 1, TILEC_PACK_AUTO, "broadcast_loads") == 7);
-    /* the strided B operand: gathered in place, contiguous once packed */
-    CHECK(counter(gemm, 16, TILEC_PACK_OFF, "gathers") > 0);
+    /* the strided B operand: pairs in place, contiguous once packed */
+    CHECK(counter(gemm, 16, TILEC_PACK_OFF, "pair_loads") > 0);
     tilec_kernel *k = gemm ? run(gemm, 16, 2, 16, TILEC_PACK_ON) : NULL;
     const char *r = k ? tilec_kernel_realization(k) : "";
-    CHECK_MSG(has_item(r, "packed=gemm_even_cols_pack_B;") && item_value(r, "gathers") == 0, "%s", r);
+    CHECK_MSG(has_item(r, "packed=gemm_even_cols_pack_B;") && item_value(r, "gathers") == 0 &&
+                  item_value(r, "pair_loads") == 0,
+              "%s", r);
     tilec_kernel_destroy(k);
+}
+
+/* Pairs in whole packets (rows of a multiple of 2W: plain vector loads and
+ * scalar stores) and in partial ones (masked), at every width. */
+static void test_pair_shapes(void) {
+    static const int64_t widths[] = {64, 18, 6};
+    for (size_t i = 0; i < sizeof widths / sizeof *widths; i++) {
+        tir_define d[2] = {{"R", 3}, {"W", widths[i]}};
+        tir_module *m = parse_test_kernel_with(ctx, "strided", d, 2);
+        for (uint32_t w = 2; m && w <= 16; w *= 2)
+            for (uint32_t t = 1; t <= 2; t++) tilec_kernel_destroy(run(kernel(m, "swap_pairs"), w, t, w, TILEC_PACK_AUTO));
+        tir_module_destroy(m);
+    }
 }
 
 int main(void) {
@@ -77,6 +95,7 @@ int main(void) {
     if (m && rt[1]) {
         test_every_width(m);
         test_realization(m);
+        test_pair_shapes();
     }
     tir_module_destroy(m);
     for (uint32_t t = 0; t < 2; t++) tilec_runtime_destroy(rt[t]);
