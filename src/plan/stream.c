@@ -47,12 +47,13 @@ static void collect(readers *r, const tir_value *v, uint32_t depth) {
 }
 
 /* The store writes, element for element, where the load read: the same
- * tile space, the same origin values, and views of one shape. */
+ * tile space, strides and origin values, and views of one shape. */
 static bool aligned(const tir_op *load, const tir_op *store) {
     const tir_space *lv = load->operands[0]->value->type->space, *sv = store->operands[0]->value->type->space;
     if (load->domain != store->domain || lv->rank != sv->rank) return false;
     for (uint32_t a = 0; a < lv->rank; a++)
-        if (lv->axes[a].extent != sv->axes[a].extent || load->operands[1 + a]->value != store->operands[1 + a]->value)
+        if (lv->axes[a].extent != sv->axes[a].extent || load->operands[1 + a]->value != store->operands[1 + a]->value ||
+            tir_op_stride(load, a) != tir_op_stride(store, a))
             return false;
     return true;
 }
@@ -100,8 +101,10 @@ bool plan_stores_disjoint(const tir_op *a, const tir_op *b) {
     for (uint32_t i = 0; i < a->domain->rank && i < b->domain->rank; i++) {
         int64_t x, y;
         if (!constant_origin(a->operands[1 + i]->value, &x) || !constant_origin(b->operands[1 + i]->value, &y)) continue;
-        if ((x <= y && (uint64_t)(y - x) >= a->domain->axes[i].extent) ||
-            (y < x && (uint64_t)(x - y) >= b->domain->axes[i].extent))
+        /* apart along the axis, or on interleaved lattices of one stride */
+        uint64_t gap = x <= y ? (uint64_t)y - (uint64_t)x : (uint64_t)x - (uint64_t)y, step = tir_op_stride(a, i);
+        if ((x <= y && gap >= tir_op_span(a, i)) || (y < x && gap >= tir_op_span(b, i)) ||
+            (step > 1 && step == tir_op_stride(b, i) && gap % step))
             return true;
     }
     return false;

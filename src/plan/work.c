@@ -30,7 +30,8 @@
  * known constant, any op of slope-0 operands; everything else (extracts,
  * loads, carries) is unknown.  An access's lane offsets are then
  * Σ slope·stride·offset: all 0 on a load → broadcast, exactly ±lane →
- * contiguous, anything else or unknown → gathered.  Packets are uniform when
+ * contiguous, exactly 2·lane → pairs (two contiguous accesses), anything
+ * else or unknown → gathered.  Packets are uniform when
  * the innermost digits tile every aligned packet the same way (their
  * cumulative extents divide W until one is a multiple of W); otherwise the
  * view memory is doubled (the seed's ragged-innermost rule).
@@ -204,16 +205,18 @@ static void view_charge(walker *w, const tir_op *op, double times) {
             slope[0] += stride * (double)tir_op_stride(op, a); /* the lane's element moves along D */
         stride *= (double)view->axes[a].extent;
     }
-    bool zero = known, up = known, down = known;
+    bool zero = known, up = known, down = known, pairs = known && w->lanes > 1;
     for (uint32_t l = 0; known && l < w->lanes; l++) {
         double offset = 0;
         for (uint32_t v = 0; v < w->varying; v++) offset += slope[v] * (double)w->offset[v][l];
         zero = zero && offset == 0;
         up = up && offset == l;
         down = down && offset == -(double)l;
+        pairs = pairs && offset == 2.0 * l;
     }
     if (zero && op->kind == TIR_OP_VIEW_LOAD) w->broadcast += times;
     else if (up || down) w->contiguous += times;
+    else if (pairs) w->contiguous += 2 * times; /* two vector accesses of the span (docs/simd.md "Memory") */
     else w->gathered += times;
 }
 

@@ -122,10 +122,10 @@ tilec_status simd_compile_cached(tilec_context *ctx, const xir_func *f, const si
     if (!c) return simd_compile(ctx, f, &o, out);
     strbuf key;
     strbuf_init(&key, ctx);
-    strbuf_printf(&key, "simd-cache-v1 W=%u full=%d streaming=%llx required=%u func=%s\n",
+    strbuf_printf(&key, "simd-cache-v1 W=%u full=%d streaming=%llx apart=%llx required=%u func=%s\n",
                   simd_resolve_width(o.width, getenv("TILEC_SIMD_WIDTH")),
-                  (int)o.full_packet_specialization, (unsigned long long)o.streaming_args, o.required_packet_width,
-                  f->name);
+                  (int)o.full_packet_specialization, (unsigned long long)o.streaming_args,
+                  (unsigned long long)o.apart_args, o.required_packet_width, f->name);
     if (!xir_print_to_strbuf(f->module, &key) || key.failed) { /* no memory for the key: compile uncached */
         strbuf_free(&key);
         return simd_compile(ctx, f, &o, out);

@@ -67,6 +67,8 @@ typedef struct {
     LLVMValueRef args, block_id, base, dsize, workspace, faults, tail_mask, lane32, lane64;
     LLVMValueRef *val;          /* by value id */
     unsigned char *facts;       /* by value id: LANE_* */
+    const xir_inst **paired;    /* by value id of a pair store: the earlier write moved down to it */
+    signed char *pair_sign;     /* by the same id: +1 when that earlier write is the even one */
     LLVMValueRef *bufptr;       /* by argument index */
     LLVMBasicBlockRef *entry_bb, *exit_bb; /* by block id */
     LLVMValueRef *mask;         /* by block id: entry mask of a predicated block */
@@ -75,7 +77,8 @@ typedef struct {
     uint32_t *next_linear;      /* by block id: the next block of a region chain */
     unsigned char *region;      /* scratch */
     uint64_t private_bytes;
-    uint64_t streaming_args;    /* bit a: argument a's full-packet contiguous stores may be non-temporal */
+    uint64_t streaming_args; /* bit a: argument a's full-packet contiguous stores may be non-temporal */
+    uint64_t apart_args;     /* bit a: argument a overlaps no other (simd_options.apart_args) */
     bool full;                  /* emitting the all-active body */
 } emitter;
 
@@ -715,6 +718,32 @@ static void pair_store(emitter *e, const xir_inst *i, tir_scalar s, LLVMTypeRef 
     }
 }
 
+/* Write a, moved down to its partner b (simd_pair_partner: b's index is
+ * a's ± 1) and emitted here with it: the even and odd elements interleaved
+ * into the span's two contiguous halves, plain stores when every lane is
+ * active, else masked by the lane mask doubled. */
+static void joined_pair_store(emitter *e, const xir_inst *a, const xir_inst *b, tir_scalar s, LLVMTypeRef t,
+                              LLVMValueRef base, LLVMValueRef mask) {
+    bool a_even = e->pair_sign[b->value.id] > 0;
+    const xir_inst *even = a_even ? a : b, *odd = a_even ? b : a;
+    LLVMValueRef first = LLVMBuildExtractElement(e->b, index64(e, xir_operand(even, 1), true), const_i32(e, 0), "");
+    LLVMValueRef ve = to_mem(e, s, get(e, xir_operand(even, 2), true)), vo = to_mem(e, s, get(e, xir_operand(odd, 2), true));
+    LLVMValueRef p = LLVMBuildGEP2(e->b, t, base, &first, 1, "");
+    bool all = e->full && !e->predicated[b->parent->id];
+    for (unsigned h = 0; h < 2; h++) {
+        LLVMValueRef idx[32], lanes[32];
+        for (unsigned j = 0; j < e->W; j++) {
+            lanes[j] = const_i32(e, h * e->W / 2 + j / 2);
+            idx[j] = const_i32(e, (j % 2 ? e->W : 0) + h * e->W / 2 + j / 2);
+        }
+        LLVMValueRef v = LLVMBuildShuffleVector(e->b, ve, vo, LLVMConstVector(idx, e->W), "");
+        LLVMValueRef q = half_pointer(e, t, p, h);
+        if (all) plain_store(e, s, v, q);
+        else masked_store(e, s, v, q, LLVMBuildShuffleVector(e->b, mask, LLVMGetPoison(LLVMTypeOf(mask)), LLVMConstVector(lanes, e->W), ""));
+    }
+    e->info->counters.joined_pair_stores++;
+}
+
 static LLVMValueRef buffer_read(emitter *e, const xir_inst *i) {
     tir_scalar s = i->value.type->scalar;
     const xir_value *idx = xir_operand(i, 1);
@@ -795,6 +824,10 @@ static void buffer_write(emitter *e, const xir_inst *i) {
     tir_scalar s = value->type->scalar;
     LLVMValueRef base = get(e, xir_operand(i, 0), false), mask = block_mask(e, i->parent);
     LLVMTypeRef t = mem_type(e, s);
+    if (e->paired[i->value.id]) {
+        joined_pair_store(e, e->paired[i->value.id], i, s, t, base, mask);
+        return;
+    }
     unsigned facts = facts_of(e, idx);
     if (!varying(e, idx) && !varying(e, value) && !e->predicated[i->parent->id]) {
         LLVMValueRef k = index64(e, idx, false);
@@ -812,6 +845,13 @@ static void buffer_write(emitter *e, const xir_inst *i) {
         return;
     }
     if (facts & LANE_PAIRS) {
+        int sign;
+        const xir_inst *partner = simd_pair_partner(i, e->W, e->apart_args, &sign);
+        if (partner && !e->paired[partner->value.id]) { /* emitted with its partner, joined_pair_store */
+            e->paired[partner->value.id] = i;
+            e->pair_sign[partner->value.id] = (signed char)sign;
+            return;
+        }
         LLVMValueRef first = LLVMBuildExtractElement(e->b, k, const_i32(e, 0), "");
         pair_store(e, i, s, t, v, LLVMBuildGEP2(e->b, t, base, &first, 1, ""), mask);
         return;
@@ -1307,6 +1347,7 @@ static void reset_body(emitter *e) {
     size_t nv = e->f->next_value_id + 1, nb = e->f->next_block_id + 1;
     memset(e->val, 0, nv * sizeof *e->val);
     memset(e->facts, 0, nv);
+    memset(e->paired, 0, nv * sizeof *e->paired);
     memset(e->entry_bb, 0, nb * sizeof *e->entry_bb);
     memset(e->exit_bb, 0, nb * sizeof *e->exit_bb);
     memset(e->mask, 0, nb * sizeof *e->mask);
@@ -1338,10 +1379,10 @@ static tilec_status emit_bodies(emitter *e, simd_bodies bodies, const char *entr
 }
 
 tilec_status simd_emit(tilec_context *ctx, const xir_func *f, const simd_analysis *an, const jit_host *host,
-                       uint32_t width, simd_bodies bodies, uint64_t streaming_args, LLVMModuleRef m,
+                       uint32_t width, simd_bodies bodies, uint64_t streaming_args, uint64_t apart_args, LLVMModuleRef m,
                        const char *entry_name, simd_emit_info *info) {
     emitter e = {.ctx = ctx, .f = f, .an = an, .host = host, .W = width, .info = info, .m = m,
-                 .streaming_args = streaming_args};
+                 .streaming_args = streaming_args, .apart_args = apart_args};
     e.c = LLVMGetModuleContext(m);
     e.b = LLVMCreateBuilderInContext(e.c);
     e.i1 = LLVMInt1TypeInContext(e.c);
@@ -1353,6 +1394,8 @@ tilec_status simd_emit(tilec_context *ctx, const xir_func *f, const simd_analysi
     size_t nv = f->next_value_id + 1, nb = f->next_block_id + 1;
     e.val = tilec_alloc(ctx, nv * sizeof *e.val);
     e.facts = tilec_alloc(ctx, nv);
+    e.paired = tilec_alloc(ctx, nv * sizeof *e.paired);
+    e.pair_sign = tilec_alloc(ctx, nv);
     e.bufptr = tilec_alloc(ctx, (f->args.len + 1) * sizeof *e.bufptr);
     e.entry_bb = tilec_alloc(ctx, nb * sizeof *e.entry_bb);
     e.exit_bb = tilec_alloc(ctx, nb * sizeof *e.exit_bb);
@@ -1363,12 +1406,12 @@ tilec_status simd_emit(tilec_context *ctx, const xir_func *f, const simd_analysi
     e.next_linear = tilec_alloc(ctx, nb * sizeof *e.next_linear);
     e.region = tilec_alloc(ctx, nb);
     tilec_status st;
-    if (!e.val || !e.facts || !e.bufptr || !e.entry_bb || !e.exit_bb || !e.mask || !e.edge || !e.predicated || !e.join ||
+    if (!e.val || !e.facts || !e.paired || !e.pair_sign || !e.bufptr || !e.entry_bb || !e.exit_bb || !e.mask || !e.edge || !e.predicated || !e.join ||
         !e.next_linear || !e.region)
         st = tilec_error(ctx, TILEC_E_NOMEM, "SIMD-M02", tilec_no_loc(), "out of memory emitting '%s'", f->name);
     else
         st = emit_bodies(&e, bodies, entry_name);
-    void *tables[] = {e.val, e.facts, e.bufptr, e.entry_bb, e.exit_bb, e.mask, e.edge, e.predicated, e.join, e.next_linear, e.region};
+    void *tables[] = {e.val, e.facts, e.paired, e.pair_sign, e.bufptr, e.entry_bb, e.exit_bb, e.mask, e.edge, e.predicated, e.join, e.next_linear, e.region};
     for (size_t k = 0; k < sizeof tables / sizeof tables[0]; k++) tilec_free(ctx, tables[k]);
     LLVMDisposeBuilder(e.b);
     return st;

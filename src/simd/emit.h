@@ -22,10 +22,10 @@ typedef struct {
 typedef enum { SIMD_BODIES_MASKED, SIMD_BODIES_MASKED_AND_FULL, SIMD_BODIES_FULL } simd_bodies;
 
 /* Emits the packet entry `entry_name` and its internal packet bodies for `f`
- * into `m`; `streaming_args` as simd_options.streaming_args.  On failure
+ * into `m`; `streaming_args` and `apart_args` as in simd_options.  On failure
  * appends a SIMD-.. diagnostic and returns its status. */
 tilec_status simd_emit(tilec_context *ctx, const xir_func *f, const simd_analysis *an, const jit_host *host,
-                       uint32_t width, simd_bodies bodies, uint64_t streaming_args, LLVMModuleRef m,
+                       uint32_t width, simd_bodies bodies, uint64_t streaming_args, uint64_t apart_args, LLVMModuleRef m,
                        const char *entry_name, simd_emit_info *info);
 
 /* A kernel without code of its own: f's packet entry `entry_name` emitted

@@ -112,7 +112,7 @@ static tilec_status emit_kernel(tilec_context *ctx, const xir_func *f, const sim
     simd_bodies bodies = !o->full_packet_specialization || w == 1 ? SIMD_BODIES_MASKED
                          : o->required_packet_width                 ? SIMD_BODIES_FULL
                                                                     : SIMD_BODIES_MASKED_AND_FULL;
-    tilec_status st = simd_emit(ctx, f, &an, host, w, bodies, o->streaming_args, m, entry_name, info);
+    tilec_status st = simd_emit(ctx, f, &an, host, w, bodies, o->streaming_args, o->apart_args, m, entry_name, info);
     simd_analysis_free(&an);
     return st;
 }

@@ -59,6 +59,11 @@ typedef struct {
      * for an output that will not stay in them; the entry then ends with a
      * fence (docs/simd.md "Streaming stores").  0 by default. */
     uint64_t streaming_args;
+    /* Bit a (a < 64): buffer argument a overlaps no other argument whenever
+     * the kernel runs (the dispatch guarantees it: lower_arg.disjoint), so
+     * its writes may move past accesses of other buffers (pair stores,
+     * docs/simd.md "Memory").  0 by default: arguments may alias. */
+    uint64_t apart_args;
 } simd_options;
 
 simd_options simd_options_default(void);
@@ -66,7 +71,7 @@ simd_options simd_options_default(void);
 /* Static access-realization counts of one compiled kernel: X(name). */
 #define SIMD_COUNTERS(X) \
     X(contiguous_loads) X(contiguous_stores) X(broadcast_loads) X(uniform_stores) X(gathers) X(scatters) \
-    X(pair_loads) X(pair_stores) \
+    X(pair_loads) X(pair_stores) X(joined_pair_stores) \
     X(private_vector_accesses) X(private_gather_scatters) X(predicated_regions) X(skippable_blocks) X(private_bytes) \
     X(math_calls) X(full_packet_bodies) X(workspace_bytes) X(streaming_stores)
 

@@ -268,6 +268,20 @@ static tilec_status attach_runtime(tilec_context *ctx, tilec_kernel *k, const ti
  * (tilec_stores): auto, when the parameters together span at least 3/4 of
  * the last-level cache — the output would be evicted before any reuse
  * (glibc's memcpy uses the same bound for its non-temporal copies). */
+/* The parameters the dispatch keeps apart from every other one (each pair
+ * must not overlap for the kernel to run: lower_arg.disjoint). */
+static uint64_t apart_args(const lower_result *lowered) {
+    uint64_t apart = 0;
+    size_t n = lowered->arg_count < 64 ? lowered->arg_count : 64;
+    for (size_t a = 0; a < n; a++) {
+        bool alone = n == lowered->arg_count;
+        for (size_t b = 0; b < n && alone; b++)
+            alone = a == b || (lowered->args[a].disjoint >> b & 1) || (lowered->args[b].disjoint >> a & 1);
+        if (alone) apart |= 1ull << a;
+    }
+    return apart;
+}
+
 static uint64_t streaming_args(const lower_result *lowered, tilec_stores policy, uint64_t l3_bytes) {
     uint64_t footprint = 0, written = 0;
     for (size_t a = 0; a < lowered->arg_count && a < 64; a++) {
@@ -437,6 +451,7 @@ tilec_status tilec_compile_kernel(tilec_context *ctx, const tir_func *f, const t
     if (!st) {
         simd_options so = simd_options_default();
         so.streaming_args = streaming_args(&lowered, o.stores, target.l3_bytes);
+        so.apart_args = apart_args(&lowered);
         so.width = width;
         so.full_packet_specialization = o.full_packet_specialization;
         so.capture_ir = o.capture_ir;

@@ -369,6 +369,46 @@ static const char rows_text[] =
     "  ret\n"
     "}\n";
 
+/* Pairs (docs/simd.md "Memory"): lane l reads X[2(id) + 1] and writes
+ * Y[2(id)] and, after a read of X, Y[2(id) + 1]: both reads are pair loads;
+ * the two writes join into contiguous stores only when the dispatch keeps Y
+ * apart from X (apart_args), since the read of X lies between them. */
+static const char pairs_text[] =
+    "kernel @pairs(%X: buffer<f32>, %Y: buffer<f32>) block_size=64 {\n"
+    "^entry:\n"
+    "  %id = cast dispatch_id to u64\n"
+    "  %e = mul %id, u64 2 : u64\n"
+    "  %o = add %e, u64 1 : u64\n"
+    "  %a = buffer_read %X, %o : f32\n"
+    "  buffer_write %Y, %e, %a\n"
+    "  %b = buffer_read %X, %e : f32\n"
+    "  %c = mul %b, f32 2.0 : f32\n"
+    "  buffer_write %Y, %o, %c\n"
+    "  ret\n"
+    "}\n";
+
+static void test_pairs(void) {
+    static const uint32_t dispatches[] = {64, 40, 7};
+    check_text("pairs", pairs_text, dispatches, 3, 1024, 0);
+    xir_module *m = parse_xir(pairs_text);
+    for (uint32_t apart = 0; m && apart < 2; apart++) {
+        simd_options o = simd_options_default();
+        o.width = 8;
+        o.apart_args = apart ? 2 : 0; /* %Y */
+        simd_kernel *k = NULL;
+        CHECK(simd_compile(ctx, m->funcs.data[0], &o, &k) == TILEC_OK);
+        flush_diags();
+        const simd_counters *c = k ? simd_kernel_counters(k) : NULL;
+        CHECK_MSG(c && c->pair_loads == 2 && c->gathers == 0 && c->scatters == 0 &&
+                      c->joined_pair_stores == (apart ? 1u : 0u) && c->pair_stores == (apart ? 0u : 2u),
+                  "apart=%u: %llu pair loads, %llu pair stores, %llu joined", apart,
+                  c ? (unsigned long long)c->pair_loads : 0, c ? (unsigned long long)c->pair_stores : 0,
+                  c ? (unsigned long long)c->joined_pair_stores : 0);
+        simd_kernel_destroy(k);
+    }
+    xir_module_destroy(m);
+}
+
 static void test_counters(void) {
     xir_module *m = parse_xir(rows_text);
     if (!m) return;
@@ -514,6 +554,7 @@ int main(void) {
     test_control_flow();
     test_xir_files();
     test_counters();
+    test_pairs();
     test_refusals();
     tilec_context_destroy(ctx);
     TEST_MAIN_END();

@@ -75,15 +75,23 @@ static void test_realization(const tir_module *m) {
     tilec_kernel_destroy(k);
 }
 
-/* Pairs in whole packets (rows of a multiple of 2W: plain vector loads and
- * scalar stores) and in partial ones (masked), at every width. */
+/* Pairs in whole packets (rows of a multiple of 2W: plain vector loads, the
+ * two stores joined into contiguous ones) and in partial ones (masked), at
+ * every width. */
 static void test_pair_shapes(void) {
     static const int64_t widths[] = {64, 18, 6};
     for (size_t i = 0; i < sizeof widths / sizeof *widths; i++) {
         tir_define d[2] = {{"R", 3}, {"W", widths[i]}};
         tir_module *m = parse_test_kernel_with(ctx, "strided", d, 2);
         for (uint32_t w = 2; m && w <= 16; w *= 2)
-            for (uint32_t t = 1; t <= 2; t++) tilec_kernel_destroy(run(kernel(m, "swap_pairs"), w, t, w, TILEC_PACK_AUTO));
+            for (uint32_t t = 1; t <= 2; t++) {
+                tilec_kernel *k = run(kernel(m, "swap_pairs"), w, t, w, TILEC_PACK_AUTO);
+                /* whole rows: the even and odd stores interleave into contiguous ones */
+                if (k && widths[i] == 64)
+                    CHECK_MSG(item_value(tilec_kernel_realization(k), "joined_pair_stores") > 0, "W=%u: %s", w,
+                              tilec_kernel_realization(k));
+                tilec_kernel_destroy(k);
+            }
         tir_module_destroy(m);
     }
 }
