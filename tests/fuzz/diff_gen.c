@@ -347,11 +347,27 @@ static void tile_axes(gen *g, uint32_t rank, int *dims, uint64_t *ext) {
     for (uint32_t i = 0; vol > (gen_chance(g, 0.8) ? 64 : GEN_MAX_VOLUME) && i < rank; i++) vol /= ext[i], ext[i] = 1;
 }
 
+/* Strides for a tile access over axes [from, rank) (docs/tir.md "Strided
+ * tiles"): mostly none (NULL), else 1–3 per axis; *span gets each axis's
+ * span, what its bounds are checked against. */
+static const uint64_t *gen_strides(gen *g, uint32_t from, uint32_t rank, const uint64_t *ext, uint64_t *strides,
+                                   uint64_t *span) {
+    bool strided = gen_chance(g, 0.2);
+    for (uint32_t i = 0; i < rank; i++) {
+        strides[i] = strided && i >= from ? (uint64_t)gen_range(g, 1, 3) : 1;
+        span[i] = ext[i] ? (ext[i] - 1) * strides[i] + 1 : 0;
+    }
+    return strided ? strides : NULL;
+}
+
 /* The loaded tile: bounds, fill and facts, for view p at `origin`. */
 static bool emit_load(gen *g, const gen_param *p, tir_value **origin, const gen_val *ov, uint32_t rank, const int *dims,
                       const uint64_t *ext, gen_val *out) {
+    /* a partitioned buffer's rows are its programs': no stride along them */
+    uint64_t strides[GEN_MAX_RANK], span[GEN_MAX_RANK];
+    const uint64_t *st = gen_strides(g, g->buf[p->buffer].partitioned ? 1 : 0, rank, ext, strides, span);
     bool fits = true;
-    for (uint32_t i = 0; i < rank; i++) fits = fits && in_range(&ov[i], ext[i], p->ext[i]);
+    for (uint32_t i = 0; i < rank; i++) fits = fits && in_range(&ov[i], span[i], p->ext[i]);
     tir_bounds bounds = fits && gen_chance(g, 0.5) ? TIR_BOUNDS_ASSUME : TIR_BOUNDS_ZERO;
     if (!fits && g->oob_left && gen_chance(g, 0.2)) bounds = TIR_BOUNDS_ASSUME, g->oob_left = false;
     diff_facts f = g->buf[p->buffer].content;
@@ -367,7 +383,7 @@ static bool emit_load(gen *g, const gen_param *p, tir_value **origin, const gen_
         if (!fits) f = diff_facts_hull(&f, &zero);
     }
     tir_space *space = gen_space(g, rank, dims, ext);
-    *out = gen_push(g, tir_load_tile(g->b, p->view, origin, space, bounds, fill), f);
+    *out = gen_push(g, tir_load_tile_strided(g->b, p->view, origin, space, st, bounds, fill), f);
     return out->v != NULL;
 }
 
@@ -588,11 +604,14 @@ static bool store_tile(gen *g, const gen_val *v, const diff_facts *stored) {
     gen_val ov[GEN_MAX_RANK];
     origin[0] = (ov[0] = row_origin(g, p, (uint32_t)gen_below(g, (uint32_t)(b->bs - ext[0] + 1)))).v;
     for (uint32_t i = 1; i < rank; i++) origin[i] = (ov[i] = gen_index_origin(g, p->ext[i], ext[i])).v;
+    /* strides only on trailing axes: axis 0 keeps each program's row block */
+    uint64_t strides[GEN_MAX_RANK], span[GEN_MAX_RANK];
+    const uint64_t *st = gen_strides(g, 1, rank, ext, strides, span);
     bool fits = true;
-    for (uint32_t i = 0; i < rank; i++) fits = fits && in_range(&ov[i], ext[i], p->ext[i]);
+    for (uint32_t i = 0; i < rank; i++) fits = fits && in_range(&ov[i], span[i], p->ext[i]);
     tir_bounds bounds = fits && gen_chance(g, 0.5) ? TIR_BOUNDS_ASSUME : TIR_BOUNDS_ZERO;
     if (!fits && g->oob_left && gen_chance(g, 0.2)) bounds = TIR_BOUNDS_ASSUME, g->oob_left = false;
-    return gen_live(g) && tir_store_tile(g->b, p->view, origin, v->v, bounds) == TILEC_OK;
+    return gen_live(g) && tir_store_tile_strided(g->b, p->view, origin, v->v, st, bounds) == TILEC_OK;
 }
 
 bool gen_store(gen *g, const gen_val *v) {
