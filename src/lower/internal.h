@@ -181,6 +181,22 @@ void lower_map(lowerer *lw, const tir_op *op);                           /* map.
 xir_value *lw_read_map_recipe(lowerer *lw, const lv *rec, xir_value *flat); /* map.c: a coordinate map recipe */
 void lower_loop(lowerer *lw, const tir_op *op);                          /* loops.c */
 void lower_if(lowerer *lw, const tir_op *op);                            /* branch.c */
+
+/* A loop's or if's carry (loops.c): a bounded Tile (ARRAY) is buffered in a
+ * `current` array, which holds the initial value once begun, and a `next`
+ * one; any other is its elements, the initial ones read where it begins. */
+typedef struct {
+    const plan_value *plan; /* of the carry argument */
+    const tir_space *space; /* Tiles */
+    xir_value *current, *next;
+    xir_value **elems;
+} lw_carry;
+bool lw_carry_begin(lowerer *lw, lw_carry *c, const tir_value *arg, const tir_value *init);
+/* The yielded value y into c: staged into next (ARRAY), else its elements,
+ * read here, replace elems.  Then, once every carry's yield is staged,
+ * lw_carry_commit copies next into current (a yield may read current). */
+bool lw_carry_yield(lowerer *lw, lw_carry *c, const lv *y);
+void lw_carry_commit(lowerer *lw, lw_carry *c);
 void lower_partitioned_reduce(lowerer *lw, const tir_op *op);            /* reduce.c */
 /* Packet-local: every lane's partial p over the distributed dim d (with
  * `valid`, NULL: every lane has one) combined over the packet by `op` in a

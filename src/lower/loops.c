@@ -37,18 +37,47 @@ lv *lw_yielded(lowerer *lw, const tir_op *op, uint32_t index) {
     return lw_lookup(lw, yield->operands[index]->value);
 }
 
+bool lw_carry_begin(lowerer *lw, lw_carry *c, const tir_value *arg, const tir_value *init_value) {
+    *c = (lw_carry){plan_value_of(lw->plan, arg), arg->type->kind == TIR_TYPE_TILE ? arg->type->space : NULL, NULL, NULL,
+                    NULL};
+    lv *init = lw_lookup(lw, init_value);
+    if (!init) return false;
+    if (c->plan->form == PLAN_FORM_ARRAY) {
+        c->current = lw_alloca(lw, c->plan->elem, c->plan->count);
+        c->next = lw_alloca(lw, c->plan->elem, c->plan->count);
+        lw_copy(lw, c->space, true, c->current, init);
+        lw->counters.buffered_carries++;
+        return lw_ok(lw);
+    }
+    /* read here: reading an array or a recipe emits instructions, which
+     * must dominate whatever joins the initial elements */
+    if (!(c->elems = lw_alloc(lw, sizeof *c->elems * c->plan->count))) return false;
+    for (uint64_t k = 0; k < c->plan->count; k++) c->elems[k] = lw_read(lw, init, lw_i64(lw, (int64_t)k));
+    return lw_ok(lw);
+}
+
+bool lw_carry_yield(lowerer *lw, lw_carry *c, const lv *y) {
+    if (!y) return false;
+    if (c->plan->form == PLAN_FORM_ARRAY) lw_copy(lw, c->space, true, c->next, y);
+    else
+        for (uint64_t k = 0; k < c->plan->count; k++) c->elems[k] = lw_read(lw, y, lw_i64(lw, (int64_t)k));
+    return lw_ok(lw);
+}
+
+void lw_carry_commit(lowerer *lw, lw_carry *c) {
+    if (c->plan->form == PLAN_FORM_ARRAY)
+        lw_copy(lw, c->space, true, c->current, lw_array_over(lw, c->plan->elem, c->plan->count, c->next));
+}
+
 typedef struct {
-    const plan_value *plan; /* of the carry argument */
-    const tir_space *space; /* Tiles */
-    xir_value *current, *next; /* buffered */
-    xir_inst **phis;           /* otherwise: one per element */
-    xir_value **latch;         /* PHI values at the back edge */
+    lw_carry state;  /* elems: the PHI values at the back edge */
+    xir_inst **phis; /* not buffered: one per element */
 } carry;
 
 /* A record reading the carry's state: current, or the PHIs. */
 static lv *carry_record(lowerer *lw, const carry *c) {
-    const plan_value *p = c->plan;
-    if (p->form == PLAN_FORM_ARRAY) return lw_array_over(lw, p->elem, p->count, c->current);
+    const plan_value *p = c->state.plan;
+    if (p->form == PLAN_FORM_ARRAY) return lw_array_over(lw, p->elem, p->count, c->state.current);
     if (p->form == PLAN_FORM_SCALAR) return lw_scalar(lw, p->elem, c->phis[0] ? &c->phis[0]->value : NULL);
     lv *rec = lw_ssa(lw, p->elem, p->count);
     for (uint64_t k = 0; rec && k < p->count; k++) rec->elems[k] = c->phis[k] ? &c->phis[k]->value : NULL;
@@ -66,35 +95,20 @@ void lower_loop(lowerer *lw, const tir_op *op) {
     carry *carries = lw_alloc(lw, sizeof *carries * (n ? n : 1));
     if (!carries) return;
     lw->counters.ordered_loops++;
-    for (uint32_t j = 0; j < n; j++) {
-        const tir_value *arg = op->body->args[rank + j];
+    for (uint32_t j = 0; j < n; j++) { /* in the preheader: the PHIs' entry edge */
         carry *c = &carries[j];
-        c->plan = plan_value_of(lw->plan, arg);
-        c->space = arg->type->kind == TIR_TYPE_TILE ? arg->type->space : NULL;
-        lv *init = lw_lookup(lw, op->operands[j]->value);
-        if (!init) return;
-        if (c->plan->form == PLAN_FORM_ARRAY) {
-            c->current = lw_alloca(lw, c->plan->elem, c->plan->count);
-            c->next = lw_alloca(lw, c->plan->elem, c->plan->count);
-            lw_copy(lw, c->space, true, c->current, init);
-            lw->counters.buffered_carries++;
-        } else {
-            c->phis = lw_alloc(lw, sizeof *c->phis * c->plan->count);
-            c->latch = lw_alloc(lw, sizeof *c->latch * c->plan->count);
-            if (!c->phis || !c->latch) return;
-            /* The initial elements are read here, in the preheader: reading an
-             * array or a recipe emits instructions, which must dominate the
-             * PHIs' entry edge (latch holds them until the PHIs exist). */
-            for (uint64_t k = 0; k < c->plan->count; k++) c->latch[k] = lw_read(lw, init, lw_i64(lw, (int64_t)k));
-        }
+        if (!lw_carry_begin(lw, &c->state, op->body->args[rank + j], op->operands[j]->value)) return;
+        if (c->state.plan->form != PLAN_FORM_ARRAY &&
+            !(c->phis = lw_alloc(lw, sizeof *c->phis * c->state.plan->count)))
+            return;
     }
     lw_loop L;
     lw_loop_begin(lw, &L, 0, trips, 1);
     for (uint32_t j = 0; j < n; j++) {
         carry *c = &carries[j];
-        if (c->plan->form == PLAN_FORM_ARRAY) continue;
-        xir_type *type = xir_type_scalar(lw->m, c->plan->elem);
-        for (uint64_t k = 0; k < c->plan->count; k++) c->phis[k] = lw_loop_phi(lw, &L, type, c->latch[k]);
+        if (c->state.plan->form == PLAN_FORM_ARRAY) continue;
+        xir_type *type = xir_type_scalar(lw->m, c->state.plan->elem);
+        for (uint64_t k = 0; k < c->state.plan->count; k++) c->phis[k] = lw_loop_phi(lw, &L, type, c->state.elems[k]);
         lw->counters.phi_carries++;
     }
     if (!lw_ok(lw)) return;
@@ -104,25 +118,14 @@ void lower_loop(lowerer *lw, const tir_op *op) {
     for (uint32_t j = 0; j < n; j++) lw_bind(lw, op->body->args[rank + j], carry_record(lw, &carries[j]));
     lower_block(lw, op->body, NULL);
     /* The back edge: PHI values first, then the staged copy of large carries. */
-    for (uint32_t j = 0; j < n; j++) {
-        carry *c = &carries[j];
-        lv *y = lw_yielded(lw, op, j);
-        if (!y) return;
-        if (c->plan->form == PLAN_FORM_ARRAY) lw_copy(lw, c->space, true, c->next, y);
-        else
-            for (uint64_t k = 0; k < c->plan->count; k++) c->latch[k] = lw_read(lw, y, lw_i64(lw, (int64_t)k));
-    }
-    for (uint32_t j = 0; j < n; j++) {
-        carry *c = &carries[j];
-        if (c->plan->form != PLAN_FORM_ARRAY) continue;
-        lv *staged = carry_record(lw, &(carry){.plan = c->plan, .current = c->next});
-        lw_copy(lw, c->space, true, c->current, staged);
-    }
+    for (uint32_t j = 0; j < n; j++)
+        if (!lw_carry_yield(lw, &carries[j].state, lw_yielded(lw, op, j))) return;
+    for (uint32_t j = 0; j < n; j++) lw_carry_commit(lw, &carries[j].state);
     lw_loop_end(lw, &L, 1);
     for (uint32_t j = 0; j < n; j++) {
         carry *c = &carries[j];
-        if (c->plan->form != PLAN_FORM_ARRAY)
-            for (uint64_t k = 0; k < c->plan->count; k++) lw_phi_add(lw, c->phis[k], c->latch[k], L.latch);
+        if (c->state.plan->form != PLAN_FORM_ARRAY)
+            for (uint64_t k = 0; k < c->state.plan->count; k++) lw_phi_add(lw, c->phis[k], c->state.elems[k], L.latch);
         lw_bind(lw, op->results[j], carry_record(lw, c));
     }
 }

@@ -81,13 +81,6 @@ static tilec_status check_op(admitter *a, const tir_op *op) {
                       "to workers, and it is flattened into the root only when perfectly nested%s%s)",
                       op->id, why ? ": " : "", why ? why : "");
     }
-    for (uint32_t j = 0; op->kind == TIR_OP_IF && j < op->result_count; j++)
-        if (op->results[j]->type->kind == TIR_TYPE_TILE)
-            return refuse(a, PLAN_REFUSE_CONDITIONAL, op->loc,
-                          "'if' op #%u carries a tile (carry %u): natively an if carries scalars only; yield the "
-                          "tile's elements through a map and a select, or store it inside the if (docs/tir.md "
-                          "\"Conditional regions\")",
-                          op->id, j);
     for (uint32_t i = 0; i < op->operand_count; i++) {
         const tir_value *v = op->operands[i]->value;
         if (v && v->type->kind == TIR_TYPE_VIEW && !is_param(a, v))
@@ -205,9 +198,10 @@ bool plan_root_empty(const tir_func *f) {
 /* Whether block b (inside an if) emits a loop. */
 static bool emits_loop(const tir_block *b, uint64_t max_unrolled) {
     for (const tir_op *op = b->first; op; op = op->next) {
-        if (op->kind == TIR_OP_MMA || tir_op_is_loop(op) || op->kind == TIR_OP_MAP || op->kind == TIR_OP_PARALLEL)
-            return true;
         uint64_t n;
+        if (op->kind == TIR_OP_MMA || tir_op_is_loop(op) || op->kind == TIR_OP_PARALLEL ||
+            (op->kind == TIR_OP_MAP && (!tir_space_volume(op->domain, &n) || n > max_unrolled)))
+            return true;
         for (uint32_t i = 0; i < op->result_count; i++)
             if (op->results[i]->type->kind == TIR_TYPE_TILE &&
                 (!tir_space_volume(op->results[i]->type->space, &n) || n > max_unrolled))

@@ -23,8 +23,7 @@
     X(BINDING, "LOWER-A06", "unrealized execution binding") \
     X(VIEW_ACCESS, "LOWER-A07", "view not accessed as a kernel parameter") \
     X(VIEW_SIZE, "LOWER-A08", "view too large to address") \
-    X(RANK, "LOWER-A09", "rank exceeds 64") \
-    X(CONDITIONAL, "LOWER-A10", "if region carrying a tile")
+    X(RANK, "LOWER-A09", "rank exceeds 64")
 
 typedef enum {
     PLAN_ADMITTED = 0,
@@ -39,8 +38,9 @@ typedef enum {
  * empty kernel, the CLI's XIR engine runs nothing). */
 bool plan_root_empty(const tir_func *f);
 
-/* The first `if` of f whose body emits a loop (a loop, map or mma region, or
- * a tile of more than `max_unrolled` elements: a runtime traversal), or NULL.
+/* The first `if` of f whose body emits a loop (a loop or mma region, or a
+ * map or tile of more than `max_unrolled` elements: a runtime traversal), or
+ * NULL.
  * With one program per lane its condition may differ between the lanes, and
  * the SIMD backend predicates only loop-free branches (SIMD-U02), so the
  * planner does not map such a kernel that way at W > 1. */

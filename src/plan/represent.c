@@ -395,14 +395,21 @@ static void plan_loop(planner *p, const tir_op *op, plan_op *po) {
     plan_block(p, op->body, body_mult);
 }
 
-/* An if (scalar carries: admission refuses tile ones): its body once, its
- * carries and results scalars joined at the branch's merge. */
+/* An if: its body once; carries as loops' (a bounded Tile buffered in a
+ * current and a next array, lower/branch.c). */
 static void plan_if(planner *p, const tir_op *op, plan_op *po) {
+    const plan_repr_options *o = &p->r->options;
     po->count = 1;
     po->body_emissions = 1;
     for (uint32_t j = 0; j < op->result_count; j++) {
-        set_value(p, op->body->args[j], PLAN_FORM_SCALAR, po->multiplicity);
-        set_value(p, op->results[j], PLAN_FORM_SCALAR, po->multiplicity);
+        const tir_value *arg = op->body->args[j], *res = op->results[j];
+        plan_form form = arg->type->kind != TIR_TYPE_TILE ? PLAN_FORM_SCALAR
+                       : plan_bounded(o, value_count(o, arg)) ? PLAN_FORM_ARRAY
+                                                           : PLAN_FORM_SSA;
+        set_value(p, arg, form, po->multiplicity);
+        set_value(p, res, form, po->multiplicity);
+        pv(p, arg)->arrays = 0;
+        pv(p, res)->arrays = form == PLAN_FORM_ARRAY ? 2 : 0; /* current + next */
     }
     plan_block(p, op->body, po->multiplicity);
 }

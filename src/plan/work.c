@@ -425,6 +425,8 @@ static void walk_op(walker *w, const tir_op *op, double rep) {
     case TIR_OP_IF: /* charged as taken, plus the branch */
         w->arith += rep;
         walk_block(w, op->body, rep);
+        for (uint32_t j = 0; j < op->result_count; j++)
+            if (plan_value_of(w->r, op->body->args[j])->form == PLAN_FORM_ARRAY) buffered_carry(w, op, j, rep, 1);
         break;
     case TIR_OP_PARALLEL:
         for (uint32_t i = 0; i < op->domain->rank; i++) {
