@@ -39,7 +39,8 @@ void lower_if(lowerer *lw, const tir_op *op) {
     lw_if_end(lw, &d);
     for (uint32_t j = 0; j < n; j++) {
         lw_carry *c = &carries[j];
-        for (uint64_t k = 0; c->elems && k < c->plan->count; k++) c->elems[k] = lw_if_phi(lw, &d, c->elems[k], init[j][k]);
+        for (uint64_t k = 0; c->elems && k < c->plan->count; k++)
+            c->elems[k] = lw_if_phi(lw, &d, c->elems[k], init[j][k]);
         lw_bind(lw, op->results[j], carry_value(lw, c, c->elems));
     }
     lw->counters.branches++;

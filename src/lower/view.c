@@ -125,7 +125,8 @@ static xir_value *element(lowerer *lw, access *acc, xir_value *const *slots, xir
     }
     for (uint32_t a = 0; a < acc->view->rank; a++) {
         /* the view index moves by step per tile element */
-        xir_value *along = acc->step[a] == 1 ? coords[a] : lw_arith(lw, XIR_OP_MUL, coords[a], lw_i64(lw, (int64_t)acc->step[a]), NULL);
+        xir_value *along = acc->step[a] == 1 ? coords[a]
+                                             : lw_arith(lw, XIR_OP_MUL, coords[a], lw_i64(lw, (int64_t)acc->step[a]), NULL);
         offset = lw_arith(lw, XIR_OP_ADD, offset,
                           lw_arith(lw, XIR_OP_MUL, along, lw_i64(lw, (int64_t)acc->stride[a]), NULL), NULL);
         if (!acc->guard_axis[a]) continue;

@@ -222,4 +222,6 @@ static const tir_op *branch_in(const tir_block *b, uint64_t max_unrolled) {
     return NULL;
 }
 
-const tir_op *plan_branch_with_loop(const tir_func *f, uint64_t max_unrolled) { return branch_in(f->body, max_unrolled); }
+const tir_op *plan_branch_with_loop(const tir_func *f, uint64_t max_unrolled) {
+    return branch_in(f->body, max_unrolled);
+}

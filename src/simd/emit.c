@@ -706,14 +706,16 @@ static void pair_store(emitter *e, const xir_inst *i, tir_scalar s, LLVMTypeRef 
     if (e->full && !e->predicated[i->parent->id]) {
         for (unsigned l = 0; l < e->W; l++) {
             LLVMValueRef at = const_i64(e, 2 * l);
-            plain_store(e, s, LLVMBuildExtractElement(e->b, v, const_i32(e, l), ""), LLVMBuildGEP2(e->b, t, p, &at, 1, ""));
+            LLVMValueRef lane = LLVMBuildExtractElement(e->b, v, const_i32(e, l), "");
+            plain_store(e, s, lane, LLVMBuildGEP2(e->b, t, p, &at, 1, ""));
         }
         return;
     }
     for (unsigned h = 0; h < 2; h++) {
         LLVMValueRef idx[32];
         for (unsigned j = 0; j < e->W; j++) idx[j] = const_i32(e, h * e->W / 2 + j / 2);
-        LLVMValueRef spread = LLVMBuildShuffleVector(e->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(idx, e->W), "");
+        LLVMValueRef spread =
+            LLVMBuildShuffleVector(e->b, v, LLVMGetPoison(LLVMTypeOf(v)), LLVMConstVector(idx, e->W), "");
         masked_store(e, s, spread, half_pointer(e, t, p, h), half_mask(e, mask, h));
     }
 }
@@ -727,7 +729,8 @@ static void joined_pair_store(emitter *e, const xir_inst *a, const xir_inst *b, 
     bool a_even = e->pair_sign[b->value.id] > 0;
     const xir_inst *even = a_even ? a : b, *odd = a_even ? b : a;
     LLVMValueRef first = LLVMBuildExtractElement(e->b, index64(e, xir_operand(even, 1), true), const_i32(e, 0), "");
-    LLVMValueRef ve = to_mem(e, s, get(e, xir_operand(even, 2), true)), vo = to_mem(e, s, get(e, xir_operand(odd, 2), true));
+    LLVMValueRef ve = to_mem(e, s, get(e, xir_operand(even, 2), true));
+    LLVMValueRef vo = to_mem(e, s, get(e, xir_operand(odd, 2), true));
     LLVMValueRef p = LLVMBuildGEP2(e->b, t, base, &first, 1, "");
     bool all = e->full && !e->predicated[b->parent->id];
     for (unsigned h = 0; h < 2; h++) {
@@ -739,7 +742,9 @@ static void joined_pair_store(emitter *e, const xir_inst *a, const xir_inst *b, 
         LLVMValueRef v = LLVMBuildShuffleVector(e->b, ve, vo, LLVMConstVector(idx, e->W), "");
         LLVMValueRef q = half_pointer(e, t, p, h);
         if (all) plain_store(e, s, v, q);
-        else masked_store(e, s, v, q, LLVMBuildShuffleVector(e->b, mask, LLVMGetPoison(LLVMTypeOf(mask)), LLVMConstVector(lanes, e->W), ""));
+        else
+            masked_store(e, s, v, q,
+                         LLVMBuildShuffleVector(e->b, mask, LLVMGetPoison(LLVMTypeOf(mask)), LLVMConstVector(lanes, e->W), ""));
     }
     e->info->counters.joined_pair_stores++;
 }

@@ -118,8 +118,8 @@ const xir_inst *simd_pair_partner(const xir_inst *a, uint32_t width, uint64_t ap
     for (const xir_inst *i = a->next; i && scanned++ < MAX_SCAN; i = i->next) {
         if (passes(i)) continue;
         /* another buffer, when a's overlaps none */
-        if (alone && (i->kind == XIR_INST_BUFFER_READ || i->kind == XIR_INST_BUFFER_WRITE) && xir_operand(i, 0) != buffer)
-            continue;
+        bool access = i->kind == XIR_INST_BUFFER_READ || i->kind == XIR_INST_BUFFER_WRITE;
+        if (alone && access && xir_operand(i, 0) != buffer) continue;
         int64_t d;
         if (i->kind != XIR_INST_BUFFER_WRITE || xir_operand(i, 0) != buffer || !offset(index, xir_operand(i, 1), &d))
             return NULL;

@@ -496,7 +496,8 @@ static void print_op(printer *pr, const tir_op *op, int depth) {
 /* The closing yield the parser inserts by itself is not printed. */
 static bool implicit_yield(const tir_op *op, const tir_op *region) {
     return op->kind == TIR_OP_YIELD && !op->next && !op->operand_count && region &&
-           (region->kind == TIR_OP_PARALLEL || ((tir_op_is_loop(region) || region->kind == TIR_OP_IF) && !region->result_count));
+           (region->kind == TIR_OP_PARALLEL ||
+            ((tir_op_is_loop(region) || region->kind == TIR_OP_IF) && !region->result_count));
 }
 
 static void print_block(printer *pr, const tir_block *b, const tir_op *region, int depth) {
