@@ -527,6 +527,26 @@ static bool check_domain(tir_builder *b, const char *what, tir_space *domain) {
     return true;
 }
 
+/* A region's initial carries: valid operands, none a view. */
+static bool check_carries(tir_builder *b, const char *what, size_t n_carry, tir_value *const *init) {
+    if (n_carry && !check_operands(b, what, n_carry, init)) return false;
+    for (size_t i = 0; i < n_carry; i++)
+        if (init[i]->type->kind == TIR_TYPE_VIEW) {
+            tir_builder_fail(b, TILEC_E_TYPE, "TIR-B34", "%s: views cannot be carried", what);
+            return false;
+        }
+    return true;
+}
+
+/* Region o's carries (a body argument and a result each, after its
+ * coordinates), then o emitted and its body the insertion point. */
+static tir_op *open_region(tir_builder *b, tir_op *o, size_t n_carry, tir_value *const *init) {
+    for (size_t i = 0; i < n_carry; i++)
+        if (!tir_block_add_arg(o->body, init[i]->type) || !add_result(b, o, init[i]->type)) return NULL;
+    tir_builder_emit(b, o);
+    return tir_builder_push_frame(b, o, false) ? o : NULL;
+}
+
 tir_op *tir_region_begin(tir_builder *b, tir_op_kind kind, tir_space *domain, const tir_region_opts *opts,
                          size_t n_carry, tir_value *const *init) {
     CHECK_LIVE(b, NULL);
@@ -572,12 +592,7 @@ tir_op *tir_region_begin(tir_builder *b, tir_op_kind kind, tir_space *domain, co
                 return NULL;
             }
         }
-    if (n_carry && !check_operands(b, what, n_carry, init)) return NULL;
-    for (size_t i = 0; i < n_carry; i++)
-        if (init[i]->type->kind == TIR_TYPE_VIEW) {
-            tir_builder_fail(b, TILEC_E_TYPE, "TIR-B34", "%s: views cannot be carried", what);
-            return NULL;
-        }
+    if (!check_carries(b, what, n_carry, init)) return NULL;
     tir_op *o = new_op(b, kind, n_carry, init);
     if (!o || !(o->body = tir_block_new(b->func, o))) return fail_oom(b);
     o->domain = domain;
@@ -588,11 +603,7 @@ tir_op *tir_region_begin(tir_builder *b, tir_op_kind kind, tir_space *domain, co
     tir_type *index = tir_type_index(b->module);
     for (uint32_t i = 0; i < domain->rank; i++)
         if (!tir_block_add_arg(o->body, index)) return fail_oom(b);
-    for (size_t i = 0; i < n_carry; i++)
-        if (!tir_block_add_arg(o->body, init[i]->type) || !add_result(b, o, init[i]->type)) return NULL;
-    tir_builder_emit(b, o);
-    if (!tir_builder_push_frame(b, o, false)) return NULL;
-    return o;
+    return open_region(b, o, n_carry, init);
 }
 
 tir_op *tir_if_begin(tir_builder *b, tir_value *cond, size_t n_carry, tir_value *const *init) {
@@ -603,25 +614,16 @@ tir_op *tir_if_begin(tir_builder *b, tir_value *cond, size_t n_carry, tir_value 
                          "if: regions are not allowed inside a combine block (of 'reduce' op #%u)", combining->id);
         return NULL;
     }
-    if (!check_operands(b, "if", 1, &cond) || (n_carry && !check_operands(b, "if", n_carry, init))) return NULL;
+    if (!check_operands(b, "if", 1, &cond) || !check_carries(b, "if", n_carry, init)) return NULL;
     if (cond->type->kind != TIR_TYPE_SCALAR || cond->type->elem != TIR_BOOL) {
         tir_builder_fail(b, TILEC_E_TYPE, "TIR-B52", "if: the condition must be a bool scalar");
         return NULL;
     }
-    for (size_t i = 0; i < n_carry; i++)
-        if (init[i]->type->kind == TIR_TYPE_VIEW) {
-            tir_builder_fail(b, TILEC_E_TYPE, "TIR-B34", "if: views cannot be carried");
-            return NULL;
-        }
     tir_space *none = tir_space_make(b->module, 0, NULL, NULL);
     tir_op *o = none ? new_op(b, TIR_OP_IF, n_carry, init) : NULL;
     if (!o || !tir_op_add_operand(o, cond) || !(o->body = tir_block_new(b->func, o))) return fail_oom(b);
     o->domain = none; /* rank 0: the body runs at most once, with no coordinates */
-    for (size_t i = 0; i < n_carry; i++)
-        if (!tir_block_add_arg(o->body, init[i]->type) || !add_result(b, o, init[i]->type)) return NULL;
-    tir_builder_emit(b, o);
-    if (!tir_builder_push_frame(b, o, false)) return NULL;
-    return o;
+    return open_region(b, o, n_carry, init);
 }
 
 tir_value *tir_region_coord(const tir_op *region, size_t axis) {

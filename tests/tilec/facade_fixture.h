@@ -42,6 +42,14 @@ static inline long item_value(const char *text, const char *key) {
     return -1;
 }
 
+/* The kernel of m named `name`; NULL after a failed CHECK. */
+static inline const tir_func *kernel_named(const tir_module *m, const char *name) {
+    for (size_t i = 0; m && i < tir_module_func_count(m); i++)
+        if (!strcmp(tir_func_name(tir_module_func(m, i)), name)) return tir_module_func(m, i);
+    CHECK_MSG(false, "no kernel @%s", name);
+    return NULL;
+}
+
 /* Compiles f with `o` at width w on runtime rt (NULL: an owned one) with
  * `lanes` local lanes; NULL after a failed CHECK. */
 static inline tilec_kernel *compile_at_lanes(const tir_func *f, tilec_compile_options o, uint32_t w, tilec_runtime *rt,

@@ -14,13 +14,6 @@
 
 static tilec_runtime *rt[2];
 
-static const tir_func *kernel(const tir_module *m, const char *name) {
-    for (size_t i = 0; m && i < tir_module_func_count(m); i++)
-        if (!strcmp(tir_func_name(tir_module_func(m, i)), name)) return tir_module_func(m, i);
-    CHECK_MSG(false, "no kernel @%s in conditional.tir", name);
-    return NULL;
-}
-
 /* Compiling f at width w with `lanes` local lanes fails with `code`. */
 static void expect_refusal(const tir_func *f, uint32_t w, uint32_t lanes, const char *code) {
     tilec_compile_options o = tilec_compile_options_default();
@@ -38,7 +31,7 @@ static void expect_refusal(const tir_func *f, uint32_t w, uint32_t lanes, const 
 static void test_native(const tir_module *m) {
     static const char *const names[] = {"cond_rows", "idle", "guarded_sum", "odd_sum", "tile_carry"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        const tir_func *f = kernel(m, names[i]);
+        const tir_func *f = kernel_named(m, names[i]);
         for (uint32_t w = 1; f && w <= 16; w *= 2)
             for (uint32_t t = 1; t <= 2; t++)
                 for (uint32_t lanes = 0; lanes <= 1; lanes++) {

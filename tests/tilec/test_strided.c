@@ -14,13 +14,6 @@
 
 static tilec_runtime *rt[2];
 
-static const tir_func *kernel(const tir_module *m, const char *name) {
-    for (size_t i = 0; m && i < tir_module_func_count(m); i++)
-        if (!strcmp(tir_func_name(tir_module_func(m, i)), name)) return tir_module_func(m, i);
-    CHECK_MSG(false, "no kernel @%s in strided.tir", name);
-    return NULL;
-}
-
 /* Compiles f at width w on `threads` workers (lanes: local lanes, 0 = the
  * planner's pick), compares with the reference and returns the kernel
  * (NULL after a failed CHECK). */
@@ -53,14 +46,14 @@ static long counter(const tir_func *f, uint32_t lanes, tilec_pack pack, const ch
 }
 
 static void test_realization(const tir_module *m) {
-    const tir_func *swap = kernel(m, "swap_pairs"), *pool = kernel(m, "avg_pool"), *rows = kernel(m, "even_rows"),
-                   *table = kernel(m, "table_scale"), *gemm = kernel(m, "gemm_even_cols");
+    const tir_func *swap = kernel_named(m, "swap_pairs"), *pool = kernel_named(m, "avg_pool"), *rows = kernel_named(m, "even_rows"),
+                   *table = kernel_named(m, "table_scale"), *gemm = kernel_named(m, "gemm_even_cols");
     /* stride 2 across the lanes: pairs (two vector accesses and a shuffle) */
     CHECK(counter(swap, 16, TILEC_PACK_AUTO, "pair_loads") == 2 && counter(swap, 16, TILEC_PACK_AUTO, "pair_stores") == 2);
     CHECK(counter(swap, 16, TILEC_PACK_AUTO, "gathers") == 0 && counter(swap, 16, TILEC_PACK_AUTO, "scatters") == 0);
     CHECK(counter(pool, 16, TILEC_PACK_AUTO, "pair_loads") >= 4 && counter(pool, 16, TILEC_PACK_AUTO, "gathers") == 0);
     /* stride 3 across the lanes gathers */
-    CHECK(counter(kernel(m, "edges"), 16, TILEC_PACK_AUTO, "gathers") >= 1);
+    CHECK(counter(kernel_named(m, "edges"), 16, TILEC_PACK_AUTO, "gathers") >= 1);
     /* stride 2 on the rows, contiguous along the lanes */
     CHECK(counter(rows, 16, TILEC_PACK_AUTO, "contiguous_loads") > 0 && counter(rows, 16, TILEC_PACK_AUTO, "gathers") == 0);
     /* one program per lane: the table's elements are the same on every lane */
@@ -85,7 +78,7 @@ static void test_pair_shapes(void) {
         tir_module *m = parse_test_kernel_with(ctx, "strided", d, 2);
         for (uint32_t w = 2; m && w <= 16; w *= 2)
             for (uint32_t t = 1; t <= 2; t++) {
-                tilec_kernel *k = run(kernel(m, "swap_pairs"), w, t, w, TILEC_PACK_AUTO);
+                tilec_kernel *k = run(kernel_named(m, "swap_pairs"), w, t, w, TILEC_PACK_AUTO);
                 /* whole rows: the even and odd stores interleave into contiguous ones */
                 if (k && widths[i] == 64)
                     CHECK_MSG(item_value(tilec_kernel_realization(k), "joined_pair_stores") > 0, "W=%u: %s", w,
