@@ -280,8 +280,12 @@ tilec_status lower_kernel(tilec_context *ctx, const tir_func *f, const lower_opt
         return tilec_error(ctx, TILEC_E_UNSUPPORTED, plan_local_refusal_code(local.refusal), tilec_no_loc(),
                            "kernel '@%s' is not admitted to packet-local lowering (local_lanes=%u): %s", f->name,
                            o->local_lanes, local.why);
-    plan_repr_options ro = {o->max_unrolled_tile_elements, o->max_unrolled_region_work, o->reduction_partitions,
-                            o->max_recipe_depth, packet_local ? &local : NULL, o->fuse, o->fuse};
+    plan_repr_options ro = {.max_unrolled_tile_elements = o->max_unrolled_tile_elements,
+                            .max_unrolled_region_work = o->max_unrolled_region_work,
+                            .reduction_partitions = o->reduction_partitions,
+                            .max_recipe_depth = o->max_recipe_depth,
+                            .local = packet_local ? &local : NULL};
+    plan_repr_set_fusion(&ro, o->fuse);
     plan_repr repr;
     if ((st = plan_represent(ctx, f, &admission, &ro, &repr))) return st;
     plan_resources res;

@@ -31,7 +31,8 @@ typedef struct {
     uint32_t reduction_partitions;       /* 4; 1..16 */
     uint32_t max_recipe_depth;           /* 64; 0 = no deferred recipes */
     uint32_t local_lanes;                /* 1 (whole program per lane) or W (packet-local) */
-    bool fuse;                           /* streamed loads and recomputed values (plan/represent.h) */
+    uint32_t fuse;                       /* fusion level (plan_candidate.fused): 1 streamed loads and cheap
+                                            recomputed values, 2 costly ones too (plan/represent.h) */
     /* Check every scalar access, extract and bounds=assume subtile, also
      * those the interval analysis proves in range (false: only unproven
      * ones; docs/lowering.md "Bounds checks"). */

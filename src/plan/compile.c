@@ -30,7 +30,7 @@ static void describe_plan(const plan_result *p, strbuf *s) {
                   "planned_block=%u; planned_local_lanes=%u; blocks_per_task=%llu; task_count=%llu; "
                   "active_workers=%llu; cpu_workers=%u; l1d_bytes=%llu; l2_bytes=%llu; l3_bytes=%llu; "
                   "reused_load_bytes=%.17g; critical_packets=%llu; critical_blocks=%llu; "
-                  "critical_tasks=%llu; fuse=%s; fused=%d; ",
+                  "critical_tasks=%llu; fuse=%s; fused=%u; ",
                   c->candidate.block_size, c->candidate.local_lanes, (unsigned long long)c->work.blocks_per_task,
                   (unsigned long long)c->work.task_count, (unsigned long long)c->work.active_workers,
                   p->target.worker_count, (unsigned long long)p->target.l1d_bytes,

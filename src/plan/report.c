@@ -45,6 +45,11 @@ const plan_choice **plan_ranking(tilec_context *ctx, const plan_result *p) {
     return rank;
 }
 
+/* The fusion level after the dispatch size. */
+static const char *plan_fusion_words(uint32_t level) {
+    return level == 0 ? "" : level == 1 ? ", fused" : ", fused, costly values recomputed";
+}
+
 static void text_choice(strbuf *out, const plan_choice *c) {
     char b[8][32];
     const plan_work *w = &c->work;
@@ -52,7 +57,7 @@ static void text_choice(strbuf *out, const plan_choice *c) {
     print_order(out, &c->candidate);
     strbuf_printf(out, ", block %u, W %u, local lanes %u, blocks per task %llu, dispatch %llu%s\n", c->candidate.block_size,
                   c->candidate.packet_width, c->candidate.local_lanes, (unsigned long long)c->candidate.blocks_per_task,
-                  (unsigned long long)c->candidate.dispatch_size, c->candidate.fused ? ", fused" : "");
+                  (unsigned long long)c->candidate.dispatch_size, plan_fusion_words(c->candidate.fused));
     strbuf_printf(out,
                   "  schedule: %llu packets, %llu blocks, grain %llu, %llu tasks, %llu active workers; critical packets "
                   "%llu, blocks %llu, tasks %llu\n",

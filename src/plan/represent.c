@@ -259,6 +259,11 @@ static void plan_recipe(planner *p, const tir_op *op, uint64_t mult) {
                                 depth + 1, limit);
 }
 
+void plan_repr_set_fusion(plan_repr_options *o, uint32_t level) {
+    o->stream = o->recompute = level >= 1;
+    o->recompute_costly = level >= 2;
+}
+
 bool plan_ew_expensive(tir_ew_op op) {
     static const bool expensive[TIR_EW_COUNT] = {
 #define CALL(e, dbl, flt, stem) [TIR_EW_##e] = true,
@@ -269,10 +274,14 @@ bool plan_ew_expensive(tir_ew_op op) {
 }
 
 /* With `recompute`, a cheap multi-use value is evaluated at each use rather
- * than stored: few uses, no expensive op, few operations per read. */
+ * than stored: few uses, no expensive op, few operations per read; with
+ * `recompute_costly` (the array it would need does not fit), any op and
+ * more operations per read. */
 static bool recomputed(planner *p, const tir_op *op) {
-    return p->r->options.recompute && op->results[0]->use_count <= PLAN_RECOMPUTE_USES && !plan_ew_expensive(op->ew) &&
-           recipe_ops(p, op) <= PLAN_RECOMPUTE_OPS;
+    const plan_repr_options *o = &p->r->options;
+    return o->recompute && op->results[0]->use_count <= PLAN_RECOMPUTE_USES &&
+           (o->recompute_costly ? recipe_ops(p, op) <= PLAN_RECOMPUTE_COSTLY_OPS
+                                : !plan_ew_expensive(op->ew) && recipe_ops(p, op) <= PLAN_RECOMPUTE_OPS);
 }
 
 /* Whether an mma multiplies by v: it reads each element of its a or b

@@ -18,7 +18,8 @@
  *   RECIPE  a bounded Tile defined by an elementwise op with exactly one use
  *           (or, with `recompute`, a cheap one — no exp/log/sqrt/tanh/div —
  *           with at most PLAN_RECOMPUTE_USES uses whose evaluation costs at
- *           most PLAN_RECOMPUTE_OPS operations per element):
+ *           most PLAN_RECOMPUTE_OPS operations per element; with
+ *           `recompute_costly`, any op and PLAN_RECOMPUTE_COSTLY_OPS):
  *           nothing is emitted at the definition; the consumer evaluates the
  *           op at each element it reads, from the operands' records (which
  *           are immutable where the consumer runs).  Its depth is one more
@@ -73,9 +74,10 @@ typedef struct {
     const plan_local *local;             /* borrowed; NULL: one program per lane */
     bool stream;                         /* streamed loads (plan/stream.h) */
     bool recompute;                      /* cheap multi-use elementwise values as recipes */
+    bool recompute_costly;               /* with recompute: costly ones too (fusion level 2) */
 } plan_repr_options;
 
-enum { PLAN_RECOMPUTE_USES = 4, PLAN_RECOMPUTE_OPS = 4, PLAN_MAX_JOINED_STORES = 8 };
+enum { PLAN_RECOMPUTE_USES = 4, PLAN_RECOMPUTE_OPS = 4, PLAN_RECOMPUTE_COSTLY_OPS = 16, PLAN_MAX_JOINED_STORES = 8 };
 
 typedef enum {
     PLAN_FORM_NONE = 0, PLAN_FORM_VIEW, PLAN_FORM_SCALAR, PLAN_FORM_SPLAT, PLAN_FORM_SSA, PLAN_FORM_ARRAY, PLAN_FORM_RECIPE, PLAN_FORM_STREAM
@@ -131,6 +133,10 @@ typedef struct {
     uint32_t params;
     uint32_t streamed_loads, recomputed_values; /* what fusion changed (0, 0: nothing) */
 } plan_repr;
+
+/* The options at fusion level `level` (plan_candidate.fused): 0 none, 1
+ * stream and recompute, 2 also recompute_costly. */
+void plan_repr_set_fusion(plan_repr_options *o, uint32_t level);
 
 bool plan_bounded(const plan_repr_options *o, uint64_t n);
 /* The math library (tir/math_ops.h), sigmoid, rsqrt, sqrt, div, mod: never

@@ -52,8 +52,8 @@ typedef struct {
     const tir_op *branch; /* an if whose body emits a loop (plan_branch_with_loop) */
     uint32_t blocks[MAX_BLOCK];
     size_t block_count;
-    width_analysis per_width[2][2]; /* by index into locals, then fused */
-    bool variants[2];               /* the fusion variants priced: [0] unfused, [1] fused */
+    width_analysis per_width[2][PLAN_FUSION_LEVELS]; /* by index into locals, then fusion level */
+    bool variants[PLAN_FUSION_LEVELS];               /* the fusion levels priced (plan_candidate.fused) */
 } solver;
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
@@ -285,15 +285,19 @@ static tilec_status reject(solver *s, const plan_candidate *c, plan_reject_stage
     return TILEC_OK;
 }
 
-/* The representation plan and static resources of local width l, fused
- * or not, once. */
-static void analyze(solver *s, size_t l, bool fused) {
+/* The representation plan and static resources of local width l at
+ * fusion level `fused`, once. */
+static void analyze(solver *s, size_t l, uint32_t fused) {
     width_analysis *a = &s->per_width[l][fused];
     if (a->analyzed) return;
     a->analyzed = true;
     const plan_options *o = s->o;
-    plan_repr_options ro = {o->max_unrolled_tile_elements, o->max_unrolled_region_work, o->reduction_partitions,
-                            o->max_recipe_depth, s->locals[l] > 1 ? &s->local : NULL, fused, fused};
+    plan_repr_options ro = {.max_unrolled_tile_elements = o->max_unrolled_tile_elements,
+                            .max_unrolled_region_work = o->max_unrolled_region_work,
+                            .reduction_partitions = o->reduction_partitions,
+                            .max_recipe_depth = o->max_recipe_depth,
+                            .local = s->locals[l] > 1 ? &s->local : NULL};
+    plan_repr_set_fusion(&ro, fused);
     size_t before = tilec_diag_count(s->ctx);
     a->status = plan_represent(s->ctx, s->f, &s->admission, &ro, &a->repr);
     if (!a->status) {
@@ -321,9 +325,9 @@ static bool cost_valid(const plan_cost *c, const char **bad, double *value) {
 }
 
 /* Scores candidate c (with c->fused) into *choice, setting *scored; a
- * failure is recorded as a rejection only when `report`. */
-static tilec_status score(solver *s, const plan_candidate *c, size_t l, const plan_root_map *map, bool report,
-                          plan_choice *choice, bool *scored) {
+ * failure is recorded as a rejection. */
+static tilec_status score(solver *s, const plan_candidate *c, size_t l, const plan_root_map *map, plan_choice *choice,
+                          bool *scored) {
     plan_result *out = s->out;
     const plan_target_info *info = s->info;
     width_analysis *a = &s->per_width[l][c->fused];
@@ -331,19 +335,17 @@ static tilec_status score(solver *s, const plan_candidate *c, size_t l, const pl
     analyze(s, l, c->fused);
     if (a->status == TILEC_E_NOMEM) return nomem(s);
     if (a->status)
-        return report ? reject(s, c, PLAN_REJECT_ANALYSIS, NULL, "static resource analysis failed: %s", a->error)
-                      : TILEC_OK;
+        return reject(s, c, PLAN_REJECT_ANALYSIS, NULL, "static resource analysis failed: %s", a->error);
     plan_rejection facts = {.analyzed = true, .resources = a->resources};
     facts.limits = info->resource_limits ? info->resource_limits(info, c, &a->resources)
                                          : (plan_resource_limits){PLAN_DEFAULT_SNAPSHOT_BUDGET};
     if (a->resources.snapshot_bytes_per_worker > facts.limits.max_snapshot_bytes_per_worker)
-        return report ? reject(s, c, PLAN_REJECT_BUDGET, &facts,
-                               "snapshot storage budget: the static snapshot demand of %llu bytes per worker (%llu "
-                               "arrays) exceeds the target's budget of %llu bytes",
-                               (unsigned long long)a->resources.snapshot_bytes_per_worker,
-                               (unsigned long long)a->resources.snapshot_allocations,
-                               (unsigned long long)facts.limits.max_snapshot_bytes_per_worker)
-                      : TILEC_OK;
+        return reject(s, c, PLAN_REJECT_BUDGET, &facts,
+                      "snapshot storage budget: the static snapshot demand of %llu bytes per worker (%llu "
+                      "arrays) exceeds the target's budget of %llu bytes",
+                      (unsigned long long)a->resources.snapshot_bytes_per_worker,
+                      (unsigned long long)a->resources.snapshot_allocations,
+                      (unsigned long long)facts.limits.max_snapshot_bytes_per_worker);
     if (!a->have_work) {
         tilec_status st =
             plan_extract_work(&a->repr, map, out->target.packet_width, out->target.l2_bytes, &out->coefficients, &a->work);
@@ -364,28 +366,34 @@ static tilec_status score(solver *s, const plan_candidate *c, size_t l, const pl
         facts.scored = true;
         facts.work = work;
         facts.cost = cost;
-        return report ? reject(s, c, PLAN_REJECT_COST, &facts,
-                               "cost policy '%s' returned %s = %g; every cost term and the score must be finite and "
-                               ">= 0",
-                               out->policy, bad, value)
-                      : TILEC_OK;
+        return reject(s, c, PLAN_REJECT_COST, &facts,
+                      "cost policy '%s' returned %s = %g; every cost term and the score must be finite and "
+                      ">= 0",
+                      out->policy, bad, value);
     }
     *choice = (plan_choice){*c, work, cost, a->resources, facts.limits};
     *scored = true;
     return TILEC_OK;
 }
 
-/* Whether the fused representation of local width l differs from the
- * unfused one (else pricing it again would only repeat it). */
-static bool fusion_changes(solver *s, size_t l) {
-    analyze(s, l, true);
-    const width_analysis *a = &s->per_width[l][1];
-    return a->status || a->repr.streamed_loads || a->repr.recomputed_values;
+/* Whether fusion level v's representation of local width l differs from
+ * level v − 1's (else pricing it again would only repeat it). */
+static bool fusion_changes(solver *s, size_t l, uint32_t v) {
+    analyze(s, l, v);
+    const width_analysis *a = &s->per_width[l][v];
+    if (a->status) return true;
+    if (v == 1) return a->repr.streamed_loads || a->repr.recomputed_values;
+    analyze(s, l, v - 1);
+    const width_analysis *b = &s->per_width[l][v - 1];
+    return b->status || a->repr.recomputed_values != b->repr.recomputed_values;
 }
 
-/* A candidate is scored with each fusion variant; the cheapest that passes
- * is kept (the unfused one on a tie), a rejection is recorded only when
- * none passes (the last variant's reason). */
+/* A candidate is scored with each fusion level up to 1; the cheapest that
+ * passes is kept (the lower level on a tie).  Level 2 (costly values
+ * recomputed: more arithmetic for less private storage) is scored only
+ * when no lower level passes, so it replaces a refusal and nothing else.
+ * A rejection is recorded only when no level passes (the last one's
+ * reason). */
 static tilec_status consider(solver *s, const plan_candidate *c, size_t l, const plan_root_map *map) {
     plan_result *out = s->out;
     const plan_target_info *info = s->info;
@@ -404,18 +412,26 @@ static tilec_status consider(solver *s, const plan_candidate *c, size_t l, const
                           out->target_name, why[0] ? ": " : "", why);
     }
     plan_choice best, choice;
-    bool have = false;
-    for (int v = 0; v < 2; v++) {
-        if (!s->variants[v]) continue;
-        if (v == 1 && s->variants[0] && !fusion_changes(s, l)) continue;
+    bool have = false, tried = false;
+    size_t mark = out->rejected.len; /* each level's rejection; only the last one's is kept */
+    for (uint32_t v = 0; v < PLAN_FUSION_LEVELS; v++) {
+        if (!s->variants[v] || (v == 2 && have)) continue;
+        if (v > 0 && tried && !fusion_changes(s, l, v)) continue;
         plan_candidate variant = *c;
         variant.fused = v;
-        bool last = v == 1 || !s->variants[1], scored;
-        tilec_status st = score(s, &variant, l, map, last && !have, &choice, &scored);
+        tried = true;
+        bool scored;
+        tilec_status st = score(s, &variant, l, map, &choice, &scored);
         if (st) return st;
         if (scored && (!have || choice.cost.score < best.cost.score)) best = choice, have = true;
     }
-    return !have || VEC_PUSH(s->ctx, &out->candidates, best) ? TILEC_OK : nomem(s);
+    if (!have) {
+        if (out->rejected.len > mark + 1) out->rejected.data[mark] = out->rejected.data[out->rejected.len - 1];
+        out->rejected.len = out->rejected.len > mark ? mark + 1 : mark;
+        return TILEC_OK;
+    }
+    out->rejected.len = mark;
+    return VEC_PUSH(s->ctx, &out->candidates, best) ? TILEC_OK : nomem(s);
 }
 
 /* Next permutation in lexicographic order; false after the last. */
@@ -517,7 +533,7 @@ tilec_status plan_kernel(tilec_context *ctx, const tir_func *f, const plan_optio
     out->kernel = arena_strdup(&out->arena, f && f->name ? f->name : "?");
 
     s.variants[0] = s.o->fuse != TILEC_FUSE_ON;
-    s.variants[1] = s.o->fuse != TILEC_FUSE_OFF;
+    s.variants[1] = s.variants[2] = s.o->fuse != TILEC_FUSE_OFF;
     tilec_status st = out->kernel ? plan_options_validate(ctx, s.o) : nomem(&s);
     if (!st) st = copy_options(&s);
     if (!st) st = check_target(&s);

@@ -41,6 +41,8 @@ typedef struct {
     uint64_t l1d_bytes, l2_bytes, l3_bytes;
 } plan_target;
 
+enum { PLAN_FUSION_LEVELS = 3 };
+
 /* One point of the search space. */
 typedef struct {
     uint32_t index;                /* enumeration ordinal */
@@ -52,7 +54,10 @@ typedef struct {
     uint32_t packet_width;
     uint64_t programs;             /* root parallel instances */
     uint64_t dispatch_size;        /* physical workers = programs × local_lanes */
-    bool fused;                    /* streamed loads and recomputed values (plan_options.fuse) */
+    /* fusion level (plan_options.fuse): 0 none; 1 streamed loads and cheap
+     * recomputed values; 2 also costly recomputed values (math functions,
+     * div), priced only when no lower level fits */
+    uint32_t fused;
 } plan_candidate;
 
 /* Extracted work and its schedule (seed §4: a, m, Q, L and the critical

@@ -57,12 +57,13 @@ static bool overlap(const rt_program *p, const rt_arg *args, size_t i, size_t j)
     return na && nb && (a >= b ? a - b < nb : b - a < na);
 }
 
-/* Whether the arguments break what the streamed loads need. */
-static bool streams_unsafe(const rt_program *p, size_t n, const rt_arg *args) {
-    for (size_t i = 0; i < n && i < 64; i++)
-        for (size_t j = 0; j < n && j < 64; j++) {
-            if ((p->disjoint[i] >> j & 1) && overlap(p, args, i, j)) return true;
-            if ((p->disjoint_or_equal[i] >> j & 1) && overlap(p, args, i, j) && args[i].data != args[j].data)
+/* Whether the arguments break what the streamed loads need: *i and *j
+ * then name two that overlap. */
+static bool streams_unsafe(const rt_program *p, size_t n, const rt_arg *args, size_t *i, size_t *j) {
+    for (*i = 0; *i < n && *i < 64; ++*i)
+        for (*j = 0; *j < n && *j < 64; ++*j) {
+            if ((p->disjoint[*i] >> *j & 1) && overlap(p, args, *i, *j)) return true;
+            if ((p->disjoint_or_equal[*i] >> *j & 1) && overlap(p, args, *i, *j) && args[*i].data != args[*j].data)
                 return true;
         }
     return false;
@@ -90,8 +91,14 @@ tilec_status rt_program_dispatch(rt_pool *pool, tilec_context *ctx, rt_program *
     if (n != p->user_args || (n && !args))
         return tilec_error(ctx, TILEC_E_ARG, "RT-D02", tilec_no_loc(), "kernel '@%s' takes %u arguments, got %zu%s",
                            name, p->user_args, n, n && !args ? " (NULL array)" : "");
-    if (p->unfused) {
-        bool unsafe = streams_unsafe(p, n, args);
+    if (p->disjoint) {
+        size_t i, j;
+        bool unsafe = streams_unsafe(p, n, args, &i, &j);
+        if (unsafe && !p->unfused)
+            return tilec_error(ctx, TILEC_E_ARG, "RT-D09", tilec_no_loc(),
+                               "kernel '@%s' streams rows too large to snapshot and has no unfused twin: arguments "
+                               "%zu and %zu overlap where its streams need them apart (bind them apart%s)",
+                               name, i, j, p->disjoint[i] >> j & 1 ? "" : " or at the same address");
         ++*(unsafe ? &p->unfused_dispatches : &p->fused_dispatches);
         if (unsafe) return rt_program_dispatch(pool, ctx, p->unfused, n, args);
     }

@@ -5,7 +5,8 @@
  *   split    no entry of its own: a partial kernel then a combine kernel,
  *            each run on (arguments, workspace views), one view per carry;
  *   unfused  a twin run instead when the arguments overlap where the
- *            entry's streamed loads need them apart (disjoint masks).
+ *            entry's streamed loads need them apart (disjoint masks);
+ *            masks without a twin: such arguments are refused (RT-D09).
  * The facade's JIT kernels (tilec/kernel.h) and ahead-of-time objects
  * (tilec/aot_run.c) are both programs, so both dispatch through
  * rt_program_dispatch.
@@ -35,8 +36,8 @@ struct rt_program {
     uint32_t split_carries;
     uint64_t split_offset[RT_SPLIT_MAX_CARRIES], split_bytes[RT_SPLIT_MAX_CARRIES];
     tir_scalar split_elem[RT_SPLIT_MAX_CARRIES];
-    rt_program *unfused;                    /* NULL: the streams need nothing of the arguments */
-    const uint64_t *disjoint, *disjoint_or_equal; /* [user_args]: bit j of [i], i and j must not overlap
+    rt_program *unfused;                    /* NULL: none (no masks: the streams need nothing of the arguments) */
+    const uint64_t *disjoint, *disjoint_or_equal; /* NULL or [user_args]: bit j of [i], i and j must not overlap
                                                      (…_or_equal: unless they start at the same byte) */
     void *scratch_block, *scratch; /* what was allocated; it aligned up to 64 */
     uint64_t scratch_bytes;

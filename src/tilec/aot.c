@@ -91,7 +91,8 @@ static void put_node(blob_writer *w, const tilec_kernel *k) {
         put_u32(s, (uint32_t)p->split_elem[i]);
     }
     put_u32(s, index_of(w, k->unfused));
-    for (uint32_t i = 0; k->unfused && i < p->user_args; i++) {
+    put_u32(s, p->disjoint != NULL);
+    for (uint32_t i = 0; p->disjoint && i < p->user_args; i++) {
         put_u64(s, p->disjoint[i]);
         put_u64(s, p->disjoint_or_equal[i]);
     }

@@ -16,7 +16,7 @@
  *   u32 pack node, u32 packed param, u64 scratch bytes,
  *   u32 partial node, u32 combine node, u32 carries,
  *   carries × {u64 offset, u64 bytes, u32 elem},
- *   u32 unfused node, when it is one: user args × {u64 disjoint, u64 disjoint_or_equal},
+ *   u32 unfused node, u32 masks (0 or 1), when 1: user args × {u64 disjoint, u64 disjoint_or_equal},
  *   u32 fault sites, sites × {u32 kind, u32 store, str target, u32 target id,
  *   str func, str axis label, u32 axis, u64 extent, u64 count, str file,
  *   u32 line, u32 column};
@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 /* "TLCAOT" and the format number in the low 16 bits. */
-#define AOT_FORMAT 1u
+#define AOT_FORMAT 2u
 #define AOT_MAGIC (0x544c43414f540000ull | AOT_FORMAT)
 #define AOT_NONE UINT32_MAX
 

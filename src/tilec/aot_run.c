@@ -187,7 +187,7 @@ static void read_node(reader *r, aot_node *nodes, uint32_t self, uint32_t count,
         p->split_elem[i] = (tir_scalar)get_u32(r);
     }
     p->unfused = child(r, nodes, self, count, get_u32(r));
-    if (p->unfused && !r->bad) {
+    if (get_u32(r) && !r->bad) {
         if (!(n->masks = tilec_alloc(r->ctx, 2 * (p->user_args ? p->user_args : 1) * sizeof *n->masks))) r->bad = true;
         for (uint32_t i = 0; !r->bad && i < p->user_args; i++) {
             n->masks[i] = get_u64(r);

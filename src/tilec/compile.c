@@ -75,7 +75,7 @@ static void plan_label(const plan_result *p, strbuf *s) {
     for (uint32_t i = 0; i < c->candidate.rank; i++) strbuf_printf(s, "%s%u", i ? "," : "", c->candidate.order[i]);
     strbuf_printf(s, "]/block%u", c->candidate.block_size);
     if (c->candidate.local_lanes > 1) strbuf_printf(s, "/local%u", c->candidate.local_lanes);
-    if (c->candidate.fused) strbuf_append(s, "/fused");
+    if (c->candidate.fused) strbuf_append(s, c->candidate.fused == 1 ? "/fused" : "/fused2");
     strbuf_printf(s, "/grain%llu/tasks%llu",
                   (unsigned long long)c->work.blocks_per_task, (unsigned long long)c->work.task_count);
     if (p->options.root_axis_tiles_len) {
@@ -220,7 +220,11 @@ static tilec_status compile_split(tilec_context *ctx, tilec_kernel *k, const tir
 }
 
 /* The unfused twin of a kernel whose streamed loads need some arguments
- * apart (lower_arg.disjoint*), and those needs; nothing when none. */
+ * apart (lower_arg.disjoint*), and those needs; nothing when none.  A twin
+ * the planner cannot fit (PLAN-S01: it would snapshot rows beyond the
+ * budget, which is why the kernel streams them) is left out: dispatch then
+ * refuses arguments that overlap where the streams need them apart
+ * (RT-D09) instead of refusing the kernel. */
 static tilec_status compile_unfused(tilec_context *ctx, tilec_kernel *k, const tir_func *f, const lower_result *lr,
                                     const tilec_compile_options *o) {
     bool needed = false;
@@ -239,7 +243,13 @@ static tilec_status compile_unfused(tilec_context *ctx, tilec_kernel *k, const t
     uo.runtime = k->runtime;
     uo.threads = k->workers;
     uo.fuse = TILEC_FUSE_OFF;
+    size_t diags = tilec_diag_count(ctx);
     tilec_status st = tilec_compile_kernel(ctx, f, &uo, k->aot, &k->unfused);
+    if (st == TILEC_E_UNSUPPORTED && tilec_diag_count(ctx) > diags &&
+        !strcmp(tilec_diag_at(ctx, tilec_diag_count(ctx) - 1)->code, "PLAN-S01")) {
+        tilec_diag_truncate(ctx, diags);
+        return TILEC_OK;
+    }
     if (!st) {
         k->prog.unfused = &k->unfused->prog;
         k->times.total += k->unfused->times.total;

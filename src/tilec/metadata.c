@@ -80,7 +80,9 @@ bool tilec_kernel_describe(tilec_kernel *k) {
     item_u64(k, "packed_bytes", main->pack ? main->prog.scratch_bytes : 0);
     item_text(k, "split", k->split_partial ? strbuf_cstr(&k->split) : "none"); /* no '"' in the words */
     item_u64(k, "split_workspace_bytes", k->split_partial ? k->prog.scratch_bytes : 0);
-    item_text(k, "unfused_twin", main->unfused ? strbuf_cstr(&main->unfused->plan) : "none");
+    item_text(k, "unfused_twin", main->unfused     ? strbuf_cstr(&main->unfused->plan)
+                                 : main->disjoint ? "none (overlapping arguments refused)"
+                                                  : "none");
     item_u64(k, "mma_flops", k->flops);
     item_u64(k, "argument_bytes", k->arg_bytes);
     item_text(k, "cache", main->cache ? main->cache : "off");

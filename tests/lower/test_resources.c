@@ -18,8 +18,11 @@ static tir_module *sumsq(int64_t width) {
 }
 
 static plan_repr_options repr_options(const lower_options *o) {
-    plan_repr_options r = {o->max_unrolled_tile_elements, o->max_unrolled_region_work, o->reduction_partitions,
-                           o->max_recipe_depth, NULL, o->fuse, o->fuse};
+    plan_repr_options r = {.max_unrolled_tile_elements = o->max_unrolled_tile_elements,
+                           .max_unrolled_region_work = o->max_unrolled_region_work,
+                           .reduction_partitions = o->reduction_partitions,
+                           .max_recipe_depth = o->max_recipe_depth};
+    plan_repr_set_fusion(&r, o->fuse);
     return r;
 }
 

@@ -264,6 +264,52 @@ static void test_fusion_priced(void) {
     tir_module_destroy(m);
 }
 
+/* Fusion level 2 (costly values recomputed) replaces a refusal and nothing
+ * else: masked softmax's 8M-wide rows at W = 16 keep their exponentials in
+ * an array at level 1 (over the 1 MiB budget), recompute them at level 2
+ * (no array, more arithmetic); off, every candidate is refused; 4096-wide
+ * rows never take level 2. */
+static void test_fusion_beyond_budget(void) {
+    static const struct {
+        int64_t width;
+        tilec_fuse fuse;
+        uint32_t level; /* UINT32_MAX: refused */
+    } cases[] = {{(8 << 20) + 3, TILEC_FUSE_AUTO, 2}, {(8 << 20) + 3, TILEC_FUSE_ON, 2},
+                 {(8 << 20) + 3, TILEC_FUSE_OFF, UINT32_MAX}, {4096, TILEC_FUSE_ON, 1}};
+    plan_thread_pool pool;
+    plan_thread_pool_init(&pool, 2, 16);
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        tir_define d[2] = {{"R", 2}, {"W", cases[i].width}};
+        tir_module *m = parse_example(ctx, "masked_softmax", d, 2);
+        if (!m) continue;
+        plan_options o = plan_options_whole();
+        o.fuse = cases[i].fuse;
+        plan_result r;
+        lower_result l;
+        tilec_status st = plan_compile(ctx, tir_module_func(m, 0), &o, &pool.info, NULL, &r, &l);
+        if (cases[i].level == UINT32_MAX) {
+            CHECK_MSG(st == TILEC_E_UNSUPPORTED && tilec_diag_count(ctx) == 1 &&
+                          !strcmp(tilec_diag_at(ctx, 0)->code, "PLAN-S01"),
+                      "case %zu: %s", i, tilec_status_name(st));
+            tilec_diag_clear(ctx);
+        } else if (st == TILEC_OK && r.ok && l.module) {
+            const plan_choice *c = plan_selected(&r);
+            CHECK_MSG(c->candidate.fused == cases[i].level, "case %zu: level %u", i, c->candidate.fused);
+            CHECK(cases[i].level != 2 || (c->resources.snapshot_bytes_per_worker == 0 &&
+                                          l.resources.snapshot_bytes_per_worker == 0));
+            char item[32];
+            snprintf(item, sizeof item, "fused=%u;", cases[i].level);
+            CHECK_STR_CONTAINS(l.realization, item);
+        } else {
+            CHECK_MSG(false, "case %zu: %s", i, tilec_status_name(st));
+        }
+        flush_diags();
+        lower_result_free(&l);
+        plan_result_free(&r);
+        tir_module_destroy(m);
+    }
+}
+
 /* Short rows (docs/planner.md "Short rows"): at W = 16 on one worker,
  * softmax's 65536 rows of 4, 8 and 12 run faster one program per lane
  * (measured 1.3–2.4×) and its rows of 16 and 4096 packet-local; the search
@@ -400,6 +446,7 @@ int main(void) {
     test_work_follows_representation();
     test_compile_examples();
     test_fusion_priced();
+    test_fusion_beyond_budget();
     test_short_rows();
     test_physical_fast_digit();
     tilec_context_destroy(ctx);

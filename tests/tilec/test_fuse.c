@@ -17,7 +17,12 @@
  *   say which ran; every result equals the reference's (the snapshot
  *   contract, also with the shifted views).
  * - off never fuses and has no twin; a kernel whose streams need nothing of
- *   its arguments has no twin either. */
+ *   its arguments has no twin either.
+ * - Rows beyond the budget (item 6 of issue 17): softmax's 8M-wide row at
+ *   W = 16 fits neither unfused (the row) nor at fusion level 1 (its
+ *   exponentials), so level 2 recomputes them (no array); its twin cannot
+ *   fit, so a shifted output is refused (RT-D09) and the context stays
+ *   usable; disjoint and in place it equals the reference. */
 #include "facade_fixture.h"
 
 typedef struct {
@@ -176,12 +181,51 @@ static void test_no_twin(void) {
     tir_module_destroy(m);
 }
 
+static void test_beyond_budget(void) {
+    static const tir_define big[] = {{"R", 1}, {"W", (8 << 20) - 7}};
+    tir_module *m = parse_example(ctx, "softmax", big, 2);
+    if (!m) return;
+    const tir_func *f = tir_module_func(m, 0);
+    tilec_compile_options o = tilec_compile_options_default();
+    o.fuse = TILEC_FUSE_OFF;
+    o.width = 16;
+    tilec_kernel *k = NULL;
+    CHECK(tilec_compile(ctx, f, &o, &k) == TILEC_E_UNSUPPORTED && !k);
+    CHECK(tilec_diag_count(ctx) == 1 && !strcmp(tilec_diag_at(ctx, 0)->code, "PLAN-S01"));
+    tilec_diag_clear(ctx);
+    k = compile(f, 16, NULL, 0, TILEC_FUSE_AUTO);
+    if (k) {
+        const char *r = tilec_kernel_plan_realization(k);
+        CHECK_MSG(item_value(r, "fused") == 2 && item_value(r, "static_snapshot_bytes_per_worker") == 0, "%s", r);
+        CHECK_MSG(strstr(tilec_kernel_realization(k), "unfused_twin=none (overlapping arguments refused);") != NULL,
+                  "%s", tilec_kernel_realization(k));
+        run_binding(&cases[2], f, k, "@softmax 8M", 16, DISJOINT);
+        run_binding(&cases[2], f, k, "@softmax 8M", 16, IN_PLACE);
+        /* shifted into X: refused, with both arguments named */
+        size_t n = (size_t)big[1].value + 7;
+        float *x = calloc(n, sizeof *x);
+        if (x) {
+            tilec_buffer args[2] = {{x, (n - 7) * sizeof *x, TIR_F32}, {x + 7, (n - 7) * sizeof *x, TIR_F32}};
+            CHECK(tilec_dispatch(ctx, k, 2, args) == TILEC_E_ARG);
+            CHECK(tilec_diag_count(ctx) == 1 && !strcmp(tilec_diag_at(ctx, 0)->code, "RT-D09") &&
+                  strstr(tilec_diag_at(ctx, 0)->message, "arguments 0 and 1 overlap") != NULL);
+            tilec_diag_clear(ctx);
+            args[1].data = x; /* in place again: the context and kernel are still usable */
+            CHECK(tilec_dispatch(ctx, k, 2, args) == TILEC_OK);
+            free(x);
+        }
+    }
+    tilec_kernel_destroy(k);
+    tir_module_destroy(m);
+}
+
 int main(void) {
     CHECK(tilec_context_create(NULL, &ctx) == TILEC_OK);
     test_rows();
     test_no_snapshot();
     test_coordinate_map();
     test_no_twin();
+    test_beyond_budget();
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
 }

@@ -76,9 +76,10 @@ static void json_candidate_fields(FILE *out, const plan_candidate *c, const char
     json_u32_array(out, c->order, c->rank);
     fprintf(out,
             ",\n%s\"block_size\": %u,\n%s\"local_lanes\": %u,\n%s\"blocks_per_task\": %llu,\n%s\"packet_width\": %u,\n"
-            "%s\"dispatch_size\": %llu,\n%s\"fused\": %s,\n",
+            "%s\"dispatch_size\": %llu,\n%s\"fused\": %s,\n%s\"fusion_level\": %u,\n",
             indent, c->block_size, indent, c->local_lanes, indent, (unsigned long long)c->blocks_per_task, indent,
-            c->packet_width, indent, (unsigned long long)c->dispatch_size, indent, c->fused ? "true" : "false");
+            c->packet_width, indent, (unsigned long long)c->dispatch_size, indent, c->fused ? "true" : "false", indent,
+            c->fused);
 }
 
 static void json_work(FILE *out, const plan_work *w, const char *indent) {
