@@ -56,7 +56,7 @@ typedef struct {
     arena arena;      /* records and scratch, freed after lowering */
     lv **vals;        /* [tf->next_value_id] */
     xir_value **buffers; /* [parameter count] */
-    xir_value *packed;   /* opt->pack: the packed panels, the buffer after the parameters */
+    xir_value *packed[PLAN_MAX_PACKS]; /* opt->packing: each pack's panels, the buffers after the parameters */
     VEC(lw_range) ranges; /* by XIR value id: known coordinate intervals */
     VEC(tir_fault_site) sites; /* the kernel's fault sites (check.c) */
     uint32_t *site_of_op;      /* [tf->next_op_id]: 1 + the op's first site, 0: none yet */

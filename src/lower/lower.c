@@ -87,11 +87,9 @@ static void lower_root(lowerer *lw, const tir_op *root, const plan_root_map *map
     lower_block(lw, root->body, NULL);
 }
 
-static tir_scalar packed_elem(const plan_pack *p) { return tir_value_elem(p->load->operands[0]->value); }
-
 /* "<parameter>_packed" */
-static const char *packed_name(lowerer *lw) {
-    const char *view = lw->opt->pack->load->operands[0]->value->name;
+static const char *packed_name(lowerer *lw, const plan_pack *p) {
+    const char *view = p->load->operands[0]->value->name;
     size_t n = strlen(view);
     char *s = arena_alloc(&lw->arena, n + sizeof "_packed");
     if (s) {
@@ -119,7 +117,10 @@ static void emit(lowerer *lw, const plan_root_map *map) {
         const tir_value *p = body->args[i];
         lw->buffers[i] = xir_func_add_buffer(lw->f, p->name, p->type->elem);
     }
-    if (lw->opt->pack) lw->packed = xir_func_add_buffer(lw->f, packed_name(lw), packed_elem(lw->opt->pack));
+    for (uint32_t i = 0; lw->opt->packing && i < lw->opt->packing->count; i++) {
+        const plan_pack *p = &lw->opt->packing->packs[i];
+        lw->packed[i] = xir_func_add_buffer(lw->f, packed_name(lw, p), p->elem);
+    }
     lw->entry = xir_block_new(lw->f, "entry");
     xir_block *code = xir_block_new(lw->f, "body");
     if (!lw_ok(lw)) return;
@@ -170,6 +171,25 @@ static void collect_usage(const tir_block *b, lower_arg *args) {
     }
 }
 
+/* The packed parameters, comma-separated ("none": nothing packed). */
+static const char *packed_operands(lowerer *lw) {
+    const plan_packing *p = lw->opt->packing;
+    if (!p || !p->count) return "none";
+    strbuf s;
+    strbuf_init(&s, lw->ctx);
+    for (uint32_t i = 0; i < p->count; i++)
+        strbuf_printf(&s, "%s%s", i ? "," : "", p->packs[i].load->operands[0]->value->name);
+    const char *text = s.failed ? "?" : arena_strdup(&lw->arena, strbuf_cstr(&s));
+    strbuf_free(&s);
+    return text ? text : "?";
+}
+
+static uint64_t packed_bytes(const plan_packing *p) {
+    uint64_t n = 0;
+    for (uint32_t i = 0; p && i < p->count; i++) n += p->packs[i].bytes;
+    return n;
+}
+
 static void describe(lowerer *lw, const plan_root_map *map, lower_result *out) {
     strbuf s;
     strbuf_init(&s, lw->ctx);
@@ -201,8 +221,7 @@ static void describe(lowerer *lw, const plan_root_map *map, lower_result *out) {
                   (unsigned long long)out->resources.snapshot_allocations, (unsigned long long)lw->opt->max_local_bytes,
                   lw->opt->max_unrolled_tile_elements, (unsigned long long)lw->opt->max_unrolled_region_work,
                   lw->opt->reduction_partitions, lw->opt->max_recipe_depth, lw->opt->fused_mma ? "fused" : "separate",
-                  lw->opt->pack ? lw->opt->pack->load->operands[0]->value->name : "none",
-                  (unsigned long long)(lw->opt->pack ? lw->opt->pack->bytes : 0));
+                  packed_operands(lw), (unsigned long long)packed_bytes(lw->opt->packing));
 #define X(name) strbuf_printf(&s, #name "=%llu; ", (unsigned long long)out->counters.name);
     LOWER_COUNTERS(X)
 #undef X
@@ -213,8 +232,8 @@ static void describe(lowerer *lw, const plan_root_map *map, lower_result *out) {
 
 static void fill_result(lowerer *lw, const plan_root_map *map, const plan_resources *res, lower_result *out) {
     const tir_block *body = lw->tf->body;
-    const plan_pack *pack = lw->opt->pack;
-    out->packed = pack != NULL;
+    const plan_packing *packing = lw->opt->packing;
+    out->packed = packing ? packing->count : 0;
     out->arg_count = body->arg_count + out->packed;
     out->args = arena_alloc(&lw->m->arena, sizeof *out->args * (out->arg_count ? out->arg_count : 1));
     if (!out->args) {
@@ -235,9 +254,9 @@ static void fill_result(lowerer *lw, const plan_root_map *map, const plan_resour
             if (g == PLAN_GUARD_DISJOINT) out->args[i].disjoint |= 1ull << j;
             if (g == PLAN_GUARD_DISJOINT_OR_EQUAL) out->args[i].disjoint_or_equal |= 1ull << j;
         }
-    if (pack)
-        out->args[body->arg_count] = (lower_arg){lw->packed->name, packed_elem(pack), pack->bytes, LOWER_USAGE_READ,
-                                                 0, 0};
+    for (uint32_t i = 0; i < out->packed; i++)
+        out->args[body->arg_count + i] = (lower_arg){lw->packed[i]->name, packing->packs[i].elem,
+                                                     packing->packs[i].bytes, LOWER_USAGE_READ, 0, 0};
     if (lw->sites.len) {
         tir_fault_site *sites = arena_alloc(&lw->m->arena, sizeof *sites * lw->sites.len);
         if (!sites) {

@@ -40,9 +40,10 @@ typedef struct {
     /* Float mma steps as one fma each (true, the default) or a separate
      * multiply and add (docs/lowering.md "MMA"). */
     bool fused_mma;
-    /* Reads this load's tiles from packed panels, a buffer argument after the
-     * parameters (NULL: none; plan/pack.h, docs/lowering.md "Packed panels"). */
-    const plan_pack *pack;
+    /* Reads these loads' tiles from packed panels, one buffer argument each
+     * after the parameters (NULL: none; plan/pack.h, docs/lowering.md
+     * "Packed panels"). */
+    const plan_packing *packing;
 } lower_options;
 
 lower_options lower_options_default(void);
@@ -78,8 +79,8 @@ typedef struct {
     xir_module *module; /* owned */
     xir_func *kernel;   /* in module: buffer args in TileIR parameter order, then the packed panels */
     lower_arg *args;    /* [arg_count], owned by the module */
-    size_t arg_count;   /* the parameters, plus one with options.pack (the last) */
-    bool packed;        /* options.pack: the last argument is the packed panels */
+    size_t arg_count;   /* the parameters, plus one per pack of options.packing */
+    uint32_t packed;    /* the packs: the last `packed` arguments are their panels, in packing order */
     uint32_t dispatch_size;         /* root parallel volume × local_lanes */
     uint32_t block_size;            /* B (also kernel->block_size) */
     uint32_t packet_width;          /* W the plan was made for */

@@ -50,15 +50,20 @@ static xir_value *both(lowerer *lw, xir_value *x, xir_value *y) {
     return x && y ? lw_arith(lw, XIR_OP_AND, x, y, NULL) : x ? x : y;
 }
 
-/* The packed load (plan/pack.h): tile `inst` of the packed panels, inst
+/* The pack of a tile load, or NULL. */
+static const plan_pack *pack_of(lowerer *lw, const tir_op *op) {
+    return op->kind == TIR_OP_VIEW_LOAD ? plan_packing_find(lw->opt->packing, op) : NULL;
+}
+
+/* The packed load (plan/pack.h): tile `inst` of the pack's panels, inst
  * the linear index of the region coordinates its origin uses, its axes at
- * the storage order's strides.  In bounds by construction (each coordinate
- * is inside its region's extent), so nothing is guarded or checked. */
-static bool prepare_packed(lowerer *lw, access *acc, const tir_op *op) {
-    const plan_pack *p = lw->opt->pack;
+ * the storage order's strides, its elements of the panels' type (widened:
+ * the mma's).  In bounds by construction (each coordinate is inside its
+ * region's extent), so nothing is guarded or checked. */
+static bool prepare_packed(lowerer *lw, access *acc, const tir_op *op, const plan_pack *p) {
     acc->op = op;
     acc->view = op->operands[0]->value->type->space;
-    acc->buffer = lw->packed;
+    acc->buffer = lw->packed[p - lw->opt->packing->packs];
     xir_value *inst = lw_i64(lw, 0);
     for (uint32_t i = 0; i < p->coord_count; i++) {
         lv *rec = lw_lookup(lw, p->coords[i]);
@@ -80,7 +85,8 @@ static bool prepare_packed(lowerer *lw, access *acc, const tir_op *op) {
 
 /* Origins, base address and which axes keep a guard. */
 static bool prepare(lowerer *lw, access *acc, const tir_op *op, bool runtime) {
-    if (lw->opt->pack && op == lw->opt->pack->load) return prepare_packed(lw, acc, op);
+    const plan_pack *p = pack_of(lw, op);
+    if (p) return prepare_packed(lw, acc, op, p);
     acc->op = op;
     acc->view = op->operands[0]->value->type->space;
     acc->buffer = buffer_of(lw, op->operands[0]->value);
@@ -246,6 +252,8 @@ void lower_load(lowerer *lw, const tir_op *op) {
     access *acc = lw_alloc(lw, sizeof *acc);
     if (!acc || !prepare(lw, acc, op, runtime || stream)) return;
     uint32_t rank = op->domain->rank;
+    const plan_pack *pack = pack_of(lw, op);
+    tir_scalar elem = pack ? pack->elem : pv->elem; /* widened panels hold the mma's type */
     if (op->has_fill) {
         lv *fill = lw_lookup(lw, op->operands[1 + rank]->value);
         if (!fill) return;
@@ -253,15 +261,16 @@ void lower_load(lowerer *lw, const tir_op *op) {
     } else {
         acc->fill = xir_const_zero(lw->m, pv->elem);
     }
+    acc->fill = lw_cast(lw, acc->fill, elem); /* exact: a half value widened */
     if (stream) { /* read where it is used (plan/stream.h) */
         lv *rec = lw_alloc(lw, sizeof *rec);
         if (!rec) return;
-        *rec = (lv){.form = LV_STREAM, .elem = pv->elem, .count = pv->count, .access = acc};
+        *rec = (lv){.form = LV_STREAM, .elem = elem, .count = pv->count, .access = acc};
         lw->counters.streamed_loads++;
         lw_bind(lw, res, rec);
         return;
     }
-    acc->tile = runtime ? lw_array(lw, pv->elem, pv->count) : lw_ssa(lw, pv->elem, pv->count);
+    acc->tile = runtime ? lw_array(lw, elem, pv->count) : lw_ssa(lw, elem, pv->count);
     if (!acc->tile) return;
     lw_traverse(lw, op->domain, runtime, visit_load, acc);
     lw_bind(lw, res, acc->tile);

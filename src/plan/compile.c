@@ -61,7 +61,7 @@ tilec_status plan_lower(tilec_context *ctx, const tir_func *f, const plan_result
     o.max_recipe_depth = plan->options.max_recipe_depth;
     o.local_lanes = c->candidate.local_lanes;
     o.fuse = c->candidate.fused;
-    o.pack = plan->pack.load ? &plan->pack : NULL;
+    o.packing = plan->packing.count ? &plan->packing : NULL;
     tilec_status st = lower_kernel(ctx, f, &o, out);
     if (st) return st;
     if (out->resources.snapshot_bytes_per_worker != c->resources.snapshot_bytes_per_worker ||

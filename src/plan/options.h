@@ -65,7 +65,7 @@ typedef struct {
     bool search_task_grain;              /* also enumerate task grains (task-grain targets only) */
     const plan_cost_policy *cost_policy; /* NULL: the target's policy, else the analytic formula */
     tilec_fuse fuse;                     /* auto: candidates with and without fusion (plan_candidate.fused) */
-    plan_pack_mode pack;                 /* decided for the selected plan (plan_result.pack) */
+    plan_pack_mode pack;                 /* decided for the selected plan (plan_result.packing) */
     tilec_split split;                   /* split a mergeable reduce (plan/split.h, plan_result.split) */
     uint32_t split_chunks;               /* 0: the model's choice; else exactly this many (implies on) */
 } plan_options;

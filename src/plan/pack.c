@@ -6,15 +6,15 @@
 #include <stdio.h>
 #include <string.h>
 
-static bool say(plan_pack *p, bool packed, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Writes the decision (or a refusal) into `why`; returns `ok`. */
+static bool say(char *why, size_t size, bool ok, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-static bool say(plan_pack *p, bool packed, const char *fmt, ...) {
+static bool say(char *why, size_t size, bool ok, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(p->why, sizeof p->why, fmt, ap);
+    vsnprintf(why, size, fmt, ap);
     va_end(ap);
-    if (!packed) p->load = NULL;
-    return packed;
+    return ok;
 }
 
 /* ---- origins: c·s + o over one region coordinate ---- */
@@ -76,6 +76,8 @@ static bool affine_of(const tir_value *v, affine *out, int depth) {
 
 /* ---- the walk: coordinates in scope, stores seen so far ---- */
 
+enum { WALK_MAX = 8 }; /* qualifying loads considered */
+
 typedef struct {
     const tir_func *f;
     const tir_op *root;
@@ -85,8 +87,9 @@ typedef struct {
     uint64_t scope_extent[PLAN_PACK_MAX_COORDS * 4];
     uint32_t scope_len;
     bool store_before;            /* a store precedes the current top-level op or is inside it */
-    plan_pack best;               /* the first load that qualifies */
-    char refused[256];            /* why the loads before it did not, "; "-separated */
+    plan_pack found[WALK_MAX];    /* the loads that qualify, in program order */
+    uint32_t found_count;
+    char refused[256];            /* why the others did not, "; "-separated */
 } walker;
 
 static int scope_index(const walker *w, const tir_value *v) {
@@ -105,28 +108,48 @@ static bool contiguous(const tir_space *tile, const tir_space *view) {
     return true;
 }
 
-/* Fills p for `op` or says why it cannot be packed. */
-static bool qualify(walker *w, const tir_op *op, plan_pack *p) {
+/* The accumulator type every user of `load` (an mma operand a or b, each
+ * with the same float accumulator) converts it to, when it is f16/bf16;
+ * else its own type. */
+static tir_scalar widened_elem(const tir_op *load) {
+    const tir_value *v = load->results[0];
+    tir_scalar e = tir_value_elem(v), to = e;
+    if (e != TIR_F16 && e != TIR_BF16) return e;
+    for (const tir_use *u = v->uses; u; u = u->next) {
+        if (u->user->kind != TIR_OP_MMA || u->index >= 2) return e;
+        tir_scalar c = tir_value_elem(u->user->results[0]);
+        if (c != TIR_F32 && c != TIR_F64) return e;
+        if (to != e && c != to) return e;
+        to = c;
+    }
+    return to;
+}
+
+#define REFUSE(...) say(why, size, false, __VA_ARGS__)
+
+/* Fills p for `op` or says in `why` why it cannot be packed. */
+static bool qualify(walker *w, const tir_op *op, plan_pack *p, char *why, size_t size) {
     memset(p, 0, sizeof *p);
     p->load = op;
     const tir_value *view = op->operands[0]->value;
     const tir_space *vs = view->type->space, *ts = op->domain;
     p->param = view->index;
-    if (!view->read_only) return say(p, false, "'%%%s' is writable", view->name);
-    if (op->bounds != TIR_BOUNDS_ZERO) return say(p, false, "the load of '%%%s' is bounds=assume", view->name);
+    p->elem = tir_value_elem(view);
+    if (!view->read_only) return REFUSE("'%%%s' is writable", view->name);
+    if (op->bounds != TIR_BOUNDS_ZERO) return REFUSE("the load of '%%%s' is bounds=assume", view->name);
     if (op->has_fill && !(op->operands[op->operand_count - 1]->value->def_op &&
                           op->operands[op->operand_count - 1]->value->def_op->kind == TIR_OP_CONSTANT))
-        return say(p, false, "the fill of '%%%s' is not a constant", view->name);
-    if (w->store_before) return say(p, false, "a store precedes the load of '%%%s'", view->name);
-    if (!op->strides && contiguous(ts, vs)) return say(p, false, "the tiles of '%%%s' are already contiguous", view->name);
+        return REFUSE("the fill of '%%%s' is not a constant", view->name);
+    if (w->store_before) return REFUSE("a store precedes the load of '%%%s'", view->name);
+    p->contiguous = !op->strides && contiguous(ts, vs);
     bool used[PLAN_PACK_MAX_COORDS * 4] = {false};
     for (uint32_t a = 0; a < vs->rank; a++) {
         affine x;
         if (!affine_of(op->operands[1 + a]->value, &x, 0))
-            return say(p, false, "origin %u of '%%%s' is not c*s+o over one coordinate", a, view->name);
+            return REFUSE("origin %u of '%%%s' is not c*s+o over one coordinate", a, view->name);
         int i = x.coord ? scope_index(w, x.coord) : -1;
         if (x.coord && (i < 0 || used[i]))
-            return say(p, false, "origin %u of '%%%s' is not c*s+o over one coordinate", a, view->name);
+            return REFUSE("origin %u of '%%%s' is not c*s+o over one coordinate", a, view->name);
         if (i >= 0) used[i] = true;
         p->coord_of[a] = i; /* scope index for now */
         p->scale[a] = x.scale;
@@ -143,16 +166,15 @@ static bool qualify(walker *w, const tir_op *op, plan_pack *p) {
             if (root) p->reuse *= w->scope_extent[i];
             continue;
         }
-        if (root && i == w->inner_axis)
-            return say(p, false, "'%%%s' depends on the innermost root axis", view->name);
+        if (root && i == w->inner_axis) p->inner = true;
         if (p->coord_count == PLAN_PACK_MAX_COORDS)
-            return say(p, false, "'%%%s' depends on more than %d coordinates", view->name, PLAN_PACK_MAX_COORDS);
+            return REFUSE("'%%%s' depends on more than %d coordinates", view->name, PLAN_PACK_MAX_COORDS);
         renumber[i] = (int32_t)p->coord_count;
         p->coords[p->coord_count] = w->scope[i];
         p->extents[p->coord_count++] = w->scope_extent[i];
         p->instances *= w->scope_extent[i]; /* ≤ Π of uint32 extents of at most 8 axes: checked below */
     }
-    if (!p->instances) return say(p, false, "the load of '%%%s' never runs (an empty loop)", view->name);
+    if (!p->instances) return REFUSE("the load of '%%%s' never runs (an empty loop)", view->name);
     for (uint32_t a = 0; a < vs->rank; a++)
         if (p->coord_of[a] >= 0) p->coord_of[a] = renumber[p->coord_of[a]];
     /* storage order: the tile's axes, the distributed one innermost */
@@ -174,19 +196,21 @@ static bool qualify(walker *w, const tir_op *op, plan_pack *p) {
     if (__builtin_mul_overflow(p->instances, p->tile_elements, &p->bytes) ||
         __builtin_mul_overflow(p->bytes, (uint64_t)tir_scalar_size(view->type->elem), &p->bytes) ||
         p->bytes > UINT32_MAX || p->bytes / 8 > view_bytes)
-        return say(p, false, "the tiles of '%%%s' overlap: packing would copy more than 8x the view", view->name);
+        return REFUSE("the tiles of '%%%s' overlap: packing would copy more than 8x the view", view->name);
     return true;
 }
+
+#undef REFUSE
 
 static void walk(walker *w, const tir_block *b, bool top) {
     for (const tir_op *op = b->first; op; op = op->next) {
         if (top && plan_find_store(op)) w->store_before = true;
-        if (op->kind == TIR_OP_VIEW_LOAD && op->domain && !w->best.load) {
-            plan_pack p;
-            if (qualify(w, op, &p)) w->best = p;
+        if (op->kind == TIR_OP_VIEW_LOAD && op->domain && w->found_count < WALK_MAX) {
+            char why[160];
+            if (qualify(w, op, &w->found[w->found_count], why, sizeof why)) w->found_count++;
             else {
                 size_t n = strlen(w->refused);
-                snprintf(w->refused + n, sizeof w->refused - n, "%s%s", n ? "; " : "", p.why);
+                snprintf(w->refused + n, sizeof w->refused - n, "%s%s", n ? "; " : "", why);
             }
         }
         if ((op->kind == TIR_OP_SERIAL || op->kind == TIR_OP_PIPELINE) &&
@@ -202,36 +226,104 @@ static void walk(walker *w, const tir_block *b, bool top) {
     }
 }
 
+const plan_pack *plan_packing_find(const plan_packing *p, const tir_op *load) {
+    for (uint32_t i = 0; p && i < p->count; i++)
+        if (p->packs[i].load == load) return &p->packs[i];
+    return NULL;
+}
+
+/* Whether the load's value keeps no private copy whose size the planner
+ * priced in the view's type (SSA without a snapshot, or streamed). */
+static bool no_private_copy(const plan_repr *repr, const tir_op *load) {
+    if (!repr) return false;
+    const plan_value *v = plan_value_of(repr, load->results[0]);
+    return (v->form == PLAN_FORM_SSA && !v->snapshot) || v->form == PLAN_FORM_STREAM;
+}
+
+/* Appends one clause to the packing's words. */
+static void tell(plan_packing *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void tell(plan_packing *out, const char *fmt, ...) {
+    size_t n = strlen(out->why);
+    if (n && n + 2 < sizeof out->why) n += (size_t)snprintf(out->why + n, sizeof out->why - n, "; ");
+    va_list ap;
+    va_start(ap, fmt);
+    if (n < sizeof out->why) vsnprintf(out->why + n, sizeof out->why - n, fmt, ap);
+    va_end(ap);
+}
+
+/* Whether auto packs the reuse candidate p (else says why not). */
+static bool reuse_pays(plan_packing *out, const plan_pack *p, plan_pack_mode mode, uint64_t l2_bytes) {
+    const char *name = p->load->operands[0]->value->name;
+    if (mode != PLAN_PACK_AUTO) return true;
+    if (p->reuse < 4) {
+        tell(out, "'%%%s': each tile is read by %llu programs (auto packs from 4)", name, (unsigned long long)p->reuse);
+        return false;
+    }
+    if (p->bytes <= l2_bytes) {
+        tell(out, "'%%%s': %llu packed bytes fit the L2 (%llu)", name, (unsigned long long)p->bytes,
+             (unsigned long long)l2_bytes);
+        return false;
+    }
+    if (!l2_bytes) {
+        tell(out, "'%%%s': the L2 size is unknown", name);
+        return false;
+    }
+    return true;
+}
+
 bool plan_pack_decide(const tir_func *f, const plan_admission *admission, const plan_local *local,
-                      const uint32_t *order, plan_pack_mode mode, uint64_t l2_bytes, plan_pack *out) {
+                      const uint32_t *order, plan_pack_mode mode, uint64_t l2_bytes, const plan_repr *repr,
+                      plan_packing *out) {
     memset(out, 0, sizeof *out);
-    if (mode == PLAN_PACK_OFF) return say(out, false, "off");
+    if (mode == PLAN_PACK_OFF) return say(out->why, sizeof out->why, false, "off");
     const tir_op *root = admission->root;
-    if (root->domain->rank > PLAN_PACK_MAX_COORDS * 2) return say(out, false, "root rank above %d", PLAN_PACK_MAX_COORDS * 2);
-    walker w = {.f = f, .root = root, .local = local, .inner_axis = root->domain->rank};
+    if (root->domain->rank > PLAN_PACK_MAX_COORDS * 2)
+        return say(out->why, sizeof out->why, false, "root rank above %d", PLAN_PACK_MAX_COORDS * 2);
+    walker walked = {.f = f, .root = root, .local = local, .inner_axis = root->domain->rank}, *w = &walked;
     for (uint32_t t = root->domain->rank; t-- > 0;)
         if (root->domain->axes[order[t]].extent > 1) {
-            w.inner_axis = order[t];
+            w->inner_axis = order[t];
             break;
         }
     for (uint32_t a = 0; a < root->domain->rank; a++) {
-        w.scope[w.scope_len] = root->body->args[a];
-        w.scope_extent[w.scope_len++] = root->domain->axes[a].extent;
+        w->scope[w->scope_len] = root->body->args[a];
+        w->scope_extent[w->scope_len++] = root->domain->axes[a].extent;
     }
-    walk(&w, root->body, true);
-    if (!w.best.load) return say(out, false, "%s", w.refused[0] ? w.refused : "no tile load");
-    *out = w.best;
-    const char *name = out->load->operands[0]->value->name;
-    if (mode == PLAN_PACK_AUTO && out->reuse < 4)
-        return say(out, false, "'%%%s': each tile is read by %llu programs (auto packs from 4)", name,
-                    (unsigned long long)out->reuse);
-    if (mode == PLAN_PACK_AUTO && out->bytes <= l2_bytes)
-        return say(out, false, "'%%%s': %llu packed bytes fit the L2 (%llu)", name, (unsigned long long)out->bytes,
-                    (unsigned long long)l2_bytes);
-    if (mode == PLAN_PACK_AUTO && !l2_bytes) return say(out, false, "'%%%s': the L2 size is unknown", name);
-    return say(out, true, "'%%%s': %llu tiles of %llu elements (%llu bytes), each read by %llu programs", name,
-               (unsigned long long)out->instances, (unsigned long long)out->tile_elements,
-               (unsigned long long)out->bytes, (unsigned long long)out->reuse);
+    walk(w, root->body, true);
+    if (w->refused[0] || !w->found_count) tell(out, "%s", w->refused[0] ? w->refused : "no tile load");
+    bool reused = false; /* the reuse candidate was decided */
+    for (uint32_t i = 0; i < w->found_count && out->count < PLAN_MAX_PACKS; i++) {
+        plan_pack *p = &w->found[i];
+        const char *name = p->load->operands[0]->value->name;
+        tir_scalar wide = widened_elem(p->load);
+        uint64_t ratio = tir_scalar_size(wide) / tir_scalar_size(p->elem);
+        bool widen = wide != p->elem && no_private_copy(repr, p->load) && p->bytes <= UINT32_MAX / ratio;
+        bool reuse = !reused && !p->inner && !p->contiguous;
+        reused = reused || reuse;
+        if (!widen && p->contiguous) {
+            tell(out, "the tiles of '%%%s' are already contiguous", name);
+            continue;
+        }
+        if (!widen && !reuse) {
+            tell(out, "'%%%s' depends on the innermost root axis", name);
+            continue;
+        }
+        if (widen && mode == PLAN_PACK_AUTO && p->reuse < 2 && !(reuse && reuse_pays(out, p, mode, l2_bytes))) {
+            tell(out, "'%%%s': each tile is read by one program", name);
+            continue;
+        }
+        if (!widen && !reuse_pays(out, p, mode, l2_bytes)) continue;
+        if (widen) {
+            p->bytes *= ratio;
+            p->elem = wide;
+        }
+        out->packs[out->count++] = *p;
+        tell(out, "'%%%s': %llu tiles of %llu elements (%llu bytes%s%s), each read by %llu programs", name,
+             (unsigned long long)p->instances, (unsigned long long)p->tile_elements, (unsigned long long)p->bytes,
+             widen ? ", widened to " : "", widen ? tir_scalar_name(wide) : "", (unsigned long long)p->reuse);
+    }
+    return out->count > 0;
 }
 
 /* ---- the copy kernel ---- */
@@ -254,8 +346,8 @@ static tir_value *ew2(tir_builder *b, tir_ew_op op, tir_value *x, tir_value *y) 
 }
 
 /* The body of the copy's one program: load the tile at the original origin
- * (same strides, bounds and fill), reorder it into storage order, store it at row
- * inst·e(order[0]). */
+ * (same strides, bounds and fill), reorder it into storage order, cast it to
+ * the panels' type, store it at row inst·e(order[0]). */
 static void build_body(tir_builder *b, tir_module *m, const plan_pack *p, tir_op *root, tir_value *src,
                        tir_value *dst) {
     const tir_op *load = p->load;
@@ -297,6 +389,7 @@ static void build_body(tir_builder *b, tir_module *m, const plan_pack *p, tir_op
         for (uint32_t a = 0; a < rank; a++) at[a] = tir_index(b, dims[a]);
         tile = tir_map_end(b, map, tir_extract(b, tile, rank, at));
     }
+    if (tile && p->elem != tir_value_elem(tile)) tile = tir_cast(b, tile, p->elem); /* widened: exact */
     tir_value *row[PLAN_MAX_RANK];
     row[0] = ew2(b, TIR_EW_MUL, inst, tir_const_index(b, (int64_t)sext[0]));
     for (uint32_t j = 1; j < rank; j++) row[j] = tir_const_index(b, 0);
@@ -321,7 +414,7 @@ tir_module *plan_pack_build(tilec_context *ctx, const tir_func *f, const plan_pa
     pext[0] *= p->instances; /* ≤ bytes ≤ UINT32_MAX (plan_pack_decide) */
     tir_func *pf = tir_func_new(m, name);
     tir_value *src = pf ? tir_func_add_view(pf, "src", view->type->elem, vs->rank, vext, true) : NULL;
-    tir_value *dst = src ? tir_func_add_view(pf, "dst", view->type->elem, vs->rank, pext, false) : NULL;
+    tir_value *dst = src ? tir_func_add_view(pf, "dst", p->elem, vs->rank, pext, false) : NULL;
     tir_builder *b = dst ? tir_builder_create(pf) : NULL;
     tilec_status st = b ? TILEC_OK : TILEC_E_NOMEM;
     if (b) {

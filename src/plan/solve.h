@@ -91,7 +91,7 @@ typedef struct {
     VEC(plan_choice) candidates; /* admitted and scored, in enumeration order */
     VEC(plan_rejection) rejected;
     size_t selected;             /* index into candidates when ok */
-    plan_pack pack;              /* the packing decision for the selected plan (options.pack) */
+    plan_packing packing;        /* the packing decision for the selected plan (options.pack) */
     plan_split split;            /* the split decision (options.split): when it splits, the driver
                                     compiles its partial and combine kernels instead of this plan */
     bool ok;

@@ -1,6 +1,6 @@
 /* program.c — dispatching a program (program.h): a packing program checks
- * the arguments with its panels appended, then runs its copy kernel and its
- * entry; a split program checks the arguments against its own table, then
+ * the arguments with its panels appended, then runs its copy kernels and
+ * its entry; a split program checks the arguments against its own table, then
  * runs its partial and combine programs on (arguments, workspace views);
  * each under the program's scratch_lock.  A program with an unfused twin
  * first checks whether the arguments overlap where its streams need them
@@ -71,15 +71,18 @@ static bool streams_unsafe(const rt_program *p, size_t n, const rt_arg *args, si
 
 static tilec_status dispatch_packed(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args) {
     rt_arg local[STACK_ARGS];
-    size_t count = n + 1;
+    size_t count = n + p->packs;
     rt_arg *a = count <= STACK_ARGS ? local : tilec_alloc(ctx, count * sizeof *a);
     if (!a) return tilec_error(ctx, TILEC_E_NOMEM, "RT-D07", tilec_no_loc(), "out of memory binding arguments");
     if (n) memcpy(a, args, n * sizeof *a);
-    a[n] = (rt_arg){p->scratch, p->scratch_bytes, p->desc.params[n].elem};
-    rt_arg copy[2] = {a[p->packed_param], a[n]};
+    for (uint32_t i = 0; i < p->packs; i++)
+        a[n + i] = (rt_arg){(char *)p->scratch + p->pack_offset[i], p->pack_bytes[i], p->desc.params[n + i].elem};
     pthread_mutex_lock(&p->scratch_lock);
     tilec_status st = rt_check_args(ctx, &p->desc, a, (uint32_t)count);
-    if (!st) st = rt_dispatch(pool, ctx, &p->pack->desc, copy, 2, NULL);
+    for (uint32_t i = 0; !st && i < p->packs; i++) {
+        rt_arg copy[2] = {a[p->packed_param[i]], a[n + i]};
+        st = rt_dispatch(pool, ctx, &p->pack[i]->desc, copy, 2, NULL);
+    }
     if (!st) st = rt_dispatch(pool, ctx, &p->desc, a, (uint32_t)count, NULL);
     pthread_mutex_unlock(&p->scratch_lock);
     if (a != local) tilec_free(ctx, a);
@@ -103,6 +106,6 @@ tilec_status rt_program_dispatch(rt_pool *pool, tilec_context *ctx, rt_program *
         if (unsafe) return rt_program_dispatch(pool, ctx, p->unfused, n, args);
     }
     if (p->split_partial) return dispatch_split(pool, ctx, p, n, args);
-    if (p->pack) return dispatch_packed(pool, ctx, p, n, args);
+    if (p->packs) return dispatch_packed(pool, ctx, p, n, args);
     return rt_dispatch(pool, ctx, &p->desc, args, (uint32_t)n, NULL);
 }

@@ -1,7 +1,8 @@
 /* program.h — a compiled kernel as the runtime dispatches it: one packet
  * entry (rt_kernel), or that entry with steps around it:
- *   pack     a copy kernel run first on (source parameter, panels), the
- *            panels being the last argument the entry takes;
+ *   pack     copy kernels (up to RT_MAX_PACKS) run first, each on (its
+ *            source parameter, its panels), the panels being the last
+ *            arguments the entry takes, in pack order;
  *   split    no entry of its own: a partial kernel then a combine kernel,
  *            each run on (arguments, workspace views), one view per carry;
  *   unfused  a twin run instead when the arguments overlap where the
@@ -24,14 +25,16 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
-enum { RT_SPLIT_MAX_CARRIES = 16 };
+enum { RT_SPLIT_MAX_CARRIES = 16, RT_MAX_PACKS = 2 };
 
 typedef struct rt_program rt_program;
 struct rt_program {
     rt_kernel desc;
     uint32_t user_args;
-    rt_program *pack; /* NULL: no packing */
-    uint32_t packed_param;
+    uint32_t packs;                              /* 0: no packing */
+    rt_program *pack[RT_MAX_PACKS];              /* the copy kernels */
+    uint32_t packed_param[RT_MAX_PACKS];         /* each one's source parameter */
+    uint64_t pack_offset[RT_MAX_PACKS], pack_bytes[RT_MAX_PACKS]; /* its panels in scratch */
     rt_program *split_partial, *split_combine; /* NULL: not split */
     uint32_t split_carries;
     uint64_t split_offset[RT_SPLIT_MAX_CARRIES], split_bytes[RT_SPLIT_MAX_CARRIES];

@@ -50,7 +50,7 @@ static uint32_t number(blob_writer *w, const tilec_kernel *k) {
     }
     uint32_t at = w->count++;
     w->nodes[at] = k;
-    number(w, k->pack);
+    for (uint32_t i = 0; i < k->prog.packs; i++) number(w, k->pack[i]);
     number(w, k->split_partial);
     number(w, k->split_combine);
     number(w, k->unfused);
@@ -79,8 +79,13 @@ static void put_node(blob_writer *w, const tilec_kernel *k) {
     put_u32(s, p->desc.block_size);
     put_u64(s, p->desc.blocks_per_task);
     put_u64(s, p->desc.workspace_bytes);
-    put_u32(s, index_of(w, k->pack));
-    put_u32(s, p->packed_param);
+    put_u32(s, p->packs);
+    for (uint32_t i = 0; i < p->packs; i++) {
+        put_u32(s, index_of(w, k->pack[i]));
+        put_u32(s, p->packed_param[i]);
+        put_u64(s, p->pack_offset[i]);
+        put_u64(s, p->pack_bytes[i]);
+    }
     put_u64(s, p->scratch_bytes);
     put_u32(s, index_of(w, k->split_partial));
     put_u32(s, index_of(w, k->split_combine));

@@ -174,8 +174,14 @@ static void read_node(reader *r, aot_node *nodes, uint32_t self, uint32_t count,
     p->desc.block_size = get_u32(r);
     p->desc.blocks_per_task = get_u64(r);
     p->desc.workspace_bytes = get_u64(r);
-    p->pack = child(r, nodes, self, count, get_u32(r));
-    p->packed_param = get_u32(r);
+    p->packs = get_u32(r);
+    if (p->packs > RT_MAX_PACKS) r->bad = true;
+    for (uint32_t i = 0; !r->bad && i < p->packs; i++) {
+        p->pack[i] = child(r, nodes, self, count, get_u32(r));
+        p->packed_param[i] = get_u32(r);
+        p->pack_offset[i] = get_u64(r);
+        p->pack_bytes[i] = get_u64(r);
+    }
     uint64_t scratch = get_u64(r);
     p->split_partial = child(r, nodes, self, count, get_u32(r));
     p->split_combine = child(r, nodes, self, count, get_u32(r));
@@ -226,8 +232,13 @@ static void read_node(reader *r, aot_node *nodes, uint32_t self, uint32_t count,
  * tables fit together. */
 static bool fits(const rt_program *p) {
     uint32_t args = p->desc.arg_count, user = p->user_args;
-    if (p->pack)
-        return args == user + 1 && p->packed_param < user && p->pack->desc.arg_count == 2 && p->scratch;
+    if (p->packs) {
+        bool ok = args == user + p->packs && p->scratch;
+        for (uint32_t i = 0; ok && i < p->packs; i++)
+            ok = p->pack[i] && p->packed_param[i] < user && p->pack[i]->desc.arg_count == 2 &&
+                 p->pack_offset[i] <= p->scratch_bytes && p->pack_bytes[i] <= p->scratch_bytes - p->pack_offset[i];
+        return ok;
+    }
     if (p->split_partial)
         return p->split_combine && args == user && p->split_partial->user_args == user + p->split_carries &&
                p->split_combine->user_args == user + p->split_carries && (p->scratch || !p->split_carries);

@@ -125,9 +125,12 @@ static bool take_launch(tilec_kernel *k, const plan_result *p, const lower_resul
     return !k->plan.failed && !k->plan_realization.failed;
 }
 
-/* The packing kernel: plan_pack_build's copy, compiled for the same width,
- * runtime and bounds checking (its own plan, never packing), and the panels
- * it fills, 64-byte aligned. */
+_Static_assert((int)PLAN_MAX_PACKS <= (int)RT_MAX_PACKS, "the runtime holds every pack the planner makes");
+
+/* A packing kernel: plan_pack_build's copy, compiled for the same width,
+ * runtime and bounds checking (its own plan, never packing), and where the
+ * panels it fills lie in the scratch block (64-byte aligned, after the
+ * previous pack's). */
 static tilec_status compile_pack(tilec_context *ctx, tilec_kernel *k, const tir_func *f, const plan_pack *pack,
                                  const tilec_compile_options *o, uint32_t width) {
     tir_module *m = plan_pack_build(ctx, f, pack);
@@ -138,13 +141,26 @@ static tilec_status compile_pack(tilec_context *ctx, tilec_kernel *k, const tir_
     po.threads = k->workers;
     po.check_bounds = o->check_bounds;
     po.pack = TILEC_PACK_OFF;
-    tilec_status st = tilec_compile_kernel(ctx, tir_module_func(m, 0), &po, k->aot, &k->pack);
+    uint32_t i = k->prog.packs;
+    tilec_status st = tilec_compile_kernel(ctx, tir_module_func(m, 0), &po, k->aot, &k->pack[i]);
     tir_module_destroy(m);
     if (st) return st;
-    k->prog.pack = &k->pack->prog;
-    k->prog.packed_param = pack->param;
-    k->times.total += k->pack->times.total;
-    return rt_program_alloc_scratch(ctx, &k->prog, pack->bytes, "panels");
+    k->prog.pack[i] = &k->pack[i]->prog;
+    k->prog.packed_param[i] = pack->param;
+    k->prog.pack_offset[i] = i ? (k->prog.pack_offset[i - 1] + k->prog.pack_bytes[i - 1] + 63) & ~(uint64_t)63 : 0;
+    k->prog.pack_bytes[i] = pack->bytes;
+    k->prog.packs++;
+    k->times.total += k->pack[i]->times.total;
+    return TILEC_OK;
+}
+
+/* Every pack's copy kernel, and one scratch block for all their panels. */
+static tilec_status compile_packs(tilec_context *ctx, tilec_kernel *k, const tir_func *f, const plan_packing *packing,
+                                  const tilec_compile_options *o, uint32_t width) {
+    tilec_status st = TILEC_OK;
+    for (uint32_t i = 0; !st && i < packing->count; i++) st = compile_pack(ctx, k, f, &packing->packs[i], o, width);
+    uint32_t last = k->prog.packs - 1;
+    return st ? st : rt_program_alloc_scratch(ctx, &k->prog, k->prog.pack_offset[last] + k->prog.pack_bytes[last], "panels");
 }
 
 /* A split kernel: its partial and combine kernels (plan_split_build),
@@ -487,7 +503,7 @@ tilec_status tilec_compile_kernel(tilec_context *ctx, const tir_func *f, const t
         if (!take_launch(k, &plan, &lowered) || !tilec_kernel_take_fault_sites(k, &lowered))
             st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
     }
-    if (!st && lowered.packed) st = compile_pack(ctx, k, f, &plan.pack, &o, width);
+    if (!st && lowered.packed) st = compile_packs(ctx, k, f, &plan.packing, &o, width);
     if (!st) st = compile_unfused(ctx, k, f, &lowered, &o);
     if (lowered.module) lower_result_free(&lowered);
     if (planned) plan_result_free(&plan);
@@ -496,7 +512,7 @@ tilec_status tilec_compile_kernel(tilec_context *ctx, const tir_func *f, const t
 
 void tilec_kernel_destroy(tilec_kernel *k) {
     if (!k) return;
-    tilec_kernel_destroy(k->pack);
+    for (uint32_t i = 0; i < RT_MAX_PACKS; i++) tilec_kernel_destroy(k->pack[i]);
     tilec_kernel_destroy(k->split_partial);
     tilec_kernel_destroy(k->split_combine);
     tilec_kernel_destroy(k->unfused);

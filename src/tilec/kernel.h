@@ -8,7 +8,7 @@
  * owns_runtime.  prog (rt/program.h) is what dispatch runs: prog.desc.params
  * points at params and its sub-programs at the helper kernels' progs, so a
  * kernel is never copied by value (only its pointer moves).  A packing
- * kernel (plan/pack.h) owns the copy kernel `pack` (on the same runtime),
+ * kernel (plan/pack.h) owns its copy kernels `pack` (on the same runtime),
  * prog owns the panels.  A split kernel (plan/split.h) has no native code of
  * its own: it owns its partial and combine kernels (same runtime), prog owns
  * their workspace; its params are the TileIR parameters only.  A fused
@@ -38,7 +38,7 @@ struct tilec_kernel {
     const char *cache;      /* the kernel cache's answer for the native code: "hit", "miss", "off" */
     rt_param *params;
     rt_program prog;
-    tilec_kernel *pack;       /* the copy kernel (args: the source parameter, the panels); NULL: none */
+    tilec_kernel *pack[RT_MAX_PACKS]; /* the copy kernels (args: the source parameter, the panels), prog.packs of them */
     tilec_kernel *split_partial, *split_combine; /* NULL: not split */
     strbuf split;             /* the split in words ("" when not split) */
     tilec_kernel *unfused;    /* NULL: the streams need nothing of the arguments */

@@ -51,6 +51,17 @@ static void item_u64(tilec_kernel *k, const char *key, uint64_t value) {
     strbuf_printf(&k->json, "%s\"%s\": %llu", k->json.len > 1 ? ", " : "", key, (unsigned long long)value);
 }
 
+/* packed=<copy kernel names, comma-separated>, or none. */
+static void item_packs(tilec_kernel *k, const tilec_kernel *main) {
+    strbuf names;
+    strbuf_init(&names, k->ctx);
+    for (uint32_t i = 0; i < main->prog.packs; i++)
+        strbuf_printf(&names, "%s%s", i ? "," : "", strbuf_cstr(&main->pack[i]->name));
+    item_text(k, "packed", main->prog.packs ? strbuf_cstr(&names) : "none");
+    if (names.failed) k->realization.failed = true;
+    strbuf_free(&names);
+}
+
 static void item_ms(tilec_kernel *k, const char *key, double value) {
     strbuf_printf(&k->realization, "%s=%.3f; ", key, value);
     strbuf_printf(&k->json, "%s\"%s\": %.3f", k->json.len > 1 ? ", " : "", key, value);
@@ -76,8 +87,8 @@ bool tilec_kernel_describe(tilec_kernel *k) {
 #define X(name) item_u64(k, #name, c->name);
     SIMD_COUNTERS(X)
 #undef X
-    item_text(k, "packed", main->pack ? strbuf_cstr(&main->pack->name) : "none");
-    item_u64(k, "packed_bytes", main->pack ? main->prog.scratch_bytes : 0);
+    item_packs(k, main);
+    item_u64(k, "packed_bytes", main->prog.packs ? main->prog.scratch_bytes : 0);
     item_text(k, "split", k->split_partial ? strbuf_cstr(&k->split) : "none"); /* no '"' in the words */
     item_u64(k, "split_workspace_bytes", k->split_partial ? k->prog.scratch_bytes : 0);
     item_text(k, "unfused_twin", main->unfused     ? strbuf_cstr(&main->unfused->plan)

@@ -7,6 +7,7 @@
  * it prints "CASE ok" or why not, and exits 1 on any failure.
  *
  * Cases: softmax (plain), gemm_v3 (a packing program for x86-64-v3),
+ * gemm_bf16 (two packs, both operands widened to f32),
  * attention_gqa (a split program: partial + combine), rmsnorm (a fused
  * kernel with an unfused twin: disjoint, then the output overlapping the
  * input shifted by 7 elements, where the twin runs), axpb (scalar
@@ -21,6 +22,7 @@
 #include "axpb.h"
 #include "conv_native.h"
 #include "conv_v2.h"
+#include "gemm_bf16.h"
 #include "gemm_v3.h"
 #include "rmsnorm.h"
 #include "scalar_ops.h"
@@ -82,6 +84,13 @@ static void gemm_case(void) {
     float *a = load("gemm.A", 4 * 64 * 48), *b = load("gemm.B", 4 * 48 * 80), *want = load("gemm.C", 4 * 64 * 80);
     float c[64 * 80];
     if (called("gemm_v3", gemm_v3(a, b, c)) && close_to("gemm_v3", c, want, 64 * 80)) puts("gemm_v3 ok");
+    free(a), free(b), free(want);
+}
+
+static void gemm_bf16_case(void) {
+    uint16_t *a = load("gemm_bf16.A", 2 * 64 * 48), *b = load("gemm_bf16.B", 2 * 48 * 80);
+    float *want = load("gemm_bf16.C", 4 * 64 * 80), c[64 * 80];
+    if (called("gemm_bf16", gemm_bf16(a, b, c)) && close_to("gemm_bf16", c, want, 64 * 80)) puts("gemm_bf16 ok");
     free(a), free(b), free(want);
 }
 
@@ -195,7 +204,7 @@ static const struct {
     const char *name;
     void (*run)(void);
 } cases[] = {
-    {"softmax", softmax_case}, {"gemm_v3", gemm_case}, {"attention_gqa", attention_case},
+    {"softmax", softmax_case}, {"gemm_v3", gemm_case}, {"gemm_bf16", gemm_bf16_case}, {"attention_gqa", attention_case},
     {"rmsnorm", rmsnorm_case}, {"axpb", axpb_case},    {"fault", fault_case},
     {"checked", checked_case}, {"threads", threads_case},  {"half", half_case},
 };

@@ -38,6 +38,7 @@ ARGS=()
 aot softmax "$SRC/examples/softmax.tir" "X Y"
 aot gemm "$SRC/examples/gemm.tir" "A B C" --pack on --cpu x86-64-v3 --name gemm_v3 --threads 2
 mv "$WORK/gemm.o" "$WORK/gemm_v3.o" && mv "$WORK/gemm.h" "$WORK/gemm_v3.h"
+aot gemm_bf16 "$SRC/examples/gemm_bf16.tir" "A B C" --pack on
 aot attention_gqa "$SRC/examples/attention_gqa.tir" "Q K V O" --split on
 aot rmsnorm "$SRC/examples/rmsnorm.tir" "X G Y" -DR=1 -DW=1030 --fuse on
 ARGS=(--arg a=2 --arg b=0.5 --arg k=-4)
@@ -60,7 +61,7 @@ contains "$WORK/gemm_v3.h" 'target x86-64-v3, W=8, planned for 2 workers'
 contains "$WORK/axpb.h" '^int axpb\(float a, const float \*X, float b, int32_t k, float \*Y\);$'
 contains "$WORK/scalar_ops.h" '^int scalar_ops\(const float \*X, int32_t \*I, float \*Y\);$'
 
-OBJECTS=("$WORK"/{softmax,gemm_v3,attention_gqa,rmsnorm,axpb,scalar_ops,conv_v2,conv_native}.o)
+OBJECTS=("$WORK"/{softmax,gemm_v3,gemm_bf16,attention_gqa,rmsnorm,axpb,scalar_ops,conv_v2,conv_native}.o)
 build_program() { # OUT [library arguments…]
   local out=$1
   shift
@@ -69,7 +70,7 @@ build_program() { # OUT [library arguments…]
 }
 check_program() { # PROGRAM
   (cd "$WORK" && TILEC_THREADS=2 "$1") >"$WORK/out" 2>"$WORK/err" || fail "$1 failed: $(cat "$WORK/out" "$WORK/err")"
-  for c in softmax gemm_v3 attention_gqa rmsnorm axpb fault checked half; do contains "$WORK/out" "^$c ok$"; done
+  for c in softmax gemm_v3 gemm_bf16 attention_gqa rmsnorm axpb fault checked half; do contains "$WORK/out" "^$c ok$"; done
   contains "$WORK/out" '^threads ok \(2 workers\)$'
 }
 if build_program "$WORK/shared" -L"$BUILD" -ltilec_rt -Wl,-rpath,"$BUILD"; then
@@ -92,7 +93,7 @@ assert at >= 0 and data.find(magic, at + 1) < 0, "the magic is in the object onc
 data[at] ^= 0xff
 open(sys.argv[2], "wb").write(data)
 PY
-OBJECTS=("$WORK/damaged.o" "$WORK"/{gemm_v3,attention_gqa,rmsnorm,axpb,scalar_ops,conv_v2,conv_native}.o)
+OBJECTS=("$WORK/damaged.o" "$WORK"/{gemm_v3,gemm_bf16,attention_gqa,rmsnorm,axpb,scalar_ops,conv_v2,conv_native}.o)
 if build_program "$WORK/damaged" "$BUILD/libtilec_rt.a"; then
   (cd "$WORK" && ./damaged softmax) >"$WORK/out" 2>&1 && fail "a damaged object ran"
   contains "$WORK/out" 'error\[TILEC-AOT10\]: the object was not made for this runtime'

@@ -329,6 +329,8 @@ static inline bool run_simd(void *env, const char *label, tilec_status reference
 static inline bool run_simd_kernel(const char *label, const tir_func *f, const lower_result *r, const simd_kernel *k,
                        const run_config *c) {
     native_run x = {r, k, NULL};
+    CHECK_MSG(!r->packed, "%s: a packing kernel needs its panels (run it through the facade)", label);
+    if (r->packed) return false;
     bool ok = compare_with_reference(label, "native", f, r->args, c, run_simd, &x);
     CHECK(rt_pool_create(ctx, &(rt_pool_options){2}, &x.pool) == TILEC_OK);
     if (x.pool) ok = compare_with_reference(label, "native, 2 threads", f, r->args, c, run_simd, &x) && ok;

@@ -20,7 +20,9 @@ static void check_example(const char *label, const example_case *e, run_config c
         plan_thread_pool_init(&pool, w, 8);
         plan_result p;
         lower_result lr;
-        tilec_status st = plan_compile(ctx, f, NULL, &pool.info, NULL, &p, &lr);
+        plan_options po = plan_options_default();
+        po.pack = PLAN_PACK_OFF; /* panels need their copy kernels: tests/tilec/test_pack.c runs them */
+        tilec_status st = plan_compile(ctx, f, &po, &pool.info, NULL, &p, &lr);
         CHECK_MSG(st == TILEC_OK, "%s W%u: plan_compile failed", label, w);
         if (!st) {
             simd_options o = simd_options_default();

@@ -7,6 +7,10 @@
  *   batched, transposed B (packed transposed), a bias + ReLU epilogue,
  *   i8 → i32 and f32 → f64.  Each one packs (realization `packed=`), and the
  *   W = 16 gemm reads B as vectors (no gathers).
+ * - Widening: bf16 → f32 (square, ragged) and f16 → f64 gemms pack both
+ *   operands widened (two copy kernels, two packed loads), bitwise too; a
+ *   bf16 operand also read by another op keeps its own type (not widened),
+ *   and auto widens a bf16 gemm whose tiles are read by 2 programs or more. 
  * - The lowering alone: the kernel and its copy (plan_pack_build, planned
  *   and lowered on their own) on the W-lane XIR interpreter, bitwise, at
  *   W ∈ {1, 4, 16}; the packed load is unguarded (packed_loads = 1).
@@ -56,6 +60,9 @@ static void test_shapes(void) {
         {"matmul+bias+relu", parse_test_kernel(ctx, "gemm_epilogue")},
         {"gemm i8->i32", typed_gemm_module(ctx, "i8", "i32", NULL, 0)},
         {"gemm f32->f64", typed_gemm_module(ctx, "f32", "f64", NULL, 0)},
+        {"gemm_bf16 widened", parse_example(ctx, "gemm_bf16", square, 6)},
+        {"gemm_bf16 widened ragged", parse_example(ctx, "gemm_bf16", ragged, 6)},
+        {"gemm f16->f64 widened", typed_gemm_module(ctx, "f16", "f64", NULL, 0)},
     };
     tilec_runtime *runtimes[2] = {NULL, NULL};
     for (uint32_t t = 0; t < 2; t++) CHECK(tilec_runtime_create(ctx, t + 1, &runtimes[t]) == TILEC_OK);
@@ -71,6 +78,10 @@ static void test_shapes(void) {
                           cases[i].label, w, r);
                 if (w == 16 && !strcmp(cases[i].label, "gemm square"))
                     CHECK_MSG(has_item(r, "gathers=0;") && !has_item(r, "contiguous_loads=0;"), "%s", r);
+                if (strstr(cases[i].label, "widened"))
+                    CHECK_MSG(strstr(r, "_pack_A,") && strstr(r, "_pack_B;") &&
+                                  item_value(tilec_kernel_plan_realization(k), "packed_loads") == 2,
+                              "%s W=%u: %s", cases[i].label, w, r);
                 char label[96];
                 snprintf(label, sizeof label, "%s packed W=%u threads=%u", cases[i].label, w, t + 1);
                 run_config c = run_config_default(w, true);
@@ -116,7 +127,7 @@ static bool plan_both(const tir_func *f, uint32_t w, plan_result *plan, lower_re
     bool ok = plan_compile(ctx, f, &o, &target.info, NULL, plan, kernel) == TILEC_OK && kernel->packed;
     CHECK_MSG(ok, "@%s: planned and lowered at W=%u with packing", tir_func_name(f), w);
     if (!ok) return false;
-    *copy_module = plan_pack_build(ctx, f, &plan->pack);
+    *copy_module = plan_pack_build(ctx, f, &plan->packing.packs[0]);
     plan_result copy_plan;
     o.pack = PLAN_PACK_OFF;
     ok = *copy_module && plan_compile(ctx, tir_module_func(*copy_module, 0), &o, &target.info, NULL, &copy_plan,
@@ -143,7 +154,7 @@ static void test_xir(void) {
             if (plan_both(f, w, &plan, &kernel, &cm, &copy)) {
                 CHECK(kernel.counters.packed_loads == 1 && kernel.arg_count == tir_func_param_count(f) + 1);
                 check_module(kernel.module);
-                packed_xir x = {&kernel, &copy, &plan.pack};
+                packed_xir x = {&kernel, &copy, &plan.packing.packs[0]};
                 char label[64];
                 snprintf(label, sizeof label, "@%s packed XIR W=%u", tir_func_name(f), w);
                 run_config c = run_config_default(w, true);
@@ -161,13 +172,13 @@ static void test_xir(void) {
 
 /* ---- the decision ---- */
 
-/* examples/gemm.tir with `from` replaced by `to` (NULL: unchanged). */
-static tir_module *gemm_variant(const char *from, const char *to, const tir_define *d, size_t n) {
-    char *text = read_example("gemm");
+/* examples/<name>.tir with `from` replaced by `to` (NULL: unchanged). */
+static tir_module *example_variant(const char *name, const char *from, const char *to, const tir_define *d, size_t n) {
+    char *text = read_example(name);
     if (!text) return NULL;
     char out[8192];
     const char *at = from ? strstr(text, from) : NULL;
-    CHECK_MSG(!from || at, "gemm.tir has no '%s'", from);
+    CHECK_MSG(!from || at, "%s.tir has no '%s'", name, from);
     if (at) snprintf(out, sizeof out, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
     else snprintf(out, sizeof out, "%s", text);
     free(text);
@@ -183,14 +194,60 @@ static bool decision(const char *label, tir_module *m, const uint32_t *order, pl
     const tir_func *f = tir_module_func(m, 0);
     plan_admission a;
     CHECK(plan_admit(ctx, f, &a) == TILEC_OK);
-    plan_pack p;
-    bool packed = plan_pack_decide(f, &a, NULL, order, mode, l2, &p);
-    const char *got = p.load ? p.load->operands[0]->value->name : NULL;
+    plan_packing p;
+    bool packed = plan_pack_decide(f, &a, NULL, order, mode, l2, NULL, &p);
+    const char *got = p.count ? p.packs[0].load->operands[0]->value->name : NULL;
     bool ok = packed == (name != NULL) && (name ? got && !strcmp(got, name) : !got) && strstr(p.why, why);
     CHECK_MSG(ok, "%s: packed %s (%s), expected %s with '%s'", label, got ? got : "nothing", p.why,
               name ? name : "nothing", why);
     tir_module_destroy(m);
     return ok;
+}
+
+static tir_module *gemm_variant(const char *from, const char *to, const tir_define *d, size_t n) {
+    return example_variant("gemm", from, to, d, n);
+}
+
+/* Plans m's kernel (W = 16, 2 workers, `mode`) and checks the packs: their
+ * operands in order ("A,B"; "" none) and element types ("f32,f32"). */
+static void widening(const char *label, tir_module *m, plan_pack_mode mode, const char *operands, const char *elems) {
+    if (!m) return;
+    plan_thread_pool target;
+    plan_thread_pool_init(&target, 16, 2);
+    plan_options o = plan_options_default();
+    o.pack = mode;
+    plan_result r;
+    if (plan_kernel(ctx, tir_module_func(m, 0), &o, &target.info, &r) == TILEC_OK) {
+        char got_ops[64] = "", got_elems[64] = "";
+        for (uint32_t i = 0; i < r.packing.count; i++) {
+            const plan_pack *p = &r.packing.packs[i];
+            size_t n = strlen(got_ops), e = strlen(got_elems);
+            snprintf(got_ops + n, sizeof got_ops - n, "%s%s", i ? "," : "", p->load->operands[0]->value->name);
+            snprintf(got_elems + e, sizeof got_elems - e, "%s%s", i ? "," : "", tir_scalar_name(p->elem));
+        }
+        CHECK_MSG(!strcmp(got_ops, operands) && !strcmp(got_elems, elems), "%s: packed '%s' as '%s' (%s)", label,
+                  got_ops, got_elems, r.packing.why);
+    } else {
+        CHECK_MSG(false, "%s: planning failed", label);
+    }
+    flush_diags_in(ctx);
+    plan_result_free(&r);
+    tir_module_destroy(m);
+}
+
+static void test_widening(void) {
+    static const tir_define big[] = {{"M", 256}, {"N", 256}, {"K", 256}, {"BM", 8}, {"BN", 32}, {"BK", 8}};
+    widening("bf16, auto", example_variant("gemm_bf16", NULL, NULL, big, 6), PLAN_PACK_AUTO, "A,B", "f32,f32");
+    widening("bf16, off", example_variant("gemm_bf16", NULL, NULL, big, 6), PLAN_PACK_OFF, "", "");
+    /* one program per tile (one block of each): auto does not widen, on does */
+    static const tir_define one[] = {{"M", 8}, {"N", 32}, {"K", 64}, {"BM", 8}, {"BN", 32}, {"BK", 8}};
+    widening("bf16, one reader", example_variant("gemm_bf16", NULL, NULL, one, 6), PLAN_PACK_AUTO, "", "");
+    widening("bf16, one reader, on", example_variant("gemm_bf16", NULL, NULL, one, 6), PLAN_PACK_ON, "A,B",
+             "f32,f32");
+    /* A also read by a cast: A keeps bf16 and is not packed (it depends on the
+     * innermost root axis), B is widened */
+    widening("bf16, A cast", example_variant("gemm_bf16", "%nx = mma %a, %b, %acc_in", "%af = cast %a to f32\n      %nx = mma %af, %b, %acc_in", big, 6),
+             PLAN_PACK_AUTO, "B", "f32");
 }
 
 static void test_decision(void) {
@@ -291,6 +348,7 @@ static void test_dispatch(void) {
 int main(void) {
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
     test_decision();
+    test_widening();
     test_xir();
     test_dispatch();
     test_shapes();

@@ -75,11 +75,11 @@ const tir_func *cli_flatten(tilec_context *ctx, const tir_func *f, tir_module **
     return *flat ? tir_module_func(*flat, 0) : f;
 }
 
-bool cli_lower(tilec_context *ctx, const cli_lowering *l, const tir_func *f, lower_result *out, plan_pack *pack) {
+bool cli_lower(tilec_context *ctx, const cli_lowering *l, const tir_func *f, lower_result *out, plan_packing *packing) {
     plan_result plan;
     bool ok = cli_plan(ctx, &l->planning, &l->options, f, &plan) == TILEC_OK &&
               plan_lower(ctx, f, &plan, &l->options, out) == TILEC_OK;
-    if (ok && pack) *pack = plan.pack;
+    if (ok && packing) *packing = plan.packing;
     plan_result_free(&plan);
     if (!ok) cli_fail_diags(ctx);
     return ok;

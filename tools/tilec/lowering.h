@@ -59,9 +59,9 @@ bool cli_lowering_option(cli_lowering *l, const char *command, int id, const cha
  * or f itself (*flat NULL) when there are none to flatten or no memory. */
 const tir_func *cli_flatten(tilec_context *ctx, const tir_func *f, tir_module **flat);
 /* Plans f (the options above are constraints) and lowers the selected plan;
- * on failure prints the diagnostics and returns false.  `pack` (NULL: not
- * wanted) receives the plan's packing decision (out->packed: it packs). */
-bool cli_lower(tilec_context *ctx, const cli_lowering *l, const tir_func *f, lower_result *out, plan_pack *pack);
+ * on failure prints the diagnostics and returns false.  `packing` (NULL: not
+ * wanted) receives the plan's packing decision (out->packed: its packs). */
+bool cli_lower(tilec_context *ctx, const cli_lowering *l, const tir_func *f, lower_result *out, plan_packing *packing);
 /* Writes the metadata as `//` comment lines (valid XIR text). */
 void cli_print_lowering_metadata(FILE *out, const lower_result *r);
 

@@ -204,16 +204,19 @@ static void print_json(FILE *out, const plan_result *p, const plan_choice **rank
     } else {
         fputs("null", out);
     }
-    fputs(",\n  \"pack\": ", out);
+    fputs(",\n  \"packing\": ", out);
     if (p->ok) {
-        const plan_pack *k = &p->pack;
-        fputs("{\"operand\": ", out);
-        if (k->load) json_string(out, k->load->operands[0]->value->name);
-        else fputs("null", out);
-        fprintf(out, ", \"tiles\": %llu, \"tile_elements\": %llu, \"bytes\": %llu, \"reuse\": %llu, \"why\": ",
-                (unsigned long long)k->instances, (unsigned long long)k->tile_elements, (unsigned long long)k->bytes,
-                (unsigned long long)k->reuse);
-        json_string(out, k->why);
+        fputs("{\"packs\": [", out);
+        for (uint32_t i = 0; i < p->packing.count; i++) {
+            const plan_pack *k = &p->packing.packs[i];
+            fputs(i ? ", {\"operand\": " : "{\"operand\": ", out);
+            json_string(out, k->load->operands[0]->value->name);
+            fprintf(out, ", \"elem\": \"%s\", \"tiles\": %llu, \"tile_elements\": %llu, \"bytes\": %llu, \"reuse\": %llu}",
+                    tir_scalar_name(k->elem), (unsigned long long)k->instances, (unsigned long long)k->tile_elements,
+                    (unsigned long long)k->bytes, (unsigned long long)k->reuse);
+        }
+        fputs("], \"why\": ", out);
+        json_string(out, p->packing.why);
         fputc('}', out);
     } else {
         fputs("null", out);

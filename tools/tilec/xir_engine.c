@@ -68,7 +68,7 @@ int cli_run_xir(tilec_context *ctx, const cli_lowering *l, const tir_func *f, cl
     if (cli_reference_run(ctx, f, args, &ref, &ref_ms) != TILEC_OK) return cli_fail_diags(ctx);
     int code = CLI_EXIT_FAIL;
     lower_result r;
-    plan_pack pack;
+    plan_packing packing;
     struct timespec t0;
     tir_module *flat;
     const tir_func *lf = cli_flatten(ctx, f, &flat); /* lowered; the reference runs f itself */
@@ -76,13 +76,15 @@ int cli_run_xir(tilec_context *ctx, const cli_lowering *l, const tir_func *f, cl
         printf("@%s: XIR interpreter: the root domain is empty, nothing runs; reference %.3f ms\n", tir_func_name(f),
                ref_ms);
         code = cli_compare_step(args, &ref, "XIR");
-    } else if (cli_lower(ctx, l, lf, &r, &pack)) {
+    } else if (cli_lower(ctx, l, lf, &r, &packing)) {
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        tir_buffer *all = calloc(args->count + 1, sizeof *all);
-        tir_buffer panels = {NULL, 0};
+        tir_buffer *all = calloc(args->count + PLAN_MAX_PACKS, sizeof *all);
+        bool ready = all != NULL;
         if (all) memcpy(all, args->buffers, args->count * sizeof *all);
-        bool ready = all && (!r.packed || copy_panels(ctx, l, lf, &pack, &args->buffers[pack.param], &panels));
-        if (r.packed) all[args->count] = panels;
+        for (uint32_t i = 0; ready && i < r.packed; i++) {
+            const plan_pack *p = &packing.packs[i];
+            ready = copy_panels(ctx, l, lf, p, &args->buffers[p->param], &all[args->count + i]);
+        }
         tilec_status st = ready ? interpret(ctx, &r, args->count + r.packed, all) : TILEC_E_NOMEM;
         if (!ready) {
             code = CLI_EXIT_FAIL;
@@ -94,7 +96,7 @@ int cli_run_xir(tilec_context *ctx, const cli_lowering *l, const tir_func *f, cl
                    r.packed ? ", packed panels" : "", elapsed_ms(&t0), ref_ms);
             code = cli_compare_step(args, &ref, "XIR");
         }
-        free(panels.data);
+        for (uint32_t i = 0; all && i < r.packed; i++) free(all[args->count + i].data);
         free(all);
         lower_result_free(&r);
     }
