@@ -272,6 +272,26 @@ static bool reuse_pays(plan_packing *out, const plan_pack *p, plan_pack_mode mod
     return true;
 }
 
+/* Whether auto widens p (else says why not): each tile read by at least 2
+ * programs; and a load on the innermost root axis, which every outer
+ * program streams again, only while its widened panels stay within 4× the
+ * L2 (measured, gemm_bf16 on one thread: widening A gains 1.2× at 1024³ with
+ * 4 MiB of panels and loses 1.7× at 4096³ with 64 MiB: twice the bytes of
+ * the bf16 rows it replaces, streamed per column of programs). */
+static bool widening_pays(plan_packing *out, const plan_pack *p, uint64_t ratio, uint64_t l2_bytes) {
+    const char *name = p->load->operands[0]->value->name;
+    if (p->reuse < 2) {
+        tell(out, "'%%%s': each tile is read by one program", name);
+        return false;
+    }
+    if (p->inner && (!l2_bytes || p->bytes * ratio > 4 * l2_bytes)) {
+        tell(out, "'%%%s': %llu widened bytes, re-read by every outer program, exceed 4x the L2 (%llu)", name,
+             (unsigned long long)(p->bytes * ratio), (unsigned long long)l2_bytes);
+        return false;
+    }
+    return true;
+}
+
 bool plan_pack_decide(const tir_func *f, const plan_admission *admission, const plan_local *local,
                       const uint32_t *order, plan_pack_mode mode, uint64_t l2_bytes, const plan_repr *repr,
                       plan_packing *out) {
@@ -298,19 +318,15 @@ bool plan_pack_decide(const tir_func *f, const plan_admission *admission, const 
         const char *name = p->load->operands[0]->value->name;
         tir_scalar wide = widened_elem(p->load);
         uint64_t ratio = tir_scalar_size(wide) / tir_scalar_size(p->elem);
-        bool widen = wide != p->elem && no_private_copy(repr, p->load) && p->bytes <= UINT32_MAX / ratio;
+        bool widenable = wide != p->elem && no_private_copy(repr, p->load) && p->bytes <= UINT32_MAX / ratio;
+        bool widen = widenable && (mode == PLAN_PACK_ON || widening_pays(out, p, ratio, l2_bytes));
         bool reuse = !reused && !p->inner && !p->contiguous;
         reused = reused || reuse;
-        if (!widen && p->contiguous) {
-            tell(out, "the tiles of '%%%s' are already contiguous", name);
-            continue;
-        }
-        if (!widen && !reuse) {
-            tell(out, "'%%%s' depends on the innermost root axis", name);
-            continue;
-        }
-        if (widen && mode == PLAN_PACK_AUTO && p->reuse < 2 && !(reuse && reuse_pays(out, p, mode, l2_bytes))) {
-            tell(out, "'%%%s': each tile is read by one program", name);
+        if (!widen && (p->contiguous || !reuse)) { /* a widenable load's refusal is told already */
+            if (!widenable)
+                tell(out, p->contiguous ? "the tiles of '%%%s' are already contiguous"
+                                        : "'%%%s' depends on the innermost root axis",
+                     name);
             continue;
         }
         if (!widen && !reuse_pays(out, p, mode, l2_bytes)) continue;
