@@ -2,6 +2,8 @@
  * kernel that copies its tiles (plan_pack_build); see pack.h. */
 #include "plan/pack.h"
 
+#include "plan/affine.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,63 +17,6 @@ static bool say(char *why, size_t size, bool ok, const char *fmt, ...) {
     vsnprintf(why, size, fmt, ap);
     va_end(ap);
     return ok;
-}
-
-/* ---- origins: c·s + o over one region coordinate ---- */
-
-typedef struct {
-    const tir_value *coord; /* NULL: constant */
-    int64_t scale, offset;
-} affine;
-
-static bool const_index(const tir_value *v, int64_t *out) {
-    const tir_op *d = v->def_op;
-    if (!d || d->kind != TIR_OP_CONSTANT || v->type->kind != TIR_TYPE_INDEX) return false;
-    if (d->literal.kind == TIR_LIT_INT) *out = d->literal.as.i;
-    else if (d->literal.kind == TIR_LIT_UINT && d->literal.as.u <= INT64_MAX) *out = (int64_t)d->literal.as.u;
-    else return false;
-    return true;
-}
-
-/* Index arithmetic only (add, sub, mul by a constant), at most one
- * coordinate; a block argument is checked to be a coordinate later. */
-static bool affine_of(const tir_value *v, affine *out, int depth) {
-    int64_t c;
-    if (depth > 16 || v->type->kind != TIR_TYPE_INDEX) return false;
-    if (const_index(v, &c)) {
-        *out = (affine){NULL, 0, c};
-        return true;
-    }
-    if (!v->def_op) {
-        *out = (affine){v, 1, 0};
-        return true;
-    }
-    const tir_op *op = v->def_op;
-    if (op->kind != TIR_OP_ELEMENTWISE || op->operand_count != 2) return false;
-    affine x, y;
-    if (!affine_of(op->operands[0]->value, &x, depth + 1) || !affine_of(op->operands[1]->value, &y, depth + 1))
-        return false;
-    int64_t s, o;
-    switch (op->ew) {
-    case TIR_EW_ADD:
-    case TIR_EW_SUB:
-        if (x.coord && y.coord) return false;
-        if (op->ew == TIR_EW_SUB && (y.coord || __builtin_sub_overflow(x.offset, y.offset, &o))) return false;
-        if (op->ew == TIR_EW_ADD && __builtin_add_overflow(x.offset, y.offset, &o)) return false;
-        *out = (affine){x.coord ? x.coord : y.coord, x.coord ? x.scale : y.scale, o};
-        return true;
-    case TIR_EW_MUL:
-        if (x.coord && y.coord) return false;
-        if (!x.coord) { /* constant · y */
-            affine t = x;
-            x = y;
-            y = t;
-        }
-        if (__builtin_mul_overflow(x.scale, y.offset, &s) || __builtin_mul_overflow(x.offset, y.offset, &o)) return false;
-        *out = (affine){x.coord, s, o};
-        return true;
-    default: return false;
-    }
 }
 
 /* ---- the walk: coordinates in scope, stores seen so far ---- */
@@ -144,15 +89,15 @@ static bool qualify(walker *w, const tir_op *op, plan_pack *p, char *why, size_t
     p->contiguous = !op->strides && contiguous(ts, vs);
     bool used[PLAN_PACK_MAX_COORDS * 4] = {false};
     for (uint32_t a = 0; a < vs->rank; a++) {
-        affine x;
-        if (!affine_of(op->operands[1 + a]->value, &x, 0))
+        plan_affine x;
+        if (!plan_affine_of(op->operands[1 + a]->value, &x) || x.count > 1)
             return REFUSE("origin %u of '%%%s' is not c*s+o over one coordinate", a, view->name);
-        int i = x.coord ? scope_index(w, x.coord) : -1;
-        if (x.coord && (i < 0 || used[i]))
+        int i = x.count ? scope_index(w, x.coord[0]) : -1;
+        if (x.count && (i < 0 || used[i]))
             return REFUSE("origin %u of '%%%s' is not c*s+o over one coordinate", a, view->name);
         if (i >= 0) used[i] = true;
         p->coord_of[a] = i; /* scope index for now */
-        p->scale[a] = x.scale;
+        p->scale[a] = x.count ? x.scale[0] : 0;
         p->offset[a] = x.offset;
     }
     /* coordinates used, in scope order (root axes, then loops outer → inner) */

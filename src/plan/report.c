@@ -82,6 +82,39 @@ static void text_choice(strbuf *out, const plan_choice *c) {
                   plan_number(b[6], c->cost.score));
 }
 
+/* "8·r0 + 2·r1 + 3 + [0, 7]" (or "[0, 47]") for axis x of a known access. */
+static void text_axis(strbuf *out, const plan_access *a, uint32_t x) {
+    const plan_access_axis *ax = &a->axes[x];
+    bool any = false;
+    for (uint32_t j = 0; j < a->roots; j++) {
+        if (!ax->scale[j]) continue;
+        strbuf_printf(out, "%s%lld·r%u", any ? " + " : "", (long long)ax->scale[j], j);
+        any = true;
+    }
+    if (ax->offset) strbuf_printf(out, "%s%lld", any ? " + " : "", (long long)ax->offset);
+    strbuf_printf(out, "%s[%lld, %lld]", any || ax->offset ? " + " : "", (long long)ax->lo, (long long)ax->hi);
+}
+
+static void text_accesses(strbuf *out, const plan_result *p) {
+    strbuf_printf(out, "access summaries (%zu; r = root coordinates, per view axis):\n", p->accesses.count);
+    for (size_t i = 0; i < p->accesses.count; i++) {
+        const plan_access *a = &p->accesses.items[i];
+        strbuf_printf(out, "  op #%u %s %%%s: ", a->op->id, a->store ? "store" : "load",
+                      a->op->operands[0]->value->name);
+        if (!a->known) {
+            strbuf_printf(out, "unknown (%s)\n", a->why);
+            continue;
+        }
+        for (uint32_t x = 0; x < a->rank; x++) {
+            strbuf_append(out, x ? "; " : "");
+            text_axis(out, a, x);
+        }
+        strbuf_printf(out, " — %llu elements per program%s%s%s\n", (unsigned long long)a->elements,
+                      a->exact ? ", exact" : ", a bound", a->clipped ? ", clipped to the view" : "",
+                      a->never ? ", never runs" : "");
+    }
+}
+
 static void text_rejections(strbuf *out, const plan_result *p) {
     strbuf_printf(out, "rejected candidates (%zu):\n", p->rejected.len);
     for (size_t i = 0; i < p->rejected.len; i++) {
@@ -143,6 +176,7 @@ void plan_report_text(strbuf *out, const plan_result *p, const plan_choice *cons
     if (p->ok)
         strbuf_printf(out, "split (%s): %s%s\n", plan_mode_name(p->options.split), p->split.reduce ? "" : "none: ",
                       p->split.why);
+    if (explain) text_accesses(out, p);
     if (explain && rank) text_ranking(out, p, rank);
     if (explain) text_rejections(out, p);
 }

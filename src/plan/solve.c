@@ -540,6 +540,7 @@ tilec_status plan_kernel(tilec_context *ctx, const tir_func *f, const plan_optio
     if (!st) st = check_target(&s);
     if (!st) st = local_widths(&s);
     if (!st) st = plan_admit(ctx, f, &s.admission);
+    if (!st) st = plan_access_summarize(ctx, &s.admission, &out->arena, &out->accesses);
     if (!st) st = local_admission(&s);
     if (!st) s.branch = plan_branch_with_loop(f, s.o->max_unrolled_tile_elements);
     if (!st) st = root_constraints(&s);
@@ -552,7 +553,7 @@ tilec_status plan_kernel(tilec_context *ctx, const tir_func *f, const plan_optio
     if (!st) plan_split_decide(f, s.o->split, s.o->split_chunks, out->target.worker_count, &out->split);
     else out->candidate_count = out->candidates.len + out->rejected.len;
     for (size_t l = 0; l < 2; l++)
-        for (size_t v = 0; v < 2; v++)
+        for (size_t v = 0; v < PLAN_FUSION_LEVELS; v++)
             if (s.per_width[l][v].analyzed && !s.per_width[l][v].status) plan_repr_free(&s.per_width[l][v].repr);
     return st;
 }

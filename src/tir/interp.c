@@ -429,9 +429,14 @@ static tilec_status prepare_block(interp *it, const tir_block *b) {
 }
 
 tilec_status tir_interpret(tilec_context *ctx, const tir_func *f, size_t n_args, const tir_buffer *args) {
+    return tir_interpret_traced(ctx, f, n_args, args, NULL);
+}
+
+tilec_status tir_interpret_traced(tilec_context *ctx, const tir_func *f, size_t n_args, const tir_buffer *args,
+                                  const tir_interp_trace *trace) {
     if (!ctx) return TILEC_E_ARG;
     if (!f) return tilec_error(ctx, TILEC_E_ARG, "TIR-I01", tilec_no_loc(), "tir_interpret: no kernel given");
-    interp it = {.ctx = ctx, .func = f};
+    interp it = {.ctx = ctx, .func = f, .trace = trace};
     arena_init(&it.arena, ctx);
     tilec_status st = TILEC_OK;
     if ((f->next_value_id && !(it.slots = ARENA_ARRAY(&it.arena, interp_slot, f->next_value_id))) ||

@@ -84,9 +84,20 @@ typedef struct {
     interp_slot **body_args, **yields;
 } interp_step;
 
+/* An observer of every element the interpreter reads or writes through a
+ * view (tir_interpret_traced): the access op, the view parameter, the
+ * element's row-major index in the view, and the coordinates of the root
+ * parallel's instance running it (NULL outside the root parallel).  Tests
+ * use it as the ground truth of the planner's access summaries. */
+typedef struct {
+    void (*access)(void *user, const tir_op *op, uint32_t param, uint64_t element, const int64_t *root);
+    void *user;
+} tir_interp_trace;
+
 typedef struct {
     tilec_context *ctx;
     const tir_func *func;
+    const tir_interp_trace *trace; /* NULL: none */
     arena arena;
     interp_slot *slots;  /* [func->next_value_id] */
     interp_step *steps;  /* [func->next_op_id] */
@@ -100,5 +111,9 @@ const char *interp_label(const tir_value *v, char *buf, size_t n);
 
 /* interp_exec.c: runs a (prepared) block. */
 tilec_status interp_run_block(interp *it, const tir_block *b);
+
+/* tir_interpret, reporting every view element access to `trace`. */
+tilec_status tir_interpret_traced(tilec_context *ctx, const tir_func *f, size_t n_args, const tir_buffer *args,
+                                  const tir_interp_trace *trace);
 
 #endif

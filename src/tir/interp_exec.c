@@ -164,6 +164,21 @@ static tilec_status assume_violated(interp *it, const tir_op *op, const access_w
     return tir_fault_report(it->ctx, &site, w->origin[a]);
 }
 
+/* Tells the trace (if any) that op touched element `element` of its view. */
+static void traced(const interp *it, const tir_op *op, uint64_t element) {
+    if (!it->trace) return;
+    const tir_op *root = NULL;
+    for (const tir_op *o = it->func->body->first; o && !root; o = o->next)
+        if (o->kind == TIR_OP_PARALLEL) root = o;
+    int64_t coords[TIR_INTERP_MAX_RANK];
+    bool inside = false;
+    for (const tir_block *b = op->parent; b && !inside; b = b->parent_op ? b->parent_op->parent : NULL)
+        inside = b->parent_op == root;
+    for (uint32_t a = 0; inside && a < root->domain->rank; a++)
+        coords[a] = it->slots[root->body->args[a]->id].cells[0].i;
+    it->trace->access(it->trace->user, op, op->operands[0]->value->index, element, inside ? coords : NULL);
+}
+
 static tilec_status run_subtile(interp *it, const tir_op *op, const interp_step *s) {
     const interp_view *v = s->view;
     const tir_space *space = op->domain;
@@ -176,15 +191,18 @@ static tilec_status run_subtile(interp *it, const tir_op *op, const interp_step 
         if (op->has_fill) fill = s->in[1 + space->rank]->cells[0];
         interp_slot *out = s->out[0];
         for (uint64_t n = 0; n < out->volume; n++) {
-            out->cells[n] = window_contains(&w, space->rank, idx)
-                                ? interp_read(v->elem, v->data + addr * v->elem_size)
-                                : fill;
+            bool in = window_contains(&w, space->rank, idx);
+            out->cells[n] = in ? interp_read(v->elem, v->data + addr * v->elem_size) : fill;
+            if (in) traced(it, op, addr);
             advance(space, idx, 1, &addr, w.step);
         }
     } else {
         const interp_slot *value = s->in[1 + space->rank];
         for (uint64_t n = 0; n < value->volume; n++) {
-            if (window_contains(&w, space->rank, idx)) interp_write(v->elem, v->data + addr * v->elem_size, value->cells[n]);
+            if (window_contains(&w, space->rank, idx)) {
+                interp_write(v->elem, v->data + addr * v->elem_size, value->cells[n]);
+                traced(it, op, addr);
+            }
             advance(space, idx, 1, &addr, w.step);
         }
     }
@@ -220,6 +238,7 @@ static tilec_status run_element(interp *it, const tir_op *op, const interp_step 
     unsigned char *p = v->data + offset * v->elem_size;
     if (op->kind == TIR_OP_VIEW_LOAD) s->out[0]->cells[0] = interp_read(v->elem, p);
     else interp_write(v->elem, p, s->in[1 + rank]->cells[0]);
+    traced(it, op, offset);
     return TILEC_OK;
 }
 

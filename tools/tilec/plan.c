@@ -150,6 +150,30 @@ static void json_rejection(FILE *out, const plan_rejection *r) {
     fputs("\n    }", out);
 }
 
+/* One access summary (plan/access.h): its op, view, kind, and either the
+ * box per view axis or why it is unknown. */
+static void json_access(FILE *out, const plan_access *a, size_t i) {
+    fprintf(out, "%s{\"op\": %u, \"view\": ", i ? ",\n    " : "\n    ", a->op->id);
+    json_string(out, a->op->operands[0]->value->name);
+    fprintf(out, ", \"kind\": \"%s\", \"known\": %s", a->store ? "store" : "load", a->known ? "true" : "false");
+    if (!a->known) {
+        fputs(", \"why\": ", out);
+        json_string(out, a->why);
+        fputc('}', out);
+        return;
+    }
+    fprintf(out, ", \"exact\": %s, \"clipped\": %s, \"never\": %s, \"elements\": %llu, \"axes\": [",
+            a->exact ? "true" : "false", a->clipped ? "true" : "false", a->never ? "true" : "false",
+            (unsigned long long)a->elements);
+    for (uint32_t x = 0; x < a->rank; x++) {
+        fputs(x ? ", {\"scale\": [" : "{\"scale\": [", out);
+        for (uint32_t j = 0; j < a->roots; j++) fprintf(out, "%s%lld", j ? ", " : "", (long long)a->axes[x].scale[j]);
+        fprintf(out, "], \"offset\": %lld, \"lo\": %lld, \"hi\": %lld}", (long long)a->axes[x].offset,
+                (long long)a->axes[x].lo, (long long)a->axes[x].hi);
+    }
+    fputs("]}", out);
+}
+
 static void print_json(FILE *out, const plan_result *p, const plan_choice **rank, bool explain) {
     char b[32];
     const plan_options *o = &p->options;
@@ -237,7 +261,9 @@ static void print_json(FILE *out, const plan_result *p, const plan_choice **rank
     if (p->ok) json_choice(out, plan_selected(p), "  ");
     else fputs("null", out);
     if (explain) {
-        fputs(",\n  \"ranking\": [", out);
+        fputs(",\n  \"accesses\": [", out);
+        for (size_t i = 0; i < p->accesses.count; i++) json_access(out, &p->accesses.items[i], i);
+        fputs("],\n  \"ranking\": [", out);
         for (size_t i = 0; rank && i < p->candidates.len; i++) {
             fputs(i ? ", " : "", out);
             json_choice(out, rank[i], "    ");
