@@ -72,6 +72,9 @@ static void text_choice(strbuf *out, const plan_choice *c) {
                   plan_number(b[3], w->memory_per_packet), plan_number(b[4], w->broadcast_loads), plan_number(b[5], w->contiguous_accesses),
                   plan_number(b[6], w->gathered_accesses), w->ragged_packets ? ", doubled: ragged fast axis" : "",
                   plan_number(b[7], w->private_accesses));
+    strbuf_printf(out, "  cache lines fetched (reuse-distance model, not in the score): L1d %s, L2 %s, L3 %s\n",
+                  plan_number(b[0], w->cache_lines[0]), plan_number(b[1], w->cache_lines[1]),
+                  plan_number(b[2], w->cache_lines[2]));
     strbuf_printf(out, "  resources: %llu snapshot bytes per worker in %llu arrays; budget %llu bytes\n",
                   (unsigned long long)c->resources.snapshot_bytes_per_worker,
                   (unsigned long long)c->resources.snapshot_allocations,
@@ -112,6 +115,25 @@ static void text_accesses(strbuf *out, const plan_result *p) {
         strbuf_printf(out, " — %llu elements per program%s%s%s\n", (unsigned long long)a->elements,
                       a->exact ? ", exact" : ", a bound", a->clipped ? ", clipped to the view" : "",
                       a->never ? ", never runs" : "");
+    }
+}
+
+static void text_footprints(strbuf *out, const plan_result *p) {
+    strbuf_printf(out, "view footprints per program (r = root coordinates):\n");
+    for (size_t i = 0; i < p->footprints.count; i++) {
+        const plan_footprint *v = &p->footprints.views[i];
+        const char *name = "?";
+        for (size_t k = 0; k < p->accesses.count; k++)
+            if (p->accesses.items[k].param == v->param) name = p->accesses.items[k].op->operands[0]->value->name;
+        strbuf_printf(out, "  %%%s: %llu bytes in %llu lines, moves with", name, (unsigned long long)v->bytes,
+                      (unsigned long long)v->lines);
+        bool any = false;
+        for (uint32_t a = 0; a < 64; a++)
+            if (v->depends >> a & 1) strbuf_printf(out, "%s r%u", any ? "," : "", a), any = true;
+        strbuf_printf(out, "%s%s%s", any ? "" : " none", v->known ? "" : " (unknown: the whole view)",
+                      v->shared ? "" : v->read_only ? ", read-only" : ", written");
+        if (v->shared) strbuf_printf(out, ", read-only, shared by %llu programs", (unsigned long long)v->sharers);
+        strbuf_append(out, "\n");
     }
 }
 
@@ -177,6 +199,7 @@ void plan_report_text(strbuf *out, const plan_result *p, const plan_choice *cons
         strbuf_printf(out, "split (%s): %s%s\n", plan_mode_name(p->options.split), p->split.reduce ? "" : "none: ",
                       p->split.why);
     if (explain) text_accesses(out, p);
+    if (explain) text_footprints(out, p);
     if (explain && rank) text_ranking(out, p, rank);
     if (explain) text_rejections(out, p);
 }

@@ -353,6 +353,8 @@ static tilec_status score(solver *s, const plan_candidate *c, size_t l, const pl
         a->have_work = true;
     }
     plan_work work = a->work;
+    const uint64_t caches[PLAN_CACHE_LEVELS] = {out->target.l1d_bytes, out->target.l2_bytes, out->target.l3_bytes};
+    plan_cache_lines(&out->accesses, map, caches, work.cache_lines);
     work.packet_count = ceil_div(c->dispatch_size, c->packet_width);
     work.block_count = ceil_div(c->dispatch_size, c->block_size);
     if (info->schedule) info->schedule(info, &out->target, c, &work);
@@ -541,6 +543,7 @@ tilec_status plan_kernel(tilec_context *ctx, const tir_func *f, const plan_optio
     if (!st) st = local_widths(&s);
     if (!st) st = plan_admit(ctx, f, &s.admission);
     if (!st) st = plan_access_summarize(ctx, &s.admission, &out->arena, &out->accesses);
+    if (!st) st = plan_footprints_of(ctx, &s.admission, &out->accesses, &out->arena, &out->footprints);
     if (!st) st = local_admission(&s);
     if (!st) s.branch = plan_branch_with_loop(f, s.o->max_unrolled_tile_elements);
     if (!st) st = root_constraints(&s);

@@ -30,6 +30,7 @@
 #include "base/vec.h"
 #include "lower/lower.h"
 #include "plan/access.h"
+#include "plan/reuse.h"
 #include "plan/pack.h"
 #include "plan/split.h"
 #include "plan/target.h"
@@ -93,6 +94,7 @@ typedef struct {
     VEC(plan_rejection) rejected;
     size_t selected;             /* index into candidates when ok */
     plan_accesses accesses;      /* every view access of the root program (plan/access.h), once admitted */
+    plan_footprints footprints;  /* each accessed view's footprint per program (plan/reuse.h) */
     plan_packing packing;        /* the packing decision for the selected plan (options.pack) */
     plan_split split;            /* the split decision (options.split): when it splits, the driver
                                     compiles its partial and combine kernels instead of this plan */

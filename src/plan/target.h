@@ -41,7 +41,7 @@ typedef struct {
     uint64_t l1d_bytes, l2_bytes, l3_bytes;
 } plan_target;
 
-enum { PLAN_FUSION_LEVELS = 3 };
+enum { PLAN_FUSION_LEVELS = 3, PLAN_CACHE_LEVELS = 3 /* L1d, L2, L3 */ };
 
 /* One point of the search space. */
 typedef struct {
@@ -79,6 +79,11 @@ typedef struct {
      * fit the target's L2.  Not in the score: only the tie-break between
      * equal scores (plan_choice_before). */
     double reused_load_bytes;
+    /* Cache lines the programs fetch into each level (L1d, L2, L3) in this
+     * candidate's root order and tiling, from the access summaries
+     * (plan/reuse.h); 0 where the level's size is unknown.  Reported, not
+     * in the score (its weight awaits calibration, issue 18). */
+    double cache_lines[PLAN_CACHE_LEVELS];
     /* filled by the planner */
     uint64_t packet_count; /* Q = ceil(P / W) */
     uint64_t block_count;  /* L = ceil(P / B) */

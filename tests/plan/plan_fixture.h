@@ -8,6 +8,7 @@
 
 #include "examples_util.h"
 #include "plan/solve.h"
+#include "tir/interp.h"
 #include "tir/ir.h"
 
 #include <math.h>
@@ -145,6 +146,71 @@ static inline void mock_init(mock_target *m, uint32_t packet_width, uint32_t wor
     m->budget = UINT64_MAX;
     m->info = (plan_target_info){"mock", m, mock_target_hook, mock_block_sizes, mock_local, mock_task_grain,
                                  mock_accepts, mock_limits, mock_schedule, mock_policy};
+}
+
+/* ---- traced reference runs (tests of the access summaries) ---- */
+
+/* An origin read from memory: X's access summary is unknown. */
+#define GATHERED_TEXT \
+    "kernel @gathered(%X: const view<f32>[X.0=16], %I: const view<i32>[I.0=4], %Y: view<f32>[Y.0=4]) {\n" \
+    "  parallel (%r: r=4) {\n" \
+    "    %i = load %I[%r]\n" \
+    "    %x = load %X[%i]\n" \
+    "    store %Y[%r], %x\n" \
+    "  }\n" \
+    "}\n"
+
+/* Appends x (of `size` bytes) to a malloc'd array *items of *count, growing
+ * *capacity by doubling; false on allocation failure. */
+static inline bool push_item(void **items, size_t *count, size_t *capacity, const void *x, size_t size) {
+    if (*count == *capacity) {
+        size_t n = *capacity ? 2 * *capacity : 64;
+        void *grown = realloc(*items, n * size);
+        if (!grown) return false;
+        *items = grown;
+        *capacity = n;
+    }
+    memcpy((char *)*items + *count * size, x, size);
+    ++*count;
+    return true;
+}
+
+/* The row-major index of root coordinates `coords` in `root`'s domain. */
+static inline uint64_t root_instance(const tir_op *root, const int64_t *coords) {
+    uint64_t instance = 0;
+    for (uint32_t a = 0; a < root->domain->rank; a++) instance = instance * root->domain->axes[a].extent + (uint64_t)coords[a];
+    return instance;
+}
+
+/* f's root parallel (NULL after a failed CHECK). */
+static inline const tir_op *root_of(const tir_func *f) {
+    const tir_op *root = NULL;
+    for (const tir_op *op = f->body->first; op; op = op->next)
+        if (op->kind == TIR_OP_PARALLEL) root = op;
+    CHECK_MSG(root != NULL, "@%s has no root parallel", f->name);
+    return root;
+}
+
+/* Runs f on the reference interpreter with zeroed arguments, every view
+ * element it touches reported to `trace`; false after a failed CHECK. */
+static inline bool run_traced(const char *label, const tir_func *f, const tir_interp_trace *trace) {
+    size_t n = tir_func_param_count(f);
+    tir_buffer args[16];
+    bool ok = n <= 16;
+    CHECK_MSG(ok, "%s: more than 16 parameters", label);
+    for (size_t i = 0; ok && i < n; i++) {
+        const tir_value *p = f->body->args[i];
+        uint64_t volume;
+        tir_space_volume(p->type->space, &volume);
+        size_t bytes = (size_t)volume * tir_scalar_size(p->type->elem);
+        args[i] = (tir_buffer){calloc(1, bytes ? bytes : 1), bytes};
+        if (!args[i].data) n = i, ok = false;
+    }
+    ok = ok && tir_interpret_traced(ctx, f, n, args, trace) == TILEC_OK;
+    CHECK_MSG(ok, "%s: the traced reference run failed", label);
+    flush_diags();
+    for (size_t i = 0; i < n; i++) free(args[i].data);
+    return ok;
 }
 
 #endif

@@ -12,7 +12,6 @@
  * with holes). */
 #include "plan_fixture.h"
 
-#include "tir/interp.h"
 
 typedef struct {
     uint32_t op, instance;
@@ -58,15 +57,9 @@ static void on_access(void *user, const tir_op *op, uint32_t param, uint64_t ele
             snprintf(t->first, sizeof t->first, "op #%u axis %u: index %lld outside [%lld, %lld]%s", op->id, a,
                      (long long)index, (long long)first, (long long)last, acc->never ? " (never runs)" : "");
     }
-    for (uint32_t a = 0; a < t->root->domain->rank; a++) instance = instance * t->root->domain->axes[a].extent + (uint64_t)root[a];
-    if (t->count == t->capacity) {
-        size_t n = t->capacity ? 2 * t->capacity : 4096;
-        event *e = realloc(t->events, n * sizeof *e);
-        if (!e) return;
-        t->events = e;
-        t->capacity = n;
-    }
-    t->events[t->count++] = (event){op->id, (uint32_t)instance, element};
+    instance = root_instance(t->root, root);
+    event e = {op->id, (uint32_t)instance, element};
+    push_item((void **)&t->events, &t->count, &t->capacity, &e, sizeof e);
 }
 
 static int by_event(const void *x, const void *y) {
@@ -120,24 +113,9 @@ static size_t check_kernel(const char *label, const tir_func *f) {
     plan_options o = plan_options_default(); /* the summaries do not depend on the mapping */
     size_t unknown = 0;
     if (!plan_ok(f, &o, &pool.info, &r)) return 0;
-    tracer t = {.plan = &r};
-    for (const tir_op *op = f->body->first; op; op = op->next)
-        if (op->kind == TIR_OP_PARALLEL) t.root = op;
-    size_t n = tir_func_param_count(f);
-    tir_buffer args[16];
-    bool ok = t.root && n <= 16;
-    for (size_t i = 0; ok && i < n; i++) {
-        const tir_value *p = f->body->args[i];
-        uint64_t volume;
-        tir_space_volume(p->type->space, &volume);
-        size_t bytes = (size_t)volume * tir_scalar_size(p->type->elem);
-        args[i] = (tir_buffer){calloc(1, bytes ? bytes : 1), bytes};
-        ok = args[i].data != NULL;
-    }
+    tracer t = {.plan = &r, .root = root_of(f)};
     tir_interp_trace trace = {on_access, &t};
-    tilec_status st = ok ? tir_interpret_traced(ctx, f, n, args, &trace) : TILEC_E_NOMEM;
-    CHECK_MSG(st == TILEC_OK, "%s: the reference run failed", label);
-    flush_diags();
+    if (t.root) run_traced(label, f, &trace);
     CHECK_MSG(t.violations == 0, "%s: %llu accesses outside their summaries; first: %s", label,
               (unsigned long long)t.violations, t.first);
     check_exact(label, &t);
@@ -146,7 +124,6 @@ static size_t check_kernel(const char *label, const tir_func *f) {
         unknown += !acc->known;
         CHECK_MSG(acc->known || (acc->why && acc->why[0]), "%s: op #%u unknown without a reason", label, acc->op->id);
     }
-    for (size_t i = 0; i < n; i++) free(args[i].data);
     free(t.events);
     plan_result_free(&r);
     return unknown;
@@ -220,13 +197,7 @@ static void test_gemm_boxes(void) {
 
 /* Shapes that are unknown or inexact, each still sound on the trace. */
 static const char shapes_text[] =
-    "kernel @gathered(%X: const view<f32>[X.0=16], %I: const view<i32>[I.0=4], %Y: view<f32>[Y.0=4]) {\n"
-    "  parallel (%r: r=4) {\n"
-    "    %i = load %I[%r]\n"
-    "    %x = load %X[%i]\n"
-    "    store %Y[%r], %x\n"
-    "  }\n"
-    "}\n"
+    GATHERED_TEXT
     "kernel @holes(%X: const view<f32>[X.0=32], %Y: view<f32>[Y.0=4, Y.1=4]) {\n"
     "  parallel (%r: r=4) {\n"
     "    %c3 = const index 3\n"

@@ -91,6 +91,9 @@ static void json_work(FILE *out, const plan_work *w, const char *indent) {
     D(contiguous_accesses) D(gathered_accesses) D(private_accesses)
     fprintf(out, "\"ragged_packets\": %s, ", w->ragged_packets ? "true" : "false");
     D(reused_load_bytes)
+    fprintf(out, "\"cache_lines\": [%s, ", plan_number(b, w->cache_lines[0]));
+    fprintf(out, "%s, ", plan_number(b, w->cache_lines[1]));
+    fprintf(out, "%s], ", plan_number(b, w->cache_lines[2]));
     U(packet_count) U(block_count) U(task_count) U(active_workers) U(blocks_per_task) U(critical_packets)
     U(critical_blocks)
 #undef D
@@ -263,6 +266,17 @@ static void print_json(FILE *out, const plan_result *p, const plan_choice **rank
     if (explain) {
         fputs(",\n  \"accesses\": [", out);
         for (size_t i = 0; i < p->accesses.count; i++) json_access(out, &p->accesses.items[i], i);
+        fputs("],\n  \"footprints\": [", out);
+        for (size_t i = 0; i < p->footprints.count; i++) {
+            const plan_footprint *v = &p->footprints.views[i];
+            fprintf(out, "%s{\"param\": %u, \"read_only\": %s, \"known\": %s, \"shared\": %s, \"bytes\": %llu, "
+                         "\"depends\": [",
+                    i ? ", " : "", v->param, v->read_only ? "true" : "false", v->known ? "true" : "false",
+                    v->shared ? "true" : "false", (unsigned long long)v->bytes);
+            for (uint32_t a = 0, n = 0; a < 64; a++)
+                if (v->depends >> a & 1) fprintf(out, "%s%u", n++ ? ", " : "", a);
+            fprintf(out, "], \"sharers\": %llu}", (unsigned long long)v->sharers);
+        }
         fputs("],\n  \"ranking\": [", out);
         for (size_t i = 0; rank && i < p->candidates.len; i++) {
             fputs(i ? ", " : "", out);
