@@ -173,10 +173,14 @@ void plan_report_text(strbuf *out, const plan_result *p, const plan_choice *cons
                   p->target_name, p->target.packet_width, p->target.worker_count, p->target.task_chunks_per_worker);
     strbuf_printf(out,
                   "search: %llu candidates (%llu root orders x %llu block widths x %llu local widths x task grains): %zu "
-                  "admitted, %zu rejected\n",
+                  "admitted, %zu rejected",
                   (unsigned long long)p->candidate_count, (unsigned long long)p->root_orders,
                   (unsigned long long)p->block_widths, (unsigned long long)p->local_widths, p->candidates.len,
                   p->rejected.len);
+    if (p->duplicate_orders)
+        strbuf_printf(out, "; %llu root orders skipped (their canonical map repeats an earlier order's)",
+                      (unsigned long long)p->duplicate_orders);
+    strbuf_append(out, "\n");
     strbuf_printf(out, "cost policy: %s; coefficients:", p->policy);
 #define X(field) strbuf_printf(out, " " #field " %s", plan_number(b, p->coefficients.field));
     PLAN_COEFFICIENTS(X)

@@ -451,18 +451,34 @@ static bool next_permutation(uint32_t *p, uint32_t n) {
     return true;
 }
 
+/* Every root order is a candidate map, except one whose canonical map an
+ * earlier order already has (orders that differ only in unit axes, or in
+ * axes a tiling makes equivalent, run the same programs in the same
+ * sequence): it is skipped and counted (plan_result.duplicate_orders). */
 static tilec_status enumerate(solver *s) {
     uint32_t rank = s->admission.domain->rank, order[PLAN_MAX_RANK];
     bool fixed = s->o->root_axis_order_len != 0;
     for (uint32_t t = 0; t < rank; t++) order[t] = fixed ? s->o->root_axis_order[t] : t;
     uint32_t index = 0;
     tilec_status st = TILEC_OK;
+    VEC(plan_root_map) seen = {0};
     do {
         plan_root_map map;
         if ((st = plan_root_map_make(s->ctx, s->admission.domain, order, rank, s->o->root_axis_tiles,
                                      s->o->root_axis_tiles_len, &map)))
-            return st;
-        for (size_t l = 0; l < s->local_count; l++) s->per_width[l][0].have_work = s->per_width[l][1].have_work = false;
+            break;
+        bool repeated = false;
+        for (size_t i = 0; i < seen.len && !repeated; i++) repeated = plan_root_map_same(&seen.data[i], &map);
+        if (repeated) {
+            s->out->duplicate_orders++;
+            continue;
+        }
+        if (!VEC_PUSH(s->ctx, &seen, map)) {
+            st = nomem(s);
+            break;
+        }
+        for (size_t l = 0; l < s->local_count; l++)
+            for (size_t v = 0; v < PLAN_FUSION_LEVELS; v++) s->per_width[l][v].have_work = false;
         for (size_t l = 0; l < s->local_count; l++)
             for (size_t b = 0; b < s->block_count; b++) {
                 plan_candidate c = {.rank = rank,
@@ -474,14 +490,15 @@ static tilec_status enumerate(solver *s) {
                 c.dispatch_size = c.programs * c.local_lanes;
                 uint64_t list[MAX_GRAINS];
                 size_t n = grains(s, ceil_div(c.dispatch_size, c.block_size), list);
-                for (size_t g = 0; g < n; g++) {
+                for (size_t g = 0; g < n && !st; g++) {
                     c.blocks_per_task = list[g];
                     c.index = index++;
-                    if ((st = consider(s, &c, l, &map))) return st;
+                    st = consider(s, &c, l, &map);
                 }
             }
-    } while (!fixed && next_permutation(order, rank));
-    return TILEC_OK;
+    } while (!st && !fixed && next_permutation(order, rank));
+    VEC_FREE(s->ctx, &seen);
+    return st;
 }
 
 static tilec_status select_minimum(solver *s) {

@@ -53,7 +53,11 @@ expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --block 64 --order 1,0 && {
   contains "$WORK/out" 'root order \[1,0\], block 64, W 8,'
 }
 expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --block 32 --search-grain --workers 2 --local-lanes 1 --json &&
-  contains "$WORK/out" '"search": \{"root_orders": 2, "block_widths": 1, "local_widths": 1, "candidates": 6, '
+  contains "$WORK/out" '"search": \{"root_orders": 2, "duplicate_orders": 0, "block_widths": 1, "local_widths": 1, "candidates": 6, '
+# one block row (gm = 1): both root orders have the same canonical map, so one is skipped
+expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" -D M=8 &&
+  contains "$WORK/out" '^search: 14 candidates \(2 root orders x 7 block widths x 2 local widths x task grains\): 14 admitted, 0 rejected; 1 root orders skipped'
+expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" -D M=8 --json && contains "$WORK/out" '"duplicate_orders": 1,'
 expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --grain 3 --width 4 --json && {
   contains "$WORK/out" '"blocks_per_task": 3,'
   contains "$WORK/out" '"packet_width": 4, "worker_count": 8,'

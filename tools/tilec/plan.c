@@ -212,9 +212,9 @@ static void print_json(FILE *out, const plan_result *p, const plan_choice **rank
     PLAN_COEFFICIENTS(X)
 #undef X
     fprintf(out,
-            "},\n  \"search\": {\"root_orders\": %llu, \"block_widths\": %llu, \"local_widths\": %llu, "
-            "\"candidates\": %llu, \"admitted\": %zu, \"rejected\": %zu},\n  \"local_axis\": ",
-            (unsigned long long)p->root_orders, (unsigned long long)p->block_widths,
+            "},\n  \"search\": {\"root_orders\": %llu, \"duplicate_orders\": %llu, \"block_widths\": %llu, "
+            "\"local_widths\": %llu, \"candidates\": %llu, \"admitted\": %zu, \"rejected\": %zu},\n  \"local_axis\": ",
+            (unsigned long long)p->root_orders, (unsigned long long)p->duplicate_orders, (unsigned long long)p->block_widths,
             (unsigned long long)p->local_widths, (unsigned long long)p->candidate_count, p->candidates.len,
             p->rejected.len);
     if (p->local_axis) {
