@@ -167,16 +167,16 @@ static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         int threads = o->threads[t];
         char extra[8192];
         snprintf(extra, sizeof extra, "\"tile\": \"%dx%dx%d\"", bm, bn, bk);
-        bench_peer peers[3 + PY_PEERS];
-        bench_tilec tc;
+        bench_peer peers[3 + PY_PEERS + BENCH_CONTROLS];
+        bench_tilec tc, ctl[BENCH_CONTROLS];
         memset(&tc, 0, sizeof tc);
+        tilec_buffer args[3] = {{A, nb * M * K * sizeof *A, TIR_F32}, {B, nb * K * N * sizeof *B, TIR_F32},
+                                {C, nb * M * N * sizeof *C, TIR_F32}};
+        if (bf16) {
+            args[0] = (tilec_buffer){A16, M * K * sizeof *A16, TIR_BF16};
+            args[1] = (tilec_buffer){B16, K * N * sizeof *B16, TIR_BF16};
+        }
         if (m) {
-            tilec_buffer args[3] = {{A, nb * M * K * sizeof *A, TIR_F32}, {B, nb * K * N * sizeof *B, TIR_F32},
-                                    {C, nb * M * N * sizeof *C, TIR_F32}};
-            if (bf16) {
-                args[0] = (tilec_buffer){A16, M * K * sizeof *A16, TIR_BF16};
-                args[1] = (tilec_buffer){B16, K * N * sizeof *B16, TIR_BF16};
-            }
             bench_tilec_setup(&tc, &peers[0], ctx, f, threads, args, 3, extra, sizeof extra);
         } else {
             bench_peer_preset(&peers[0], "tilec", BENCH_ERROR, "%s", err);
@@ -206,6 +206,8 @@ static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         size_t n = 3;
         int dims[3] = {s->M, s->N, s->K};
         for (size_t p = 0; bf16 && p < PY_PEERS; p++) py_peer_setup(&peers[n++], py, p, s->kernel, threads, dims, 3);
+        bench_tilec_controls(ctl, &peers[n], ctx, m ? f : NULL, threads, args, 3);
+        n += BENCH_CONTROLS;
         bench_row row = {
             .kernel = s->kernel,
             .shape = shape,
@@ -226,6 +228,7 @@ static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         bench_run_row(doc, o, &row);
         onednn_destroy(g.op);
         bench_tilec_release(&tc);
+        bench_tilec_controls_release(ctl);
     }
     tir_module_destroy(m);
     free(A), free(B), free(C), free(Ad), free(Bd), free(Cd), free(A16), free(B16);

@@ -309,11 +309,12 @@ static bool tilec_run(void *state, char *err, size_t errlen) {
     return false;
 }
 
-bool bench_tilec_setup(bench_tilec *t, bench_peer *p, tilec_context *ctx, const tir_func *f, int threads,
-                       const tilec_buffer *args, size_t n, char *extra_json, size_t extra_size) {
+/* Compiles f with `order` (NULL: planned) as peer `name` running args. */
+static bool tilec_peer(bench_tilec *t, bench_peer *p, const char *name, tilec_context *ctx, const tir_func *f,
+                       int threads, const uint32_t *order, size_t order_len, const tilec_buffer *args, size_t n) {
     memset(t, 0, sizeof *t);
     memset(p, 0, sizeof *p);
-    p->name = "tilec";
+    p->name = name;
     tilec_runtime *rt = bench_runtime(ctx, threads);
     if (!rt) {
         bench_diag_message(ctx, p->message, sizeof p->message);
@@ -322,6 +323,8 @@ bool bench_tilec_setup(bench_tilec *t, bench_peer *p, tilec_context *ctx, const 
     }
     tilec_compile_options o = tilec_compile_options_default();
     o.runtime = rt;
+    o.root_axis_order = order;
+    o.root_axis_order_len = order_len;
     if (n > sizeof t->args / sizeof t->args[0] || tilec_compile(ctx, f, &o, &t->kernel) != TILEC_OK) {
         bench_diag_message(ctx, p->message, sizeof p->message);
         p->preset = BENCH_ERROR;
@@ -331,9 +334,41 @@ bool bench_tilec_setup(bench_tilec *t, bench_peer *p, tilec_context *ctx, const 
     memcpy(t->args, args, n * sizeof *args);
     t->n_args = n;
     t->times = tilec_kernel_compile_times(t->kernel);
-    tilec_width = tilec_kernel_width(t->kernel);
     p->state = t;
     p->run = tilec_run;
+    return true;
+}
+
+/* The rank of f's root parallel (0: none). */
+static uint32_t root_rank(const tir_func *f) {
+    for (const tir_op *op = tir_block_first(tir_func_body(f)); op; op = tir_op_next(op))
+        if (tir_op_kind_of(op) == TIR_OP_PARALLEL) return (uint32_t)tir_space_rank(tir_op_domain(op));
+    return 0;
+}
+
+void bench_tilec_controls(bench_tilec t[BENCH_CONTROLS], bench_peer p[BENCH_CONTROLS], tilec_context *ctx,
+                          const tir_func *f, int threads, const tilec_buffer *args, size_t n) {
+    static const char *const names[BENCH_CONTROLS] = {"tilec-canonical", "tilec-reversed"};
+    uint32_t rank = f ? root_rank(f) : 0, order[64];
+    for (int c = 0; c < BENCH_CONTROLS; c++) {
+        memset(&t[c], 0, sizeof t[c]);
+        if (!f) {
+            bench_peer_preset(&p[c], names[c], BENCH_ERROR, "no kernel (see tilec's cell)");
+        } else if (rank < 2 || rank > 64) {
+            bench_peer_preset(&p[c], names[c], BENCH_SKIPPED, "%s", rank < 2 ? "one root axis: the only order is the planner's"
+                                                                              : "more than 64 root axes");
+        } else {
+            for (uint32_t a = 0; a < rank; a++) order[a] = c ? rank - 1 - a : a;
+            tilec_peer(&t[c], &p[c], names[c], ctx, f, threads, order, rank, args, n);
+        }
+        p[c].control = true;
+    }
+}
+
+bool bench_tilec_setup(bench_tilec *t, bench_peer *p, tilec_context *ctx, const tir_func *f, int threads,
+                       const tilec_buffer *args, size_t n, char *extra_json, size_t extra_size) {
+    if (!tilec_peer(t, p, "tilec", ctx, f, threads, NULL, 0, args, n)) return false;
+    tilec_width = tilec_kernel_width(t->kernel);
     bench_appendf(extra_json, extra_size, "%s\"tilec_realization\": ", *extra_json ? ", " : "");
     bench_json_quote(extra_json, extra_size, tilec_kernel_realization(t->kernel));
     return true;
@@ -342,6 +377,10 @@ bool bench_tilec_setup(bench_tilec *t, bench_peer *p, tilec_context *ctx, const 
 void bench_tilec_release(bench_tilec *t) {
     tilec_kernel_destroy(t->kernel);
     t->kernel = NULL;
+}
+
+void bench_tilec_controls_release(bench_tilec t[BENCH_CONTROLS]) {
+    for (int c = 0; c < BENCH_CONTROLS; c++) bench_tilec_release(&t[c]);
 }
 
 /* ---------------------------------------------------------------- JSON document */
@@ -555,13 +594,15 @@ static void print_row(bench_doc *d, const bench_row *row, peer_result *res, int 
             spread s = spread_of(r->round_us, rounds);
             fprintf(f, ", \"median_us\": %.4f, \"min_us\": %.4f, \"max_us\": %.4f, \"throughput\": %.4f, \"reps\": %llu",
                     s.median, s.min, s.max, row->work / s.median * 1e-3, (unsigned long long)r->reps);
-            if (i > 0 && !row->peers[i].bound && s.median < best_us) best_us = s.median, best = row->peers[i].name;
+            if (i > 0 && !row->peers[i].bound && !row->peers[i].control && s.median < best_us)
+                best_us = s.median, best = row->peers[i].name;
         } else {
             fprintf(f, ", \"message\": ");
             bench_json_string(f, r->message);
         }
         if (r->checked) json_number(f, "max_abs_err", r->max_abs_err, "%.3g");
         if (row->peers[i].bound) fprintf(f, ", \"bound\": true");
+        if (row->peers[i].control) fprintf(f, ", \"control\": true");
         if (row->peers[i].compile_ms > 0) json_number(f, "compile_ms", row->peers[i].compile_ms, "%.1f");
         fprintf(f, "}");
     }

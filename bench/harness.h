@@ -77,6 +77,10 @@ typedef struct {
      * checked and never the best peer; the row records tilec / it as
      * "ratio_to_bound". */
     bool bound;
+    /* A planner control, not a contestant: tilec with a fixed root order
+     * (canonical or reversed; bench_tilec_controls), never the best peer;
+     * the row records tilec / it under "ratios" like a peer's. */
+    bool control;
     /* The peer's own compile time for the row (ms; 0: none or not reported),
      * spent before the timing: a JIT peer's (Inductor) compile. */
     double compile_ms;
@@ -143,6 +147,16 @@ typedef struct {
 bool bench_tilec_setup(bench_tilec *t, bench_peer *p, tilec_context *ctx, const tir_func *f, int threads,
                        const tilec_buffer *args, size_t n, char *extra_json, size_t extra_size);
 void bench_tilec_release(bench_tilec *t);
+
+enum { BENCH_CONTROLS = 2 };
+/* The planner's controls for f (issue 18, seed 002 §8): tilec compiled with
+ * the canonical root order (0, 1, …) and the reversed one, as peers
+ * "tilec-canonical" and "tilec-reversed" flagged `control`, on args[0..n).
+ * With one root axis both are skipped (the only order is the planner's); a
+ * failed compile, or no kernel (f NULL), presets "error". */
+void bench_tilec_controls(bench_tilec t[BENCH_CONTROLS], bench_peer p[BENCH_CONTROLS], tilec_context *ctx,
+                          const tir_func *f, int threads, const tilec_buffer *args, size_t n);
+void bench_tilec_controls_release(bench_tilec t[BENCH_CONTROLS]);
 
 /* ---- helpers for drivers ---- */
 double bench_now_us(void);

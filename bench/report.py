@@ -129,7 +129,7 @@ def family_table(fam):
     peers = []  # column order: first appearance; a memory bound ("bound": true) has its own columns
     for r in rows:
         for p in r.get("peers", []):
-            if p.get("name") != "tilec" and not p.get("bound") and p.get("name") not in peers:
+            if p.get("name") != "tilec" and not p.get("bound") and not p.get("control") and p.get("name") not in peers:
                 peers.append(p.get("name"))
     has_tile = any(r.get("tile") for r in rows)
     has_bound = any(p.get("bound") for r in rows for p in r.get("peers", []))
@@ -202,7 +202,8 @@ def summary_table(fams):
         peers = []
         for r in rows:
             for q in r.get("ratios", []):
-                if q.get("peer") not in peers and not (peer_of(r, q.get("peer")) or {}).get("bound"):
+                q_peer = peer_of(r, q.get("peer")) or {}
+                if q.get("peer") not in peers and not q_peer.get("bound") and not q_peer.get("control"):
                     peers.append(q.get("peer"))
         head = ["kernel", "threads", "rows", "tilec/best", "worst row", "losses"] + [f"tilec/{p}" for p in peers]
         out += [f"### {fam.get('family', '?')}", "", "| " + " | ".join(head) + " |",
@@ -225,6 +226,36 @@ def summary_table(fams):
             out.append("| " + " | ".join(cells) + " |")
         out.append("")
     return out
+
+
+def controls_table(fams):
+    """Per row: the planner's pick against tilec with the canonical and the
+    reversed root order (seed 002 §8), as tilec / control: < 1 the pick is
+    faster, > 1 the control is."""
+    rows = [(fam, r) for fam in fams for r in fam.get("rows", [])
+            if any(p.get("control") for p in r.get("peers", []))]
+    if not rows:
+        return []
+    out = ["## Planner controls", "",
+           "tilec's pick against the same kernel compiled with the canonical root order (0, 1, …) and the "
+           "reversed one, timed in the same rounds. Ratio = pick / control (median of the per-round ratios): "
+           "< 1 the pick is faster; > 1.05 marks a mispick. Rows with one root axis have no controls.", "",
+           "| family | kernel | shape | threads | tilec plan | pick µs | canonical µs | pick/canonical "
+           "| reversed µs | pick/reversed |",
+           "|---|---|---|---:|---|---:|---:|---:|---:|---:|"]
+    for fam, r in rows:
+        cells = [str(fam.get("family", "?")), str(r.get("kernel")), str(r.get("shape")), str(r.get("threads", "?")),
+                 plan_summary(r)]
+        t = peer_of(r, "tilec") or {}
+        cells.append(fmt_num(t.get("median_us")) if t.get("status") == "ok" else str(t.get("status", DASH)))
+        for name in ("tilec-canonical", "tilec-reversed"):
+            c = peer_of(r, name) or {}
+            q = next((x for x in r.get("ratios", []) if x.get("peer") == name), None)
+            cells.append(fmt_num(c.get("median_us")) if c.get("status") == "ok" else str(c.get("status", DASH)))
+            ratio = q.get("median") if q else None
+            cells.append(DASH if ratio is None else fmt_ratio(ratio) + (" **mispick**" if ratio > 1.05 else ""))
+        out.append("| " + " | ".join(cells) + " |")
+    return out + [""]
 
 
 def compile_table(fams):
@@ -288,6 +319,7 @@ def markdown(doc, png_name):
     out += summary_table(fams)
     for fam in fams:
         out += family_table(fam)
+    out += controls_table(fams)
     out += compile_table(fams)
     return "\n".join(out) + "\n"
 

@@ -170,8 +170,8 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
     for (size_t t = 0; t < o->n_threads; t++) {
         int threads = o->threads[t];
         char extra[8192] = "";
-        bench_peer peers[4 + PY_PEERS];
-        bench_tilec tc;
+        bench_peer peers[4 + PY_PEERS + BENCH_CONTROLS];
+        bench_tilec tc, ctl[BENCH_CONTROLS];
         memset(&tc, 0, sizeof tc);
         peers_set_threads(threads);
         if (have_ref)
@@ -204,6 +204,8 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         peers[n].state = &st;
         peers[n].run = stream_run;
         peers[n++].bound = true;
+        bench_tilec_controls(ctl, &peers[n], ctx, have_ref ? f : NULL, threads, bufs, (size_t)k->n_inputs + 1);
+        n += BENCH_CONTROLS;
         bench_row row = {
             .kernel = k->name,
             .shape = shape,
@@ -227,6 +229,7 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         onednn_destroy(s.op);
         s.op = NULL;
         bench_tilec_release(&tc);
+        bench_tilec_controls_release(ctl);
     }
     tir_module_destroy(m);
     for (int i = 0; i < k->n_inputs; i++) free(s.in[i]), free(s.in16[i]);

@@ -71,12 +71,13 @@ static char *peer_json(const char *doc, const char *name) {
     return s;
 }
 
-/* Runs the row of the four fake peers under o; the JSON document. */
-static char *run_fake_row(const bench_options *o, fake *tilec, fake *good, fake *liar) {
+/* Runs the row of the four fake peers under o ("good" a planner control
+ * when `control`); the JSON document. */
+static char *run_fake_row(const bench_options *o, fake *tilec, fake *good, fake *liar, bool control) {
     bench_peer peers[4];
     memset(peers, 0, sizeof peers);
     peers[0] = (bench_peer){.name = "tilec", .state = tilec, .run = fake_run};
-    peers[1] = (bench_peer){.name = "good", .state = good, .run = fake_run, .compile_ms = 12.5};
+    peers[1] = (bench_peer){.name = "good", .state = good, .run = fake_run, .compile_ms = 12.5, .control = control};
     peers[2] = (bench_peer){.name = "liar", .state = liar, .run = fake_run};
     bench_peer_preset(&peers[3], "absent", BENCH_SKIPPED, "module not importable: %s", "no such module");
     bench_row row = {.kernel = "fake", .shape = "64", .threads = 1, .unit = "GB/s", .work = N * sizeof(float),
@@ -106,7 +107,7 @@ static void test_row(void) {
     for (int i = 0; i < N; i++) expected[i] = 0.25 * i - 3.0;
     fake tilec = {out, expected, -1, 0}, good = {out, expected, -1, 0}, liar = {out, expected, 17, 0};
     bench_options o = fast_options();
-    char *json = run_fake_row(&o, &tilec, &good, &liar);
+    char *json = run_fake_row(&o, &tilec, &good, &liar, false);
     char *t = json ? peer_json(json, "tilec") : NULL, *g = json ? peer_json(json, "good") : NULL;
     char *l = json ? peer_json(json, "liar") : NULL, *a = json ? peer_json(json, "absent") : NULL;
     CHECK_MSG(t && strstr(t, "\"status\": \"ok\"") && strstr(t, "\"median_us\""), "tilec: %s", t ? t : "(none)");
@@ -122,12 +123,20 @@ static void test_row(void) {
     /* --peer good: the liar and the skipped peer are not in the row */
     o.peers[o.n_peers++] = "good";
     liar.runs = 0;
-    json = run_fake_row(&o, &tilec, &good, &liar);
+    json = run_fake_row(&o, &tilec, &good, &liar, false);
     CHECK_MSG(json && strstr(json, "\"name\": \"tilec\"") && strstr(json, "\"name\": \"good\"") &&
                   !strstr(json, "\"name\": \"liar\"") && !strstr(json, "\"name\": \"absent\""),
               "--peer good: %s", json ? json : "(none)");
     CHECK_MSG(liar.runs == 0, "a peer --peer leaves out ran %d times", liar.runs);
     free(json);
+
+    /* a planner control is timed and has a ratio, but is never the best peer */
+    json = run_fake_row(&o, &tilec, &good, &liar, true);
+    char *c = json ? peer_json(json, "good") : NULL;
+    CHECK_MSG(c && strstr(c, "\"control\": true") && strstr(c, "\"median_us\""), "control: %s", c ? c : "(none)");
+    CHECK_MSG(json && strstr(json, "\"best_peer\": null") && strstr(json, "{\"peer\": \"good\", \"median\""),
+              "control row: %s", json ? json : "(none)");
+    free(c), free(json);
 }
 
 static void test_bf16_row(void) {
