@@ -65,6 +65,9 @@ typedef struct {
     double block_dispatch;    /* per block on the critical worker (128) */
     double task_dispatch;     /* per task on the critical worker (0) */
     double worker_activation; /* once when more than one worker runs (8000, about 1 µs) */
+    /* per cache line the reuse-distance model says the programs fetch into
+     * L1d, L2 and L3 (1, 4, 16), per worker */
+    double l1_line, l2_line, l3_line;
 } tilec_cost_coefficients;
 
 /* Panel packing (docs/lowering.md "Packed panels"): auto (the planner's

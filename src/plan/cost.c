@@ -16,6 +16,8 @@ plan_cost plan_cost_analytic(const plan_work *work, const plan_cost_coefficients
     c.imbalance = (excess > 0 ? excess : 0) * (a + m);
     c.task = model->task_dispatch * (double)work->critical_tasks;
     c.activation = work->active_workers > 1 ? model->worker_activation : 0;
-    c.score = c.arithmetic + c.memory + c.dispatch + c.imbalance + c.task + c.activation;
+    c.cache = (model->l1_line * work->cache_lines[0] + model->l2_line * work->cache_lines[1] +
+               model->l3_line * work->cache_lines[2]) / h;
+    c.score = c.arithmetic + c.memory + c.dispatch + c.imbalance + c.task + c.activation + c.cache;
     return c;
 }

@@ -21,6 +21,13 @@ plan_cost_coefficients plan_cost_coefficients_default(void) {
          * two); one model unit is about 0.12 ns there (gemm 1024³: score
          * 2.28e8 for 27.6 ms, 17×19×13: 5033 for 0.58 µs). */
         .worker_activation = 8000,
+        /* A line filled into L1d from L2 costs about a cycle of bandwidth,
+         * into L2 from L3 a few, into L3 from memory about twenty (a model
+         * unit is about half a cycle, above): a prior until `tilec tune`
+         * calibrates it (issue 18). */
+        .l1_line = 1,
+        .l2_line = 4,
+        .l3_line = 16,
     };
 }
 

@@ -42,7 +42,7 @@ bool plan_mode_parse(const char *text, unsigned *mode);
 /* X(field) in report order. */
 #define PLAN_COEFFICIENTS(X) \
     X(arithmetic) X(broadcast_load) X(contiguous_memory) X(gathered_lane) X(block_dispatch) X(task_dispatch) \
-    X(worker_activation)
+    X(worker_activation) X(l1_line) X(l2_line) X(l3_line)
 
 plan_cost_coefficients plan_cost_coefficients_default(void);
 

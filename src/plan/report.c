@@ -72,17 +72,19 @@ static void text_choice(strbuf *out, const plan_choice *c) {
                   plan_number(b[3], w->memory_per_packet), plan_number(b[4], w->broadcast_loads), plan_number(b[5], w->contiguous_accesses),
                   plan_number(b[6], w->gathered_accesses), w->ragged_packets ? ", doubled: ragged fast axis" : "",
                   plan_number(b[7], w->private_accesses));
-    strbuf_printf(out, "  cache lines fetched (reuse-distance model, not in the score): L1d %s, L2 %s, L3 %s\n",
+    strbuf_printf(out, "  cache lines fetched (reuse-distance model): L1d %s, L2 %s, L3 %s\n",
                   plan_number(b[0], w->cache_lines[0]), plan_number(b[1], w->cache_lines[1]),
                   plan_number(b[2], w->cache_lines[2]));
     strbuf_printf(out, "  resources: %llu snapshot bytes per worker in %llu arrays; budget %llu bytes\n",
                   (unsigned long long)c->resources.snapshot_bytes_per_worker,
                   (unsigned long long)c->resources.snapshot_allocations,
                   (unsigned long long)c->limits.max_snapshot_bytes_per_worker);
-    strbuf_printf(out, "  cost: arithmetic %s + memory %s + dispatch %s + imbalance %s + task %s + activation %s = score %s\n",
+    strbuf_printf(out,
+                  "  cost: arithmetic %s + memory %s + dispatch %s + imbalance %s + task %s + activation %s + cache %s = "
+                  "score %s\n",
                   plan_number(b[0], c->cost.arithmetic), plan_number(b[1], c->cost.memory), plan_number(b[2], c->cost.dispatch),
                   plan_number(b[3], c->cost.imbalance), plan_number(b[4], c->cost.task), plan_number(b[5], c->cost.activation),
-                  plan_number(b[6], c->cost.score));
+                  plan_number(b[6], c->cost.cache), plan_number(b[7], c->cost.score));
 }
 
 /* "8·r0 + 2·r1 + 3 + [0, 7]" (or "[0, 47]") for axis x of a known access. */
@@ -151,18 +153,20 @@ static void text_rejections(strbuf *out, const plan_result *p) {
 static void text_ranking(strbuf *out, const plan_result *p, const plan_choice *const *rank) {
     strbuf_printf(out, "ranked candidates (%zu, by score; ties by reused load bytes, then enumeration order):\n",
                   p->candidates.len);
-    strbuf_printf(out, "  %4s %5s %-10s %5s %5s %5s %12s %12s %10s %10s %8s %10s %12s %12s\n", "rank", "#", "order", "block",
-                  "local", "grain", "arithmetic", "memory", "dispatch", "imbalance", "task", "activation", "score", "reused");
+    strbuf_printf(out, "  %4s %5s %-10s %5s %5s %5s %12s %12s %10s %10s %8s %10s %12s %12s %12s\n", "rank", "#", "order",
+                  "block", "local", "grain", "arithmetic", "memory", "dispatch", "imbalance", "task", "activation", "cache",
+                  "score", "reused");
     for (size_t i = 0; i < p->candidates.len; i++) {
         const plan_choice *c = rank[i];
         char order[64] = "[";
         for (uint32_t t = 0; t < c->candidate.rank && strlen(order) < 50; t++)
             snprintf(order + strlen(order), sizeof order - strlen(order), "%s%u", t ? "," : "", c->candidate.order[t]);
         strcat(order, "]");
-        strbuf_printf(out, "  %4zu %5u %-10s %5u %5u %5llu %12.1f %12.1f %10.1f %10.1f %8.1f %10.1f %12.1f %12.0f%s\n", i + 1,
-                      c->candidate.index, order, c->candidate.block_size, c->candidate.local_lanes,
+        strbuf_printf(out, "  %4zu %5u %-10s %5u %5u %5llu %12.1f %12.1f %10.1f %10.1f %8.1f %10.1f %12.1f %12.1f %12.0f%s\n",
+                      i + 1, c->candidate.index, order, c->candidate.block_size, c->candidate.local_lanes,
                       (unsigned long long)c->work.blocks_per_task, c->cost.arithmetic, c->cost.memory, c->cost.dispatch,
-                      c->cost.imbalance, c->cost.task, c->cost.activation, c->cost.score, c->work.reused_load_bytes,
+                      c->cost.imbalance, c->cost.task, c->cost.activation, c->cost.cache, c->cost.score,
+                      c->work.reused_load_bytes,
                       i == 0 ? "  <- chosen" : "");
     }
 }

@@ -81,8 +81,8 @@ typedef struct {
     double reused_load_bytes;
     /* Cache lines the programs fetch into each level (L1d, L2, L3) in this
      * candidate's root order and tiling, from the access summaries
-     * (plan/reuse.h); 0 where the level's size is unknown.  Reported, not
-     * in the score (its weight awaits calibration, issue 18). */
+     * (plan/reuse.h); 0 where the level's size is unknown.  Priced by the
+     * `cache` cost term (l1_line, l2_line, l3_line). */
     double cache_lines[PLAN_CACHE_LEVELS];
     /* filled by the planner */
     uint64_t packet_count; /* Q = ceil(P / W) */
@@ -94,10 +94,10 @@ typedef struct {
 
 /* Every term is kept; score is what the solver minimizes. */
 typedef struct {
-    double arithmetic, memory, dispatch, imbalance, task, activation, score;
+    double arithmetic, memory, dispatch, imbalance, task, activation, cache, score;
 } plan_cost;
 
-#define PLAN_COST_TERMS(X) X(arithmetic) X(memory) X(dispatch) X(imbalance) X(task) X(activation) X(score)
+#define PLAN_COST_TERMS(X) X(arithmetic) X(memory) X(dispatch) X(imbalance) X(task) X(activation) X(cache) X(score)
 
 typedef struct {
     uint64_t max_snapshot_bytes_per_worker;
@@ -119,7 +119,9 @@ struct plan_cost_policy {
  *   arithmetic = a·P̄, memory = m·P̄, dispatch = block_dispatch·critical_blocks,
  *   imbalance = max(0, critical_packets − P̄)·(a+m),
  *   task = task_dispatch·critical_tasks,
- *   activation = active_workers > 1 ? worker_activation : 0, score = Σ. */
+ *   activation = active_workers > 1 ? worker_activation : 0,
+ *   cache = (l1_line·lines_L1d + l2_line·lines_L2 + l3_line·lines_L3) / active_workers
+ *           (plan_work.cache_lines, plan/reuse.h), score = Σ. */
 plan_cost plan_cost_analytic(const plan_work *work, const plan_cost_coefficients *model);
 
 typedef struct plan_target_info plan_target_info;

@@ -24,7 +24,7 @@ expect 0 "$TILEC" plan --explain "$SRC/examples/gemm.tir" && {
   contains "$WORK/out" '^search: 28 candidates \(2 root orders x 7 block widths x 2 local widths x task grains\): 28 admitted, 0 rejected$'
   contains "$WORK/out" '^chosen: candidate #[0-9]+: root order \[[01],[01]\], block [0-9]+, W 8, local lanes 8, blocks per task 0, dispatch 640$'
   contains "$WORK/out" '^  schedule: 80 packets, '
-  contains "$WORK/out" '^  cost: arithmetic [0-9.e+]+ \+ memory [0-9.e+]+ \+ dispatch [0-9.e+]+ \+ imbalance [0-9.e+]+ \+ task [0-9.e+]+ \+ activation [0-9.e+]+ = score [0-9.e+]+$'
+  contains "$WORK/out" '^  cost: arithmetic [0-9.e+]+ \+ memory [0-9.e+]+ \+ dispatch [0-9.e+]+ \+ imbalance [0-9.e+]+ \+ task [0-9.e+]+ \+ activation [0-9.e+]+ \+ cache [0-9.e+]+ = score [0-9.e+]+$'
   contains "$WORK/out" '^ranked candidates \(28, by score; ties by reused load bytes, then enumeration order\):$'
   contains "$WORK/out" '^ +1 +[0-9]+ \[[01],[01]\] .*<- chosen$'
   contains "$WORK/out" '^ +28 +[0-9]+ '

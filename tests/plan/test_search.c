@@ -193,7 +193,7 @@ static plan_cost counting_evaluate(const plan_cost_policy *self, const plan_targ
                                    const plan_work *w, const plan_cost_coefficients *model) {
     counting_policy *p = self->user;
     p->evaluations++;
-    return (plan_cost){1, 1, 1, 1, 1, 1, p->score};
+    return (plan_cost){1, 1, 1, 1, 1, 1, 1, p->score};
 }
 
 static void counting_coefficients(const plan_cost_policy *self, const plan_target *t,

@@ -28,7 +28,7 @@ typedef struct {
 static plan_cost zero_cost(const plan_cost_policy *self, const plan_target *t, const plan_candidate *c,
                            const plan_work *w, const plan_cost_coefficients *model) {
     ((eval_counter *)self->user)->evaluations++;
-    return (plan_cost){0, 0, 0, 0, 0, 0, 0};
+    return (plan_cost){0, 0, 0, 0, 0, 0, 0, 0};
 }
 
 static void test_block_proposals(void) {

@@ -47,7 +47,8 @@ enum {
     "                    (one program per packet, the stored row axis split over lanes)\n" \
     "  --max-candidates N  candidate budget (default 1024; exceeding it is an error)\n" \
     "  --cost NAME=X     cost coefficient: arithmetic, broadcast_load, contiguous_memory,\n" \
-    "                    gathered_lane, block_dispatch, task_dispatch, worker_activation\n" \
+    "                    gathered_lane, block_dispatch, task_dispatch, worker_activation,\n" \
+    "                    l1_line, l2_line, l3_line\n" \
     "  --fuse MODE       auto (default), on or off: read large loads from their views where\n" \
     "                    they are used, recompute cheap values (docs/lowering.md)\n" \
     "  --pack MODE       auto (default), on or off: copy a reused strided operand into\n" \
