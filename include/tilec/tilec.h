@@ -103,6 +103,7 @@ typedef struct {
     uint64_t max_candidates;         /* planner budget (1024) */
     uint32_t blocks_per_task;        /* 0: the pool's heuristic; else a fixed CPU task grain */
     bool search_task_grain;          /* also enumerate task grains (ignored when blocks_per_task is set) */
+    bool search_tiles;               /* also try root axis tilings of the best order (ignored with fixed tiles) */
     tilec_cost_coefficients cost;    /* the cost prior (defaults above) */
     /* ---- representation (fixed for the whole search) ---- */
     uint32_t max_unrolled_tile_elements; /* 64: larger tiles become arrays + loops; 0 = no bound */
@@ -134,7 +135,7 @@ TILEC_API tilec_compile_options tilec_compile_options_default(void);
  * name from text, with the CLI's names and values — threads, width,
  * local_lanes, block_size, blocks_per_task, max_candidates, max_unrolled,
  * reduction_partitions, split_chunks (unsigned integers); fuse, pack, split
- * (auto|on|off); stores (auto|cached|streaming); check_bounds, fused_mma
+ * (auto|on|off); stores (auto|cached|streaming); check_bounds, fused_mma, search_tiles
  * (0|1).  An unknown name or a bad value: TILEC_E_ARG and TILEC-O01. */
 TILEC_API size_t tilec_compile_options_size(void);
 TILEC_API void tilec_compile_options_init(tilec_compile_options *o);

@@ -52,8 +52,8 @@ tilec_status plan_lower(tilec_context *ctx, const tir_func *f, const plan_result
     o.packet_width = c->candidate.packet_width;
     o.root_axis_order = c->candidate.order;
     o.root_axis_order_len = c->candidate.rank;
-    o.root_axis_tiles = plan->options.root_axis_tiles;
-    o.root_axis_tiles_len = plan->options.root_axis_tiles_len;
+    o.root_axis_tiles = c->candidate.tiled ? c->candidate.tiles : NULL;
+    o.root_axis_tiles_len = c->candidate.tiled ? c->candidate.rank : 0;
     o.max_local_bytes = c->limits.max_snapshot_bytes_per_worker;
     o.max_unrolled_tile_elements = plan->options.max_unrolled_tile_elements;
     o.max_unrolled_region_work = plan->options.max_unrolled_region_work;

@@ -43,6 +43,7 @@ plan_options plan_options_default(void) {
         .local_lanes = 0,
         .blocks_per_task = 0,
         .search_task_grain = false,
+        .search_tiles = false,
     };
 }
 

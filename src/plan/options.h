@@ -63,6 +63,7 @@ typedef struct {
     uint32_t local_lanes;                /* 0 searches {1, W} (default); 1 one program per lane; W forces */
     uint32_t blocks_per_task;            /* 0: the target's heuristic; else a fixed CPU task grain */
     bool search_task_grain;              /* also enumerate task grains (task-grain targets only) */
+    bool search_tiles;                   /* also try root axis tilings around the best plan (no fixed tiles) */
     const plan_cost_policy *cost_policy; /* NULL: the target's policy, else the analytic formula */
     tilec_fuse fuse;                     /* auto: candidates with and without fusion (plan_candidate.fused) */
     plan_pack_mode pack;                 /* decided for the selected plan (plan_result.packing) */

@@ -58,6 +58,11 @@ static void text_choice(strbuf *out, const plan_choice *c) {
     strbuf_printf(out, ", block %u, W %u, local lanes %u, blocks per task %llu, dispatch %llu%s\n", c->candidate.block_size,
                   c->candidate.packet_width, c->candidate.local_lanes, (unsigned long long)c->candidate.blocks_per_task,
                   (unsigned long long)c->candidate.dispatch_size, plan_fusion_words(c->candidate.fused));
+    if (c->candidate.tiled) {
+        strbuf_append(out, "  root tiles [");
+        for (uint32_t a = 0; a < c->candidate.rank; a++) strbuf_printf(out, "%s%u", a ? "," : "", c->candidate.tiles[a]);
+        strbuf_append(out, "]\n");
+    }
     strbuf_printf(out,
                   "  schedule: %llu packets, %llu blocks, grain %llu, %llu tasks, %llu active workers; critical packets "
                   "%llu, blocks %llu, tasks %llu\n",
@@ -181,8 +186,9 @@ void plan_report_text(strbuf *out, const plan_result *p, const plan_choice *cons
                   (unsigned long long)p->candidate_count, (unsigned long long)p->root_orders,
                   (unsigned long long)p->block_widths, (unsigned long long)p->local_widths, p->candidates.len,
                   p->rejected.len);
+    if (p->tilings) strbuf_printf(out, "; %llu of them root tilings of the best order", (unsigned long long)p->tilings);
     if (p->duplicate_orders)
-        strbuf_printf(out, "; %llu root orders skipped (their canonical map repeats an earlier order's)",
+        strbuf_printf(out, "; %llu root orders or tilings skipped (their canonical map repeats an earlier one)",
                       (unsigned long long)p->duplicate_orders);
     strbuf_append(out, "\n");
     strbuf_printf(out, "cost policy: %s; coefficients:", p->policy);

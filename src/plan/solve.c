@@ -485,8 +485,10 @@ static tilec_status enumerate(solver *s) {
                                     .block_size = s->blocks[b],
                                     .local_lanes = s->locals[l],
                                     .packet_width = s->out->target.packet_width,
-                                    .programs = s->admission.volume};
+                                    .programs = s->admission.volume,
+                                    .tiled = s->o->root_axis_tiles_len != 0};
                 memcpy(c.order, order, sizeof order[0] * rank);
+                if (c.tiled) memcpy(c.tiles, s->o->root_axis_tiles, sizeof c.tiles[0] * rank);
                 c.dispatch_size = c.programs * c.local_lanes;
                 uint64_t list[MAX_GRAINS];
                 size_t n = grains(s, ceil_div(c.dispatch_size, c.block_size), list);
@@ -498,6 +500,74 @@ static tilec_status enumerate(solver *s) {
             }
     } while (!st && !fixed && next_permutation(order, rank));
     VEC_FREE(s->ctx, &seen);
+    return st;
+}
+
+enum { MAX_TILE_FACTORS = 4, MAX_TILINGS = 64 };
+
+/* Tile factors tried on a root axis of `extent`: powers of two from 2 that
+ * divide it and leave at least 2 tiles, at most MAX_TILE_FACTORS of them
+ * (the largest), then 1 (untiled). */
+static uint32_t tile_factors(uint64_t extent, uint32_t *out) {
+    uint32_t n = 0, f[32];
+    for (uint64_t t = 2; t * 2 <= extent && n < 32; t *= 2)
+        if (extent % t == 0) f[n++] = (uint32_t)t;
+    uint32_t from = n > MAX_TILE_FACTORS ? n - MAX_TILE_FACTORS : 0, k = 0;
+    for (uint32_t i = from; i < n; i++) out[k++] = f[i];
+    out[k++] = 1;
+    return k;
+}
+
+/* Automatic root tiling (issue 18): around the best plan of the order
+ * search, its root order with every combination of tile factors (at most
+ * MAX_TILINGS, within the candidate budget), the other settings kept.  A
+ * tiling whose canonical map equals the untiled order's or an earlier
+ * tiling's is skipped (duplicate_orders counts it).  The cache term is what
+ * can make a tiling win; its decode arithmetic is what it costs. */
+static tilec_status search_tilings(solver *s) {
+    plan_result *out = s->out;
+    const plan_choice *best = plan_selected(out);
+    uint32_t rank = best->candidate.rank;
+    if (!s->o->search_tiles || s->o->root_axis_tiles_len || rank < 2 || rank > 8) return TILEC_OK;
+    uint32_t factors[8][MAX_TILE_FACTORS + 1], counts[8], digit[8] = {0};
+    uint64_t combos = 1;
+    for (uint32_t a = 0; a < rank; a++) {
+        counts[a] = tile_factors(s->admission.domain->axes[a].extent, factors[a]);
+        combos *= counts[a];
+    }
+    plan_candidate base = best->candidate;
+    size_t l = s->locals[0] == base.local_lanes ? 0 : 1;
+    uint64_t room = s->o->max_candidates > out->candidate_count ? s->o->max_candidates - out->candidate_count : 0;
+    VEC(plan_root_map) seen = {0};
+    plan_root_map plain;
+    tilec_status st = plan_root_map_make(s->ctx, s->admission.domain, base.order, rank, NULL, 0, &plain);
+    if (!st && !VEC_PUSH(s->ctx, &seen, plain)) st = nomem(s);
+    uint32_t index = (uint32_t)out->candidate_count;
+    for (uint64_t n = 0; !st && n < combos && n < MAX_TILINGS && room; n++) {
+        plan_candidate c = base;
+        c.tiled = true;
+        for (uint32_t a = 0; a < rank; a++) c.tiles[a] = factors[a][digit[a]];
+        for (uint32_t a = 0; a < rank && ++digit[a] == counts[a]; a++) digit[a] = 0;
+        plan_root_map map;
+        if ((st = plan_root_map_make(s->ctx, s->admission.domain, c.order, rank, c.tiles, rank, &map))) break;
+        bool repeated = false;
+        for (size_t i = 0; i < seen.len && !repeated; i++) repeated = plan_root_map_same(&seen.data[i], &map);
+        if (repeated) {
+            out->duplicate_orders++;
+            continue;
+        }
+        if (!VEC_PUSH(s->ctx, &seen, map)) {
+            st = nomem(s);
+            break;
+        }
+        for (size_t v = 0; v < PLAN_FUSION_LEVELS; v++) s->per_width[l][v].have_work = false;
+        c.index = index++;
+        room--;
+        out->tilings++;
+        st = consider(s, &c, l, &map);
+    }
+    VEC_FREE(s->ctx, &seen);
+    out->candidate_count = out->candidates.len + out->rejected.len;
     return st;
 }
 
@@ -568,6 +638,8 @@ tilec_status plan_kernel(tilec_context *ctx, const tir_func *f, const plan_optio
     if (!st) st = block_widths(&s);
     if (!st) st = check_budget(&s);
     if (!st) st = enumerate(&s);
+    if (!st) st = select_minimum(&s);
+    if (!st) st = search_tilings(&s);
     if (!st) st = select_minimum(&s);
     if (!st) decide_packing(&s);
     if (!st) plan_split_decide(f, s.o->split, s.o->split_chunks, out->target.worker_count, &out->split);

@@ -81,7 +81,8 @@ typedef struct {
     bool custom_policy;          /* an options or target policy was used */
     plan_cost_coefficients coefficients; /* in effect (after the policy's replacement) */
     uint64_t root_orders, block_widths, local_widths; /* the declared space's factors */
-    uint64_t duplicate_orders;   /* root orders skipped: their canonical map repeats an earlier order's */
+    uint64_t duplicate_orders;   /* root orders and tilings skipped: their canonical map repeats an earlier one */
+    uint64_t tilings;            /* candidates the tiling search added (plan_options.search_tiles) */
     /* The packet-local admission of width W when it was enumerated and
      * admitted: D's label (NULL: none, or no nonunit axis), N and the slots
      * per lane (plan/local.h). */

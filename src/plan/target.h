@@ -58,6 +58,10 @@ typedef struct {
      * recomputed values; 2 also costly recomputed values (math functions,
      * div), priced only when no lower level fits */
     uint32_t fused;
+    /* root axis tiles (plan_options.root_axis_tiles, or the planner's own
+     * from the tiling search), one factor per root axis; tiled false: none */
+    bool tiled;
+    uint32_t tiles[PLAN_MAX_RANK];
 } plan_candidate;
 
 /* Extracted work and its schedule (seed §4: a, m, Q, L and the critical

@@ -57,6 +57,7 @@ static plan_options planner_options(const tilec_compile_options *o) {
     p.max_candidates = o->max_candidates;
     p.blocks_per_task = o->blocks_per_task;
     p.search_task_grain = o->search_task_grain && !o->blocks_per_task;
+    p.search_tiles = o->search_tiles;
     p.cost = o->cost;
     p.max_unrolled_tile_elements = o->max_unrolled_tile_elements;
     p.reduction_partitions = o->reduction_partitions;
@@ -78,10 +79,9 @@ static void plan_label(const plan_result *p, strbuf *s) {
     if (c->candidate.fused) strbuf_append(s, c->candidate.fused == 1 ? "/fused" : "/fused2");
     strbuf_printf(s, "/grain%llu/tasks%llu",
                   (unsigned long long)c->work.blocks_per_task, (unsigned long long)c->work.task_count);
-    if (p->options.root_axis_tiles_len) {
+    if (c->candidate.tiled) {
         strbuf_append(s, "/tiles[");
-        for (size_t i = 0; i < p->options.root_axis_tiles_len; i++)
-            strbuf_printf(s, "%s%u", i ? "," : "", p->options.root_axis_tiles[i]);
+        for (size_t i = 0; i < c->candidate.rank; i++) strbuf_printf(s, "%s%u", i ? "," : "", c->candidate.tiles[i]);
         strbuf_append(s, "]");
     }
 }

@@ -32,6 +32,7 @@ static const struct {
     {"stores", OPT_STORES, offsetof(tilec_compile_options, stores)},
     {"check_bounds", OPT_BOOL, offsetof(tilec_compile_options, check_bounds)},
     {"fused_mma", OPT_BOOL, offsetof(tilec_compile_options, fused_mma)},
+    {"search_tiles", OPT_BOOL, offsetof(tilec_compile_options, search_tiles)},
 };
 
 /* The words of the enum options, in their enums' order (AUTO = 0, ...). */

@@ -53,11 +53,19 @@ expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --block 64 --order 1,0 && {
   contains "$WORK/out" 'root order \[1,0\], block 64, W 8,'
 }
 expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --block 32 --search-grain --workers 2 --local-lanes 1 --json &&
-  contains "$WORK/out" '"search": \{"root_orders": 2, "duplicate_orders": 0, "block_widths": 1, "local_widths": 1, "candidates": 6, '
+  contains "$WORK/out" '"search": \{"root_orders": 2, "duplicate_orders": 0, "tilings": 0, "block_widths": 1, "local_widths": 1, "candidates": 6, '
 # one block row (gm = 1): both root orders have the same canonical map, so one is skipped
 expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" -D M=8 &&
-  contains "$WORK/out" '^search: 14 candidates \(2 root orders x 7 block widths x 2 local widths x task grains\): 14 admitted, 0 rejected; 1 root orders skipped'
+  contains "$WORK/out" '^search: 14 candidates \(2 root orders x 7 block widths x 2 local widths x task grains\): 14 admitted, 0 rejected; 1 root orders or tilings skipped'
 expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" -D M=8 --json && contains "$WORK/out" '"duplicate_orders": 1,'
+# --search-tiles: tilings of the best order join the ranking; the all-ones tiling repeats the untiled map
+expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" -D M=1024 -D N=1024 -D K=1024 -D BM=8 -D BN=32 --width 16 \
+  --workers 2 --search-tiles && {
+  contains "$WORK/out" '; 20 of them root tilings of the best order; [0-9]+ root orders or tilings skipped'
+  contains "$WORK/out" '^  root tiles \[1,[248]\]$'
+}
+expect 0 "$TILEC" run "$SRC/examples/gemm.tir" -D M=128 -D N=128 -D K=128 -D BM=8 -D BN=32 --search-tiles --check &&
+  contains "$WORK/out" 'plan=order\[1,0\]/[^;]*/tiles\[1,2\];' && contains "$WORK/out" 'vs reference: .*ok'
 expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --grain 3 --width 4 --json && {
   contains "$WORK/out" '"blocks_per_task": 3,'
   contains "$WORK/out" '"packet_width": 4, "worker_count": 8,'

@@ -22,6 +22,7 @@ static bool native_takes(int id) {
     case OPT_LOWER_SEPARATE_MMA:
     case OPT_PLAN_GRAIN:
     case OPT_PLAN_SEARCH_GRAIN:
+    case OPT_PLAN_SEARCH_TILES:
     case OPT_PLAN_LOCAL_LANES:
     case OPT_PLAN_MAX_CANDIDATES:
     case OPT_PLAN_COST:
@@ -89,6 +90,7 @@ tilec_compile_options cli_native_options(const cli_native *n) {
     o.root_axis_tiles_len = lo->root_axis_tiles_len;
     o.blocks_per_task = po->blocks_per_task;
     o.search_task_grain = po->search_task_grain;
+    o.search_tiles = po->search_tiles;
     o.max_candidates = po->max_candidates;
     o.cost = po->cost;
     o.max_unrolled_tile_elements = lo->max_unrolled_tile_elements;

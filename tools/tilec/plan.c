@@ -76,10 +76,13 @@ static void json_candidate_fields(FILE *out, const plan_candidate *c, const char
     json_u32_array(out, c->order, c->rank);
     fprintf(out,
             ",\n%s\"block_size\": %u,\n%s\"local_lanes\": %u,\n%s\"blocks_per_task\": %llu,\n%s\"packet_width\": %u,\n"
-            "%s\"dispatch_size\": %llu,\n%s\"fused\": %s,\n%s\"fusion_level\": %u,\n",
+            "%s\"dispatch_size\": %llu,\n%s\"fused\": %s,\n%s\"fusion_level\": %u,\n%s\"tiles\": ",
             indent, c->block_size, indent, c->local_lanes, indent, (unsigned long long)c->blocks_per_task, indent,
             c->packet_width, indent, (unsigned long long)c->dispatch_size, indent, c->fused ? "true" : "false", indent,
-            c->fused);
+            c->fused, indent);
+    if (c->tiled) json_u32_array(out, c->tiles, c->rank);
+    else fputs("null", out);
+    fputs(",\n", out);
 }
 
 static void json_work(FILE *out, const plan_work *w, const char *indent) {
@@ -212,9 +215,10 @@ static void print_json(FILE *out, const plan_result *p, const plan_choice **rank
     PLAN_COEFFICIENTS(X)
 #undef X
     fprintf(out,
-            "},\n  \"search\": {\"root_orders\": %llu, \"duplicate_orders\": %llu, \"block_widths\": %llu, "
+            "},\n  \"search\": {\"root_orders\": %llu, \"duplicate_orders\": %llu, \"tilings\": %llu, \"block_widths\": %llu, "
             "\"local_widths\": %llu, \"candidates\": %llu, \"admitted\": %zu, \"rejected\": %zu},\n  \"local_axis\": ",
-            (unsigned long long)p->root_orders, (unsigned long long)p->duplicate_orders, (unsigned long long)p->block_widths,
+            (unsigned long long)p->root_orders, (unsigned long long)p->duplicate_orders, (unsigned long long)p->tilings,
+            (unsigned long long)p->block_widths,
             (unsigned long long)p->local_widths, (unsigned long long)p->candidate_count, p->candidates.len,
             p->rejected.len);
     if (p->local_axis) {

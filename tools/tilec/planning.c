@@ -55,6 +55,7 @@ bool cli_planning_option(cli_planning *p, const char *command, int id, const cha
     case OPT_PLAN_WORKERS: ok = parse_u32(value, &p->workers); break;
     case OPT_PLAN_GRAIN: ok = parse_u32(value, &o->blocks_per_task); break;
     case OPT_PLAN_SEARCH_GRAIN: o->search_task_grain = true; return true;
+    case OPT_PLAN_SEARCH_TILES: o->search_tiles = true; return true;
     case OPT_PLAN_LOCAL_LANES: ok = parse_u32(value, &o->local_lanes); break;
     case OPT_PLAN_MAX_CANDIDATES: ok = cli_parse_u64(value, &o->max_candidates); break;
     case OPT_PLAN_COST: return parse_cost(p, command, value);

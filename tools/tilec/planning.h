@@ -25,6 +25,7 @@ enum {
     OPT_PLAN_WORKERS = 120,
     OPT_PLAN_GRAIN,
     OPT_PLAN_SEARCH_GRAIN,
+    OPT_PLAN_SEARCH_TILES,
     OPT_PLAN_LOCAL_LANES,
     OPT_PLAN_MAX_CANDIDATES,
     OPT_PLAN_COST,
@@ -35,7 +36,8 @@ enum {
 };
 #define CLI_PLANNING_OPTIONS \
     {"--workers", true, OPT_PLAN_WORKERS}, {"--grain", true, OPT_PLAN_GRAIN}, \
-        {"--search-grain", false, OPT_PLAN_SEARCH_GRAIN}, {"--local-lanes", true, OPT_PLAN_LOCAL_LANES}, \
+        {"--search-grain", false, OPT_PLAN_SEARCH_GRAIN}, {"--search-tiles", false, OPT_PLAN_SEARCH_TILES}, \
+        {"--local-lanes", true, OPT_PLAN_LOCAL_LANES}, \
         {"--max-candidates", true, OPT_PLAN_MAX_CANDIDATES}, {"--cost", true, OPT_PLAN_COST}, \
         {"--fuse", true, OPT_PLAN_FUSE}, {"--pack", true, OPT_PLAN_PACK}, {"--split", true, OPT_PLAN_SPLIT}, \
         {"--split-chunks", true, OPT_PLAN_SPLIT_CHUNKS}
@@ -43,6 +45,8 @@ enum {
     "  --workers N       CPU workers of the modeled thread pool (default 8)\n" \
     "  --grain G         fixed blocks per CPU task (default 0: the pool's heuristic)\n" \
     "  --search-grain    also search task grains (powers of two, heuristic, whole launch)\n" \
+    "  --search-tiles    also try root axis tilings of the best order, priced by the\n" \
+    "                    reuse-distance cache term (docs/planner.md)\n" \
     "  --local-lanes L   0 search {1, W} (default), 1 one program per lane, W packet-local\n" \
     "                    (one program per packet, the stored row axis split over lanes)\n" \
     "  --max-candidates N  candidate budget (default 1024; exceeding it is an error)\n" \
