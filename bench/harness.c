@@ -460,6 +460,7 @@ typedef struct {
     double max_abs_err;
     bool checked;
     uint64_t reps;
+    double call_us;                    /* per dispatch, from the calibration */
     double round_us[BENCH_MAX_ROUNDS]; /* per dispatch, mean of the two visits */
     double visit_sum;                  /* this round's visits so far */
 } peer_result;
@@ -528,8 +529,14 @@ static bool calibrate(const bench_options *o, bench_peer *p, peer_result *r) {
         if ((t = time_batch(p, reps, r->message, sizeof r->message)) < 0) return false;
     }
     r->reps = reps;
+    r->call_us = t / (double)reps;
     return true;
 }
+
+/* A planner control slower than this many times the pick is not timed:
+ * its rounds would dominate the row (gemm 4096³ in the canonical order runs
+ * 11× the pick), and the calibration already says the pick wins. */
+enum { CONTROL_MAX_SLOWDOWN = 4 };
 
 static int compare_doubles(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
@@ -682,6 +689,14 @@ void bench_run_row(bench_doc *d, const bench_options *o, const bench_row *all) {
     /* 2. Warmup and calibration. */
     for (size_t i = 0; i < row->n_peers; i++)
         if (res[i].status == BENCH_OK && !calibrate(o, &row->peers[i], &res[i])) res[i].status = BENCH_ERROR;
+    for (size_t i = 1; i < row->n_peers; i++)
+        if (row->peers[i].control && res[i].status == BENCH_OK && res[0].status == BENCH_OK &&
+            res[i].call_us > CONTROL_MAX_SLOWDOWN * res[0].call_us) {
+            res[i].status = BENCH_SKIPPED;
+            snprintf(res[i].message, sizeof res[i].message,
+                     "not timed: %.0f us per call in calibration, over %dx the pick's %.0f us", res[i].call_us,
+                     CONTROL_MAX_SLOWDOWN, res[0].call_us);
+        }
     /* 3. ABBA rounds. */
     for (int k = 0; k < o->rounds; k++) {
         for (size_t i = 0; i < row->n_peers; i++) res[i].visit_sum = 0;
