@@ -436,21 +436,6 @@ static tilec_status consider(solver *s, const plan_candidate *c, size_t l, const
     return VEC_PUSH(s->ctx, &out->candidates, best) ? TILEC_OK : nomem(s);
 }
 
-/* Next permutation in lexicographic order; false after the last. */
-static bool next_permutation(uint32_t *p, uint32_t n) {
-    if (n < 2) return false;
-    uint32_t i = n - 1;
-    while (i > 0 && p[i - 1] >= p[i]) i--;
-    if (i == 0) return false;
-    uint32_t j = n - 1;
-    while (p[j] <= p[i - 1]) j--;
-    uint32_t t = p[i - 1];
-    p[i - 1] = p[j];
-    p[j] = t;
-    for (uint32_t a = i, b = n - 1; a < b; a++, b--) t = p[a], p[a] = p[b], p[b] = t;
-    return true;
-}
-
 /* Every root order is a candidate map, except one whose canonical map an
  * earlier order already has (orders that differ only in unit axes, or in
  * axes a tiling makes equivalent, run the same programs in the same
@@ -498,7 +483,7 @@ static tilec_status enumerate(solver *s) {
                     st = consider(s, &c, l, &map);
                 }
             }
-    } while (!st && !fixed && next_permutation(order, rank));
+    } while (!st && !fixed && plan_next_order(order, rank));
     VEC_FREE(s->ctx, &seen);
     return st;
 }

@@ -84,6 +84,15 @@ expect 0 "$TILEC" bench "$SRC/examples/gemm.tir" --threads 2 --width 8 &&
   contains "$WORK/out" 'compile: verify .* plan .* lower .* llvm .* jit .* total'
 expect 0 "$TILEC" bench "$SRC/examples/softmax.tir" --threads 1 && contains "$WORK/out" 'throughput: [0-9.]+ GB/s'
 
+# tune: the pick first, then every other mapping (gemm: 2 orders x 2 lane modes, minus repeats), and the regret
+expect 0 "$TILEC" tune "$SRC/examples/gemm.tir" --threads 1 && {
+  contains "$WORK/out" '^@gemm: [2-4] mappings measured \(median of 7 rounds each\)$'
+  contains "$WORK/out" '<- the planner.s pick$'
+  contains "$WORK/out" '^regret: [0-9]+\.[0-9]{3} '
+}
+expect 0 "$TILEC" tune "$SRC/examples/softmax.tir" --threads 1 && contains "$WORK/out" '^@softmax: [12] mappings measured'
+expect 2 "$TILEC" tune && contains "$WORK/err" 'tilec tune: error: missing FILE.tir'
+
 # emit-asm / emit-llvm.
 # (W = 16 is one zmm register with AVX-512F, two ymm halves on an AVX2 host.)
 if grep -qw avx512f /proc/cpuinfo; then wide='%zmm[0-9]+' expf=Sleef_expf16_u10; else wide='%ymm[0-9]+' expf=Sleef_expf8_u10; fi

@@ -72,20 +72,6 @@ static double simulate(const tracer *t, const plan_root_map *map, size_t capacit
     return misses;
 }
 
-/* Next permutation in lexicographic order; false after the last. */
-static bool next_order(uint32_t *p, uint32_t n) {
-    uint32_t i = n ? n - 1 : 0;
-    while (i > 0 && p[i - 1] >= p[i]) i--;
-    if (i == 0) return false;
-    uint32_t j = n - 1;
-    while (p[j] <= p[i - 1]) j--;
-    uint32_t x = p[i - 1];
-    p[i - 1] = p[j];
-    p[j] = x;
-    for (uint32_t a = i, b = n - 1; a < b; a++, b--) x = p[a], p[a] = p[b], p[b] = x;
-    return true;
-}
-
 /* Traces f once (zeroed arguments), then compares the model with the
  * simulator for every root order (and `tiles`, when given) and cache. */
 static void check_model(const char *label, const tir_func *f, const uint32_t *tiles) {
@@ -130,7 +116,7 @@ static void check_model(const char *label, const tir_func *f, const uint32_t *ti
                       orders, (unsigned long long)sizes[c], model[orders][c], sim[orders][c]);
         }
         orders++;
-    } while (orders < 8 && next_order(order, d->rank));
+    } while (orders < 8 && plan_next_order(order, d->rank));
     for (int c = 0; c < 3; c++)
         for (size_t x = 0; x < orders; x++)
             for (size_t y = 0; y < orders; y++)

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-enum { ROUNDS = 7, MAX_REPS = 1 << 20 };
+enum { ROUNDS = CLI_TIME_ROUNDS, MAX_REPS = 1 << 20 };
 static const double ROUND_MS = 20.0;
 
 static double now_us(void) {
@@ -35,21 +35,29 @@ static int compare_doubles(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+bool cli_time_kernel(tilec_context *ctx, tilec_kernel *k, const cli_args *a, double per[CLI_TIME_ROUNDS],
+                     uint64_t *reps_out) {
+    uint64_t reps = 1;
+    double t = time_reps(ctx, k, a, 1); /* warm-up */
+    while (t >= 0 && (t = time_reps(ctx, k, a, reps)) >= 0 && t < ROUND_MS * 1e3 && reps < MAX_REPS) reps *= 2;
+    for (int r = 0; t >= 0 && r < CLI_TIME_ROUNDS; r++) {
+        t = time_reps(ctx, k, a, reps);
+        per[r] = t / (double)reps;
+    }
+    if (t < 0) return false;
+    qsort(per, CLI_TIME_ROUNDS, sizeof *per, compare_doubles);
+    *reps_out = reps;
+    return true;
+}
+
 static int bench_kernel(tilec_context *ctx, const tir_func *f, tilec_kernel *k) {
     cli_args a;
     if (cli_args_create(ctx, f, &a) != TILEC_OK) return cli_fail_diags(ctx);
     for (size_t i = 0; i < a.count; i++) cli_args_fill_random(&a, i, 0);
     int code = CLI_EXIT_FAIL;
-    uint64_t reps = 1;
-    double t = time_reps(ctx, k, &a, 1); /* warm-up */
-    while (t >= 0 && (t = time_reps(ctx, k, &a, reps)) >= 0 && t < ROUND_MS * 1e3 && reps < MAX_REPS) reps *= 2;
-    double per[ROUNDS];
-    for (int r = 0; t >= 0 && r < ROUNDS; r++) {
-        t = time_reps(ctx, k, &a, reps);
-        per[r] = t / (double)reps;
-    }
-    if (t >= 0) {
-        qsort(per, ROUNDS, sizeof *per, compare_doubles);
+    uint64_t reps;
+    double per[CLI_TIME_ROUNDS];
+    if (cli_time_kernel(ctx, k, &a, per, &reps)) {
         double median = per[ROUNDS / 2];
         tilec_compile_times c = tilec_kernel_compile_times(k);
         printf("@%s: native W=%u, %u workers\n", tir_func_name(f), tilec_kernel_width(k), tilec_kernel_workers(k));

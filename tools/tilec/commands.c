@@ -17,6 +17,7 @@ static const cli_command *const commands[] = {
     &cli_run_command,
     &cli_compile_command,
     &cli_bench_command,
+    &cli_tune_command,
     &cli_emit_llvm_command,
     &cli_emit_asm_command,
     &cli_demo_command,

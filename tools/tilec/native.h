@@ -64,6 +64,14 @@ tilec_kernel *cli_native_compile(tilec_context *ctx, const tilec_compile_options
 /* Dispatches on the argument buffers; prints the diagnostics on failure. */
 bool cli_native_dispatch(tilec_context *ctx, tilec_kernel *k, const cli_args *args);
 
+enum { CLI_TIME_ROUNDS = 7 };
+/* Warm timing (bench.c): one warm-up dispatch, repetitions doubled until a
+ * round takes 20 ms, then CLI_TIME_ROUNDS rounds; per[] the µs per dispatch
+ * of each round, sorted (the median is per[CLI_TIME_ROUNDS / 2]).  False
+ * after a failed dispatch (diagnostics printed). */
+bool cli_time_kernel(tilec_context *ctx, tilec_kernel *k, const cli_args *a, double per[CLI_TIME_ROUNDS],
+                     uint64_t *reps);
+
 /* `tilec run` with the native engine: compile, run, print the realization
  * line and the summaries; with `check`, also compare with the reference
  * interpreter (compare.h).  CLI_CONTINUE on success, CLI_MISMATCH when the
