@@ -92,6 +92,23 @@ expect 0 "$TILEC" tune "$SRC/examples/gemm.tir" --threads 1 && {
 }
 expect 0 "$TILEC" tune "$SRC/examples/softmax.tir" --threads 1 && contains "$WORK/out" '^@softmax: [12] mappings measured'
 expect 2 "$TILEC" tune && contains "$WORK/err" 'tilec tune: error: missing FILE.tir'
+# tune --param: every combination timed once, then from the cache (on disk: ctest runs with TILEC_CACHE=memory)
+saved_cache=${TILEC_CACHE-}
+export TILEC_CACHE=disk TILEC_CACHE_DIR="$WORK/tunecache"
+expect 0 "$TILEC" tune "$SRC/examples/gemm.tir" --param BM=4,8 --param BN=8 --threads 1 && {
+  contains "$WORK/out" '^tune: 2 combinations \(median of 7 rounds each; cache .*/tunecache/tune.tsv\)$'
+  contains "$WORK/out" '^  BM=4 BN=8 +order\[.* us$'
+  contains "$WORK/out" '^fastest: BM=[48] BN=8 \([0-9.]+ us\)$'
+}
+expect 0 "$TILEC" tune "$SRC/examples/gemm.tir" --param BM=4,8 --param BN=8 --threads 1 && {
+  contains "$WORK/out" '^  BM=4 BN=8 +order\[.* us  \(cached\)$'
+  contains "$WORK/out" '^  BM=8 BN=8 +order\[.* us  \(cached\)$'
+}
+unset TILEC_CACHE_DIR
+export TILEC_CACHE="$saved_cache"
+expect 2 "$TILEC" tune "$SRC/examples/gemm.tir" --param BM=4,x && contains "$WORK/err" "--param BM: '4,x' is not a list"
+expect 2 "$TILEC" tune "$SRC/examples/gemm.tir" --param BM && contains "$WORK/err" "--param needs NAME=V1,V2"
+expect 1 "$TILEC" tune "$SRC/examples/gemm.tir" --param NOPE=1 && contains "$WORK/err" 'NOPE'
 
 # emit-asm / emit-llvm.
 # (W = 16 is one zmm register with AVX-512F, two ymm halves on an AVX2 host.)

@@ -167,7 +167,8 @@ int cli_run_native(tilec_context *ctx, const cli_native *n, const tir_func *f, c
     return code;
 }
 
-enum { OPT_REQ_DEFINE = 1, OPT_REQ_KERNEL, OPT_REQ_OUTPUT, OPT_REQ_HEADER, OPT_REQ_CPU, OPT_REQ_NAME };
+enum { OPT_REQ_DEFINE = 1, OPT_REQ_KERNEL, OPT_REQ_OUTPUT, OPT_REQ_HEADER, OPT_REQ_CPU, OPT_REQ_NAME, OPT_REQ_PARAM };
+enum { REQUEST_NATIVE, REQUEST_AOT, REQUEST_TUNE };
 
 #define REQUEST_OPTIONS \
     {"-D", true, OPT_REQ_DEFINE}, {"--kernel", true, OPT_REQ_KERNEL}, CLI_NATIVE_OPTIONS, CLI_LOWERING_OPTIONS
@@ -176,16 +177,19 @@ static const cli_option aot_request_options[] = {
     REQUEST_OPTIONS,          {"-o", true, OPT_REQ_OUTPUT}, {"--header", true, OPT_REQ_HEADER},
     {"--cpu", true, OPT_REQ_CPU}, {"--name", true, OPT_REQ_NAME}, {NULL, false, 0},
 };
+static const cli_option tune_request_options[] = {REQUEST_OPTIONS, {"--param", true, OPT_REQ_PARAM}, {NULL, false, 0}};
 
 static int scan_request(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r,
-                        bool aot) {
+                        int kind) {
+    static const cli_option *const tables[] = {request_options, aot_request_options, tune_request_options};
+    bool aot = kind == REQUEST_AOT;
     memset(r, 0, sizeof *r);
     cli_defines_init(&r->defines, ctx);
     cli_native_init(&r->native);
     cli_scanner s = cli_scanner_start(cmd->name, argc, argv);
     const char *value;
     int id;
-    while ((id = cli_scan(&s, aot ? aot_request_options : request_options, &value)) != CLI_SCAN_END) {
+    while ((id = cli_scan(&s, tables[kind], &value)) != CLI_SCAN_END) {
         bool ok = true;
         switch (id) {
         case CLI_SCAN_HELP: fputs(cmd->help, stdout); return CLI_EXIT_OK;
@@ -202,6 +206,13 @@ static int scan_request(tilec_context *ctx, const cli_command *cmd, int argc, ch
         case OPT_REQ_HEADER: r->header = value; break;
         case OPT_REQ_CPU: r->cpu = value; break;
         case OPT_REQ_NAME: r->symbol = value; break;
+        case OPT_REQ_PARAM:
+            if (r->param_count == CLI_MAX_TUNE_PARAMS)
+                return cli_usage_error(cmd->name, "at most %d --param options", CLI_MAX_TUNE_PARAMS);
+            if (!strchr(value, '=') || value[0] == '=' || !strchr(value, '=')[1])
+                return cli_usage_error(cmd->name, "--param needs NAME=V1,V2,..., not '%s'", value);
+            r->params[r->param_count++] = value;
+            break;
         default:
             cli_native_option(&r->native, cmd->name, id, value, &ok);
             if (!ok) return CLI_EXIT_USAGE;
@@ -213,11 +224,15 @@ static int scan_request(tilec_context *ctx, const cli_command *cmd, int argc, ch
 }
 
 int cli_native_request_scan(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r) {
-    return scan_request(ctx, cmd, argc, argv, r, false);
+    return scan_request(ctx, cmd, argc, argv, r, REQUEST_NATIVE);
+}
+
+int cli_tune_request_scan(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r) {
+    return scan_request(ctx, cmd, argc, argv, r, REQUEST_TUNE);
 }
 
 int cli_aot_request_scan(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r) {
-    return scan_request(ctx, cmd, argc, argv, r, true);
+    return scan_request(ctx, cmd, argc, argv, r, REQUEST_AOT);
 }
 
 void cli_native_request_free(cli_native_request *r) { cli_defines_free(&r->defines); }

@@ -81,11 +81,15 @@ int cli_run_native(tilec_context *ctx, const cli_native *n, const tir_func *f, c
 
 /* ---- commands that take FILE.tir, -D, --kernel and native options ---- */
 
+enum { CLI_MAX_TUNE_PARAMS = 8 };
+
 typedef struct {
     cli_defines defines;
     const char *path, *kernel;
     cli_native native;
     const char *output, *header, *cpu, *symbol; /* `tilec compile`: -o, --header, --cpu, --name */
+    const char *params[CLI_MAX_TUNE_PARAMS];    /* `tilec tune`: --param NAME=V1,V2,... */
+    size_t param_count;
 } cli_native_request;
 
 #define CLI_NATIVE_COMMAND_HELP \
@@ -99,6 +103,8 @@ int cli_native_request_scan(tilec_context *ctx, const cli_command *cmd, int argc
 /* The same with `tilec compile`'s -o FILE.o (required), --header FILE.h,
  * --cpu NAME and --name SYMBOL. */
 int cli_aot_request_scan(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r);
+/* The same with `tilec tune`'s --param NAME=V1,V2,... (repeatable). */
+int cli_tune_request_scan(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r);
 void cli_native_request_free(cli_native_request *r);
 
 #endif

@@ -7,10 +7,22 @@
  * timed as `tilec bench` times (warm, 7 rounds, median).  Mappings whose
  * plan token repeats an earlier one are timed once.  Prints one line per
  * mapping and the pick's regret: its time over the fastest's (1 = the
- * planner chose the best it could have). */
+ * planner chose the best it could have).
+ *
+ * With --param NAME=V1,V2,... (repeatable), it tunes kernel parameters
+ * instead: every combination of the values (at most MAX_COMBINATIONS),
+ * each compiled with the planner's pick and timed the same way, then the
+ * fastest.  Results are cached in <the kernel cache's directory>/tune.tsv,
+ * one line per measurement keyed by a hash of the tilec build, the CPU, the
+ * command line, the file's text and the combination; a cached combination
+ * is printed `(cached)` and not timed again. */
 #include "native.h"
+#include "base/file.h"
 #include "plan/root_map.h"
+#include "simd/disk_cache.h"
 
+#include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -95,10 +107,162 @@ static int tune_kernel(tilec_context *ctx, const tir_func *f, const tilec_compil
     return code;
 }
 
+/* ---- --param: the outer tuner ---- */
+
+enum { MAX_VALUES = 32, MAX_COMBINATIONS = 256 };
+
+typedef struct {
+    char name[64];
+    int64_t values[MAX_VALUES];
+    uint32_t count;
+} param;
+
+/* NAME=V1,V2,... into p; a usage error (false) when malformed. */
+static bool parse_param(const char *text, param *p) {
+    const char *eq = strchr(text, '=');
+    size_t n = (size_t)(eq - text);
+    if (n >= sizeof p->name) return cli_usage_error("tune", "--param name '%.*s' is too long", (int)n, text), false;
+    memcpy(p->name, text, n);
+    p->name[n] = 0;
+    p->count = 0;
+    for (const char *at = eq + 1; *at;) {
+        char *end;
+        long long v = strtoll(at, &end, 10);
+        if (end == at || (*end && *end != ',') || p->count == MAX_VALUES)
+            return cli_usage_error("tune", "--param %s: '%s' is not a list of at most %d integers", p->name, eq + 1,
+                                   MAX_VALUES),
+                   false;
+        p->values[p->count++] = v;
+        at = *end ? end + 1 : end;
+    }
+    return true;
+}
+
+static uint64_t fnv1a(uint64_t h, const char *s, size_t n) {
+    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* The first "model name" of /proc/cpuinfo ("" when unknown). */
+static void cpu_model(char *out, size_t size) {
+    out[0] = 0;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "model name", 10)) {
+            snprintf(out, size, "%.*s", (int)(size - 1), line);
+            break;
+        }
+    if (f) fclose(f);
+}
+
+/* A cached measurement of `key` in `path`: true with *us and plan set. */
+static bool cache_lookup(const char *path, const char *key, double *us, char *plan, size_t plan_size) {
+    FILE *f = path ? fopen(path, "r") : NULL;
+    char line[512], k[32];
+    bool found = false;
+    while (f && !found && fgets(line, sizeof line, f)) {
+        char p[256];
+        found = sscanf(line, "%31s %lf %255s", k, us, p) == 3 && !strcmp(k, key);
+        if (found) snprintf(plan, plan_size, "%s", p);
+    }
+    if (f) fclose(f);
+    return found;
+}
+
+static int tune_params(tilec_context *ctx, const cli_native_request *r, int argc, char **argv) {
+    param ps[CLI_MAX_TUNE_PARAMS];
+    uint64_t combos = 1;
+    for (size_t i = 0; i < r->param_count; i++) {
+        if (!parse_param(r->params[i], &ps[i])) return CLI_EXIT_USAGE;
+        combos *= ps[i].count;
+        if (combos > MAX_COMBINATIONS)
+            return cli_usage_error("tune", "more than %d combinations of --param values", MAX_COMBINATIONS);
+    }
+    char *text = NULL, dir[PATH_MAX], path[PATH_MAX + 16], id[128] = "", cpu[256];
+    size_t length = 0;
+    if (file_read(ctx, r->path, &text, &length) != TILEC_OK) return cli_fail_diags(ctx);
+    const char *cache = NULL;
+    if (disk_cache_dir(dir) && disk_cache_build_id(id, sizeof id)) {
+        snprintf(path, sizeof path, "%s/tune.tsv", dir);
+        cache = path;
+    }
+    cpu_model(cpu, sizeof cpu);
+    uint64_t base = fnv1a(0xcbf29ce484222325ull, id, strlen(id));
+    base = fnv1a(base, cpu, strlen(cpu));
+    base = fnv1a(base, text, length);
+    for (int i = 0; i < argc; i++) base = fnv1a(base, argv[i], strlen(argv[i]) + 1);
+    free(text);
+    tilec_compile_options o = cli_native_options(&r->native);
+    uint32_t digit[CLI_MAX_TUNE_PARAMS] = {0};
+    double best_us = 0;
+    char best[256] = "";
+    int code = CLI_EXIT_OK;
+    printf("tune: %" PRIu64 " combinations (median of %d rounds each; cache %s)\n", combos, CLI_TIME_ROUNDS,
+           cache ? cache : "off");
+    for (uint64_t n = 0; n < combos && code == CLI_EXIT_OK; n++) {
+        char values[1024] = "", key[32], plan[256] = "?";
+        cli_defines d;
+        cli_defines_init(&d, ctx);
+        bool ok = true;
+        for (size_t i = 0; ok && i < r->defines.items.len; i++) {
+            char def[320];
+            snprintf(def, sizeof def, "%.256s=%" PRId64, r->defines.items.data[i].name, r->defines.items.data[i].value);
+            ok = cli_defines_add(&d, "tune", def);
+        }
+        for (size_t i = 0; ok && i < r->param_count; i++) {
+            char def[96];
+            snprintf(def, sizeof def, "%.63s=%" PRId64, ps[i].name, ps[i].values[digit[i]]);
+            ok = cli_defines_add(&d, "tune", def);
+            size_t len = strlen(values);
+            snprintf(values + len, sizeof values - len, "%s%s", len ? " " : "", def);
+        }
+        for (size_t i = 0; i < r->param_count && ++digit[i] == ps[i].count; i++) digit[i] = 0;
+        uint64_t h = fnv1a(base, values, strlen(values));
+        snprintf(key, sizeof key, "%016" PRIx64, h);
+        double us;
+        bool cached = ok && cache_lookup(cache, key, &us, plan, sizeof plan);
+        if (ok && !cached) {
+            tir_module *m = cli_load_module(ctx, r->path, &d);
+            const tir_func *f = m ? cli_pick_kernel(m, "tune", r->kernel) : NULL;
+            tilec_kernel *k = f ? cli_native_compile(ctx, &o, f) : NULL;
+            cli_args a;
+            double per[CLI_TIME_ROUNDS];
+            uint64_t reps;
+            bool have_args = k && cli_args_create(ctx, f, &a) == TILEC_OK;
+            for (size_t i = 0; have_args && i < a.count; i++) cli_args_fill_random(&a, i, 0);
+            ok = have_args && cli_time_kernel(ctx, k, &a, per, &reps);
+            if (ok) {
+                us = per[CLI_TIME_ROUNDS / 2];
+                plan_token(tilec_kernel_realization(k), plan, sizeof plan);
+                FILE *out = cache ? fopen(cache, "a") : NULL;
+                if (out) fprintf(out, "%s %.4f %s\n", key, us, plan), fclose(out);
+            } else {
+                cli_fail_diags(ctx);
+            }
+            if (have_args) cli_args_destroy(&a);
+            tilec_kernel_destroy(k);
+            tir_module_destroy(m);
+        }
+        cli_defines_free(&d);
+        if (!ok) {
+            printf("  %-32s failed (see above)\n", values);
+            code = CLI_EXIT_FAIL;
+            break;
+        }
+        printf("  %-32s %-56s %12.2f us%s\n", values, plan, us, cached ? "  (cached)" : "");
+        if (!best[0] || us < best_us) best_us = us, snprintf(best, sizeof best, "%s", values);
+    }
+    if (code == CLI_EXIT_OK) printf("fastest: %s (%.2f us)\n", best, best_us);
+    return code;
+}
+
 static int tune_main(tilec_context *ctx, int argc, char **argv, bool parse_only) {
     cli_native_request r;
-    int code = cli_native_request_scan(ctx, &cli_tune_command, argc, argv, &r);
-    if (code == CLI_CONTINUE && !parse_only) {
+    int code = cli_tune_request_scan(ctx, &cli_tune_command, argc, argv, &r);
+    if (code == CLI_CONTINUE && !parse_only && r.param_count) {
+        code = tune_params(ctx, &r, argc, argv);
+    } else if (code == CLI_CONTINUE && !parse_only) {
         tir_module *m = cli_load_module(ctx, r.path, &r.defines);
         const tir_func *f = m ? cli_pick_kernel(m, "tune", r.kernel) : NULL;
         code = CLI_EXIT_FAIL;
@@ -117,7 +281,8 @@ static int tune_main(tilec_context *ctx, int argc, char **argv, bool parse_only)
 const cli_command cli_tune_command = {
     "tune",
     "measure the planner's pick against the other mappings (top-1 regret)",
-    "usage: tilec tune FILE.tir [--kernel NAME] [-D NAME=VALUE]... [native options]\n"
+    "usage: tilec tune FILE.tir [--kernel NAME] [-D NAME=VALUE]... [--param NAME=V1,V2,...]...\n"
+    "                  [native options]\n"
     "\n"
     "Compiles one kernel of FILE.tir with the given options (the planner's pick),\n"
     "then with every root order (up to 24) one program per lane and packet-local,\n"
@@ -126,7 +291,14 @@ const cli_command cli_tune_command = {
     "its time over the fastest mapping's.  Mappings the kernel cannot take are\n"
     "left out.  (Fitting the cost coefficients to these times is not done yet.)\n"
     "\n"
+    "With --param NAME=V1,V2,... (repeatable, at most 256 combinations) it tunes\n"
+    "kernel parameters instead: every combination, compiled with the planner's\n"
+    "pick and timed the same way, then the fastest.  Measurements are cached in\n"
+    "the kernel cache's directory (tune.tsv; TILEC_CACHE_DIR, TILEC_CACHE=0 off),\n"
+    "keyed by the tilec build, the CPU, the command line and the file's text.\n"
+    "\n"
     "Options:\n" CLI_NATIVE_COMMAND_HELP
+    "  --param NAME=V1,V2,...  a kernel parameter's values to try (repeatable)\n"
     "\n"
     "Exit status: 0 ok, 1 error in the file, the compilation or a run, 2 usage error.\n",
     tune_main,
