@@ -86,7 +86,8 @@ expect 0 "$TILEC" bench "$SRC/examples/softmax.tir" --threads 1 && contains "$WO
 
 # tune: the pick first, then every other mapping (gemm: 2 orders x 2 lane modes, minus repeats), and the regret
 expect 0 "$TILEC" tune "$SRC/examples/gemm.tir" --threads 1 && {
-  contains "$WORK/out" '^@gemm: [2-4] mappings measured \(median of 7 rounds each\)$'
+  contains "$WORK/out" '^@gemm: [2-4] mappings measured \(median of 7 rounds each\); model: '
+  contains "$WORK/out" ' us +[0-9.]+x the fastest  model  1\.00x  <- the planner.s pick$'
   contains "$WORK/out" '<- the planner.s pick$'
   contains "$WORK/out" '^regret: [0-9]+\.[0-9]{3} '
 }

@@ -6,8 +6,9 @@
  * program per lane and packet-local (the other settings planned), each
  * timed as `tilec bench` times (warm, 7 rounds, median).  Mappings whose
  * plan token repeats an earlier one are timed once.  Prints one line per
- * mapping and the pick's regret: its time over the fastest's (1 = the
- * planner chose the best it could have).
+ * mapping (with the cost model's score relative to the pick's, the
+ * calibration's raw material) and the pick's regret: its time over the
+ * fastest's (1 = the planner chose the best it could have).
  *
  * With --param NAME=V1,V2,... (repeatable), it tunes kernel parameters
  * instead: every combination of the values (at most MAX_COMBINATIONS),
@@ -31,6 +32,7 @@ enum { MAX_MAPPINGS = 64 };
 typedef struct {
     char plan[256];
     double median_us;
+    double score; /* the cost model's score of the mapping (cost_score) */
     uint32_t width;
 } mapping;
 
@@ -52,6 +54,8 @@ static bool measure(tilec_context *ctx, const tir_func *f, const tilec_compile_o
         plan_token(tilec_kernel_realization(k), m->plan, sizeof m->plan);
         m->median_us = per[CLI_TIME_ROUNDS / 2];
         m->width = tilec_kernel_width(k);
+        const char *score = strstr(tilec_kernel_plan_realization(k), "cost_score=");
+        m->score = score ? strtod(score + strlen("cost_score="), NULL) : 0;
     }
     tilec_kernel_destroy(k);
     return ok;
@@ -95,10 +99,13 @@ static int tune_kernel(tilec_context *ctx, const tir_func *f, const tilec_compil
         size_t best = 0;
         for (size_t i = 1; i < n; i++)
             if (maps[i].median_us < maps[best].median_us) best = i;
-        printf("@%s: %zu mappings measured (median of %d rounds each)\n", tir_func_name(f), n, CLI_TIME_ROUNDS);
+        printf("@%s: %zu mappings measured (median of %d rounds each); model: the cost model's score over the "
+               "pick's\n",
+               tir_func_name(f), n, CLI_TIME_ROUNDS);
         for (size_t i = 0; i < n; i++)
-            printf("  %-64s %12.2f us  %5.2fx the fastest%s\n", maps[i].plan, maps[i].median_us,
-                   maps[i].median_us / maps[best].median_us, i == 0 ? "  <- the planner's pick" : "");
+            printf("  %-64s %12.2f us  %5.2fx the fastest  model %5.2fx%s\n", maps[i].plan, maps[i].median_us,
+                   maps[i].median_us / maps[best].median_us, maps[0].score ? maps[i].score / maps[0].score : 0,
+                   i == 0 ? "  <- the planner's pick" : "");
         printf("regret: %.3f (the pick's time over the fastest mapping's)\n", maps[0].median_us / maps[best].median_us);
         code = CLI_EXIT_OK;
     }
