@@ -93,6 +93,21 @@ expect 0 "$TILEC" tune "$SRC/examples/gemm.tir" --threads 1 && {
 }
 expect 0 "$TILEC" tune "$SRC/examples/softmax.tir" --threads 1 && contains "$WORK/out" '^@softmax: [12] mappings measured'
 expect 2 "$TILEC" tune && contains "$WORK/err" 'tilec tune: error: missing FILE.tir'
+# tune --fit: the measured mappings' cost terms become samples, the coefficients are refitted, --profile loads them
+expect 0 "$TILEC" tune "$SRC/examples/gemm.tir" --threads 1 --fit "$WORK/profile.txt" &&
+  contains "$WORK/out" '^fit: ([2-4]) samples \(\1 new\) -> .*/profile.txt; term weights over arithmetic.s: arithmetic '
+contains "$WORK/profile.txt" '^contiguous_memory=[0-9.e+-]+$'
+contains "$WORK/profile.txt" '^# sample [0-9.]+ [0-9.e+]+ .* @gemm order\['
+expect 0 "$TILEC" tune "$SRC/examples/softmax.tir" --threads 1 --fit "$WORK/profile.txt" &&
+  contains "$WORK/out" '^fit: [3-6] samples \([12] new\)'
+expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --profile "$WORK/profile.txt" && contains "$WORK/out" '^cost policy: analytic'
+expect 2 "$TILEC" tune "$SRC/examples/gemm.tir" --fit "$WORK/p2.txt" --cost arithmetic=2 &&
+  contains "$WORK/err" 'drop --cost and --profile'
+printf '# a profile\nl2_line=3\nnot a coefficient\n' >"$WORK/bad.txt"
+expect 2 "$TILEC" plan "$SRC/examples/gemm.tir" --profile "$WORK/bad.txt" &&
+  contains "$WORK/err" "bad.txt:3: expected NAME=VALUE, found 'not a coefficient'"
+expect 2 "$TILEC" plan "$SRC/examples/gemm.tir" --profile "$WORK/absent.txt" && contains "$WORK/err" "cannot read"
+
 # tune --param: every combination timed once, then from the cache (on disk: ctest runs with TILEC_CACHE=memory)
 saved_cache=${TILEC_CACHE-}
 export TILEC_CACHE=disk TILEC_CACHE_DIR="$WORK/tunecache"

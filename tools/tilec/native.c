@@ -26,6 +26,7 @@ static bool native_takes(int id) {
     case OPT_PLAN_LOCAL_LANES:
     case OPT_PLAN_MAX_CANDIDATES:
     case OPT_PLAN_COST:
+    case OPT_PLAN_PROFILE:
     case OPT_PLAN_FUSE:
     case OPT_PLAN_PACK:
     case OPT_PLAN_SPLIT:
@@ -167,7 +168,8 @@ int cli_run_native(tilec_context *ctx, const cli_native *n, const tir_func *f, c
     return code;
 }
 
-enum { OPT_REQ_DEFINE = 1, OPT_REQ_KERNEL, OPT_REQ_OUTPUT, OPT_REQ_HEADER, OPT_REQ_CPU, OPT_REQ_NAME, OPT_REQ_PARAM };
+enum { OPT_REQ_DEFINE = 1, OPT_REQ_KERNEL, OPT_REQ_OUTPUT, OPT_REQ_HEADER, OPT_REQ_CPU, OPT_REQ_NAME, OPT_REQ_PARAM,
+       OPT_REQ_FIT };
 enum { REQUEST_NATIVE, REQUEST_AOT, REQUEST_TUNE };
 
 #define REQUEST_OPTIONS \
@@ -177,7 +179,8 @@ static const cli_option aot_request_options[] = {
     REQUEST_OPTIONS,          {"-o", true, OPT_REQ_OUTPUT}, {"--header", true, OPT_REQ_HEADER},
     {"--cpu", true, OPT_REQ_CPU}, {"--name", true, OPT_REQ_NAME}, {NULL, false, 0},
 };
-static const cli_option tune_request_options[] = {REQUEST_OPTIONS, {"--param", true, OPT_REQ_PARAM}, {NULL, false, 0}};
+static const cli_option tune_request_options[] = {
+    REQUEST_OPTIONS, {"--param", true, OPT_REQ_PARAM}, {"--fit", true, OPT_REQ_FIT}, {NULL, false, 0}};
 
 static int scan_request(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r,
                         int kind) {
@@ -213,6 +216,7 @@ static int scan_request(tilec_context *ctx, const cli_command *cmd, int argc, ch
                 return cli_usage_error(cmd->name, "--param needs NAME=V1,V2,..., not '%s'", value);
             r->params[r->param_count++] = value;
             break;
+        case OPT_REQ_FIT: r->fit = value; break;
         default:
             cli_native_option(&r->native, cmd->name, id, value, &ok);
             if (!ok) return CLI_EXIT_USAGE;

@@ -90,6 +90,7 @@ typedef struct {
     const char *output, *header, *cpu, *symbol; /* `tilec compile`: -o, --header, --cpu, --name */
     const char *params[CLI_MAX_TUNE_PARAMS];    /* `tilec tune`: --param NAME=V1,V2,... */
     size_t param_count;
+    const char *fit;                            /* `tilec tune`: --fit FILE */
 } cli_native_request;
 
 #define CLI_NATIVE_COMMAND_HELP \
@@ -103,7 +104,8 @@ int cli_native_request_scan(tilec_context *ctx, const cli_command *cmd, int argc
 /* The same with `tilec compile`'s -o FILE.o (required), --header FILE.h,
  * --cpu NAME and --name SYMBOL. */
 int cli_aot_request_scan(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r);
-/* The same with `tilec tune`'s --param NAME=V1,V2,... (repeatable). */
+/* The same with `tilec tune`'s --param NAME=V1,V2,... (repeatable) and
+ * --fit FILE. */
 int cli_tune_request_scan(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r);
 void cli_native_request_free(cli_native_request *r);
 

@@ -40,6 +40,27 @@ static bool parse_cost(cli_planning *p, const char *command, const char *text) {
     return false;
 }
 
+/* --profile FILE: one NAME=VALUE coefficient per line; blank lines and
+ * lines starting with '#' are skipped.  A usage error names the line. */
+static bool load_profile(cli_planning *p, const char *command, const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f) return cli_usage_error(command, "--profile: cannot read '%s'", path), false;
+    char line[512];
+    bool ok = true;
+    for (unsigned n = 1; ok && fgets(line, sizeof line, f); n++) {
+        line[strcspn(line, "\r\n")] = 0;
+        if (!line[0] || line[0] == '#') continue;
+        if (!strchr(line, '=')) {
+            cli_usage_error(command, "--profile %s:%u: expected NAME=VALUE, found '%s'", path, n, line);
+            ok = false;
+        } else {
+            ok = parse_cost(p, command, line);
+        }
+    }
+    fclose(f);
+    return ok;
+}
+
 /* --pack, --split: auto, on or off as the mode's value; -1 after a usage error. */
 static int parse_mode(const char *command, const char *option, const char *text) {
     unsigned m;
@@ -59,6 +80,7 @@ bool cli_planning_option(cli_planning *p, const char *command, int id, const cha
     case OPT_PLAN_LOCAL_LANES: ok = parse_u32(value, &o->local_lanes); break;
     case OPT_PLAN_MAX_CANDIDATES: ok = cli_parse_u64(value, &o->max_candidates); break;
     case OPT_PLAN_COST: return parse_cost(p, command, value);
+    case OPT_PLAN_PROFILE: return load_profile(p, command, value);
     case OPT_PLAN_FUSE: {
         int m = parse_mode(command, "--fuse", value);
         if (m >= 0) o->fuse = (tilec_fuse)m;

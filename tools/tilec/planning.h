@@ -29,6 +29,7 @@ enum {
     OPT_PLAN_LOCAL_LANES,
     OPT_PLAN_MAX_CANDIDATES,
     OPT_PLAN_COST,
+    OPT_PLAN_PROFILE,
     OPT_PLAN_FUSE,
     OPT_PLAN_PACK,
     OPT_PLAN_SPLIT,
@@ -39,6 +40,7 @@ enum {
         {"--search-grain", false, OPT_PLAN_SEARCH_GRAIN}, {"--search-tiles", false, OPT_PLAN_SEARCH_TILES}, \
         {"--local-lanes", true, OPT_PLAN_LOCAL_LANES}, \
         {"--max-candidates", true, OPT_PLAN_MAX_CANDIDATES}, {"--cost", true, OPT_PLAN_COST}, \
+        {"--profile", true, OPT_PLAN_PROFILE}, \
         {"--fuse", true, OPT_PLAN_FUSE}, {"--pack", true, OPT_PLAN_PACK}, {"--split", true, OPT_PLAN_SPLIT}, \
         {"--split-chunks", true, OPT_PLAN_SPLIT_CHUNKS}
 #define CLI_PLANNING_HELP \
@@ -53,6 +55,8 @@ enum {
     "  --cost NAME=X     cost coefficient: arithmetic, broadcast_load, contiguous_memory,\n" \
     "                    gathered_lane, block_dispatch, task_dispatch, worker_activation,\n" \
     "                    l1_line, l2_line, l3_line\n" \
+    "  --profile FILE    cost coefficients from FILE (NAME=VALUE lines, # comments), as\n" \
+    "                    `tilec tune --fit FILE` writes them\n" \
     "  --fuse MODE       auto (default), on or off: read large loads from their views where\n" \
     "                    they are used, recompute cheap values (docs/lowering.md)\n" \
     "  --pack MODE       auto (default), on or off: copy a reused strided operand into\n" \

@@ -19,6 +19,7 @@
  * is printed `(cached)` and not timed again. */
 #include "native.h"
 #include "base/file.h"
+#include "plan/options.h"
 #include "plan/root_map.h"
 #include "simd/disk_cache.h"
 
@@ -29,12 +30,31 @@
 
 enum { MAX_MAPPINGS = 64 };
 
+/* The cost terms a fit weighs (the realization's cost_<term> items), and
+ * the coefficients each term's weight scales. */
+#define FIT_TERMS(X) X(arithmetic) X(memory) X(dispatch) X(task) X(activation) X(cache)
+enum {
+#define X(t) TERM_##t,
+    FIT_TERMS(X)
+#undef X
+    TERM_COUNT
+};
+
 typedef struct {
     char plan[256];
     double median_us;
-    double score; /* the cost model's score of the mapping (cost_score) */
+    double score;             /* the cost model's score of the mapping (cost_score) */
+    double terms[TERM_COUNT]; /* its cost terms (cost_<term>) */
     uint32_t width;
 } mapping;
+
+/* The number after "key=" in a realization line (0 when absent). */
+static double item(const char *text, const char *key) {
+    char pattern[64];
+    snprintf(pattern, sizeof pattern, "%s=", key);
+    const char *at = strstr(text, pattern);
+    return at ? strtod(at + strlen(pattern), NULL) : 0;
+}
 
 /* The `plan=` item of a realization line. */
 static void plan_token(const char *realization, char *out, size_t size) {
@@ -54,8 +74,11 @@ static bool measure(tilec_context *ctx, const tir_func *f, const tilec_compile_o
         plan_token(tilec_kernel_realization(k), m->plan, sizeof m->plan);
         m->median_us = per[CLI_TIME_ROUNDS / 2];
         m->width = tilec_kernel_width(k);
-        const char *score = strstr(tilec_kernel_plan_realization(k), "cost_score=");
-        m->score = score ? strtod(score + strlen("cost_score="), NULL) : 0;
+        const char *r = tilec_kernel_plan_realization(k);
+        m->score = item(r, "cost_score");
+#define X(t) m->terms[TERM_##t] = item(r, "cost_" #t);
+        FIT_TERMS(X)
+#undef X
     }
     tilec_kernel_destroy(k);
     return ok;
@@ -68,7 +91,112 @@ static uint32_t root_rank(const tir_func *f) {
     return 0;
 }
 
-static int tune_kernel(tilec_context *ctx, const tir_func *f, const tilec_compile_options *pick_options) {
+/* ---- --fit: the cost coefficients fitted to measured mappings ---- */
+
+enum { MAX_SAMPLES = 4096, FIT_SWEEPS = 2000 };
+
+typedef struct {
+    double us, terms[TERM_COUNT];
+} sample;
+
+/* Non-negative weights m minimizing Σ_s (Σ_k m_k·terms_sk / us_s − 1)²
+ * (relative errors: kernels differ by orders of magnitude), by cyclic
+ * coordinate descent; a term no sample has (task and activation on one
+ * worker) takes arithmetic's weight, keeping its default coefficient. */
+static void fit_weights(const sample *s, size_t n, double m[TERM_COUNT]) {
+    double norm[TERM_COUNT] = {0};
+    for (int k = 0; k < TERM_COUNT; k++) {
+        m[k] = 0;
+        for (size_t i = 0; i < n; i++) norm[k] += (s[i].terms[k] / s[i].us) * (s[i].terms[k] / s[i].us);
+    }
+    for (int sweep = 0; sweep < FIT_SWEEPS; sweep++)
+        for (int k = 0; k < TERM_COUNT; k++) {
+            if (norm[k] <= 0) continue;
+            double g = 0;
+            for (size_t i = 0; i < n; i++) {
+                double pred = 0;
+                for (int j = 0; j < TERM_COUNT; j++) pred += m[j] * s[i].terms[j] / s[i].us;
+                g += (s[i].terms[k] / s[i].us) * (1 - pred);
+            }
+            m[k] = m[k] + g / norm[k] > 0 ? m[k] + g / norm[k] : 0;
+        }
+    for (int k = 0; k < TERM_COUNT; k++)
+        if (norm[k] <= 0) m[k] = m[TERM_arithmetic] > 0 ? m[TERM_arithmetic] : 1;
+}
+
+/* Reads the "# sample" lines of an earlier profile (none when absent). */
+static size_t read_samples(const char *path, sample *s) {
+    FILE *f = fopen(path, "r");
+    char line[1024];
+    size_t n = 0;
+    while (f && n < MAX_SAMPLES && fgets(line, sizeof line, f)) {
+        sample x;
+        if (sscanf(line, "# sample %lf %lf %lf %lf %lf %lf %lf", &x.us, &x.terms[0], &x.terms[1], &x.terms[2],
+                   &x.terms[3], &x.terms[4], &x.terms[5]) == 7 && x.us > 0)
+            s[n++] = x;
+    }
+    if (f) fclose(f);
+    return n;
+}
+
+/* Adds the mappings to the profile's samples, refits and rewrites it:
+ * coefficient lines (the defaults scaled by their term's weight, over the
+ * arithmetic weight), then every sample as a comment. */
+static bool write_profile(const char *path, const char *kernel, const mapping *maps, size_t count) {
+    sample *s = calloc(MAX_SAMPLES, sizeof *s);
+    if (!s) return cli_fail("tune", "out of memory fitting"), false;
+    size_t n = read_samples(path, s), first_new = n;
+    for (size_t i = 0; i < count && n < MAX_SAMPLES; i++) {
+        s[n].us = maps[i].median_us;
+        memcpy(s[n++].terms, maps[i].terms, sizeof maps[i].terms);
+    }
+    double m[TERM_COUNT];
+    fit_weights(s, n, m);
+    double scale = m[TERM_arithmetic] > 0 ? m[TERM_arithmetic] : 1;
+    plan_cost_coefficients c = plan_cost_coefficients_default();
+    c.arithmetic *= m[TERM_arithmetic] / scale;
+    c.broadcast_load *= m[TERM_memory] / scale;
+    c.contiguous_memory *= m[TERM_memory] / scale;
+    c.gathered_lane *= m[TERM_memory] / scale;
+    c.block_dispatch *= m[TERM_dispatch] / scale;
+    c.task_dispatch *= m[TERM_task] / scale;
+    c.worker_activation *= m[TERM_activation] / scale;
+    c.l1_line *= m[TERM_cache] / scale;
+    c.l2_line *= m[TERM_cache] / scale;
+    c.l3_line *= m[TERM_cache] / scale;
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        free(s);
+        return cli_fail("tune", "cannot write '%s'", path), false;
+    }
+    fprintf(f, "# tilec cost profile (`tilec tune --fit`): the default coefficients scaled by weights fitted to %zu\n"
+               "# measured mappings (relative error); load it with --profile.  Term weights over arithmetic's:",
+            n);
+#define X(t) fprintf(f, " " #t " %.4g", m[TERM_##t] / scale);
+    FIT_TERMS(X)
+#undef X
+    fputc('\n', f);
+#define X(field) fprintf(f, #field "=%.6g\n", c.field);
+    PLAN_COEFFICIENTS(X)
+#undef X
+    fprintf(f, "# sample us arithmetic memory dispatch task activation cache\n");
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "# sample %.4f", s[i].us);
+        for (int k = 0; k < TERM_COUNT; k++) fprintf(f, " %.6g", s[i].terms[k]);
+        fprintf(f, i >= first_new ? " @%s %s\n" : "\n", kernel, i >= first_new ? maps[i - first_new].plan : "");
+    }
+    fclose(f);
+    printf("fit: %zu samples (%zu new) -> %s; term weights over arithmetic's:", n, n - first_new, path);
+#define X(t) printf(" " #t " %.3g", m[TERM_##t] / scale);
+    FIT_TERMS(X)
+#undef X
+    printf("\n");
+    free(s);
+    return true;
+}
+
+static int tune_kernel(tilec_context *ctx, const tir_func *f, const tilec_compile_options *pick_options,
+                       const char *fit) {
     cli_args a;
     if (cli_args_create(ctx, f, &a) != TILEC_OK) return cli_fail_diags(ctx);
     for (size_t i = 0; i < a.count; i++) cli_args_fill_random(&a, i, 0);
@@ -107,7 +235,7 @@ static int tune_kernel(tilec_context *ctx, const tir_func *f, const tilec_compil
                    maps[i].median_us / maps[best].median_us, maps[0].score ? maps[i].score / maps[0].score : 0,
                    i == 0 ? "  <- the planner's pick" : "");
         printf("regret: %.3f (the pick's time over the fastest mapping's)\n", maps[0].median_us / maps[best].median_us);
-        code = CLI_EXIT_OK;
+        code = !fit || write_profile(fit, tir_func_name(f), maps, n) ? CLI_EXIT_OK : CLI_EXIT_FAIL;
     }
     free(maps);
     cli_args_destroy(&a);
@@ -277,7 +405,11 @@ static int tune_main(tilec_context *ctx, int argc, char **argv, bool parse_only)
             cli_fail_diags(ctx);
         } else if (f) {
             tilec_compile_options o = cli_native_options(&r.native);
-            code = tune_kernel(ctx, f, &o);
+            plan_cost_coefficients prior = plan_cost_coefficients_default();
+            if (r.fit && memcmp(&o.cost, &prior, sizeof prior))
+                code = cli_usage_error("tune", "--fit measures the default coefficients' terms: drop --cost and --profile");
+            else
+                code = tune_kernel(ctx, f, &o, r.fit);
         }
         tir_module_destroy(m);
     }
@@ -296,7 +428,9 @@ const cli_command cli_tune_command = {
     "the other settings planned, and times each as `tilec bench` does (warm, 7\n"
     "rounds, median).  Prints each distinct mapping's time and the pick's regret:\n"
     "its time over the fastest mapping's.  Mappings the kernel cannot take are\n"
-    "left out.  (Fitting the cost coefficients to these times is not done yet.)\n"
+    "left out.  With --fit PROFILE, the mappings' cost terms and times are added\n"
+    "to PROFILE's samples and the cost coefficients refitted to all of them (load\n"
+    "them with --profile PROFILE; docs/cli.md \"Calibration\").\n"
     "\n"
     "With --param NAME=V1,V2,... (repeatable, at most 256 combinations) it tunes\n"
     "kernel parameters instead: every combination, compiled with the planner's\n"
@@ -306,6 +440,7 @@ const cli_command cli_tune_command = {
     "\n"
     "Options:\n" CLI_NATIVE_COMMAND_HELP
     "  --param NAME=V1,V2,...  a kernel parameter's values to try (repeatable)\n"
+    "  --fit PROFILE     add the measured mappings to PROFILE and refit its coefficients\n"
     "\n"
     "Exit status: 0 ok, 1 error in the file, the compilation or a run, 2 usage error.\n",
     tune_main,
