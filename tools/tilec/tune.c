@@ -8,7 +8,9 @@
  * plan token repeats an earlier one are timed once.  Prints one line per
  * mapping (with the cost model's score relative to the pick's, the
  * calibration's raw material) and the pick's regret: its time over the
- * fastest's (1 = the planner chose the best it could have).
+ * fastest's (1 = the planner chose the best it could have).  With --fit
+ * PROFILE the mappings' cost terms and times join PROFILE's samples and the
+ * coefficients are refitted (write_profile); --profile loads them.
  *
  * With --param NAME=V1,V2,... (repeatable), it tunes kernel parameters
  * instead: every combination of the values (at most MAX_COMBINATIONS),
