@@ -66,7 +66,7 @@ typedef struct {
     double task_dispatch;     /* per task on the critical worker (0) */
     double worker_activation; /* once when more than one worker runs (8000, about 1 µs) */
     /* per cache line the reuse-distance model says the programs fetch into
-     * L1d, L2 and L3 (1, 4, 16), per worker */
+     * L1d, L2 and L3, per worker (0, 0, 0: off until calibrated) */
     double l1_line, l2_line, l3_line;
 } tilec_cost_coefficients;
 

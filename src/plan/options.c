@@ -21,13 +21,14 @@ plan_cost_coefficients plan_cost_coefficients_default(void) {
          * two); one model unit is about 0.12 ns there (gemm 1024³: score
          * 2.28e8 for 27.6 ms, 17×19×13: 5033 for 0.58 µs). */
         .worker_activation = 8000,
-        /* A line filled into L1d from L2 costs about a cycle of bandwidth,
-         * into L2 from L3 a few, into L3 from memory about twenty (a model
-         * unit is about half a cycle, above): a prior until `tilec tune`
-         * calibrates it (issue 18). */
-        .l1_line = 1,
-        .l2_line = 4,
-        .l3_line = 16,
+        /* Off until calibrated (`tilec tune --fit`, issue 18): with the
+         * priors 1, 4, 16 (a line filled from L2 about a cycle, from L3 a few,
+         * from memory about twenty) the model, which sees the views and not
+         * the packed panels, ranked gemm_bf16 1000³'s orders wrong on a host
+         * with a 2 MiB L2 and ran 1.75× slower. */
+        .l1_line = 0,
+        .l2_line = 0,
+        .l3_line = 0,
     };
 }
 

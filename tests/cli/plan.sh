@@ -59,12 +59,15 @@ expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" -D M=8 &&
   contains "$WORK/out" '^search: 14 candidates \(2 root orders x 7 block widths x 2 local widths x task grains\): 14 admitted, 0 rejected; 1 root orders or tilings skipped'
 expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" -D M=8 --json && contains "$WORK/out" '"duplicate_orders": 1,'
 # --search-tiles: tilings of the best order join the ranking; the all-ones tiling repeats the untiled map
+# (the cache term prices the tilings: its coefficients are 0 by default)
+CACHE_COST=(--cost l1_line=1 --cost l2_line=4 --cost l3_line=16)
 expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" -D M=1024 -D N=1024 -D K=1024 -D BM=8 -D BN=32 --width 16 \
-  --workers 2 --search-tiles && {
+  --workers 2 --search-tiles "${CACHE_COST[@]}" && {
   contains "$WORK/out" '; 20 of them root tilings of the best order; [0-9]+ root orders or tilings skipped'
   contains "$WORK/out" '^  root tiles \[1,[248]\]$'
 }
-expect 0 "$TILEC" run "$SRC/examples/gemm.tir" -D M=128 -D N=128 -D K=128 -D BM=8 -D BN=32 --search-tiles --check &&
+expect 0 "$TILEC" run "$SRC/examples/gemm.tir" -D M=128 -D N=128 -D K=128 -D BM=8 -D BN=32 --search-tiles --check \
+  "${CACHE_COST[@]}" &&
   contains "$WORK/out" 'plan=order\[1,0\]/[^;]*/tiles\[1,2\];' && contains "$WORK/out" 'vs reference: .*ok'
 expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --grain 3 --width 4 --json && {
   contains "$WORK/out" '"blocks_per_task": 3,'

@@ -32,9 +32,11 @@
 
 enum { MAX_MAPPINGS = 64 };
 
-/* The cost terms a fit weighs (the realization's cost_<term> items), and
- * the coefficients each term's weight scales. */
-#define FIT_TERMS(X) X(arithmetic) X(memory) X(dispatch) X(task) X(activation) X(cache)
+/* The cost terms a fit weighs: the realization's cost_<term> items (at the
+ * default coefficients), and the cache lines per level per active worker
+ * (cache_lines_l<N> / active_workers: the cache term's coefficients are 0
+ * until fitted, so its lines are fitted directly). */
+#define FIT_TERMS(X) X(arithmetic) X(memory) X(dispatch) X(task) X(activation) X(l1) X(l2) X(l3)
 enum {
 #define X(t) TERM_##t,
     FIT_TERMS(X)
@@ -78,9 +80,15 @@ static bool measure(tilec_context *ctx, const tir_func *f, const tilec_compile_o
         m->width = tilec_kernel_width(k);
         const char *r = tilec_kernel_plan_realization(k);
         m->score = item(r, "cost_score");
-#define X(t) m->terms[TERM_##t] = item(r, "cost_" #t);
-        FIT_TERMS(X)
-#undef X
+        m->terms[TERM_arithmetic] = item(r, "cost_arithmetic");
+        m->terms[TERM_memory] = item(r, "cost_memory");
+        m->terms[TERM_dispatch] = item(r, "cost_dispatch");
+        m->terms[TERM_task] = item(r, "cost_task");
+        m->terms[TERM_activation] = item(r, "cost_activation");
+        double h = item(r, "active_workers") > 0 ? item(r, "active_workers") : 1;
+        m->terms[TERM_l1] = item(r, "cache_lines_l1") / h;
+        m->terms[TERM_l2] = item(r, "cache_lines_l2") / h;
+        m->terms[TERM_l3] = item(r, "cache_lines_l3") / h;
     }
     tilec_kernel_destroy(k);
     return ok;
@@ -103,8 +111,10 @@ typedef struct {
 
 /* Non-negative weights m minimizing Σ_s (Σ_k m_k·terms_sk / us_s − 1)²
  * (relative errors: kernels differ by orders of magnitude), by cyclic
- * coordinate descent; a term no sample has (task and activation on one
- * worker) takes arithmetic's weight, keeping its default coefficient. */
+ * coordinate descent, returned relative to arithmetic's weight (or, when
+ * that fits to 0, to the mean positive weight); a term no sample has (task
+ * and activation on one worker) takes the reference weight, keeping its
+ * default coefficient, a cache level no sample fetches from stays 0. */
 static void fit_weights(const sample *s, size_t n, double m[TERM_COUNT]) {
     double norm[TERM_COUNT] = {0};
     for (int k = 0; k < TERM_COUNT; k++) {
@@ -122,8 +132,15 @@ static void fit_weights(const sample *s, size_t n, double m[TERM_COUNT]) {
             }
             m[k] = m[k] + g / norm[k] > 0 ? m[k] + g / norm[k] : 0;
         }
+    /* the reference weight: arithmetic's, else the mean of the positive ones */
+    double ref = m[TERM_arithmetic], sum = 0;
+    int positive = 0;
     for (int k = 0; k < TERM_COUNT; k++)
-        if (norm[k] <= 0) m[k] = m[TERM_arithmetic] > 0 ? m[TERM_arithmetic] : 1;
+        if (norm[k] > 0 && m[k] > 0) sum += m[k], positive++;
+    if (ref <= 0) ref = positive ? sum / positive : 1;
+    for (int k = 0; k < TERM_COUNT; k++)
+        if (norm[k] <= 0) m[k] = k >= TERM_l1 ? 0 : ref;
+    for (int k = 0; k < TERM_COUNT; k++) m[k] /= ref; /* relative to the reference: arithmetic's is 1 when fitted */
 }
 
 /* Reads the "# sample" lines of an earlier profile (none when absent). */
@@ -133,8 +150,9 @@ static size_t read_samples(const char *path, sample *s) {
     size_t n = 0;
     while (f && n < MAX_SAMPLES && fgets(line, sizeof line, f)) {
         sample x;
-        if (sscanf(line, "# sample %lf %lf %lf %lf %lf %lf %lf", &x.us, &x.terms[0], &x.terms[1], &x.terms[2],
-                   &x.terms[3], &x.terms[4], &x.terms[5]) == 7 && x.us > 0)
+        if (sscanf(line, "# sample %lf %lf %lf %lf %lf %lf %lf %lf %lf", &x.us, &x.terms[0], &x.terms[1],
+                   &x.terms[2], &x.terms[3], &x.terms[4], &x.terms[5], &x.terms[6], &x.terms[7]) == 1 + TERM_COUNT &&
+            x.us > 0)
             s[n++] = x;
     }
     if (f) fclose(f);
@@ -154,18 +172,17 @@ static bool write_profile(const char *path, const char *kernel, const mapping *m
     }
     double m[TERM_COUNT];
     fit_weights(s, n, m);
-    double scale = m[TERM_arithmetic] > 0 ? m[TERM_arithmetic] : 1;
     plan_cost_coefficients c = plan_cost_coefficients_default();
-    c.arithmetic *= m[TERM_arithmetic] / scale;
-    c.broadcast_load *= m[TERM_memory] / scale;
-    c.contiguous_memory *= m[TERM_memory] / scale;
-    c.gathered_lane *= m[TERM_memory] / scale;
-    c.block_dispatch *= m[TERM_dispatch] / scale;
-    c.task_dispatch *= m[TERM_task] / scale;
-    c.worker_activation *= m[TERM_activation] / scale;
-    c.l1_line *= m[TERM_cache] / scale;
-    c.l2_line *= m[TERM_cache] / scale;
-    c.l3_line *= m[TERM_cache] / scale;
+    c.arithmetic *= m[TERM_arithmetic];
+    c.broadcast_load *= m[TERM_memory];
+    c.contiguous_memory *= m[TERM_memory];
+    c.gathered_lane *= m[TERM_memory];
+    c.block_dispatch *= m[TERM_dispatch];
+    c.task_dispatch *= m[TERM_task];
+    c.worker_activation *= m[TERM_activation];
+    c.l1_line = m[TERM_l1]; /* fitted on raw lines: the defaults are 0 */
+    c.l2_line = m[TERM_l2];
+    c.l3_line = m[TERM_l3];
     FILE *f = fopen(path, "w");
     if (!f) {
         free(s);
@@ -174,14 +191,14 @@ static bool write_profile(const char *path, const char *kernel, const mapping *m
     fprintf(f, "# tilec cost profile (`tilec tune --fit`): the default coefficients scaled by weights fitted to %zu\n"
                "# measured mappings (relative error); load it with --profile.  Term weights over arithmetic's:",
             n);
-#define X(t) fprintf(f, " " #t " %.4g", m[TERM_##t] / scale);
+#define X(t) fprintf(f, " " #t " %.4g", m[TERM_##t]);
     FIT_TERMS(X)
 #undef X
     fputc('\n', f);
 #define X(field) fprintf(f, #field "=%.6g\n", c.field);
     PLAN_COEFFICIENTS(X)
 #undef X
-    fprintf(f, "# sample us arithmetic memory dispatch task activation cache\n");
+    fprintf(f, "# sample us arithmetic memory dispatch task activation l1_lines l2_lines l3_lines\n");
     for (size_t i = 0; i < n; i++) {
         fprintf(f, "# sample %.4f", s[i].us);
         for (int k = 0; k < TERM_COUNT; k++) fprintf(f, " %.6g", s[i].terms[k]);
@@ -189,7 +206,7 @@ static bool write_profile(const char *path, const char *kernel, const mapping *m
     }
     fclose(f);
     printf("fit: %zu samples (%zu new) -> %s; term weights over arithmetic's:", n, n - first_new, path);
-#define X(t) printf(" " #t " %.3g", m[TERM_##t] / scale);
+#define X(t) printf(" " #t " %.3g", m[TERM_##t]);
     FIT_TERMS(X)
 #undef X
     printf("\n");
