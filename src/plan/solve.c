@@ -436,6 +436,27 @@ static tilec_status consider(solver *s, const plan_candidate *c, size_t l, const
     return VEC_PUSH(s->ctx, &out->candidates, best) ? TILEC_OK : nomem(s);
 }
 
+/* The canonical root maps enumerated so far. */
+typedef VEC(plan_root_map) map_set;
+
+/* Whether `map` is new to *seen: then it is kept and the cached work of
+ * every width and fusion level (which follows the map) is dropped; a repeat
+ * is counted in duplicate_orders.  Allocation failure: false, *st NOMEM. */
+static bool new_map(solver *s, map_set *seen, const plan_root_map *map, tilec_status *st) {
+    for (size_t i = 0; i < seen->len; i++)
+        if (plan_root_map_same(&seen->data[i], map)) {
+            s->out->duplicate_orders++;
+            return false;
+        }
+    if (!VEC_PUSH(s->ctx, seen, *map)) {
+        *st = nomem(s);
+        return false;
+    }
+    for (size_t l = 0; l < s->local_count; l++)
+        for (size_t v = 0; v < PLAN_FUSION_LEVELS; v++) s->per_width[l][v].have_work = false;
+    return true;
+}
+
 /* Every root order is a candidate map, except one whose canonical map an
  * earlier order already has (orders that differ only in unit axes, or in
  * axes a tiling makes equivalent, run the same programs in the same
@@ -446,24 +467,13 @@ static tilec_status enumerate(solver *s) {
     for (uint32_t t = 0; t < rank; t++) order[t] = fixed ? s->o->root_axis_order[t] : t;
     uint32_t index = 0;
     tilec_status st = TILEC_OK;
-    VEC(plan_root_map) seen = {0};
+    map_set seen = {0};
     do {
         plan_root_map map;
         if ((st = plan_root_map_make(s->ctx, s->admission.domain, order, rank, s->o->root_axis_tiles,
                                      s->o->root_axis_tiles_len, &map)))
             break;
-        bool repeated = false;
-        for (size_t i = 0; i < seen.len && !repeated; i++) repeated = plan_root_map_same(&seen.data[i], &map);
-        if (repeated) {
-            s->out->duplicate_orders++;
-            continue;
-        }
-        if (!VEC_PUSH(s->ctx, &seen, map)) {
-            st = nomem(s);
-            break;
-        }
-        for (size_t l = 0; l < s->local_count; l++)
-            for (size_t v = 0; v < PLAN_FUSION_LEVELS; v++) s->per_width[l][v].have_work = false;
+        if (!new_map(s, &seen, &map, &st)) continue;
         for (size_t l = 0; l < s->local_count; l++)
             for (size_t b = 0; b < s->block_count; b++) {
                 plan_candidate c = {.rank = rank,
@@ -523,10 +533,10 @@ static tilec_status search_tilings(solver *s) {
     plan_candidate base = best->candidate;
     size_t l = s->locals[0] == base.local_lanes ? 0 : 1;
     uint64_t room = s->o->max_candidates > out->candidate_count ? s->o->max_candidates - out->candidate_count : 0;
-    VEC(plan_root_map) seen = {0};
+    map_set seen = {0};
     plan_root_map plain;
     tilec_status st = plan_root_map_make(s->ctx, s->admission.domain, base.order, rank, NULL, 0, &plain);
-    if (!st && !VEC_PUSH(s->ctx, &seen, plain)) st = nomem(s);
+    if (!st) new_map(s, &seen, &plain, &st);
     uint32_t index = (uint32_t)out->candidate_count;
     for (uint64_t n = 0; !st && n < combos && n < MAX_TILINGS && room; n++) {
         plan_candidate c = base;
@@ -535,17 +545,7 @@ static tilec_status search_tilings(solver *s) {
         for (uint32_t a = 0; a < rank && ++digit[a] == counts[a]; a++) digit[a] = 0;
         plan_root_map map;
         if ((st = plan_root_map_make(s->ctx, s->admission.domain, c.order, rank, c.tiles, rank, &map))) break;
-        bool repeated = false;
-        for (size_t i = 0; i < seen.len && !repeated; i++) repeated = plan_root_map_same(&seen.data[i], &map);
-        if (repeated) {
-            out->duplicate_orders++;
-            continue;
-        }
-        if (!VEC_PUSH(s->ctx, &seen, map)) {
-            st = nomem(s);
-            break;
-        }
-        for (size_t v = 0; v < PLAN_FUSION_LEVELS; v++) s->per_width[l][v].have_work = false;
+        if (!new_map(s, &seen, &map, &st)) continue;
         c.index = index++;
         room--;
         out->tilings++;
