@@ -29,14 +29,14 @@ static void describe_plan(const plan_result *p, strbuf *s) {
     strbuf_printf(s,
                   "planned_block=%u; planned_local_lanes=%u; blocks_per_task=%llu; task_count=%llu; "
                   "active_workers=%llu; cpu_workers=%u; l1d_bytes=%llu; l2_bytes=%llu; l3_bytes=%llu; "
-                  "reused_load_bytes=%.17g; critical_packets=%llu; critical_blocks=%llu; "
+                  "vector_registers=%u; spill_accesses=%.17g; reused_load_bytes=%.17g; critical_packets=%llu; critical_blocks=%llu; "
                   "critical_tasks=%llu; cache_lines_l1=%.17g; cache_lines_l2=%.17g; cache_lines_l3=%.17g; "
                   "fuse=%s; fused=%u; ",
                   c->candidate.block_size, c->candidate.local_lanes, (unsigned long long)c->work.blocks_per_task,
                   (unsigned long long)c->work.task_count, (unsigned long long)c->work.active_workers,
                   p->target.worker_count, (unsigned long long)p->target.l1d_bytes,
                   (unsigned long long)p->target.l2_bytes, (unsigned long long)p->target.l3_bytes,
-                  c->work.reused_load_bytes, (unsigned long long)c->work.critical_packets,
+                  p->target.vector_registers, c->work.spill_accesses, c->work.reused_load_bytes, (unsigned long long)c->work.critical_packets,
                   (unsigned long long)c->work.critical_blocks, (unsigned long long)c->work.critical_tasks,
                   c->work.cache_lines[0], c->work.cache_lines[1], c->work.cache_lines[2], plan_mode_name(o->fuse),
                   c->candidate.fused);

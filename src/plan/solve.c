@@ -348,7 +348,7 @@ static tilec_status score(solver *s, const plan_candidate *c, size_t l, const pl
                       (unsigned long long)facts.limits.max_snapshot_bytes_per_worker);
     if (!a->have_work) {
         tilec_status st =
-            plan_extract_work(&a->repr, map, out->target.packet_width, out->target.l2_bytes, &out->coefficients, &a->work);
+            plan_extract_work(&a->repr, map, &out->target, &out->coefficients, &a->work);
         if (st) return st;
         a->have_work = true;
     }

@@ -52,7 +52,8 @@ void plan_schedule_thread_pool(const plan_target *target, const plan_candidate *
 static plan_target tp_target(const plan_target_info *self) {
     const plan_thread_pool *tp = self->user;
     return (plan_target){tp->packet_width, tp->worker_count, tp->task_chunks_per_worker,
-                         tp->l1d_bytes,    tp->l2_bytes,     tp->l3_bytes};
+                         tp->l1d_bytes,    tp->l2_bytes,     tp->l3_bytes,
+                         tp->vector_registers};
 }
 
 static const uint32_t *tp_block_sizes(const plan_target_info *self, size_t *count) {
@@ -93,6 +94,7 @@ void plan_thread_pool_init(plan_thread_pool *tp, uint32_t packet_width, uint32_t
     tp->l1d_bytes = PLAN_DEFAULT_L1D;
     tp->l2_bytes = PLAN_DEFAULT_L2;
     tp->l3_bytes = PLAN_DEFAULT_L3;
+    tp->vector_registers = PLAN_DEFAULT_VECTOR_REGISTERS;
     tp->info = (plan_target_info){
         .name = "cpu-thread-pool",
         .user = tp,

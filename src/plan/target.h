@@ -39,6 +39,11 @@ typedef struct {
      * L3 it shares); 0: unknown.  The cost prior admits a reused panel only
      * when it fits the L2 (plan_work.reused_load_bytes). */
     uint64_t l1d_bytes, l2_bytes, l3_bytes;
+    /* How many packets of W 32-bit lanes the vector register file holds
+     * (AVX-512: 32 at W <= 16; AVX2: 16 at W <= 8, 8 at W = 16); 0: unknown.
+     * The work model charges spills to an unrolled mma whose live operand and
+     * accumulator vectors exceed it (docs/planner.md "Register pressure"). */
+    uint32_t vector_registers;
 } plan_target;
 
 enum { PLAN_FUSION_LEVELS = 3, PLAN_CACHE_LEVELS = 3 /* L1d, L2, L3 */ };
@@ -76,6 +81,7 @@ typedef struct {
     double contiguous_accesses;
     double gathered_accesses;
     double private_accesses;      /* private array element reads and writes (gathered prior) */
+    double spill_accesses;        /* of those, register spills of unrolled mmas */
     bool ragged_packets;          /* packets straddle the innermost root digits: view memory doubled */
     /* Bytes of view loads per packet whose origin does not depend on the
      * innermost root digit's axis, so the next program reads the same panel
@@ -171,12 +177,15 @@ typedef struct {
     uint32_t task_chunks_per_worker; /* 32 */
     uint32_t block_sizes[7];         /* the proposals: W, then 32..1024 */
     uint64_t l1d_bytes, l2_bytes, l3_bytes; /* PLAN_DEFAULT_L1D/L2/L3 until set */
+    uint32_t vector_registers;              /* PLAN_DEFAULT_VECTOR_REGISTERS until set */
     plan_target_info info;
 } plan_thread_pool;
 
 /* The caches of a modeled thread pool (`tilec plan`, tests): the development
  * host's, so plans do not depend on the machine that prints them. */
 enum { PLAN_DEFAULT_L1D = 32 << 10, PLAN_DEFAULT_L2 = 1 << 20, PLAN_DEFAULT_L3 = 32 << 20 };
+/* Its vector registers: the development host's (AVX2, 16 ymm at W = 8). */
+enum { PLAN_DEFAULT_VECTOR_REGISTERS = 16 };
 
 void plan_thread_pool_init(plan_thread_pool *tp, uint32_t packet_width, uint32_t worker_count);
 

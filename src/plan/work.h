@@ -27,10 +27,11 @@
 enum { PLAN_MATH_OPS = 16 };
 
 /* Fills the work fields of `out` (arithmetic … reused_load_bytes); the count
- * and schedule fields are left alone.  `reuse_capacity` (the target's L2
- * bytes; 0 unknown) bounds the panels that count as reused.
+ * and schedule fields are left alone.  From the target: the packet width,
+ * the L2 (0 unknown), which bounds the panels that count as reused, and the
+ * vector registers (0 unknown: no spills are charged).
  * TILEC_E_NOMEM on allocation failure. */
-tilec_status plan_extract_work(const plan_repr *repr, const plan_root_map *map, uint32_t packet_width,
-                               uint64_t reuse_capacity, const plan_cost_coefficients *coefficients, plan_work *out);
+tilec_status plan_extract_work(const plan_repr *repr, const plan_root_map *map, const plan_target *target,
+                               const plan_cost_coefficients *coefficients, plan_work *out);
 
 #endif

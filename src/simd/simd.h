@@ -85,6 +85,10 @@ typedef struct simd_kernel simd_kernel;
 
 /* The packet width of the host: 16 with AVX-512F, 8 with AVX2, else 4. */
 uint32_t simd_host_width(void);
+/* How many packets of `width` f32 lanes the host's vector registers hold:
+ * 32 with AVX-512F (W <= 16), 16 with AVX2 at W <= 8 (8 at W = 16), 16 SSE
+ * registers of 4 lanes otherwise. */
+uint32_t simd_host_vector_registers(uint32_t width);
 /* The width an option asks for: `requested` if nonzero, else a valid
  * TILEC_SIMD_WIDTH, else simd_host_width().  0 when `requested` or the
  * variable is not 1, 2, 4, 8 or 16 (SIMD-O01 is reported by simd_compile). */

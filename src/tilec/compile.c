@@ -354,10 +354,11 @@ static uint32_t packet_width(tilec_context *ctx, const tilec_compile_options *o)
 }
 
 /* The planner's target for this host: a thread pool of `workers` with
- * packets of `width`, and the host's caches where sysfs has them (else the
- * modeled defaults). */
+ * packets of `width`, the host's vector registers, and its caches where
+ * sysfs has them (else the modeled defaults). */
 static void host_target(plan_thread_pool *target, uint32_t width, uint32_t workers) {
     plan_thread_pool_init(target, width, workers);
+    target->vector_registers = simd_host_vector_registers(width);
     plan_read_host_caches("/sys/devices/system/cpu/cpu0/cache", &target->l1d_bytes, &target->l2_bytes,
                           &target->l3_bytes);
 }

@@ -14,7 +14,9 @@
  * fusion is priced both ways.  Root axis tiles
  * (upstream case 3): the cost follows the physical fast digit of the
  * canonical mapping, identity tilings plan and lower exactly like none.
- * Packet-local work counts slots and classifies accesses along D. */
+ * Packet-local work counts slots and classifies accesses along D.  Register
+ * spills of an unrolled mma: exact counts against 0, 7, 8, 32 and 48
+ * registers, one program per lane and packet-local. */
 #include "plan_fixture.h"
 
 #include "base/strbuf.h"
@@ -43,14 +45,38 @@ static const char pick_text[] =
     "  }\n"
     "}\n";
 
-static bool plan_text(const char *text, const tir_define *d, const plan_options *o, uint32_t width, plan_result *r) {
+static const char mm_text[] =
+    "kernel @mm(%A: const view<f32>[A.0=16, A.1=4], %B: const view<f32>[B.0=4, B.1=16],\n"
+    "           %C: view<f32>[C.0=16, C.1=16]) {\n"
+    "  parallel (%gm: gm=4, %gn: gn=4) {\n"
+    "    %c4 = const index 4\n"
+    "    %m0 = mul %gm, %c4\n"
+    "    %n0 = mul %gn, %c4\n"
+    "    %c0 = const index 0\n"
+    "    %a = load %A[%m0, %c0] tile [m=4, k=4]\n"
+    "    %b = load %B[%c0, %n0] tile [k=4, n=4]\n"
+    "    %z = const tile<f32>[m=4, n=4] 0.0\n"
+    "    %c = mma %a, %b, %z\n"
+    "    store %C[%m0, %n0] tile [m=4, n=4], %c\n"
+    "  }\n"
+    "}\n";
+
+/* Plans `text` on a pool of 8 workers with packets of `width` and
+ * `registers` vector registers. */
+static bool plan_text_registers(const char *text, const tir_define *d, const plan_options *o, uint32_t width,
+                                uint32_t registers, plan_result *r) {
     tir_module *m = parse_kernel(text, d, d ? 1 : 0);
     if (!m) return false;
     plan_thread_pool pool;
     plan_thread_pool_init(&pool, width, 8);
+    pool.vector_registers = registers;
     bool ok = plan_ok(tir_module_func(m, 0), o, &pool.info, r);
     tir_module_destroy(m);
     return ok;
+}
+
+static bool plan_text(const char *text, const tir_define *d, const plan_options *o, uint32_t width, plan_result *r) {
+    return plan_text_registers(text, d, o, width, PLAN_DEFAULT_VECTOR_REGISTERS, r);
 }
 
 static void test_exact_work(void) {
@@ -133,6 +159,44 @@ static void test_local_work(void) {
         CHECK(w->gathered_accesses == 6 && w->contiguous_accesses == 0);
     }
     plan_result_free(&r);
+}
+
+/* Register pressure: one program per lane, mm's unrolled mma keeps its 16
+ * accumulators and both 16-element operands live (each feeds 4 outputs):
+ * 48 vectors.  Against 32 registers a third of 2 · 64 terms' accesses are
+ * spills; against 48 or more, or an unknown count (0), none.  Packet-local
+ * over n, a lane holds 4 accumulator slots and B's 4 slots (A's elements
+ * feed one output slot each): 8 live vectors, no spills. */
+static void test_register_spills(void) {
+    plan_options o = plan_options_whole();
+    const uint32_t registers[] = {32, 48, 0};
+    const double spills[] = {2.0 * 64 * 16 / 48, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        plan_result r;
+        if (plan_text_registers(mm_text, NULL, &o, 8, registers[i], &r)) {
+            const plan_work *w = &plan_selected(&r)->work;
+            CHECK(plan_selected(&r)->candidate.local_lanes == 1);
+            CHECK(fabs(w->spill_accesses - spills[i]) < 1e-9);
+            CHECK(w->private_accesses >= w->spill_accesses);
+        }
+        plan_result_free(&r);
+    }
+    plan_result r0, r32;
+    if (plan_text_registers(mm_text, NULL, &o, 8, 0, &r0) && plan_text_registers(mm_text, NULL, &o, 8, 32, &r32)) {
+        const plan_work *w0 = &plan_selected(&r0)->work, *w32 = &plan_selected(&r32)->work;
+        CHECK(w32->memory_per_packet == w0->memory_per_packet + w32->spill_accesses * 2);
+    }
+    plan_result_free(&r0);
+    plan_result_free(&r32);
+    o.local_lanes = 4;
+    if (plan_text_registers(mm_text, NULL, &o, 4, 8, &r32)) {
+        CHECK(plan_selected(&r32)->work.spill_accesses == 0);
+    }
+    plan_result_free(&r32);
+    if (plan_text_registers(mm_text, NULL, &o, 4, 7, &r32)) { /* 8 live vectors against 7 */
+        CHECK(fabs(plan_selected(&r32)->work.spill_accesses - 2.0 * 16 * 1 / 8) < 1e-9);
+    }
+    plan_result_free(&r32);
 }
 
 static void test_ragged_doubles_view_memory(void) {
@@ -442,6 +506,7 @@ int main(void) {
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
     test_exact_work();
     test_local_work();
+    test_register_spills();
     test_ragged_doubles_view_memory();
     test_work_follows_representation();
     test_compile_examples();

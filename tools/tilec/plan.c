@@ -91,7 +91,7 @@ static void json_work(FILE *out, const plan_work *w, const char *indent) {
 #define D(field) fprintf(out, "\"" #field "\": %s, ", plan_number(b, w->field));
 #define U(field) fprintf(out, "\"" #field "\": %llu, ", (unsigned long long)w->field);
     D(arithmetic_per_packet) D(memory_per_packet) D(arithmetic_ops) D(decode_ops) D(broadcast_loads)
-    D(contiguous_accesses) D(gathered_accesses) D(private_accesses)
+    D(contiguous_accesses) D(gathered_accesses) D(private_accesses) D(spill_accesses)
     fprintf(out, "\"ragged_packets\": %s, ", w->ragged_packets ? "true" : "false");
     D(reused_load_bytes)
     fprintf(out, "\"cache_lines\": [%s, ", plan_number(b, w->cache_lines[0]));
@@ -189,10 +189,11 @@ static void print_json(FILE *out, const plan_result *p, const plan_choice **rank
     json_string(out, p->target_name);
     fprintf(out,
             ", \"packet_width\": %u, \"worker_count\": %u, \"task_chunks_per_worker\": %u, \"task_grain\": %s, "
-            "\"l1d_bytes\": %llu, \"l2_bytes\": %llu, \"l3_bytes\": %llu},\n",
+            "\"l1d_bytes\": %llu, \"l2_bytes\": %llu, \"l3_bytes\": %llu, \"vector_registers\": %u},\n",
             p->target.packet_width, p->target.worker_count, p->target.task_chunks_per_worker,
             p->task_grain ? "true" : "false", (unsigned long long)p->target.l1d_bytes,
-            (unsigned long long)p->target.l2_bytes, (unsigned long long)p->target.l3_bytes);
+            (unsigned long long)p->target.l2_bytes, (unsigned long long)p->target.l3_bytes,
+            p->target.vector_registers);
     fprintf(out, "  \"options\": {\"block_size\": %u, \"root_axis_order\": ", o->block_size);
     json_u32_array(out, o->root_axis_order, o->root_axis_order_len);
     fputs(", \"root_axis_tiles\": ", out);
