@@ -502,13 +502,18 @@ enum { MAX_TILE_FACTORS = 4, MAX_TILINGS = 64 };
 
 /* Tile factors tried on a root axis of `extent`: powers of two from 2 that
  * divide it and leave at least 2 tiles, at most MAX_TILE_FACTORS of them
- * (the largest), then 1 (untiled). */
+ * spread evenly over that range in log scale (always the smallest, 2, which
+ * pairs neighbours sharing cache lines, and the largest, which blocks for a
+ * cache level), then 1 (untiled). */
 static uint32_t tile_factors(uint64_t extent, uint32_t *out) {
     uint32_t n = 0, f[32];
     for (uint64_t t = 2; t * 2 <= extent && n < 32; t *= 2)
         if (extent % t == 0) f[n++] = (uint32_t)t;
-    uint32_t from = n > MAX_TILE_FACTORS ? n - MAX_TILE_FACTORS : 0, k = 0;
-    for (uint32_t i = from; i < n; i++) out[k++] = f[i];
+    uint32_t k = 0;
+    if (n <= MAX_TILE_FACTORS)
+        for (uint32_t i = 0; i < n; i++) out[k++] = f[i];
+    else
+        for (uint32_t i = 0; i < MAX_TILE_FACTORS; i++) out[k++] = f[(i * (n - 1) + (MAX_TILE_FACTORS - 1) / 2) / (MAX_TILE_FACTORS - 1)];
     out[k++] = 1;
     return k;
 }
