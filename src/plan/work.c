@@ -71,6 +71,7 @@ typedef struct {
     double spills;                          /* of priv: register spill reloads and stores */
     uint32_t registers;                     /* the target's vector registers; 0 unknown */
     uint64_t *roots;                        /* by value id: root axes the value may depend on (bits) */
+    bool *broadcast_tile;                   /* by value id: loaded with every lane at one address */
     uint32_t inner;                         /* the innermost root digit's axis; 64: none */
     uint32_t packet_width;
     uint64_t reuse_capacity;                /* the L2: larger panels earn no reuse; 0 unknown: none do */
@@ -94,7 +95,7 @@ static void snapshot(walker *w, const tir_value *v, double rep) {
     if (pv->snapshot) w->priv += rep * (double)pv->count;
 }
 
-static void view_charge(walker *w, const tir_op *op, double times);
+static bool view_charge(walker *w, const tir_op *op, double times);
 
 /* Operations one elementwise op costs per element: a math-library call
  * (tir/math_ops.h's SLEEF functions, and sigmoid's exp: a SLEEF u10
@@ -194,8 +195,9 @@ static void slope_elementwise(walker *w, const tir_op *op) {
     }
 }
 
-/* One view access of `op` (load or store, tile or scalar), `times` times. */
-static void view_charge(walker *w, const tir_op *op, double times) {
+/* One view access of `op` (load or store, tile or scalar), `times` times;
+ * true when it is a broadcast load (every lane at one address). */
+static bool view_charge(walker *w, const tir_op *op, double times) {
     const tir_space *view = op->operands[0]->value->type->space;
     double slope[MAX_VARYING] = {0}, stride = 1;
     bool known = true;
@@ -220,6 +222,7 @@ static void view_charge(walker *w, const tir_op *op, double times) {
     else if (up || down) w->contiguous += times;
     else if (pairs) w->contiguous += 2 * times; /* two vector accesses of the span (docs/simd.md "Memory") */
     else w->gathered += times;
+    return zero && op->kind == TIR_OP_VIEW_LOAD;
 }
 
 /* Adjacent panel reuse: a load whose origin does not depend on the
@@ -240,7 +243,8 @@ static void view_reuse(walker *w, const tir_op *op, double times) {
 }
 
 static void view_access(walker *w, const tir_op *op, double times) {
-    view_charge(w, op, times);
+    bool broadcast = view_charge(w, op, times);
+    if (op->kind == TIR_OP_VIEW_LOAD) w->broadcast_tile[op->results[0]->id] = broadcast;
     view_reuse(w, op, times);
 }
 
@@ -375,7 +379,9 @@ static void walk_loop(walker *w, const tir_op *op, double rep) {
  * unrolled operand whose elements feed several of a lane's outputs (it lacks
  * an output axis of more than one slot), since the lowering folds the
  * outputs one after the other over the whole contraction.  An operand read
- * by one output per lane is used once and needs no register of its own. */
+ * by one output per lane is used once, and a broadcast-loaded one (every
+ * lane the same element: a `{1to16}` memory operand of the fma) is read
+ * again from memory; neither needs a register of its own. */
 static double mma_live_vectors(const walker *w, const tir_op *op) {
     const plan_local *local = w->r->options.local;
     const tir_space *sc = op->results[0]->type->space;
@@ -383,7 +389,7 @@ static double mma_live_vectors(const walker *w, const tir_op *op) {
     for (uint32_t i = 0; i < 2; i++) {
         const tir_value *x = op->operands[i]->value;
         const plan_value *pv = plan_value_of(w->r, x);
-        if (x->type->kind != TIR_TYPE_TILE || pv->form != PLAN_FORM_SSA) continue;
+        if (x->type->kind != TIR_TYPE_TILE || pv->form != PLAN_FORM_SSA || w->broadcast_tile[x->id]) continue;
         bool reused = false;
         for (uint32_t a = 0; a < sc->rank; a++)
             reused = reused || (tir_space_find(x->type->space, sc->axes[a].dim) < 0 &&
@@ -531,12 +537,16 @@ tilec_status plan_extract_work(const plan_repr *repr, const plan_root_map *map, 
                 .registers = target->vector_registers};
     w.slopes = tilec_alloc(repr->ctx, sizeof *w.slopes * (repr->value_count ? repr->value_count : 1));
     w.offset = tilec_alloc(repr->ctx, sizeof *w.offset * MAX_VARYING);
-    w.roots = tilec_alloc(repr->ctx, sizeof *w.roots * (repr->value_count ? repr->value_count : 1));
-    if (w.roots) memset(w.roots, 0, sizeof *w.roots * (repr->value_count ? repr->value_count : 1));
-    if (!w.slopes || !w.offset || !w.roots) {
+    size_t values = repr->value_count ? repr->value_count : 1;
+    w.roots = tilec_alloc(repr->ctx, sizeof *w.roots * values);
+    w.broadcast_tile = tilec_alloc(repr->ctx, sizeof *w.broadcast_tile * values);
+    if (w.roots) memset(w.roots, 0, sizeof *w.roots * values);
+    if (w.broadcast_tile) memset(w.broadcast_tile, 0, sizeof *w.broadcast_tile * values);
+    if (!w.slopes || !w.offset || !w.roots || !w.broadcast_tile) {
         tilec_free(repr->ctx, w.slopes);
         tilec_free(repr->ctx, w.offset);
         tilec_free(repr->ctx, w.roots);
+        tilec_free(repr->ctx, w.broadcast_tile);
         return tilec_error(repr->ctx, TILEC_E_NOMEM, "PLAN-M01", tilec_no_loc(), "out of memory extracting work");
     }
     lane_pattern(&w, map, packet_width);
@@ -555,6 +565,7 @@ tilec_status plan_extract_work(const plan_repr *repr, const plan_root_map *map, 
     tilec_free(repr->ctx, w.slopes);
     tilec_free(repr->ctx, w.offset);
     tilec_free(repr->ctx, w.roots);
+    tilec_free(repr->ctx, w.broadcast_tile);
 
     double W = packet_width;
     double view = w.broadcast * c->broadcast_load + w.contiguous * c->contiguous_memory +

@@ -15,8 +15,9 @@
  * (upstream case 3): the cost follows the physical fast digit of the
  * canonical mapping, identity tilings plan and lower exactly like none.
  * Packet-local work counts slots and classifies accesses along D.  Register
- * spills of an unrolled mma: exact counts against 0, 7, 8, 32 and 48
- * registers, one program per lane and packet-local. */
+ * spills of an unrolled mma: exact counts against 0, 7, 8, 24, 32 and 48
+ * registers, one program per lane (with and without a broadcast operand)
+ * and packet-local. */
 #include "plan_fixture.h"
 
 #include "base/strbuf.h"
@@ -188,6 +189,19 @@ static void test_register_spills(void) {
     }
     plan_result_free(&r0);
     plan_result_free(&r32);
+    /* W = 4 in order [0,1]: a packet's lanes share gm, so A's elements are
+     * broadcast loads (memory operands of the fma, no register): 32 live
+     * vectors, a quarter of the accesses spills against 24 registers */
+    const uint32_t order[] = {0, 1};
+    o.root_axis_order = order;
+    o.root_axis_order_len = 2;
+    if (plan_text_registers(mm_text, NULL, &o, 4, 24, &r32)) {
+        const plan_work *w = &plan_selected(&r32)->work;
+        CHECK(w->broadcast_loads == 16 && fabs(w->spill_accesses - 2.0 * 64 * 8 / 32) < 1e-9);
+    }
+    plan_result_free(&r32);
+    o.root_axis_order = NULL;
+    o.root_axis_order_len = 0;
     o.local_lanes = 4;
     if (plan_text_registers(mm_text, NULL, &o, 4, 8, &r32)) {
         CHECK(plan_selected(&r32)->work.spill_accesses == 0);
