@@ -17,7 +17,8 @@
  *               slot, interleaved, so one W-wide access; a gather instead
  *               for an extract whose index the lanes may not share; recipes
  *               charge their op and their operands' reads at every element
- *               read
+ *               read; an unrolled mma whose live vectors exceed the
+ *               target's registers adds its spills (mma_spills)
  *   view        one access per element, classified by its lane pattern
  *
  * Lane patterns.  The lanes of a packet are W consecutive dispatch ordinals;
@@ -535,9 +536,9 @@ tilec_status plan_extract_work(const plan_repr *repr, const plan_root_map *map, 
     walker w = {.r = repr, .inner = map->digit_count ? map->digits[map->digit_count - 1].axis : 64,
                 .packet_width = packet_width, .reuse_capacity = target->l2_bytes,
                 .registers = target->vector_registers};
-    w.slopes = tilec_alloc(repr->ctx, sizeof *w.slopes * (repr->value_count ? repr->value_count : 1));
-    w.offset = tilec_alloc(repr->ctx, sizeof *w.offset * MAX_VARYING);
     size_t values = repr->value_count ? repr->value_count : 1;
+    w.slopes = tilec_alloc(repr->ctx, sizeof *w.slopes * values);
+    w.offset = tilec_alloc(repr->ctx, sizeof *w.offset * MAX_VARYING);
     w.roots = tilec_alloc(repr->ctx, sizeof *w.roots * values);
     w.broadcast_tile = tilec_alloc(repr->ctx, sizeof *w.broadcast_tile * values);
     if (w.roots) memset(w.roots, 0, sizeof *w.roots * values);

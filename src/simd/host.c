@@ -8,22 +8,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-uint32_t simd_host_width(void) {
+/* The host's vector unit: f32 lanes per register and how many registers
+ * (AVX-512F: 32 of 16; AVX2: 16 of 8; else SSE's 16 of 4). */
+static void host_vector_unit(uint32_t *lanes, uint32_t *registers) {
     jit_host h;
-    uint32_t w = 4;
-    if (jit_host_init(&h)) w = h.avx512f ? 16 : h.avx2 ? 8 : 4;
+    *lanes = 4, *registers = 16;
+    if (jit_host_init(&h)) {
+        if (h.avx512f) *lanes = 16, *registers = 32;
+        else if (h.avx2) *lanes = 8;
+    }
     jit_host_free(&h);
-    return w;
+}
+
+uint32_t simd_host_width(void) {
+    uint32_t lanes, registers;
+    host_vector_unit(&lanes, &registers);
+    return lanes;
 }
 
 uint32_t simd_host_vector_registers(uint32_t width) {
-    jit_host h;
-    uint32_t registers = 16, lanes = 4; /* SSE: 16 xmm of 4 f32 */
-    if (jit_host_init(&h)) {
-        if (h.avx512f) registers = 32, lanes = 16;
-        else if (h.avx2) lanes = 8;
-    }
-    jit_host_free(&h);
+    uint32_t lanes, registers;
+    host_vector_unit(&lanes, &registers);
     /* a packet wider than a register takes several */
     return width > lanes ? registers / (width / lanes) : registers;
 }
