@@ -9,6 +9,7 @@
  * like damaged code. */
 #define _GNU_SOURCE /* dladdr, dl_iterate_phdr */
 #include "simd/disk_cache.h"
+#include "base/hash.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -26,14 +27,6 @@
 
 static const char MAGIC[] = "TILEC-KERNEL 1\n";
 static const char SUFFIX[] = ".tko";
-
-static uint64_t fnv64_more(uint64_t h, const void *data, size_t n) {
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
-}
-
-static uint64_t fnv64(const void *data, size_t n) { return fnv64_more(0xcbf29ce484222325ull, data, n); }
 
 /* mkdir -p */
 static bool make_dirs(char *path) {

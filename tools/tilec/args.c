@@ -7,6 +7,7 @@
 
 #include "base/checked.h"
 #include "base/half.h"
+#include "base/hash.h"
 #include "base/npy.h"
 
 #include <errno.h>
@@ -289,12 +290,6 @@ tilec_status cli_args_save_npy(cli_args *a, size_t index, const char *path) {
 
 /* ---- summaries ---- */
 
-static uint64_t fnv1a64(const void *data, size_t n) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ ((const unsigned char *)data)[i]) * 0x100000001b3ull;
-    return h;
-}
-
 void cli_print_summary(FILE *out, const cli_args *a, size_t index) {
     const cli_param *p = &a->params[index];
     const tir_buffer *b = &a->buffers[index];
@@ -318,5 +313,5 @@ void cli_print_summary(FILE *out, const cli_args *a, size_t index) {
     else if (p->volume == 0)
         fprintf(out, " empty");
     if (nans) fprintf(out, " nan=%llu", (unsigned long long)nans);
-    fprintf(out, " checksum=%016llx\n", (unsigned long long)fnv1a64(b->data, b->size_bytes));
+    fprintf(out, " checksum=%016llx\n", (unsigned long long)fnv64(b->data, b->size_bytes));
 }

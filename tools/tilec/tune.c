@@ -21,6 +21,7 @@
  * is printed `(cached)` and not timed again. */
 #include "native.h"
 #include "base/file.h"
+#include "base/hash.h"
 #include "plan/options.h"
 #include "plan/root_map.h"
 #include "simd/disk_cache.h"
@@ -292,11 +293,6 @@ static bool parse_param(const char *text, param *p) {
     return true;
 }
 
-static uint64_t fnv1a(uint64_t h, const char *s, size_t n) {
-    for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-    return h;
-}
-
 /* The first "model name" of /proc/cpuinfo ("" when unknown). */
 static void cpu_model(char *out, size_t size) {
     out[0] = 0;
@@ -342,10 +338,10 @@ static int tune_params(tilec_context *ctx, const cli_native_request *r, int argc
         cache = path;
     }
     cpu_model(cpu, sizeof cpu);
-    uint64_t base = fnv1a(0xcbf29ce484222325ull, id, strlen(id));
-    base = fnv1a(base, cpu, strlen(cpu));
-    base = fnv1a(base, text, length);
-    for (int i = 0; i < argc; i++) base = fnv1a(base, argv[i], strlen(argv[i]) + 1);
+    uint64_t base = fnv64(id, strlen(id));
+    base = fnv64_more(base, cpu, strlen(cpu));
+    base = fnv64_more(base, text, length);
+    for (int i = 0; i < argc; i++) base = fnv64_more(base, argv[i], strlen(argv[i]) + 1);
     free(text);
     tilec_compile_options o = cli_native_options(&r->native);
     uint32_t digit[CLI_MAX_TUNE_PARAMS] = {0};
@@ -372,7 +368,7 @@ static int tune_params(tilec_context *ctx, const cli_native_request *r, int argc
             snprintf(values + len, sizeof values - len, "%s%s", len ? " " : "", def);
         }
         for (size_t i = 0; i < r->param_count && ++digit[i] == ps[i].count; i++) digit[i] = 0;
-        uint64_t h = fnv1a(base, values, strlen(values));
+        uint64_t h = fnv64_more(base, values, strlen(values));
         snprintf(key, sizeof key, "%016" PRIx64, h);
         double us;
         bool cached = ok && cache_lookup(cache, key, &us, plan, sizeof plan);
