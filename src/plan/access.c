@@ -1,6 +1,7 @@
 /* access.c — static access summaries (access.h). */
 #include "plan/access.h"
 
+#include "base/checked.h"
 #include "plan/affine.h"
 
 #include <string.h>
@@ -158,7 +159,7 @@ static void summarize(walker *w, const tir_op *op) {
             return;
         }
         uint64_t width = (uint64_t)(ax->hi - ax->lo) + 1;
-        if (__builtin_mul_overflow(acc->elements, width, &acc->elements)) acc->elements = UINT64_MAX;
+        acc->elements = saturated_mul_u64(acc->elements, width);
         acc->exact = acc->exact && terms_dense(w, &t, ax->lo, ax->hi);
     }
     for (uint32_t l = 0; l < w->loops; l++) acc->exact = acc->exact && feeds[l] <= 1;
@@ -197,22 +198,12 @@ tilec_status plan_access_summarize(tilec_context *ctx, const plan_admission *adm
     return TILEC_OK;
 }
 
-static int64_t saturated_add(int64_t x, int64_t y) {
-    int64_t r;
-    return __builtin_add_overflow(x, y, &r) ? (y < 0 ? INT64_MIN : INT64_MAX) : r;
-}
-
-static int64_t saturated_mul(int64_t x, int64_t y) {
-    int64_t r;
-    return __builtin_mul_overflow(x, y, &r) ? ((x < 0) != (y < 0) ? INT64_MIN : INT64_MAX) : r;
-}
-
 void plan_access_range(const plan_access *acc, uint32_t a, const int64_t *root, int64_t *first, int64_t *last) {
     const plan_access_axis *ax = &acc->axes[a];
     int64_t base = ax->offset;
-    for (uint32_t j = 0; j < acc->roots; j++) base = saturated_add(base, saturated_mul(ax->scale[j], root[j]));
-    *first = saturated_add(base, ax->lo);
-    *last = saturated_add(base, ax->hi);
+    for (uint32_t j = 0; j < acc->roots; j++) base = saturated_add_i64(base, saturated_mul_i64(ax->scale[j], root[j]));
+    *first = saturated_add_i64(base, ax->lo);
+    *last = saturated_add_i64(base, ax->hi);
     if (acc->clipped) {
         int64_t extent = (int64_t)acc->op->operands[0]->value->type->space->axes[a].extent;
         if (*first < 0) *first = 0;

@@ -22,16 +22,6 @@ bool plan_ew_foldable(tir_ew_op op, tir_scalar operand_elem, tir_scalar result_e
     return !tir_scalar_is_float(operand_elem) && !tir_scalar_is_float(result_elem);
 }
 
-static uint64_t sat_mul(uint64_t a, uint64_t b) {
-    uint64_t r;
-    return checked_mul_u64(a, b, &r) ? r : UINT64_MAX;
-}
-
-static uint64_t sat_add(uint64_t a, uint64_t b) {
-    uint64_t r;
-    return checked_add_u64(a, b, &r) ? r : UINT64_MAX;
-}
-
 /* Slot-space volumes (plan_local_volume): the extents themselves unless
  * packet-local. */
 static uint64_t space_volume(const plan_repr_options *o, const tir_space *s) { return plan_local_volume(o->local, s); }
@@ -142,7 +132,7 @@ static uint64_t block_work(const plan_repr_options *o, const tir_block *b, bool 
 static bool map_is_runtime(const plan_repr_options *o, const tir_op *op, uint64_t body_work, bool structured) {
     uint64_t n = space_volume(o, op->domain);
     return plan_bounded(o, n) ||
-           (o->max_unrolled_region_work != 0 && structured && sat_mul(n, body_work) > o->max_unrolled_region_work);
+           (o->max_unrolled_region_work != 0 && structured && saturated_mul_u64(n, body_work) > o->max_unrolled_region_work);
 }
 
 /* Traversed elements: one loop body when bounded, else every element. */
@@ -164,13 +154,13 @@ static uint64_t block_work(const plan_repr_options *o, const tir_block *b, bool 
         case TIR_OP_VIEW_STORE: w = op->domain ? unrolled(o, space_volume(o, op->domain)) : 1; break;
         case TIR_OP_MMA:
             *structured = true;
-            w = sat_mul(unrolled(o, value_count(o, op->results[0])), unrolled(o, mma_contraction(o, op)));
+            w = saturated_mul_u64(unrolled(o, value_count(o, op->results[0])), unrolled(o, mma_contraction(o, op)));
             break;
         case TIR_OP_MAP: {
             *structured = true;
             bool inner = false;
             uint64_t body = block_work(o, op->body, &inner);
-            w = map_is_runtime(o, op, body, inner) ? body : sat_mul(space_volume(o, op->domain), body);
+            w = map_is_runtime(o, op, body, inner) ? body : saturated_mul_u64(space_volume(o, op->domain), body);
             break;
         }
         case TIR_OP_IF: w = block_work(o, op->body, structured); break;
@@ -180,12 +170,12 @@ static uint64_t block_work(const plan_repr_options *o, const tir_block *b, bool 
             *structured = true;
             plan_op po = {0};
             uint64_t body = block_work(o, op->body, structured);
-            w = plan_partitioned(o, op, &po) ? sat_mul(po.body_emissions, body) : body;
+            w = plan_partitioned(o, op, &po) ? saturated_mul_u64(po.body_emissions, body) : body;
             break;
         }
         default: break;
         }
-        work = sat_add(work, w);
+        work = saturated_add_u64(work, w);
     }
     return work;
 }
@@ -376,7 +366,7 @@ static void plan_map(planner *p, const tir_op *op, plan_op *po) {
     }
     /* a peeled runtime map emits its body for the full slots and the tail */
     po->body_emissions = !po->runtime ? po->count : plan_local_peels(o->local, op->domain) ? 2 : 1;
-    uint64_t body_mult = sat_mul(po->multiplicity, po->body_emissions);
+    uint64_t body_mult = saturated_mul_u64(po->multiplicity, po->body_emissions);
     plan_coords(p, op, !po->runtime, body_mult);
     plan_block(p, op->body, body_mult);
     set_value(p, op->results[0], po->runtime ? PLAN_FORM_ARRAY : PLAN_FORM_SSA, po->multiplicity);
@@ -388,7 +378,7 @@ static void plan_loop(planner *p, const tir_op *op, plan_op *po) {
     bool constant_coords = false;
     if (plan_partitioned(o, op, po)) constant_coords = !po->bulk_loop;
     else po->body_emissions = 1;
-    uint64_t body_mult = sat_mul(po->multiplicity, po->body_emissions);
+    uint64_t body_mult = saturated_mul_u64(po->multiplicity, po->body_emissions);
     plan_coords(p, op, constant_coords, body_mult);
     uint32_t rank = op->domain->rank;
     for (uint32_t j = 0; j < op->result_count; j++) {

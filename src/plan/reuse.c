@@ -1,6 +1,8 @@
 /* reuse.c — per-view footprints and the reuse-distance cache model (reuse.h). */
 #include "plan/reuse.h"
 
+#include "base/checked.h"
+
 #include <string.h>
 
 /* Whether two known accesses of one view have the same box. */
@@ -14,21 +16,14 @@ static bool same_box(const plan_access *x, const plan_access *y) {
     return true;
 }
 
-static uint64_t saturated_add(uint64_t x, uint64_t y) { return x + y < x ? UINT64_MAX : x + y; }
-
-static uint64_t saturated_mul(uint64_t x, uint64_t y) {
-    uint64_t r;
-    return __builtin_mul_overflow(x, y, &r) ? UINT64_MAX : r;
-}
-
 /* rows × ⌈row bytes / line⌉ of a known access's box. */
 static uint64_t box_lines(const plan_access *acc, uint64_t elem) {
     if (!acc->rank) return 1;
     uint64_t rows = 1;
     for (uint32_t a = 0; a + 1 < acc->rank; a++)
-        rows = saturated_mul(rows, (uint64_t)(acc->axes[a].hi - acc->axes[a].lo) + 1);
-    uint64_t row = saturated_mul((uint64_t)(acc->axes[acc->rank - 1].hi - acc->axes[acc->rank - 1].lo) + 1, elem);
-    return saturated_mul(rows, row / PLAN_CACHE_LINE_BYTES + (row % PLAN_CACHE_LINE_BYTES != 0));
+        rows = saturated_mul_u64(rows, (uint64_t)(acc->axes[a].hi - acc->axes[a].lo) + 1);
+    uint64_t row = saturated_mul_u64((uint64_t)(acc->axes[acc->rank - 1].hi - acc->axes[acc->rank - 1].lo) + 1, elem);
+    return saturated_mul_u64(rows, row / PLAN_CACHE_LINE_BYTES + (row % PLAN_CACHE_LINE_BYTES != 0));
 }
 
 tilec_status plan_footprints_of(tilec_context *ctx, const plan_admission *admission, const plan_accesses *accesses,
@@ -58,7 +53,7 @@ tilec_status plan_footprints_of(tilec_context *ctx, const plan_admission *admiss
             uint64_t volume;
             tir_space_volume(vs, &volume);
             v->known = false;
-            v->bytes = saturated_mul(volume, tir_scalar_size(acc->op->operands[0]->value->type->elem));
+            v->bytes = saturated_mul_u64(volume, tir_scalar_size(acc->op->operands[0]->value->type->elem));
             v->lines = v->bytes / PLAN_CACHE_LINE_BYTES + 1;
             v->depends = all;
             continue;
@@ -74,15 +69,15 @@ tilec_status plan_footprints_of(tilec_context *ctx, const plan_admission *admiss
                 if (acc->axes[a].scale[j]) v->depends |= UINT64_C(1) << j;
         if (!seen) {
             uint64_t elem = tir_scalar_size(tir_value_elem(acc->op->operands[0]->value));
-            v->bytes = saturated_add(v->bytes, saturated_mul(acc->elements, elem));
-            v->lines = saturated_add(v->lines, box_lines(acc, elem));
+            v->bytes = saturated_add_u64(v->bytes, saturated_mul_u64(acc->elements, elem));
+            v->lines = saturated_add_u64(v->lines, box_lines(acc, elem));
         }
     }
     for (size_t k = 0; k < out->count; k++) {
         plan_footprint *v = &out->views[k];
         v->sharers = 1;
         for (uint32_t a = 0; a < domain->rank; a++)
-            if (!(v->depends >> a & 1)) v->sharers = saturated_mul(v->sharers, domain->axes[a].extent);
+            if (!(v->depends >> a & 1)) v->sharers = saturated_mul_u64(v->sharers, domain->axes[a].extent);
         v->shared = v->read_only && v->sharers > 1;
     }
     return TILEC_OK;
@@ -141,7 +136,7 @@ static size_t items_of(const plan_accesses *accesses, item *items) {
         if (whole) {
             uint64_t volume;
             tir_space_volume(view->type->space, &volume);
-            uint64_t bytes = saturated_mul(volume, tir_scalar_size(view->type->elem));
+            uint64_t bytes = saturated_mul_u64(volume, tir_scalar_size(view->type->elem));
             items[n++] = (item){NULL, acc->param, 0, bytes / PLAN_CACHE_LINE_BYTES + 1};
         } else {
             items[n++] = (item){acc, acc->param, tir_scalar_size(tir_value_elem(view)), 0};

@@ -228,22 +228,12 @@ static size_t grains(const solver *s, uint64_t L, uint64_t *out) {
     return n;
 }
 
-static uint64_t sat_mul(uint64_t a, uint64_t b) {
-    uint64_t r;
-    return checked_mul_u64(a, b, &r) ? r : UINT64_MAX;
-}
-
-static uint64_t sat_add(uint64_t a, uint64_t b) {
-    uint64_t r;
-    return checked_add_u64(a, b, &r) ? r : UINT64_MAX;
-}
-
 static tilec_status check_budget(solver *s) {
     plan_result *out = s->out;
     uint32_t rank = s->admission.domain->rank;
     uint64_t orders = 1;
     if (!s->o->root_axis_order_len)
-        for (uint32_t k = 2; k <= rank; k++) orders = sat_mul(orders, k);
+        for (uint32_t k = 2; k <= rank; k++) orders = saturated_mul_u64(orders, k);
     out->root_orders = orders;
     out->block_widths = s->block_count;
     out->local_widths = s->local_count;
@@ -251,9 +241,9 @@ static tilec_status check_budget(solver *s) {
     for (size_t l = 0; l < s->local_count; l++)
         for (size_t b = 0; b < s->block_count; b++) {
             uint64_t dispatch = (uint64_t)s->admission.volume * s->locals[l];
-            per_order = sat_add(per_order, grains(s, ceil_div(dispatch, s->blocks[b]), grain_list));
+            per_order = saturated_add_u64(per_order, grains(s, ceil_div(dispatch, s->blocks[b]), grain_list));
         }
-    uint64_t total = sat_mul(orders, per_order);
+    uint64_t total = saturated_mul_u64(orders, per_order);
     if (total <= s->o->max_candidates) return TILEC_OK;
     char count[32];
     snprintf(count, sizeof count, total == UINT64_MAX ? "more than %llu" : "%llu", (unsigned long long)total);

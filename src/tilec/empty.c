@@ -8,6 +8,7 @@
  * special case. */
 #include "tilec/kernel.h"
 
+#include "base/checked.h"
 #include "tir/ir.h"
 #include "xir/xir.h"
 
@@ -17,7 +18,7 @@ static uint64_t view_bytes(const tir_value *v) {
     uint64_t bytes = tir_scalar_size(v->type->elem);
     for (uint32_t i = 0; i < s->rank; i++) {
         uint64_t e = s->axes[i].extent;
-        bytes = e && bytes > UINT64_MAX / e ? UINT64_MAX : bytes * e;
+        bytes = saturated_mul_u64(bytes, e);
     }
     return bytes;
 }
