@@ -51,8 +51,10 @@ static const char *plan_fusion_words(uint32_t level) {
 }
 
 static void text_choice(strbuf *out, const plan_choice *c) {
-    char b[9][32];
+    char b[9][32], spills[64] = "";
     const plan_work *w = &c->work;
+    if (w->spill_accesses > 0)
+        snprintf(spills, sizeof spills, ", %s of them register spills", plan_number(b[8], w->spill_accesses));
     strbuf_printf(out, "chosen: candidate #%u: root order ", c->candidate.index);
     print_order(out, &c->candidate);
     strbuf_printf(out, ", block %u, W %u, local lanes %u, blocks per task %llu, dispatch %llu%s\n", c->candidate.block_size,
@@ -72,13 +74,11 @@ static void text_choice(strbuf *out, const plan_choice *c) {
                   (unsigned long long)w->critical_blocks, (unsigned long long)w->critical_tasks);
     strbuf_printf(out,
                   "  work per packet: arithmetic %s (%s operations, root decode %s), memory %s (view: %s broadcast, %s "
-                  "contiguous, %s gathered%s; %s private%s%s%s)\n",
+                  "contiguous, %s gathered%s; %s private%s)\n",
                   plan_number(b[0], w->arithmetic_per_packet), plan_number(b[1], w->arithmetic_ops), plan_number(b[2], w->decode_ops),
                   plan_number(b[3], w->memory_per_packet), plan_number(b[4], w->broadcast_loads), plan_number(b[5], w->contiguous_accesses),
                   plan_number(b[6], w->gathered_accesses), w->ragged_packets ? ", doubled: ragged fast axis" : "",
-                  plan_number(b[7], w->private_accesses), w->spill_accesses > 0 ? ", " : "",
-                  w->spill_accesses > 0 ? plan_number(b[8], w->spill_accesses) : "",
-                  w->spill_accesses > 0 ? " of them register spills" : "");
+                  plan_number(b[7], w->private_accesses), spills);
     strbuf_printf(out, "  cache lines fetched (reuse-distance model): L1d %s, L2 %s, L3 %s\n",
                   plan_number(b[0], w->cache_lines[0]), plan_number(b[1], w->cache_lines[1]),
                   plan_number(b[2], w->cache_lines[2]));
