@@ -34,8 +34,9 @@ lower_options lower_options_default(void) {
 
 static tilec_status check_options(tilec_context *ctx, const lower_options *o) {
     uint32_t w = o->packet_width;
-    if (w != 1 && w != 2 && w != 4 && w != 8 && w != 16)
-        return tilec_error(ctx, TILEC_E_ARG, "LOWER-O02", tilec_no_loc(), "packet width %u is not one of 1, 2, 4, 8, 16", w);
+    if (w != 1 && w != 2 && w != 4 && w != 8 && w != 16 && w != 32)
+        return tilec_error(ctx, TILEC_E_ARG, "LOWER-O02", tilec_no_loc(), "packet width %u is not one of 1, 2, 4, 8, 16, 32",
+                           w);
     if (o->block_size < 1 || o->block_size > 1024 || o->block_size % w)
         return tilec_error(ctx, TILEC_E_ARG, "LOWER-O01", tilec_no_loc(),
                            "block width %u is invalid: it must be in 1..1024 and a multiple of the packet width %u",

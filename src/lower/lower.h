@@ -19,7 +19,7 @@
 
 typedef struct {
     uint32_t block_size;             /* B: logical workers per runtime block (64); 1..1024, a multiple of W */
-    uint32_t packet_width;           /* W: 1, 2, 4, 8 or 16 (8) */
+    uint32_t packet_width;           /* W: 1, 2, 4, 8, 16 or 32 (8; 32: a GPU warp) */
     const uint32_t *root_axis_order; /* π, outer → inner; a complete permutation */
     size_t root_axis_order_len;      /* 0 = identity */
     const uint32_t *root_axis_tiles; /* one factor per original root axis (plan/root_map.h) */

@@ -122,9 +122,9 @@ static tilec_status run_packets(xi_run *r) {
 static tilec_status check_call(tilec_context *ctx, const xir_func *f, uint32_t width, size_t n_args,
                                const tir_buffer *args) {
     if (!f) return tilec_error(ctx, TILEC_E_ARG, "XIR-I01", tilec_no_loc(), "no XIR function given");
-    if (width != 1 && width != 2 && width != 4 && width != 8 && width != 16)
+    if (width != 1 && width != 2 && width != 4 && width != 8 && width != 16 && width != 32)
         return tilec_error(ctx, TILEC_E_ARG, "XIR-I01", tilec_no_loc(),
-                           "packet width %u of '%s' is not 1, 2, 4, 8 or 16", width, f->name);
+                           "packet width %u of '%s' is not 1, 2, 4, 8, 16 or 32", width, f->name);
     if (f->block_size == 0 || f->block_size % width)
         return tilec_error(ctx, TILEC_E_ARG, "XIR-I01", tilec_no_loc(),
                            "block size %u of '%s' is not a positive multiple of the packet width %u", f->block_size,

@@ -33,7 +33,7 @@ typedef struct {
 xir_interp_options xir_interp_default_options(void);
 
 /* Runs `f` for dispatch ids 0..dispatch_size-1 in packets of `packet_width`
- * lanes (1, 2, 4, 8 or 16; f->block_size must be a positive multiple of it).
+ * lanes (1, 2, 4, 8, 16 or 32; f->block_size must be a positive multiple of it).
  * Argument i binds buffer argument i of `f`. */
 tilec_status xir_interpret(tilec_context *ctx, const xir_func *f, uint32_t dispatch_size, uint32_t packet_width,
                            size_t n_args, const tir_buffer *args);
