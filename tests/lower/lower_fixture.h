@@ -1,6 +1,7 @@
 /* lower_fixture.h — helpers shared by the lowering tests: parse a kernel from
  * text (examples_util.h), lower it, count emitted instructions, and run a lowered kernel on the
- * W-lane XIR interpreter against the TileIR reference interpreter.
+ * W-lane XIR interpreter (any W, 32 included) and natively (SIMD backend,
+ * W <= 16) against the TileIR reference interpreter.
  *
  * Runtime harness (upstream conventions, ref/upstream-tests-bench.md §0):
  * every buffer has PAD sentinel elements on both sides and the kernel sees
@@ -356,11 +357,18 @@ static inline bool run_native_lowered(const char *label, const tir_func *f, cons
 }
 
 /* Runs `f` on the reference interpreter and its lowering on the XIR
+ * interpreter alone at c->width (also W = 32, a GPU warp, which the SIMD
+ * backend refuses) from identical inputs; true when they agree everywhere. */
+static inline bool run_xir_and_compare(const char *label, const tir_func *f, const lower_result *r, const run_config *c) {
+    xir_run x = {r, c->width};
+    return compare_with_reference(label, "XIR", f, r->args, c, run_xir, &x);
+}
+
+/* Runs `f` on the reference interpreter and its lowering on the XIR
  * interpreter and natively (SIMD backend, 1 and 2 threads) from
  * identical inputs; true when both agree with the reference everywhere. */
 static inline bool run_and_compare(const char *label, const tir_func *f, const lower_result *r, const run_config *c) {
-    xir_run x = {r, c->width};
-    bool xir_ok = compare_with_reference(label, "XIR", f, r->args, c, run_xir, &x);
+    bool xir_ok = run_xir_and_compare(label, f, r, c);
     return run_native_lowered(label, f, r, c) && xir_ok;
 }
 

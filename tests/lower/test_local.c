@@ -75,60 +75,16 @@ static void test_examples(void) {
     }
 }
 
-/* Z[r, 0] = Σ -0.0 (seed -0.0): an invented +0.0 identity would make it +0.0.
- * Z[r, 1] = max over NaN (seed NaN): an invented -inf identity would make
- * it -inf (max prefers the number).  Z[r, 2] = 1.5 + Σ x, carry on the
- * right.  Z[r, 3] = min(-0.0, min x).  Dyadic inputs: exact in any order. */
-static const char reductions_text[] =
-    "kernel @red<R=17, N=7>(%X: const view<f32>[X.0=R, X.1=N], %Z: view<f32>[Z.0=R, Z.1=4]) {\n"
-    "  parallel (%r: r=R) {\n"
-    "    %c0 = const index 0\n"
-    "    %c1 = const index 1\n"
-    "    %c2 = const index 2\n"
-    "    %c3 = const index 3\n"
-    "    %x = load %X[%r, %c0] tile [m=1, n=N]\n"
-    "    %zero = const f32 0.0\n"
-    "    %t = mul %x, %zero\n"
-    "    %a = abs %t\n"
-    "    %mz = neg %a\n"
-    "    %nan = div %mz, %mz\n"
-    "    %sz = neg %zero\n"
-    "    %snan = div %sz, %sz\n"
-    "    %seed = const f32 1.5\n"
-    "    %s0 = reduce (%i: n=N) policy=unordered_tree iter(%p = %sz) -> (f32) {\n"
-    "      %v = extract %mz[%c0, %i]\n"
-    "      %q = add %p, %v\n"
-    "      yield %q\n"
-    "    }\n"
-    "    %s1 = reduce (%i: n=N) policy=unordered_tree iter(%p = %snan) -> (f32) {\n"
-    "      %v = extract %nan[%c0, %i]\n"
-    "      %q = max %p, %v\n"
-    "      yield %q\n"
-    "    }\n"
-    "    %s2 = reduce (%i: n=N) policy=unordered_tree iter(%p = %seed) -> (f32) {\n"
-    "      %v = extract %x[%c0, %i]\n"
-    "      %q = add %v, %p\n"
-    "      yield %q\n"
-    "    }\n"
-    "    %s3 = reduce (%i: n=N) policy=unordered_tree iter(%p = %sz) -> (f32) {\n"
-    "      %v = extract %x[%c0, %i]\n"
-    "      %q = min %p, %v\n"
-    "      yield %q\n"
-    "    }\n"
-    "    store %Z[%r, %c0], %s0\n"
-    "    store %Z[%r, %c1], %s1\n"
-    "    store %Z[%r, %c2], %s2\n"
-    "    store %Z[%r, %c3], %s3\n"
-    "  }\n"
-    "}\n";
-
+/* tests/kernels/packet_reductions.tir: reductions of -0.0 and NaN seeded
+ * with -0.0 and NaN, a seed other than the identity with the carry on the
+ * right, a min with a -0.0 seed; bitwise on dyadic inputs. */
 static void test_reductions(void) {
     static const int64_t widths[] = {1, 2, 3, 7, 8, 9, 16, 17, 33, 100, 300};
     for (uint32_t w = 2; w <= 16; w *= 2)
         for (size_t n = 0; n < sizeof widths / sizeof *widths; n++)
             for (uint32_t p = 1; p <= 4; p += 3) {
                 tir_define d = {"N", widths[n]};
-                tir_module *m = parse_kernel(reductions_text, &d, 1);
+                tir_module *m = parse_test_kernel_with(ctx, "packet_reductions", &d, 1);
                 if (!m) continue;
                 lower_options o = local_options(w);
                 o.reduction_partitions = p;

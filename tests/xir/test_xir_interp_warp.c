@@ -1,8 +1,9 @@
 /* XIR interpreter, warp_read_lane: butterfly reductions (sum and xor) in a
- * loop at every width, broadcasts (from lane 0 and the last lane, in tail
- * packets, of f32 bit patterns), exchanges among the lanes still running, and
- * the errors: a lane outside the packet, an inactive lane, a returned lane,
- * lanes waiting at different instructions or different occurrences. */
+ * loop at every width 1..32 (32: a GPU warp, whose shuffles these model),
+ * broadcasts (from lane 0 and the last lane, in tail packets, of f32 bit
+ * patterns), exchanges among the lanes still running, and the errors: a lane
+ * outside the packet, an inactive lane, a returned lane, lanes waiting at
+ * different instructions or different occurrences. */
 #include "xir_interp_fixture.h"
 
 #include <stdint.h>
@@ -13,7 +14,7 @@ static xir_value *dispatch_id(xkernel *k) { return xk_special(k, XIR_SPECIAL_DIS
 /* v = id + 1; for (d = 1; d < warp_size; d <<= 1) v = v OP read_lane(v, lane ^ d);
  * out[id] = v. */
 static xkernel butterfly_kernel(xir_arith_op op) {
-    xkernel k = xk_open(op == XIR_OP_ADD ? "butterfly_sum" : "butterfly_xor", 16);
+    xkernel k = xk_open(op == XIR_OP_ADD ? "butterfly_sum" : "butterfly_xor", 32);
     xir_value *out = xir_func_add_buffer(k.f, "out", TIR_U32);
     xir_block *entry = k.b.block, *header = xir_block_new(k.f, "header"), *body = xir_block_new(k.f, "body"),
               *exit = xir_block_new(k.f, "exit");
@@ -41,8 +42,8 @@ static void test_butterflies(void) {
     for (int x = 0; x < 2; x++) {
         xir_arith_op op = x ? XIR_OP_XOR : XIR_OP_ADD;
         xkernel k = butterfly_kernel(op);
-        for (uint32_t w = 1; w <= 16; w *= 2) {
-            uint32_t n = 3 * w, mem[48];
+        for (uint32_t w = 1; w <= 32; w *= 2) {
+            uint32_t n = 3 * w, mem[96];
             tir_buffer arg = xbuf(mem, n * sizeof(uint32_t));
             if (!xk_run_ok(&k, n, w, 1, &arg)) continue;
             int bad = 0;
@@ -58,13 +59,18 @@ static void test_butterflies(void) {
         tir_buffer arg = xbuf(mem, sizeof mem);
         expect_error(xk_run_with(&k, 7, 8, 1, &arg, NULL), TILEC_E_RUNTIME, "XIR-I12",
                      "reads lane 7, which is inactive (dispatch id 7 >= dispatch size 7)");
+        /* ... and in a warp: lane 30's partner 31 (step 1) is past it */
+        uint32_t warp[64];
+        arg = xbuf(warp, sizeof warp);
+        expect_error(xk_run_with(&k, 63, 32, 1, &arg, NULL), TILEC_E_RUNTIME, "XIR-I12",
+                     "(dispatch id 62, lane 30): reads lane 31, which is inactive (dispatch id 63 >= dispatch size 63)");
         xk_close(&k);
     }
 }
 
 /* out[id] = read_lane(value, src) with value = id * 3 + 1. */
 static xkernel broadcast_kernel(xir_value *(*src)(xkernel *)) {
-    xkernel k = xk_open("broadcast", 16);
+    xkernel k = xk_open("broadcast", 32);
     xir_value *out = xir_func_add_buffer(k.f, "out", TIR_U32);
     xir_value *value = xk_bin(&k, XIR_OP_ADD, xk_bin(&k, XIR_OP_MUL, dispatch_id(&k), xk_u32(&k, 3)), xk_u32(&k, 1));
     xk_write(&k, out, dispatch_id(&k), xir_build_warp_read_lane(&k.b, value, src(&k)));
@@ -81,8 +87,8 @@ static xir_value *minus_one(xkernel *k) { return xir_const_int(k->m, TIR_I32, -1
 
 static void test_broadcasts(void) {
     xkernel k = broadcast_kernel(first_lane);
-    for (uint32_t w = 1; w <= 16; w *= 2) {
-        uint32_t n = 2 * w + 1, mem[33]; /* the last packet has one active lane */
+    for (uint32_t w = 1; w <= 32; w *= 2) {
+        uint32_t n = 2 * w + 1, mem[65]; /* the last packet has one active lane */
         tir_buffer arg = xbuf(mem, n * sizeof(uint32_t));
         if (!xk_run_ok(&k, n, w, 1, &arg)) continue;
         int bad = 0;
@@ -92,8 +98,8 @@ static void test_broadcasts(void) {
     xk_close(&k);
 
     k = broadcast_kernel(last_lane);
-    for (uint32_t w = 1; w <= 16; w *= 2) {
-        uint32_t mem[32];
+    for (uint32_t w = 1; w <= 32; w *= 2) {
+        uint32_t mem[64];
         tir_buffer arg = xbuf(mem, sizeof mem);
         if (!xk_run_ok(&k, 2 * w, w, 1, &arg)) continue;
         int bad = 0;
@@ -104,11 +110,14 @@ static void test_broadcasts(void) {
     uint32_t mem[32];
     tir_buffer arg = xbuf(mem, sizeof mem);
     expect_error(xk_run_with(&k, 6, 4, 1, &arg, NULL), TILEC_E_RUNTIME, "XIR-I12", "reads lane 3, which is inactive");
+    expect_error(xk_run_with(&k, 31, 32, 1, &arg, NULL), TILEC_E_RUNTIME, "XIR-I12", "reads lane 31, which is inactive");
     xk_close(&k);
 
     k = broadcast_kernel(beyond_packet);
     expect_error(xk_run_with(&k, 4, 4, 1, &arg, NULL), TILEC_E_RUNTIME, "XIR-I11",
                  "lane 4 is outside the packet of 4 lanes");
+    expect_error(xk_run_with(&k, 32, 32, 1, &arg, NULL), TILEC_E_RUNTIME, "XIR-I11",
+                 "lane 32 is outside the packet of 32 lanes");
     xk_close(&k);
     k = broadcast_kernel(minus_one);
     k.malformed = true; /* an i32 lane (XIR-V23), so that it can be negative */
@@ -171,7 +180,7 @@ static void test_returned_lanes(void) {
  * with it, a lane that left early waits at the second exchange while others
  * still wait in the loop: an error. */
 static xkernel varying_trips_kernel(bool second) {
-    xkernel k = xk_open(second ? "occurrences" : "varying_trips", 16);
+    xkernel k = xk_open(second ? "occurrences" : "varying_trips", 32);
     xir_value *out = xir_func_add_buffer(k.f, "out", TIR_U32);
     xir_block *entry = k.b.block, *loop = xir_block_new(k.f, "loop"), *exit = xir_block_new(k.f, "exit");
     xir_value *trips = xk_bin(&k, XIR_OP_ADD, xk_bin(&k, XIR_OP_MOD, lane_id(&k), xk_u32(&k, 3)), xk_u32(&k, 1));
@@ -197,18 +206,18 @@ static xkernel varying_trips_kernel(bool second) {
 }
 
 static void test_varying_trip_exchanges(void) {
-    uint32_t mem[16];
+    uint32_t mem[40]; /* at W = 32: a full warp and a tail of 8 lanes */
     tir_buffer arg = xbuf(mem, sizeof mem);
     xkernel k = varying_trips_kernel(false);
-    for (uint32_t w = 1; w <= 16; w *= 2) {
-        if (!xk_run_ok(&k, 16, w, 1, &arg)) continue;
+    for (uint32_t w = 1; w <= 32; w *= 2) {
+        if (!xk_run_ok(&k, 40, w, 1, &arg)) continue;
         int bad = 0;
-        for (uint32_t j = 0; j < 16; j++) bad += mem[j] != (j + 1) << ((j % w) % 3 + 1);
+        for (uint32_t j = 0; j < 40; j++) bad += mem[j] != (j + 1) << ((j % w) % 3 + 1);
         CHECK_MSG(bad == 0, "W=%u: %d wrong", w, bad);
     }
     xk_close(&k);
     k = varying_trips_kernel(true);
-    CHECK(xk_run_ok(&k, 16, 1, 1, &arg)); /* one lane per packet: nothing to disagree with */
+    CHECK(xk_run_ok(&k, 40, 1, 1, &arg)); /* one lane per packet: nothing to disagree with */
     expect_error(xk_run_with(&k, 16, 4, 1, &arg, NULL), TILEC_E_RUNTIME, "XIR-I13",
                  "(dispatch id 1, lane 1): lanes diverged at warp_read_lane: lane 0 waits at");
     xk_close(&k);
