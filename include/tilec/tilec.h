@@ -92,6 +92,12 @@ typedef enum { TILEC_FUSE_AUTO = 0, TILEC_FUSE_ON, TILEC_FUSE_OFF } tilec_fuse;
  * cache, so its output would not stay cached anyway; cached: never;
  * streaming: always. */
 typedef enum { TILEC_STORES_AUTO = 0, TILEC_STORES_CACHED, TILEC_STORES_STREAMING } tilec_stores;
+/* Where the kernel runs (docs/gpu.md): this host's CPU cores (the SIMD
+ * backend on the thread pool), or an NVIDIA GPU through CUDA (the GPU
+ * target's plan at W = 32, PTX from LLVM's NVPTX backend, the CUDA driver
+ * loaded at run time: without one tilec_compile fails with GPU-D01 "no CUDA
+ * driver"). */
+typedef enum { TILEC_TARGET_CPU = 0, TILEC_TARGET_CUDA } tilec_target;
 
 typedef struct {
     /* ---- planner options (constraints, not hints; arrays borrowed during the call) ---- */
@@ -126,6 +132,9 @@ typedef struct {
     bool full_packet_specialization; /* true by default */
     bool capture_ir, capture_asm;    /* keep the optimized LLVM IR / assembly text */
     tilec_stores stores;             /* non-temporal stores of large outputs (auto) */
+    /* ---- target ---- */
+    tilec_target target;  /* cpu (default) or cuda; cuda ignores width, threads, runtime, stores, pack and split */
+    const char *gpu_arch; /* cuda: the architecture PTX is generated for, "sm_60" .. "sm_90a" (NULL: "sm_90") */
 } tilec_compile_options;
 
 TILEC_API tilec_compile_options tilec_compile_options_default(void);
@@ -136,7 +145,7 @@ TILEC_API tilec_compile_options tilec_compile_options_default(void);
  * local_lanes, block_size, blocks_per_task, max_candidates, max_unrolled,
  * reduction_partitions, split_chunks (unsigned integers); fuse, pack, split
  * (auto|on|off); stores (auto|cached|streaming); check_bounds, fused_mma, search_tiles
- * (0|1).  An unknown name or a bad value: TILEC_E_ARG and TILEC-O01. */
+ * (0|1); target (cpu|cuda); gpu_arch (sm_60 .. sm_90a).  An unknown name or a bad value: TILEC_E_ARG and TILEC-O01. */
 TILEC_API size_t tilec_compile_options_size(void);
 TILEC_API void tilec_compile_options_init(tilec_compile_options *o);
 TILEC_API tilec_status tilec_compile_options_set(tilec_context *ctx, tilec_compile_options *o, const char *name,
@@ -198,6 +207,18 @@ typedef struct {
     double optimize, codegen;
 } tilec_compile_times;
 TILEC_API tilec_compile_times tilec_kernel_compile_times(const tilec_kernel *k);
+
+/* ---- GPU (docs/gpu.md) ---- */
+
+/* The PTX tilec_compile would load for `f` with target cuda (options NULL:
+ * defaults; `target` is taken as cuda whatever it says), handed to `write`
+ * in one call: the GPU target's plan, lowered at W = 32, through LLVM's
+ * NVPTX backend for options->gpu_arch.  Needs no GPU and no driver; a
+ * kernel that calls math functions needs CUDA's libdevice (GPU-L01). */
+TILEC_API tilec_status tilec_emit_ptx(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
+                                      tir_write_fn write, void *user);
+/* The target a kernel runs on. */
+TILEC_API tilec_target tilec_kernel_target(const tilec_kernel *k);
 
 /* ---- ahead of time (docs/aot.md) ---- */
 

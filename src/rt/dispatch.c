@@ -32,19 +32,16 @@ static tilec_status report_faults(tilec_context *ctx, const rt_kernel *k, const 
                        k->name ? k->name : "kernel", faults->count, faults->site, faults->value);
 }
 
-tilec_status rt_check_args(tilec_context *ctx, const rt_kernel *k, const rt_arg *args, uint32_t arg_count) {
-    const char *name = k->name ? k->name : "kernel";
-    if (!k->entry || !k->block_size || (k->arg_count && !k->params))
-        return tilec_error(ctx, TILEC_E_ARG, "RT-D01", tilec_no_loc(), "%s: malformed kernel descriptor (%s)", name,
-                           !k->entry ? "no entry" : !k->block_size ? "block size 0" : "no parameter list");
-    if (arg_count != k->arg_count)
+tilec_status rt_check_bound_args(tilec_context *ctx, const char *name, const rt_param *params, uint32_t param_count,
+                                 const rt_arg *args, uint32_t arg_count) {
+    if (arg_count != param_count)
         return tilec_error(ctx, TILEC_E_ARG, "RT-D02", tilec_no_loc(), "%s takes %u arguments, got %u", name,
-                           k->arg_count, arg_count);
+                           param_count, arg_count);
     if (arg_count && !args)
         return tilec_error(ctx, TILEC_E_ARG, "RT-D02", tilec_no_loc(), "%s takes %u arguments, got no argument array",
-                           name, k->arg_count);
+                           name, param_count);
     for (uint32_t i = 0; i < arg_count; i++) {
-        const rt_param *p = &k->params[i];
+        const rt_param *p = &params[i];
         const rt_arg *a = &args[i];
         if (a->elem != p->elem)
             return tilec_error(ctx, TILEC_E_TYPE, "RT-D03", tilec_no_loc(),
@@ -61,6 +58,14 @@ tilec_status rt_check_args(tilec_context *ctx, const rt_kernel *k, const rt_arg 
                                "%s argument %u: NULL data for %" PRIu64 " bytes", name, i, a->size_bytes);
     }
     return TILEC_OK;
+}
+
+tilec_status rt_check_args(tilec_context *ctx, const rt_kernel *k, const rt_arg *args, uint32_t arg_count) {
+    const char *name = k->name ? k->name : "kernel";
+    if (!k->entry || !k->block_size || (k->arg_count && !k->params))
+        return tilec_error(ctx, TILEC_E_ARG, "RT-D01", tilec_no_loc(), "%s: malformed kernel descriptor (%s)", name,
+                           !k->entry ? "no entry" : !k->block_size ? "block size 0" : "no parameter list");
+    return rt_check_bound_args(ctx, name, k->params, k->arg_count, args, arg_count);
 }
 
 tilec_status rt_dispatch(rt_pool *pool, tilec_context *ctx, const rt_kernel *kernel, const rt_arg *args,

@@ -84,6 +84,10 @@ typedef struct {
 /* The checks rt_dispatch makes before it runs anything (RT-D01..D05), alone:
  * for a caller that runs another kernel on some of the arguments first. */
 tilec_status rt_check_args(tilec_context *ctx, const rt_kernel *kernel, const rt_arg *args, uint32_t arg_count);
+/* The argument checks alone (RT-D02..D05) against a parameter table: for a
+ * kernel another backend runs (the GPU's). */
+tilec_status rt_check_bound_args(tilec_context *ctx, const char *name, const rt_param *params, uint32_t param_count,
+                                 const rt_arg *args, uint32_t arg_count);
 
 tilec_status rt_dispatch(rt_pool *pool, tilec_context *ctx, const rt_kernel *kernel, const rt_arg *args,
                          uint32_t arg_count, const rt_dispatch_options *options);

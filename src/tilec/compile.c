@@ -19,6 +19,7 @@
 
 #include "plan/admit.h"
 #include "plan/flatten.h"
+#include "plan/gpu_target.h"
 #include "plan/report.h"
 #include "plan/solve.h"
 #include "simd/aot.h"
@@ -47,7 +48,7 @@ tilec_compile_options tilec_compile_options_default(void) {
                                    .full_packet_specialization = true};
 }
 
-static plan_options planner_options(const tilec_compile_options *o) {
+plan_options tilec_planner_options(const tilec_compile_options *o) {
     plan_options p = plan_options_default();
     p.block_size = o->block_size;
     p.root_axis_order = o->root_axis_order;
@@ -69,8 +70,7 @@ static plan_options planner_options(const tilec_compile_options *o) {
     return p;
 }
 
-/* "order[1,0]/block64/grain2/tasks8": the selected plan in one token. */
-static void plan_label(const plan_result *p, strbuf *s) {
+void tilec_plan_label(const plan_result *p, strbuf *s) {
     const plan_choice *c = plan_selected(p);
     strbuf_append(s, "order[");
     for (uint32_t i = 0; i < c->candidate.rank; i++) strbuf_printf(s, "%s%u", i ? "," : "", c->candidate.order[i]);
@@ -120,7 +120,7 @@ static bool take_launch(tilec_kernel *k, const plan_result *p, const lower_resul
         .blocks_per_task = plan_selected(p)->work.blocks_per_task,
         .workspace_bytes = simd_kernel_workspace_bytes(k->native),
     };
-    plan_label(p, &k->plan);
+    tilec_plan_label(p, &k->plan);
     strbuf_append(&k->plan_realization, lr->realization ? lr->realization : "");
     return !k->plan.failed && !k->plan_realization.failed;
 }
@@ -363,10 +363,7 @@ static void host_target(plan_thread_pool *target, uint32_t width, uint32_t worke
                           &target->l3_bytes);
 }
 
-/* The kernel the facade plans for f, whose root parallels nest
- * (plan_flatten_applies): f's module verified, then *flat the module of f
- * flattened (plan/flatten.h; destroy it once done). */
-static tilec_status flatten(tilec_context *ctx, const tir_func *f, tir_module **flat) {
+tilec_status tilec_flatten(tilec_context *ctx, const tir_func *f, tir_module **flat) {
     tilec_status st = tir_verify(ctx, f->module);
     *flat = st ? NULL : plan_flatten_build(ctx, f);
     return st ? st : *flat ? TILEC_OK : TILEC_E_NOMEM;
@@ -378,7 +375,7 @@ tilec_status tilec_explain(tilec_context *ctx, const tir_func *f, const tilec_co
         return tilec_error(ctx, TILEC_E_ARG, "TILEC-A01", tilec_no_loc(), "tilec_explain: NULL argument");
     if (plan_flatten_applies(f)) {
         tir_module *flat;
-        tilec_status st = flatten(ctx, f, &flat);
+        tilec_status st = tilec_flatten(ctx, f, &flat);
         if (!st) st = tilec_explain(ctx, tir_module_func(flat, 0), options, write, user);
         tir_module_destroy(flat);
         return st;
@@ -392,7 +389,7 @@ tilec_status tilec_explain(tilec_context *ctx, const tir_func *f, const tilec_co
     if (st) return st;
     plan_thread_pool target;
     host_target(&target, width, workers);
-    plan_options po = planner_options(&o);
+    plan_options po = tilec_planner_options(&o);
     plan_result plan;
     st = plan_kernel(ctx, f, &po, &target.info, &plan);
     const plan_choice **rank = plan_ranking(ctx, &plan);
@@ -422,17 +419,21 @@ tilec_status tilec_compile_kernel(tilec_context *ctx, const tir_func *f, const t
     *out = NULL;
     if (plan_flatten_applies(f)) { /* the flat module is dropped once the kernel exists */
         tir_module *flat;
-        tilec_status st = flatten(ctx, f, &flat);
+        tilec_status st = tilec_flatten(ctx, f, &flat);
         if (!st) st = tilec_compile_kernel(ctx, tir_module_func(flat, 0), options, aot, out);
         tir_module_destroy(flat);
         return st;
     }
     tilec_compile_options o = options ? *options : tilec_compile_options_default();
-    uint32_t width = packet_width(ctx, &o);
+    if (o.target == TILEC_TARGET_CUDA && aot)
+        return tilec_error(ctx, TILEC_E_UNSUPPORTED, "TILEC-AOT03", tilec_no_loc(),
+                           "ahead-of-time objects are CPU code; the CUDA target has tilec_emit_ptx");
+    uint32_t width = o.target == TILEC_TARGET_CUDA ? PLAN_GPU_WARP : packet_width(ctx, &o);
     if (!width) return TILEC_E_ARG;
     tilec_kernel *k = kernel_new(ctx);
     if (!k) return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory creating a kernel");
     strbuf_append(&k->name, tir_func_name(f));
+    if (o.target == TILEC_TARGET_CUDA) return finish(ctx, k, tilec_compile_gpu(ctx, k, f, &o), out);
     k->aot = aot;
     tilec_status st = attach_runtime(ctx, k, &o);
     if (st) {
@@ -452,7 +453,7 @@ tilec_status tilec_compile_kernel(tilec_context *ctx, const tir_func *f, const t
 
     plan_thread_pool target;
     host_target(&target, width, k->workers);
-    plan_options po = planner_options(&o);
+    plan_options po = tilec_planner_options(&o);
     plan_result plan;
     memset(&plan, 0, sizeof plan);
     bool planned = false;
@@ -521,6 +522,7 @@ void tilec_kernel_destroy(tilec_kernel *k) {
     tilec_free(k->ctx, k->disjoint_or_equal);
     rt_program_free_scratch(k->ctx, &k->prog);
     simd_kernel_destroy(k->native);
+    tilec_kernel_release_gpu(k);
     if (k->owns_runtime) tilec_runtime_destroy(k->runtime);
     tilec_free(k->ctx, k->params);
     tilec_free(k->ctx, k->fault_sites);

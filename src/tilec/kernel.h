@@ -20,10 +20,12 @@
 #include "base/strbuf.h"
 #include "rt/program.h"
 #include "lower/lower.h"
+#include "plan/solve.h"
 #include "plan/split.h"
 #include "simd/aot.h"
 #include "simd/cache.h"
 #include "simd/simd.h"
+#include "gpu/gpu.h"
 #include "tilec/runtime_object.h"
 #include "tilec/tilec.h"
 
@@ -48,12 +50,38 @@ struct tilec_kernel {
     strbuf name, plan, plan_realization, realization, json;
     tir_fault_site *fault_sites; /* [fault_site_count], strings owned in one block with it */
     size_t fault_site_count;
+    /* the CUDA target (gpu.c): PTX, the driver and the loaded module, and
+     * which arguments the kernel writes ([user args]); all NULL on the CPU */
+    gpu_kernel *gpu;
+    struct gpu_cuda *cuda;
+    struct gpu_cuda_module *module;
+    unsigned char *gpu_written;
 };
 
 /* tilec_compile, with native code emitted into `aot` instead of compiled
  * (NULL: compiled) — tilec_compile_aot's kernels (aot.c). */
 tilec_status tilec_compile_kernel(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options, simd_aot *aot,
                             tilec_kernel **out);
+/* The planner options of compile options o. */
+plan_options tilec_planner_options(const tilec_compile_options *o);
+/* "order[1,0]/block64/grain2/tasks8": the selected plan in one token. */
+void tilec_plan_label(const plan_result *p, strbuf *s);
+/* f's module verified, then *flat the module of f with its root parallels
+ * flattened into one (plan/flatten.h; destroy it once done). */
+tilec_status tilec_flatten(tilec_context *ctx, const tir_func *f, tir_module **flat);
+/* k for f on the CUDA target (o->target cuda; gpu.c): planned, lowered at
+ * W = 32, PTX, loaded by the driver. */
+tilec_status tilec_compile_gpu(tilec_context *ctx, tilec_kernel *k, const tir_func *f, const tilec_compile_options *o);
+/* Frees what tilec_compile_gpu made (module, driver, PTX). */
+void tilec_kernel_release_gpu(tilec_kernel *k);
+/* tilec_dispatch of a CUDA kernel; with `timing`, the launch is repeated
+ * (warmup untimed, then reps timed with CUDA events: *ms per launch) and
+ * the results copied back are the last launch's. */
+typedef struct {
+    uint32_t warmup, reps;
+} tilec_gpu_timing;
+tilec_status tilec_dispatch_gpu(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args,
+                                const tilec_gpu_timing *timing, double *ms);
 /* The native code of XIR function f for k: compiled through the kernel
  * cache, or emitted into k->aot; k->cache says which. */
 tilec_status tilec_compile_native(tilec_context *ctx, tilec_kernel *k, const xir_func *f, const simd_options *so);

@@ -5,6 +5,8 @@
  * One item table feeds both formats, so they never disagree. */
 #include "tilec/kernel.h"
 
+#include "gpu/cuda.h"
+#include "plan/gpu_target.h"
 #include "tir/ir.h"
 
 /* ---- mma work ---- */
@@ -71,6 +73,37 @@ const simd_kernel *tilec_kernel_native(const tilec_kernel *k) {
     return k->native ? k->native : k->split_partial->native;
 }
 
+static void item_times(tilec_kernel *k) {
+    item_ms(k, "verify_ms", k->times.verify);
+    item_ms(k, "plan_ms", k->times.plan);
+    item_ms(k, "lower_ms", k->times.lower);
+    item_ms(k, "llvm_ms", k->times.llvm);
+    item_ms(k, "optimize_ms", k->times.optimize);
+    item_ms(k, "codegen_ms", k->times.codegen);
+    item_ms(k, "jit_ms", k->times.jit);
+    item_ms(k, "compile_ms", k->times.total);
+}
+
+static bool finish_items(tilec_kernel *k) {
+    strbuf_append(&k->json, "}");
+    if (k->realization.len) k->realization.data[--k->realization.len] = '\0'; /* drop the trailing space */
+    return !k->realization.failed && !k->json.failed;
+}
+
+/* A CUDA kernel: its geometry, architecture and the GPU it loaded on. */
+static bool describe_gpu(tilec_kernel *k) {
+    item_text(k, "target", "cuda");
+    item_text(k, "sm", gpu_kernel_sm(k->gpu));
+    item_text(k, "device", gpu_cuda_device_name(k->cuda)); /* the driver's name: letters, digits, spaces */
+    item_u64(k, "W", PLAN_GPU_WARP);
+    item_u64(k, "block", k->prog.desc.block_size);
+    item_u64(k, "dispatch", k->prog.desc.dispatch_size);
+    item_u64(k, "mma_flops", k->flops);
+    item_u64(k, "argument_bytes", k->arg_bytes);
+    item_times(k);
+    return finish_items(k);
+}
+
 /* A split kernel reports its partial kernel's width, geometry and counters
  * (the work), its own plan (both kernels') and the split. */
 bool tilec_kernel_describe(tilec_kernel *k) {
@@ -78,6 +111,8 @@ bool tilec_kernel_describe(tilec_kernel *k) {
     strbuf_append(&k->json, "{");
     item_text(k, "kernel", strbuf_cstr(&k->name)); /* TileIR names are identifiers: no escaping needed */
     item_text(k, "plan", strbuf_cstr(&k->plan));
+    if (k->gpu) return describe_gpu(k);
+    item_text(k, "target", "cpu");
     item_u64(k, "W", simd_kernel_width(tilec_kernel_native(k)));
     item_u64(k, "workers", k->workers);
     item_u64(k, "block", main->prog.desc.block_size);
@@ -97,29 +132,27 @@ bool tilec_kernel_describe(tilec_kernel *k) {
     item_u64(k, "mma_flops", k->flops);
     item_u64(k, "argument_bytes", k->arg_bytes);
     item_text(k, "cache", main->cache ? main->cache : "off");
-    item_ms(k, "verify_ms", k->times.verify);
-    item_ms(k, "plan_ms", k->times.plan);
-    item_ms(k, "lower_ms", k->times.lower);
-    item_ms(k, "llvm_ms", k->times.llvm);
-    item_ms(k, "optimize_ms", k->times.optimize);
-    item_ms(k, "codegen_ms", k->times.codegen);
-    item_ms(k, "jit_ms", k->times.jit);
-    item_ms(k, "compile_ms", k->times.total);
-    strbuf_append(&k->json, "}");
-    if (k->realization.len) k->realization.data[--k->realization.len] = '\0'; /* drop the trailing space */
-    return !k->realization.failed && !k->json.failed;
+    item_times(k);
+    return finish_items(k);
 }
 
 size_t tilec_kernel_arg_count(const tilec_kernel *k) { return k->prog.user_args; }
 tir_scalar tilec_kernel_arg_elem(const tilec_kernel *k, size_t index) { return k->params[index].elem; }
 uint64_t tilec_kernel_arg_min_bytes(const tilec_kernel *k, size_t index) { return k->params[index].min_bytes; }
-uint32_t tilec_kernel_width(const tilec_kernel *k) { return simd_kernel_width(tilec_kernel_native(k)); }
+uint32_t tilec_kernel_width(const tilec_kernel *k) {
+    return k->gpu ? PLAN_GPU_WARP : simd_kernel_width(tilec_kernel_native(k));
+}
 uint32_t tilec_kernel_workers(const tilec_kernel *k) { return k->workers; }
 const char *tilec_kernel_realization(const tilec_kernel *k) { return strbuf_cstr(&k->realization); }
 const char *tilec_kernel_json(const tilec_kernel *k) { return strbuf_cstr(&k->json); }
 const char *tilec_kernel_plan_realization(const tilec_kernel *k) { return strbuf_cstr(&k->plan_realization); }
-const char *tilec_kernel_backend_realization(const tilec_kernel *k) { return simd_kernel_realization(tilec_kernel_native(k)); }
-const char *tilec_kernel_ir(const tilec_kernel *k) { return simd_kernel_ir(tilec_kernel_native(k)); }
-const char *tilec_kernel_asm(const tilec_kernel *k) { return simd_kernel_asm(tilec_kernel_native(k)); }
+/* A CUDA kernel's assembly is its PTX (always kept: the driver loaded it). */
+const char *tilec_kernel_backend_realization(const tilec_kernel *k) {
+    return k->gpu ? gpu_kernel_realization(k->gpu) : simd_kernel_realization(tilec_kernel_native(k));
+}
+const char *tilec_kernel_ir(const tilec_kernel *k) { return k->gpu ? gpu_kernel_ir(k->gpu) : simd_kernel_ir(tilec_kernel_native(k)); }
+const char *tilec_kernel_asm(const tilec_kernel *k) {
+    return k->gpu ? gpu_kernel_ptx(k->gpu) : simd_kernel_asm(tilec_kernel_native(k));
+}
 uint64_t tilec_kernel_flops(const tilec_kernel *k) { return k->flops; }
 tilec_compile_times tilec_kernel_compile_times(const tilec_kernel *k) { return k->times; }

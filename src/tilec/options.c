@@ -4,13 +4,14 @@
 #include "tilec/tilec.h"
 
 #include "base/context.h"
+#include "gpu/gpu.h"
 
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { OPT_U32, OPT_U64, OPT_MODE, OPT_STORES, OPT_BOOL } option_kind;
+typedef enum { OPT_U32, OPT_U64, OPT_MODE, OPT_STORES, OPT_BOOL, OPT_TARGET, OPT_ARCH } option_kind;
 
 static const struct {
     const char *name;
@@ -33,11 +34,14 @@ static const struct {
     {"check_bounds", OPT_BOOL, offsetof(tilec_compile_options, check_bounds)},
     {"fused_mma", OPT_BOOL, offsetof(tilec_compile_options, fused_mma)},
     {"search_tiles", OPT_BOOL, offsetof(tilec_compile_options, search_tiles)},
+    {"target", OPT_TARGET, offsetof(tilec_compile_options, target)},
+    {"gpu_arch", OPT_ARCH, offsetof(tilec_compile_options, gpu_arch)},
 };
 
 /* The words of the enum options, in their enums' order (AUTO = 0, ...). */
 static const char *const MODES[] = {"auto", "on", "off", NULL};
 static const char *const STORES[] = {"auto", "cached", "streaming", NULL};
+static const char *const TARGETS[] = {"cpu", "cuda", NULL};
 
 size_t tilec_compile_options_size(void) { return sizeof(tilec_compile_options); }
 
@@ -92,12 +96,22 @@ tilec_status tilec_compile_options_set(tilec_context *ctx, tilec_compile_options
             if ((w = word_index(STORES, value)) < 0) break;
             o->stores = (tilec_stores)w;
             return TILEC_OK;
+        case OPT_TARGET:
+            if ((w = word_index(TARGETS, value)) < 0) break;
+            o->target = (tilec_target)w;
+            return TILEC_OK;
+        case OPT_ARCH: /* a static name: the option outlives the caller's text */
+            if (!gpu_sm_name(value)) break;
+            o->gpu_arch = gpu_sm_name(value);
+            return TILEC_OK;
         }
         return tilec_error(ctx, TILEC_E_ARG, "TILEC-O01", tilec_no_loc(),
                            "compile option '%s': '%s' is not %s", name, value,
                            options[i].kind == OPT_MODE     ? "auto, on or off"
                            : options[i].kind == OPT_STORES ? "auto, cached or streaming"
                            : options[i].kind == OPT_BOOL   ? "0 or 1"
+                           : options[i].kind == OPT_TARGET ? "cpu or cuda"
+                           : options[i].kind == OPT_ARCH   ? "one of " GPU_SM_LIST
                                                            : "an unsigned integer in range");
     }
     return tilec_error(ctx, TILEC_E_ARG, "TILEC-O01", tilec_no_loc(), "unknown compile option '%s'", name);

@@ -20,6 +20,7 @@ static const cli_command *const commands[] = {
     &cli_tune_command,
     &cli_emit_llvm_command,
     &cli_emit_asm_command,
+    &cli_emit_ptx_command,
     &cli_demo_command,
     &cli_cache_command,
 };

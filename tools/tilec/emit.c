@@ -1,6 +1,7 @@
 /* emit.c — `tilec emit-llvm FILE.tir` and `tilec emit-asm FILE.tir`: compile
  * the kernel natively (the options of `tilec run`) and print the optimized
- * LLVM IR or the host assembly of its packet entry, as the JIT produced it. */
+ * LLVM IR or the host assembly of its packet entry, as the JIT produced it;
+ * `tilec emit-ptx FILE.tir`: the PTX of the CUDA target (no GPU needed). */
 #include "native.h"
 
 static int emit(const cli_command *cmd, tilec_context *ctx, int argc, char **argv, bool parse_only, bool assembly) {
@@ -37,6 +38,29 @@ static int emit_asm_main(tilec_context *ctx, int argc, char **argv, bool parse_o
     return emit(&cli_emit_asm_command, ctx, argc, argv, parse_only, true);
 }
 
+static tilec_status write_stdout(void *user, const char *data, size_t len) {
+    (void)user;
+    return fwrite(data, 1, len, stdout) == len ? TILEC_OK : TILEC_E_IO;
+}
+
+static int emit_ptx_main(tilec_context *ctx, int argc, char **argv, bool parse_only) {
+    cli_native_request r;
+    int code = cli_native_request_scan(ctx, &cli_emit_ptx_command, argc, argv, &r);
+    if (code == CLI_CONTINUE && !parse_only) {
+        tir_module *m = cli_load_module(ctx, r.path, &r.defines);
+        const tir_func *f = m ? cli_pick_kernel(m, cli_emit_ptx_command.name, r.kernel) : NULL;
+        code = CLI_EXIT_FAIL;
+        if (f) {
+            tilec_compile_options o = cli_native_options(&r.native);
+            if (tilec_emit_ptx(ctx, f, &o, write_stdout, NULL)) cli_fail_diags(ctx);
+            else code = CLI_EXIT_OK;
+        }
+        tir_module_destroy(m);
+    }
+    cli_native_request_free(&r);
+    return code;
+}
+
 #define EMIT_HELP(what) \
     "\n" \
     "Compiles one kernel of FILE.tir natively (verify, plan, lower, vectorize, JIT)\n" \
@@ -60,4 +84,21 @@ const cli_command cli_emit_asm_command = {
     "usage: tilec emit-asm FILE.tir [--kernel NAME] [-D NAME=VALUE]... [native options]\n" EMIT_HELP(
         "host assembly"),
     emit_asm_main,
+};
+
+const cli_command cli_emit_ptx_command = {
+    "emit-ptx",
+    "print the PTX of a kernel for an NVIDIA GPU (no GPU needed)",
+    "usage: tilec emit-ptx FILE.tir [--kernel NAME] [-D NAME=VALUE]... [--sm ARCH] [planner options]\n"
+    "\n"
+    "Plans one kernel of FILE.tir for the CUDA target (a warp of 32 lanes per packet,\n"
+    "CTAs of 32..1024 threads), lowers it at W = 32 and prints the PTX LLVM's NVPTX\n"
+    "backend generates for ARCH (default sm_90), as `tilec run --target cuda` loads it.\n"
+    "Math functions come from CUDA's libdevice (TILEC_LIBDEVICE, CUDA_HOME, or\n"
+    "/usr/local/cuda).  docs/gpu.md.\n"
+    "\n"
+    "Options:\n" CLI_NATIVE_COMMAND_HELP
+    "\n"
+    "Exit status: 0 ok, 1 error in the file or the compilation, 2 usage error.\n",
+    emit_ptx_main,
 };

@@ -2,6 +2,8 @@
 #include "native.h"
 #include "compare.h"
 
+#include "gpu/gpu.h"
+
 #include <string.h>
 #include <time.h>
 
@@ -63,6 +65,18 @@ bool cli_native_option(cli_native *n, const char *command, int id, const char *v
         *ok = false;
         return true;
     }
+    if (id == OPT_NATIVE_TARGET) {
+        *ok = !strcmp(value, "cpu") || !strcmp(value, "cuda");
+        if (*ok) n->target = strcmp(value, "cpu") ? TILEC_TARGET_CUDA : TILEC_TARGET_CPU;
+        else cli_usage_error(command, "--target: '%s' is not cpu or cuda", value);
+        return true;
+    }
+    if (id == OPT_NATIVE_SM) {
+        n->sm = gpu_sm_name(value);
+        *ok = n->sm != NULL;
+        if (!*ok) cli_usage_error(command, "--sm: '%s' is not one of " GPU_SM_LIST, value);
+        return true;
+    }
     if (id < OPT_LOWER_BLOCK || id >= OPT_NATIVE_THREADS) return false; /* not a lowering option */
     *ok = cli_lowering_option(&n->lowering, command, id, value);
     if (id == OPT_LOWER_WIDTH) n->width_given = true;
@@ -103,6 +117,8 @@ tilec_compile_options cli_native_options(const cli_native *n) {
     o.split = po->split;
     o.fuse = po->fuse;
     o.split_chunks = po->split_chunks;
+    o.target = n->target;
+    o.gpu_arch = n->sm;
     return o;
 }
 

@@ -5,7 +5,8 @@
  *
  * Native options: --threads N (runtime workers; default TILEC_THREADS, else
  * the cores), --no-full-packets (turns full-packet specialization off),
- * --stores auto|cached|streaming (tilec_stores) and --width W (packet width; default TILEC_SIMD_WIDTH, else the
+ * --stores auto|cached|streaming (tilec_stores), --target cpu|cuda and --sm
+ * ARCH (tilec_target, gpu_arch) and --width W (packet width; default TILEC_SIMD_WIDTH, else the
  * host's), plus the planner constraints and settings of lowering.h (--block,
  * --order, --tiles, --grain, --search-grain, --max-candidates, --cost,
  * --partitions, --max-unrolled, --local-lanes, --fuse, --pack, --split).
@@ -18,11 +19,14 @@
 #include "lowering.h"
 #include "tilec/tilec.h"
 
-enum { OPT_NATIVE_THREADS = 140, OPT_NATIVE_NO_FULL_PACKETS, OPT_NATIVE_STORES };
+enum { OPT_NATIVE_THREADS = 140, OPT_NATIVE_NO_FULL_PACKETS, OPT_NATIVE_STORES, OPT_NATIVE_TARGET, OPT_NATIVE_SM };
 #define CLI_NATIVE_OPTIONS \
     {"--threads", true, OPT_NATIVE_THREADS}, {"--no-full-packets", false, OPT_NATIVE_NO_FULL_PACKETS}, \
-    {"--stores", true, OPT_NATIVE_STORES}
+    {"--stores", true, OPT_NATIVE_STORES}, {"--target", true, OPT_NATIVE_TARGET}, {"--sm", true, OPT_NATIVE_SM}
 #define CLI_NATIVE_HELP \
+    "  --target T        cpu (default: this host's cores) or cuda (an NVIDIA GPU through the\n" \
+    "                    CUDA driver, loaded at run time: docs/gpu.md)\n" \
+    "  --sm ARCH         with --target cuda: the GPU architecture, sm_60 .. sm_90a (default sm_90)\n" \
     "  --threads N       runtime worker threads (default: TILEC_THREADS, else the cores)\n" \
     "  --no-full-packets emit one masked body for every packet instead of adding an\n" \
     "                    all-active body for complete packets (full-packet specialization)\n" \
@@ -46,6 +50,8 @@ typedef struct {
     bool no_full_packets;
     tilec_stores stores;
     bool stores_given;
+    tilec_target target;
+    const char *sm; /* NULL: the default */
     int refused; /* the first option id native execution does not take, 0: none */
 } cli_native;
 
