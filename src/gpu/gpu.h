@@ -57,8 +57,9 @@ double gpu_kernel_llvm_ms(const gpu_kernel *k);
 const char *gpu_kernel_realization(const gpu_kernel *k);
 void gpu_kernel_destroy(gpu_kernel *k);
 
-/* The path of CUDA's libdevice.10.bc: $TILEC_LIBDEVICE, else $CUDA_HOME's,
- * else the usual install locations; NULL when none exists. */
-const char *gpu_find_libdevice(void);
+/* The path of CUDA's libdevice.10.bc into out[size]: $TILEC_LIBDEVICE, else
+ * $CUDA_HOME's, else the usual install locations; false when none is
+ * readable. */
+bool gpu_find_libdevice(char *out, size_t size);
 
 #endif

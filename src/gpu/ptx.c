@@ -60,24 +60,29 @@ static double now_ms(void) {
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
-const char *gpu_find_libdevice(void) {
+/* path into out when it is readable */
+static bool readable(const char *path, char *out, size_t size) {
+    return !access(path, R_OK) && (size_t)snprintf(out, size, "%s", path) < size;
+}
+
+bool gpu_find_libdevice(char *out, size_t size) {
     static const char *const fixed[] = {"/usr/local/cuda/nvvm/libdevice/libdevice.10.bc",
                                         "/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc",
                                         "/usr/local/cuda-13.0/nvvm/libdevice/libdevice.10.bc",
                                         "/usr/local/cuda-12.8/nvvm/libdevice/libdevice.10.bc",
                                         "/usr/local/cuda-12.6/nvvm/libdevice/libdevice.10.bc",
                                         "/usr/local/cuda-12.4/nvvm/libdevice/libdevice.10.bc"};
-    static char from_home[512];
     const char *env = getenv("TILEC_LIBDEVICE");
-    if (env && *env) return access(env, R_OK) ? NULL : env;
+    if (env && *env) return readable(env, out, size);
     const char *home = getenv("CUDA_HOME");
+    char from_home[1024];
     if (home && *home &&
         (size_t)snprintf(from_home, sizeof from_home, "%s/nvvm/libdevice/libdevice.10.bc", home) < sizeof from_home &&
-        !access(from_home, R_OK))
-        return from_home;
+        readable(from_home, out, size))
+        return true;
     for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
-        if (!access(fixed[i], R_OK)) return fixed[i];
-    return NULL;
+        if (readable(fixed[i], out, size)) return true;
+    return false;
 }
 
 static char *copy_string(tilec_context *ctx, const char *s, size_t n) {
@@ -98,8 +103,8 @@ static tilec_status llvm_error(tilec_context *ctx, const char *code, const char 
 
 /* Links libdevice into m (which calls __nv_* functions). */
 static tilec_status link_libdevice(tilec_context *ctx, LLVMModuleRef m, const char *name) {
-    const char *path = gpu_find_libdevice();
-    if (!path)
+    char path[1024];
+    if (!gpu_find_libdevice(path, sizeof path))
         return tilec_error(ctx, TILEC_E_UNSUPPORTED, "GPU-L01", tilec_no_loc(),
                            "'%s' calls math functions, which the GPU backend takes from CUDA's libdevice, and no "
                            "libdevice.10.bc was found (set TILEC_LIBDEVICE to its path, or CUDA_HOME)",

@@ -16,21 +16,6 @@ static const uint32_t *gpu_block_sizes(const plan_target_info *self, size_t *cou
     return g->block_sizes;
 }
 
-static bool gpu_accepts(const plan_target_info *self, const plan_candidate *c, char *reason, size_t reason_size) {
-    (void)self;
-    if (c->block_size % PLAN_GPU_WARP) {
-        snprintf(reason, reason_size, "a CUDA block holds whole warps: block %u is not a multiple of %u",
-                 c->block_size, PLAN_GPU_WARP);
-        return false;
-    }
-    if (c->block_size > PLAN_GPU_MAX_BLOCK) {
-        snprintf(reason, reason_size, "a CUDA block holds at most %u threads, not %u", PLAN_GPU_MAX_BLOCK,
-                 c->block_size);
-        return false;
-    }
-    return true;
-}
-
 static plan_resource_limits gpu_resource_limits(const plan_target_info *self, const plan_candidate *c,
                                                 const plan_resources *resources) {
     (void)c;
@@ -121,7 +106,7 @@ void plan_gpu_init(plan_gpu *g, uint32_t multiprocessors) {
         .block_sizes = gpu_block_sizes,
         .supports_local_distribution = NULL, /* true: a packet-local program is one warp */
         .supports_task_grain = NULL,         /* false */
-        .accepts = gpu_accepts,
+        .accepts = NULL, /* whole warps up to 1024 threads: the solver's own block check at W = 32 */
         .resource_limits = gpu_resource_limits,
         .schedule = gpu_schedule,
         .cost_policy = gpu_cost_policy,

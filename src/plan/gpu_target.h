@@ -6,8 +6,9 @@
  *                     the reuse model knows, register file unknown (0)
  *   block_sizes       CTAs of 32, 64, 128, 256, 512, 1024 threads
  *   supports_task_grain   false (the hardware schedules the blocks)
- *   accepts           whole warps per block, at most 1024 threads, the grid
- *                     within one launch — refusals name the limit
+ *   accepts           none: a block of whole warps up to 1024 threads is the
+ *                     solver's own rule at W = 32 (PLAN-O06 names it), and a
+ *                     u32 dispatch always fits one grid
  *   resource_limits   local memory per thread for snapshots
  *   schedule          blocks spread round-robin over the multiprocessors:
  *                     the busiest one runs ceil(L / SMs) blocks
@@ -26,7 +27,6 @@
 
 enum {
     PLAN_GPU_WARP = 32,
-    PLAN_GPU_MAX_BLOCK = 1024,
     /* an H100 / H200 SXM: 132 multiprocessors of 2048 threads and 32 blocks */
     PLAN_GPU_DEFAULT_MULTIPROCESSORS = 132,
     PLAN_GPU_THREADS_PER_SM = 2048,

@@ -1,0 +1,282 @@
+/* The GPU route without a GPU (docs/gpu.md):
+ *
+ * - Every example at its default shape is planned by the GPU target info
+ *   (plan/gpu_target.h: W = 32, CTAs of whole warps), lowered, and the
+ *   lowering run on the W = 32 XIR interpreter (the GPU's semantics: one
+ *   lane per thread, warp_read_lane a shuffle) against the TileIR reference
+ *   (lower_fixture.h: sentinels, offset views); then compiled to PTX, whose
+ *   ABI is checked (the .entry, its parameters: one per buffer, the
+ *   dispatch size and the fault record; .maxntid = the block; .target) and
+ *   which `ptxas -arch=sm_90` must accept when ptxas is on PATH (skipped
+ *   with a printed reason otherwise).
+ * - Every kernel of every tests/kernels file the GPU plan admits compiles to
+ *   PTX that ptxas accepts (held-out-style classes: typed GEMMs, rows,
+ *   folds, strided and scalar accesses, bounds checks with fault sites).
+ * - The GPU target: proposals are whole warps, a forced block of 48 is
+ *   refused (PLAN-O06: not a multiple of the warp), the "gpu" cost policy
+ *   prices a warp's gathered lanes at one sector each and keeps a caller's
+ *   own coefficient.
+ * - Refusals: an unknown architecture (GPU-O01), math without libdevice
+ *   (GPU-L01), and tilec_compile for the CUDA target without a driver
+ *   (GPU-D01 "no CUDA driver"), the context usable after each. */
+#include "lower/lower_fixture.h"
+
+#include "gpu/gpu.h"
+#include "plan/gpu_target.h"
+#include "plan/solve.h"
+#include "tilec/tilec.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+enum { WARP = 32 };
+
+static bool have_ptxas;
+static unsigned ptx_checked, ptxas_accepted;
+
+/* ptxas accepts the PTX (nothing to do without ptxas). */
+static bool ptxas_ok(const char *label, const char *ptx) {
+    if (!have_ptxas) return true;
+    char path[] = "/tmp/tilec-test-ptx-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0) return false;
+    FILE *f = fdopen(fd, "w");
+    bool ok = f && fputs(ptx, f) >= 0;
+    if (f) fclose(f);
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "ptxas -arch=sm_90 %s -o /dev/null", path);
+    ok = ok && system(cmd) == 0;
+    CHECK_MSG(ok, "%s: ptxas rejected the PTX (%s)", label, path);
+    if (ok) unlink(path), ptxas_accepted++;
+    return ok;
+}
+
+/* The entry's ABI: `.visible .entry NAME(` with one .param per buffer plus
+ * dispatch size and fault record, .maxntid B, 1, 1, and the target. */
+static void check_abi(const char *label, const gpu_kernel *k, const xir_func *f) {
+    const char *ptx = gpu_kernel_ptx(k);
+    char head[160];
+    snprintf(head, sizeof head, ".visible .entry %s(", gpu_kernel_entry(k));
+    const char *entry = strstr(ptx, head);
+    CHECK_MSG(entry != NULL, "%s: no '%s'", label, head);
+    if (!entry) return;
+    const char *close = strchr(entry, ')');
+    unsigned params = 0;
+    for (const char *p = entry; close && (p = strstr(p, ".param")) && p < close; p++) params++;
+    CHECK_MSG(params == f->args.len + 2, "%s: %u entry parameters for %zu buffers", label, params, f->args.len);
+    char maxntid[48];
+    snprintf(maxntid, sizeof maxntid, ".maxntid %u, 1, 1", f->block_size);
+    CHECK_MSG(strstr(ptx, maxntid) != NULL, "%s: no '%s'", label, maxntid);
+    CHECK(strstr(ptx, ".target sm_90") != NULL);
+    CHECK(gpu_kernel_block_size(k) == f->block_size && gpu_kernel_arg_count(k) == f->args.len);
+    ptx_checked++;
+}
+
+/* f planned by the GPU target and lowered; false (nothing to free) when
+ * the planner or lowering refuses, with *refused set. */
+static bool gpu_lower(const tir_func *f, plan_result *plan, lower_result *r, bool *refused) {
+    plan_gpu target;
+    plan_gpu_init(&target, 0);
+    plan_options po = plan_options_default();
+    po.pack = PLAN_PACK_OFF;
+    po.split = TILEC_SPLIT_OFF;
+    *refused = false;
+    tilec_status st = plan_kernel(ctx, f, &po, &target.info, plan);
+    lower_options lo = lower_options_default();
+    if (!st) st = plan_lower(ctx, f, plan, &lo, r);
+    if (st) {
+        plan_result_free(plan);
+        *refused = true;
+        tilec_diag_clear(ctx);
+        return false;
+    }
+    CHECK(r->packet_width == WARP && r->block_size % WARP == 0);
+    CHECK_MSG(!strcmp(plan->target_name, "cuda-gpu") && !strcmp(plan->policy, "gpu"), "target %s policy %s",
+              plan->target_name, plan->policy);
+    return true;
+}
+
+static gpu_kernel *compile_ok(const char *label, const xir_func *f) {
+    gpu_kernel *k = NULL;
+    tilec_status st = gpu_compile(ctx, f, NULL, &k);
+    CHECK_MSG(st == TILEC_OK, "%s: gpu_compile failed (%s)", label, tilec_status_name(st));
+    if (st) {
+        tilec_diag_print(ctx, stderr);
+        tilec_diag_clear(ctx);
+    }
+    return k;
+}
+
+static const char *const exact_examples[] = {"gemm", "gemm_bt", "bmm", "gemm_bf16", "transpose"};
+
+static bool visit_example(const char *path, const char *name, const char *text, size_t size, void *env) {
+    (void)path, (void)size, (void)env;
+    tir_module *m = parse_kernel(text, NULL, 0);
+    if (!m) return false;
+    const tir_func *f = tir_module_func(m, 0);
+    plan_result plan;
+    lower_result r;
+    bool refused;
+    bool ok = gpu_lower(f, &plan, &r, &refused);
+    CHECK_MSG(ok, "%s: the GPU plan refused it", name);
+    if (ok) {
+        bool exact = false;
+        for (size_t i = 0; i < sizeof exact_examples / sizeof *exact_examples; i++)
+            exact = exact || !strcmp(name, exact_examples[i]);
+        run_config c = run_config_default(WARP, exact);
+        c.tolerance = strcmp(name, "rmsnorm_bf16") ? 5e-5 : 1e-2; /* bf16 output: one bf16 step */
+        CHECK_MSG(run_xir_and_compare(name, f, &r, &c), "%s: W=32 GPU plan differs from the reference", name);
+        gpu_kernel *k = compile_ok(name, r.kernel);
+        if (k) {
+            check_abi(name, k, r.kernel);
+            ptxas_ok(name, gpu_kernel_ptx(k));
+        }
+        gpu_kernel_destroy(k);
+        lower_result_free(&r);
+        plan_result_free(&plan);
+    }
+    tir_module_destroy(m);
+    return true;
+}
+
+static unsigned held_out_compiled, held_out_refused;
+
+static bool visit_test_kernel(const char *path, const char *name, const char *text, size_t size, void *env) {
+    (void)path, (void)size, (void)env;
+    tir_module *m = NULL;
+    if (tir_parse(ctx, text, strlen(text), name, NULL, 0, &m) || tir_verify(ctx, m)) { /* the refusal tests' own inputs */
+        tilec_diag_clear(ctx);
+        tir_module_destroy(m);
+        return true;
+    }
+    for (size_t i = 0; i < tir_module_func_count(m); i++) {
+        const tir_func *f = tir_module_func(m, i);
+        char label[160];
+        snprintf(label, sizeof label, "%s/@%s", name, tir_func_name(f));
+        plan_result plan;
+        lower_result r;
+        bool refused;
+        if (!gpu_lower(f, &plan, &r, &refused)) {
+            held_out_refused++;
+            continue;
+        }
+        gpu_kernel *k = compile_ok(label, r.kernel);
+        if (k) {
+            check_abi(label, k, r.kernel);
+            ptxas_ok(label, gpu_kernel_ptx(k));
+            held_out_compiled++;
+        }
+        gpu_kernel_destroy(k);
+        lower_result_free(&r);
+        plan_result_free(&plan);
+    }
+    tir_module_destroy(m);
+    return true;
+}
+
+static tir_module *example(const char *name) {
+    char *text = read_example(name);
+    tir_module *m = text ? parse_kernel(text, NULL, 0) : NULL;
+    free(text);
+    return m;
+}
+
+static void test_target(void) {
+    plan_gpu g;
+    plan_gpu_init(&g, 0);
+    size_t n;
+    const uint32_t *sizes = g.info.block_sizes(&g.info, &n);
+    CHECK(n == 6);
+    for (size_t i = 0; i < n; i++) CHECK(sizes[i] % WARP == 0 && sizes[i] <= 1024);
+    CHECK(g.info.target(&g.info).packet_width == WARP);
+    plan_cost_coefficients prior = plan_cost_coefficients_default(), out;
+    g.policy.coefficients(&g.policy, NULL, &prior, &out);
+    CHECK(out.contiguous_memory == 4 && out.gathered_lane == 1 && out.worker_activation == 0);
+    prior.gathered_lane = 3; /* a caller's coefficient stays */
+    g.policy.coefficients(&g.policy, NULL, &prior, &out);
+    CHECK(out.gathered_lane == 3);
+
+    tir_module *m = example("softmax");
+    plan_result plan;
+    plan_options po = plan_options_default();
+    po.block_size = 48;
+    CHECK(plan_kernel(ctx, tir_module_func(m, 0), &po, &g.info, &plan) == TILEC_E_ARG);
+    CHECK(has_diag("PLAN-O06", "multiple of the packet width 32"));
+    tilec_diag_clear(ctx);
+    tir_module_destroy(m);
+}
+
+static tilec_status discard(void *user, const char *data, size_t len) {
+    (void)data;
+    *(size_t *)user += len;
+    return TILEC_OK;
+}
+
+static void test_refusals(void) {
+    tir_module *m = example("softmax");
+    const tir_func *f = tir_module_func(m, 0);
+    tilec_compile_options o = tilec_compile_options_default();
+    size_t bytes = 0;
+
+    CHECK(tilec_compile_options_set(ctx, &o, "gpu_arch", "sm_99") == TILEC_E_ARG);
+    CHECK(has_diag("TILEC-O01", "sm_60"));
+    tilec_diag_clear(ctx);
+    o.gpu_arch = "sm_5";
+    CHECK(tilec_emit_ptx(ctx, f, &o, discard, &bytes) == TILEC_E_ARG);
+    CHECK(has_diag("GPU-O01", "sm_5") && bytes == 0);
+    tilec_diag_clear(ctx);
+    o.gpu_arch = NULL;
+
+    /* softmax calls exp: without libdevice it is refused, by name */
+    const char *saved = getenv("TILEC_LIBDEVICE");
+    char *keep = saved ? strdup(saved) : NULL;
+    setenv("TILEC_LIBDEVICE", "/nonexistent/libdevice.10.bc", 1);
+    CHECK(tilec_emit_ptx(ctx, f, &o, discard, &bytes) == TILEC_E_UNSUPPORTED);
+    CHECK(has_diag("GPU-L01", "libdevice") && bytes == 0);
+    tilec_diag_clear(ctx);
+    if (keep) setenv("TILEC_LIBDEVICE", keep, 1);
+    else unsetenv("TILEC_LIBDEVICE");
+    free(keep);
+
+    /* with libdevice where it was, the same call works (when it exists) */
+    char libdevice[1024];
+    if (gpu_find_libdevice(libdevice, sizeof libdevice)) {
+        CHECK(tilec_emit_ptx(ctx, f, &o, discard, &bytes) == TILEC_OK && bytes > 0);
+    } else {
+        printf("libdevice not found: the PTX of math kernels is not generated here\n");
+    }
+
+    /* no driver: a diagnostic, no kernel, the context usable */
+    setenv("TILEC_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
+    o.target = TILEC_TARGET_CUDA;
+    tilec_kernel *k = (tilec_kernel *)1;
+    CHECK(tilec_compile(ctx, f, &o, &k) == TILEC_E_UNSUPPORTED && k == NULL);
+    CHECK(has_diag("GPU-D01", "no CUDA driver"));
+    tilec_diag_clear(ctx);
+    unsetenv("TILEC_CUDA_DRIVER");
+    o.target = TILEC_TARGET_CPU;
+    CHECK(tilec_compile(ctx, f, &o, &k) == TILEC_OK && k && tilec_kernel_target(k) == TILEC_TARGET_CPU);
+    tilec_kernel_destroy(k);
+    tir_module_destroy(m);
+}
+
+int main(void) {
+    if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
+    have_ptxas = system("command -v ptxas >/dev/null 2>&1") == 0;
+    if (!have_ptxas) printf("ptxas is not on PATH: PTX is generated and its ABI checked, not assembled\n");
+    char libdevice[1024];
+    bool math = gpu_find_libdevice(libdevice, sizeof libdevice);
+    if (!math) printf("libdevice not found (TILEC_LIBDEVICE, CUDA_HOME): kernels with math are refused (GPU-L01)\n");
+    test_target();
+    test_refusals();
+    if (math) {
+        CHECK(for_each_source(TILEC_SOURCE_DIR "/examples", ".tir", visit_example, NULL) >= 18);
+        CHECK(for_each_source(TILEC_SOURCE_DIR "/tests/kernels", ".tir", visit_test_kernel, NULL) > 0);
+    }
+    printf("PTX checked: %u kernels (%u examples' plans run on the W=32 XIR interpreter); ptxas accepted %u; "
+           "tests/kernels: %u compiled, %u refused by the GPU plan\n",
+           ptx_checked, 18u, ptxas_accepted, held_out_compiled, held_out_refused);
+    tilec_context_destroy(ctx);
+    TEST_MAIN_END();
+}
