@@ -22,8 +22,11 @@ static double now_us(void) {
     return (double)t.tv_sec * 1e6 + (double)t.tv_nsec * 1e-3;
 }
 
-/* Microseconds for `reps` dispatches; negative after a failed dispatch. */
+/* Microseconds for `reps` dispatches; negative after a failed dispatch.  A
+ * CUDA kernel's are its launches on the device (the copies in and out of
+ * device memory are not timed: docs/gpu.md). */
 static double time_reps(tilec_context *ctx, tilec_kernel *k, const cli_args *a, uint64_t reps) {
+    if (tilec_kernel_target(k) == TILEC_TARGET_CUDA) return cli_native_time_gpu(ctx, k, a, reps);
     double t0 = now_us();
     for (uint64_t i = 0; i < reps; i++)
         if (!cli_native_dispatch(ctx, k, a)) return -1;
@@ -60,7 +63,10 @@ static int bench_kernel(tilec_context *ctx, const tir_func *f, tilec_kernel *k) 
     if (cli_time_kernel(ctx, k, &a, per, &reps)) {
         double median = per[ROUNDS / 2];
         tilec_compile_times c = tilec_kernel_compile_times(k);
-        printf("@%s: native W=%u, %u workers\n", tir_func_name(f), tilec_kernel_width(k), tilec_kernel_workers(k));
+        if (tilec_kernel_target(k) == TILEC_TARGET_CUDA)
+            printf("@%s: cuda W=%u (device time per launch)\n", tir_func_name(f), tilec_kernel_width(k));
+        else
+            printf("@%s: native W=%u, %u workers\n", tir_func_name(f), tilec_kernel_width(k), tilec_kernel_workers(k));
         printf("  %s\n", tilec_kernel_realization(k));
         printf("  run: median %.2f us, min %.2f us, max %.2f us (%d rounds of %llu dispatches)\n", median, per[0],
                per[ROUNDS - 1], ROUNDS, (unsigned long long)reps);

@@ -3,6 +3,7 @@
 #include "compare.h"
 
 #include "gpu/gpu.h"
+#include "tilec/kernel.h"
 
 #include <string.h>
 #include <time.h>
@@ -131,7 +132,10 @@ tilec_kernel *cli_native_compile(tilec_context *ctx, const tilec_compile_options
     return k;
 }
 
-bool cli_native_dispatch(tilec_context *ctx, tilec_kernel *k, const cli_args *args) {
+/* One dispatch; with `timing` (a CUDA kernel), reps launches timed on the
+ * device into *ms. */
+static bool dispatch(tilec_context *ctx, tilec_kernel *k, const cli_args *args, const tilec_gpu_timing *timing,
+                     double *ms) {
     enum { MAX = 64 };
     tilec_buffer b[MAX];
     if (args->count > MAX) {
@@ -140,11 +144,22 @@ bool cli_native_dispatch(tilec_context *ctx, tilec_kernel *k, const cli_args *ar
     }
     for (size_t i = 0; i < args->count; i++)
         b[i] = (tilec_buffer){args->buffers[i].data, args->buffers[i].size_bytes, args->params[i].elem};
-    if (tilec_dispatch(ctx, k, args->count, b) != TILEC_OK) {
+    tilec_status st = timing ? tilec_dispatch_gpu(ctx, k, args->count, b, timing, ms) : tilec_dispatch(ctx, k, args->count, b);
+    if (st != TILEC_OK) {
         cli_fail_diags(ctx);
         return false;
     }
     return true;
+}
+
+bool cli_native_dispatch(tilec_context *ctx, tilec_kernel *k, const cli_args *args) {
+    return dispatch(ctx, k, args, NULL, NULL);
+}
+
+double cli_native_time_gpu(tilec_context *ctx, tilec_kernel *k, const cli_args *args, uint64_t reps) {
+    tilec_gpu_timing timing = {.warmup = 0, .reps = reps > UINT32_MAX ? UINT32_MAX : (uint32_t)reps};
+    double ms = 0;
+    return dispatch(ctx, k, args, &timing, &ms) ? ms * 1e3 * (double)timing.reps : -1;
 }
 
 static double elapsed_us(const struct timespec *t0) {
@@ -166,8 +181,12 @@ int cli_run_native(tilec_context *ctx, const cli_native *n, const tir_func *f, c
         if (cli_native_dispatch(ctx, k, args)) {
             double us = elapsed_us(&t0);
             const char *r = tilec_kernel_realization(k);
-            printf("@%s: native (W=%u, %u workers) compile %.1f ms, run %.1f us", tir_func_name(f),
-                   tilec_kernel_width(k), tilec_kernel_workers(k), tilec_kernel_compile_times(k).total, us);
+            if (tilec_kernel_target(k) == TILEC_TARGET_CUDA) /* the run includes the copies to and from the device */
+                printf("@%s: cuda (W=%u) compile %.1f ms, run %.1f us", tir_func_name(f), tilec_kernel_width(k),
+                       tilec_kernel_compile_times(k).total, us);
+            else
+                printf("@%s: native (W=%u, %u workers) compile %.1f ms, run %.1f us", tir_func_name(f),
+                       tilec_kernel_width(k), tilec_kernel_workers(k), tilec_kernel_compile_times(k).total, us);
             if (check) printf("; reference %.3f ms", ref_ms);
             printf("\n  %s\n", r);
             if (check) {

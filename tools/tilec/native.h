@@ -69,6 +69,10 @@ tilec_compile_options cli_native_options(const cli_native *n);
 tilec_kernel *cli_native_compile(tilec_context *ctx, const tilec_compile_options *o, const tir_func *f);
 /* Dispatches on the argument buffers; prints the diagnostics on failure. */
 bool cli_native_dispatch(tilec_context *ctx, tilec_kernel *k, const cli_args *args);
+/* A CUDA kernel's microseconds for `reps` launches on the device (CUDA
+ * events; the argument copies are not timed); negative after a failure
+ * (diagnostics printed). */
+double cli_native_time_gpu(tilec_context *ctx, tilec_kernel *k, const cli_args *args, uint64_t reps);
 
 enum { CLI_TIME_ROUNDS = 7 };
 /* Warm timing (bench.c): one warm-up dispatch, repetitions doubled until a

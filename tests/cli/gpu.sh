@@ -1,0 +1,31 @@
+# The CUDA target from the command line, without a GPU: tilec emit-ptx prints
+# PTX for the chosen architecture (ptxas assembles it when it is on PATH);
+# tilec run/bench --target cuda without a driver fail with GPU-D01 "no CUDA
+# driver" (exit 1); malformed --target / --sm values are usage errors.
+source "$(dirname "$0")/common.bash" "$@"
+
+expect 0 "$TILEC" emit-ptx "$SRC/examples/gemm.tir" && {
+  contains "$WORK/out" '^\.target sm_90$'
+  contains "$WORK/out" '^\.visible \.entry gemm\($'
+  contains "$WORK/out" '^\.maxntid [0-9]*, 1, 1$'
+  cp "$WORK/out" "$WORK/gemm.ptx"
+  if command -v ptxas > /dev/null; then
+    ptxas -arch=sm_90 "$WORK/gemm.ptx" -o "$WORK/gemm.cubin" || fail "ptxas rejected gemm's PTX"
+  else
+    echo "ptxas is not on PATH: the PTX is not assembled"
+  fi
+}
+expect 0 "$TILEC" emit-ptx "$SRC/examples/transpose.tir" --sm sm_80 -D M=100 -D N=70 &&
+  contains "$WORK/out" '^\.target sm_80$'
+# Planner constraints apply: a forced block of 64 threads.
+expect 0 "$TILEC" emit-ptx "$SRC/examples/rope.tir" --block 64 && contains "$WORK/out" '^\.maxntid 64, 1, 1$'
+expect 1 "$TILEC" emit-ptx "$SRC/examples/rope.tir" --block 48 && contains "$WORK/err" 'PLAN-O06'
+expect 2 "$TILEC" emit-ptx "$SRC/examples/rope.tir" --sm sm_99 && contains "$WORK/err" "'sm_99' is not one of sm_60"
+expect 2 "$TILEC" run "$SRC/examples/rope.tir" --target gpu && contains "$WORK/err" "'gpu' is not cpu or cuda"
+
+# No driver: a diagnostic, never a crash.
+TILEC_CUDA_DRIVER=/nonexistent/libcuda.so.1 expect 1 "$TILEC" run "$SRC/examples/softmax.tir" --target cuda --check &&
+  contains "$WORK/err" 'GPU-D01.*no CUDA driver'
+TILEC_CUDA_DRIVER=/nonexistent/libcuda.so.1 expect 1 "$TILEC" bench "$SRC/examples/softmax.tir" --target cuda &&
+  contains "$WORK/err" 'no CUDA driver'
+finish
