@@ -213,7 +213,10 @@ TILEC_API tilec_compile_times tilec_kernel_compile_times(const tilec_kernel *k);
 /* The PTX tilec_compile would load for `f` with target cuda (options NULL:
  * defaults; `target` is taken as cuda whatever it says), handed to `write`
  * in one call: the GPU target's plan, lowered at W = 32, through LLVM's
- * NVPTX backend for options->gpu_arch.  Needs no GPU and no driver; a
+ * NVPTX backend for options->gpu_arch.  The text opens with comment lines
+ * that say how to launch it (docs/gpu.md "Launch ABI": `// tilec-launch:`
+ * entry, block, dispatch size and grid; one `// tilec-arg:` per buffer with
+ * its name, element type, bytes and use).  Needs no GPU and no driver; a
  * kernel that calls math functions needs CUDA's libdevice (GPU-L01). */
 TILEC_API tilec_status tilec_emit_ptx(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
                                       tir_write_fn write, void *user);

@@ -83,6 +83,22 @@ static tilec_status build(tilec_context *ctx, const tir_func *f, const tilec_com
     return st;
 }
 
+/* PTX comments that say how to launch the entry (docs/gpu.md "Launch
+ * ABI"), so the file stands alone: a runner needs nothing else. */
+static void launch_header(strbuf *s, const gpu_build *b) {
+    const lower_result *lr = &b->lowered;
+    uint32_t grid = lr->dispatch_size / lr->block_size + (lr->dispatch_size % lr->block_size != 0);
+    strbuf_printf(s, "// tilec-launch: entry=%s sm=%s block=%u dispatch=%u grid=%u args=%zu\n",
+                  gpu_kernel_entry(b->code), gpu_kernel_sm(b->code), lr->block_size, lr->dispatch_size, grid,
+                  lr->arg_count);
+    for (size_t i = 0; i < lr->arg_count; i++)
+        strbuf_printf(s, "// tilec-arg: %zu %s %s bytes=%llu%s%s\n", i, lr->args[i].name,
+                      tir_scalar_name(lr->args[i].elem), (unsigned long long)lr->args[i].min_bytes,
+                      lr->args[i].usage & LOWER_USAGE_READ ? " read" : "",
+                      lr->args[i].usage & LOWER_USAGE_WRITE ? " write" : "");
+    strbuf_printf(s, "// tilec-plan: %s\n", lr->realization ? lr->realization : "");
+}
+
 tilec_status tilec_emit_ptx(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
                             tir_write_fn write, void *user) {
     if (!ctx || !f || !write)
@@ -97,7 +113,15 @@ tilec_status tilec_emit_ptx(tilec_context *ctx, const tir_func *f, const tilec_c
     tilec_compile_options o = options ? *options : tilec_compile_options_default();
     gpu_build b;
     tilec_status st = build(ctx, f, &o, &b);
-    if (!st) st = write(user, gpu_kernel_ptx(b.code), strlen(gpu_kernel_ptx(b.code)));
+    strbuf text;
+    strbuf_init(&text, ctx);
+    if (!st) {
+        launch_header(&text, &b);
+        strbuf_append(&text, gpu_kernel_ptx(b.code));
+        st = text.failed ? tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory writing PTX")
+                         : write(user, strbuf_cstr(&text), text.len);
+    }
+    strbuf_free(&text);
     build_free(&b);
     return st;
 }
