@@ -197,6 +197,18 @@ static void fill_phis(emitter *e, const xir_cfg *cfg) {
             }
 }
 
+static void mark_param(emitter *e, unsigned index, const char *attribute) {
+    unsigned kind = LLVMGetEnumAttributeKindForName(attribute, strlen(attribute));
+    LLVMAddAttributeAtIndex(e->fn, index, LLVMCreateEnumAttribute(e->g.c, kind, 0));
+}
+
+/* Whether some buffer_write stores into buffer argument v. */
+static bool written(const xir_value *v) {
+    for (const xir_use *u = v->uses; u; u = u->next)
+        if (u->user->kind == XIR_INST_BUFFER_WRITE && u->index == 0) return true;
+    return false;
+}
+
 /* The kernel's signature and its nvvm.annotations: a kernel, at most B
  * threads per block (ptxas sizes registers for it). */
 static void declare_kernel(emitter *e, const char *entry) {
@@ -211,6 +223,11 @@ static void declare_kernel(emitter *e, const char *entry) {
         e->bufptr[a] = LLVMGetParam(e->fn, (unsigned)a);
         const char *name = e->f->args.data[a]->name;
         if (name) LLVMSetValueName2(e->bufptr[a], name, strlen(name));
+        /* arguments never overlap (the launch ABI: gpu.h), so each is
+         * noalias; one the kernel never writes is also readonly, which
+         * lets its loads go through the read-only data cache (ld.global.nc) */
+        mark_param(e, (unsigned)a + 1, "noalias");
+        if (!written(e->f->args.data[a])) mark_param(e, (unsigned)a + 1, "readonly");
     }
     e->dsize = LLVMGetParam(e->fn, (unsigned)n);
     e->faults = LLVMGetParam(e->fn, (unsigned)n + 1);

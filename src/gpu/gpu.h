@@ -7,7 +7,9 @@
  *   entry(ptr addrspace(1) arg0, ..., ptr addrspace(1) argN-1,
  *         u32 dispatch_size, ptr addrspace(1) faults)
  * launched on ceil(dispatch_size / B) blocks of B = f->block_size threads
- * (a multiple of 32).  Thread t of block b is dispatch id b·B + t; those ≥
+ * (a multiple of 32).  The buffers must not overlap one another (each
+ * pointer is noalias; one the kernel never writes is read through the
+ * read-only data cache).  Thread t of block b is dispatch id b·B + t; those ≥
  * dispatch_size return at once (their memory effects do not happen).
  * warp_read_lane is a warp shuffle of the whole warp (shfl.sync.idx, all 32
  * lanes): as on the XIR interpreter, every lane of the warp must reach it,
