@@ -11,6 +11,7 @@
 
 #include "gpu/emit.h"
 
+#include <llvm-c/Analysis.h>
 #include <llvm-c/BitReader.h>
 #include <llvm-c/Linker.h>
 #include <llvm-c/Target.h>
@@ -155,6 +156,10 @@ static tilec_status generate(tilec_context *ctx, const xir_func *f, const gpu_op
     gpu_emit_info info = {0};
     tilec_status st = gpu_emit(ctx, f, m, k->entry, &info);
     double t1 = now_ms();
+    char *invalid = NULL; /* an emitter bug must not reach LLVM's passes */
+    if (!st && LLVMVerifyModule(m, LLVMReturnStatusAction, &invalid))
+        st = llvm_error(ctx, "GPU-J04", "the emitted LLVM IR does not verify", f->name, invalid), invalid = NULL;
+    if (invalid) LLVMDisposeMessage(invalid);
     if (!st && info.math_calls) st = link_libdevice(ctx, m, f->name);
     if (!st) {
         internalize(m, k->entry);
