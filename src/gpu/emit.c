@@ -174,6 +174,12 @@ static void emit_inst(emitter *e, const xir_inst *i, const xir_block *b) {
     case XIR_INST_FAULT: fault(e, i, b); break;
     case XIR_INST_BUFFER_ADDRESS: r = LLVMBuildPtrToInt(g->b, get(e, xir_operand(i, 0)), g->i64, ""); break;
     case XIR_INST_WARP_READ_LANE: r = read_lane(e, i); break;
+    case XIR_INST_WARP_SYNC: { /* bar.warp.sync: the warp's threads meet, memory ordered among them */
+        LLVMValueRef all = cg_const_i32(g, 0xffffffffu);
+        cg_intrinsic(g, "llvm.nvvm.bar.warp.sync", NULL, 0, &all, 1);
+        e->info->syncs++;
+        break;
+    }
     case XIR_INST_BR: LLVMBuildBr(g->b, e->entry_bb[i->targets[0]->id]); break;
     case XIR_INST_COND_BR:
         LLVMBuildCondBr(g->b, get(e, xir_operand(i, 0)), e->entry_bb[i->targets[0]->id], e->entry_bb[i->targets[1]->id]);

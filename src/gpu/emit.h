@@ -10,6 +10,7 @@
 typedef struct {
     uint32_t math_calls;      /* libdevice calls emitted */
     uint32_t shuffles;        /* warp_read_lane → shfl.sync.idx */
+    uint32_t syncs;           /* warp_sync → bar.warp.sync */
     uint32_t private_arrays;  /* allocas */
     uint32_t fault_sites;     /* fault instructions */
 } gpu_emit_info;

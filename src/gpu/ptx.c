@@ -184,9 +184,9 @@ static tilec_status generate(tilec_context *ctx, const xir_func *f, const gpu_op
         char text[256];
         snprintf(text, sizeof text,
                  "target=cuda; sm=%s; ptx_isa=8.0; block=%u; math_calls=%u; libdevice=%s; shuffles=%u; "
-                 "private_arrays=%u; fault_sites=%u; emit_ms=%.3f; llvm_ms=%.3f",
+                 "warp_syncs=%u; private_arrays=%u; fault_sites=%u; emit_ms=%.3f; llvm_ms=%.3f",
                  k->sm, k->block_size, info.math_calls, info.math_calls ? "linked" : "none", info.shuffles,
-                 info.private_arrays, info.fault_sites, k->emit_ms, k->llvm_ms);
+                 info.syncs, info.private_arrays, info.fault_sites, k->emit_ms, k->llvm_ms);
         k->realization = copy_string(ctx, text, strlen(text));
     }
     if (!st && (!k->ptx || !k->realization || (o->capture_ir && !k->ir)))

@@ -10,7 +10,11 @@ void lower_op(lowerer *lw, const tir_op *op) {
     case TIR_OP_EXTRACT: lower_extract(lw, op); break;
     case TIR_OP_MMA: lower_mma(lw, op); break;
     case TIR_OP_VIEW_LOAD: lower_load(lw, op); break;
-    case TIR_OP_VIEW_STORE: lower_store(lw, op); break;
+    case TIR_OP_VIEW_STORE: /* packet-local: other lanes' accesses before and after are ordered with it */
+        lw_warp_sync(lw);
+        lower_store(lw, op);
+        lw_warp_sync(lw);
+        break;
     case TIR_OP_MAP: lower_map(lw, op); break;
     case TIR_OP_SERIAL:
     case TIR_OP_PIPELINE:

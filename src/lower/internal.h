@@ -95,6 +95,11 @@ xir_value *lw_alloca(lowerer *lw, tir_scalar elem, uint64_t count);
 /* Element `flat` (i64, known in range) of a record. */
 xir_value *lw_read(lowerer *lw, const lv *rec, xir_value *flat);
 void lw_array_write(lowerer *lw, xir_value *array, xir_value *flat, xir_value *value);
+/* Packet-local: a warp_sync, so that the lanes' buffer accesses on either
+ * side are ordered (a store's elements go to other lanes than a load's or
+ * another store's; docs/lowering.md "Packet-local realization").  Nothing
+ * one program per lane, nor right after another warp_sync. */
+void lw_warp_sync(lowerer *lw);
 /* Writes every element of src into the array dst (same count). */
 void lw_copy(lowerer *lw, const tir_space *space, bool runtime, xir_value *dst, const lv *src);
 

@@ -289,6 +289,12 @@ void lw_array_write(lowerer *lw, xir_value *array, xir_value *flat, xir_value *v
     xir_build_store(&lw->b, xir_build_gep(&lw->b, array, flat), value);
 }
 
+void lw_warp_sync(lowerer *lw) {
+    const xir_inst *last = lw->b.block ? lw->b.block->last : NULL;
+    if (!lw->local || !lw_ok(lw) || (last && last->kind == XIR_INST_WARP_SYNC)) return;
+    xir_build_warp_sync(&lw->b);
+}
+
 typedef struct {
     xir_value *dst;
     const lv *src;

@@ -801,6 +801,7 @@ static void emit_inst(emitter *e, const xir_inst *i) {
     case XIR_INST_FAULT: fault(e, i); break;
     case XIR_INST_BUFFER_ADDRESS: r = LLVMBuildPtrToInt(e->g.b, get(e, xir_operand(i, 0), false), e->g.i64, ""); break;
     case XIR_INST_WARP_READ_LANE: r = read_lane(e, i); break;
+    case XIR_INST_WARP_SYNC: break; /* a packet's lanes run each instruction together */
     default: break;
     }
     if (r) e->val[i->value.id] = r;

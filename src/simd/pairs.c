@@ -97,7 +97,8 @@ static bool passes(const xir_inst *i) {
     case XIR_INST_ALLOCA:
     case XIR_INST_LOAD:
     case XIR_INST_STORE:
-    case XIR_INST_WARP_READ_LANE: return true;
+    case XIR_INST_WARP_READ_LANE:
+    case XIR_INST_WARP_SYNC: return true; /* no meaning for a packet in lockstep */
     default: return false;
     }
 }

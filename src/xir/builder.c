@@ -107,6 +107,8 @@ xir_value *xir_build_buffer_address(xir_builder *b, xir_value *buffer) {
     return result(emit(b, XIR_INST_BUFFER_ADDRESS, xir_type_scalar(b->module, TIR_U64), 1, &buffer));
 }
 
+void xir_build_warp_sync(xir_builder *b) { emit(b, XIR_INST_WARP_SYNC, xir_type_void(b->module), 0, NULL); }
+
 xir_value *xir_build_warp_read_lane(xir_builder *b, xir_value *value, xir_value *lane) {
     if (!value || !lane) return NULL;
     xir_value *ops[2] = {value, lane};

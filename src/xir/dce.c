@@ -7,7 +7,7 @@
 
 static bool is_effect(const xir_inst *inst) {
     return inst->kind == XIR_INST_STORE || inst->kind == XIR_INST_BUFFER_WRITE || inst->kind == XIR_INST_FAULT ||
-           xir_inst_is_terminator(inst);
+           inst->kind == XIR_INST_WARP_SYNC || xir_inst_is_terminator(inst);
 }
 
 /* Whether every user of `alloca` is a gep whose every user stores through it

@@ -58,7 +58,27 @@ static tilec_status source_lane(xi_run *r, xi_lane *lane, const xir_inst *at, ui
     return TILEC_OK;
 }
 
-/* Performs the exchange all blocked lanes of the packet wait for. */
+/* A warp_sync: every active lane waits at it (none returned, none
+ * elsewhere), then all go on. */
+static tilec_status sync_lanes(xi_run *r, const xir_inst *at) {
+    for (uint32_t l = 0; l < r->active; l++) {
+        xi_lane *lane = &r->lanes[l];
+        if (lane->status == XI_RETURNED)
+            return xi_fail(r, lane, at, TILEC_E_RUNTIME, "XIR-I13",
+                           "lane %u returned while the other lanes wait at warp_sync", lane->lane);
+    }
+    for (uint32_t l = 0; l < r->active; l++) {
+        xi_lane *lane = &r->lanes[l];
+        tilec_status st = xi_count_step(r, lane, at);
+        if (st) return st;
+        lane->pc = at->next;
+        lane->status = XI_RUNNING;
+    }
+    return TILEC_OK;
+}
+
+/* Performs the exchange (warp_read_lane) or the synchronization
+ * (warp_sync) all blocked lanes of the packet wait for. */
 static tilec_status exchange(xi_run *r) {
     const xi_lane *first = NULL;
     for (uint32_t l = 0; l < r->active; l++) {
@@ -69,12 +89,14 @@ static tilec_status exchange(xi_run *r) {
         } else if (lane->pc != first->pc) {
             char vl[64], bl[64];
             return xi_fail(r, lane, lane->pc, TILEC_E_RUNTIME, "XIR-I13",
-                           "lanes diverged at warp_read_lane: lane %u waits at %s in block %s",
-                           first->lane, xi_value_label(&first->pc->value, vl, sizeof vl),
+                           "lanes diverged at %s: lane %u waits at %s in block %s",
+                           xir_inst_kind_name(first->pc->kind), first->lane,
+                           xi_value_label(&first->pc->value, vl, sizeof vl),
                            xi_block_label(first->pc->parent, bl, sizeof bl));
         }
     }
     const xir_inst *at = first->pc;
+    if (at->kind == XIR_INST_WARP_SYNC) return sync_lanes(r, at);
     tilec_status st;
     /* Read every delivered value before any lane's result is assigned. */
     for (uint32_t l = 0; l < r->active; l++) {

@@ -267,14 +267,14 @@ static tilec_status exec(xi_run *r, xi_lane *lane, const xir_inst *inst) {
     case XIR_INST_RET: lane->status = XI_RETURNED; return TILEC_OK;
     default: break;
     }
-    TILEC_UNREACHABLE(r->ctx, "exec: PHIs run on edges, warp_read_lane in the scheduler");
+    TILEC_UNREACHABLE(r->ctx, "exec: PHIs run on edges, warp_read_lane and warp_sync in the scheduler");
     return TILEC_E_INTERNAL;
 }
 
 tilec_status xi_lane_run(xi_run *r, xi_lane *lane) {
     while (lane->status == XI_RUNNING) {
         const xir_inst *inst = lane->pc;
-        if (inst->kind == XIR_INST_WARP_READ_LANE) {
+        if (inst->kind == XIR_INST_WARP_READ_LANE || inst->kind == XIR_INST_WARP_SYNC) {
             lane->status = XI_BLOCKED;
             break;
         }

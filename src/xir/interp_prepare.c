@@ -153,6 +153,7 @@ static const char *check_types(const xir_inst *inst) {
         return n == 2 && is_scalar(op_type(inst, 0)) && is_integer(op_type(inst, 1)) && rt == op_type(inst, 0)
                    ? NULL
                    : "needs a scalar value, an integer lane and a result of the value's type";
+    case XIR_INST_WARP_SYNC: return n == 0 && rt && rt->kind == XIR_TYPE_VOID ? NULL : "takes no operands";
     case XIR_INST_FAULT:
         return n == 2 && is_scalar(op_type(inst, 0)) && op_type(inst, 0)->scalar == TIR_U32 && is_scalar(op_type(inst, 1)) &&
                        op_type(inst, 1)->scalar == TIR_I64

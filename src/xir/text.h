@@ -51,10 +51,11 @@ void xir_print_block_ref(strbuf *out, const xir_names *names, const xir_block *b
 void xir_print_inst(strbuf *out, const xir_names *names, const xir_inst *inst);
 
 /* Whether instructions of kind k produce a value, so the text names them
- * (`%name = ...`): all but store, buffer_write, fault, br, cond_br and ret. */
+ * (`%name = ...`): all but store, buffer_write, warp_sync, fault, br,
+ * cond_br and ret. */
 static inline bool xir_inst_has_result(xir_inst_kind k) {
-    return k != XIR_INST_STORE && k != XIR_INST_BUFFER_WRITE && k != XIR_INST_FAULT && k != XIR_INST_BR &&
-           k != XIR_INST_COND_BR && k != XIR_INST_RET;
+    return k != XIR_INST_STORE && k != XIR_INST_BUFFER_WRITE && k != XIR_INST_WARP_SYNC && k != XIR_INST_FAULT &&
+           k != XIR_INST_BR && k != XIR_INST_COND_BR && k != XIR_INST_RET;
 }
 
 /* Whether the numbered-name rules above reserve `name` (so a value or block

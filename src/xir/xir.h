@@ -45,7 +45,8 @@ struct xir_type {
     X(ARITH, "arith") X(CAST, "cast") X(BITCAST, "bitcast") X(PHI, "phi") \
     X(ALLOCA, "alloca") X(GEP, "gep") X(LOAD, "load") X(STORE, "store") \
     X(BUFFER_READ, "buffer_read") X(BUFFER_WRITE, "buffer_write") \
-    X(BUFFER_ADDRESS, "buffer_address") X(WARP_READ_LANE, "warp_read_lane") X(FAULT, "fault") \
+    X(BUFFER_ADDRESS, "buffer_address") X(WARP_READ_LANE, "warp_read_lane") X(WARP_SYNC, "warp_sync") \
+    X(FAULT, "fault") \
     X(BR, "br") X(COND_BR, "cond_br") X(RET, "ret")
 
 typedef enum {
@@ -284,6 +285,10 @@ void xir_build_buffer_write(xir_builder *b, xir_value *buffer, xir_value *index,
 void xir_build_fault(xir_builder *b, xir_value *site, xir_value *value);
 xir_value *xir_build_buffer_address(xir_builder *b, xir_value *buffer);
 xir_value *xir_build_warp_read_lane(xir_builder *b, xir_value *value, xir_value *lane);
+/* Every lane of the packet reaches this point before any goes on, and the
+ * memory effects of each lane before it are seen by every lane after it
+ * (docs/xir.md "warp_sync"). */
+void xir_build_warp_sync(xir_builder *b);
 void xir_build_br(xir_builder *b, xir_block *target);
 void xir_build_cond_br(xir_builder *b, xir_value *cond, xir_block *if_true, xir_block *if_false);
 void xir_build_ret(xir_builder *b);

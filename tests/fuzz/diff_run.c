@@ -10,7 +10,10 @@
 #include "diff_run.h"
 
 #include "diff_case.h"
-#include "tilec/tilec.h"
+#include "gpu/gpu.h"
+#include "plan/gpu_target.h"
+#include "tilec/kernel.h"
+#include "xir/interp.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -276,6 +279,92 @@ static tilec_kernel *compile(diff_runner *r, const diff_case *c, const tir_func 
     return NULL;
 }
 
+/* The case's planner options for the GPU target: pack and split are CPU
+ * realizations; a block must be whole warps; packet-local means 32 lanes. */
+static plan_options gpu_plan_options(diff_runner *r, const diff_case *c, bool defaults) {
+    tilec_compile_options o = options_of(r, c, defaults);
+    if (o.block_size % PLAN_GPU_WARP) o.block_size = 0;
+    if (o.local_lanes > 1) o.local_lanes = PLAN_GPU_WARP;
+    plan_options po = tilec_planner_options(&o);
+    po.pack = PLAN_PACK_OFF;
+    po.split = TILEC_SPLIT_OFF;
+    po.split_chunks = 0;
+    po.blocks_per_task = 0;
+    po.search_task_grain = false;
+    return po;
+}
+
+/* f planned for the GPU and lowered (retrying with the default planner
+ * options after a refusal); false with out set when it is not. */
+static bool gpu_lower(diff_runner *r, const diff_case *c, const tir_func *f, plan_result *plan, lower_result *lowered,
+                      diff_result *out) {
+    plan_gpu target;
+    plan_gpu_init(&target, 0);
+    for (int attempt = 0; attempt < 2; attempt++) {
+        plan_options po = gpu_plan_options(r, c, attempt == 1);
+        tilec_diag_clear(r->ctx);
+        lower_options lo = lower_options_default();
+        lo.fused_mma = !c->separate_mma;
+        tilec_status st = plan_kernel(r->ctx, f, &po, &target.info, plan);
+        if (!st) st = plan_lower(r->ctx, f, plan, &lo, lowered);
+        if (!st) return true;
+        plan_result_free(plan);
+        bool refusal = is_refusal(st, r->ctx) || st == TILEC_E_ARG;
+        if (!refusal) {
+            set_diag(out, r->ctx, DIFF_ERROR, "GPU plan failed");
+            return false;
+        }
+    }
+    out->gpu = DIFF_GPU_REFUSED;
+    return false;
+}
+
+/* The GPU route (diff_run.h): b's inputs fresh, the reference's results in
+ * ref_b already. */
+static void run_gpu(diff_runner *r, const diff_case *c, const tir_func *f, const buffers *ref_b, diff_result *out) {
+    buffers b;
+    char why[512];
+    plan_result plan;
+    lower_result lowered;
+    memset(&lowered, 0, sizeof lowered);
+    if (!buffers_make(c, f, &b, why, sizeof why) || !gpu_lower(r, c, f, &plan, &lowered, out)) {
+        buffers_free(&b);
+        return;
+    }
+    tir_buffer args[MAX_ARGS];
+    for (size_t i = 0; i < b.n; i++) {
+        memcpy(b.ref[i], ref_b->ref[i], b.total[i] + 2 * PAD); /* the reference's results to compare with */
+        args[i] = (tir_buffer){b.nat[i] + PAD, b.bytes[i]};
+    }
+    fault_record faults = {0};
+    xir_interp_options xo = xir_interp_default_options();
+    xo.faults = &faults;
+    tilec_diag_clear(r->ctx);
+    tilec_status st = xir_interpret_with(r->ctx, lowered.kernel, lowered.dispatch_size, PLAN_GPU_WARP, b.n, args, &xo);
+    if (st == TILEC_E_BUDGET || (st && !strcmp(first_code(r->ctx), "XIR-I05"))) {
+        out->gpu = DIFF_GPU_REFUSED; /* the interpreter's step budget: too big to check this way */
+    } else if (st) {
+        set_diag(out, r->ctx, DIFF_ERROR, "GPU plan (W=32, XIR interpreter)");
+    } else if (faults.count) {
+        out->outcome = DIFF_MISMATCH;
+        snprintf(out->detail, sizeof out->detail, "GPU plan (W=32): %llu bounds faults the reference does not have",
+                 (unsigned long long)faults.count);
+    } else if (!compare(c, f, &b, false, why, sizeof why)) {
+        out->outcome = DIFF_MISMATCH;
+        snprintf(out->detail, sizeof out->detail, "GPU plan (W=32, XIR interpreter): %s", why);
+    } else {
+        gpu_kernel *k = NULL;
+        tilec_diag_clear(r->ctx);
+        st = gpu_compile(r->ctx, lowered.kernel, NULL, &k);
+        if (st && strcmp(first_code(r->ctx), "GPU-L01")) set_diag(out, r->ctx, DIFF_ERROR, "PTX generation failed");
+        else out->gpu = DIFF_GPU_CHECKED;
+        gpu_kernel_destroy(k);
+    }
+    lower_result_free(&lowered);
+    plan_result_free(&plan);
+    buffers_free(&b);
+}
+
 static bool is_runtime_code(const char *code) {
     return !strcmp(code, "TIR-I07") || !strcmp(code, "TIR-I08") || !strcmp(code, "TIR-I09");
 }
@@ -335,6 +424,7 @@ static void run_parsed(diff_runner *r, const diff_case *c, const tir_func *f, bo
         }
         tilec_kernel_destroy(k);
     }
+    if (out->outcome == DIFF_OK && !ref && !c->n_binds) run_gpu(r, c, f, &b, out);
     buffers_free(&b);
 }
 

@@ -13,7 +13,16 @@
  * and the native bugs: MISMATCH (results differ, a pad changed, or native
  * succeeded/failed differently from a reference runtime error — after one,
  * only the pads are compared: the outputs are unspecified) and ERROR
- * (any other compile or dispatch failure). */
+ * (any other compile or dispatch failure).
+ *
+ * The GPU route too (docs/gpu.md), on cases without aliased parameters or
+ * bounds faults: the GPU target's plan with the case's planner options
+ * (a block that is not whole warps searched instead, packet-local at 32
+ * lanes), lowered at W = 32 and run on the XIR interpreter — the GPU's
+ * semantics — over fresh inputs, compared as the native run is; then the
+ * same XIR compiled to PTX, which must succeed (a kernel with math
+ * functions where no libdevice is found excepted).  A GPU plan the planner
+ * or lowering refuses is counted, not a bug. */
 #ifndef TILEC_TESTS_DIFF_RUN_H
 #define TILEC_TESTS_DIFF_RUN_H
 
@@ -45,6 +54,7 @@ typedef struct {
     uint32_t split;    /* the native kernel split a reduce in this many chunks (0: not split) */
     bool mergeable;    /* the kernel has a reduce with a combine block */
     bool split_asked;  /* the case asks for chunks (split=N, N > 0) */
+    enum { DIFF_GPU_NOT_RUN, DIFF_GPU_CHECKED, DIFF_GPU_REFUSED } gpu; /* the GPU route's W = 32 run */
 } diff_result;
 
 typedef struct diff_runner diff_runner;

@@ -1,9 +1,10 @@
-/* XIR interpreter, warp_read_lane: butterfly reductions (sum and xor) in a
+/* XIR interpreter, warp_read_lane and warp_sync: butterfly reductions (sum and xor) in a
  * loop at every width 1..32 (32: a GPU warp, whose shuffles these model),
  * broadcasts (from lane 0 and the last lane, in tail packets, of f32 bit
  * patterns), exchanges among the lanes still running, and the errors: a lane
  * outside the packet, an inactive lane, a returned lane, lanes waiting at
- * different instructions or different occurrences. */
+ * different instructions or different occurrences; warp_sync ordering the
+ * lanes' buffer writes before their reads, and a lane returning before it. */
 #include "xir_interp_fixture.h"
 
 #include <stdint.h>
@@ -263,8 +264,60 @@ static void test_exchange_steps(void) {
     xk_close(&k);
 }
 
+/* Lane l writes out[id] = id + 1, then (`sync`) meets the others at a
+ * warp_sync, then reads its neighbour's element out[base + (l + 1) % W]
+ * into next[id].  Without the sync the lanes run one at a time, so each
+ * reads its neighbour's element before the neighbour wrote it (0) — the
+ * last lane excepted; with it, every write comes before every read.  And
+ * `early`: lane 1 returns before the sync, an error. */
+static xkernel sync_kernel(bool sync, bool early) {
+    xkernel k = xk_open(sync ? "synced" : "unsynced", 32);
+    xir_value *out = xir_func_add_buffer(k.f, "out", TIR_U32), *next = xir_func_add_buffer(k.f, "next", TIR_U32);
+    xk_write(&k, out, dispatch_id(&k), xk_bin(&k, XIR_OP_ADD, dispatch_id(&k), xk_u32(&k, 1)));
+    if (early) {
+        xir_block *gone = xir_block_new(k.f, "gone"), *stay = xir_block_new(k.f, "stay");
+        xir_build_cond_br(&k.b, xk_bin(&k, XIR_OP_EQ, lane_id(&k), xk_u32(&k, 1)), gone, stay);
+        xir_builder_at_end(&k.b, gone);
+        xir_build_ret(&k.b);
+        xir_builder_at_end(&k.b, stay);
+    }
+    if (sync) xir_build_warp_sync(&k.b);
+    xir_value *w = xk_special(&k, XIR_SPECIAL_WARP_SIZE);
+    xir_value *base = xk_bin(&k, XIR_OP_SUB, dispatch_id(&k), lane_id(&k));
+    xir_value *peer = xk_bin(&k, XIR_OP_ADD, base, xk_bin(&k, XIR_OP_MOD, xk_bin(&k, XIR_OP_ADD, lane_id(&k), xk_u32(&k, 1)), w));
+    xk_write(&k, next, dispatch_id(&k), xir_build_buffer_read(&k.b, out, xir_build_cast(&k.b, peer, TIR_U64)));
+    xir_build_ret(&k.b);
+    return k;
+}
+
+static void test_warp_sync(void) {
+    uint32_t out[64], next[64];
+    tir_buffer args[2] = {xbuf(out, sizeof out), xbuf(next, sizeof next)};
+    for (int sync = 0; sync < 2; sync++) {
+        xkernel k = sync_kernel(sync, false);
+        for (uint32_t w = 2; w <= 32; w *= 2) {
+            memset(out, 0, sizeof out);
+            memset(next, 0xff, sizeof next);
+            if (!xk_run_ok(&k, 64, w, 2, args)) continue;
+            int bad = 0;
+            for (uint32_t j = 0; j < 64; j++) {
+                uint32_t l = j % w, peer = j - l + (l + 1) % w;
+                uint32_t want = sync || l == w - 1 ? peer + 1 : 0; /* unsynced: only the last lane reads a write */
+                bad += next[j] != want;
+            }
+            CHECK_MSG(bad == 0, "%s W=%u: %d lanes wrong", k.f->name, w, bad);
+        }
+        xk_close(&k);
+    }
+    xkernel k = sync_kernel(true, true);
+    expect_error(xk_run_with(&k, 8, 4, 2, args, NULL), TILEC_E_RUNTIME, "XIR-I13",
+                 "lane 1 returned while the other lanes wait at warp_sync");
+    xk_close(&k);
+}
+
 int main(void) {
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
+    test_warp_sync();
     test_butterflies();
     test_broadcasts();
     test_exchange_bits();

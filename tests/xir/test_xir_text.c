@@ -135,6 +135,7 @@ static xir_module *build_everything(void) {
     /* diamond (a triangle: entry -> then -> join, entry -> join) */
     xir_builder_at_end(&b, then);
     xir_value *shuffled = xir_build_warp_read_lane(&b, relu, xir_const_uint(m, TIR_U32, 3));
+    xir_build_warp_sync(&b);
     xir_build_br(&b, join);
     xir_builder_at_end(&b, join);
     xir_inst *merged = xir_build_phi(&b, xir_type_scalar(m, TIR_F32));
@@ -202,6 +203,7 @@ static void test_builder_roundtrip(void) {
         CHECK_STR_CONTAINS(text, "= not bool true : bool\n");
         CHECK_STR_CONTAINS(text, "= bitcast %");
         CHECK_STR_CONTAINS(text, " to u32\n");
+        CHECK_STR_CONTAINS(text, "\n  warp_sync\n");
         for (xir_arith_op op = XIR_OP_ADD; op < XIR_OP_COUNT; op++) {
             char spelled[32];
             snprintf(spelled, sizeof spelled, " = %s ", xir_arith_name(op));
