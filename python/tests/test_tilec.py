@@ -231,6 +231,17 @@ def test_errors_carry_code_location_and_caret():
         tilec.compile(os.path.join(EX, "no_such.tir"))
 
 
+def test_cuda_target_without_a_driver(monkeypatch):
+    # the CUDA target by name (docs/gpu.md): no driver is a TilecError, never a crash
+    monkeypatch.setenv("TILEC_CUDA_DRIVER", "/nonexistent/libcuda.so.1")
+    with pytest.raises(tilec.TilecError) as e:
+        tilec.compile(os.path.join(EX, "softmax.tir"), options={"target": "cuda", "gpu_arch": "sm_80"})
+    assert e.value.code == "GPU-D01" and "no CUDA driver" in str(e.value)
+    with pytest.raises(tilec.TilecError, match="cpu or cuda"):
+        tilec.compile(os.path.join(EX, "softmax.tir"), options={"target": "tpu"})
+    assert tilec.compile(os.path.join(EX, "softmax.tir"), options={"target": "cpu"}).width >= 1
+
+
 def test_options_and_metadata():
     k = tilec.compile(os.path.join(EX, "softmax.tir"), R=64, W=64, threads=1, width=4,
                       options={"fuse": "off", "local_lanes": 1, "stores": "cached"})
