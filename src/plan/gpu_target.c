@@ -16,6 +16,13 @@ static const uint32_t *gpu_block_sizes(const plan_target_info *self, size_t *cou
     return g->block_sizes;
 }
 
+/* A thread branches on its own: an `if` whose condition differs between
+ * the lanes of a warp may loop in its body. */
+static bool gpu_divergent_loops(const plan_target_info *self) {
+    (void)self;
+    return true;
+}
+
 static plan_resource_limits gpu_resource_limits(const plan_target_info *self, const plan_candidate *c,
                                                 const plan_resources *resources) {
     (void)c;
@@ -106,6 +113,7 @@ void plan_gpu_init(plan_gpu *g, uint32_t multiprocessors) {
         .block_sizes = gpu_block_sizes,
         .supports_local_distribution = NULL, /* true: a packet-local program is one warp */
         .supports_task_grain = NULL,         /* false */
+        .supports_divergent_loops = gpu_divergent_loops,
         .accepts = NULL, /* whole warps up to 1024 threads: the solver's own block check at W = 32 */
         .resource_limits = gpu_resource_limits,
         .schedule = gpu_schedule,

@@ -6,6 +6,8 @@
  *                     the reuse model knows, register file unknown (0)
  *   block_sizes       CTAs of 32, 64, 128, 256, 512, 1024 threads
  *   supports_task_grain   false (the hardware schedules the blocks)
+ *   supports_divergent_loops  true: threads branch on their own, so one
+ *                     program per lane may loop under a varying `if`
  *   accepts           none: a block of whole warps up to 1024 threads is the
  *                     solver's own rule at W = 32 (PLAN-O06 names it), and a
  *                     u32 dispatch always fits one grid

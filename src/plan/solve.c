@@ -389,7 +389,8 @@ static bool fusion_changes(solver *s, size_t l, uint32_t v) {
 static tilec_status consider(solver *s, const plan_candidate *c, size_t l, const plan_root_map *map) {
     plan_result *out = s->out;
     const plan_target_info *info = s->info;
-    if (c->local_lanes <= 1 && out->target.packet_width > 1 && s->branch)
+    if (c->local_lanes <= 1 && out->target.packet_width > 1 && s->branch &&
+        !(info->supports_divergent_loops && info->supports_divergent_loops(info)))
         return reject(s, c, PLAN_REJECT_BRANCH, NULL,
                       "one program per lane: the condition of 'if' op #%u may differ between the lanes and its body "
                       "has a loop (the SIMD backend predicates only loop-free branches)",

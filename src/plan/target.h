@@ -10,6 +10,11 @@
  *   block_sizes                 a finite list of block-width proposals
  *   supports_local_distribution NULL: true
  *   supports_task_grain         NULL: false
+ *   supports_divergent_loops    NULL: false — one program per lane with an
+ *                               `if` whose condition varies between lanes
+ *                               and whose body loops is refused (the SIMD
+ *                               backend predicates only loop-free branches;
+ *                               a GPU's threads branch on their own)
  *   accepts(candidate)          extra geometry limits, before resources; it
  *                               can only narrow legality.  NULL: accept
  *   resource_limits(candidate)  the snapshot budget, after the shared static
@@ -150,6 +155,7 @@ struct plan_target_info {
     void (*schedule)(const plan_target_info *self, const plan_target *target, const plan_candidate *candidate,
                      plan_work *work);
     const plan_cost_policy *(*cost_policy)(const plan_target_info *self);
+    bool (*supports_divergent_loops)(const plan_target_info *self);
 };
 
 enum { PLAN_DEFAULT_SNAPSHOT_BUDGET = 256 * 1024 };

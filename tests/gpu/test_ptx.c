@@ -16,6 +16,9 @@
  *   refused (PLAN-O06: not a multiple of the warp), the "gpu" cost policy
  *   prices a warp's gathered lanes at one sector each and keeps a caller's
  *   own coefficient.
+ * - A loop under a lane-varying `if`, one program per lane: the CPU target
+ *   refuses it, the GPU target (supports_divergent_loops) plans it, and its
+ *   lowering runs right at W = 32.
  * - Refusals: an unknown architecture (GPU-O01), math without libdevice
  *   (GPU-L01), and tilec_compile for the CUDA target without a driver
  *   (GPU-D01 "no CUDA driver"), the context usable after each. */
@@ -207,6 +210,51 @@ static void test_target(void) {
     tir_module_destroy(m);
 }
 
+/* tests/kernels/conditional.tir's @guarded_sum loops under an `if` whose
+ * condition differs between lanes: the CPU target refuses one program per
+ * lane for it (its SIMD backend predicates only loop-free branches), the
+ * GPU target takes it (supports_divergent_loops), and the lowering runs
+ * right at W = 32. */
+static void test_divergent_loops(void) {
+    tir_module *m = parse_test_kernel(ctx, "conditional");
+    const tir_func *f = NULL;
+    for (size_t i = 0; m && i < tir_module_func_count(m); i++)
+        if (!strcmp(tir_func_name(tir_module_func(m, i)), "guarded_sum")) f = tir_module_func(m, i);
+    CHECK(f != NULL);
+    if (!f) return;
+    plan_options po = plan_options_default();
+    po.local_lanes = 1;
+    plan_thread_pool cpu;
+    plan_thread_pool_init(&cpu, 16, 1);
+    plan_result plan;
+    CHECK(plan_kernel(ctx, f, &po, &cpu.info, &plan) == TILEC_E_UNSUPPORTED);
+    CHECK(has_diag("PLAN-S01", "predicates only loop-free branches"));
+    plan_result_free(&plan);
+    tilec_diag_clear(ctx);
+    plan_gpu g;
+    plan_gpu_init(&g, 0);
+    lower_result r;
+    lower_options lo = lower_options_default();
+    if (plan_kernel(ctx, f, &po, &g.info, &plan) == TILEC_OK) {
+        if (plan_lower(ctx, f, &plan, &lo, &r) == TILEC_OK) {
+            CHECK(r.local_lanes == 1 && r.packet_width == WARP);
+            run_config c = run_config_default(WARP, false);
+            CHECK(run_xir_and_compare("guarded_sum (GPU, one program per lane)", f, &r, &c));
+            gpu_kernel *k = compile_ok("guarded_sum", r.kernel);
+            if (k) ptxas_ok("guarded_sum", gpu_kernel_ptx(k));
+            gpu_kernel_destroy(k);
+            lower_result_free(&r);
+        } else {
+            CHECK_MSG(false, "guarded_sum: the GPU plan does not lower");
+        }
+        plan_result_free(&plan);
+    } else {
+        CHECK_MSG(false, "guarded_sum: the GPU target refuses one program per lane");
+    }
+    tilec_diag_clear(ctx);
+    tir_module_destroy(m);
+}
+
 static tilec_status discard(void *user, const char *data, size_t len) {
     (void)data;
     *(size_t *)user += len;
@@ -270,6 +318,7 @@ int main(void) {
     if (!math) printf("libdevice not found (TILEC_LIBDEVICE, CUDA_HOME): kernels with math are refused (GPU-L01)\n");
     test_target();
     test_refusals();
+    test_divergent_loops();
     if (math) {
         CHECK(for_each_source(TILEC_SOURCE_DIR "/examples", ".tir", visit_example, NULL) >= 18);
         CHECK(for_each_source(TILEC_SOURCE_DIR "/tests/kernels", ".tir", visit_test_kernel, NULL) > 0);

@@ -145,7 +145,7 @@ static inline void mock_init(mock_target *m, uint32_t packet_width, uint32_t wor
     m->local_distribution = true;
     m->budget = UINT64_MAX;
     m->info = (plan_target_info){"mock", m, mock_target_hook, mock_block_sizes, mock_local, mock_task_grain,
-                                 mock_accepts, mock_limits, mock_schedule, mock_policy};
+                                 mock_accepts, mock_limits, mock_schedule, mock_policy, NULL};
 }
 
 /* ---- traced reference runs (tests of the access summaries) ---- */
