@@ -1,4 +1,6 @@
-# The CUDA target from the command line, without a GPU: tilec emit-ptx prints
+# The CUDA target from the command line, without a GPU: tilec plan/lower/run
+# --xir --target cuda plan for the GPU target and check its lowering at
+# W = 32 on the XIR interpreter; tilec emit-ptx prints
 # PTX for the chosen architecture (ptxas assembles it when it is on PATH);
 # tilec run/bench --target cuda without a driver fail with GPU-D01 "no CUDA
 # driver" (exit 1); malformed --target / --sm values are usage errors.
@@ -22,6 +24,18 @@ expect 0 "$TILEC" emit-ptx "$SRC/examples/rope.tir" --block 64 && contains "$WOR
 expect 1 "$TILEC" emit-ptx "$SRC/examples/rope.tir" --block 48 && contains "$WORK/err" 'PLAN-O06'
 expect 2 "$TILEC" emit-ptx "$SRC/examples/rope.tir" --sm sm_99 && contains "$WORK/err" "'sm_99' is not one of sm_60"
 expect 2 "$TILEC" run "$SRC/examples/rope.tir" --target gpu && contains "$WORK/err" "'gpu' is not cpu or cuda"
+
+# The GPU's plan from the planner's commands, and its lowering on the XIR
+# interpreter at W = 32 (the GPU's semantics) for every example.
+expect 0 "$TILEC" plan "$SRC/examples/softmax.tir" --target cuda -D R=4096 -D W=4096 && {
+  contains "$WORK/out" 'plan for target cuda-gpu \(W=32'
+  contains "$WORK/out" '^cost policy: gpu; coefficients: .*contiguous_memory 4 gathered_lane 1'
+  contains "$WORK/out" 'block 1024, W 32, local lanes 32'
+}
+expect 0 "$TILEC" lower "$SRC/examples/rope.tir" --target cuda && contains "$WORK/out" 'packet_width=32'
+for example in "$SRC"/examples/*.tir; do
+  expect 0 "$TILEC" run "$example" --xir --target cuda --seed 2 && contains "$WORK/out" 'vs reference: .*, ok$'
+done
 
 # No driver: a diagnostic, never a crash.
 TILEC_CUDA_DRIVER=/nonexistent/libcuda.so.1 expect 1 "$TILEC" run "$SRC/examples/softmax.tir" --target cuda --check &&

@@ -33,7 +33,8 @@ static bool native_takes(int id) {
     case OPT_PLAN_FUSE:
     case OPT_PLAN_PACK:
     case OPT_PLAN_SPLIT:
-    case OPT_PLAN_SPLIT_CHUNKS: return true;
+    case OPT_PLAN_SPLIT_CHUNKS:
+    case OPT_PLAN_TARGET: return true;
     default: return false;
     }
 }
@@ -64,12 +65,6 @@ bool cli_native_option(cli_native *n, const char *command, int id, const char *v
             }
         cli_usage_error(command, "--stores: '%s' is not auto, cached or streaming", value);
         *ok = false;
-        return true;
-    }
-    if (id == OPT_NATIVE_TARGET) {
-        *ok = !strcmp(value, "cpu") || !strcmp(value, "cuda");
-        if (*ok) n->target = strcmp(value, "cpu") ? TILEC_TARGET_CUDA : TILEC_TARGET_CPU;
-        else cli_usage_error(command, "--target: '%s' is not cpu or cuda", value);
         return true;
     }
     if (id == OPT_NATIVE_SM) {
@@ -118,7 +113,7 @@ tilec_compile_options cli_native_options(const cli_native *n) {
     o.split = po->split;
     o.fuse = po->fuse;
     o.split_chunks = po->split_chunks;
-    o.target = n->target;
+    o.target = n->lowering.planning.gpu ? TILEC_TARGET_CUDA : TILEC_TARGET_CPU;
     o.gpu_arch = n->sm;
     return o;
 }

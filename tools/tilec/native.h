@@ -19,10 +19,10 @@
 #include "lowering.h"
 #include "tilec/tilec.h"
 
-enum { OPT_NATIVE_THREADS = 140, OPT_NATIVE_NO_FULL_PACKETS, OPT_NATIVE_STORES, OPT_NATIVE_TARGET, OPT_NATIVE_SM };
+enum { OPT_NATIVE_THREADS = 140, OPT_NATIVE_NO_FULL_PACKETS, OPT_NATIVE_STORES, OPT_NATIVE_SM };
 #define CLI_NATIVE_OPTIONS \
     {"--threads", true, OPT_NATIVE_THREADS}, {"--no-full-packets", false, OPT_NATIVE_NO_FULL_PACKETS}, \
-    {"--stores", true, OPT_NATIVE_STORES}, {"--target", true, OPT_NATIVE_TARGET}, {"--sm", true, OPT_NATIVE_SM}
+    {"--stores", true, OPT_NATIVE_STORES}, {"--sm", true, OPT_NATIVE_SM}
 #define CLI_NATIVE_HELP \
     "  --target T        cpu (default: this host's cores) or cuda (an NVIDIA GPU through the\n" \
     "                    CUDA driver, loaded at run time: docs/gpu.md)\n" \
@@ -50,8 +50,7 @@ typedef struct {
     bool no_full_packets;
     tilec_stores stores;
     bool stores_given;
-    tilec_target target;
-    const char *sm; /* NULL: the default */
+    const char *sm; /* --sm (with --target cuda, a planning option); NULL: the default */
     int refused; /* the first option id native execution does not take, 0: none */
 } cli_native;
 

@@ -3,6 +3,8 @@
  * text into numbers and names into fields. */
 #include "planning.h"
 
+#include "plan/gpu_target.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +76,13 @@ bool cli_planning_option(cli_planning *p, const char *command, int id, const cha
     bool ok = false;
     switch (id) {
     case OPT_PLAN_WORKERS: ok = parse_u32(value, &p->workers); break;
+    case OPT_PLAN_TARGET:
+        if (strcmp(value, "cpu") && strcmp(value, "cuda")) {
+            cli_usage_error(command, "--target: '%s' is not cpu or cuda", value);
+            return false;
+        }
+        p->gpu = !strcmp(value, "cuda");
+        return true;
     case OPT_PLAN_GRAIN: ok = parse_u32(value, &o->blocks_per_task); break;
     case OPT_PLAN_SEARCH_GRAIN: o->search_task_grain = true; return true;
     case OPT_PLAN_SEARCH_TILES: o->search_tiles = true; return true;
@@ -115,6 +124,14 @@ tilec_status cli_plan(tilec_context *ctx, const cli_planning *p, const lower_opt
     o.max_unrolled_region_work = lo->max_unrolled_region_work;
     o.reduction_partitions = lo->reduction_partitions;
     o.max_recipe_depth = lo->max_recipe_depth;
+    if (p->gpu) { /* packing and split reductions are CPU realizations (docs/gpu.md) */
+        o.pack = PLAN_PACK_OFF;
+        o.split = TILEC_SPLIT_OFF;
+        o.split_chunks = 0;
+        plan_gpu gpu;
+        plan_gpu_init(&gpu, 0);
+        return plan_kernel(ctx, f, &o, &gpu.info, out);
+    }
     plan_thread_pool pool;
     plan_thread_pool_init(&pool, lo->packet_width, p->workers);
     return plan_kernel(ctx, f, &o, &pool.info, out);

@@ -1,8 +1,8 @@
 /* planning.h — the command-line face of the execution planner, shared by
  * `tilec plan`, `tilec lower` and `tilec run --xir`: the planner-only options
  * (--workers, --grain, --search-grain, --local-lanes, --max-candidates,
- * --cost, --fuse, --pack) and cli_plan, which plans a kernel for the modeled CPU
- * thread-pool target.  The fixed-plan options of lowering.h (--block,
+ * --cost, --fuse, --pack, --target) and cli_plan, which plans a kernel for the
+ * modeled CPU thread-pool target, or the GPU's with --target cuda.  The fixed-plan options of lowering.h (--block,
  * --width, --order, --partitions, --max-unrolled) are the planner's
  * constraints: a given block or order is exact, not a hint.
  *
@@ -18,6 +18,7 @@
 
 typedef struct {
     uint32_t workers;
+    bool gpu;             /* --target cuda: the GPU target info (plan/gpu_target.h) */
     plan_options options; /* planner-only fields; the rest comes from lower_options */
 } cli_planning;
 
@@ -33,7 +34,8 @@ enum {
     OPT_PLAN_FUSE,
     OPT_PLAN_PACK,
     OPT_PLAN_SPLIT,
-    OPT_PLAN_SPLIT_CHUNKS
+    OPT_PLAN_SPLIT_CHUNKS,
+    OPT_PLAN_TARGET
 };
 #define CLI_PLANNING_OPTIONS \
     {"--workers", true, OPT_PLAN_WORKERS}, {"--grain", true, OPT_PLAN_GRAIN}, \
@@ -42,8 +44,11 @@ enum {
         {"--max-candidates", true, OPT_PLAN_MAX_CANDIDATES}, {"--cost", true, OPT_PLAN_COST}, \
         {"--profile", true, OPT_PLAN_PROFILE}, \
         {"--fuse", true, OPT_PLAN_FUSE}, {"--pack", true, OPT_PLAN_PACK}, {"--split", true, OPT_PLAN_SPLIT}, \
-        {"--split-chunks", true, OPT_PLAN_SPLIT_CHUNKS}
+        {"--split-chunks", true, OPT_PLAN_SPLIT_CHUNKS}, {"--target", true, OPT_PLAN_TARGET}
 #define CLI_PLANNING_HELP \
+    "  --target T        cpu (default) or cuda: the GPU target (W = 32, CTAs of 32..1024\n" \
+    "                    threads, its own cost policy; docs/gpu.md); --width and --workers\n" \
+    "                    then do not apply\n" \
     "  --workers N       CPU workers of the modeled thread pool (default 8)\n" \
     "  --grain G         fixed blocks per CPU task (default 0: the pool's heuristic)\n" \
     "  --search-grain    also search task grains (powers of two, heuristic, whole launch)\n" \
