@@ -97,6 +97,14 @@ static const plan_cost_policy *gpu_cost_policy(const plan_target_info *self) {
     return &g->policy;
 }
 
+void plan_gpu_options(plan_options *o) {
+    o->pack = PLAN_PACK_OFF;
+    o->split = TILEC_SPLIT_OFF;
+    o->split_chunks = 0;
+    o->blocks_per_task = 0;
+    o->search_task_grain = false;
+}
+
 void plan_gpu_init(plan_gpu *g, uint32_t multiprocessors) {
     g->multiprocessors = multiprocessors ? multiprocessors : PLAN_GPU_DEFAULT_MULTIPROCESSORS;
     g->threads_per_sm = PLAN_GPU_THREADS_PER_SM;

@@ -54,4 +54,9 @@ typedef struct {
  * defaults above. */
 void plan_gpu_init(plan_gpu *g, uint32_t multiprocessors);
 
+/* What of the planner options the GPU takes: panel packing and split
+ * reductions are CPU realizations (copy and combine kernels of their own)
+ * and CPU task grains do not exist, so they are turned off. */
+void plan_gpu_options(plan_options *o);
+
 #endif

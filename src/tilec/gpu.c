@@ -64,11 +64,7 @@ static tilec_status build(tilec_context *ctx, const tir_func *f, const tilec_com
     plan_gpu target;
     plan_gpu_init(&target, 0);
     plan_options po = tilec_planner_options(o);
-    po.pack = PLAN_PACK_OFF;
-    po.split = TILEC_SPLIT_OFF;
-    po.split_chunks = 0;
-    po.blocks_per_task = 0;
-    po.search_task_grain = false;
+    plan_gpu_options(&po);
     st = plan_kernel(ctx, f, &po, &target.info, &b->plan);
     b->planned = true;
     double t2 = now_ms();

@@ -286,11 +286,7 @@ static plan_options gpu_plan_options(diff_runner *r, const diff_case *c, bool de
     if (o.block_size % PLAN_GPU_WARP) o.block_size = 0;
     if (o.local_lanes > 1) o.local_lanes = PLAN_GPU_WARP;
     plan_options po = tilec_planner_options(&o);
-    po.pack = PLAN_PACK_OFF;
-    po.split = TILEC_SPLIT_OFF;
-    po.split_chunks = 0;
-    po.blocks_per_task = 0;
-    po.search_task_grain = false;
+    plan_gpu_options(&po);
     return po;
 }
 

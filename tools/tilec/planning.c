@@ -124,10 +124,8 @@ tilec_status cli_plan(tilec_context *ctx, const cli_planning *p, const lower_opt
     o.max_unrolled_region_work = lo->max_unrolled_region_work;
     o.reduction_partitions = lo->reduction_partitions;
     o.max_recipe_depth = lo->max_recipe_depth;
-    if (p->gpu) { /* packing and split reductions are CPU realizations (docs/gpu.md) */
-        o.pack = PLAN_PACK_OFF;
-        o.split = TILEC_SPLIT_OFF;
-        o.split_chunks = 0;
+    if (p->gpu) {
+        plan_gpu_options(&o);
         plan_gpu gpu;
         plan_gpu_init(&gpu, 0);
         return plan_kernel(ctx, f, &o, &gpu.info, out);
