@@ -245,7 +245,9 @@ typedef struct {
  * it is planned for (0: TILEC_THREADS, else this machine's cores): it runs
  * on any; `runtime` and the IR/assembly captures are ignored.  Diagnostics
  * as tilec_compile, plus SIMD-O05 (unknown CPU), TILEC-AOT01 (the symbol is
- * not a C identifier), TILEC-AOT02 (too many helper kernels for one object). */
+ * not a C identifier), TILEC-AOT02 (too many helper kernels for one object),
+ * TILEC-AOT03 (options->target is cuda: objects are CPU code; tilec_emit_ptx
+ * gives the GPU's PTX). */
 TILEC_API tilec_status tilec_compile_aot(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
                                          const tilec_aot_options *aot, tir_write_fn write_object, void *object_user,
                                          tir_write_fn write_header, void *header_user);

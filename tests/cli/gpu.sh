@@ -37,6 +37,10 @@ for example in "$SRC"/examples/*.tir; do
   expect 0 "$TILEC" run "$example" --xir --target cuda --seed 2 && contains "$WORK/out" 'vs reference: .*, ok$'
 done
 
+# Ahead-of-time objects are CPU code.
+expect 1 "$TILEC" compile "$SRC/examples/softmax.tir" -o "$WORK/softmax.o" --target cuda &&
+  contains "$WORK/err" 'TILEC-AOT03'
+
 # No driver: a diagnostic, never a crash.
 TILEC_CUDA_DRIVER=/nonexistent/libcuda.so.1 expect 1 "$TILEC" run "$SRC/examples/softmax.tir" --target cuda --check &&
   contains "$WORK/err" 'GPU-D01.*no CUDA driver'
