@@ -134,7 +134,8 @@ typedef struct {
     tilec_stores stores;             /* non-temporal stores of large outputs (auto) */
     /* ---- target ---- */
     tilec_target target;  /* cpu (default) or cuda; cuda ignores width, threads, runtime, stores, pack and split */
-    const char *gpu_arch; /* cuda: the architecture PTX is generated for, "sm_60" .. "sm_90a" (NULL: "sm_90") */
+    const char *gpu_arch; /* cuda: the architecture PTX is generated for, "sm_60" .. "sm_90a" (NULL: the
+                             device's, or the newest known below it; tilec_emit_ptx: "sm_90") */
 } tilec_compile_options;
 
 TILEC_API tilec_compile_options tilec_compile_options_default(void);

@@ -24,6 +24,7 @@
 #include "plan/solve.h"
 #include "tir/ir.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -49,8 +50,10 @@ static void build_free(gpu_build *b) {
     gpu_kernel_destroy(b->code);
 }
 
-/* f verified, planned for the GPU, lowered at W = 32 and compiled to PTX. */
-static tilec_status build(tilec_context *ctx, const tir_func *f, const tilec_compile_options *o, gpu_build *b) {
+/* f verified, planned for a GPU of `multiprocessors` SMs (0: the target
+ * info's default), lowered at W = 32 and compiled to PTX for `sm`. */
+static tilec_status build(tilec_context *ctx, const tir_func *f, const tilec_compile_options *o,
+                          uint32_t multiprocessors, const char *sm, gpu_build *b) {
     memset(b, 0, sizeof *b);
     double t0 = now_ms();
     tilec_status st = tir_verify(ctx, f->module);
@@ -62,7 +65,7 @@ static tilec_status build(tilec_context *ctx, const tir_func *f, const tilec_com
                            "'%s': its root domain has no instances; the CUDA target launches no empty grid",
                            tir_func_name(f));
     plan_gpu target;
-    plan_gpu_init(&target, 0);
+    plan_gpu_init(&target, multiprocessors);
     plan_options po = tilec_planner_options(o);
     plan_gpu_options(&po);
     st = plan_kernel(ctx, f, &po, &target.info, &b->plan);
@@ -74,7 +77,7 @@ static tilec_status build(tilec_context *ctx, const tir_func *f, const tilec_com
     lo.fused_mma = o->fused_mma;
     if (!st) st = plan_lower(ctx, f, &b->plan, &lo, &b->lowered);
     b->lower_ms = now_ms() - t2;
-    gpu_options go = {.sm = o->gpu_arch, .capture_ir = o->capture_ir};
+    gpu_options go = {.sm = sm, .capture_ir = o->capture_ir};
     if (!st) st = gpu_compile(ctx, b->lowered.kernel, &go, &b->code);
     return st;
 }
@@ -108,7 +111,7 @@ tilec_status tilec_emit_ptx(tilec_context *ctx, const tir_func *f, const tilec_c
     }
     tilec_compile_options o = options ? *options : tilec_compile_options_default();
     gpu_build b;
-    tilec_status st = build(ctx, f, &o, &b);
+    tilec_status st = build(ctx, f, &o, 0, o.gpu_arch, &b);
     strbuf text;
     strbuf_init(&text, ctx);
     if (!st) {
@@ -145,10 +148,32 @@ static bool take_launch(tilec_kernel *k, const gpu_build *b) {
     return !k->plan.failed && !k->plan_realization.failed && tilec_kernel_take_fault_sites(k, lr);
 }
 
+/* The architecture PTX is generated for on a device of compute capability
+ * cc: its own when LLVM's NVPTX target knows it, else the newest it knows
+ * below (PTX runs on later architectures: the driver compiles it). */
+static const char *device_arch(uint32_t cc) {
+    for (uint32_t c = cc; c >= 60; c--) {
+        char name[16];
+        snprintf(name, sizeof name, "sm_%u", c);
+        if (gpu_sm_name(name)) return gpu_sm_name(name);
+    }
+    return NULL;
+}
+
 tilec_status tilec_compile_gpu(tilec_context *ctx, tilec_kernel *k, const tir_func *f, const tilec_compile_options *o) {
     double t0 = now_ms();
+    /* the driver first: no compile is wasted without one, and the plan and
+     * the PTX are for the device that will run them */
+    tilec_status st = gpu_cuda_open(ctx, &k->cuda);
+    if (st) return st;
+    uint32_t cc = gpu_cuda_compute_capability(k->cuda);
+    const char *sm = o->gpu_arch ? o->gpu_arch : device_arch(cc);
+    if (!sm)
+        return tilec_error(ctx, TILEC_E_UNSUPPORTED, "GPU-O02", tilec_no_loc(),
+                           "the device '%s' has compute capability %u.%u; the NVPTX target starts at sm_60",
+                           gpu_cuda_device_name(k->cuda), cc / 10, cc % 10);
     gpu_build b;
-    tilec_status st = build(ctx, f, o, &b);
+    st = build(ctx, f, o, gpu_cuda_multiprocessors(k->cuda), sm, &b);
     if (!st && !take_launch(k, &b))
         st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
     if (!st) {
@@ -162,7 +187,6 @@ tilec_status tilec_compile_gpu(tilec_context *ctx, tilec_kernel *k, const tir_fu
                                          .jit = gpu_kernel_llvm_ms(k->gpu)};
     }
     build_free(&b);
-    if (!st) st = gpu_cuda_open(ctx, &k->cuda);
     if (!st) st = gpu_cuda_load(k->cuda, ctx, gpu_kernel_ptx(k->gpu), gpu_kernel_entry(k->gpu), &k->module);
     k->times.total = now_ms() - t0;
     return st;

@@ -1,0 +1,149 @@
+/* The facade's CUDA target end to end on the fake driver
+ * (tests/gpu/fake_cuda_driver.c: device memory is host memory, kernel
+ * "fill" stores the u32 of its second parameter into grid × block u32
+ * elements at its first, kernel "faulty" fails the context):
+ *
+ * - tilec_compile with target cuda opens the driver, plans for the device
+ *   (its 4 multiprocessors, its sm_90), loads the PTX and finds the entry;
+ *   the realization says target=cuda, the device and the architecture;
+ * - tilec_dispatch of @fill: the launch ABI (buffer 0 first, the dispatch
+ *   size second: the fake writes 64 where the kernel itself would write 7),
+ *   the copy back of a written argument, the untouched sentinels past it;
+ * - arguments checked before anything runs (RT-D04) and overlapping ones
+ *   refused (GPU-D09), no launch for either;
+ * - a kernel that fails on the device (GPU-D07), the context usable for
+ *   diagnostics, every driver object released once the kernels are gone. */
+#include "harness.h"
+
+#include "tilec/tilec.h"
+
+#include <dlfcn.h>
+#include <stdlib.h>
+
+static tilec_context *ctx;
+static int (*fake_outstanding)(void);
+static long (*fake_launches)(void);
+
+static tir_module *parse(const char *text) {
+    tir_module *m = NULL;
+    CHECK(tir_parse(ctx, text, strlen(text), "fake.tir", NULL, 0, &m) == TILEC_OK);
+    return m;
+}
+
+static bool has(const char *code, const char *text) {
+    for (size_t i = 0; i < tilec_diag_count(ctx); i++) {
+        const tilec_diag *d = tilec_diag_at(ctx, i);
+        if (!strcmp(d->code, code) && strstr(d->message, text)) return true;
+    }
+    tilec_diag_print(ctx, stderr);
+    return false;
+}
+
+static const char *FILL = "kernel @fill(%Y: view<u32>[Y.0=64]) {\n"
+                          "  parallel (%i: i=64) {\n"
+                          "    %v = const u32 7\n"
+                          "    store %Y[%i], %v\n"
+                          "  }\n"
+                          "}\n";
+
+static void test_fill(void) {
+    tir_module *m = parse(FILL);
+    tilec_compile_options o = tilec_compile_options_default();
+    o.target = TILEC_TARGET_CUDA;
+    o.block_size = 64; /* the fake fills grid × block elements: exactly the view */
+    o.local_lanes = 1;
+    tilec_kernel *k = NULL;
+    CHECK(m && tilec_compile(ctx, tir_module_func(m, 0), &o, &k) == TILEC_OK && k);
+    if (!k) {
+        tilec_diag_print(ctx, stderr);
+        tir_module_destroy(m);
+        return;
+    }
+    CHECK(tilec_kernel_target(k) == TILEC_TARGET_CUDA && tilec_kernel_width(k) == 32);
+    const char *r = tilec_kernel_realization(k);
+    CHECK_STR_CONTAINS(r, "target=cuda; sm=sm_90; device=fake; W=32; block=64; dispatch=64");
+    CHECK_STR_CONTAINS(tilec_kernel_asm(k), ".visible .entry fill(");
+    CHECK_STR_CONTAINS(tilec_kernel_backend_realization(k), "target=cuda; sm=sm_90");
+
+    uint32_t mem[64 + 4];
+    for (int i = 0; i < 68; i++) mem[i] = 0xdeadbeef;
+    tilec_buffer arg = {mem, 64 * sizeof(uint32_t), TIR_U32};
+    long before = fake_launches();
+    CHECK(tilec_dispatch(ctx, k, 1, &arg) == TILEC_OK);
+    CHECK(fake_launches() == before + 1);
+    int wrong = 0;
+    for (int i = 0; i < 64; i++) wrong += mem[i] != 64;
+    CHECK_MSG(wrong == 0, "%d elements are not the dispatch size the fake stored", wrong);
+    for (int i = 64; i < 68; i++) CHECK(mem[i] == 0xdeadbeef);
+
+    /* checked before anything runs */
+    arg.size_bytes = 60 * sizeof(uint32_t);
+    CHECK(tilec_dispatch(ctx, k, 1, &arg) == TILEC_E_RUNTIME && has("RT-D04", "at least 256"));
+    CHECK(fake_launches() == before + 1);
+    tilec_diag_clear(ctx);
+    tilec_kernel_destroy(k);
+    tir_module_destroy(m);
+}
+
+static void test_overlap(void) {
+    tir_module *m = parse("kernel @copy(%X: const view<f32>[X.0=64], %Y: view<f32>[Y.0=64]) {\n"
+                          "  parallel (%i: i=64) {\n"
+                          "    %x = load %X[%i] tile [a=1]\n"
+                          "    store %Y[%i] tile [a=1], %x\n"
+                          "  }\n"
+                          "}\n");
+    tilec_compile_options o = tilec_compile_options_default();
+    o.target = TILEC_TARGET_CUDA;
+    tilec_kernel *k = NULL;
+    CHECK(m && tilec_compile(ctx, tir_module_func(m, 0), &o, &k) == TILEC_OK && k);
+    if (k) {
+        float mem[80] = {0};
+        tilec_buffer args[2] = {{mem, 64 * sizeof(float), TIR_F32}, {mem + 16, 64 * sizeof(float), TIR_F32}};
+        long before = fake_launches();
+        CHECK(tilec_dispatch(ctx, k, 2, args) == TILEC_E_UNSUPPORTED && has("GPU-D09", "arguments 0 and 1 overlap"));
+        CHECK(fake_launches() == before);
+        tilec_diag_clear(ctx);
+    }
+    tilec_kernel_destroy(k);
+    tir_module_destroy(m);
+}
+
+static void test_device_failure(void) {
+    tir_module *m = parse("kernel @faulty(%Y: view<f32>[Y.0=32]) {\n"
+                          "  parallel (%i: i=32) {\n"
+                          "    %v = const f32 1.0\n"
+                          "    store %Y[%i], %v\n"
+                          "  }\n"
+                          "}\n");
+    tilec_compile_options o = tilec_compile_options_default();
+    o.target = TILEC_TARGET_CUDA;
+    tilec_kernel *k = NULL;
+    CHECK(m && tilec_compile(ctx, tir_module_func(m, 0), &o, &k) == TILEC_OK && k);
+    if (k) {
+        float mem[32];
+        tilec_buffer arg = {mem, sizeof mem, TIR_F32};
+        CHECK(tilec_dispatch(ctx, k, 1, &arg) == TILEC_E_RUNTIME && has("GPU-D07", "CUDA_ERROR_LAUNCH_FAILED"));
+        tilec_diag_clear(ctx);
+    }
+    tilec_kernel_destroy(k);
+    tir_module_destroy(m);
+}
+
+int main(void) {
+    if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
+    setenv("TILEC_CUDA_DRIVER", FAKE_CUDA_DRIVER, 1);
+    void *fake = dlopen(FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_LOCAL);
+    void *outstanding = fake ? dlsym(fake, "fake_cuda_outstanding") : NULL;
+    void *launches = fake ? dlsym(fake, "fake_cuda_launches") : NULL;
+    CHECK(outstanding && launches);
+    if (outstanding && launches) {
+        memcpy(&fake_outstanding, &outstanding, sizeof outstanding);
+        memcpy(&fake_launches, &launches, sizeof launches);
+        test_fill();
+        test_overlap();
+        test_device_failure();
+        CHECK_MSG(fake_outstanding() == 0, "%d driver objects left", fake_outstanding());
+    }
+    tilec_context_destroy(ctx);
+    TEST_MAIN_END();
+}
