@@ -346,7 +346,7 @@ static int tune_params(tilec_context *ctx, const cli_native_request *r, int argc
     tilec_compile_options o = cli_native_options(&r->native);
     uint32_t digit[CLI_MAX_TUNE_PARAMS] = {0};
     double best_us = 0;
-    char best[256] = "";
+    char best[1024] = ""; /* a `values` line */
     int code = CLI_EXIT_OK;
     printf("tune: %" PRIu64 " combinations (median of %d rounds each; cache %s)\n", combos, CLI_TIME_ROUNDS,
            cache ? cache : "off");
