@@ -133,7 +133,8 @@ typedef struct {
     bool capture_ir, capture_asm;    /* keep the optimized LLVM IR / assembly text */
     tilec_stores stores;             /* non-temporal stores of large outputs (auto) */
     /* ---- target ---- */
-    tilec_target target;  /* cpu (default) or cuda; cuda ignores width, threads, runtime, stores, pack and split */
+    tilec_target target;  /* cpu (default) or cuda: width, threads, runtime and stores do not apply; pack and
+                             split on, split_chunks and task grains are GPU-O03 */
     const char *gpu_arch; /* cuda: the architecture PTX is generated for, "sm_60" .. "sm_90a" (NULL: the
                              device's, or the newest known below it; tilec_emit_ptx: "sm_90") */
 } tilec_compile_options;

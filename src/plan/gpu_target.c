@@ -97,12 +97,18 @@ static const plan_cost_policy *gpu_cost_policy(const plan_target_info *self) {
     return &g->policy;
 }
 
-void plan_gpu_options(plan_options *o) {
+tilec_status plan_gpu_options(tilec_context *ctx, plan_options *o) {
+    const char *asked = o->pack == PLAN_PACK_ON              ? "panel packing (pack on)"
+                        : o->split == TILEC_SPLIT_ON || o->split_chunks ? "split reductions (split on, split chunks)"
+                        : o->blocks_per_task || o->search_task_grain ? "CPU task grains"
+                                                                     : NULL;
+    if (asked)
+        return tilec_error(ctx, TILEC_E_ARG, "GPU-O03", tilec_no_loc(),
+                           "the CUDA target has no %s: it is a CPU realization (docs/gpu.md)", asked);
     o->pack = PLAN_PACK_OFF;
     o->split = TILEC_SPLIT_OFF;
     o->split_chunks = 0;
-    o->blocks_per_task = 0;
-    o->search_task_grain = false;
+    return TILEC_OK;
 }
 
 void plan_gpu_init(plan_gpu *g, uint32_t multiprocessors) {

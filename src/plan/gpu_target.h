@@ -56,7 +56,9 @@ void plan_gpu_init(plan_gpu *g, uint32_t multiprocessors);
 
 /* What of the planner options the GPU takes: panel packing and split
  * reductions are CPU realizations (copy and combine kernels of their own)
- * and CPU task grains do not exist, so they are turned off. */
-void plan_gpu_options(plan_options *o);
+ * and CPU task grains do not exist, so their auto modes become off; asking
+ * for one (pack or split on, split chunks, a task grain or its search) is
+ * GPU-O03 (TILEC_E_ARG), nothing dropped in silence. */
+tilec_status plan_gpu_options(tilec_context *ctx, plan_options *o);
 
 #endif

@@ -67,7 +67,8 @@ static tilec_status build(tilec_context *ctx, const tir_func *f, const tilec_com
     plan_gpu target;
     plan_gpu_init(&target, multiprocessors);
     plan_options po = tilec_planner_options(o);
-    plan_gpu_options(&po);
+    st = plan_gpu_options(ctx, &po);
+    if (st) return st;
     st = plan_kernel(ctx, f, &po, &target.info, &b->plan);
     b->planned = true;
     double t2 = now_ms();

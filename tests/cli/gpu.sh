@@ -37,6 +37,11 @@ for example in "$SRC"/examples/*.tir; do
   expect 0 "$TILEC" run "$example" --xir --target cuda --seed 2 && contains "$WORK/out" 'vs reference: .*, ok$'
 done
 
+# CPU realizations asked for on the GPU are refused, not dropped.
+expect 1 "$TILEC" emit-ptx "$SRC/examples/gemm.tir" --pack on && contains "$WORK/err" 'GPU-O03.*panel packing'
+expect 1 "$TILEC" plan "$SRC/examples/softmax.tir" --target cuda --split on && contains "$WORK/err" 'GPU-O03.*split'
+expect 1 "$TILEC" lower "$SRC/examples/softmax.tir" --target cuda --grain 2 && contains "$WORK/err" 'GPU-O03.*task grains'
+
 # Ahead-of-time objects are CPU code.
 expect 1 "$TILEC" compile "$SRC/examples/softmax.tir" -o "$WORK/softmax.o" --target cuda &&
   contains "$WORK/err" 'TILEC-AOT03'

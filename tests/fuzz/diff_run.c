@@ -285,8 +285,13 @@ static plan_options gpu_plan_options(diff_runner *r, const diff_case *c, bool de
     tilec_compile_options o = options_of(r, c, defaults);
     if (o.block_size % PLAN_GPU_WARP) o.block_size = 0;
     if (o.local_lanes > 1) o.local_lanes = PLAN_GPU_WARP;
+    o.pack = o.pack == TILEC_PACK_ON ? TILEC_PACK_OFF : o.pack; /* the case's CPU realizations, dropped */
+    o.split = o.split == TILEC_SPLIT_ON ? TILEC_SPLIT_OFF : o.split;
+    o.split_chunks = 0;
+    o.blocks_per_task = 0;
+    o.search_task_grain = false;
     plan_options po = tilec_planner_options(&o);
-    plan_gpu_options(&po);
+    plan_gpu_options(r->ctx, &po); /* nothing left to refuse */
     return po;
 }
 

@@ -82,7 +82,7 @@ static bool gpu_lower(const tir_func *f, plan_result *plan, lower_result *r, boo
     plan_gpu target;
     plan_gpu_init(&target, 0);
     plan_options po = plan_options_default();
-    plan_gpu_options(&po);
+    CHECK(plan_gpu_options(ctx, &po) == TILEC_OK);
     *refused = false;
     tilec_status st = plan_kernel(ctx, f, &po, &target.info, plan);
     lower_options lo = lower_options_default();

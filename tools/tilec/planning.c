@@ -125,7 +125,11 @@ tilec_status cli_plan(tilec_context *ctx, const cli_planning *p, const lower_opt
     o.reduction_partitions = lo->reduction_partitions;
     o.max_recipe_depth = lo->max_recipe_depth;
     if (p->gpu) {
-        plan_gpu_options(&o);
+        tilec_status st = plan_gpu_options(ctx, &o);
+        if (st) {
+            memset(out, 0, sizeof *out); /* an empty result: the caller frees it */
+            return st;
+        }
         plan_gpu gpu;
         plan_gpu_init(&gpu, 0);
         return plan_kernel(ctx, f, &o, &gpu.info, out);
