@@ -27,6 +27,7 @@ typedef struct {
     tilec_context *ctx;
     const xir_func *f;
     gpu_emit_info *info;
+    bool host;            /* GPU_EMIT_HOST */
     LLVMTypeRef gptr;
     LLVMValueRef fn, dsize, faults, tid, ctaid;
     LLVMValueRef *val;               /* by value id */
@@ -62,11 +63,23 @@ static LLVMValueRef get(emitter *e, const xir_value *v) {
 }
 
 /* libdevice's name of a math function: __nv_<stem>f for f32, __nv_<stem>
- * for f64 (the SLEEF stems of tir/math_ops.h are C's names, as libdevice's). */
+ * for f64 (the SLEEF stems of tir/math_ops.h are C's names, as libdevice's);
+ * on the host SLEEF's scalar Sleef_<stem>f_u10 / Sleef_<stem>_u10. */
 static LLVMValueRef libdevice_call(cg_builder *g, const char *stem, tir_scalar t, LLVMValueRef *x, unsigned argc) {
     emitter *e = (emitter *)g;
     char name[48];
-    snprintf(name, sizeof name, "__nv_%s%s", stem, t == TIR_F32 ? "f" : "");
+    if (e->host) {
+        snprintf(name, sizeof name, "Sleef_%s%s_u10", stem, t == TIR_F32 ? "f" : "");
+        bool known = false;
+        for (uint32_t i = 0; i < e->info->n_sleef; i++) known |= !strcmp(e->info->sleef[i], name);
+        if (!known && e->info->n_sleef < GPU_EMIT_MAX_SLEEF) {
+            uint32_t k = e->info->n_sleef++;
+            snprintf(e->info->sleef_names[k], sizeof e->info->sleef_names[k], "%s", name);
+            e->info->sleef[k] = e->info->sleef_names[k];
+        }
+    } else {
+        snprintf(name, sizeof name, "__nv_%s%s", stem, t == TIR_F32 ? "f" : "");
+    }
     LLVMTypeRef ft_arg = cg_scalar_type(g, t), params[2] = {ft_arg, ft_arg};
     LLVMTypeRef ft = LLVMFunctionType(ft_arg, params, argc, false);
     LLVMValueRef fn = LLVMGetNamedFunction(g->m, name);
@@ -217,9 +230,23 @@ static bool written(const xir_value *v) {
 
 /* The kernel's signature and its nvvm.annotations: a kernel, at most B
  * threads per block (ptxas sizes registers for it). */
+/* The host's: (buffers, dispatch_size, faults, thread, block); the
+ * buffers are loaded from their array in the prologue. */
+static void declare_host_function(emitter *e, const char *entry) {
+    cg_builder *g = &e->g;
+    LLVMTypeRef params[5] = {e->gptr, g->i32, e->gptr, g->i32, g->i32};
+    e->fn = LLVMAddFunction(g->m, entry, LLVMFunctionType(LLVMVoidTypeInContext(g->c), params, 5, false));
+    e->dsize = LLVMGetParam(e->fn, 1);
+    e->faults = LLVMGetParam(e->fn, 2);
+}
+
 static void declare_kernel(emitter *e, const char *entry) {
     cg_builder *g = &e->g;
     size_t n = e->f->args.len;
+    if (e->host) {
+        declare_host_function(e, entry);
+        return;
+    }
     LLVMTypeRef params[n + 2];
     for (size_t a = 0; a < n; a++) params[a] = e->gptr;
     params[n] = g->i32;
@@ -252,8 +279,17 @@ static void emit_prologue(emitter *e, const xir_cfg *cfg) {
         e->entry_bb[cfg->rpo[k]->id] = e->exit_bb[cfg->rpo[k]->id] = LLVMAppendBasicBlockInContext(g->c, e->fn, "");
     LLVMBasicBlockRef gone = LLVMAppendBasicBlockInContext(g->c, e->fn, "inactive");
     LLVMPositionBuilderAtEnd(g->b, start);
-    e->tid = sreg(e, "llvm.nvvm.read.ptx.sreg.tid.x");
-    e->ctaid = sreg(e, "llvm.nvvm.read.ptx.sreg.ctaid.x");
+    if (e->host) {
+        e->tid = LLVMGetParam(e->fn, 3);
+        e->ctaid = LLVMGetParam(e->fn, 4);
+        for (size_t a = 0; a < e->f->args.len; a++) {
+            LLVMValueRef at = cg_const_i64(g, a);
+            e->bufptr[a] = LLVMBuildLoad2(g->b, e->gptr, LLVMBuildGEP2(g->b, e->gptr, LLVMGetParam(e->fn, 0), &at, 1, ""), "");
+        }
+    } else {
+        e->tid = sreg(e, "llvm.nvvm.read.ptx.sreg.tid.x");
+        e->ctaid = sreg(e, "llvm.nvvm.read.ptx.sreg.ctaid.x");
+    }
     for (const xir_block *b = e->f->first; b; b = b->next)
         for (const xir_inst *i = b->first; i; i = i->next)
             if (i->kind == XIR_INST_ALLOCA) {
@@ -268,8 +304,21 @@ static void emit_prologue(emitter *e, const xir_cfg *cfg) {
     LLVMBuildRetVoid(g->b);
 }
 
+/* The first warp instruction of f, which the host cannot run; NULL if none. */
+static const xir_inst *warp_instruction(const xir_func *f) {
+    for (const xir_block *b = f->first; b; b = b->next)
+        for (const xir_inst *i = b->first; i; i = i->next)
+            if (i->kind == XIR_INST_WARP_READ_LANE || i->kind == XIR_INST_WARP_SYNC) return i;
+    return NULL;
+}
+
 tilec_status gpu_emit(tilec_context *ctx, const xir_func *f, LLVMModuleRef m, const char *entry, gpu_emit_info *info) {
-    emitter e = {.ctx = ctx, .f = f, .info = info};
+    emitter e = {.ctx = ctx, .f = f, .info = info, .host = info->mode == GPU_EMIT_HOST};
+    const xir_inst *warp = e.host ? warp_instruction(f) : NULL;
+    if (warp)
+        return tilec_error(ctx, TILEC_E_UNSUPPORTED, "GPU-U03", tilec_no_loc(),
+                           "'%s': %s needs a warp; the host runs one thread at a time", f->name,
+                           xir_inst_kind_name(warp->kind));
     if (f->block_size % 32 || f->block_size > 1024)
         return tilec_error(ctx, TILEC_E_UNSUPPORTED, "GPU-U01", tilec_no_loc(),
                            "'%s': block size %u is not a whole number of warps up to 1024 threads", f->name,
@@ -278,7 +327,7 @@ tilec_status gpu_emit(tilec_context *ctx, const xir_func *f, LLVMModuleRef m, co
     if (!xir_cfg_build(ctx, f, false, &cfg))
         return tilec_error(ctx, TILEC_E_NOMEM, "GPU-M01", tilec_no_loc(), "out of memory emitting '%s'", f->name);
     cg_builder_init(&e.g, m, 1, true, libdevice_call);
-    e.gptr = LLVMPointerTypeInContext(e.g.c, GLOBAL);
+    e.gptr = LLVMPointerTypeInContext(e.g.c, e.host ? 0 : GLOBAL);
     size_t nv = f->next_value_id + 1, nb = f->next_block_id + 1;
     e.val = tilec_alloc(ctx, nv * sizeof *e.val);
     e.bufptr = tilec_alloc(ctx, (f->args.len + 1) * sizeof *e.bufptr);

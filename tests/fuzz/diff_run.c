@@ -11,6 +11,7 @@
 
 #include "diff_case.h"
 #include "gpu/gpu.h"
+#include "gpu/host_run.h"
 #include "plan/gpu_target.h"
 #include "tilec/kernel.h"
 #include "xir/interp.h"
@@ -320,50 +321,72 @@ static bool gpu_lower(diff_runner *r, const diff_case *c, const tir_func *f, pla
     return false;
 }
 
-/* The GPU route (diff_run.h): b's inputs fresh, the reference's results in
- * ref_b already. */
-static void run_gpu(diff_runner *r, const diff_case *c, const tir_func *f, const buffers *ref_b, diff_result *out) {
+/* One run of the GPU plan's XIR from fresh inputs — on the XIR interpreter
+ * at W = 32, or (`host`) as the GPU backend's own code on the host, thread
+ * by thread (gpu/host_run.h) — compared with the reference's results in
+ * ref_b; false with out set when it differs or fails. */
+static bool gpu_run_matches(diff_runner *r, const diff_case *c, const tir_func *f, const buffers *ref_b,
+                            const lower_result *lowered, bool host, diff_result *out) {
+    const char *what = host ? "GPU code on the host" : "GPU plan (W=32, XIR interpreter)";
     buffers b;
     char why[512];
-    plan_result plan;
-    lower_result lowered;
-    memset(&lowered, 0, sizeof lowered);
-    if (!buffers_make(c, f, &b, why, sizeof why) || !gpu_lower(r, c, f, &plan, &lowered, out)) {
+    if (!buffers_make(c, f, &b, why, sizeof why)) {
         buffers_free(&b);
-        return;
+        return true; /* the native run had the same buffers: not reachable */
     }
     tir_buffer args[MAX_ARGS];
     for (size_t i = 0; i < b.n; i++) {
-        memcpy(b.ref[i], ref_b->ref[i], b.total[i] + 2 * PAD); /* the reference's results to compare with */
+        if (b.ref[i]) memcpy(b.ref[i], ref_b->ref[i], b.total[i] + 2 * PAD); /* the reference's results */
         args[i] = (tir_buffer){b.nat[i] + PAD, b.bytes[i]};
     }
     fault_record faults = {0};
-    xir_interp_options xo = xir_interp_default_options();
-    xo.faults = &faults;
     tilec_diag_clear(r->ctx);
-    tilec_status st = xir_interpret_with(r->ctx, lowered.kernel, lowered.dispatch_size, PLAN_GPU_WARP, b.n, args, &xo);
-    if (st == TILEC_E_BUDGET || (st && !strcmp(first_code(r->ctx), "XIR-I05"))) {
+    tilec_status st;
+    if (host) {
+        st = gpu_host_run(r->ctx, lowered->kernel, lowered->dispatch_size, b.n, args, &faults);
+    } else {
+        xir_interp_options xo = xir_interp_default_options();
+        xo.faults = &faults;
+        st = xir_interpret_with(r->ctx, lowered->kernel, lowered->dispatch_size, PLAN_GPU_WARP, b.n, args, &xo);
+    }
+    bool ok = false;
+    if (!host && (st == TILEC_E_BUDGET || (st && !strcmp(first_code(r->ctx), "XIR-I05")))) {
         out->gpu = DIFF_GPU_REFUSED; /* the interpreter's step budget: too big to check this way */
     } else if (st) {
-        set_diag(out, r->ctx, DIFF_ERROR, "GPU plan (W=32, XIR interpreter)");
+        set_diag(out, r->ctx, DIFF_ERROR, what);
     } else if (faults.count) {
         out->outcome = DIFF_MISMATCH;
-        snprintf(out->detail, sizeof out->detail, "GPU plan (W=32): %llu bounds faults the reference does not have",
+        snprintf(out->detail, sizeof out->detail, "%s: %llu bounds faults the reference does not have", what,
                  (unsigned long long)faults.count);
     } else if (!compare(c, f, &b, false, why, sizeof why)) {
         out->outcome = DIFF_MISMATCH;
-        snprintf(out->detail, sizeof out->detail, "GPU plan (W=32, XIR interpreter): %s", why);
+        snprintf(out->detail, sizeof out->detail, "%s: %s", what, why);
     } else {
+        ok = true;
+    }
+    buffers_free(&b);
+    return ok;
+}
+
+/* The GPU route (diff_run.h), the reference's results in ref_b. */
+static void run_gpu(diff_runner *r, const diff_case *c, const tir_func *f, const buffers *ref_b, diff_result *out) {
+    plan_result plan;
+    lower_result lowered;
+    memset(&lowered, 0, sizeof lowered);
+    if (!gpu_lower(r, c, f, &plan, &lowered, out)) return;
+    bool ok = gpu_run_matches(r, c, f, ref_b, &lowered, false, out);
+    /* one program per lane has no warp instructions: its GPU code runs on the host too */
+    if (ok && lowered.local_lanes == 1) ok = out->gpu_host = gpu_run_matches(r, c, f, ref_b, &lowered, true, out);
+    if (ok) {
         gpu_kernel *k = NULL;
         tilec_diag_clear(r->ctx);
-        st = gpu_compile(r->ctx, lowered.kernel, NULL, &k);
+        tilec_status st = gpu_compile(r->ctx, lowered.kernel, NULL, &k);
         if (st && strcmp(first_code(r->ctx), "GPU-L01")) set_diag(out, r->ctx, DIFF_ERROR, "PTX generation failed");
         else out->gpu = DIFF_GPU_CHECKED;
         gpu_kernel_destroy(k);
     }
     lower_result_free(&lowered);
     plan_result_free(&plan);
-    buffers_free(&b);
 }
 
 static bool is_runtime_code(const char *code) {

@@ -21,7 +21,10 @@
  * lanes), lowered at W = 32 and run on the XIR interpreter — the GPU's
  * semantics — over fresh inputs, compared as the native run is; then the
  * same XIR compiled to PTX, which must succeed (a kernel with math
- * functions where no libdevice is found excepted).  A GPU plan the planner
+ * functions where no libdevice is found excepted).  A plan of one program
+ * per lane (no warp instructions) also runs as the GPU backend's own code
+ * on the host, thread by thread (tests/gpu/host_run.h), compared the same
+ * way.  A GPU plan the planner
  * or lowering refuses is counted, not a bug. */
 #ifndef TILEC_TESTS_DIFF_RUN_H
 #define TILEC_TESTS_DIFF_RUN_H
@@ -55,6 +58,7 @@ typedef struct {
     bool mergeable;    /* the kernel has a reduce with a combine block */
     bool split_asked;  /* the case asks for chunks (split=N, N > 0) */
     enum { DIFF_GPU_NOT_RUN, DIFF_GPU_CHECKED, DIFF_GPU_REFUSED } gpu; /* the GPU route's W = 32 run */
+    bool gpu_host;     /* ... and its GPU code ran on the host (one program per lane) */
 } diff_result;
 
 typedef struct diff_runner diff_runner;

@@ -57,6 +57,7 @@ typedef struct {
     uint64_t gen_failures, statements, retries, retried, faulted;
     uint64_t mergeable, split_asked, split; /* kernels with a combine block, asking split=N, split natively */
     uint64_t gpu_checked, gpu_refused;      /* the GPU route's W = 32 runs, and its refused plans */
+    uint64_t gpu_host;                      /* of the checked, those whose GPU code also ran on the host */
     double compile_ms;
     struct {
         char code[32];
@@ -107,6 +108,7 @@ static void record(const diff_result *r, uint64_t kernel) {
     if (r->mergeable) sh->mergeable++;
     if (r->gpu == DIFF_GPU_CHECKED) sh->gpu_checked++;
     if (r->gpu == DIFF_GPU_REFUSED) sh->gpu_refused++;
+    if (r->gpu == DIFF_GPU_CHECKED && r->gpu_host) sh->gpu_host++;
     if (r->split_asked) sh->split_asked++;
     if (r->split) sh->split++;
     if ((r->outcome == DIFF_REFUSED || r->retried) && count_refusal(r->code) && kernel != UINT64_MAX)
@@ -477,8 +479,9 @@ int main(int argc, char **argv) {
            (unsigned long long)sh->faulted);
     printf("  mergeable reduces: %llu kernels, %llu asking split=N, %llu split natively\n",
            (unsigned long long)sh->mergeable, (unsigned long long)sh->split_asked, (unsigned long long)sh->split);
-    printf("  GPU route: %llu kernels planned for the GPU, run at W=32 and compiled to PTX; %llu GPU plans refused\n",
-           (unsigned long long)sh->gpu_checked, (unsigned long long)sh->gpu_refused);
+    printf("  GPU route: %llu kernels planned for the GPU, run at W=32 and compiled to PTX (%llu also run as GPU code "
+           "on the host); %llu GPU plans refused\n",
+           (unsigned long long)sh->gpu_checked, (unsigned long long)sh->gpu_host, (unsigned long long)sh->gpu_refused);
     uint64_t generated = sh->done + sh->gen_failures;
     printf("  generator: %llu statements, %llu replaced choices, rejected %llu of %llu (%.3f%%: %llu builder failures, "
            "%llu invalid)\n",

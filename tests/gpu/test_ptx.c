@@ -9,6 +9,10 @@
  *   dispatch size and the fault record; .maxntid = the block; .target) and
  *   which `ptxas -arch=sm_90` must accept when ptxas is on PATH (skipped
  *   with a printed reason otherwise).
+ * - Every example planned for the GPU with one program per lane (no warp
+ *   instructions) has its GPU code — what the NVPTX backend emits, with
+ *   the thread and block ids as parameters — JIT-compiled for the host and
+ *   run thread by thread against the reference (host_run.h).
  * - Every kernel of every tests/kernels file the GPU plan admits compiles to
  *   PTX that ptxas accepts (held-out-style classes: typed GEMMs, rows,
  *   folds, strided and scalar accesses, bounds checks with fault sites).
@@ -25,6 +29,7 @@
 #include "lower/lower_fixture.h"
 
 #include "gpu/gpu.h"
+#include "gpu/host_run.h"
 #include "plan/gpu_target.h"
 #include "plan/solve.h"
 #include "tilec/tilec.h"
@@ -112,6 +117,48 @@ static gpu_kernel *compile_ok(const char *label, const xir_func *f) {
 
 static const char *const exact_examples[] = {"gemm", "gemm_bt", "bmm", "gemm_bf16", "transpose"};
 
+static unsigned host_runs;
+
+/* The kernel's GPU code run on the host, thread by thread (host_run.h). */
+static bool run_gpu_host(void *env, const char *label, tilec_status reference, size_t n, const tir_buffer *args,
+                         const run_buffers *b) {
+    (void)reference, (void)b;
+    const lower_result *r = env;
+    fault_record faults = {0};
+    tilec_status st = gpu_host_run(ctx, r->kernel, r->dispatch_size, n, args, &faults);
+    CHECK_MSG(st == TILEC_OK && faults.count == 0, "%s: the GPU code on the host failed (%s, %llu faults)", label,
+              tilec_status_name(st), (unsigned long long)faults.count);
+    host_runs += st == TILEC_OK;
+    return st == TILEC_OK && faults.count == 0;
+}
+
+/* f planned for the GPU with one program per lane (no warp instructions),
+ * its GPU code run on the host against the reference. */
+static void check_on_host(const char *name, const tir_func *f, bool exact) {
+    plan_gpu target;
+    plan_gpu_init(&target, 0);
+    plan_options po = plan_options_default();
+    po.local_lanes = 1;
+    CHECK(plan_gpu_options(ctx, &po) == TILEC_OK);
+    plan_result plan;
+    lower_result r;
+    lower_options lo = lower_options_default();
+    if (plan_kernel(ctx, f, &po, &target.info, &plan) || plan_lower(ctx, f, &plan, &lo, &r)) {
+        CHECK_MSG(false, "%s: no GPU plan with one program per lane", name);
+        tilec_diag_print(ctx, stderr);
+        tilec_diag_clear(ctx);
+        plan_result_free(&plan);
+        return;
+    }
+    run_config c = run_config_default(WARP, exact);
+    c.tolerance = strcmp(name, "rmsnorm_bf16") ? 5e-5 : 1e-2;
+    char label[96];
+    snprintf(label, sizeof label, "%s (GPU code on the host)", name);
+    CHECK(compare_with_reference(label, "GPU host", f, r.args, &c, run_gpu_host, &r));
+    lower_result_free(&r);
+    plan_result_free(&plan);
+}
+
 static bool visit_example(const char *path, const char *name, const char *text, size_t size, void *env) {
     (void)path, (void)size, (void)env;
     tir_module *m = parse_kernel(text, NULL, 0);
@@ -130,6 +177,7 @@ static bool visit_example(const char *path, const char *name, const char *text, 
         c.tolerance = strcmp(name, "rmsnorm_bf16") ? 5e-5 : 1e-2; /* bf16 output: one bf16 step */
         CHECK_MSG(run_xir_and_compare(name, f, &r, &c), "%s: W=32 GPU plan differs from the reference", name);
         examples_run++;
+        check_on_host(name, f, exact);
         gpu_kernel *k = compile_ok(name, r.kernel);
         if (k) {
             check_abi(name, k, r.kernel);
@@ -324,9 +372,9 @@ int main(void) {
         CHECK(for_each_source(TILEC_SOURCE_DIR "/examples", ".tir", visit_example, NULL) >= 18);
         CHECK(for_each_source(TILEC_SOURCE_DIR "/tests/kernels", ".tir", visit_test_kernel, NULL) > 0);
     }
-    printf("PTX checked: %u kernels (%u examples' plans run on the W=32 XIR interpreter); ptxas accepted %u; "
-           "tests/kernels: %u compiled, %u refused by the GPU plan\n",
-           ptx_checked, examples_run, ptxas_accepted, held_out_compiled, held_out_refused);
+    printf("PTX checked: %u kernels (%u examples' plans run on the W=32 XIR interpreter, %u examples' GPU code "
+           "run on the host); ptxas accepted %u; tests/kernels: %u compiled, %u refused by the GPU plan\n",
+           ptx_checked, examples_run, host_runs, ptxas_accepted, held_out_compiled, held_out_refused);
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
 }
