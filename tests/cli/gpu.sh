@@ -54,9 +54,10 @@ TILEC_CUDA_DRIVER=/nonexistent/libcuda.so.1 expect 1 "$TILEC" bench "$SRC/exampl
 # scripts/gpu-check's first step (no GPU, no PyTorch): PTX with its launch
 # header, inputs and reference outputs for the default shapes.
 if command -v python3 > /dev/null; then
-  expect 0 python3 "$SRC/scripts/gpu-check" prepare --only softmax,gemm --no-large --dir "$WORK/gc" \
+  # (no math functions: no libdevice needed)
+  expect 0 python3 "$SRC/scripts/gpu-check" prepare --only transpose,gemm --no-large --dir "$WORK/gc" \
     --tilec "$TILEC" && {
-    for f in softmax.default.ptx softmax.default.X.npy softmax.default.Y.npy gemm.default.C.npy manifest.json; do
+    for f in transpose.default.ptx transpose.default.X.npy transpose.default.Y.npy gemm.default.C.npy manifest.json; do
       [ -s "$WORK/gc/$f" ] || fail "gpu-check prepare wrote no $f"
     done
     contains "$WORK/gc/gemm.default.ptx" '^// tilec-arg: 2 C f32 bytes=20480 write$'
