@@ -72,11 +72,8 @@ static LLVMValueRef libdevice_call(cg_builder *g, const char *stem, tir_scalar t
         snprintf(name, sizeof name, "Sleef_%s%s_u10", stem, t == TIR_F32 ? "f" : "");
         bool known = false;
         for (uint32_t i = 0; i < e->info->n_sleef; i++) known |= !strcmp(e->info->sleef[i], name);
-        if (!known && e->info->n_sleef < GPU_EMIT_MAX_SLEEF) {
-            uint32_t k = e->info->n_sleef++;
-            snprintf(e->info->sleef_names[k], sizeof e->info->sleef_names[k], "%s", name);
-            e->info->sleef[k] = e->info->sleef_names[k];
-        }
+        if (!known && e->info->n_sleef < GPU_EMIT_MAX_SLEEF)
+            snprintf(e->info->sleef[e->info->n_sleef++], sizeof e->info->sleef[0], "%s", name);
     } else {
         snprintf(name, sizeof name, "__nv_%s%s", stem, t == TIR_F32 ? "f" : "");
     }

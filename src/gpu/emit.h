@@ -21,8 +21,7 @@ enum { GPU_EMIT_MAX_SLEEF = 32 };
 typedef struct {
     gpu_emit_mode mode;
     uint32_t math_calls;      /* libdevice calls emitted (HOST: SLEEF calls) */
-    const char *sleef[GPU_EMIT_MAX_SLEEF]; /* HOST: the SLEEF symbols called (static strings of the info) */
-    char sleef_names[GPU_EMIT_MAX_SLEEF][48];
+    char sleef[GPU_EMIT_MAX_SLEEF][48]; /* HOST: the SLEEF symbols called */
     uint32_t n_sleef;
     uint32_t shuffles;        /* warp_read_lane → shfl.sync.idx */
     uint32_t syncs;           /* warp_sync → bar.warp.sync */

@@ -9,6 +9,7 @@
  * native one in simd/jit.c.  Every compile has its own LLVM context. */
 #include "gpu/gpu.h"
 
+#include "base/clock.h"
 #include "gpu/emit.h"
 
 #include <llvm-c/Analysis.h>
@@ -21,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define TRIPLE "nvptx64-nvidia-cuda"
@@ -53,12 +53,6 @@ static void initialize_nvptx(void) {
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
-}
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
 /* path into out when it is readable */

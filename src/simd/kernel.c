@@ -2,9 +2,10 @@
  * its LLJIT, counters, realization string and optional IR/assembly text. */
 #include "simd/emit.h"
 
+#include "base/clock.h"
+
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 struct simd_kernel {
     tilec_context *ctx;
@@ -17,12 +18,6 @@ struct simd_kernel {
     strbuf realization, ir, asm_text;
     bool has_ir, has_asm;
 };
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
 
 static void free_info(tilec_context *ctx, simd_emit_info *info) {
     for (size_t i = 0; i < info->n_sleef; i++) tilec_free(ctx, (void *)info->sleef[i]);

@@ -17,6 +17,7 @@
  * keeps only what dispatch and metadata need. */
 #include "tilec/kernel.h"
 
+#include "base/clock.h"
 #include "plan/admit.h"
 #include "plan/flatten.h"
 #include "plan/gpu_target.h"
@@ -29,13 +30,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
 
 tilec_compile_options tilec_compile_options_default(void) {
     plan_options p = plan_options_default();

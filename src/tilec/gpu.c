@@ -17,6 +17,7 @@
  * faults are counted in a device fault record and reported as on the CPU. */
 #include "tilec/kernel.h"
 
+#include "base/clock.h"
 #include "gpu/cuda.h"
 #include "plan/admit.h"
 #include "plan/flatten.h"
@@ -25,15 +26,7 @@
 #include "tir/ir.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now_ms(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
 
 /* What the pipeline produced up to PTX. */
 typedef struct {

@@ -45,8 +45,10 @@ static inline tilec_status gpu_host_run(tilec_context *context, const xir_func *
     } else {
         strbuf object;
         strbuf_init(&object, context);
+        const char *sleef[GPU_EMIT_MAX_SLEEF];
+        for (uint32_t i = 0; i < info.n_sleef; i++) sleef[i] = info.sleef[i];
         if (jit_compile_object(context, &s, &host, m, NULL, NULL, &object))
-            address = jit_link(context, &s, &host, object.data, object.len, "gpu_thread", info.sleef, info.n_sleef);
+            address = jit_link(context, &s, &host, object.data, object.len, "gpu_thread", sleef, info.n_sleef);
         strbuf_free(&object);
         if (!address) st = TILEC_E_INTERNAL;
     }

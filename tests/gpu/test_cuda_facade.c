@@ -24,10 +24,16 @@ static tilec_context *ctx;
 static int (*fake_outstanding)(void);
 static long (*fake_launches)(void);
 
-static tir_module *parse(const char *text) {
-    tir_module *m = NULL;
-    CHECK(tir_parse(ctx, text, strlen(text), "fake.tir", NULL, 0, &m) == TILEC_OK);
-    return m;
+/* `text` parsed into *m and its kernel compiled for the CUDA target with
+ * options o (target set here); NULL after a failed CHECK. */
+static tilec_kernel *compile_cuda(const char *text, tilec_compile_options o, tir_module **m) {
+    *m = NULL;
+    CHECK(tir_parse(ctx, text, strlen(text), "fake.tir", NULL, 0, m) == TILEC_OK);
+    o.target = TILEC_TARGET_CUDA;
+    tilec_kernel *k = NULL;
+    CHECK(*m && tilec_compile(ctx, tir_module_func(*m, 0), &o, &k) == TILEC_OK && k);
+    if (!k) tilec_diag_print(ctx, stderr);
+    return k;
 }
 
 static bool has(const char *code, const char *text) {
@@ -47,15 +53,12 @@ static const char *FILL = "kernel @fill(%Y: view<u32>[Y.0=64]) {\n"
                           "}\n";
 
 static void test_fill(void) {
-    tir_module *m = parse(FILL);
     tilec_compile_options o = tilec_compile_options_default();
-    o.target = TILEC_TARGET_CUDA;
     o.block_size = 64; /* the fake fills grid × block elements: exactly the view */
     o.local_lanes = 1;
-    tilec_kernel *k = NULL;
-    CHECK(m && tilec_compile(ctx, tir_module_func(m, 0), &o, &k) == TILEC_OK && k);
+    tir_module *m;
+    tilec_kernel *k = compile_cuda(FILL, o, &m);
     if (!k) {
-        tilec_diag_print(ctx, stderr);
         tir_module_destroy(m);
         return;
     }
@@ -86,16 +89,14 @@ static void test_fill(void) {
 }
 
 static void test_overlap(void) {
-    tir_module *m = parse("kernel @copy(%X: const view<f32>[X.0=64], %Y: view<f32>[Y.0=64]) {\n"
-                          "  parallel (%i: i=64) {\n"
-                          "    %x = load %X[%i] tile [a=1]\n"
-                          "    store %Y[%i] tile [a=1], %x\n"
-                          "  }\n"
-                          "}\n");
-    tilec_compile_options o = tilec_compile_options_default();
-    o.target = TILEC_TARGET_CUDA;
-    tilec_kernel *k = NULL;
-    CHECK(m && tilec_compile(ctx, tir_module_func(m, 0), &o, &k) == TILEC_OK && k);
+    tir_module *m;
+    tilec_kernel *k = compile_cuda("kernel @copy(%X: const view<f32>[X.0=64], %Y: view<f32>[Y.0=64]) {\n"
+                                   "  parallel (%i: i=64) {\n"
+                                   "    %x = load %X[%i] tile [a=1]\n"
+                                   "    store %Y[%i] tile [a=1], %x\n"
+                                   "  }\n"
+                                   "}\n",
+                                   tilec_compile_options_default(), &m);
     if (k) {
         float mem[80] = {0};
         tilec_buffer args[2] = {{mem, 64 * sizeof(float), TIR_F32}, {mem + 16, 64 * sizeof(float), TIR_F32}};
@@ -109,16 +110,14 @@ static void test_overlap(void) {
 }
 
 static void test_device_failure(void) {
-    tir_module *m = parse("kernel @faulty(%Y: view<f32>[Y.0=32]) {\n"
-                          "  parallel (%i: i=32) {\n"
-                          "    %v = const f32 1.0\n"
-                          "    store %Y[%i], %v\n"
-                          "  }\n"
-                          "}\n");
-    tilec_compile_options o = tilec_compile_options_default();
-    o.target = TILEC_TARGET_CUDA;
-    tilec_kernel *k = NULL;
-    CHECK(m && tilec_compile(ctx, tir_module_func(m, 0), &o, &k) == TILEC_OK && k);
+    tir_module *m;
+    tilec_kernel *k = compile_cuda("kernel @faulty(%Y: view<f32>[Y.0=32]) {\n"
+                                   "  parallel (%i: i=32) {\n"
+                                   "    %v = const f32 1.0\n"
+                                   "    store %Y[%i], %v\n"
+                                   "  }\n"
+                                   "}\n",
+                                   tilec_compile_options_default(), &m);
     if (k) {
         float mem[32];
         tilec_buffer arg = {mem, sizeof mem, TIR_F32};
