@@ -21,6 +21,7 @@ import ctypes.util
 import json
 import os
 import threading
+import weakref
 
 import numpy as np
 
@@ -143,13 +144,18 @@ class TilecError(Exception):
 
 
 class _Context:
-    """A tilec_context: single-threaded, and it must outlive what it made."""
+    """A tilec_context: single-threaded, and it must outlive what it made.
+    Destroyed by a weakref.finalize rather than __del__: a kernel's finalizer
+    holds its context (kept alive until the kernel is gone), and at exit
+    finalizers run newest first, so the kernels before the context they were
+    compiled in, whatever cycles the garbage collector finds them in."""
 
     def __init__(self):
         p = ctypes.c_void_p()
         if _lib.tilec_context_create(None, ctypes.byref(p)) != 0:
             raise MemoryError("tilec: cannot create a context")
         self.ptr = p
+        weakref.finalize(self, _lib.tilec_context_destroy, p)
 
     def error(self, fallback):
         n = _lib.tilec_diag_render(self.ptr, None, 0)
@@ -162,11 +168,6 @@ class _Context:
                           "file": d.file.decode() if d.file else None, "line": d.line, "column": d.column})
         _lib.tilec_diag_clear(self.ptr)
         return TilecError(buf.value.decode(errors="replace").rstrip("\n") or fallback, diags)
-
-    def __del__(self):
-        if getattr(self, "ptr", None) and _lib is not None:
-            _lib.tilec_context_destroy(self.ptr)
-            self.ptr = None
 
 
 class Param:
@@ -283,16 +284,30 @@ def _shared_context():
     return _compile_ctx
 
 
+def _destroy_kernel(ptr, ctx):
+    """A Kernel's finalizer; ctx, the context it was compiled in, is only
+    held (alive) until then."""
+    with _compile_lock:  # destroying uses the compile context
+        _lib.tilec_kernel_destroy(ptr)
+
+
 class Kernel:
     """A compiled kernel: call it with one NumPy array per parameter (in
     order, or by name) — or a Python number for a scalar parameter
     (`%a: f32`); an output left out or None is allocated (zeros).  Returns
-    the outputs: one array, or a tuple when there are several."""
+    the outputs: one array, or a tuple when there are several.
+
+    close() (or leaving `with tilec.compile(...) as k:`) releases the
+    compiled code at once; the garbage collector does it otherwise.  A
+    released kernel raises ValueError when used."""
+
+    _release = None  # the finalizer destroying the tilec_kernel, once compiled
 
     def __init__(self, text, filename, name, params, options):
         self._ptr = None
         with _compile_lock:
             self._compile(text, filename, name, params, options)
+        self._release = weakref.finalize(self, _destroy_kernel, self._ptr, self._ctx)
         self._local = threading.local()  # a dispatch context per calling thread
 
     def _compile(self, text, filename, name, params, options):
@@ -366,13 +381,21 @@ class Kernel:
             arrays.append(a)
         return arrays
 
+    def _handle(self):
+        """The tilec_kernel, or the error of using a released one (which
+        would otherwise hand tilec freed memory)."""
+        if not self._ptr:
+            raise ValueError(f"tilec: kernel {self.name} was released (close())")
+        return self._ptr
+
     def __call__(self, *args, **named):
+        ptr = self._handle()
         arrays = self._bind(args, named)
         bufs = (_Buffer * max(1, len(arrays)))(*[
             _Buffer(a.ctypes.data if a.size else None, a.nbytes, _DTYPES.index(a.dtype) + 1)
             for a in arrays])
         ctx = self._context()
-        if _lib.tilec_dispatch(ctx.ptr, self._ptr, len(arrays), bufs) != 0:
+        if _lib.tilec_dispatch(ctx.ptr, ptr, len(arrays), bufs) != 0:
             raise ctx.error(f"tilec: {self.name} failed")
         outs = [a for p, a in zip(self.params, arrays) if not p.read_only]
         return outs[0] if len(outs) == 1 else tuple(outs)
@@ -380,12 +403,12 @@ class Kernel:
     @property
     def realization(self):
         """The realization items ("key=value; ...", docs/facade.md)."""
-        return _lib.tilec_kernel_realization(self._ptr).decode()
+        return _lib.tilec_kernel_realization(self._handle()).decode()
 
     @property
     def json(self):
         """The same items as a JSON object (text)."""
-        return _lib.tilec_kernel_json(self._ptr).decode()
+        return _lib.tilec_kernel_json(self._handle()).decode()
 
     @property
     def metadata(self):
@@ -395,26 +418,41 @@ class Kernel:
     @property
     def plan(self):
         """The planner's and the lowering's realization: the chosen plan."""
-        return _lib.tilec_kernel_plan_realization(self._ptr).decode()
+        return _lib.tilec_kernel_plan_realization(self._handle()).decode()
 
     @property
     def backend(self):
         """The SIMD backend's realization."""
-        return _lib.tilec_kernel_backend_realization(self._ptr).decode()
+        return _lib.tilec_kernel_backend_realization(self._handle()).decode()
 
     @property
     def width(self):
-        return _lib.tilec_kernel_width(self._ptr)
+        return _lib.tilec_kernel_width(self._handle())
 
     @property
     def workers(self):
-        return _lib.tilec_kernel_workers(self._ptr)
+        return _lib.tilec_kernel_workers(self._handle())
 
     def __repr__(self):
-        return f"<tilec.Kernel {self.name}({', '.join(map(repr, self.params))}) W={self.width}>"
+        state = f"W={self.width}" if self._ptr else "released"
+        return f"<tilec.Kernel {self.name}({', '.join(map(repr, self.params))}) {state}>"
 
-    def __del__(self):
-        if getattr(self, "_ptr", None) and _lib is not None and _compile_lock is not None:
-            with _compile_lock:  # destroying uses the compile context
-                _lib.tilec_kernel_destroy(self._ptr)
-            self._ptr = None
+    def close(self):
+        """Releases the compiled code now; again is harmless.  Not while
+        another thread is calling the kernel."""
+        self._ptr = None
+        if self._release:
+            self._release()  # runs the finalizer once; later calls do nothing
+
+    # An explicit k.__del__() is close() too, not a destruction behind a
+    # live handle; the garbage collector's call changes nothing (the
+    # finalizer would release it anyway).
+    __del__ = close
+
+    def __enter__(self):
+        self._handle()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
