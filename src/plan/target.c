@@ -5,9 +5,6 @@
  * caller with the whole range, whatever grain was requested. */
 #include "plan/target.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 static uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0); }
 
@@ -107,46 +104,4 @@ void plan_thread_pool_init(plan_thread_pool *tp, uint32_t packet_width, uint32_t
         .schedule = tp_schedule,
         .cost_policy = NULL, /* the analytic formula */
     };
-}
-
-/* ---- host caches ---- */
-
-/* The first line of dir/name (without its newline) into buf. */
-static bool read_line(const char *dir, const char *name, char *buf, size_t size) {
-    char path[512];
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path) return false;
-    FILE *f = fopen(path, "r");
-    if (!f) return false;
-    bool ok = fgets(buf, (int)size, f) != NULL;
-    fclose(f);
-    if (ok) buf[strcspn(buf, "\n")] = 0;
-    return ok;
-}
-
-/* "32K", "1024K", "32M", "65536": bytes; 0 when malformed. */
-static uint64_t parse_size(const char *s) {
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (end == s) return 0;
-    uint64_t unit = *end == 'K' ? 1u << 10 : *end == 'M' ? 1u << 20 : *end == 'G' ? 1u << 30 : 1;
-    if (unit != 1) end++;
-    return *end || v > UINT64_MAX / unit ? 0 : (uint64_t)v * unit;
-}
-
-bool plan_read_host_caches(const char *dir, uint64_t *l1d_bytes, uint64_t *l2_bytes, uint64_t *l3_bytes) {
-    bool found[3] = {false, false, false};
-    for (int i = 0; i < 16; i++) {
-        char index[600], level[16], type[32], size[32];
-        snprintf(index, sizeof index, "%s/index%d", dir, i);
-        if (!read_line(index, "level", level, sizeof level) || !read_line(index, "type", type, sizeof type) ||
-            !read_line(index, "size", size, sizeof size))
-            continue;
-        int l = atoi(level);
-        uint64_t bytes = parse_size(size);
-        if (l < 1 || l > 3 || !bytes || !strcmp(type, "Instruction") || (l == 1 && strcmp(type, "Data"))) continue;
-        uint64_t *out = l == 1 ? l1d_bytes : l == 2 ? l2_bytes : l3_bytes;
-        *out = bytes;
-        found[l - 1] = true;
-    }
-    return found[0] && found[1] && found[2];
 }

@@ -195,12 +195,6 @@ enum { PLAN_DEFAULT_VECTOR_REGISTERS = 16 };
 
 void plan_thread_pool_init(plan_thread_pool *tp, uint32_t packet_width, uint32_t worker_count);
 
-/* Reads the data caches cpu0 sees from sysfs (`dir` is normally
- * /sys/devices/system/cpu/cpu0/cache: indexN/level, type, size): L1 Data,
- * L2 and L3 Unified (or Data).  Levels it cannot read are left as they are;
- * returns whether it read all three. */
-bool plan_read_host_caches(const char *dir, uint64_t *l1d_bytes, uint64_t *l2_bytes, uint64_t *l3_bytes);
-
 enum { PLAN_THREAD_POOL_WORKSPACE = 16u << 20 };
 
 #endif

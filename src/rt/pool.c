@@ -17,6 +17,7 @@
  * is claimed by exactly one fetch-add whoever performs it (owner or thief). */
 #include "rt/pool.h"
 
+#include "base/host.h"
 #include "base/invariant.h"
 
 #include <errno.h>
@@ -152,8 +153,10 @@ tilec_status rt_resolve_worker_count(tilec_context *ctx, uint32_t requested, uin
         *out = (uint32_t)n;
         return TILEC_OK;
     }
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    *out = cores < 1 ? 1 : cores > RT_MAX_WORKERS ? RT_MAX_WORKERS : (uint32_t)cores;
+    host_desc host; /* the described host's cores (base/host.h) */
+    char why[256];
+    if (!host_current(&host, why, sizeof why)) return tilec_error(ctx, TILEC_E_ARG, "RT-P03", tilec_no_loc(), "TILEC_HOST: %s", why);
+    *out = host.cores > RT_MAX_WORKERS ? RT_MAX_WORKERS : host.cores;
     return TILEC_OK;
 }
 

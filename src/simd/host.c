@@ -1,22 +1,20 @@
-/* host.c — the packet width W: the host's natural f32 vector width (16 lanes
- * with AVX-512F, 8 with AVX2, else 4), overridable by an option or by the
- * environment variable TILEC_SIMD_WIDTH ∈ {1, 2, 4, 8, 16} (the option wins);
- * and how many packets of W the host's vector registers hold. */
+/* host.c — the packet width W: the described host's natural f32 vector
+ * width (16 lanes with AVX-512F, 8 with AVX2, else 4; base/host.h: a
+ * TILEC_HOST profile's, whatever this machine has), overridable by an option
+ * or by the environment variable TILEC_SIMD_WIDTH ∈ {1, 2, 4, 8, 16} (the
+ * option wins); and how many packets of W its vector registers hold. */
 #include "simd/jit.h"
 #include "simd/simd.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* The host's vector unit: f32 lanes per register and how many registers
- * (AVX-512F: 32 of 16; AVX2: 16 of 8; else SSE's 16 of 4). */
+/* The described host's vector unit: f32 lanes per register and how many
+ * registers (SSE's 16 of 4 when the host cannot be queried). */
 static void host_vector_unit(uint32_t *lanes, uint32_t *registers) {
     jit_host h;
     *lanes = 4, *registers = 16;
-    if (jit_host_init(&h)) {
-        if (h.avx512f) *lanes = 16, *registers = 32;
-        else if (h.avx2) *lanes = 8;
-    }
+    if (jit_host_init(&h)) *lanes = h.lanes, *registers = h.registers;
     jit_host_free(&h);
 }
 

@@ -11,6 +11,7 @@
  * target machine) or per call. */
 #include "simd/jit.h"
 
+#include "base/host.h"
 #include "tir/math_ops.h"
 
 #include <llvm-c/Analysis.h>
@@ -19,6 +20,7 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/Transforms/PassBuilder.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -53,42 +55,70 @@ static void initialize_llvm(void) {
                         !LLVMInitializeNativeAsmParser();
 }
 
+/* The features a host profile (base/host.h) decides: the vector ISA.  A
+ * feature of this machine in this list that the profile lacks is turned
+ * off; the others (cmov, xsave, ...) stay as detected. */
+static const char *const PROFILE_ISA[] = {
+    "sse3",         "ssse3",        "sse4.1",        "sse4.2",          "sse4a",        "popcnt",       "avx",
+    "avx2",         "fma",          "fma4",          "xop",             "f16c",         "bmi",          "bmi2",
+    "lzcnt",        "movbe",        "evex512",       "avx512f",         "avx512cd",     "avx512bw",     "avx512dq",
+    "avx512vl",     "avx512ifma",   "avx512vbmi",    "avx512vbmi2",     "avx512vnni",   "avx512bitalg", "avx512vpopcntdq",
+    "avx512bf16",   "avx512fp16",   "avx512vp2intersect", "avxvnni",    "avxvnniint8",  "avxvnniint16", "avxifma",
+    "avxneconvert", "gfni",         "vaes",          "vpclmulqdq",      "amx-tile",     "amx-bf16",     "amx-int8",
+    "amx-fp16",     "amx-complex",  "avx10.1-256",   "avx10.1-512",
+};
+
+/* Turns off, in place, every feature of `features` in PROFILE_ISA that `isa`
+ * does not enable (a "+x" becomes "-x": the length does not change). */
+static void restrict_to_profile(char *features, const char *isa) {
+    for (char *p = features; p && *p;) {
+        char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        if (*p == '+')
+            for (size_t i = 0; i < sizeof PROFILE_ISA / sizeof *PROFILE_ISA; i++)
+                if (strlen(PROFILE_ISA[i]) == len - 1 && !memcmp(p + 1, PROFILE_ISA[i], len - 1)) {
+                    char name[32];
+                    snprintf(name, sizeof name, "%s", PROFILE_ISA[i]);
+                    if (!host_isa_has(isa, name)) *p = '-';
+                }
+        p = end ? end + 1 : NULL;
+    }
+}
+
+/* The emitter's facts of h->features. */
+static void feature_flags(jit_host *h) {
+    h->avx512f = host_isa_has(h->features, "avx512f");
+    h->avx2 = host_isa_has(h->features, "avx2");
+    h->sse4a = host_isa_has(h->features, "sse4a"); /* AMD: 8-byte non-temporal stores */
+    h->f16c = host_isa_has(h->features, "f16c");   /* vcvtph2ps / vcvtps2ph */
+}
+
 bool jit_host_init(jit_host *h) {
     memset(h, 0, sizeof *h);
     if (pthread_once(&llvm_once, initialize_llvm) || !llvm_native_ready) return false;
+    host_desc d;
+    if (!host_current(&d, NULL, 0)) return false;
     h->triple = LLVMGetDefaultTargetTriple();
-    h->cpu = LLVMGetHostCPUName();
+    h->cpu = d.cpu ? LLVMCreateMessage(d.cpu) : LLVMGetHostCPUName();
     h->features = LLVMGetHostCPUFeatures();
-    h->avx512f = h->features && strstr(h->features, "+avx512f") != NULL;
-    h->avx2 = h->features && strstr(h->features, "+avx2") != NULL;
-    h->sse4a = h->features && strstr(h->features, "+sse4a") != NULL; /* AMD: 8-byte non-temporal stores */
-    h->f16c = h->features && strstr(h->features, "+f16c") != NULL;   /* vcvtph2ps / vcvtps2ph */
-    return h->triple && h->cpu && h->features;
+    if (!h->triple || !h->cpu || !h->features) return false;
+    if (d.isa) restrict_to_profile(h->features, d.isa);
+    feature_flags(h);
+    /* the planner's vector unit is the profile's, whatever this machine has */
+    host_isa_vector_unit(d.isa ? d.isa : h->features, &h->lanes, &h->registers);
+    return true;
 }
 
-/* The x86-64 micro-architecture levels (the psABI's), as LLVM features. */
-#define LEVEL_V2 "+cx16,+popcnt,+sse3,+sse4.1,+sse4.2,+ssse3"
-#define LEVEL_V3 LEVEL_V2 ",+avx,+avx2,+bmi,+bmi2,+f16c,+fma,+lzcnt,+movbe,+xsave"
-#define LEVEL_V4 LEVEL_V3 ",+avx512bw,+avx512cd,+avx512dq,+avx512f,+avx512vl"
-static const struct {
-    const char *name, *features;
-} levels[] = {{"x86-64-v2", LEVEL_V2}, {"x86-64-v3", LEVEL_V3}, {"x86-64-v4", LEVEL_V4}};
-
 bool jit_host_init_named(jit_host *h, const char *cpu) {
-    if (!jit_host_init(h)) return false;
-    for (size_t i = 0; i < sizeof levels / sizeof levels[0]; i++)
-        if (!strcmp(cpu, levels[i].name)) {
-            LLVMDisposeMessage(h->cpu);
-            LLVMDisposeMessage(h->features);
-            h->cpu = LLVMCreateMessage(cpu);
-            h->features = LLVMCreateMessage(levels[i].features);
-            h->avx512f = strstr(h->features, "+avx512f") != NULL;
-            h->avx2 = strstr(h->features, "+avx2") != NULL;
-            h->sse4a = false;
-            h->f16c = strstr(h->features, "+f16c") != NULL;
-            return true;
-        }
-    return false;
+    const char *level = host_isa_level(cpu);
+    if (!jit_host_init(h) || !level) return false;
+    LLVMDisposeMessage(h->cpu);
+    LLVMDisposeMessage(h->features);
+    h->cpu = LLVMCreateMessage(cpu);
+    h->features = LLVMCreateMessage(level);
+    feature_flags(h);
+    host_isa_vector_unit(h->features, &h->lanes, &h->registers);
+    return true;
 }
 
 void jit_host_free(jit_host *h) {

@@ -13,16 +13,21 @@
 #include <llvm-c/TargetMachine.h>
 
 /* The CPU code is generated for: its triple, name and feature string
- * (LLVM-owned messages, freed by jit_host_free) and the facts the emitter
- * asks.  The host's, or a named one (ahead-of-time objects). */
+ * (LLVM-owned messages, freed by jit_host_free), the facts the emitter
+ * asks, and the vector unit the planner sees (f32 lanes of one register,
+ * registers).  The described host's (base/host.h), or a named one
+ * (ahead-of-time objects). */
 typedef struct {
     char *triple, *cpu, *features;
     bool avx512f, avx2, sse4a, f16c;
+    uint32_t lanes, registers;
 } jit_host;
 
 /* Initializes LLVM's native target once per process (thread-safe), then
- * queries the host.  False when LLVM has no native target or a query failed;
- * jit_host_free is still due. */
+ * queries the host and applies the host description (TILEC_HOST): a
+ * profile's CPU name, and this machine's features less the vector ISA the
+ * profile lacks.  False when LLVM has no native target, a query failed or
+ * TILEC_HOST is malformed; jit_host_free is still due. */
 bool jit_host_init(jit_host *h);
 /* A named x86-64 CPU level ("x86-64-v2", "x86-64-v3", "x86-64-v4") on the
  * host's triple; false for any other name (or as jit_host_init). */

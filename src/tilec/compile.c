@@ -18,6 +18,7 @@
 #include "tilec/kernel.h"
 
 #include "base/clock.h"
+#include "base/host.h"
 #include "plan/admit.h"
 #include "plan/flatten.h"
 #include "plan/gpu_target.h"
@@ -337,8 +338,15 @@ static tilec_status finish(tilec_context *ctx, tilec_kernel *k, tilec_status st,
 }
 
 /* The packet width of `o` (its option, else TILEC_SIMD_WIDTH, else the
- * host's); 0 and TILEC-O01 when invalid. */
+ * described host's); 0 and TILEC-O01 when invalid, or TILEC-O02 when the
+ * host description (TILEC_HOST) is. */
 static uint32_t packet_width(tilec_context *ctx, const tilec_compile_options *o) {
+    host_desc host;
+    char why[256];
+    if (!host_current(&host, why, sizeof why)) {
+        tilec_error(ctx, TILEC_E_ARG, "TILEC-O02", tilec_no_loc(), "TILEC_HOST: %s", why);
+        return 0;
+    }
     uint32_t width = simd_resolve_width(o->width, getenv("TILEC_SIMD_WIDTH"));
     if (!width)
         tilec_error(ctx, TILEC_E_ARG, "TILEC-O01", tilec_no_loc(),
@@ -347,14 +355,18 @@ static uint32_t packet_width(tilec_context *ctx, const tilec_compile_options *o)
     return width;
 }
 
-/* The planner's target for this host: a thread pool of `workers` with
- * packets of `width`, the host's vector registers, and its caches where
- * sysfs has them (else the modeled defaults). */
+/* The planner's target for the described host (base/host.h; checked by
+ * packet_width): a thread pool of `workers` with packets of `width`, the
+ * host's vector registers, and its caches where known (else the modeled
+ * defaults). */
 static void host_target(plan_thread_pool *target, uint32_t width, uint32_t workers) {
     plan_thread_pool_init(target, width, workers);
     target->vector_registers = simd_host_vector_registers(width);
-    plan_read_host_caches("/sys/devices/system/cpu/cpu0/cache", &target->l1d_bytes, &target->l2_bytes,
-                          &target->l3_bytes);
+    host_desc host;
+    if (!host_current(&host, NULL, 0)) return;
+    if (host.l1d_bytes) target->l1d_bytes = host.l1d_bytes;
+    if (host.l2_bytes) target->l2_bytes = host.l2_bytes;
+    if (host.l3_bytes) target->l3_bytes = host.l3_bytes;
 }
 
 tilec_status tilec_flatten(tilec_context *ctx, const tir_func *f, tir_module **flat) {

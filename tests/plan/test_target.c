@@ -18,8 +18,6 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 typedef struct {
     unsigned evaluations;
@@ -213,61 +211,6 @@ static void test_snapshot_budget(void) {
     tir_module_destroy(m);
 }
 
-/* Host caches from a sysfs-shaped directory: L1 Data (the Instruction
- * cache of the same level ignored), L2 and L3 Unified, sizes with K/M
- * suffixes; a missing or malformed level keeps what was there. */
-static void write_file(const char *dir, const char *name, const char *text) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
-}
-
-static void make_index(const char *root, int i, const char *level, const char *type, const char *size) {
-    char dir[400];
-    snprintf(dir, sizeof dir, "%s/index%d", root, i);
-    CHECK(mkdir(dir, 0700) == 0);
-    write_file(dir, "level", level);
-    write_file(dir, "type", type);
-    write_file(dir, "size", size);
-}
-
-static void test_host_caches(void) {
-    char root[] = "/tmp/tilec-caches-XXXXXX";
-    if (!mkdtemp(root)) {
-        CHECK_MSG(false, "mkdtemp failed");
-        return;
-    }
-    make_index(root, 0, "1\n", "Data\n", "48K\n");
-    make_index(root, 1, "1\n", "Instruction\n", "32K\n");
-    make_index(root, 2, "2\n", "Unified\n", "2048K\n");
-    make_index(root, 3, "3\n", "Unified\n", "32M\n");
-    uint64_t l1 = 1, l2 = 2, l3 = 3;
-    CHECK(plan_read_host_caches(root, &l1, &l2, &l3));
-    CHECK(l1 == 48u << 10 && l2 == 2u << 20 && l3 == 32u << 20);
-    /* a malformed L3 size: that level is kept, the call reports it */
-    char path[512];
-    snprintf(path, sizeof path, "%s/index3", root);
-    write_file(path, "size", "lots\n");
-    l3 = 7;
-    CHECK(!plan_read_host_caches(root, &l1, &l2, &l3) && l3 == 7 && l2 == 2u << 20);
-    uint64_t a = 5, b = 6, c = 7;
-    CHECK(!plan_read_host_caches("/nonexistent/tilec", &a, &b, &c) && a == 5 && b == 6 && c == 7);
-    for (int i = 0; i < 4; i++) {
-        static const char *const names[] = {"level", "type", "size"};
-        for (int n = 0; n < 3; n++) {
-            snprintf(path, sizeof path, "%s/index%d/%s", root, i, names[n]);
-            remove(path);
-        }
-        snprintf(path, sizeof path, "%s/index%d", root, i);
-        rmdir(path);
-    }
-    rmdir(root);
-}
-
 int main(void) {
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
     test_block_proposals();
@@ -275,7 +218,6 @@ int main(void) {
     test_disabled_local_distribution();
     test_invalid_root_order_first();
     test_snapshot_budget();
-    test_host_caches();
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
 }

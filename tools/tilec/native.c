@@ -2,9 +2,11 @@
 #include "native.h"
 #include "compare.h"
 
+#include "base/host.h"
 #include "gpu/gpu.h"
 #include "tilec/kernel.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -48,6 +50,14 @@ bool cli_native_option(cli_native *n, const char *command, int id, const char *v
             *ok = false;
         }
         n->threads = (uint32_t)t;
+        return true;
+    }
+    if (id == OPT_NATIVE_HOST) { /* every layer reads the one description from TILEC_HOST */
+        host_desc host;
+        char why[256];
+        *ok = host_describe(value, &host, why, sizeof why);
+        if (*ok) setenv("TILEC_HOST", value, 1);
+        else cli_usage_error(command, "--host: %s", why);
         return true;
     }
     if (id == OPT_NATIVE_NO_FULL_PACKETS) {

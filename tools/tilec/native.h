@@ -3,8 +3,9 @@
  * command-line options of native execution and compiling/dispatching
  * through the public facade (include/tilec/tilec.h).
  *
- * Native options: --threads N (runtime workers; default TILEC_THREADS, else
- * the cores), --no-full-packets (turns full-packet specialization off),
+ * Native options: --host SPEC (the host description, base/host.h: sets
+ * TILEC_HOST), --threads N (runtime workers; default TILEC_THREADS, else
+ * the described host's cores), --no-full-packets (turns full-packet specialization off),
  * --stores auto|cached|streaming (tilec_stores), --target cpu|cuda and --sm
  * ARCH (tilec_target, gpu_arch) and --width W (packet width; default TILEC_SIMD_WIDTH, else the
  * host's), plus the planner constraints and settings of lowering.h (--block,
@@ -19,14 +20,15 @@
 #include "lowering.h"
 #include "tilec/tilec.h"
 
-enum { OPT_NATIVE_THREADS = 140, OPT_NATIVE_NO_FULL_PACKETS, OPT_NATIVE_STORES, OPT_NATIVE_SM };
+enum { OPT_NATIVE_THREADS = 140, OPT_NATIVE_NO_FULL_PACKETS, OPT_NATIVE_STORES, OPT_NATIVE_SM, OPT_NATIVE_HOST };
 #define CLI_NATIVE_OPTIONS \
     {"--threads", true, OPT_NATIVE_THREADS}, {"--no-full-packets", false, OPT_NATIVE_NO_FULL_PACKETS}, \
-    {"--stores", true, OPT_NATIVE_STORES}, {"--sm", true, OPT_NATIVE_SM}
+    {"--stores", true, OPT_NATIVE_STORES}, {"--sm", true, OPT_NATIVE_SM}, {"--host", true, OPT_NATIVE_HOST}
 #define CLI_NATIVE_HELP \
     "  --target T        cpu (default: this host's cores) or cuda (an NVIDIA GPU through the\n" \
     "                    CUDA driver, loaded at run time: docs/gpu.md)\n" \
     "  --sm ARCH         with --target cuda: the GPU architecture, sm_60 .. sm_90a (default sm_90)\n" \
+    "  --host SPEC       the host planned for: native, zen4, zen5, xeon-spr, avx2-laptop\n" \
     "  --threads N       runtime worker threads (default: TILEC_THREADS, else the cores)\n" \
     "  --no-full-packets emit one masked body for every packet instead of adding an\n" \
     "                    all-active body for complete packets (full-packet specialization)\n" \
