@@ -161,9 +161,9 @@ def test_scalar_parameters():
     np.testing.assert_array_equal(k(2.5, x, -3), 2.5 * x - 3)
     np.testing.assert_array_equal(k(np.float32(0.5), x, np.int32(7)), 0.5 * x + 7)
     np.testing.assert_array_equal(k(a=np.array([4], np.float32), X=x, k=0), 4 * x)
-    with pytest.raises(ValueError, match="does not fit 'k'"):
+    with pytest.raises(ValueError, match=r"'k' \(i32\) takes an integer in \[-2147483648, 2147483647\]"):
         k(1.0, x, 2 ** 40)
-    with pytest.raises(TypeError, match="not a float"):
+    with pytest.raises(TypeError, match=r"'k' \(i32\) takes an integer \(or a numpy.ndarray\), not float"):
         k(1.0, x, 1.5)
     with pytest.raises(TypeError, match="numpy.ndarray"):
         k(1.0, 3.0, 1)  # X is not a scalar parameter
@@ -255,11 +255,12 @@ def test_options_and_metadata():
 
 def test_compile_cache():
     """Compiling the same kernel twice: the second is an in-memory cache hit
-    (no LLVM run) and computes the same."""
+    (no LLVM run) and computes the same.  The first may come from the disk
+    cache (docs/cli.md), which an earlier run of the suite filled."""
     path = os.path.join(EX, "layernorm.tir")
     a = tilec.compile(path, R=7, W=123, threads=1)
     b = tilec.compile(path, R=7, W=123, threads=1)
-    assert a.metadata["cache"] in ("miss", "hit") and b.metadata["cache"] == "hit"
+    assert a.metadata["cache"] in ("miss", "hit", "disk") and b.metadata["cache"] == "hit"
     assert b.metadata["optimize_ms"] == 0 and b.metadata["jit_ms"] == 0
     rng = np.random.default_rng(5)
     xs = inputs(a, rng)

@@ -19,7 +19,11 @@ system's loader (after `make install`).
 import ctypes
 import ctypes.util
 import json
+import math
+import numbers
+import operator
 import os
+import reprlib
 import threading
 import weakref
 
@@ -35,10 +39,33 @@ __all__ = ["compile", "explain", "Kernel", "Param", "TilecError", "version", "ll
 try:
     from ml_dtypes import bfloat16 as _BF16
 except ImportError:
-    _BF16 = np.dtype("V2")
+    _BF16 = None
 _SCALARS = ["bool", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32", "f64", "f16", "bf16"]
 _DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
-                                 np.uint64, np.float32, np.float64, np.float16, _BF16)]
+                                 np.uint64, np.float32, np.float64, np.float16, _BF16 or "V2")]
+
+# What a number must be to become a scalar argument (Kernel._scalar) or a
+# shape parameter (_define).  Integer types: their [min, max].  Float types:
+# their largest finite value and the magnitude from which a finite number
+# rounds to inf (that value plus half an ulp; for f64, float() itself
+# refuses what is larger).
+_INT_RANGES = {t: (int(np.iinfo(d).min), int(np.iinfo(d).max)) for t, d in zip(_SCALARS, _DTYPES) if d.kind in "iu"}
+_FLOAT_LIMITS = {"f16": (65504.0, 65520.0), "bf16": (2.0 ** 128 - 2.0 ** 120, 2.0 ** 128 - 2.0 ** 119),
+                 "f32": (2.0 ** 128 - 2.0 ** 104, 2.0 ** 128 - 2.0 ** 103), "f64": (1.7976931348623157e308, math.inf)}
+# Python and NumPy count these as integers (numpy.timedelta64 is a NumPy
+# integer), though they are no numbers to compute with.
+_NOT_NUMBERS = (bool, np.bool_, np.timedelta64)
+
+
+def _integer(value):
+    """value as an int when it is an integer (int, a NumPy integer, anything
+    with __index__) and no bool or duration; else None."""
+    if isinstance(value, _NOT_NUMBERS):
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        return None
 _TIR_TYPE_VIEW = 4
 _SONAME = "libtilec.so." + ".".join(__version__.split(".")[:2])
 
@@ -181,6 +208,19 @@ class Param:
         return f"Param({self.name!r}, {self.dtype}, {self.shape}, {'const' if self.read_only else 'output'})"
 
 
+def _define(name, value):
+    """Shape parameter name=value as a tir_define: an integer of int64, the C
+    API's type (tilec judges the rest: a negative extent is TIR-P10), never
+    a float truncated, a string parsed or a big integer wrapped."""
+    v = _integer(value)
+    if v is None:
+        raise TypeError(f"tilec: shape parameter {name}={reprlib.repr(value)}: not an integer "
+                        f"({type(value).__name__})")
+    if not _INT_RANGES["i64"][0] <= v <= _INT_RANGES["i64"][1]:
+        raise ValueError(f"tilec: shape parameter {name}={reprlib.repr(value)}: not a 64-bit integer")
+    return _Define(name.encode(), v)
+
+
 def _source(source_or_path):
     if isinstance(source_or_path, os.PathLike) or (
             isinstance(source_or_path, str) and "\n" not in source_or_path and "{" not in source_or_path):
@@ -214,7 +254,7 @@ class _Parsed:
 
     def __enter__(self):
         defines = (_Define * max(1, len(self.params)))(*[
-            _Define(k.encode(), int(v)) for k, v in self.params.items()])
+            _define(k, v) for k, v in self.params.items()])
         if _lib.tir_parse(self.ctx.ptr, self.text, len(self.text), self.filename.encode(), defines, len(self.params),
                           ctypes.byref(self.module)) != 0:
             raise self.ctx.error("tilec: parse failed")
@@ -315,6 +355,12 @@ class Kernel:
         with _Parsed(self._ctx, text, filename, name, params) as f:
             self.name = _lib.tir_func_name(f).decode()
             self.params = [self._param(_lib.tir_func_param(f, i)) for i in range(_lib.tir_func_param_count(f))]
+            # for the calls, once: each parameter's tir_scalar, its name when
+            # it takes a number (a one-element const view: %a: f32), its index
+            self._codes = [_DTYPES.index(p.dtype) + 1 for p in self.params]
+            self._numbers = [_SCALARS[c - 1] if p.read_only and math.prod(p.shape) == 1 else None
+                             for p, c in zip(self.params, self._codes)]
+            self._index = {p.name: i for i, p in enumerate(self.params)}
             opts = _options(self._ctx, options)
             k = ctypes.c_void_p()
             if _lib.tilec_compile(self._ctx.ptr, f, opts, ctypes.byref(k)) != 0:
@@ -332,15 +378,45 @@ class Kernel:
         return Param(name.decode() if name else "", _DTYPES[_lib.tir_type_elem(t) - 1], shape,
                      _lib.tir_value_read_only(value))
 
-    def _scalar(self, p, value):
-        """A number as the one element of parameter p, exactly: an integer
-        that does not fit p's type, or a float for an integer type, is an
-        error rather than wrapped or truncated."""
-        if p.dtype.kind in "iub" and not isinstance(value, (bool, int, np.integer, np.bool_)):
-            raise TypeError(f"{self.name}: '{p.name}' is {p.dtype}, not a float ({value!r})")
-        if p.dtype.kind in "iu" and not (np.iinfo(p.dtype).min <= int(value) <= np.iinfo(p.dtype).max):
-            raise ValueError(f"{self.name}: {value!r} does not fit '{p.name}' ({p.dtype})")
-        return np.full(p.shape, value, p.dtype)
+    def _scalar(self, p, elem, value):
+        """value as the one element of scalar parameter p (TileIR type elem),
+        exactly as given — never wrapped, truncated, parsed or overflowed to
+        inf: a bool takes True, False, 0 or 1 (as `tilec run --arg`); an
+        integer type an integer in its range; a float type a real number
+        that stays finite (inf and nan given as such pass)."""
+        where = f"{self.name}: '{p.name}' ({elem}) takes"
+        if elem == "bool":
+            v = bool(value) if isinstance(value, (bool, np.bool_)) else _integer(value)
+            if v not in (0, 1):
+                raise self._refusal(v is None, f"{where} True, False, 0 or 1", value)
+        elif elem in _INT_RANGES:
+            v, (lo, hi) = _integer(value), _INT_RANGES[elem]
+            if v is None:
+                raise self._refusal(True, f"{where} an integer", value)
+            if not lo <= v <= hi:
+                raise self._refusal(False, f"{where} an integer in [{lo}, {hi}]", value)
+        elif elem == "bf16" and _BF16 is None:
+            raise TypeError(f"{where} a numpy.ndarray of dtype V2 (its bits) unless ml_dtypes is installed")
+        else:
+            if isinstance(value, _NOT_NUMBERS) or not isinstance(value, numbers.Real):
+                raise self._refusal(True, f"{where} a real number", value)
+            largest, overflows = _FLOAT_LIMITS[elem]
+            try:
+                v = float(value)
+            except OverflowError:  # an integer or fraction beyond f64
+                v = math.inf
+            if abs(v) >= overflows and not (math.isinf(v) and value == v):
+                raise self._refusal(False, f"{where} a real number within ±{largest!r} (or an inf or nan)", value)
+        return np.full(p.shape, v, p.dtype)
+
+    @staticmethod
+    def _refusal(wrong_type, takes, value):
+        """The error for a scalar argument: TypeError for the wrong kind of
+        value (a numpy.ndarray would do too), ValueError for the right kind
+        out of range."""
+        if wrong_type:
+            return TypeError(f"{takes} (or a numpy.ndarray), not {type(value).__name__} {reprlib.repr(value)}")
+        return ValueError(f"{takes}, not {reprlib.repr(value)}")
 
     def _context(self):
         ctx = getattr(self._local, "ctx", None)
@@ -352,22 +428,21 @@ class Kernel:
         if len(args) > len(self.params):
             raise TypeError(f"{self.name}: {len(self.params)} parameters, {len(args)} arguments given")
         values = list(args) + [None] * (len(self.params) - len(args))
-        index = {p.name: i for i, p in enumerate(self.params)}
         for key, value in named.items():
-            if key not in index:
+            if key not in self._index:
                 raise TypeError(f"{self.name}: no parameter named '{key}' "
                                 f"(parameters: {', '.join(p.name for p in self.params)})")
-            if values[index[key]] is not None:
+            if values[self._index[key]] is not None:
                 raise TypeError(f"{self.name}: parameter '{key}' given twice")
-            values[index[key]] = value
+            values[self._index[key]] = value
         arrays = []
-        for p, a in zip(self.params, values):
+        for p, number, a in zip(self.params, self._numbers, values):
             if a is None:
                 if p.read_only:
                     raise TypeError(f"{self.name}: missing input '{p.name}' ({p.dtype}{list(p.shape)})")
                 a = np.zeros(p.shape, p.dtype)
-            elif isinstance(a, (bool, int, float, np.generic)) and p.read_only and np.prod(p.shape) == 1:
-                a = self._scalar(p, a)  # a scalar parameter (%a: f32) takes a number
+            elif number and not isinstance(a, np.ndarray):
+                a = self._scalar(p, number, a)
             elif not isinstance(a, np.ndarray):
                 raise TypeError(f"{self.name}: '{p.name}' must be a numpy.ndarray, not {type(a).__name__}")
             elif a.dtype != p.dtype:
@@ -392,8 +467,7 @@ class Kernel:
         ptr = self._handle()
         arrays = self._bind(args, named)
         bufs = (_Buffer * max(1, len(arrays)))(*[
-            _Buffer(a.ctypes.data if a.size else None, a.nbytes, _DTYPES.index(a.dtype) + 1)
-            for a in arrays])
+            _Buffer(a.ctypes.data if a.size else None, a.nbytes, code) for a, code in zip(arrays, self._codes)])
         ctx = self._context()
         if _lib.tilec_dispatch(ctx.ptr, ptr, len(arrays), bufs) != 0:
             raise ctx.error(f"tilec: {self.name} failed")
