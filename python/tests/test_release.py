@@ -17,11 +17,11 @@ SOFTMAX = os.path.join(ROOT, "examples", "softmax.tir")
 
 def run_python(script):
     """script in a fresh interpreter loading the same package and library:
-    its exit status and stderr."""
+    its exit status, stderr and stdout."""
     package = os.path.dirname(os.path.dirname(os.path.abspath(tilec.__file__)))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package, os.environ.get("PYTHONPATH")])))
     r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
-    return r.returncode, r.stderr
+    return r.returncode, r.stderr, r.stdout
 
 
 def test_module_level_kernels_at_exit():
@@ -30,7 +30,7 @@ def test_module_level_kernels_at_exit():
     finalizes the kernels and the shared context in any order; the context
     must go last.  Once the context went between the two and the process
     died with SIGSEGV."""
-    rc, err = run_python(f"""
+    rc, err, _ = run_python(f"""
 import tilec
 a = tilec.compile({SOFTMAX!r}, threads=1)
 b = tilec.compile({SOFTMAX!r}, R=3, threads=1)
@@ -44,7 +44,7 @@ def test_kernels_in_a_collected_cycle_and_at_exit():
     """The same while running: kernels (one dispatched, so it has a dispatch
     context too) in a reference cycle collected by gc.collect(), then more
     left for exit, still referenced from a cycle."""
-    rc, err = run_python(f"""
+    rc, err, _ = run_python(f"""
 import gc, numpy as np, tilec
 ks = [tilec.compile({SOFTMAX!r}, R=2, W=8, threads=1) for _ in range(3)]
 ks[0](np.ones((2, 8), np.float32))
@@ -58,6 +58,19 @@ def f():
     keep
 """)
     assert (rc, err) == (0, "")
+
+
+def test_kernel_usable_in_an_atexit_handler():
+    """Nothing is destroyed at exit (the process's end frees it): a handler
+    registered before tilec's finalizers, so running after them, still runs
+    a kernel — as may a daemon thread at that point."""
+    rc, err, out = run_python(f"""
+import atexit
+atexit.register(lambda: print(k(np.ones((2, 8), np.float32)).sum()))
+import numpy as np, tilec
+k = tilec.compile({SOFTMAX!r}, R=2, W=8, threads=2)
+""")
+    assert (rc, err, out) == (0, "", "2.0\n")
 
 
 def released(k):

@@ -43,6 +43,8 @@ except ImportError:
 _SCALARS = ["bool", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32", "f64", "f16", "bf16"]
 _DTYPES = [np.dtype(t) for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64,
                                  np.uint64, np.float32, np.float64, np.float16, _BF16 or "V2")]
+_TIR_TYPE_VIEW = 4
+_SONAME = "libtilec.so." + ".".join(__version__.split(".")[:2])
 
 # What a number must be to become a scalar argument (Kernel._scalar) or a
 # shape parameter (_define).  Integer types: their [min, max].  Float types:
@@ -66,8 +68,6 @@ def _integer(value):
         return operator.index(value)
     except TypeError:
         return None
-_TIR_TYPE_VIEW = 4
-_SONAME = "libtilec.so." + ".".join(__version__.split(".")[:2])
 
 
 def _find_library():
@@ -170,19 +170,27 @@ class TilecError(Exception):
         self.code = diagnostics[0]["code"] if diagnostics else None
 
 
+def _when_collected(obj, destroy, *args):
+    """destroy(*args) once obj is garbage (weakref.finalize, not __del__: the
+    args are held until then, so a kernel's keep its context alive whatever
+    cycle the collector finds both in) — but never at exit: the process's end
+    frees everything anyway, and an atexit handler or a daemon thread may
+    still be running a kernel then.  Returns the finalizer (calling it
+    destroys now, once)."""
+    finalizer = weakref.finalize(obj, destroy, *args)
+    finalizer.atexit = False
+    return finalizer
+
+
 class _Context:
-    """A tilec_context: single-threaded, and it must outlive what it made.
-    Destroyed by a weakref.finalize rather than __del__: a kernel's finalizer
-    holds its context (kept alive until the kernel is gone), and at exit
-    finalizers run newest first, so the kernels before the context they were
-    compiled in, whatever cycles the garbage collector finds them in."""
+    """A tilec_context: single-threaded, and it must outlive what it made."""
 
     def __init__(self):
         p = ctypes.c_void_p()
         if _lib.tilec_context_create(None, ctypes.byref(p)) != 0:
             raise MemoryError("tilec: cannot create a context")
         self.ptr = p
-        weakref.finalize(self, _lib.tilec_context_destroy, p)
+        _when_collected(self, _lib.tilec_context_destroy, p)
 
     def error(self, fallback):
         n = _lib.tilec_diag_render(self.ptr, None, 0)
@@ -347,7 +355,7 @@ class Kernel:
         self._ptr = None
         with _compile_lock:
             self._compile(text, filename, name, params, options)
-        self._release = weakref.finalize(self, _destroy_kernel, self._ptr, self._ctx)
+        self._release = _when_collected(self, _destroy_kernel, self._ptr, self._ctx)
         self._local = threading.local()  # a dispatch context per calling thread
 
     def _compile(self, text, filename, name, params, options):
@@ -519,8 +527,8 @@ class Kernel:
             self._release()  # runs the finalizer once; later calls do nothing
 
     # An explicit k.__del__() is close() too, not a destruction behind a
-    # live handle; the garbage collector's call changes nothing (the
-    # finalizer would release it anyway).
+    # live handle; when the garbage collector calls it, it does what the
+    # finalizer would have done.
     __del__ = close
 
     def __enter__(self):
