@@ -6,6 +6,7 @@ finite (inf and nan as given), bool True/False/0/1 (as `tilec run --arg`).
 Every refusal names the parameter and the value."""
 import datetime
 import fractions
+import importlib.util
 import math
 import os
 import re
@@ -156,3 +157,18 @@ def test_scalars_out_of_range(scalars, name, value, why):
 def test_scalar_long_double_beyond_f64(scalars):
     with pytest.raises(ValueError, match="'d' \\(f64\\) takes a real number within"):
         call(scalars, d=np.longdouble("1e400"))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("ml_dtypes") is not None, reason="with ml_dtypes bf16 takes numbers")
+def test_bf16_scalar_without_ml_dtypes():
+    """Without ml_dtypes a bf16 is two opaque bytes: a number is refused (it
+    once became 0), the bits pass."""
+    k = tilec.compile("""kernel @widen<N=2>(%s: bf16, %Y: view<f32>[Y.0=N]) {
+  parallel (%i: i=N) {
+    %f = cast %s to f32
+    store %Y[%i], %f
+  }
+}""", threads=1)
+    with pytest.raises(TypeError, match=r"widen: 's' \(bf16\) takes a numpy.ndarray of dtype V2"):
+        k(1.5)
+    np.testing.assert_array_equal(k(np.array([0x3FC0], np.uint16).view("V2")), [1.5, 1.5])  # bf16 1.5
