@@ -8,10 +8,13 @@
 # against the reference interpreter's (`tilec run --reference --out`); the
 # program needs no LLVM (ldd).  Then: a damaged descriptor is TILEC-AOT10,
 # an unknown CPU SIMD-O05, a symbol that is no C identifier TILEC-AOT01,
-# a missing -o a usage error.
+# a missing -o a usage error, and so is an output that names the source or
+# the other output (nothing written); an output that cannot be written
+# leaves the other whole.
 source "$(dirname "$0")/common.bash" "$@"
 
 BUILD=$(cd "$(dirname "$TILEC")" && pwd)
+TILEC=$BUILD/$(basename "$TILEC") # some checks run in another directory
 SRC=$(cd "$SRC" && pwd)
 CC=${CC:-cc}
 command -v "$CC" >/dev/null || { echo "note: no C compiler ($CC): skipped"; finish; exit 0; }
@@ -117,4 +120,44 @@ expect 1 "$TILEC" compile "$SRC/examples/softmax.tir" --name 2fast -o "$WORK/x.o
   contains "$WORK/err" "error\[TILEC-AOT01\]: '2fast' is not a C identifier"
 [ -e "$WORK/x.o" ] && fail "a refused compile wrote its object"
 expect 2 "$TILEC" compile "$SRC/examples/softmax.tir" && contains "$WORK/err" 'missing -o FILE.o'
+
+# an output naming the source or the other output is a usage error and
+# nothing is written: by the same path, another spelling of it, a hard link,
+# a symbolic link, or (not there yet) the same new file for both
+mkdir "$WORK/same" && cp "$SRC/examples/softmax.tir" "$WORK/same/my.tir"
+ln "$WORK/same/my.tir" "$WORK/same/hard.o"
+ln -s my.tir "$WORK/same/link.h"
+same_file_refused() { # WHAT ARGS…: exit 2 naming WHAT, the source intact, no k.o/k.h
+  local what=$1
+  shift
+  expect 2 "$TILEC" compile "$@" && contains "$WORK/err" "^tilec compile: error: .* is the $what" &&
+    contains "$WORK/err" "Try 'tilec compile --help'"
+  cmp -s "$WORK/same/my.tir" "$SRC/examples/softmax.tir" || fail "the source was changed: $*"
+  [ ! -e "$WORK/same/k.o" ] && [ ! -e "$WORK/same/k.h" ] || fail "a refused compile wrote a file: $*"
+  [ "$(ls -A "$WORK/same" | wc -l)" -eq 3 ] || fail "a refused compile left a file: $(ls -A "$WORK/same")"
+}
+same_file_refused "source file" "$WORK/same/my.tir" -o "$WORK/same/my.tir"
+same_file_refused "source file" "$WORK/same/my.tir" -o "$WORK/same/k.o" --header "$WORK/same/my.tir"
+same_file_refused "source file" "$WORK/same/my.tir" -o "$WORK/same/../same/./my.tir"
+same_file_refused "source file" "$WORK/same/my.tir" -o "$WORK/same/hard.o"
+same_file_refused "source file" "$WORK/same/my.tir" -o "$WORK/same/k.o" --header "$WORK/same/link.h"
+same_file_refused "object file" "$WORK/same/my.tir" -o "$WORK/same/k.o" --header "$WORK/same/k.o"
+cd "$WORK/same"
+same_file_refused "object file" my.tir -o k.o --header ./k.o
+same_file_refused "source file" ../same/my.tir -o my.tir
+cd - >/dev/null
+
+# each output replaced whole or not at all: an output that cannot be written
+# fails the compile (exit 1) and leaves the other file whole, no temporary
+# file behind; the object is written first
+printf 'old header\n' >"$WORK/same/k.h"
+expect 1 "$TILEC" compile "$WORK/same/my.tir" -o "$WORK/same/none/k.o" --header "$WORK/same/k.h" &&
+  contains "$WORK/err" 'TILEC-IO01'
+[ "$(cat "$WORK/same/k.h")" = "old header" ] || fail "a failed compile changed the header"
+printf 'old object\n' >"$WORK/same/k.o"
+expect 1 "$TILEC" compile "$WORK/same/my.tir" -o "$WORK/same/k.o" --header "$WORK/same/none/k.h" &&
+  contains "$WORK/err" 'TILEC-IO01'
+head -c 4 "$WORK/same/k.o" | grep -q 'ELF' || fail "the object written before the header failed is not whole"
+[ "$(ls -A "$WORK/same" | sort | tr '\n' ' ')" = "hard.o k.h k.o link.h my.tir " ] ||
+  fail "a failed compile left a file: $(ls -A "$WORK/same")"
 finish

@@ -1,13 +1,19 @@
 /* compile.c — `tilec compile FILE.tir -o KERNEL.o [--header KERNEL.h]`:
  * compiles one kernel ahead of time (tilec_compile_aot) into an object file
  * a C program links against the runtime library, and its C header
- * (docs/aot.md).  Each file is replaced atomically (base/file.h). */
+ * (docs/aot.md).  Each file is replaced atomically (base/file.h), and an
+ * output that names the source or the other output is a usage error before
+ * anything is written: replacing the source would lose it. */
+#define _XOPEN_SOURCE 700 /* realpath is X/Open, not plain POSIX */
 #include "native.h"
 
 #include "base/file.h"
 #include "base/strbuf.h"
 
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static tilec_status collect(void *user, const char *bytes, size_t n) {
     strbuf_append_n(user, bytes, n);
@@ -20,9 +26,50 @@ static void source_line(strbuf *s, int argc, char **argv) {
     for (int i = 0; i < argc; i++) strbuf_printf(s, " %s", argv[i]);
 }
 
+/* `path` with its directory resolved (symbolic links, ".", ".."): the
+ * name a file not written yet will have; false when the directory does not
+ * resolve (writing there fails anyway). */
+static bool canonical_path(const char *path, char out[PATH_MAX]) {
+    const char *slash = strrchr(path, '/');
+    char dir[PATH_MAX], real[PATH_MAX];
+    size_t dir_len = slash ? (size_t)(slash - path) + 1 : 0; /* "/x": the root, "/" kept */
+    if (dir_len >= sizeof dir) return false;
+    memcpy(dir, path, dir_len);
+    dir[dir_len] = '\0';
+    if (!realpath(dir_len ? dir : ".", real)) return false;
+    return snprintf(out, PATH_MAX, "%s/%s", real, slash ? slash + 1 : path) < PATH_MAX;
+}
+
+/* Whether a and b name one file: the same inode when both exist (hard and
+ * symbolic links included), else the same path once their directories are
+ * resolved. */
+static bool same_file(const char *a, const char *b) {
+    struct stat sa, sb;
+    bool has_a = stat(a, &sa) == 0, has_b = stat(b, &sb) == 0;
+    if (has_a && has_b) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    if (has_a || has_b) return false;
+    char ca[PATH_MAX], cb[PATH_MAX];
+    return canonical_path(a, ca) && canonical_path(b, cb) ? !strcmp(ca, cb) : !strcmp(a, b);
+}
+
+/* The usage error of outputs that would overwrite the source or each other
+ * (CLI_CONTINUE when they are all distinct). */
+static int check_outputs(const cli_native_request *r) {
+    const char *name = cli_compile_command.name;
+    if (same_file(r->output, r->path))
+        return cli_usage_error(name, "-o '%s' is the source file '%s': nothing was written", r->output, r->path);
+    if (r->header && same_file(r->header, r->path))
+        return cli_usage_error(name, "--header '%s' is the source file '%s': nothing was written", r->header, r->path);
+    if (r->header && same_file(r->header, r->output))
+        return cli_usage_error(name, "--header '%s' is the object file '%s' (-o): nothing was written", r->header,
+                               r->output);
+    return CLI_CONTINUE;
+}
+
 static int compile_main(tilec_context *ctx, int argc, char **argv, bool parse_only) {
     cli_native_request r;
     int code = cli_aot_request_scan(ctx, &cli_compile_command, argc, argv, &r);
+    if (code == CLI_CONTINUE) code = check_outputs(&r);
     if (code == CLI_CONTINUE && !parse_only) {
         tir_module *m = cli_load_module(ctx, r.path, &r.defines);
         const tir_func *f = m ? cli_pick_kernel(m, "compile", r.kernel) : NULL;
