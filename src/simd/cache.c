@@ -67,7 +67,7 @@ static bool enabled(const simd_options *o) {
 static bool disk_key(const strbuf *memory_key, strbuf *out, char dir[PATH_MAX]) {
     char id[128];
     jit_host h;
-    if (!disk_cache_dir(dir) || !disk_cache_build_id(id, sizeof id)) return false;
+    if (disk_cache_dir(dir) != DISK_DIR_USABLE || !disk_cache_build_id(id, sizeof id)) return false;
     bool ok = jit_host_init(&h);
     if (ok) strbuf_printf(out, "tilec build %s host %s %s %s\n", id, h.triple, h.cpu, h.features);
     jit_host_free(&h);

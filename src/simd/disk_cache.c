@@ -18,6 +18,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <link.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,28 +29,118 @@
 
 static const char MAGIC[] = "TILEC-KERNEL 1\n";
 static const char SUFFIX[] = ".tko";
+static const char TEMPORARY_PREFIX[] = ".tmp-"; /* then PID-HEX */
+static const char HEX[] = "0123456789abcdef";
 
-/* mkdir -p */
+/* ---- trust ---- */
+
+enum { WARNING_MAX = PATH_MAX + 256 };
+
+/* A warning on stderr: the compile it concerns goes on uncached, so no
+ * diagnostic carries it.  Every compile asks again, so each call site
+ * remembers what it `said` last and says each warning once per process. */
+__attribute__((format(printf, 3, 4))) static void warn(char said[WARNING_MAX], const char *code, const char *fmt, ...) {
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    char text[WARNING_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    pthread_mutex_lock(&lock);
+    if (strcmp(text, said)) {
+        memcpy(said, text, sizeof text);
+        fprintf(stderr, "warning[%s]: %s\n", code, text);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+/* mkdir -p, each directory it makes private (the XDG base directories are
+ * 0700 too) */
 static bool make_dirs(char *path) {
     for (char *p = path + 1; *p; p++) {
         if (*p != '/') continue;
         *p = 0;
-        bool ok = mkdir(path, 0755) == 0 || errno == EEXIST;
+        bool ok = mkdir(path, 0700) == 0 || errno == EEXIST;
         *p = '/';
         if (!ok) return false;
     }
-    return mkdir(path, 0755) == 0 || errno == EEXIST;
+    return mkdir(path, 0700) == 0 || errno == EEXIST;
 }
 
-bool disk_cache_dir(char dir[PATH_MAX]) {
+disk_dir_state disk_cache_dir(char dir[PATH_MAX]) {
+    static char said[WARNING_MAX];
     const char *mode = getenv("TILEC_CACHE");
-    if (mode && (!strcmp(mode, "0") || !strcmp(mode, "memory"))) return false;
+    if (mode && (!strcmp(mode, "0") || !strcmp(mode, "memory"))) return DISK_DIR_OFF;
     const char *explicit_dir = getenv("TILEC_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     int n = explicit_dir && *explicit_dir ? snprintf(dir, PATH_MAX, "%s", explicit_dir)
             : xdg && *xdg               ? snprintf(dir, PATH_MAX, "%s/tilec", xdg)
             : home && *home             ? snprintf(dir, PATH_MAX, "%s/.cache/tilec", home)
                                         : -1;
-    return n > 0 && n < PATH_MAX && make_dirs(dir);
+    if (n <= 0) return DISK_DIR_OFF;
+    char why[128] = "";
+    struct stat st;
+    if (n >= PATH_MAX) {
+        snprintf(why, sizeof why, "is longer than %d bytes", PATH_MAX - 1);
+    } else if (!make_dirs(dir) || stat(dir, &st)) {
+        snprintf(why, sizeof why, "cannot be made (%s)", strerror(errno));
+    } else if (!S_ISDIR(st.st_mode)) {
+        snprintf(why, sizeof why, "is not a directory");
+    } else if (st.st_uid != geteuid()) {
+        snprintf(why, sizeof why, "is owned by uid %u, not by you (uid %u)", (unsigned)st.st_uid, (unsigned)geteuid());
+    } else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+        snprintf(why, sizeof why, "is writable by group or others (mode %04o)", (unsigned)(st.st_mode & 07777));
+    }
+    if (!why[0]) return DISK_DIR_USABLE;
+    warn(said, "SIMD-C01",
+         "kernel cache directory '%s' %s: the disk cache is off (whoever can write it could run code in this "
+         "process; docs/simd.md \"Kernel cache\")",
+         dir, why);
+    return DISK_DIR_REFUSED;
+}
+
+bool disk_cache_max_mb(uint64_t *mib) {
+    static char said[WARNING_MAX];
+    const char *text = getenv("TILEC_CACHE_MAX_MB");
+    *mib = 512;
+    if (!text || !*text) return true;
+    errno = 0;
+    unsigned long long v = strtoull(text, NULL, 10);
+    /* digits only: strtoull would take "-5" (as 2^64 - 5), " 5" and "5x" */
+    if (!text[strspn(text, "0123456789")] && !errno && v <= UINT64_MAX >> 20) {
+        *mib = v;
+        return true;
+    }
+    warn(said, "SIMD-C02",
+         "TILEC_CACHE_MAX_MB='%.64s' is not a size in MiB (decimal digits, at most %" PRIu64
+         "): the kernel cache is not trimmed",
+         text, UINT64_MAX >> 20);
+    return false;
+}
+
+/* A file of the directory is ours when the cache could have written it: the
+ * user's own regular file that no one else can write. */
+static bool ours(const struct stat *st) {
+    return S_ISREG(st->st_mode) && st->st_uid == geteuid() && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* Opens a file of the directory (created 0600 with O_CREAT), -1 unless it is
+ * ours: no symlink is followed, and O_NONBLOCK keeps a FIFO from waiting for
+ * a writer (it means nothing to a regular file). */
+static int open_ours(const char *path, int flags, struct stat *st) {
+    int fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+    if (fd >= 0 && (fstat(fd, st) || !ours(st))) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+FILE *disk_cache_open(const char *path, const char *mode) {
+    struct stat st;
+    int fd = open_ours(path, mode[0] == 'a' ? O_WRONLY | O_APPEND | O_CREAT : O_RDONLY, &st);
+    FILE *f = fd >= 0 ? fdopen(fd, mode) : NULL;
+    if (fd >= 0 && !f) close(fd);
+    return f;
 }
 
 /* ---- the build ID ---- */
@@ -116,17 +208,29 @@ static bool read_number(const char **p, const char *end, const char *word, uint6
     return true;
 }
 
+static bool read_all(int fd, char *data, size_t size) {
+    while (size) {
+        ssize_t got = read(fd, data, size);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return false;
+        data += got, size -= (size_t)got;
+    }
+    return true;
+}
+
 disk_lookup disk_cache_load(const char *dir, const strbuf *key, disk_entry *out) {
     char path[PATH_MAX + 32];
     entry_path(path, sizeof path, dir, key);
-    FILE *f = fopen(path, "rb");
-    if (!f) return DISK_ABSENT;
     struct stat st;
-    /* NUL-terminated, so no number parse can run past the end */
-    char *data = fstat(fileno(f), &st) == 0 && st.st_size > 0 ? malloc((size_t)st.st_size + 1) : NULL;
-    bool ok = data && fread(data, 1, (size_t)st.st_size, f) == (size_t)st.st_size;
+    int fd = open_ours(path, O_RDONLY, &st);
+    if (fd < 0) return DISK_ABSENT; /* none, or not the cache's to read or remove */
+    /* larger than any entry store writes: rejected unread.  NUL-terminated,
+     * so no number parse can run past the end. */
+    bool ok = st.st_size > 0 && (uint64_t)st.st_size <= DISK_CACHE_MAX_ENTRY_BYTES;
+    char *data = ok ? malloc((size_t)st.st_size + 1) : NULL;
+    ok = data && read_all(fd, data, (size_t)st.st_size);
     if (data) data[st.st_size] = 0;
-    fclose(f);
+    close(fd);
     const char *p = data, *end = data ? data + st.st_size : NULL;
     uint64_t len = 0, sum = 0, n = 0;
     ok = ok && (size_t)(end - p) > sizeof MAGIC - 1 && !memcmp(p, MAGIC, sizeof MAGIC - 1);
@@ -189,20 +293,36 @@ static int older_first(const void *a, const void *b) {
     return x->mtime < y->mtime ? -1 : x->mtime > y->mtime;
 }
 
-/* The entries of dir (malloc'd; *n of them). */
-static file_info *list_entries(const char *dir, size_t *n) {
+/* "<16 hex digits>.tko", as entry_path names entries */
+static bool entry_name(const char *name) {
+    return strspn(name, HEX) == 16 && !strcmp(name + 16, SUFFIX);
+}
+
+/* ".tmp-PID-HEX", as store names its temporary files */
+static bool temporary_name(const char *name) {
+    size_t n = sizeof TEMPORARY_PREFIX - 1;
+    if (strncmp(name, TEMPORARY_PREFIX, n)) return false;
+    size_t pid = strspn(name + n, "0123456789");
+    if (!pid || name[n + pid] != '-') return false;
+    const char *hex = name + n + pid + 1;
+    size_t digits = strspn(hex, HEX);
+    return digits >= 1 && digits <= 16 && !hex[digits];
+}
+
+/* The files of dir with a `shaped` name that are ours (malloc'd; *n of
+ * them): nothing else is counted, trimmed or cleared. */
+static file_info *list_files(const char *dir, bool (*shaped)(const char *name), size_t *n) {
     *n = 0;
     DIR *d = opendir(dir);
     if (!d) return NULL;
     size_t cap = 0;
     file_info *files = NULL;
     for (struct dirent *e; (e = readdir(d));) {
-        size_t l = strlen(e->d_name);
-        if (l <= sizeof SUFFIX - 1 || strcmp(e->d_name + l - (sizeof SUFFIX - 1), SUFFIX)) continue;
+        if (!shaped(e->d_name)) continue;
         char path[PATH_MAX + NAME_MAX + 2];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         struct stat st;
-        if (stat(path, &st)) continue;
+        if (lstat(path, &st) || !ours(&st)) continue;
         if (*n == cap) {
             file_info *g = realloc(files, (cap = cap ? 2 * cap : 64) * sizeof *files);
             if (!g) break;
@@ -216,19 +336,23 @@ static file_info *list_entries(const char *dir, size_t *n) {
     return files;
 }
 
+static bool remove_file(const char *dir, const char *name) {
+    char path[PATH_MAX + NAME_MAX + 2];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return unlink(path) == 0;
+}
+
 static void trim(const char *dir) {
-    const char *cap_text = getenv("TILEC_CACHE_MAX_MB");
-    uint64_t cap = (cap_text && *cap_text ? strtoull(cap_text, NULL, 10) : 512) << 20, total = 0;
+    uint64_t mib;
+    if (!disk_cache_max_mb(&mib)) return;
+    uint64_t cap = mib << 20, total = 0;
     size_t n;
-    file_info *files = list_entries(dir, &n);
+    file_info *files = list_files(dir, entry_name, &n);
     for (size_t i = 0; i < n; i++) total += files[i].bytes;
     if (total > cap) {
         qsort(files, n, sizeof *files, older_first);
-        for (size_t i = 0; i < n && total > cap - cap / 4; i++) {
-            char path[PATH_MAX + NAME_MAX + 2];
-            snprintf(path, sizeof path, "%s/%s", dir, files[i].name);
-            if (!unlink(path)) total -= files[i].bytes;
-        }
+        for (size_t i = 0; i < n && total > cap - cap / 4; i++)
+            if (remove_file(dir, files[i].name)) total -= files[i].bytes;
     }
     free(files);
 }
@@ -236,21 +360,27 @@ static void trim(const char *dir) {
 void disk_cache_store(const char *dir, const strbuf *key, const disk_entry *e) {
     char path[PATH_MAX + 32], tmp[PATH_MAX + 64];
     entry_path(path, sizeof path, dir, key);
-    snprintf(tmp, sizeof tmp, "%s/.tmp-%ld-%" PRIx64, dir, (long)getpid(), fnv64(key->data, key->len) ^ (uint64_t)clock());
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644);
-    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
-    if (!f) {
-        if (fd >= 0) close(fd);
-        return;
-    }
+    struct stat st;
+    if (!lstat(path, &st) && !ours(&st)) return; /* not the cache's to replace */
     char meta[4096 + SIMD_OBJECT_MAX_SLEEF * 50];
     size_t m = (size_t)snprintf(meta, sizeof meta, "counters");
 #define X(name) m += (size_t)snprintf(meta + m, sizeof meta - m, " %llu", (unsigned long long)e->counters.name);
     SIMD_COUNTERS(X)
 #undef X
     m += (size_t)snprintf(meta + m, sizeof meta - m, "\nsleef %zu", e->code.n_sleef);
-    for (size_t i = 0; i < e->code.n_sleef; i++) m += (size_t)snprintf(meta + m, sizeof meta - m, " %s", e->code.sleef[i]);
+    for (size_t i = 0; i < e->code.n_sleef; i++)
+        m += (size_t)snprintf(meta + m, sizeof meta - m, " %s", e->code.sleef[i]);
     m += (size_t)snprintf(meta + m, sizeof meta - m, "\n");
+    /* 128: the magic and the "key" and "object" lines' words and numbers */
+    if (m >= sizeof meta || key->len + m + e->code.object.len + 128 > DISK_CACHE_MAX_ENTRY_BYTES) return;
+    snprintf(tmp, sizeof tmp, "%s/%s%ld-%" PRIx64, dir, TEMPORARY_PREFIX, (long)getpid(),
+             fnv64(key->data, key->len) ^ (uint64_t)clock());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (!f) {
+        if (fd >= 0) close(fd);
+        return;
+    }
     fputs(MAGIC, f);
     fprintf(f, "key %zu\n", key->len);
     fwrite(key->data, 1, key->len, f);
@@ -259,7 +389,7 @@ void disk_cache_store(const char *dir, const strbuf *key, const disk_entry *e) {
     fprintf(f, "object %zu %016" PRIx64 "\n", e->code.object.len,
             fnv64_more(fnv64(meta, m), e->code.object.data, e->code.object.len));
     fwrite(e->code.object.data, 1, e->code.object.len, f);
-    bool ok = !ferror(f) && m < sizeof meta;
+    bool ok = !ferror(f);
     ok = fclose(f) == 0 && ok;
     if (!ok || rename(tmp, path)) unlink(tmp);
     trim(dir);
@@ -267,31 +397,25 @@ void disk_cache_store(const char *dir, const strbuf *key, const disk_entry *e) {
 
 void disk_cache_stats(const char *dir, uint64_t *entries, uint64_t *bytes) {
     size_t n;
-    file_info *files = list_entries(dir, &n);
+    file_info *files = list_files(dir, entry_name, &n);
     *entries = n;
     *bytes = 0;
     for (size_t i = 0; i < n; i++) *bytes += files[i].bytes;
     free(files);
 }
 
-uint64_t disk_cache_clear(const char *dir) {
+/* Removes the files list_files(dir, shaped) names; how many went. */
+static uint64_t remove_files(const char *dir, bool (*shaped)(const char *name)) {
     size_t n;
     uint64_t removed = 0;
-    file_info *files = list_entries(dir, &n);
-    for (size_t i = 0; i < n; i++) {
-        char path[PATH_MAX + NAME_MAX + 2];
-        snprintf(path, sizeof path, "%s/%s", dir, files[i].name);
-        removed += unlink(path) == 0;
-    }
+    file_info *files = list_files(dir, shaped, &n);
+    for (size_t i = 0; i < n; i++) removed += remove_file(dir, files[i].name);
     free(files);
-    /* and what a process killed while writing an entry left behind */
-    DIR *d = opendir(dir);
-    for (struct dirent *e; d && (e = readdir(d));)
-        if (!strncmp(e->d_name, ".tmp-", 5)) {
-            char path[PATH_MAX + NAME_MAX + 2];
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            unlink(path);
-        }
-    if (d) closedir(d);
+    return removed;
+}
+
+uint64_t disk_cache_clear(const char *dir) {
+    uint64_t removed = remove_files(dir, entry_name);
+    remove_files(dir, temporary_name); /* what a process killed while writing an entry left behind */
     return removed;
 }

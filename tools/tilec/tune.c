@@ -18,7 +18,9 @@
  * fastest.  Results are cached in <the kernel cache's directory>/tune.tsv,
  * one line per measurement keyed by a hash of the tilec build, the CPU, the
  * command line, the file's text and the combination; a cached combination
- * is printed `(cached)` and not timed again. */
+ * is printed `(cached)` and not timed again.  The file is read and appended
+ * only as the user's own regular file (disk_cache_open): never through a
+ * symlink planted in its place. */
 #include "native.h"
 #include "base/file.h"
 #include "base/hash.h"
@@ -308,7 +310,7 @@ static void cpu_model(char *out, size_t size) {
 
 /* A cached measurement of `key` in `path`: true with *us and plan set. */
 static bool cache_lookup(const char *path, const char *key, double *us, char *plan, size_t plan_size) {
-    FILE *f = path ? fopen(path, "r") : NULL;
+    FILE *f = path ? disk_cache_open(path, "r") : NULL;
     char line[512], k[32];
     bool found = false;
     while (f && !found && fgets(line, sizeof line, f)) {
@@ -333,9 +335,10 @@ static int tune_params(tilec_context *ctx, const cli_native_request *r, int argc
     size_t length = 0;
     if (file_read(ctx, r->path, &text, &length) != TILEC_OK) return cli_fail_diags(ctx);
     const char *cache = NULL;
-    if (disk_cache_dir(dir) && disk_cache_build_id(id, sizeof id)) {
+    FILE *out = NULL; /* appends to tune.tsv, which must be ours (disk_cache_open): never through a symlink */
+    if (disk_cache_dir(dir) == DISK_DIR_USABLE && disk_cache_build_id(id, sizeof id)) {
         snprintf(path, sizeof path, "%s/tune.tsv", dir);
-        cache = path;
+        cache = (out = disk_cache_open(path, "a")) ? path : NULL;
     }
     cpu_model(cpu, sizeof cpu);
     uint64_t base = fnv64(id, strlen(id));
@@ -348,8 +351,9 @@ static int tune_params(tilec_context *ctx, const cli_native_request *r, int argc
     double best_us = 0;
     char best[1024] = ""; /* a `values` line */
     int code = CLI_EXIT_OK;
-    printf("tune: %" PRIu64 " combinations (median of %d rounds each; cache %s)\n", combos, CLI_TIME_ROUNDS,
-           cache ? cache : "off");
+    const char *refused = !cache && id[0] ? ": cannot open tune.tsv as a regular file of yours only you can write" : "";
+    printf("tune: %" PRIu64 " combinations (median of %d rounds each; cache %s%s)\n", combos, CLI_TIME_ROUNDS,
+           cache ? cache : "off", refused);
     for (uint64_t n = 0; n < combos && code == CLI_EXIT_OK; n++) {
         char values[1024] = "", key[32], plan[256] = "?";
         cli_defines d;
@@ -385,8 +389,7 @@ static int tune_params(tilec_context *ctx, const cli_native_request *r, int argc
             if (ok) {
                 us = per[CLI_TIME_ROUNDS / 2];
                 plan_token(tilec_kernel_realization(k), plan, sizeof plan);
-                FILE *out = cache ? fopen(cache, "a") : NULL;
-                if (out) fprintf(out, "%s %.4f %s\n", key, us, plan), fclose(out);
+                if (out) fprintf(out, "%s %.4f %s\n", key, us, plan), fflush(out);
             } else {
                 cli_fail_diags(ctx);
             }
@@ -404,6 +407,7 @@ static int tune_params(tilec_context *ctx, const cli_native_request *r, int argc
         if (!best[0] || us < best_us) best_us = us, snprintf(best, sizeof best, "%s", values);
     }
     if (code == CLI_EXIT_OK) printf("fastest: %s (%.2f us)\n", best, best_us);
+    if (out) fclose(out);
     return code;
 }
 
