@@ -5,7 +5,9 @@
  * a buffer or bind a call wrongly; another key with the same file is a
  * mismatch; TILEC_CACHE=memory and =0 mean no directory.  A sparse 2 GiB
  * file named like the entry is removed without being read (the peak memory
- * stays far below its size: no timing involved). */
+ * stays far below its size: no timing involved).  A directory writable by
+ * others, a regular file or a path below one is refused; TILEC_CACHE_MAX_MB
+ * takes decimal digits whose bytes fit 64 bits, nothing else. */
 #include "harness.h"
 #include "simd/disk_cache.h"
 
@@ -117,6 +119,44 @@ int main(void) {
     setenv("TILEC_CACHE", "0", 1);
     CHECK(disk_cache_dir(got_dir) == DISK_DIR_OFF);
     unsetenv("TILEC_CACHE");
+    /* a directory others can write, or none at all, is refused (SIMD-C01) */
+    chmod(dir, 0770);
+    CHECK(disk_cache_dir(got_dir) == DISK_DIR_REFUSED);
+    chmod(dir, 0700);
+    CHECK(disk_cache_dir(got_dir) == DISK_DIR_USABLE);
+    char file[96];
+    snprintf(file, sizeof file, "%s/plain", dir);
+    FILE *plain = fopen(file, "w");
+    if (plain) fclose(plain);
+    setenv("TILEC_CACHE_DIR", file, 1);
+    CHECK(disk_cache_dir(got_dir) == DISK_DIR_REFUSED);
+    snprintf(file + strlen(file), sizeof file - strlen(file), "/below");
+    setenv("TILEC_CACHE_DIR", file, 1);
+    CHECK(disk_cache_dir(got_dir) == DISK_DIR_REFUSED);
+    setenv("TILEC_CACHE_DIR", dir, 1);
+    *strrchr(file, '/') = 0;
+    unlink(file);
+
+    /* TILEC_CACHE_MAX_MB: decimal digits whose bytes fit 64 bits, else no cap
+     * (SIMD-C02) */
+    static const struct {
+        const char *text;
+        bool ok;
+        uint64_t mib;
+    } caps[] = {{"", true, 512},   {"0", true, 0},     {"17592186044415", true, 17592186044415u},
+                {"abc", false, 0}, {"-5", false, 0},   {"17592186044416", false, 0},
+                {" 5", false, 0},  {"5x", false, 0},   {"99999999999999999999", false, 0}};
+    for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
+        uint64_t mib = 0;
+        setenv("TILEC_CACHE_MAX_MB", caps[i].text, 1);
+        bool ok = disk_cache_max_mb(&mib);
+        CHECK_MSG(ok == caps[i].ok && (!ok || mib == caps[i].mib), "TILEC_CACHE_MAX_MB='%s': %d %llu", caps[i].text,
+                  ok, (unsigned long long)mib);
+    }
+    unsetenv("TILEC_CACHE_MAX_MB");
+    uint64_t mib = 0;
+    CHECK(disk_cache_max_mb(&mib) && mib == 512);
+
     uint64_t n, bytes;
     disk_cache_store(dir, &key, &e);
     disk_cache_stats(dir, &n, &bytes);
