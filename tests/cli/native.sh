@@ -127,8 +127,9 @@ expect 2 "$TILEC" tune "$SRC/examples/gemm.tir" --param BM && contains "$WORK/er
 expect 1 "$TILEC" tune "$SRC/examples/gemm.tir" --param NOPE=1 && contains "$WORK/err" 'NOPE'
 
 # emit-asm / emit-llvm.
-# (W = 16 is one zmm register with AVX-512F, two ymm halves on an AVX2 host.)
-if grep -qw avx512f /proc/cpuinfo; then wide='%zmm[0-9]+' expf=Sleef_expf16_u10; else wide='%ymm[0-9]+' expf=Sleef_expf8_u10; fi
+# (W = 16 is one zmm register with AVX-512F, two ymm halves on an AVX2 host: code is generated for the
+# features both this machine and the described host have, and the avx2-laptop profile has no AVX-512.)
+if grep -qw avx512f /proc/cpuinfo && [[ "${TILEC_HOST:-native}" != avx2-laptop* ]]; then wide='%zmm[0-9]+' expf=Sleef_expf16_u10; else wide='%ymm[0-9]+' expf=Sleef_expf8_u10; fi
 expect 0 "$TILEC" emit-asm "$SRC/examples/softmax.tir" --width 16 && {
   contains "$WORK/out" "$wide"
   contains "$WORK/out" "$expf"
