@@ -6,7 +6,8 @@
  *   "object LEN FNV64\n" LEN bytes
  * FNV64 covers the counters and sleef lines and the object bytes: a
  * damaged counter (workspace_bytes sizes a buffer) or symbol name is caught
- * like damaged code. */
+ * like damaged code.  It catches accidents, not edits (anyone can recompute
+ * it): what keeps foreign code out is the trust checks (disk_cache.h). */
 #define _GNU_SOURCE /* dladdr, dl_iterate_phdr */
 #include "simd/disk_cache.h"
 #include "base/hash.h"
