@@ -155,7 +155,8 @@ tilec_status rt_resolve_worker_count(tilec_context *ctx, uint32_t requested, uin
     }
     host_desc host; /* the described host's cores (base/host.h) */
     char why[256];
-    if (!host_current(&host, why, sizeof why)) return tilec_error(ctx, TILEC_E_ARG, "RT-P03", tilec_no_loc(), "TILEC_HOST: %s", why);
+    if (!host_current(&host, why, sizeof why))
+        return tilec_error(ctx, TILEC_E_ARG, "RT-P05", tilec_no_loc(), "TILEC_HOST: %s", why);
     *out = host.cores > RT_MAX_WORKERS ? RT_MAX_WORKERS : host.cores;
     return TILEC_OK;
 }
