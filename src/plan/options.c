@@ -4,6 +4,7 @@
 #include "plan/options.h"
 
 #include "base/context.h"
+#include "plan/split.h"
 
 #include <math.h>
 #include <string.h>
@@ -86,6 +87,10 @@ tilec_status plan_options_validate(tilec_context *ctx, const plan_options *o) {
     if ((unsigned)o->split > TILEC_SPLIT_OFF)
         return tilec_error(ctx, TILEC_E_ARG, "PLAN-O10", tilec_no_loc(), "split %u is not auto (0), on (1) or off (2)",
                            (unsigned)o->split);
+    if (o->split_chunks == 1 || o->split_chunks > PLAN_SPLIT_MAX_CHUNKS)
+        return tilec_error(ctx, TILEC_E_ARG, "PLAN-O12", tilec_no_loc(),
+                           "split_chunks %u is outside 2..%d (0: the planner's choice)", o->split_chunks,
+                           PLAN_SPLIT_MAX_CHUNKS);
     if ((unsigned)o->fuse > TILEC_FUSE_OFF)
         return tilec_error(ctx, TILEC_E_ARG, "PLAN-O11", tilec_no_loc(), "fuse %u is not auto (0), on (1) or off (2)",
                            (unsigned)o->fuse);

@@ -74,7 +74,7 @@ typedef struct {
 plan_options plan_options_default(void);
 
 /* Checks what can be checked without a kernel or target: the candidate
- * budget, partitions, the coefficients.  TILEC_E_ARG with one diagnostic. */
+ * budget, partitions, the modes, the chunk count's bounds, the coefficients.  TILEC_E_ARG with one diagnostic. */
 tilec_status plan_options_validate(tilec_context *ctx, const plan_options *o);
 
 /* Every coefficient finite and >= 0; `source` names where they came from

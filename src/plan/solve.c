@@ -582,6 +582,7 @@ static tilec_status copy_options(solver *s) {
     plan_result *out = s->out;
     out->options = *s->o;
     out->options.cost_policy = NULL; /* borrowed only while planning */
+    if (out->options.split_chunks) out->options.split = TILEC_SPLIT_ON; /* a count implies on: reports say so */
     if (s->o->root_axis_order_len &&
         !(out->options.root_axis_order =
               arena_memdup(&out->arena, s->o->root_axis_order, sizeof(uint32_t) * s->o->root_axis_order_len)))
@@ -591,6 +592,18 @@ static tilec_status copy_options(solver *s) {
               arena_memdup(&out->arena, s->o->root_axis_tiles, sizeof(uint32_t) * s->o->root_axis_tiles_len)))
         return nomem(s);
     return TILEC_OK;
+}
+
+/* The split decision for the selected plan's workers.  A chunk count the
+ * split reduce cannot take is the caller's error (PLAN-O12), not a quiet
+ * "no split": the count was asked for. */
+static tilec_status decide_split(solver *s) {
+    plan_split *split = &s->out->split;
+    plan_split_decide(s->f, s->o->split, s->o->split_chunks, s->out->target.worker_count, split);
+    return split->bad_chunks
+               ? tilec_error(s->ctx, TILEC_E_ARG, "PLAN-O12", tilec_no_loc(), "split_chunks %u: %s", s->o->split_chunks,
+                             split->why)
+               : TILEC_OK;
 }
 
 tilec_status plan_kernel(tilec_context *ctx, const tir_func *f, const plan_options *options,
@@ -623,7 +636,7 @@ tilec_status plan_kernel(tilec_context *ctx, const tir_func *f, const plan_optio
     if (!st) st = search_tilings(&s);
     if (!st) st = select_minimum(&s);
     if (!st) decide_packing(&s);
-    if (!st) plan_split_decide(f, s.o->split, s.o->split_chunks, out->target.worker_count, &out->split);
+    if (!st) st = decide_split(&s);
     else out->candidate_count = out->candidates.len + out->rejected.len;
     for (size_t l = 0; l < 2; l++)
         for (size_t v = 0; v < PLAN_FUSION_LEVELS; v++)

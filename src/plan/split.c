@@ -72,11 +72,13 @@ bool plan_split_decide(const tir_func *f, tilec_split mode, uint32_t chunks, uin
     out->trips = reduce->domain->axes[0].extent;
     const char *axis = reduce->domain->axes[0].dim->label;
     uint64_t n = out->trips, P = out->programs;
-    if (n < 2) return say(out, false, "'%s' has %llu trip: nothing to split", axis, (unsigned long long)n);
     uint64_t S = chunks;
-    if (S && (S < 2 || S > n || S > PLAN_SPLIT_MAX_CHUNKS))
-        return say(out, false, "%llu chunks: '%s' has %llu trips (chunks must be in 2..min(trips, %d))",
-                   (unsigned long long)S, axis, (unsigned long long)n, PLAN_SPLIT_MAX_CHUNKS);
+    if (S && (S < 2 || S > n || S > PLAN_SPLIT_MAX_CHUNKS)) {
+        out->bad_chunks = true;
+        return say(out, false, "%llu chunks: '%s' has %llu trip%s (chunks must be in 2..min(trips, %d))",
+                   (unsigned long long)S, axis, (unsigned long long)n, n == 1 ? "" : "s", PLAN_SPLIT_MAX_CHUNKS);
+    }
+    if (n < 2) return say(out, false, "'%s' has %llu trip: nothing to split", axis, (unsigned long long)n);
     if (!workers) workers = 1;
     double unsplit = makespan(P, n, 1, workers);
     if (!S) {

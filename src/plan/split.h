@@ -50,14 +50,15 @@ typedef struct {
     uint64_t state_bytes;         /* one chunk's carries */
     uint64_t workspace_bytes;     /* P · S · state_bytes */
     double modeled_gain;          /* modeled time unsplit / split (the auto rule) */
+    bool bad_chunks;              /* the explicit chunk count is outside 2..min(n, PLAN_SPLIT_MAX_CHUNKS) */
     char why[256];                /* the decision in words */
 } plan_split;
 
 /* Decides the split of the verified kernel f for `workers` workers:
  * `chunks` 0 lets the model choose (auto splits when it models at least a
  * 1.25× shorter makespan; on takes the best S ≥ 2), else exactly that many
- * (which must be in 2..n).  Returns whether f is split; `why` says why or
- * why not.  Pure: no diagnostics. */
+ * (which must be in 2..n: bad_chunks says it is not).  Returns whether f is
+ * split; `why` says why or why not.  Pure: no diagnostics. */
 bool plan_split_decide(const tir_func *f, tilec_split mode, uint32_t chunks, uint32_t workers, plan_split *out);
 
 /* The two kernels as functions "<f>_partial" (index 0) and "<f>_combine"

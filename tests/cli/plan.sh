@@ -46,6 +46,20 @@ expect 0 "$TILEC" plan "$SRC/examples/attention_gqa.tir" -D B=1 -D Hq=8 -D Hkv=1
   contains "$WORK/out" "^split \\(auto\\): 'kb' \\(22 trips\\) in 2 chunks of 11 over 1 program: modeled [0-9.]+x$"
 }
 expect 0 "$TILEC" plan "$SRC/examples/attention_gqa.tir" --workers 1 --json && contains "$WORK/out" '"split": \{"split": false'
+# A chunk count implies on and must be in 2..trips (PLAN-O12 otherwise).
+GQA_DECODE="-D B=1 -D Hq=8 -D Hkv=1 -D Lk=64 -D Lq=1 -D bq=1"
+expect 0 "$TILEC" plan "$SRC/examples/attention_gqa.tir" $GQA_DECODE --split-chunks 3 && {
+  contains "$WORK/out" "^split \\(on\\): 'kb' \\(22 trips\\) in 3 chunks of 7 \\+ a tail over 1 program: modeled [0-9.]+x$"
+}
+expect 0 "$TILEC" plan "$SRC/examples/attention_gqa.tir" $GQA_DECODE --split-chunks 22 --json &&
+  contains "$WORK/out" '"split": "on", "split_chunks": 22\}'
+expect 1 "$TILEC" plan "$SRC/examples/attention_gqa.tir" $GQA_DECODE --split-chunks 23 &&
+  contains "$WORK/err" "PLAN-O12.*split_chunks 23: 23 chunks: 'kb' has 22 trips \\(chunks must be in 2\\.\\.min\\(trips, 256\\)\\)"
+for n in 1 257; do
+  expect 1 "$TILEC" plan "$SRC/examples/attention_gqa.tir" $GQA_DECODE --split-chunks $n &&
+    contains "$WORK/err" "PLAN-O12.*split_chunks $n is outside 2\\.\\.256"
+done
+expect 1 "$TILEC" run "$SRC/examples/attention_gqa.tir" $GQA_DECODE --split-chunks 23 && contains "$WORK/err" 'PLAN-O12'
 
 # Constraints are exact.
 expect 0 "$TILEC" plan "$SRC/examples/gemm.tir" --block 64 --order 1,0 && {

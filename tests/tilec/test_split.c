@@ -164,8 +164,10 @@ static void test_decision(void) {
     CHECK_MSG(decide(text, TILEC_SPLIT_ON, 0, 1, &s) && s.chunks >= 2, "%s", s.why); /* on: the best S >= 2 */
     CHECK_MSG(decide(text, TILEC_SPLIT_AUTO, 5, 1, &s) && s.chunks == 5 && s.chunk_trips == 12 && s.tail_trips == 4,
               "%s", s.why);
-    CHECK_MSG(!decide(text, TILEC_SPLIT_ON, 65, 2, &s) && strstr(s.why, "chunks must be in 2..min(trips"), "%s", s.why);
-    CHECK_MSG(!decide(text, TILEC_SPLIT_ON, 1, 2, &s) && strstr(s.why, "chunks must be"), "%s", s.why);
+    CHECK_MSG(!decide(text, TILEC_SPLIT_ON, 65, 2, &s) && s.bad_chunks && strstr(s.why, "chunks must be in 2..min(trips"),
+              "%s", s.why);
+    CHECK_MSG(!decide(text, TILEC_SPLIT_ON, 1, 2, &s) && s.bad_chunks && strstr(s.why, "chunks must be"), "%s", s.why);
+    CHECK(decide(text, TILEC_SPLIT_ON, 64, 2, &s) && !s.bad_chunks && s.chunks == 64);
     kernel_text(text, sizeof text, 4, 64, "", "", "f32");
     CHECK_MSG(!decide(text, TILEC_SPLIT_AUTO, 0, 2, &s) && strstr(s.why, "4 programs on 2 workers"), "%s", s.why);
     kernel_text(text, sizeof text, 1, 64, "    store %Y[%c0, %c0], %z\n", "", "f32");
@@ -173,7 +175,10 @@ static void test_decision(void) {
     kernel_text(text, sizeof text, 1, 64, "", "      store %Y[%c0, %c0], %x\n", "f32");
     CHECK_MSG(!decide(text, TILEC_SPLIT_ON, 0, 2, &s) && strstr(s.why, "stores (op #"), "%s", s.why);
     kernel_text(text, sizeof text, 1, 1, "", "", "f32");
-    CHECK_MSG(!decide(text, TILEC_SPLIT_ON, 0, 2, &s) && strstr(s.why, "nothing to split"), "%s", s.why);
+    CHECK_MSG(!decide(text, TILEC_SPLIT_ON, 0, 2, &s) && !s.bad_chunks && strstr(s.why, "nothing to split"), "%s", s.why);
+    /* a count for a reduce of one trip is out of range, not "nothing to split" */
+    CHECK_MSG(!decide(text, TILEC_SPLIT_ON, 2, 2, &s) && s.bad_chunks && strstr(s.why, "has 1 trip (chunks must"), "%s",
+              s.why);
     const char *plain = "kernel @k(%X: const view<f32>[X.0=4], %Y: view<f32>[Y.0=1]) {\n"
                         "  parallel (%p: p=1) {\n"
                         "    %c0 = const index 0\n"
