@@ -3,8 +3,8 @@
 # natively at every width with --check, and on the XIR interpreter; the
 # printed form (one-element const views read at the top of the parallel)
 # reads back the same; a scalar used outside a parallel is TIR-P23, a
-# repeated name TIR-P04; --arg errors (bad value, unknown parameter, given
-# with --in as well).
+# repeated name TIR-P04; --arg errors (bad value, a value out of the type's
+# range, unknown parameter, given with --in as well).
 source "$(dirname "$0")/common.bash" "$@"
 
 AXPB="$SRC/tests/kernels/axpb.tir"
@@ -31,6 +31,14 @@ expect 1 "$TILEC" check "$WORK/twice.tir" && contains "$WORK/err" 'twice\.tir:1:
 
 expect 1 "$TILEC" run "$AXPB" --arg a=2x && contains "$WORK/err" 'TILEC-ARG01.*--arg a=2x: not a f32 value'
 expect 1 "$TILEC" run "$AXPB" --arg k=3000000000 && contains "$WORK/err" 'not a i32 value'
+# a finite decimal that overflows f32 is refused like an integer that does
+# not fit; f32's largest finite value, an underflow to 0 and the words inf
+# and nan are values
+expect 1 "$TILEC" run "$AXPB" --arg a=1e39 && contains "$WORK/err" 'TILEC-ARG01.*--arg a=1e39: not a f32 value'
+expect 1 "$TILEC" run "$AXPB" --arg X=-1e400 && contains "$WORK/err" 'TILEC-ARG01.*--arg X=-1e400: not a f32 value'
+for v in 3.4028235e38 1e-50 -inf nan; do
+  expect 0 "$TILEC" run "$AXPB" --reference --arg a=$v
+done
 expect 1 "$TILEC" run "$AXPB" --arg q=1 && contains "$WORK/err" "no parameter 'q'"
 expect 2 "$TILEC" run "$AXPB" --arg a=1 --in a=x.npy && contains "$WORK/err" "given twice with --in/--arg"
 expect 2 "$TILEC" run "$AXPB" --arg a && contains "$WORK/err" "expected NAME=VALUE"

@@ -161,7 +161,12 @@ tilec_status cli_args_fill_value(cli_args *a, size_t index, const char *text) {
         u = ok && (text[0] == '1' || text[0] == 't');
     } else if (tir_scalar_is_float(elem)) {
         f = strtod(text, &end);
-        ok = *text && !*end && (errno == 0 || errno == ERANGE);
+        /* A finite decimal must stay finite in the parameter's type (1e39 is
+         * no f32), as an integer must fit; "inf" and "nan" are asked for. */
+        uint64_t rounded;
+        store_elem(&rounded, elem, 0, 0, 0, f);
+        bool overflows = (errno == ERANGE && isinf(f)) || (isfinite(f) && isinf(cli_elem_value(&rounded, elem, 0)));
+        ok = *text && !*end && (errno == 0 || errno == ERANGE) && !overflows;
     } else if (tir_scalar_is_signed(elem)) {
         long long v = strtoll(text, &end, 0);
         unsigned bits = 8 * (unsigned)tir_scalar_size(elem);
