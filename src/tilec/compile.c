@@ -451,7 +451,7 @@ tilec_status tilec_compile_kernel(tilec_context *ctx, const tir_func *f, const t
     st = tir_verify(ctx, f->module);
     double t1 = now_ms();
     if (!st && plan_root_empty(f)) {
-        st = tilec_compile_empty(ctx, k, f, width);
+        st = tilec_compile_empty(ctx, k, f, width, &o);
         k->times.verify = t1 - t0;
         k->times.total = now_ms() - t0;
         return finish(ctx, k, st, out);

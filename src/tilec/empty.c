@@ -4,8 +4,8 @@
  * checked at dispatch (count, element types, each view's bytes — an empty
  * view needs none), and it has native code — an entry that only returns,
  * compiled (or emitted ahead of time) by the same backend, never called
- * because the dispatch size is 0 — so its metadata and objects need no
- * special case. */
+ * because the dispatch size is 0 — so its metadata, objects and captured
+ * IR or assembly need no special case. */
 #include "tilec/kernel.h"
 
 #include "base/checked.h"
@@ -23,7 +23,8 @@ static uint64_t view_bytes(const tir_value *v) {
     return bytes;
 }
 
-tilec_status tilec_compile_empty(tilec_context *ctx, tilec_kernel *k, const tir_func *f, uint32_t width) {
+tilec_status tilec_compile_empty(tilec_context *ctx, tilec_kernel *k, const tir_func *f, uint32_t width,
+                                 const tilec_compile_options *o) {
     uint32_t n = f->body->arg_count;
     xir_module *m = xir_module_create(ctx);
     xir_builder b = {.module = m, .func = m ? xir_func_new(m, f->name) : NULL};
@@ -37,6 +38,8 @@ tilec_status tilec_compile_empty(tilec_context *ctx, tilec_kernel *k, const tir_
     xir_build_ret(&b);
     simd_options so = simd_options_default();
     so.width = width;
+    so.capture_ir = o->capture_ir; /* `tilec emit-llvm`/`emit-asm` print the entry like any kernel's */
+    so.capture_asm = o->capture_asm;
     tilec_status st = tilec_compile_native(ctx, k, b.func, &so);
     xir_module_destroy(m);
     if (st) return st;

@@ -86,8 +86,9 @@ tilec_status tilec_dispatch_gpu(tilec_context *ctx, tilec_kernel *k, size_t n, c
  * cache, or emitted into k->aot; k->cache says which. */
 tilec_status tilec_compile_native(tilec_context *ctx, tilec_kernel *k, const xir_func *f, const simd_options *so);
 /* k for an f whose root domain is empty (plan_root_empty): an entry that is never called (dispatch size 0), the
- * parameters checked as always (empty.c). */
-tilec_status tilec_compile_empty(tilec_context *ctx, tilec_kernel *k, const tir_func *f, uint32_t width);
+ * parameters checked as always, its IR or assembly captured as o asks (empty.c). */
+tilec_status tilec_compile_empty(tilec_context *ctx, tilec_kernel *k, const tir_func *f, uint32_t width,
+                                 const tilec_compile_options *o);
 /* 2·(contraction volume) of every mma times the trip counts of its
  * enclosing regions. */
 uint64_t tilec_count_mma_flops(const tir_func *f);
