@@ -118,6 +118,7 @@ struct tir_module {
     tilec_context *ctx;
     arena arena;
     VEC(tir_func *) funcs;
+    hashmap func_names; /* kernel name -> kernel: a module of n kernels is built in O(n) */
     uint32_t dim_count;
     VEC(tir_dim *) positional; /* positional[k] = "positional.<k>" or NULL */
     hashmap spaces; /* interned spaces (types.c): axes bytes -> space */

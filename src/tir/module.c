@@ -16,6 +16,7 @@ tir_module *tir_module_create(tilec_context *ctx) {
     }
     m->ctx = ctx;
     arena_init(&m->arena, ctx);
+    hashmap_init(&m->func_names, ctx);
     hashmap_init(&m->spaces, ctx);
     hashmap_init(&m->types, ctx);
     return m;
@@ -25,6 +26,7 @@ void tir_module_destroy(tir_module *m) {
     if (!m) return;
     VEC_FREE(m->ctx, &m->funcs);
     VEC_FREE(m->ctx, &m->positional);
+    hashmap_free(&m->func_names);
     hashmap_free(&m->spaces);
     hashmap_free(&m->types);
     arena_destroy(&m->arena);
@@ -38,9 +40,7 @@ tir_func *tir_module_func(const tir_module *m, size_t index) {
 }
 
 tir_func *tir_module_find_func(const tir_module *m, const char *name) {
-    for (size_t i = 0; i < m->funcs.len; i++)
-        if (!strcmp(m->funcs.data[i]->name, name)) return m->funcs.data[i];
-    return NULL;
+    return hashmap_get(&m->func_names, name, strlen(name));
 }
 
 static void *oom(tir_module *m) {
@@ -60,7 +60,12 @@ tir_func *tir_func_new(tir_module *m, const char *name) {
     tir_func *f = ARENA_NEW(&m->arena, tir_func);
     if (!f || !(f->name = arena_strdup(&m->arena, name))) return oom(m);
     f->module = m;
-    if (!(f->body = tir_block_new(f, NULL)) || !VEC_PUSH(m->ctx, &m->funcs, f)) return oom(m);
+    if (!(f->body = tir_block_new(f, NULL)) || !hashmap_put(&m->func_names, f->name, strlen(f->name), f))
+        return oom(m);
+    if (!VEC_PUSH(m->ctx, &m->funcs, f)) {
+        hashmap_remove(&m->func_names, f->name, strlen(f->name));
+        return oom(m);
+    }
     return f;
 }
 

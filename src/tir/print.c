@@ -44,8 +44,12 @@ typedef struct {
     uint64_t fresh;
     symtab labels;       /* sanitized labels of every dim of the kernel */
     symtab dims_taken;   /* dim names given out in this kernel */
-    const char **dim_names; /* by dim id */
-    size_t dim_name_count;
+    /* By dim id, for the whole module: dim_names[id] is this kernel's name
+     * for the dim when dim_kernel[id] == kernel (1 + its index), so a kernel
+     * costs its own dims, not a table of every dim of the module. */
+    const char **dim_names;
+    size_t *dim_kernel;
+    size_t dim_name_count, kernel;
 } printer;
 
 static bool is_alpha(char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; }
@@ -121,7 +125,7 @@ static void collect_block(printer *pr, const tir_block *b) {
 
 static const char *dim_name(printer *pr, const tir_dim *d) {
     bool cached = d->id < pr->dim_name_count;
-    if (cached && pr->dim_names[d->id]) return pr->dim_names[d->id];
+    if (cached && pr->dim_kernel[d->id] == pr->kernel) return pr->dim_names[d->id];
     size_t stem;
     char *name = sanitize_label(pr, d->label, &stem);
     if (!name) return "d";
@@ -140,7 +144,10 @@ static const char *dim_name(printer *pr, const tir_dim *d) {
         }
     }
     put(pr, &pr->dims_taken, name);
-    if (cached) pr->dim_names[d->id] = name;
+    if (cached) {
+        pr->dim_names[d->id] = name;
+        pr->dim_kernel[d->id] = pr->kernel;
+    }
     return name;
 }
 
@@ -512,12 +519,11 @@ static void print_kernel(printer *pr, const tir_func *f, const char *name) {
     pr->fresh = 0;
     pr->value_name_count = f->next_value_id;
     pr->value_names = ARENA_ARRAY(&pr->names, const char *, pr->value_name_count ? pr->value_name_count : 1);
-    pr->dim_name_count = (size_t)pr->m->dim_count + 1;
-    pr->dim_names = ARENA_ARRAY(&pr->names, const char *, pr->dim_name_count);
+    pr->kernel++;
     symtab_free(&pr->labels);
     symtab_free(&pr->dims_taken);
     symtab_free(&pr->visible);
-    if (!pr->value_names || !pr->dim_names || !symtab_push_scope(&pr->visible)) {
+    if (!pr->value_names || !symtab_push_scope(&pr->visible)) {
         pr->failed = true;
         return;
     }
@@ -547,6 +553,10 @@ bool tir_print_to_strbuf(const tir_module *m, strbuf *out) {
     symtab_init(&pr.dims_taken, m->ctx);
     symtab kernels;
     symtab_init(&kernels, m->ctx);
+    pr.dim_name_count = (size_t)m->dim_count + 1;
+    pr.dim_names = ARENA_ARRAY(&pr.names, const char *, pr.dim_name_count);
+    pr.dim_kernel = ARENA_ARRAY(&pr.names, size_t, pr.dim_name_count);
+    pr.failed = !pr.dim_names || !pr.dim_kernel;
     for (size_t i = 0; i < m->funcs.len && !pr.failed; i++) {
         const tir_func *f = m->funcs.data[i];
         char *base = sanitize_ident(&pr, f->name, strlen(f->name), "kernel"), *name = base;

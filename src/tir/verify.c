@@ -475,12 +475,15 @@ static bool check_func(verifier *v, size_t index) {
     }
     if (f->module != m) verify_func_error(v, f, 1, "its module pointer names another module");
     if (!f->name || !*f->name) verify_func_error(v, f, 1, "kernel #%zu has an empty name", index);
-    for (size_t j = 0; j < index && f->name; j++) {
-        const tir_func *other = m->funcs.data[j];
-        if (other && other->name && !strcmp(other->name, f->name)) {
-            verify_func_error(v, f, 1, "the name is also used by kernel #%zu (kernel names must be unique)", j);
-            break;
-        }
+    if (f->name) {
+        /* a table, not a scan of the kernels before: verifying n kernels stays O(n) */
+        size_t len = strlen(f->name);
+        uintptr_t first = (uintptr_t)hashmap_get(&v->names, f->name, len);
+        if (first)
+            verify_func_error(v, f, 1, "the name is also used by kernel #%zu (kernel names must be unique)",
+                              (size_t)first - 1);
+        else if (!hashmap_put(&v->names, f->name, len, (void *)(index + 1)))
+            v->oom = true;
     }
     if (!f->body) {
         verify_func_error(v, f, 1, "it has no body block");
@@ -520,9 +523,11 @@ static void verify_func(verifier *v, const tir_func *f) {
 tilec_status tir_verify(tilec_context *ctx, const tir_module *m) {
     if (!ctx || !m) return TILEC_E_ARG;
     verifier v = {.ctx = ctx, .module = m};
+    hashmap_init(&v.names, ctx);
     if (!build_sets(&v)) v.oom = true;
     for (size_t i = 0; i < m->funcs.len && !v.oom; i++)
         if (check_func(&v, i)) verify_func(&v, m->funcs.data[i]);
+    hashmap_free(&v.names);
     tilec_free(ctx, v.types.items);
     tilec_free(ctx, v.spaces.items);
     VEC_FREE(ctx, &v.walked);

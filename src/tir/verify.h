@@ -60,6 +60,7 @@ typedef struct {
     tilec_context *ctx;
     const tir_module *module;
     verify_ptr_set types, spaces;
+    hashmap names; /* kernel name -> 1 + the index of the first kernel with it (rule 1) */
     size_t errors;
     bool oom;
     /* Per function. */
