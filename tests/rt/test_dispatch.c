@@ -261,10 +261,18 @@ static void creation(void) {
     rt_pool *pool = NULL;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
 
+    /* without TILEC_THREADS: the described host's cores (base/host.h) */
     unsetenv("TILEC_THREADS");
+    setenv("TILEC_HOST", "native", 1);
     CHECK(rt_pool_create(ctx, NULL, &pool) == TILEC_OK);
     CHECK(pool && (long)rt_pool_worker_count(pool) == (cores < 1 ? 1 : cores));
     rt_pool_destroy(pool);
+    setenv("TILEC_HOST", "zen4,cores=3", 1);
+    CHECK(rt_pool_create(ctx, NULL, &pool) == TILEC_OK && rt_pool_worker_count(pool) == 3);
+    rt_pool_destroy(pool);
+    setenv("TILEC_HOST", "zen4,cores=three", 1);
+    CHECK(rt_pool_create(ctx, NULL, &pool) == TILEC_E_ARG && !pool && !strcmp(last_diag_code(ctx), "RT-P05"));
+    setenv("TILEC_HOST", "zen4", 1);
 
     setenv("TILEC_THREADS", "5", 1);
     CHECK(rt_pool_create(ctx, NULL, &pool) == TILEC_OK && rt_pool_worker_count(pool) == 5);
