@@ -424,9 +424,10 @@ void bench_doc_begin(bench_doc *d, const char *family, const bench_options *o) {
             "\"check\": \"full output vs FP64 before timing; |got-expected| <= atol + rtol*|expected|\"},\n",
             o->rounds, o->warmup_ms, o->round_ms, (unsigned long long)o->max_reps);
     /* The environment that changes what the peers do (thread counts, wait
-     * policy, OpenBLAS kernels, tilec width), null when unset. */
+     * policy, OpenBLAS kernels, tilec width and host description), null when
+     * unset. */
     static const char *vars[] = {"OMP_WAIT_POLICY", "OMP_NUM_THREADS", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
-                                 "OPENBLAS_NUM_THREADS", "TILEC_THREADS", "TILEC_SIMD_WIDTH"};
+                                 "OPENBLAS_NUM_THREADS", "TILEC_THREADS", "TILEC_SIMD_WIDTH", "TILEC_HOST"};
     fprintf(f, " \"env\": {");
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         const char *v = getenv(vars[i]);
