@@ -14,7 +14,17 @@
  * each; the polls read the atomics written under the lock (acquire), and the
  * lock is still taken afterwards, so the handshake is unchanged.  Task claiming is lock-free: worker w's home task k is
  * w + k·h, and k comes from a relaxed fetch-add on w's cursor, so every task
- * is claimed by exactly one fetch-add whoever performs it (owner or thief). */
+ * is claimed by exactly one fetch-add whoever performs it (owner or thief).
+ *
+ * fork(): the child has only the forking thread, so a pool it inherits has
+ * no worker threads, and its locks may be held by threads that do not exist
+ * there (Python's multiprocessing forks processes that dispatch).  Every live
+ * pool is in one registry; pthread_atfork handlers take the registry lock and
+ * each pool's submit and handshake locks before the fork (no run in flight,
+ * no worker inside the handshake), release them in the parent, and in the
+ * child re-initialize the locks and condition variables and forget the
+ * threads (thread_count 0).  A run starts the threads it needs that are not
+ * running, so the child's first multi-worker dispatch restarts them. */
 #include "rt/pool.h"
 
 #include "base/host.h"
@@ -62,7 +72,62 @@ struct rt_pool {
     const rt_pool_job *job;   /* the run in flight */
     rt_worker *workers;       /* worker_count */
     rt_cursor *cursors;       /* worker_count */
+    rt_pool *prev, *next;     /* in the registry of live pools (under registry_lock) */
 };
+
+/* ---- fork ---- */
+
+/* The only global state of the runtime: which pools exist, for the fork
+ * handlers (registered once; registry_error is pthread_atfork's answer). */
+static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static rt_pool *registry;
+static int registry_error;
+
+static void before_fork(void) {
+    pthread_mutex_lock(&registry_lock);
+    for (rt_pool *p = registry; p; p = p->next) {
+        pthread_mutex_lock(&p->submit);
+        pthread_mutex_lock(&p->lock);
+    }
+}
+
+static void after_fork_parent(void) {
+    for (rt_pool *p = registry; p; p = p->next) {
+        pthread_mutex_unlock(&p->lock);
+        pthread_mutex_unlock(&p->submit);
+    }
+    pthread_mutex_unlock(&registry_lock);
+}
+
+/* The child's one thread holds every lock through a thread that may no
+ * longer be it, and the condition variables may count waiters that are
+ * gone: fresh ones replace them (nothing waits on them here). */
+static void after_fork_child(void) {
+    pthread_mutex_init(&registry_lock, NULL);
+    for (rt_pool *p = registry; p; p = p->next) {
+        pthread_mutex_init(&p->submit, NULL);
+        pthread_mutex_init(&p->lock, NULL);
+        pthread_cond_init(&p->done, NULL);
+        for (uint32_t w = 0; w < p->worker_count; w++) {
+            pthread_cond_init(&p->workers[w].wake, NULL);
+            p->workers[w].seen = atomic_load_explicit(&p->workers[w].assigned, memory_order_relaxed);
+        }
+        p->thread_count = 0;
+    }
+}
+
+static void register_fork_handlers(void) {
+    registry_error = pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+}
+
+static void unregister(rt_pool *pool) {
+    pthread_mutex_lock(&registry_lock);
+    if (pool->prev) pool->prev->next = pool->next;
+    else registry = pool->next;
+    if (pool->next) pool->next->prev = pool->prev;
+    pthread_mutex_unlock(&registry_lock);
+}
 
 /* ---- task execution ---- */
 
@@ -201,9 +266,26 @@ fail_lock:
     return false;
 }
 
+/* Starts the threads of workers thread_count+1 .. count-1 (worker 0 is the
+ * dispatching thread): at creation, and in a forked child whose run needs
+ * them.  0, or the error of the thread that could not start. */
+static int start_threads(rt_pool *pool, uint32_t count) {
+    while (pool->thread_count + 1 < count) {
+        rt_worker *w = &pool->workers[pool->thread_count + 1];
+        int err = pthread_create(&w->thread, NULL, worker_main, w);
+        if (err) return err;
+        pool->thread_count++;
+    }
+    return 0;
+}
+
 tilec_status rt_pool_create(tilec_context *ctx, const rt_pool_options *options, rt_pool **out) {
     if (!out) return tilec_error(ctx, TILEC_E_ARG, "RT-P01", tilec_no_loc(), "rt_pool_create: out is NULL");
     *out = NULL;
+    pthread_once(&registry_once, register_fork_handlers);
+    if (registry_error)
+        return tilec_error(ctx, TILEC_E_NOMEM, "RT-P04", tilec_no_loc(),
+                           "cannot register the thread pool's fork handlers (error %d)", registry_error);
     uint32_t workers = 0;
     tilec_status status = rt_resolve_worker_count(ctx, options ? options->worker_count : 0, &workers);
     if (status != TILEC_OK) return status;
@@ -228,21 +310,26 @@ tilec_status rt_pool_create(tilec_context *ctx, const rt_pool_options *options, 
         teardown(pool, false);
         return tilec_error(ctx, TILEC_E_RUNTIME, "RT-P03", tilec_no_loc(), "cannot initialize the pool's locks");
     }
-    for (uint32_t w = 1; w < workers; w++) { /* worker 0 is the dispatching thread */
-        int err = pthread_create(&pool->workers[w].thread, NULL, worker_main, &pool->workers[w]);
-        if (err) {
-            teardown(pool, true);
-            return tilec_error(ctx, TILEC_E_RUNTIME, "RT-P03", tilec_no_loc(),
-                               "cannot start worker thread %u of %u (error %d)", w, workers, err);
-        }
-        pool->thread_count = w;
+    int err = start_threads(pool, workers);
+    if (err) {
+        uint32_t w = pool->thread_count + 1;
+        teardown(pool, true);
+        return tilec_error(ctx, TILEC_E_RUNTIME, "RT-P03", tilec_no_loc(),
+                           "cannot start worker thread %u of %u (error %d)", w, workers, err);
     }
+    pthread_mutex_lock(&registry_lock);
+    pool->next = registry;
+    if (registry) registry->prev = pool;
+    registry = pool;
+    pthread_mutex_unlock(&registry_lock);
     *out = pool;
     return TILEC_OK;
 }
 
 void rt_pool_destroy(rt_pool *pool) {
-    if (pool) teardown(pool, true);
+    if (!pool) return;
+    unregister(pool);
+    teardown(pool, true);
 }
 
 uint32_t rt_pool_worker_count(const rt_pool *pool) { return pool->worker_count; }
@@ -283,6 +370,13 @@ tilec_status rt_pool_run(rt_pool *pool, tilec_context *ctx, const rt_pool_job *j
     if (!TILEC_INVARIANT(ctx, s->collapsed || s->active_workers <= pool->worker_count)) return TILEC_E_INTERNAL;
     uint32_t active = s->collapsed ? 1 : (uint32_t)s->active_workers;
     pthread_mutex_lock(&pool->submit);
+    int err = start_threads(pool, active); /* only after a fork: the child has no threads */
+    if (err) {
+        pthread_mutex_unlock(&pool->submit);
+        return tilec_error(ctx, TILEC_E_RUNTIME, "RT-P03", tilec_no_loc(),
+                           "cannot restart worker thread %u of %u after fork (error %d)", pool->thread_count + 1,
+                           pool->worker_count, err);
+    }
     if (job->workspace_bytes && !grow_workspaces(pool, active, job->workspace_bytes)) {
         pthread_mutex_unlock(&pool->submit);
         return tilec_error(ctx, TILEC_E_NOMEM, "RT-D07", tilec_no_loc(),

@@ -19,7 +19,11 @@
  * - Dispatches are serialized by a submit lock: any number of threads may call
  *   rt_pool_run on one pool; each call runs alone and returns when its tasks
  *   are done.  A task function must not dispatch on the same pool (it would
- *   wait for itself).
+ *   wait for itself), nor fork.
+ * - fork(): the child of a process with pools may dispatch on them: fork
+ *   waits for dispatches in flight, and in the child each pool's worker
+ *   threads (absent there) are started again by the first dispatch that
+ *   needs them (pool.c "fork").
  * - Every worker (the caller as worker 0) owns a
  *   64-byte-aligned workspace, grown before the tasks run to the requested
  *   size (≤ RT_WORKSPACE_LIMIT), never shrunk, reused by later dispatches and
@@ -48,7 +52,8 @@ typedef struct {
 } rt_pool_options;
 
 /* options may be NULL.  Fails with RT-P01 (worker count out of range),
- * RT-P02 (malformed TILEC_THREADS), RT-P03 (thread creation), NOMEM. */
+ * RT-P02 (malformed TILEC_THREADS), RT-P03 (thread creation), NOMEM
+ * (RT-P04, also when the fork handlers cannot be registered). */
 tilec_status rt_pool_create(tilec_context *ctx, const rt_pool_options *options, rt_pool **out);
 /* Joins the workers and frees everything; NULL is a no-op.  No dispatch may
  * be in flight. */
@@ -72,7 +77,8 @@ typedef struct {
 } rt_pool_job;
 
 /* Runs every task of the schedule exactly once.  Fails before running
- * anything with RT-D06 (workspace over the limit), NOMEM (workspace), or
+ * anything with RT-D06 (workspace over the limit), NOMEM (workspace),
+ * RT-P03 (in a forked child, a worker thread that cannot start again), or
  * TILEC-I01 / TILEC_E_INTERNAL for a schedule made for more workers than the
  * pool has (a caller bug; base/invariant.h). */
 tilec_status rt_pool_run(rt_pool *pool, tilec_context *ctx, const rt_pool_job *job);

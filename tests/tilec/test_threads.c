@@ -8,8 +8,9 @@
  *     with its own context and output buffer (the runtime serializes them);
  *   - two threads compile their own kernels against *one* shared runtime and
  *     dispatch them on it (rounds()/4 each);
- *   - libtilec.a has no writable static data but LLVM's once-flag and the
- *     ahead-of-time runtime's process state (aot_run.c, objdump): a new
+ *   - libtilec.a has no writable static data but LLVM's once-flag, the
+ *     ahead-of-time runtime's process state (aot_run.c) and the registry of
+ *     live thread pools for the fork handlers (pool.c) (objdump): a new
  *     global must be thought about, not slip in.
  * Worker threads never touch the harness (its counters are not atomic): they
  * record what went wrong and the main thread checks after joining. */
@@ -254,7 +255,8 @@ static void test_no_global_state(void) {
         "jit.c.o: llvm_once\n",        "jit.c.o: llvm_native_ready\n", "aot_run.c.o: once\n",
         "aot_run.c.o: load_lock\n",    "aot_run.c.o: thread_key\n",    "aot_run.c.o: thread_key_ok\n",
         "aot_run.c.o: load_ctx\n",     "aot_run.c.o: runtime_ctx\n",   "aot_run.c.o: default_runtime\n",
-        "aot_run.c.o: default_error\n", "ptx.c.o: nvptx_once\n",
+        "aot_run.c.o: default_error\n", "ptx.c.o: nvptx_once\n",      "pool.c.o: registry_once\n",
+        "pool.c.o: registry_lock\n",  "pool.c.o: registry\n",         "pool.c.o: registry_error\n",
     };
     enum { ALLOWED = sizeof allowed / sizeof allowed[0] };
     char line[256], unexpected[2048] = "";
