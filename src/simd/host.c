@@ -24,6 +24,22 @@ uint32_t simd_host_width(void) {
     return lanes;
 }
 
+bool simd_host_codegen(strbuf *cpu, strbuf *features) {
+    jit_host h;
+    bool ok = jit_host_init(&h);
+    if (ok) {
+        strbuf_append(cpu, h.cpu);
+        const char *sep = "";
+        for (const char *p = h.features; *p;) { /* the enabled entries only */
+            size_t len = strcspn(p, ",");
+            if (*p == '+') strbuf_printf(features, "%s%.*s", sep, (int)len, p), sep = ",";
+            p += len + (p[len] == ',');
+        }
+    }
+    jit_host_free(&h);
+    return ok;
+}
+
 uint32_t simd_host_vector_registers(uint32_t width) {
     uint32_t lanes, registers;
     host_vector_unit(&lanes, &registers);

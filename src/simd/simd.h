@@ -83,8 +83,13 @@ typedef struct {
 
 typedef struct simd_kernel simd_kernel;
 
-/* The packet width of the host: 16 with AVX-512F, 8 with AVX2, else 4. */
+/* The packet width of the described host (base/host.h): 16 with AVX-512F,
+ * 8 with AVX2, else 4. */
 uint32_t simd_host_width(void);
+/* The LLVM CPU name code is generated for and the features it enables
+ * ("+avx2,+fma,..."), for the described host; false (nothing appended)
+ * when the host cannot be queried or TILEC_HOST is malformed. */
+bool simd_host_codegen(strbuf *cpu, strbuf *features);
 /* How many packets of `width` f32 lanes the host's vector registers hold:
  * 32 with AVX-512F (W <= 16), 16 with AVX2 at W <= 8 (8 at W = 16), 16 SSE
  * registers of 4 lanes otherwise. */
