@@ -161,12 +161,18 @@ tilec_status cli_args_fill_value(cli_args *a, size_t index, const char *text) {
         u = ok && (text[0] == '1' || text[0] == 't');
     } else if (tir_scalar_is_float(elem)) {
         f = strtod(text, &end);
+        int err = errno;
+        bool out_of_double = err == ERANGE && isinf(f); /* ERANGE with a finite f: an underflow, kept */
         /* A finite decimal must stay finite in the parameter's type (1e39 is
          * no f32), as an integer must fit; "inf" and "nan" are asked for. */
-        uint64_t rounded;
+        union {
+            double f64;
+            float f32;
+            uint16_t f16;
+        } rounded;
         store_elem(&rounded, elem, 0, 0, 0, f);
-        bool overflows = (errno == ERANGE && isinf(f)) || (isfinite(f) && isinf(cli_elem_value(&rounded, elem, 0)));
-        ok = *text && !*end && (errno == 0 || errno == ERANGE) && !overflows;
+        bool overflows = out_of_double || (isfinite(f) && isinf(cli_elem_value(&rounded, elem, 0)));
+        ok = *text && !*end && (err == 0 || err == ERANGE) && !overflows;
     } else if (tir_scalar_is_signed(elem)) {
         long long v = strtoll(text, &end, 0);
         unsigned bits = 8 * (unsigned)tir_scalar_size(elem);
