@@ -4,8 +4,8 @@
  * these functions of the runtime library (libtilec_rt, or libtilec, which
  * contains it).
  *
- * The first dispatch of an object checks that this CPU has the features
- * the object was compiled for and that the object was made for this
+ * The first dispatch of an object checks that this CPU has every feature
+ * the object's code may use and that the object was made for this
  * runtime (TILEC-AOT10..12), then sets up its programs once for the
  * process; later dispatches only check the arguments (runtime.h) and run.
  * Bounds faults are reported as by tilec_dispatch (TIR-I07..I09 at the
@@ -28,14 +28,16 @@ extern "C" {
 typedef struct tilec_aot_kernel tilec_aot_kernel;
 
 /* Runs k with args[0..n) (TileIR parameter order) on rt (NULL: the default
- * runtime), diagnostics into ctx (NULL: the calling thread's context). */
+ * runtime), diagnostics into ctx (NULL: the calling thread's context,
+ * cleared first as by tilec_aot_call). */
 TILEC_API tilec_status tilec_aot_dispatch(tilec_context *ctx, tilec_runtime *rt, const tilec_aot_kernel *k, size_t n,
                                           const tilec_buffer *args);
 /* tilec_aot_dispatch on the default runtime with the calling thread's
  * context, cleared first: what the typed entry points call. */
 TILEC_API tilec_status tilec_aot_call(const tilec_aot_kernel *k, size_t n, const tilec_buffer *args);
-/* The calling thread's diagnostics of its last call, rendered as
- * tilec_diag_render does ("" when it succeeded). */
+/* The calling thread's diagnostics of its last call on its own context
+ * (tilec_aot_call, or tilec_aot_dispatch with ctx NULL) and of that call
+ * only, rendered as tilec_diag_render does ("" when it succeeded). */
 TILEC_API const char *tilec_aot_last_error(void);
 /* The default runtime, created at the first use with TILEC_THREADS workers
  * (else the online cores) and kept for the life of the process; NULL when

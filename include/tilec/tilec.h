@@ -247,7 +247,9 @@ typedef struct {
  * it is planned for (0: TILEC_THREADS, else this machine's cores): it runs
  * on any; `runtime` and the IR/assembly captures are ignored.  Diagnostics
  * as tilec_compile, plus SIMD-O05 (unknown CPU), TILEC-AOT01 (the symbol is
- * not a C identifier), TILEC-AOT02 (too many helper kernels for one object),
+ * not a C identifier, or would collide in the program it is linked into:
+ * reserved, main, tilec_/tir_/Sleef_, a library's already; docs/aot.md),
+ * TILEC-AOT02 (too many helper kernels for one object),
  * TILEC-AOT03 (options->target is cuda: objects are CPU code; tilec_emit_ptx
  * gives the GPU's PTX). */
 TILEC_API tilec_status tilec_compile_aot(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,

@@ -1,6 +1,8 @@
 /* aot.c — ahead-of-time objects (aot.h): one LLVM context and module per
  * object, the target CPU's jit_host for emission and code generation, the
- * entries added one by one, then the descriptor and the C entry points. */
+ * entries added one by one, then the descriptor and the C entry points.
+ * The object records every CPU feature its code may use (the runtime checks
+ * each before it runs, docs/aot.md). */
 #include "simd/aot.h"
 
 #include "simd/emit.h"
@@ -17,7 +19,33 @@ struct simd_aot {
     LLVMModuleRef m; /* NULL once finished */
     LLVMValueRef entries[AOT_MAX_ENTRIES];
     uint32_t entry_count;
+    strbuf features; /* simd_aot_features */
 };
+
+/* Every x86-64 CPU's features, which LLVM's CPU models imply. */
+#define X86_64_BASELINE "+64bit,+cmov,+cx8,+fxsr,+mmx,+nopl,+sse,+sse2,+x87"
+
+/* Settles what the code may use: the feature string LLVM gets, and the
+ * object's list of required features (simd_aot_features) — the string plus
+ * what the CPU name implies beyond it.  LLVM's host detection (native, or a
+ * host profile's CPU name) lists every feature it knows, on or off, so the
+ * name adds only the x86-64 baseline; the psABI levels' models add LAHF/SAHF
+ * and CRC32 too.  SSE with unaligned memory operands, a tuning of AMD's
+ * models that other CPUs fault on (only code without AVX's encodings uses
+ * it), is turned off so that nothing outside the list is assumed. */
+static bool settle_features(simd_aot *a, bool native) {
+    strbuf codegen;
+    strbuf_init(&codegen, a->ctx);
+    strbuf_printf(&codegen, "%s,-sse-unaligned-mem", a->host.features);
+    strbuf_printf(&a->features, "%s,%s%s", X86_64_BASELINE, strbuf_cstr(&codegen), native ? "" : ",+sahf,+crc32");
+    bool ok = !codegen.failed && !a->features.failed;
+    if (ok) {
+        LLVMDisposeMessage(a->host.features);
+        a->host.features = LLVMCreateMessage(strbuf_cstr(&codegen));
+    }
+    strbuf_free(&codegen);
+    return ok;
+}
 
 tilec_status simd_aot_begin(tilec_context *ctx, const char *cpu, simd_aot **out) {
     *out = NULL;
@@ -36,8 +64,13 @@ tilec_status simd_aot_begin(tilec_context *ctx, const char *cpu, simd_aot **out)
                                "unknown target CPU '%s' (native, x86-64-v2, x86-64-v3 or x86-64-v4)", cpu);
         return tilec_error(ctx, TILEC_E_UNSUPPORTED, "SIMD-J01", tilec_no_loc(), "cannot query the host CPU");
     }
+    strbuf_init(&a->features, ctx);
     a->c = LLVMContextCreate();
     a->m = LLVMModuleCreateWithNameInContext("tilec_aot", a->c);
+    if (!settle_features(a, native)) {
+        simd_aot_destroy(a);
+        return tilec_error(ctx, TILEC_E_NOMEM, "SIMD-M02", tilec_no_loc(), "out of memory");
+    }
     *out = a;
     return TILEC_OK;
 }
@@ -47,12 +80,13 @@ void simd_aot_destroy(simd_aot *a) {
     if (a->m) LLVMDisposeModule(a->m);
     LLVMContextDispose(a->c);
     jit_host_free(&a->host);
+    strbuf_free(&a->features);
     tilec_free(a->ctx, a);
 }
 
 uint32_t simd_aot_width(const simd_aot *a) { return a->host.avx512f ? 16 : a->host.avx2 ? 8 : 4; }
 const char *simd_aot_cpu(const simd_aot *a) { return a->host.cpu; }
-const char *simd_aot_features(const simd_aot *a) { return a->host.features; }
+const char *simd_aot_features(const simd_aot *a) { return strbuf_cstr(&a->features); }
 
 tilec_status simd_aot_add(simd_aot *a, const xir_func *f, const simd_options *options, simd_kernel **out,
                           uint32_t *entry) {

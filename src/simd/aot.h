@@ -30,7 +30,9 @@ tilec_status simd_aot_begin(tilec_context *ctx, const char *cpu, simd_aot **out)
 void simd_aot_destroy(simd_aot *a);
 /* The target's natural packet width (16 with AVX-512F, 8 with AVX2, else 4). */
 uint32_t simd_aot_width(const simd_aot *a);
-/* The target's CPU name and LLVM feature string ("+avx2,+fma,…"). */
+/* The target's CPU name, and every CPU feature its code may use as LLVM
+ * names them ("+64bit,…,+avx2,+fma,-avx512f,…"): the feature string code is
+ * generated with and what the CPU name implies beyond it. */
 const char *simd_aot_cpu(const simd_aot *a);
 const char *simd_aot_features(const simd_aot *a);
 

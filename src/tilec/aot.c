@@ -17,6 +17,7 @@
 #include "tir/ir.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -119,23 +120,6 @@ static void put_node(blob_writer *w, const tilec_kernel *k) {
     }
 }
 
-/* Whether the comma-separated LLVM feature list has +name. */
-static bool has_feature(const char *features, const char *name) {
-    size_t n = strlen(name);
-    for (const char *at = features; (at = strstr(at, name)); at += n)
-        if (at > features && at[-1] == '+' && (at[n] == ',' || at[n] == '\0')) return true;
-    return false;
-}
-
-static uint32_t feature_bits(const char *features) {
-    uint32_t bits = 0;
-#define X(bit, llvm, cpu) \
-    if (has_feature(features, llvm)) bits |= 1u << (bit);
-    AOT_FEATURES(X)
-#undef X
-    return bits;
-}
-
 static tilec_status write_blob(tilec_context *ctx, const tilec_kernel *k, const simd_aot *a, strbuf *out) {
     blob_writer w = {.out = out};
     number(&w, k);
@@ -144,7 +128,7 @@ static tilec_status write_blob(tilec_context *ctx, const tilec_kernel *k, const 
                            "'@%s' needs more than %zu programs (helper kernels) in one object",
                            strbuf_cstr(&k->name), sizeof w.nodes / sizeof w.nodes[0]);
     put_u32(out, AOT_FORMAT);
-    put_u32(out, feature_bits(simd_aot_features(a)));
+    put_str(out, simd_aot_features(a));
     put_str(out, tilec_version());
     put_str(out, simd_aot_cpu(a));
     put_u32(out, w.count);
@@ -188,16 +172,49 @@ static bool c_identifier(const char *s) {
 }
 
 static bool c_keyword(const char *s) {
+    /* C17's, and C23's without a leading underscore */
     static const char *const words[] = {
-        "auto",   "bool",   "break",    "case",     "char",   "const",    "continue", "default",  "do",
-        "double", "else",   "enum",     "extern",   "false",  "float",    "for",      "goto",     "if",
-        "inline", "int",    "long",     "register", "restrict", "return", "short",    "signed",   "sizeof",
-        "static", "struct", "switch",   "true",     "typedef", "union",   "unsigned", "void",     "volatile",
-        "while",
+        "alignas", "alignof", "auto", "bool", "break", "case", "char", "const", "constexpr", "continue",
+        "default", "do", "double", "else", "enum", "extern", "false", "float", "for", "goto", "if", "inline",
+        "int", "long", "nullptr", "register", "restrict", "return", "short", "signed", "sizeof", "static",
+        "static_assert", "struct", "switch", "thread_local", "true", "typedef", "typeof", "typeof_unqual",
+        "union", "unsigned", "void", "volatile", "while",
     };
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         if (!strcmp(s, words[i])) return true;
     return false;
+}
+
+/* Why `symbol` cannot name the entry points (NULL: it can).  SYMBOL and
+ * SYMBOL_dispatch become global symbols of every program the object is
+ * linked into, so besides being a C identifier and no keyword the name must
+ * collide with nothing there: not a name C reserves (a leading underscore)
+ * nor main; not in the namespaces of the runtime library and of SLEEF (the
+ * object calls into both); and neither name defined by a library this
+ * process has loaded — the C and math libraries above all: an object
+ * defining `free` would replace libc's for the whole program.  (A library
+ * this process does not load is not seen: docs/aot.md.) */
+static const char *symbol_problem(const char *symbol, char *why, size_t size) {
+    if (!c_identifier(symbol) || c_keyword(symbol)) return "is not a C identifier for the entry points";
+    if (symbol[0] == '_') return "is reserved by C (a leading underscore)";
+    if (!strcmp(symbol, "main")) return "is the program's main";
+    static const char *const prefixes[] = {"tilec_", "TILEC_", "tir_", "TIR_", "Sleef_"};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (!strncmp(symbol, prefixes[i], strlen(prefixes[i])))
+            return "is in the runtime library's namespace (tilec_, tir_) or SLEEF's (Sleef_)";
+    char dispatch[256];
+    snprintf(dispatch, sizeof dispatch, "%s_dispatch", symbol);
+    const char *names[] = {symbol, dispatch}, *taken = NULL;
+    void *loaded = dlopen(NULL, RTLD_LAZY); /* this program and every library it loaded */
+    for (size_t i = 0; loaded && !taken && i < 2; i++)
+        if (dlsym(loaded, names[i])) taken = names[i];
+    if (loaded) dlclose(loaded);
+    if (!taken) return NULL;
+    snprintf(why, size,
+             "would define %s, a function or variable of a library already (the C or math library, ...): the "
+             "object would replace it in every program it is linked into",
+             taken);
+    return why;
 }
 
 /* The parameter's name in C ("argI" when it has none that can be one). */
@@ -286,9 +303,11 @@ tilec_status tilec_compile_aot(tilec_context *ctx, const tir_func *f, const tile
         return tilec_error(ctx, TILEC_E_ARG, "TILEC-A01", tilec_no_loc(), "tilec_compile_aot: NULL argument");
     tilec_aot_options ao = aot ? *aot : (tilec_aot_options){0};
     const char *symbol = ao.symbol ? ao.symbol : tir_func_name(f);
-    if (!c_identifier(symbol) || c_keyword(symbol))
-        return tilec_error(ctx, TILEC_E_ARG, "TILEC-AOT01", tilec_no_loc(),
-                           "'%s' is not a C identifier for the entry points (give one with --name)", symbol);
+    char why[512];
+    const char *problem = symbol_problem(symbol, why, sizeof why);
+    if (problem)
+        return tilec_error(ctx, TILEC_E_ARG, "TILEC-AOT01", tilec_no_loc(), "'%s' %s (give another with --name)",
+                           symbol, problem);
     tilec_compile_options o = options ? *options : tilec_compile_options_default();
     simd_aot *a;
     tilec_status st = simd_aot_begin(ctx, ao.cpu, &a);

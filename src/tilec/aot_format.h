@@ -6,8 +6,9 @@
  * below, the blob and its size, the packet entries and their count, and a
  * pointer slot the runtime fills with the loaded program.  The blob is, in
  * the host's byte order (an object runs where its CPU level runs: x86-64):
- *   u32 AOT_FORMAT, u32 feature bits (AOT_FEATURES), str tilec version,
- *   str target CPU, u32 node count, nodes;
+ *   u32 AOT_FORMAT, str features (every CPU feature the code may use, as
+ *   LLVM names them: "+avx2,+fma,-avx512f,…", simd_aot_features), str tilec
+ *   version, str target CPU, u32 node count, nodes;
  * a node (an rt_program; node 0 is the kernel, children have larger
  * indices):
  *   str name, u32 entry (AOT_NONE: none), u32 arg count, u32 user args,
@@ -25,19 +26,33 @@
 #ifndef TILEC_FACADE_AOT_FORMAT_H
 #define TILEC_FACADE_AOT_FORMAT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* "TLCAOT" and the format number in the low 16 bits. */
-#define AOT_FORMAT 2u
+#define AOT_FORMAT 3u
 #define AOT_MAGIC (0x544c43414f540000ull | AOT_FORMAT)
 #define AOT_NONE UINT32_MAX
 
-/* The CPU features the runtime checks before the first dispatch:
- * X(bit, LLVM feature, __builtin_cpu_supports name). */
-#define AOT_FEATURES(X) \
-    X(0, "sse4.2", "sse4.2") X(1, "avx", "avx") X(2, "avx2", "avx2") X(3, "fma", "fma") \
-    X(4, "avx512f", "avx512f") X(5, "avx512bw", "avx512bw") X(6, "avx512dq", "avx512dq") \
-    X(7, "avx512vl", "avx512vl")
+/* The CPU features the runtime can check (aot_run.c), as a set: bit i is
+ * its table's feature i. */
+typedef struct {
+    uint64_t bits[2];
+} aot_cpu;
+
+/* This CPU's features (cpuid, and xgetbv for the register state the OS
+ * saves), as LLVM's host detection would report them. */
+void aot_cpu_detect(aot_cpu *cpu);
+
+/* What a CPU misses of an object's features: the names `features` enables
+ * ("+name") that the CPU lacks, and those this runtime cannot check (unknown
+ * to its table), each list space-separated and cut at its size. */
+typedef struct {
+    char lacks[256], unknown[256];
+} aot_cpu_report;
+
+/* Whether `cpu` has every feature `features` enables; *r says which not. */
+bool aot_cpu_check(const char *features, const aot_cpu *cpu, aot_cpu_report *r);
 
 /* The descriptor, as the object lays it out. */
 typedef struct {

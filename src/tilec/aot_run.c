@@ -15,6 +15,7 @@
 #include "tilec/runtime_object.h"
 #include "tir/fault.h"
 
+#include <cpuid.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,19 +246,178 @@ static bool fits(const rt_program *p) {
     return args == user && (!p->unfused || p->unfused->user_args == user);
 }
 
-/* Checks the CPU (once the format is known to be ours). */
-static tilec_status check_cpu(tilec_context *ctx, uint32_t bits, const char *cpu) {
-    char missing[160] = "";
-    __builtin_cpu_init();
-#define X(bit, llvm, name) \
-    if ((bits >> (bit) & 1) && !__builtin_cpu_supports(name)) \
-        snprintf(missing + strlen(missing), sizeof missing - strlen(missing), " %s", name);
-    AOT_FEATURES(X)
-#undef X
-    if (!missing[0]) return TILEC_OK;
-    return tilec_error(ctx, TILEC_E_UNSUPPORTED, "TILEC-AOT11", tilec_no_loc(),
-                       "the object was compiled for %s, this CPU lacks:%s (compile it with --cpu for this machine)",
-                       cpu ? cpu : "another CPU", missing);
+/* ---- the CPU ----
+ *
+ * Every feature LLVM's x86 host detection reports (and so a `--cpu native`
+ * object may use), and every other instruction-set feature LLVM 19's code
+ * generation knows (APX's nf and zu): where cpuid reports it, and the
+ * register state the OS must save for it (XCR0), as LLVM's detection
+ * requires it — stricter for APX (XCR0 bit 19) and AVX10 (the AVX-512
+ * state), whose instructions fault without it.  "nopl" has no cpuid bit:
+ * every x86-64 CPU has it.  A name missing here cannot be checked, and an
+ * object naming it does not load (TILEC-AOT11). */
+
+enum { REG_EAX, REG_EBX, REG_ECX, REG_EDX };
+enum { STATE_NONE, STATE_AVX, STATE_AVX512, STATE_AMX, STATE_APX };
+enum { LEAF_ALWAYS = 0 }; /* no cpuid bit: present on every x86-64 CPU */
+
+typedef struct {
+    const char *name;
+    uint32_t leaf, subleaf;
+    uint8_t reg, bit, state;
+    const char *also; /* another feature it needs (NULL: none) */
+} cpu_feature;
+
+#define L1(reg, bit, state) 1, 0, REG_##reg, bit, STATE_##state
+#define L7(reg, bit, state) 7, 0, REG_##reg, bit, STATE_##state
+#define L7S1(reg, bit, state) 7, 1, REG_##reg, bit, STATE_##state
+#define EXT1(reg, bit, state) 0x80000001u, 0, REG_##reg, bit, STATE_##state
+#define EXT8(reg, bit) 0x80000008u, 0, REG_##reg, bit, STATE_NONE
+static const cpu_feature CPU_FEATURES[] = {
+    {"nopl", LEAF_ALWAYS, 0, 0, 0, STATE_NONE, NULL},
+    {"x87", L1(EDX, 0, NONE), NULL}, {"cx8", L1(EDX, 8, NONE), NULL}, {"cmov", L1(EDX, 15, NONE), NULL},
+    {"mmx", L1(EDX, 23, NONE), NULL}, {"fxsr", L1(EDX, 24, NONE), NULL}, {"sse", L1(EDX, 25, NONE), NULL},
+    {"sse2", L1(EDX, 26, NONE), NULL}, {"sse3", L1(ECX, 0, NONE), NULL}, {"pclmul", L1(ECX, 1, NONE), NULL},
+    {"ssse3", L1(ECX, 9, NONE), NULL}, {"fma", L1(ECX, 12, AVX), NULL}, {"cx16", L1(ECX, 13, NONE), NULL},
+    {"sse4.1", L1(ECX, 19, NONE), NULL}, {"sse4.2", L1(ECX, 20, NONE), NULL}, {"crc32", L1(ECX, 20, NONE), NULL},
+    {"movbe", L1(ECX, 22, NONE), NULL}, {"popcnt", L1(ECX, 23, NONE), NULL}, {"aes", L1(ECX, 25, NONE), NULL},
+    {"xsave", L1(ECX, 26, AVX), NULL}, {"avx", L1(ECX, 28, AVX), NULL}, {"f16c", L1(ECX, 29, AVX), NULL},
+    {"rdrnd", L1(ECX, 30, NONE), NULL},
+    {"sahf", EXT1(ECX, 0, NONE), NULL}, {"lzcnt", EXT1(ECX, 5, NONE), NULL}, {"sse4a", EXT1(ECX, 6, NONE), NULL},
+    {"prfchw", EXT1(ECX, 8, NONE), NULL}, {"xop", EXT1(ECX, 11, AVX), NULL}, {"lwp", EXT1(ECX, 15, NONE), NULL},
+    {"fma4", EXT1(ECX, 16, AVX), NULL}, {"tbm", EXT1(ECX, 21, NONE), NULL}, {"mwaitx", EXT1(ECX, 29, NONE), NULL},
+    {"64bit", EXT1(EDX, 29, NONE), NULL},
+    {"clzero", EXT8(EBX, 0), NULL}, {"rdpru", EXT8(EBX, 4), NULL}, {"wbnoinvd", EXT8(EBX, 9), NULL},
+    {"fsgsbase", L7(EBX, 0, NONE), NULL}, {"sgx", L7(EBX, 2, NONE), NULL}, {"bmi", L7(EBX, 3, NONE), NULL},
+    {"avx2", L7(EBX, 5, AVX), NULL}, {"bmi2", L7(EBX, 8, NONE), NULL}, {"invpcid", L7(EBX, 10, NONE), NULL},
+    {"rtm", L7(EBX, 11, NONE), NULL}, {"avx512f", L7(EBX, 16, AVX512), NULL},
+    {"evex512", L7(EBX, 16, AVX512), NULL}, {"avx512dq", L7(EBX, 17, AVX512), NULL},
+    {"rdseed", L7(EBX, 18, NONE), NULL}, {"adx", L7(EBX, 19, NONE), NULL},
+    {"avx512ifma", L7(EBX, 21, AVX512), NULL}, {"clflushopt", L7(EBX, 23, NONE), NULL},
+    {"clwb", L7(EBX, 24, NONE), NULL}, {"avx512cd", L7(EBX, 28, AVX512), NULL}, {"sha", L7(EBX, 29, NONE), NULL},
+    {"avx512bw", L7(EBX, 30, AVX512), NULL}, {"avx512vl", L7(EBX, 31, AVX512), NULL},
+    {"avx512vbmi", L7(ECX, 1, AVX512), NULL}, {"pku", L7(ECX, 4, NONE), NULL}, {"waitpkg", L7(ECX, 5, NONE), NULL},
+    {"avx512vbmi2", L7(ECX, 6, AVX512), NULL}, {"shstk", L7(ECX, 7, NONE), NULL}, {"gfni", L7(ECX, 8, NONE), NULL},
+    {"vaes", L7(ECX, 9, AVX), NULL}, {"vpclmulqdq", L7(ECX, 10, AVX), NULL},
+    {"avx512vnni", L7(ECX, 11, AVX512), NULL}, {"avx512bitalg", L7(ECX, 12, AVX512), NULL},
+    {"avx512vpopcntdq", L7(ECX, 14, AVX512), NULL}, {"rdpid", L7(ECX, 22, NONE), NULL},
+    {"kl", L7(ECX, 23, NONE), NULL}, {"cldemote", L7(ECX, 25, NONE), NULL}, {"movdiri", L7(ECX, 27, NONE), NULL},
+    {"movdir64b", L7(ECX, 28, NONE), NULL}, {"enqcmd", L7(ECX, 29, NONE), NULL},
+    {"uintr", L7(EDX, 5, NONE), NULL}, {"avx512vp2intersect", L7(EDX, 8, AVX512), NULL},
+    {"serialize", L7(EDX, 14, NONE), NULL}, {"tsxldtrk", L7(EDX, 16, NONE), NULL},
+    {"pconfig", L7(EDX, 18, NONE), NULL}, {"amx-bf16", L7(EDX, 22, AMX), NULL},
+    {"avx512fp16", L7(EDX, 23, AVX512), NULL}, {"amx-tile", L7(EDX, 24, AMX), NULL},
+    {"amx-int8", L7(EDX, 25, AMX), NULL},
+    {"sha512", L7S1(EAX, 0, NONE), NULL}, {"sm3", L7S1(EAX, 1, NONE), NULL}, {"sm4", L7S1(EAX, 2, NONE), NULL},
+    {"raoint", L7S1(EAX, 3, NONE), NULL}, {"avxvnni", L7S1(EAX, 4, AVX), NULL},
+    {"avx512bf16", L7S1(EAX, 5, AVX512), NULL}, {"cmpccxadd", L7S1(EAX, 7, NONE), NULL},
+    {"amx-fp16", L7S1(EAX, 21, AMX), NULL}, {"hreset", L7S1(EAX, 22, NONE), NULL},
+    {"avxifma", L7S1(EAX, 23, AVX), NULL}, {"avxvnniint8", L7S1(EDX, 4, AVX), NULL},
+    {"avxneconvert", L7S1(EDX, 5, AVX), NULL}, {"amx-complex", L7S1(EDX, 8, AMX), NULL},
+    {"avxvnniint16", L7S1(EDX, 10, AVX), NULL}, {"prefetchi", L7S1(EDX, 14, NONE), NULL},
+    {"usermsr", L7S1(EDX, 15, NONE), NULL}, {"avx10.1-256", L7S1(EDX, 19, AVX512), NULL},
+    {"egpr", L7S1(EDX, 21, APX), NULL}, {"push2pop2", L7S1(EDX, 21, APX), NULL}, {"ppx", L7S1(EDX, 21, APX), NULL},
+    {"ndd", L7S1(EDX, 21, APX), NULL}, {"ccmp", L7S1(EDX, 21, APX), NULL}, {"cf", L7S1(EDX, 21, APX), NULL},
+    {"nf", L7S1(EDX, 21, APX), NULL}, {"zu", L7S1(EDX, 21, APX), NULL},
+    {"xsaveopt", 0xd, 1, REG_EAX, 0, STATE_AVX, NULL}, {"xsavec", 0xd, 1, REG_EAX, 1, STATE_AVX, NULL},
+    {"xsaves", 0xd, 1, REG_EAX, 3, STATE_AVX, NULL},
+    {"ptwrite", 0x14, 0, REG_EBX, 4, STATE_NONE, NULL},
+    {"widekl", 0x19, 0, REG_EBX, 2, STATE_NONE, NULL},
+    {"avx10.1-512", 0x24, 0, REG_EBX, 18, STATE_AVX512, "avx10.1-256"},
+};
+#undef L1
+#undef L7
+#undef L7S1
+#undef EXT1
+#undef EXT8
+enum { CPU_FEATURE_COUNT = sizeof CPU_FEATURES / sizeof CPU_FEATURES[0] };
+_Static_assert(CPU_FEATURE_COUNT <= 128, "aot_cpu holds 128 features");
+
+static int feature_index(const char *name, size_t n) {
+    for (int i = 0; i < CPU_FEATURE_COUNT; i++)
+        if (strlen(CPU_FEATURES[i].name) == n && !memcmp(CPU_FEATURES[i].name, name, n)) return i;
+    return -1;
+}
+
+static bool cpu_has(const aot_cpu *cpu, int i) { return cpu->bits[i / 64] >> (i % 64) & 1; }
+
+/* cpuid(leaf, subleaf) into r[4], false when the CPU has no such leaf
+ * (above the highest basic or extended leaf, or leaf 7's subleaf count). */
+static bool cpuid(uint32_t leaf, uint32_t subleaf, uint32_t r[4]) {
+    uint32_t max = __get_cpuid_max(leaf & 0x80000000u, NULL);
+    if (!max || leaf > max) return false;
+    if (leaf == 7 && subleaf) {
+        __cpuid_count(7, 0, r[0], r[1], r[2], r[3]);
+        if (subleaf > r[0]) return false;
+    }
+    __cpuid_count(leaf, subleaf, r[0], r[1], r[2], r[3]);
+    return true;
+}
+
+void aot_cpu_detect(aot_cpu *cpu) {
+    memset(cpu, 0, sizeof *cpu);
+    /* the register state the OS saves (XCR0), when it lets us read it (OSXSAVE) */
+    uint32_t r[4] = {0}, xcr0 = 0, xcr0_high = 0;
+    if (cpuid(1, 0, r) && (r[REG_ECX] >> 27 & 1)) __asm__("xgetbv" : "=a"(xcr0), "=d"(xcr0_high) : "c"(0));
+    bool avx = (xcr0 & 0x6) == 0x6 && (r[REG_ECX] >> 28 & 1);
+    bool state[] = {
+        [STATE_NONE] = true,
+        [STATE_AVX] = avx,
+        [STATE_AVX512] = avx && (xcr0 & 0xe0) == 0xe0,
+        [STATE_AMX] = (xcr0 & 0x60000) == 0x60000,
+        [STATE_APX] = xcr0 >> 19 & 1,
+    };
+    for (int i = 0; i < CPU_FEATURE_COUNT; i++) {
+        const cpu_feature *f = &CPU_FEATURES[i];
+        bool on = f->leaf == LEAF_ALWAYS || (cpuid(f->leaf, f->subleaf, r) && (r[f->reg] >> f->bit & 1));
+        if (on && state[f->state]) cpu->bits[i / 64] |= 1ull << (i % 64);
+    }
+    /* a feature that needs another: only with it */
+    for (int i = 0; i < CPU_FEATURE_COUNT; i++) {
+        const char *also = CPU_FEATURES[i].also;
+        if (also && !cpu_has(cpu, feature_index(also, strlen(also)))) cpu->bits[i / 64] &= ~(1ull << (i % 64));
+    }
+}
+
+/* Appends " name" (n bytes) to the list, cut at its size. */
+static void list_add(char *list, size_t size, const char *name, size_t n) {
+    size_t at = strlen(list);
+    snprintf(list + at, size - at, "%s%.*s", at ? " " : "", (int)n, name);
+}
+
+bool aot_cpu_check(const char *features, const aot_cpu *cpu, aot_cpu_report *r) {
+    r->lacks[0] = r->unknown[0] = '\0';
+    for (const char *p = features; p && *p;) {
+        size_t n = strcspn(p, ",");
+        if (*p == '+') {
+            int i = feature_index(p + 1, n - 1);
+            if (i < 0) list_add(r->unknown, sizeof r->unknown, p + 1, n - 1);
+            else if (!cpu_has(cpu, i)) list_add(r->lacks, sizeof r->lacks, p + 1, n - 1);
+        }
+        p += n + (p[n] == ',');
+    }
+    return !r->lacks[0] && !r->unknown[0];
+}
+
+/* Checks this CPU against the object's features (once the format is known
+ * to be ours). */
+static tilec_status check_cpu(tilec_context *ctx, const char *features, const char *target) {
+    aot_cpu cpu;
+    aot_cpu_report r;
+    aot_cpu_detect(&cpu);
+    if (aot_cpu_check(features, &cpu, &r)) return TILEC_OK;
+    target = target ? target : "another CPU";
+    if (r.lacks[0])
+        tilec_error(ctx, TILEC_E_UNSUPPORTED, "TILEC-AOT11", tilec_no_loc(),
+                    "the object was compiled for %s, this CPU lacks: %s (compile it with --cpu native on this "
+                    "machine, or for a level it has: x86-64-v2, x86-64-v3, x86-64-v4)",
+                    target, r.lacks);
+    if (r.unknown[0])
+        tilec_error(ctx, TILEC_E_UNSUPPORTED, "TILEC-AOT11", tilec_no_loc(),
+                    "the object was compiled for %s with CPU features this runtime cannot check: %s (compile it "
+                    "with this tilec, or for a level: x86-64-v2, x86-64-v3, x86-64-v4)",
+                    target, r.unknown);
+    return TILEC_E_UNSUPPORTED;
 }
 
 /* The object's programs, read at its first dispatch (under load_lock). */
@@ -269,9 +429,10 @@ static tilec_status load(tilec_context *ctx, const aot_descriptor *d, rt_program
                            tilec_version(), AOT_FORMAT, (unsigned long long)d->magic);
     if (!load_ctx) return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory");
     reader r = {d->blob, d->blob + d->blob_bytes, false, load_ctx};
-    uint32_t format = get_u32(&r), bits = get_u32(&r);
-    char *version = get_str(&r), *cpu = get_str(&r);
-    tilec_status st = format == AOT_FORMAT && !r.bad ? check_cpu(ctx, bits, cpu) : TILEC_OK;
+    uint32_t format = get_u32(&r);
+    char *features = get_str(&r), *version = get_str(&r), *cpu = get_str(&r);
+    if (!features) r.bad = true;
+    tilec_status st = format == AOT_FORMAT && !r.bad ? check_cpu(ctx, features, cpu) : TILEC_OK;
     uint32_t count = get_u32(&r);
     aot_node *nodes = NULL;
     if (!st && !r.bad && count && count <= 64 && (nodes = tilec_alloc(load_ctx, count * sizeof *nodes))) {
@@ -310,19 +471,23 @@ static tilec_status dispatch(tilec_context *ctx, tilec_runtime *rt, const tilec_
     return tilec_dispatch_program(ctx, rt, p, n, args);
 }
 
-tilec_status tilec_aot_dispatch(tilec_context *ctx, tilec_runtime *rt, const tilec_aot_kernel *k, size_t n,
-                                const tilec_buffer *args) {
-    if (ctx) return dispatch(ctx, rt, k, n, args);
-    thread_state *t = this_thread();
-    if (!t) return TILEC_E_NOMEM;
-    return dispatch(t->ctx, rt, k, n, args);
-}
-
-tilec_status tilec_aot_call(const tilec_aot_kernel *k, size_t n, const tilec_buffer *args) {
+/* A dispatch into the calling thread's context, cleared first: it holds
+ * this call's diagnostics only (tilec_aot_last_error), however many calls
+ * failed before. */
+static tilec_status dispatch_here(tilec_runtime *rt, const tilec_aot_kernel *k, size_t n, const tilec_buffer *args) {
     thread_state *t = this_thread();
     if (!t) return TILEC_E_NOMEM;
     tilec_diag_clear(t->ctx);
-    return dispatch(t->ctx, NULL, k, n, args);
+    return dispatch(t->ctx, rt, k, n, args);
+}
+
+tilec_status tilec_aot_dispatch(tilec_context *ctx, tilec_runtime *rt, const tilec_aot_kernel *k, size_t n,
+                                const tilec_buffer *args) {
+    return ctx ? dispatch(ctx, rt, k, n, args) : dispatch_here(rt, k, n, args);
+}
+
+tilec_status tilec_aot_call(const tilec_aot_kernel *k, size_t n, const tilec_buffer *args) {
+    return dispatch_here(NULL, k, n, args);
 }
 
 const char *tilec_aot_last_error(void) {

@@ -13,7 +13,11 @@
  * input shifted by 7 elements, where the twin runs), axpb (scalar
  * parameters passed by value), fault (a bounds fault: TIR-I08 through
  * tilec_aot_last_error), checked (the _dispatch form: a short buffer is
- * RT-D04 and nothing runs), threads (softmax from 4 threads at once),
+ * RT-D04 and nothing runs), last_error (the calling thread's diagnostics
+ * are its last call's only, however many failed before: 20,000 failing
+ * calls through the _dispatch form leave one message of constant length,
+ * another error replaces it, a call that succeeds empties it — through
+ * either form), threads (softmax from 4 threads at once),
  * half (tests/kernels/half_conv.tir for x86-64-v2, whose CPU has no F16C so
  * the backend rounds to f16/bf16 by integer steps, against the same kernel
  * for this CPU — bit for bit, over a sweep of f32 bit patterns, ties,
@@ -150,6 +154,41 @@ static void checked_case(void) {
     tilec_context_destroy(ctx);
 }
 
+/* How many times `needle` occurs in `text`. */
+static int occurrences(const char *text, const char *needle) {
+    int n = 0;
+    for (const char *at = text; (at = strstr(at, needle)); at += strlen(needle)) n++;
+    return n;
+}
+
+static void last_error_case(void) {
+    enum { N = 17 * 65, CALLS = 20000 };
+    static float x[N], y[N];
+    tilec_buffer short_y[2] = {{x, sizeof x, TIR_F32}, {y, sizeof y - 4, TIR_F32}};
+    tilec_buffer good[2] = {{x, sizeof x, TIR_F32}, {y, sizeof y, TIR_F32}};
+    size_t first = 0;
+    bool ok = true;
+    for (int i = 0; i < CALLS && ok; i++) {
+        ok = softmax_dispatch(NULL, NULL, 2, short_y) == TILEC_E_RUNTIME;
+        size_t len = strlen(tilec_aot_last_error());
+        if (!i) first = len;
+        if (len != first) printf("last_error: call %d's message is %zu bytes, the first's %zu\n", i, len, first);
+        ok = ok && len == first;
+    }
+    const char *e = tilec_aot_last_error();
+    ok = ok && occurrences(e, "error[") == 1 && strstr(e, "RT-D04");
+    /* another error replaces it: the wrong count alone */
+    ok = ok && softmax_dispatch(NULL, NULL, 1, good) != TILEC_OK && (e = tilec_aot_last_error()) &&
+         occurrences(e, "error[") == 1 && strstr(e, "RT-D02");
+    /* a call that succeeds empties it, through either form */
+    ok = ok && softmax_dispatch(NULL, NULL, 2, good) == TILEC_OK && !strcmp(tilec_aot_last_error(), "");
+    float in[16] = {0}, out[16];
+    int32_t i32[16];
+    ok = ok && scalar_ops(in, i32, out) == TILEC_E_RUNTIME && softmax(x, y) == 0 && !strcmp(tilec_aot_last_error(), "");
+    if (ok) puts("last_error ok");
+    else printf("last_error: the message: %s\n", tilec_aot_last_error()), failures++;
+}
+
 static void *softmax_thread(void *p) {
     enum { N = 17 * 65 };
     const float *x = p;
@@ -206,7 +245,7 @@ static const struct {
 } cases[] = {
     {"softmax", softmax_case}, {"gemm_v3", gemm_case}, {"gemm_bf16", gemm_bf16_case}, {"attention_gqa", attention_case},
     {"rmsnorm", rmsnorm_case}, {"axpb", axpb_case},    {"fault", fault_case},
-    {"checked", checked_case}, {"threads", threads_case},  {"half", half_case},
+    {"checked", checked_case}, {"last_error", last_error_case}, {"threads", threads_case},  {"half", half_case},
 };
 
 int main(int argc, char **argv) {

@@ -7,7 +7,9 @@
 # against the runtime library (shared, then static) and checks each result
 # against the reference interpreter's (`tilec run --reference --out`); the
 # program needs no LLVM (ldd).  Then: a damaged descriptor is TILEC-AOT10,
-# an unknown CPU SIMD-O05, a symbol that is no C identifier TILEC-AOT01,
+# an object enabling a CPU feature this machine lacks or the runtime does
+# not know TILEC-AOT11, an unknown CPU SIMD-O05, a symbol that is no C
+# identifier or one of the C library's (free) TILEC-AOT01,
 # a missing -o a usage error, and so is an output that names the source or
 # the other output (nothing written); an output that cannot be written
 # leaves the other whole.
@@ -73,7 +75,7 @@ build_program() { # OUT [library arguments…]
 }
 check_program() { # PROGRAM
   (cd "$WORK" && TILEC_THREADS=2 "$1") >"$WORK/out" 2>"$WORK/err" || fail "$1 failed: $(cat "$WORK/out" "$WORK/err")"
-  for c in softmax gemm_v3 gemm_bf16 attention_gqa rmsnorm axpb fault checked half; do contains "$WORK/out" "^$c ok$"; done
+  for c in softmax gemm_v3 gemm_bf16 attention_gqa rmsnorm axpb fault checked last_error half; do contains "$WORK/out" "^$c ok$"; done
   contains "$WORK/out" '^threads ok \(2 workers\)$'
 }
 if build_program "$WORK/shared" -L"$BUILD" -ltilec_rt -Wl,-rpath,"$BUILD"; then
@@ -90,7 +92,7 @@ build_program "$WORK/static" "$BUILD/libtilec_rt.a" && check_program "$WORK/stat
 python3 - "$WORK/softmax.o" "$WORK/damaged.o" <<'PY'
 import struct, sys
 data = bytearray(open(sys.argv[1], "rb").read())
-magic = struct.pack("<Q", 0x544c43414f540002)
+magic = struct.pack("<Q", 0x544c43414f540003)
 at = data.find(magic)
 assert at >= 0 and data.find(magic, at + 1) < 0, "the magic is in the object once"
 data[at] ^= 0xff
@@ -100,6 +102,37 @@ OBJECTS=("$WORK/damaged.o" "$WORK"/{gemm_v3,gemm_bf16,attention_gqa,rmsnorm,axpb
 if build_program "$WORK/damaged" "$BUILD/libtilec_rt.a"; then
   (cd "$WORK" && ./damaged softmax) >"$WORK/out" 2>&1 && fail "a damaged object ran"
   contains "$WORK/out" 'error\[TILEC-AOT10\]: the object was not made for this runtime'
+fi
+
+# every CPU feature the object may use is checked at its first call: an
+# object for this machine (not a host profile: its features as they are)
+# whose list is edited to enable a feature this machine lacks, or one the
+# runtime does not know, is refused naming it (TILEC-AOT11)
+if expect 0 env -u TILEC_HOST "$TILEC" compile "$SRC/examples/softmax.tir" -o "$WORK/native.o"; then
+  for how in lacks unknown; do
+    feature=$(python3 - "$WORK/native.o" "$WORK/$how.o" "$how" <<'PY'
+import re, sys
+data = bytearray(open(sys.argv[1], "rb").read())
+found = list(re.finditer(rb"\+64bit,\+cmov,[-+a-z0-9.,]+", data))
+assert len(found) == 1, "the feature list is in the object once"
+at, features = found[0].start(), found[0].group(0).decode()
+off = next(t for t in features.split(",") if t.startswith("-") and t != "-sse-unaligned-mem")
+at += ("," + features + ",").index("," + off + ",")
+name = off[1:] if sys.argv[3] == "lacks" else "q" * (len(off) - 1)
+data[at:at + len(off)] = ("+" + name).encode()
+open(sys.argv[2], "wb").write(data)
+print(name)
+PY
+    ) || { fail "cannot edit the feature list of native.o"; continue; }
+    OBJECTS=("$WORK/$how.o" "$WORK"/{gemm_v3,gemm_bf16,attention_gqa,rmsnorm,axpb,scalar_ops,conv_v2,conv_native}.o)
+    build_program "$WORK/$how" "$BUILD/libtilec_rt.a" || continue
+    (cd "$WORK" && "./$how" softmax) >"$WORK/out" 2>&1 && fail "an object enabling $feature ($how) ran"
+    if [ $how = lacks ]; then
+      contains "$WORK/out" "error\[TILEC-AOT11\]: the object was compiled for .*, this CPU lacks: $feature \("
+    else
+      contains "$WORK/out" "error\[TILEC-AOT11\]: .* CPU features this runtime cannot check: $feature \("
+    fi
+  done
 fi
 
 # the target CPU decides the instructions: x86-64-v2 uses no ymm/zmm
@@ -118,6 +151,8 @@ expect 1 "$TILEC" compile "$SRC/examples/softmax.tir" --cpu pentium -o "$WORK/x.
   contains "$WORK/err" "error\[SIMD-O05\]: unknown target CPU 'pentium'"
 expect 1 "$TILEC" compile "$SRC/examples/softmax.tir" --name 2fast -o "$WORK/x.o" &&
   contains "$WORK/err" "error\[TILEC-AOT01\]: '2fast' is not a C identifier"
+expect 1 "$TILEC" compile "$SRC/examples/softmax.tir" --name free -o "$WORK/x.o" &&
+  contains "$WORK/err" "error\[TILEC-AOT01\]: 'free' .* a library already \(the C or math library"
 [ -e "$WORK/x.o" ] && fail "a refused compile wrote its object"
 expect 2 "$TILEC" compile "$SRC/examples/softmax.tir" && contains "$WORK/err" 'missing -o FILE.o'
 

@@ -2,8 +2,9 @@
  * object is an ELF relocatable whose header names the entry points; the
  * target CPU decides the width (x86-64-v2: 4, v3: 8, v4: 16) and the
  * header says so; a refused compile (NULL arguments TILEC-A01, an unknown
- * CPU SIMD-O05, a symbol that is not a C identifier or is a keyword
- * TILEC-AOT01) writes nothing; a failing object writer stops before the
+ * CPU SIMD-O05, a symbol that is not a C identifier or is a keyword, or
+ * would collide in the program the object is linked into — reserved, main,
+ * tilec_/tir_/Sleef_, a C library function: TILEC-AOT01) writes nothing; a failing object writer stops before the
  * header; the context stays usable after each.  Linking and running the
  * objects: tests/cli/aot.sh. */
 #include "diag_util.h"
@@ -75,6 +76,37 @@ static void test_refusals(tilec_context *ctx, const tir_func *f) {
     CHECK(compile(ctx, f, NULL, "while") == TILEC_E_ARG && has_diag_in(ctx, "TILEC-AOT01", "'while'"));
     CHECK(object.calls == 0 && header.calls == 0);
     tilec_diag_clear(ctx);
+    /* names that would collide in the program the object is linked into:
+     * reserved, main, the runtime's and SLEEF's namespaces, C23 keywords,
+     * and functions of the C and math libraries (free would replace libc's) */
+    static const struct {
+        const char *name, *why;
+    } taken[] = {
+        {"_Softmax", "reserved by C"},
+        {"__softmax", "reserved by C"},
+        {"_softmax", "reserved by C"},
+        {"main", "main"},
+        {"tilec_softmax", "namespace"},
+        {"tir_run", "namespace"},
+        {"TILEC_OK", "namespace"},
+        {"Sleef_expf8_u10", "namespace"},
+        {"typeof", "not a C identifier"},
+        {"free", "would define free, a function or variable of a library"},
+        {"malloc", "would define malloc,"},
+        {"memcpy", "would define memcpy,"},
+        {"sinf", "would define sinf,"},
+    };
+    for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "'%s'", taken[i].name);
+        CHECK(compile(ctx, f, NULL, taken[i].name) == TILEC_E_ARG);
+        CHECK(has_diag_in(ctx, "TILEC-AOT01", name) && has_diag_in(ctx, "TILEC-AOT01", taken[i].why));
+        CHECK(object.calls == 0 && header.calls == 0);
+        tilec_diag_clear(ctx);
+    }
+    /* a name is judged whole: these only look like the refused ones */
+    CHECK(compile(ctx, f, NULL, "freely") == TILEC_OK && compile(ctx, f, NULL, "tilec") == TILEC_OK &&
+          compile(ctx, f, NULL, "mainline") == TILEC_OK);
     /* a writer that fails: its status comes back and the header is not written */
     memset(&object, 0, sizeof object);
     memset(&header, 0, sizeof header);
