@@ -13,6 +13,7 @@ void diff_case_default(diff_case *c) {
     c->exact_inputs = true;
     c->atol = c->rtol = 2e-5;
     c->bitwise = true;
+    c->ulps = 1;
     c->width = 8;
     c->threads = 1;
     c->full_packets = true;
@@ -36,9 +37,11 @@ static bool parse_mode(const char *v, const char *const names[3], uint32_t *out)
 
 void diff_case_print(const diff_case *c, FILE *out) {
     fprintf(out, "%s seed=%llu index=%llu\n", PREFIX, (unsigned long long)c->seed, (unsigned long long)c->index);
-    fprintf(out, "%s inputs=%s specials=%d input_seed=%llu compare=%s", PREFIX, c->exact_inputs ? "exact" : "random",
-            c->specials, (unsigned long long)c->input_seed, c->bitwise ? "bitwise" : "tolerance");
-    if (!c->bitwise) fprintf(out, " atol=%.3g rtol=%.3g", c->atol, c->rtol);
+    fprintf(out, "%s inputs=%s specials=%d input_seed=%llu compare=%s", PREFIX,
+            c->edge_inputs ? "edges" : c->exact_inputs ? "exact" : "random", c->specials,
+            (unsigned long long)c->input_seed, c->by_ulps ? "ulps" : c->bitwise ? "bitwise" : "tolerance");
+    if (c->by_ulps) fprintf(out, " ulps=%u", c->ulps);
+    else if (!c->bitwise) fprintf(out, " atol=%.3g rtol=%.3g", c->atol, c->rtol);
     fprintf(out, "\n%s width=%u threads=%u local_lanes=%u block=%u partitions=%u grain=%u full_packets=%d", PREFIX,
             c->width, c->threads, c->local_lanes, c->block, c->partitions, c->grain, c->full_packets);
     if (c->unrolled_set) fprintf(out, " unrolled=%u", c->unrolled);
@@ -106,12 +109,15 @@ static bool parse_item(const char *key, const char *v, diff_case *c) {
     if (!strcmp(key, "input_seed")) return parse_u64(v, &c->input_seed);
     if (!strcmp(key, "inputs")) {
         c->exact_inputs = !strcmp(v, "exact");
-        return c->exact_inputs || !strcmp(v, "random");
+        c->edge_inputs = !strcmp(v, "edges");
+        return c->exact_inputs || c->edge_inputs || !strcmp(v, "random");
     }
     if (!strcmp(key, "compare")) {
         c->bitwise = !strcmp(v, "bitwise");
-        return c->bitwise || !strcmp(v, "tolerance");
+        c->by_ulps = !strcmp(v, "ulps");
+        return c->bitwise || c->by_ulps || !strcmp(v, "tolerance");
     }
+    if (!strcmp(key, "ulps")) return parse_u32(v, &c->ulps);
     if (!strcmp(key, "specials")) return parse_bool(v, &c->specials);
     if (!strcmp(key, "full_packets")) return parse_bool(v, &c->full_packets);
     if (!strcmp(key, "search_grain")) return parse_bool(v, &c->search_grain);

@@ -6,15 +6,24 @@
  *
  * Keys (every one optional; unknown keys are an error):
  *   seed=S index=I          where the generator made it (informational)
- *   inputs=exact|random     exact: floats k/8 with |k| <= 64, integers in
- *                           [-30, 30]; random: floats uniform in [-2, 2]
+ *   inputs=exact|random|edges  exact: floats k/8 with |k| <= 64, integers in
+ *                           [-30, 30]; random: floats uniform in [-2, 2];
+ *                           edges: floats mostly at the math library's edges
+ *                           (±0, ±inf, NaN, subnormals, the largest finite
+ *                           values, overflow thresholds, a few ulps around
+ *                           them), else random bit patterns or uniform in
+ *                           [-2, 2]; integers as with random
  *   specials=0|1            mix in ±0, ±inf, NaN (floats), MIN/MAX (random
  *                           integers) and bool bytes 2 and 255
  *   input_seed=N            the input stream
- *   compare=bitwise|tolerance  float outputs bit for bit (NaN matches NaN)
- *                           or within atol + rtol·|reference|; integer and
- *                           bool outputs are always compared bit for bit
+ *   compare=bitwise|tolerance|ulps  float outputs bit for bit (NaN matches
+ *                           NaN), within atol + rtol·|reference|, or at most
+ *                           `ulps=N` steps apart in the element type (NaN only
+ *                           against NaN; ±inf one step beyond ±max, ±0 equal);
+ *                           integer and bool outputs are always compared bit
+ *                           for bit
  *   atol=X rtol=X           the tolerance (default 2e-5 each)
+ *   ulps=N                  the bound of compare=ulps (default 1)
  *   width threads local_lanes block partitions unrolled grain full_packets
  *   search_grain separate_mma order=i,j,... tiles=a,b,...   tilec_compile_options (0 =
  *                           default/search)
@@ -48,9 +57,11 @@ typedef struct {
 
 typedef struct {
     uint64_t seed, index;
-    bool exact_inputs, specials;
+    bool exact_inputs, edge_inputs, specials;
     uint64_t input_seed;
     bool bitwise;
+    bool by_ulps;  /* compare=ulps (bitwise is then false) */
+    uint32_t ulps; /* its bound */
     double atol, rtol;
     uint32_t width, threads, local_lanes, block, partitions, unrolled, grain;
     bool unrolled_set; /* unrolled=0 means "no bound", so the default needs its own flag */

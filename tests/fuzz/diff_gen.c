@@ -181,6 +181,7 @@ gen_val gen_index_in(gen *g, uint64_t e, int dim) { return retype(g, index_in(g,
 /* ---- buffers and views ---- */
 
 diff_facts gen_input_facts(gen *g, tir_scalar s) {
+    if ((s == TIR_F32 || s == TIR_F64) && g->c.edge_inputs) return diff_facts_any(s);
     if (s == TIR_F32 || s == TIR_F64)
         return g->c.exact_inputs ? diff_facts_range(s, -8, 8, 3, g->c.specials)
                                  : diff_facts_range(s, -2, 2, DIFF_GRID_NONE, g->c.specials);
@@ -330,8 +331,7 @@ static int find_buffer(gen *g, tir_scalar elem, uint32_t rank, bool partitioned,
     return n ? cand[gen_below(g, (uint32_t)n)] : -1;
 }
 
-/* Random tile axes for a load of rank r (dims distinct; extent canonical or 1). */
-static void tile_axes(gen *g, uint32_t rank, int *dims, uint64_t *ext) {
+void gen_tile_axes(gen *g, uint32_t rank, int *dims, uint64_t *ext) {
     int order[GEN_DIMS];
     for (int i = 0; i < g->n_dims; i++) order[i] = i;
     for (int i = g->n_dims - 1; i > 0; i--) {
@@ -461,7 +461,7 @@ bool gen_load_tile(gen *g) {
     uint32_t rank = gen_chance(g, 0.35) ? 1 : gen_chance(g, 0.8) ? 2 : 3;
     int dims[GEN_MAX_RANK];
     uint64_t ext[GEN_MAX_RANK];
-    tile_axes(g, rank, dims, ext);
+    gen_tile_axes(g, rank, dims, ext);
     gen_val out;
     if (!gen_chance(g, 0.4)) {
         int bi = find_buffer(g, elem, rank, false, 0);
@@ -631,7 +631,7 @@ bool gen_store(gen *g, const gen_val *v) {
 static void choose_options(gen *g) {
     diff_case *c = &g->c;
     static const uint32_t widths[] = {1, 2, 4, 8, 16};
-    c->width = widths[gen_below(g, 5)];
+    c->width = g->size_width ? g->size_width : widths[gen_below(g, 5)];
     c->threads = gen_chance(g, 0.5) ? 1 : 2;
     c->local_lanes = gen_chance(g, 0.6) ? 0 : gen_chance(g, 0.6) ? 1 : c->width;
     if (g->local_mode) c->local_lanes = gen_chance(g, 0.5) ? c->width : 0;
@@ -652,7 +652,7 @@ static void choose_options(gen *g) {
         c->order[0] = 0, c->order[1] = 1;
         if (g->grank == 2 && gen_chance(g, 0.5)) c->order[0] = 1, c->order[1] = 0;
     }
-    if (gen_chance(g, 0.15)) {
+    if (!g->empty_domain && gen_chance(g, 0.15)) { /* an empty axis has no tiles to choose */
         c->tiles_len = (uint32_t)g->grank;
         for (int i = 0; i < g->grank; i++) {
             uint32_t d;
@@ -678,15 +678,39 @@ static void choose_types(gen *g) {
     }
 }
 
+/* An edge size in [lo, hi] for the sizes family: a small multiple of the
+ * packet width W, or one off it (a tail of W-1 lanes, a single lane), or a
+ * prime or power of two (±1) that is no multiple of the usual tile extents. */
+static uint64_t edge_size(gen *g, uint64_t lo, uint64_t hi) {
+    static const uint64_t fixed[] = {1, 2, 3, 5, 7, 11, 13, 17, 31, 37, 61, 63, 64, 65, 97, 127, 128, 129, 251, 255, 256};
+    for (;;) {
+        uint64_t w = g->size_width, v = gen_chance(g, 0.5) ? (uint64_t)gen_range(g, 1, 3) * w + (uint64_t)gen_range(g, 0, 2) - 1
+                                                           : fixed[gen_below(g, sizeof fixed / sizeof *fixed)];
+        if (v >= lo && v <= hi) return v;
+    }
+}
+
+/* The sizes family's root domain: edge sizes (at most 512 instances), and
+ * in some kernels one axis empty. */
+static void choose_root_sizes(gen *g) {
+    static const uint32_t widths[] = {1, 2, 4, 8, 16};
+    g->size_width = widths[gen_below(g, 5)];
+    g->G[0] = edge_size(g, 1, 257);
+    g->G[1] = g->grank == 2 ? edge_size(g, 1, g->G[0] < 512 ? 512 / g->G[0] : 1) : 1;
+    g->P = g->G[0] * g->G[1];
+    g->empty_domain = gen_chance(g, 0.15);
+    g->empty_axis = g->empty_domain ? (int)gen_below(g, (uint32_t)g->grank) : -1;
+}
+
 static void choose_dims(gen *g) {
     static const uint64_t small[] = {1, 2, 3, 4, 5, 7, 8}, large[] = {9, 12, 16, 17, 31, 33, 64, 65};
     g->n_dims = gen_range(g, 3, GEN_DIMS);
     for (int i = 0; i < g->n_dims; i++) {
         char label[2] = {(char)('a' + i), 0};
         g->dims[i] = tir_dim_new(g->m, label);
-        g->ext[i] = gen_chance(g, 0.75) ? small[gen_below(g, 7)] : large[gen_below(g, 8)];
+        g->ext[i] = g->sizes ? edge_size(g, 1, 256) : gen_chance(g, 0.75) ? small[gen_below(g, 7)] : large[gen_below(g, 8)];
         if (i && gen_chance(g, 0.15)) g->ext[i] = g->ext[i - 1]; /* equal extents make relabel possible */
-        if (g->local_mode) g->ext[i] = i ? 1 : (uint64_t)gen_range(g, 2, 100);
+        if (g->local_mode) g->ext[i] = i ? 1 : g->sizes ? edge_size(g, 2, 256) : (uint64_t)gen_range(g, 2, 100);
     }
 }
 
@@ -703,14 +727,16 @@ static bool is_storable(gen *g, const gen_val *v, const void *env) {
 /* The root body: constants, the parallel with the instance ordinal L, the
  * statements, and a few final stores. */
 static void build(gen *g) {
-    g->mergeable = !g->local_mode && gen_chance(g, 0.3);
-    for (int n = gen_range(g, 0, 2); n > 0; n--) {
+    g->mergeable = !g->local_mode && !g->math && gen_chance(g, 0.3);
+    for (int n = g->math ? 0 : gen_range(g, 0, 2); n > 0; n--) { /* math kernels: only math results to compare in ulps */
         if (gen_chance(g, 0.5)) gen_index_const(g, gen_range(g, -4, 8));
         else gen_const_scalar(g, gen_pick_elem(g, 0));
     }
     if (g->n_vals && gen_chance(g, 0.3)) gen_statement(g); /* constants and elementwise ops may precede the root */
     tir_dim *gd[2] = {tir_dim_new(g->m, "g0"), tir_dim_new(g->m, "g1")};
-    tir_space *domain = tir_space_make(g->m, (size_t)g->grank, gd, g->G);
+    uint64_t extents[2] = {g->G[0], g->G[1]};
+    if (g->empty_domain) extents[g->empty_axis] = 0;
+    tir_space *domain = tir_space_make(g->m, (size_t)g->grank, gd, extents);
     tir_region_opts scope = {.scope = gen_chance(g, 0.2) ? TIR_SCOPE_WORKER : TIR_SCOPE_AUTO};
     tir_op *par = tir_region_begin(g->b, TIR_OP_PARALLEL, domain, &scope, 0, NULL);
     if (!par) {
@@ -733,7 +759,8 @@ static void build(gen *g) {
             gen_split_reduce(g);
         }
     }
-    gen_block(g, g->budget);
+    if (g->math) gen_math_block(g);
+    else gen_block(g, g->budget);
     for (int n = gen_range(g, 2, 4), tries = 0; n > 0 && tries < 12 && gen_live(g); tries++) {
         gen_val v;
         if (!gen_pick(g, is_storable, NULL, &v)) break;
@@ -746,7 +773,7 @@ static void build(gen *g) {
 /* One pass; *restart when it met a parameter the specs did not know yet. */
 static char *generate_pass(uint64_t seed, uint64_t index, const diff_gen_options *o, diff_gen_stats *stats,
                            gen_param_specs *specs, bool *restart, char *why, size_t why_len) {
-    static const diff_gen_options defaults = {0, false};
+    static const diff_gen_options defaults = {0, false, 0, 0};
     diff_gen_stats ignored;
     gen g;
     memset(&g, 0, sizeof g);
@@ -758,8 +785,12 @@ static char *generate_pass(uint64_t seed, uint64_t index, const diff_gen_options
     gen_rand(&g);
     diff_case_default(&g.c);
     g.c.seed = seed, g.c.index = index;
-    g.c.exact_inputs = gen_chance(&g, 0.6);
-    g.c.specials = gen_chance(&g, 0.3);
+    gen family = {.rng = seed * 0x9e3779b97f4a7c15ull ^ (index + 1) * 0x2545f4914f6cdd1dull ^ 0xfa111e5ull};
+    g.sizes = gen_below(&family, 100) < g.o->sizes_pct;
+    g.math = gen_below(&family, 100) < g.o->math_pct;
+    g.c.exact_inputs = gen_chance(&g, 0.6) && !g.math;
+    g.c.edge_inputs = g.math;
+    g.c.specials = gen_chance(&g, 0.3) && !g.math; /* edge inputs have their own */
     g.c.input_seed = gen_rand(&g) % 1000000007u;
     g.all_exact = true;
     g.budget = (int)(g.o->max_statements ? g.o->max_statements : 24);
@@ -768,8 +799,10 @@ static char *generate_pass(uint64_t seed, uint64_t index, const diff_gen_options
     static const uint64_t extents[] = {1, 1, 2, 3, 4, 5, 6, 7, 9, 13};
     g.G[0] = extents[gen_below(&g, 10)], g.G[1] = g.grank == 2 ? extents[gen_below(&g, 7)] : 1;
     g.P = g.G[0] * g.G[1];
+    g.empty_axis = -1;
+    if (g.sizes) choose_root_sizes(&g);
     g.local_mode = gen_chance(&g, 0.2);
-    g.oob_left = g.o->oob && gen_chance(&g, 0.3);
+    g.oob_left = g.o->oob && gen_chance(&g, 0.3) && !g.empty_domain; /* nothing runs: no fault */
     choose_types(&g);
     choose_options(&g);
 
@@ -798,7 +831,9 @@ static char *generate_pass(uint64_t seed, uint64_t index, const diff_gen_options
         const tilec_diag *d = tilec_diag_count(ctx) ? tilec_diag_at(ctx, 0) : NULL;
         snprintf(why, why_len, "builder: %s %s", d ? d->code : "-", d ? d->message : g.why ? g.why : "(no diagnostic)");
     } else {
-        g.c.bitwise = g.all_exact;
+        g.c.bitwise = g.all_exact && !g.math;
+        g.c.by_ulps = g.math;
+        g.c.ulps = g.math ? g.math_ulps : 1;
         g.c.atol = fmax(2e-5, 4 * g.max_ea);
         g.c.rtol = fmax(2e-5, 4 * g.max_er);
         FILE *out = open_memstream(&text, &size);

@@ -15,8 +15,9 @@
  * mergeable reduces (a `combine` block, in the root body before any store,
  * with the case's split= option); iota/full/broadcast/relabel; parameters
  * that share memory; row kernels
- * for packet-local realizations (20%); and, with the `oob` option, one
- * deliberate out-of-range access in some kernels.
+ * for packet-local realizations (20%); with the `oob` option, one
+ * deliberate out-of-range access in some kernels; and the two families of
+ * diff_gen_options (edge sizes, math kernels on edge inputs).
  *
  * Independence of the parallel instances holds by construction: every
  * buffer that is written is split in row blocks, instance L owning rows
@@ -35,6 +36,13 @@ typedef struct {
     uint32_t max_statements; /* statement budget of the root body (0: 24) */
     bool oob;                /* in some kernels (30%), try one access out of range on purpose (the
                                 reference then reports TIR-I07..I09, native code must too) */
+    /* The families mixed in, each drawn per kernel from (seed, index) alone,
+     * independently, so a kernel in neither is the plain generator's:
+     * sizes_pct% of the kernels take their root domain and tile extents from
+     * edge sizes (0: an empty root domain, 1, W-1, W, W+1, 2W±1, primes, up
+     * to 256); math_pct% are math kernels: loads of `inputs=edges` data
+     * through the math library's functions, compared in ulps. */
+    uint32_t sizes_pct, math_pct;
 } diff_gen_options;
 
 typedef struct {

@@ -110,6 +110,16 @@ typedef struct {
     bool no_store; /* before and inside a mergeable reduce: a split would repeat a store (docs/lowering.md) */
     bool mergeable; /* the root body starts with gen_split_reduce */
     bool split_chosen; /* the case's split= option is chosen (by the first mergeable reduce) */
+    /* the sizes family: extents from edge sizes around the packet width
+     * size_width; an empty root domain (axis empty_axis is 0 in the kernel,
+     * while G keeps 1 there, so the facts and buffers stay those of a
+     * nonempty domain: nothing runs) */
+    bool sizes, empty_domain;
+    uint32_t size_width;
+    int empty_axis;
+    /* the math family: the comparison's ulps bound */
+    bool math;
+    uint32_t math_ulps;
     /* comparison of stored floats */
     bool all_exact;
     double max_ea, max_er;
@@ -161,6 +171,8 @@ bool gen_store(gen *g, const gen_val *v);
  * when the kernel has no room for another view. */
 bool gen_load_at(gen *g, tir_scalar elem, const gen_val *i, uint64_t n, uint32_t rank, const int *dims,
                  const uint64_t *ext, gen_val *out);
+/* Random tile axes for a load of rank r (dims distinct; extent canonical or 1). */
+void gen_tile_axes(gen *g, uint32_t rank, int *dims, uint64_t *ext);
 /* A tile of exactly this space and element type from a fresh load of an
  * input buffer (false inside a map). */
 bool gen_load_space(gen *g, tir_scalar elem, uint32_t rank, const int *dims, const uint64_t *ext, gen_val *out);
@@ -177,5 +189,11 @@ void gen_block(gen *g, int statements);
 bool gen_split_reduce(gen *g);
 /* Records a stored float's comparison needs. */
 void gen_note_stored(gen *g, tir_scalar s, const diff_facts *f);
+
+/* ---- diff_gen_math.c ---- */
+/* The math family's root body: 1-4 tiles loaded from inputs=edges buffers,
+ * each through a math function (sometimes after neg, abs or a cast between
+ * f32 and f64), stored; sets g->math_ulps. */
+void gen_math_block(gen *g);
 
 #endif

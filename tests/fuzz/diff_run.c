@@ -65,11 +65,76 @@ static void put_int(unsigned char *p, size_t size, int64_t v) {
     for (size_t i = 0; i < size; i++) p[i] = (unsigned char)((uint64_t)v >> (8 * i)); /* little-endian */
 }
 
+/* Where the math library's results change regime (inputs=edges): one table
+ * per type, as each type's thresholds differ.  The f32 values are floats
+ * (the threshold itself, not a double rounded later). */
+static const float EDGES_F32[] = {
+    0.0f, 1.0f, 0.5f, 2.5f, 0.49999997f, 3.14159274f, 1.57079637f, 1e4f, 8388608.0f, 16777216.0f,
+    0x1p-149f, 0x1p-126f, 0x1.fffffcp-127f, 0x1.fffffep127f, 1e-30f, 1e-38f, 1e30f, 1e38f,
+    88.7228394f,  /* expf overflows above ln(FLT_MAX) */
+    89.4159851f,  /* sinhf/coshf overflow above ln(2·FLT_MAX) */
+    88.764206f,   /* sinh/cosh: finite (1.7732698e38), was inf (issue 33) */
+    87.3365479f,  /* -x: expf's result becomes subnormal */
+    103.972076f,  /* -x: expf's result underflows to 0 */
+    128.0f, 126.0f, 149.0f, 150.0f, /* exp2f's thresholds (negated too) */
+    38.5318413f,  /* log10(FLT_MAX) */
+    0.99999994f,  /* -x: log1p near its pole at -1 */
+    1.3005895e38f /* log1p: finite (87.761055), was inf (issue 33) */
+};
+static const double EDGES_F64[] = {
+    0.0, 1.0, 0.5, 2.5, 0.49999999999999994, 3.141592653589793, 1.5707963267948966, 1e4, 0x1p52, 0x1p53,
+    0x1p-1074, 0x1p-1022, 0x1.ffffffffffffep-1023, 0x1.fffffffffffffp1023, 1e-300, 1e-308, 1e300, 1e308,
+    709.782712893384,   /* exp overflows above ln(DBL_MAX) */
+    710.4758600739439,  /* sinh/cosh overflow above ln(2·DBL_MAX) */
+    710.43,             /* sinh/cosh: finite (1.7171126e308), was inf (issue 33) */
+    708.3964185322641,  /* -x: exp's result becomes subnormal */
+    745.1332191019411,  /* -x: exp's result underflows to 0 */
+    1024.0, 1022.0, 1074.0, 1075.0, /* exp2's thresholds */
+    308.25471555991675, /* log10(DBL_MAX) */
+    0.9999999999999999, /* -x: log1p near its pole at -1 */
+    88.7228394, 89.4159851 /* the f32 thresholds, for f64 kernels that cast down */
+};
+
+/* An inputs=edges float: a table value, its sign flipped in half the cases
+ * and moved 0-3 ulps (in the element type) in most; NaN and ±inf; a random
+ * bit pattern (every exponent, subnormals, payloads); or uniform in [-2, 2]. */
+static double edge_value(tir_scalar s, uint64_t h) {
+    uint32_t r = (uint32_t)(h % 100);
+    uint64_t k = h >> 8;
+    if (r < 20) return (double)(k >> 11) * 0x1.0p-53 * 4 - 2;
+    if (r < 25) return r < 22 ? NAN : r < 24 ? INFINITY : -INFINITY;
+    if (r < 40) {
+        if (s == TIR_F32) {
+            uint32_t bits = (uint32_t)k;
+            float f;
+            memcpy(&f, &bits, 4);
+            return f;
+        }
+        double d;
+        memcpy(&d, &k, 8);
+        return d;
+    }
+    bool f32 = s == TIR_F32;
+    size_t n = f32 ? sizeof EDGES_F32 / sizeof *EDGES_F32 : sizeof EDGES_F64 / sizeof *EDGES_F64;
+    double v = f32 ? EDGES_F32[k % n] : EDGES_F64[k % n];
+    if ((k >> 16) & 1) v = -v;
+    int steps = (int)((k >> 17) % 7) - 3; /* -3..3 ulps; 0 in a seventh of the cases */
+    for (; steps; steps += steps < 0 ? 1 : -1) {
+        double to = steps < 0 ? -INFINITY : INFINITY;
+        v = f32 ? nextafterf((float)v, (float)to) : nextafter(v, to);
+    }
+    return v;
+}
+
 /* Element i of the owner buffer `owner` (diff_case.h describes the distributions). */
 static void input_element(const diff_case *c, tir_scalar s, size_t owner, size_t i, unsigned char *p) {
     uint64_t h = mix(c->input_seed * 1000003u ^ mix(owner * 7919u + i));
     bool special = c->specials && h % 16 == 0;
-    if (s == TIR_F32 || s == TIR_F64) {
+    if ((s == TIR_F32 || s == TIR_F64) && c->edge_inputs) {
+        double v = edge_value(s, h);
+        float f = (float)v;
+        memcpy(p, s == TIR_F32 ? (const void *)&f : (const void *)&v, tir_scalar_size(s));
+    } else if (s == TIR_F32 || s == TIR_F64) {
         static const double specials[] = {0.0, -0.0, INFINITY, -INFINITY, NAN};
         double v = special ? specials[(h >> 8) % 5]
                    : c->exact_inputs ? (double)((int)((h >> 16) % 129) - 64) / 8
@@ -170,19 +235,31 @@ static double as_double(tir_scalar s, const unsigned char *p) {
     return s == TIR_F32 ? u.f : u.d;
 }
 
+/* The float's position on the number line of its type: consecutive values
+ * (±inf one step beyond ±max) are consecutive integers, ±0 both 0. */
+static int64_t ordinal(tir_scalar s, const unsigned char *p) {
+    uint64_t bits = 0, sign = s == TIR_F32 ? 1ull << 31 : 1ull << 63;
+    memcpy(&bits, p, tir_scalar_size(s)); /* little-endian: the low bytes */
+    return bits & sign ? -(int64_t)(bits & ~sign) : (int64_t)bits;
+}
+
 static bool same_element(const diff_case *c, tir_scalar s, const unsigned char *x, const unsigned char *y) {
     size_t es = tir_scalar_size(s);
     if (!memcmp(x, y, es)) return true;
     if (s != TIR_F32 && s != TIR_F64) return false;
     double e = as_double(s, x), a = as_double(s, y);
     if (isnan(e) || isnan(a)) return isnan(e) && isnan(a);
+    if (c->by_ulps) {
+        int64_t ox = ordinal(s, x), oy = ordinal(s, y); /* the difference may not fit an int64 */
+        return (ox > oy ? (uint64_t)ox - (uint64_t)oy : (uint64_t)oy - (uint64_t)ox) <= c->ulps;
+    }
     if (c->bitwise) return false;
     return e == a || fabs(a - e) <= c->atol + c->rtol * fabs(e);
 }
 
 static void describe(tir_scalar s, const unsigned char *p, char *out, size_t n) {
     if (s == TIR_F32 || s == TIR_F64) {
-        snprintf(out, n, "%.9g", as_double(s, p));
+        snprintf(out, n, s == TIR_F32 ? "%.9g" : "%.17g", as_double(s, p)); /* enough digits to tell ulps apart */
         return;
     }
     uint64_t v = 0;

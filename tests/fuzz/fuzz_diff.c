@@ -5,7 +5,7 @@
  *
  *   fuzz_diff [--seed S] [--count N] [--time-limit SECONDS] [--corpus DIR]
  *             [--replay DIR]... [--max-statements N] [--no-oob] [--no-minimize]
- *             [--show INDEX] [--generate-only] [--quiet]
+ *             [--gen FAMILIES] [--show INDEX] [--generate-only] [--quiet]
  *
  * libFuzzer-style arguments are accepted too, so `make fuzz
  * FUZZ_TARGET=fuzz_diff` runs it like the other targets: -max_total_time=N is
@@ -362,9 +362,30 @@ static int replay_dir(const options *o, const char *dir, int *total) {
 static int usage(void) {
     fprintf(stderr, "usage: fuzz_diff [--seed S] [--count N] [--time-limit SECONDS] [--corpus DIR] [--replay DIR]...\n"
                     "                 [--max-statements N] [--case-timeout SECONDS] [--no-oob] [--no-minimize]\n"
-                    "                 [--show INDEX] [--generate-only] [--quiet]\n"
+                    "                 [--gen FAMILIES] [--show INDEX] [--generate-only] [--quiet]\n"
                     "       (libFuzzer style: -max_total_time=N [-flag=value]... [CORPUS_DIR [REPLAY_DIR]...])\n");
     return 2;
+}
+
+/* --gen: which generator families (diff_gen_options) each kernel comes
+ * from, a comma-separated list: `sizes` or `math` (every kernel; both: every
+ * kernel is both), `sizes=P` or `math=P` (P% of the kernels), `ops` (only
+ * the plain generator), `mix` (sizes=10,math=10, the default). */
+static bool parse_gen(const char *v, diff_gen_options *g) {
+    g->sizes_pct = g->math_pct = 0;
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", v);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '='), *end = NULL;
+        if (eq) *eq = 0;
+        unsigned long pct = eq ? strtoul(eq + 1, &end, 10) : 100;
+        if ((eq && (end == eq + 1 || *end)) || pct > 100) return false;
+        if (!strcmp(tok, "sizes")) g->sizes_pct = (uint32_t)pct;
+        else if (!strcmp(tok, "math")) g->math_pct = (uint32_t)pct;
+        else if (!strcmp(tok, "mix") && !eq) g->sizes_pct = g->math_pct = 10;
+        else if (strcmp(tok, "ops") || eq) return false;
+    }
+    return true;
 }
 
 static bool parse_args(int argc, char **argv, options *o) {
@@ -375,6 +396,7 @@ static bool parse_args(int argc, char **argv, options *o) {
     o->minimize = true;
     o->gen.oob = true; /* native code reports bounds faults like the reference (docs/facade.md) */
     o->show = -1;
+    parse_gen("mix", &o->gen);
     bool have_count = false, have_time = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -387,6 +409,9 @@ static bool parse_args(int argc, char **argv, options *o) {
         else if (!strcmp(a, "--replay") && v && o->n_replay < MAX_REPLAY) o->replay[o->n_replay++] = VALUE();
         else if (!strcmp(a, "--max-statements") && v) o->gen.max_statements = (uint32_t)atoi(VALUE());
         else if (!strcmp(a, "--show") && v) o->show = atol(VALUE());
+        else if (!strcmp(a, "--gen") && v) {
+            if (!parse_gen(VALUE(), &o->gen)) return false;
+        }
         else if (!strcmp(a, "--oob")) o->gen.oob = true;
         else if (!strcmp(a, "--no-oob")) o->gen.oob = false;
         else if (!strcmp(a, "--no-minimize")) o->minimize = false;
