@@ -253,9 +253,11 @@ static bool fits(const rt_program *p) {
  * generation knows (APX's nf and zu): where cpuid reports it, and the
  * register state the OS must save for it (XCR0), as LLVM's detection
  * requires it — stricter for APX (XCR0 bit 19) and AVX10 (the AVX-512
- * state), whose instructions fault without it.  "nopl" has no cpuid bit:
- * every x86-64 CPU has it.  A name missing here cannot be checked, and an
- * object naming it does not load (TILEC-AOT11). */
+ * state), whose instructions fault without it.  Two have no cpuid bit and
+ * run on every x86-64 CPU: "nopl", and "branch-hint", whose jump prefixes a
+ * CPU without it ignores.  The rest of LLVM's feature names are tunings
+ * (no instructions of their own).  A name missing here cannot be checked,
+ * and an object naming it does not load (TILEC-AOT11). */
 
 enum { REG_EAX, REG_EBX, REG_ECX, REG_EDX };
 enum { STATE_NONE, STATE_AVX, STATE_AVX512, STATE_AMX, STATE_APX };
@@ -274,7 +276,7 @@ typedef struct {
 #define EXT1(reg, bit, state) 0x80000001u, 0, REG_##reg, bit, STATE_##state
 #define EXT8(reg, bit) 0x80000008u, 0, REG_##reg, bit, STATE_NONE
 static const cpu_feature CPU_FEATURES[] = {
-    {"nopl", LEAF_ALWAYS, 0, 0, 0, STATE_NONE, NULL},
+    {"nopl", LEAF_ALWAYS, 0, 0, 0, STATE_NONE, NULL}, {"branch-hint", LEAF_ALWAYS, 0, 0, 0, STATE_NONE, NULL},
     {"x87", L1(EDX, 0, NONE), NULL}, {"cx8", L1(EDX, 8, NONE), NULL}, {"cmov", L1(EDX, 15, NONE), NULL},
     {"mmx", L1(EDX, 23, NONE), NULL}, {"fxsr", L1(EDX, 24, NONE), NULL}, {"sse", L1(EDX, 25, NONE), NULL},
     {"sse2", L1(EDX, 26, NONE), NULL}, {"sse3", L1(ECX, 0, NONE), NULL}, {"pclmul", L1(ECX, 1, NONE), NULL},
