@@ -112,8 +112,8 @@ typedef struct {
     bool split_chosen; /* the case's split= option is chosen (by the first mergeable reduce) */
     /* the sizes family: extents from edge sizes around the packet width
      * size_width; an empty root domain (axis empty_axis is 0 in the kernel,
-     * while G keeps 1 there, so the facts and buffers stay those of a
-     * nonempty domain: nothing runs) */
+     * while G keeps the drawn extent there, so the facts and buffers stay
+     * those of a nonempty domain: nothing runs, any facts hold) */
     bool sizes, empty_domain;
     uint32_t size_width;
     int empty_axis;
