@@ -37,22 +37,28 @@ static const char HEX[] = "0123456789abcdef";
 
 enum { WARNING_MAX = PATH_MAX + 256 };
 
+/* What each warning said last, under warning_lock: the library's only
+ * mutable state besides LLVM's once-flag, the AOT runtime's and the pool
+ * registry (tests/tilec/test_threads.c lists them), so that a process
+ * compiling many kernels is told once, not once per compile. */
+static pthread_mutex_t warning_lock = PTHREAD_MUTEX_INITIALIZER;
+static char dir_warning_said[WARNING_MAX], cap_warning_said[WARNING_MAX];
+
 /* A warning on stderr: the compile it concerns goes on uncached, so no
  * diagnostic carries it.  Every compile asks again, so each call site
  * remembers what it `said` last and says each warning once per process. */
 __attribute__((format(printf, 3, 4))) static void warn(char said[WARNING_MAX], const char *code, const char *fmt, ...) {
-    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     char text[WARNING_MAX];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    pthread_mutex_lock(&lock);
+    pthread_mutex_lock(&warning_lock);
     if (strcmp(text, said)) {
         memcpy(said, text, sizeof text);
         fprintf(stderr, "warning[%s]: %s\n", code, text);
     }
-    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&warning_lock);
 }
 
 /* mkdir -p, each directory it makes private (the XDG base directories are
@@ -69,7 +75,6 @@ static bool make_dirs(char *path) {
 }
 
 disk_dir_state disk_cache_dir(char dir[PATH_MAX]) {
-    static char said[WARNING_MAX];
     const char *mode = getenv("TILEC_CACHE");
     if (mode && (!strcmp(mode, "0") || !strcmp(mode, "memory"))) return DISK_DIR_OFF;
     const char *explicit_dir = getenv("TILEC_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
@@ -92,7 +97,7 @@ disk_dir_state disk_cache_dir(char dir[PATH_MAX]) {
         snprintf(why, sizeof why, "is writable by group or others (mode %04o)", (unsigned)(st.st_mode & 07777));
     }
     if (!why[0]) return DISK_DIR_USABLE;
-    warn(said, "SIMD-C01",
+    warn(dir_warning_said, "SIMD-C01",
          "kernel cache directory '%s' %s: the disk cache is off (whoever can write it could run code in this "
          "process; docs/simd.md \"Kernel cache\")",
          dir, why);
@@ -100,7 +105,6 @@ disk_dir_state disk_cache_dir(char dir[PATH_MAX]) {
 }
 
 bool disk_cache_max_mb(uint64_t *mib) {
-    static char said[WARNING_MAX];
     const char *text = getenv("TILEC_CACHE_MAX_MB");
     *mib = 512;
     if (!text || !*text) return true;
@@ -111,7 +115,7 @@ bool disk_cache_max_mb(uint64_t *mib) {
         *mib = v;
         return true;
     }
-    warn(said, "SIMD-C02",
+    warn(cap_warning_said, "SIMD-C02",
          "TILEC_CACHE_MAX_MB='%.64s' is not a size in MiB (decimal digits, at most %" PRIu64
          "): the kernel cache is not trimmed",
          text, UINT64_MAX >> 20);
