@@ -11,7 +11,8 @@
  *  - constants are `TYPE LITERAL`; floats are the shortest decimal that reads
  *    back to the same f32 (strtof) or f64 (strtod), always with a '.' or an
  *    exponent; `inf`, `-inf`, `nan` for the default quiet NaN and `nan:0xBITS`
- *    (the IEEE bits at the type's width) for any other NaN.
+ *    (the IEEE bits at the type's width; f16 and bf16, held as a double, the
+ *    double's) for any other NaN.
  * The printer is total on malformed IR: operand lists are printed as they are
  * (the parser reads any count back; the verifier judges it). */
 #include "xir/text.h"
@@ -124,7 +125,9 @@ static bool reads_back(tir_scalar t, const char *text, double d) {
 static void print_float(strbuf *out, tir_scalar t, xir_bits bits) {
     double d = bits.f;
     if (isnan(d)) {
-        uint64_t raw = xir_bits_raw(t, bits);
+        /* f16 and bf16 constants are held as a double: the parser reads
+         * their `nan:0xBITS` as the double's bits, so they are spelled so */
+        uint64_t raw = t == TIR_F32 ? xir_bits_raw(t, bits) : bits.u;
         if (raw == (t == TIR_F32 ? UINT64_C(0x7fc00000) : UINT64_C(0x7ff8000000000000)))
             strbuf_append(out, "nan");
         else
