@@ -202,7 +202,11 @@ static interp_cell apply_float(tir_ew_op op, const interp_cell *x, bool *defined
     case TIR_EW_MAX: c.f = float_max(a, b); break;
     case TIR_EW_SQRT: c.f = sqrt(a); break;
     case TIR_EW_RSQRT: c.f = 1.0 / sqrt(a); break;
-    case TIR_EW_SIGMOID: c.f = 1.0 / (1.0 + exp(-a)); break;
+    case TIR_EW_SIGMOID: { /* lowering's formula (lower/values.c): 1/(1 + e^-a) is 0 once e^-a overflows */
+        double e = exp(-fabs(a)), s = 1.0 / (1.0 + e);
+        c.f = a >= 0 ? s : e * s;
+        break;
+    }
 #define UNARY(e, dbl, flt, stem) \
     case TIR_EW_##e: c.f = dbl(a); break;
 #define BINARY(e, dbl, flt, stem) \
