@@ -275,7 +275,7 @@ static LLVMValueRef sleef_math(emitter *e, const char *fn, tir_scalar t, LLVMVal
     return part[0];
 }
 
-/* ---- SLEEF's overflow edges ----
+/* ---- SLEEF's edges ----
  * SLEEF 3.5's u10 functions overflow to ±inf short of the real thresholds
  * (tests/tilec/math_edges.h holds the cases): exp f64 from x > 709.7827111
  * (ln DBL_MAX = 709.7827129), pow f64 once y·ln|x| passes that constant,
@@ -296,7 +296,11 @@ static LLVMValueRef sleef_math(emitter *e, const char *fn, tir_scalar t, LLVMVal
  *     with d = 1 for |y| < 2^20 (x^1 = x exactly), else the power of two
  *     2^(⌊log2 |y|⌋ − 20): x^(y∓d) then lies ≥ e^(3·10^-4) below x^y, outside
  *     SLEEF's premature overflow, and y ∓ d is exact (d ≥ ulp(y), and an
- *     integer when y is, keeping a negative x's sign). */
+ *     integer when y is, keeping a negative x's sign).
+ * And the scalar erff (a uniform value's) is 2 ulps off for subnormal x:
+ *   erf x (f32, |x| < 2^-64)             (2/√π)·x, scaled by 2^64 around the
+ *     product so that only the last step rounds to the subnormal quantum
+ *     (x³ is far below an ulp); a select, no branch, as it is cheap. */
 static LLVMValueRef fconst(emitter *e, tir_scalar t, double v, LLVMValueRef shape) {
     LLVMValueRef c = LLVMConstReal(cg_scalar_type(&e->g, t), v);
     return cg_is_vec(shape) ? cg_splat(&e->g, c) : c;
@@ -369,12 +373,18 @@ static LLVMValueRef edge_pow(emitter *e, tir_scalar t, LLVMValueRef *x) {
     return cg_sel(&e->g, above, LLVMBuildFMul(b, part, xd, ""), LLVMBuildFDiv(b, part, xd, ""));
 }
 
-/* r = SLEEF's fn(x), with the lanes where SLEEF overflows too early
- * recomputed (see above). */
-static LLVMValueRef fix_overflow_edges(emitter *e, const char *fn, tir_scalar t, LLVMValueRef *x, LLVMValueRef r) {
+/* r = SLEEF's fn(x), with the lanes where SLEEF is off recomputed (see
+ * above). */
+static LLVMValueRef fix_edges(emitter *e, const char *fn, tir_scalar t, LLVMValueRef *x, LLVMValueRef r) {
     LLVMBuilderRef b = e->g.b;
     bool f32 = t == TIR_F32;
     LLVMValueRef inf = fconst(e, t, INFINITY, x[0]);
+    if (f32 && !strcmp(fn, "erf")) {
+        LLVMValueRef tiny = LLVMBuildFCmp(b, LLVMRealOLT, fcall(e, "llvm.fabs", x, 1), fconst(e, t, 0x1p-64, x[0]), "");
+        LLVMValueRef up = LLVMBuildFMul(b, x[0], fconst(e, t, 0x1p64, x[0]), "");
+        LLVMValueRef scaled = LLVMBuildFMul(b, up, fconst(e, t, 0x1.20dd76p+0, x[0]), ""); /* 2/√π */
+        return cg_sel(&e->g, tiny, LLVMBuildFMul(b, scaled, fconst(e, t, 0x1p-64, x[0]), ""), r);
+    }
     if (!strcmp(fn, "sinh") || !strcmp(fn, "cosh") || (!f32 && !strcmp(fn, "exp"))) {
         bool exp = !strcmp(fn, "exp");
         LLVMValueRef y = exp ? x[0] : fcall(e, "llvm.fabs", x, 1);
@@ -398,7 +408,7 @@ static LLVMValueRef fix_overflow_edges(emitter *e, const char *fn, tir_scalar t,
 
 static LLVMValueRef math(cg_builder *g, const char *fn, tir_scalar t, LLVMValueRef *x, unsigned argc) {
     emitter *e = (emitter *)g;
-    return fix_overflow_edges(e, fn, t, x, sleef_math(e, fn, t, x, argc));
+    return fix_edges(e, fn, t, x, sleef_math(e, fn, t, x, argc));
 }
 
 static LLVMValueRef arith(emitter *e, const xir_inst *i) {

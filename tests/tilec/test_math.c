@@ -111,21 +111,26 @@ static bool close_ulps(double got, double want, bool f32, unsigned bound, bool z
     return d <= bound;
 }
 
-static char text[512];
+static char text[640];
 
-static const char *kernel_text(const fn *f, bool f32) {
+/* Y = f(X[, Z]) elementwise: one element per lane (`parallel`), or, when
+ * `uniform`, in a serial loop of one instance, whose values are uniform
+ * (the backend's scalar SLEEF entries). */
+static const char *kernel_text(const fn *f, bool f32, bool uniform) {
     const char *t = f32 ? "f32" : "f64";
-    if (f->arity == 1)
-        snprintf(text, sizeof text,
-                 "kernel @m<N=1>(%%X: const view<%s>[X.0=N], %%Y: view<%s>[Y.0=N]) {\n"
-                 "  parallel (%%i: i=N) {\n    %%x = load %%X[%%i]\n    %%y = %s %%x\n    store %%Y[%%i], %%y\n  }\n}\n",
-                 t, t, f->name);
-    else
-        snprintf(text, sizeof text,
-                 "kernel @m<N=1>(%%X: const view<%s>[X.0=N], %%Z: const view<%s>[Z.0=N], %%Y: view<%s>[Y.0=N]) {\n"
-                 "  parallel (%%i: i=N) {\n    %%x = load %%X[%%i]\n    %%z = load %%Z[%%i]\n    %%y = %s %%x, %%z\n"
-                 "    store %%Y[%%i], %%y\n  }\n}\n",
-                 t, t, t, f->name);
+    char z_param[64] = "", z_load[32] = "", call[48];
+    if (f->arity == 2) {
+        snprintf(z_param, sizeof z_param, "%%Z: const view<%s>[Z.0=N], ", t);
+        snprintf(z_load, sizeof z_load, "%%z = load %%Z[%%i]\n");
+        snprintf(call, sizeof call, "%%y = %s %%x, %%z", f->name);
+    } else {
+        snprintf(call, sizeof call, "%%y = %s %%x", f->name);
+    }
+    snprintf(text, sizeof text,
+             "kernel @m<N=1>(%%X: const view<%s>[X.0=N], %s%%Y: view<%s>[Y.0=N]) {\n%s"
+             "  %s (%%i: i=N) {\n    %%x = load %%X[%%i]\n    %s    %s\n    store %%Y[%%i], %%y\n  }\n%s}\n",
+             t, z_param, t, uniform ? "parallel (%j: j=1) {\n" : "", uniform ? "serial" : "parallel", z_load, call,
+             uniform ? "}\n" : "");
     return text;
 }
 
@@ -145,54 +150,76 @@ static int count_off(const char *who, const fn *f, bool f32, const double *x, co
     return off;
 }
 
+/* One function's inputs, expected results and buffers in its type. */
+typedef struct {
+    const fn *f;
+    bool f32;
+    int n;
+    double *x, *z, *want;
+    char *bx, *bz, *by;
+} cases;
+
+/* Runs k natively at width w on rt; true when every result is within f's
+ * bound.  `how` names the run in messages. */
+static bool run_native(tilec_context *ctx, const tir_func *k, uint32_t w, tilec_runtime *rt, const cases *c,
+                       const char *how, uint64_t *worst) {
+    tilec_compile_options o = tilec_compile_options_default();
+    o.width = w;
+    o.runtime = rt;
+    tilec_kernel *kn = NULL;
+    CHECK(tilec_compile(ctx, k, &o, &kn) == TILEC_OK);
+    if (!kn) return false;
+    size_t bytes = (size_t)c->n * (c->f32 ? 4 : 8);
+    tir_scalar t = c->f32 ? TIR_F32 : TIR_F64;
+    memset(c->by, 0xee, bytes);
+    tilec_buffer b[3] = {{c->bx, bytes, t}, {c->bz, bytes, t}, {c->by, bytes, t}};
+    if (c->f->arity == 1) b[1] = b[2];
+    CHECK(tilec_dispatch(ctx, kn, c->f->arity + 1, b) == TILEC_OK);
+    tilec_kernel_destroy(kn);
+    int off = count_off("native", c->f, c->f32, c->x, c->z, c->want, c->by, c->n, N, c->f->bound, worst);
+    CHECK_MSG(!off, "%s %s %s W=%u: %d of %d off", c->f->name, c->f32 ? "f32" : "f64", how, w, off, c->n);
+    return !off;
+}
+
 static void test_function(tilec_context *ctx, tilec_runtime *const *rt, const fn *f, bool f32) {
     const math_edge_group *e = edges(f, f32);
     CHECK_MSG(e, "%s %s: no edges in math_edges.h", f->name, f32 ? "f32" : "f64");
     if (!e) return;
     int n = N + (int)e->n;
     tir_define d = {"N", n};
-    tir_module *m = parse_verified(ctx, kernel_text(f, f32), &d, 1);
-    if (!m) return;
+    tir_module *m = parse_verified(ctx, kernel_text(f, f32, false), &d, 1);
+    tir_module *mu = parse_verified(ctx, kernel_text(f, f32, true), &d, 1);
+    if (!m || !mu) return;
     const tir_func *k = tir_module_func(m, 0);
     size_t es = f32 ? 4 : 8;
-    double *x = malloc(sizeof(double) * n), *z = malloc(sizeof(double) * n), *want = malloc(sizeof(double) * n);
-    char *bx = malloc(es * n), *bz = malloc(es * n), *by = malloc(es * n), *ref = malloc(es * n);
+    cases c = {f, f32, n, malloc(sizeof(double) * n), malloc(sizeof(double) * n), malloc(sizeof(double) * n),
+               malloc(es * n), malloc(es * n), malloc(es * n)};
+    char *ref = malloc(es * n);
     for (int i = 0; i < n; i++) {
         const double *row = i >= N ? e->rows[i - N] : NULL;
-        x[i] = row ? row[0] : rounded(sweep(f->lo, f->hi, i, N), f32);
-        z[i] = row ? row[1] : f->arity == 1 ? 0 : rounded(sweep(f->zlo, f->zhi, (i * 7919) % N, N), f32);
-        want[i] = row ? row[2] : rounded(f->ref(x[i], z[i]), f32);
-        if (f32) ((float *)bx)[i] = (float)x[i], ((float *)bz)[i] = (float)z[i];
-        else ((double *)bx)[i] = x[i], ((double *)bz)[i] = z[i];
+        c.x[i] = row ? row[0] : rounded(sweep(f->lo, f->hi, i, N), f32);
+        c.z[i] = row ? row[1] : f->arity == 1 ? 0 : rounded(sweep(f->zlo, f->zhi, (i * 7919) % N, N), f32);
+        c.want[i] = row ? row[2] : rounded(f->ref(c.x[i], c.z[i]), f32);
+        if (f32) ((float *)c.bx)[i] = (float)c.x[i], ((float *)c.bz)[i] = (float)c.z[i];
+        else ((double *)c.bx)[i] = c.x[i], ((double *)c.bz)[i] = c.z[i];
     }
     /* the reference interpreter: glibc's double functions rounded to the type */
-    tir_buffer args[3] = {{bx, es * n}, {bz, es * n}, {ref, es * n}};
+    tir_buffer args[3] = {{c.bx, es * n}, {c.bz, es * n}, {ref, es * n}};
     if (f->arity == 1) args[1] = args[2];
     CHECK(tir_interpret(ctx, k, f->arity + 1, args) == TILEC_OK);
     uint64_t unused = 0;
-    int off = count_off("reference", f, f32, x, z, want, ref, n, N, !f->bound ? 0 : f32 ? 1 : 3, &unused);
+    int off = count_off("reference", f, f32, c.x, c.z, c.want, ref, n, N, !f->bound ? 0 : f32 ? 1 : 3, &unused);
     CHECK_MSG(!off, "%s %s: the reference interpreter is off at %d of %d", f->name, f32 ? "f32" : "f64", off, n);
     uint64_t worst = 0;
-    for (uint32_t w = 1; w <= 16; w *= 2)
-        for (int t = 0; t < 2; t++) {
-            tilec_compile_options o = tilec_compile_options_default();
-            o.width = w;
-            o.runtime = rt[t];
-            tilec_kernel *kn = NULL;
-            CHECK(tilec_compile(ctx, k, &o, &kn) == TILEC_OK);
-            if (!kn) continue;
-            memset(by, 0xee, es * n);
-            tilec_buffer b[3] = {{bx, es * n, f32 ? TIR_F32 : TIR_F64}, {bz, es * n, f32 ? TIR_F32 : TIR_F64},
-                                 {by, es * n, f32 ? TIR_F32 : TIR_F64}};
-            if (f->arity == 1) b[1] = b[2];
-            CHECK(tilec_dispatch(ctx, kn, f->arity + 1, b) == TILEC_OK);
-            off = count_off("native", f, f32, x, z, want, by, n, N, f->bound, &worst);
-            CHECK_MSG(!off, "%s %s W=%u threads=%d: %d of %d off", f->name, f32 ? "f32" : "f64", w, t + 1, off, n);
-            tilec_kernel_destroy(kn);
-        }
+    for (uint32_t w = 1; w <= 16; w *= 2) {
+        run_native(ctx, k, w, rt[0], &c, "1 worker", &worst);
+        run_native(ctx, k, w, rt[1], &c, "2 workers", &worst);
+    }
+    run_native(ctx, tir_module_func(mu, 0), 16, rt[0], &c, "uniform", &worst);
     printf("%-8s %s: worst %llu ulps (bound %u)\n", f->name, f32 ? "f32" : "f64", (unsigned long long)worst, f->bound);
-    free(x), free(z), free(want), free(bx), free(bz), free(by), free(ref);
+    free(c.x), free(c.z), free(c.want), free(c.bx), free(c.bz), free(c.by), free(ref);
     tir_module_destroy(m);
+    tir_module_destroy(mu);
 }
 
 int main(void) {
