@@ -208,6 +208,7 @@ def oracle(name, fmt, args):
 
 
 def ulps(fmt, a, b):
+    """The distance of a and b in values of fmt (inf, NaN: 0 or far)."""
     if math.isnan(a) or math.isnan(b):
         return 0 if math.isnan(a) and math.isnan(b) else 1 << 60
     if math.isinf(a) or math.isinf(b):
@@ -215,16 +216,17 @@ def ulps(fmt, a, b):
     return abs(fmt.ordered(a) - fmt.ordered(b))
 
 
-def boundary(fmt, f, lo, hi, kind):
-    """The adjacent pair (a, b) in [lo, hi] where kind(f(x)) changes
-    (kind is monotone there), or None when it does not."""
+def boundary(fmt, lo, hi, kind):
+    """The adjacent pair (a, b) between lo and hi where kind(x) changes
+    (found by bisection: kind is monotone there), or None when kind(lo) is
+    kind(hi)."""
     i, j = fmt.ordered(lo), fmt.ordered(hi)
-    k0, k1 = kind(f(fmt.at(i))), kind(f(fmt.at(j)))
-    if k0 == k1:
+    k0 = kind(fmt.at(i))
+    if k0 == kind(fmt.at(j)):
         return None
     while abs(j - i) > 1:
         m = (i + j) // 2
-        if kind(f(fmt.at(m))) == k0:
+        if kind(fmt.at(m)) == k0:
             i = m
         else:
             j = m
@@ -254,16 +256,9 @@ def tiny_region(fmt, name):
     for s in (1.0, -1.0):
         f0 = f(s * 0.0)
         same = lambda x: f(x) == x or f(x) == f0
-        i, j = fmt.ordered(s * fmt.min_sub), fmt.ordered(s * 1.0)
-        if not same(fmt.at(i)) or same(fmt.at(j)):
-            continue
-        while abs(j - i) > 1:
-            m = (i + j) // 2
-            if same(fmt.at(m)):
-                i = m
-            else:
-                j = m
-        pts += around(fmt, fmt.at(i)) + approach(fmt, fmt.at(j))
+        pair = boundary(fmt, s * fmt.min_sub, s * 1.0, same) if same(s * fmt.min_sub) else None
+        if pair:
+            pts += around(fmt, pair[0]) + approach(fmt, pair[1])
     return pts
 
 
@@ -282,7 +277,7 @@ def regions(fmt, name):
     for s in (1.0, -1.0):
         for lo, hi in ((fmt.min_sub, 1.0), (1.0, fmt.max)):
             for kind in kinds:
-                pair = boundary(fmt, f, s * lo, s * hi, kind)
+                pair = boundary(fmt, s * lo, s * hi, lambda x: kind(f(x)))
                 if pair:
                     pts += around(fmt, pair[0]) + around(fmt, pair[1]) + approach(fmt, pair[1])
     return pts + tiny_region(fmt, name)
@@ -357,12 +352,12 @@ def binary_inputs(fmt, name):
     for x in (2.0, -2.0, 10.0, 0.5, fmt.step(1.0, 1)):
         for lo, hi in ((1.0, big), (-big, -1.0)):
             for kind in kinds:
-                pair = boundary(fmt, f_y(x), lo, hi, kind)
+                pair = boundary(fmt, lo, hi, lambda y: kind(f_y(x)(y)))
                 if pair:
                     pairs += [(x, y) for y in around(fmt, pair[0]) + around(fmt, pair[1])]
     for y in (2.0, -2.0, 3.0, 0.5, 1000.5 if p > 24 else 100.5):
         for kind in kinds:
-            pair = boundary(fmt, f_x(y), 1.0, big, kind) or boundary(fmt, f_x(y), tiny, 1.0, kind)
+            pair = boundary(fmt, 1.0, big, lambda x: kind(f_x(y)(x))) or boundary(fmt, tiny, 1.0, lambda x: kind(f_x(y)(x)))
             if pair:
                 pairs += [(x, y) for x in around(fmt, pair[0]) + around(fmt, pair[1])]
     return pairs
