@@ -8,6 +8,8 @@
  * realization counters, the text dumps, and the width resolution. */
 #include "simd_fixture.h"
 
+#include "base/host.h"
+
 static const uint32_t SMALL[] = {1, 3, 16, 37, 64, 100};
 
 static void check_text(const char *label, const char *text, const uint32_t *dispatches, size_t nd, size_t bytes,
@@ -409,6 +411,19 @@ static void test_pairs(void) {
     xir_module_destroy(m);
 }
 
+/* The f32 lanes of one register of the ISA code is generated for. */
+static uint32_t codegen_lanes(void) {
+    strbuf cpu, features;
+    strbuf_init(&cpu, ctx);
+    strbuf_init(&features, ctx);
+    uint32_t lanes = 0, registers;
+    if (simd_host_codegen(&cpu, &features)) host_isa_vector_unit(strbuf_cstr(&features), &lanes, &registers);
+    CHECK(lanes == 4 || lanes == 8 || lanes == 16);
+    strbuf_free(&cpu);
+    strbuf_free(&features);
+    return lanes ? lanes : 4;
+}
+
 static void test_counters(void) {
     xir_module *m = parse_xir(rows_text);
     if (!m) return;
@@ -426,8 +441,10 @@ static void test_counters(void) {
         CHECK_MSG(c->broadcast_loads == 2, "W=%u: %llu broadcasts, expected 2 (uniform and packet-equal index)", w,
                   (unsigned long long)c->broadcast_loads);
         CHECK_MSG(c->gathers == 1 && c->scatters == 0, "W=%u: only the strided read gathers", w);
-        /* one SLEEF call per host-native chunk: 16 f32 lanes with AVX-512F, 8 with AVX2 */
-        uint32_t native = __builtin_cpu_supports("avx512f") ? 16 : __builtin_cpu_supports("avx2") ? 8 : 4;
+        /* one SLEEF call per chunk of the ISA code is generated for (the
+         * described host's features this machine has): 16 f32 lanes with
+         * AVX-512F, 8 with AVX2 */
+        uint32_t native = codegen_lanes();
         CHECK_MSG(c->math_calls == (w > native ? w / native : 1), "W=%u: %llu math calls", w,
                   (unsigned long long)c->math_calls);
         CHECK_STR_CONTAINS(simd_kernel_realization(k), "contiguous_loads=1;");
