@@ -1,7 +1,7 @@
 """A kernel's lifetime from Python: released by close(), `with`, an explicit
 __del__() or the garbage collector — in any order relative to the shared
 compile context, also at interpreter exit — and a released kernel refuses to
-run instead of touching freed memory (issue 33)."""
+run instead of touching freed memory; a kernel used in forked workers."""
 import os
 import subprocess
 import sys
@@ -15,12 +15,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SOFTMAX = os.path.join(ROOT, "examples", "softmax.tir")
 
 
-def run_python(script):
+def run_python(script, timeout=None):
     """script in a fresh interpreter loading the same package and library:
-    its exit status, stderr and stdout."""
+    its exit status, stderr and stdout (subprocess.TimeoutExpired after
+    `timeout` seconds)."""
     package = os.path.dirname(os.path.dirname(os.path.abspath(tilec.__file__)))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package, os.environ.get("PYTHONPATH")])))
-    r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=timeout)
     return r.returncode, r.stderr, r.stdout
 
 
@@ -103,3 +104,23 @@ def test_close_and_with():
     released(k)
     # the shared context outlives released kernels: compiling again works, from its cache
     assert tilec.compile(SOFTMAX, R=2, W=8, threads=1).metadata["cache"] == "hit"
+
+
+def test_kernel_in_forked_workers():
+    """multiprocessing's default start method on Linux forks: the children of
+    a process whose 2-worker kernel has run dispatch it too (the runtime
+    starts its workers again in the child) and get the parent's results.
+    Once the first dispatch in a child waited forever for workers that fork
+    does not copy; the timeout turns that into a failure."""
+    rc, err, out = run_python(f"""
+import multiprocessing as mp, numpy as np, tilec
+k = tilec.compile({SOFTMAX!r}, threads=2)
+X = np.random.default_rng(7).random((17, 65), dtype=np.float32)
+ref = k(X=X)
+def work(i):
+    return float(np.abs(k(X=X * 1) - ref).max())
+if __name__ == "__main__":
+    with mp.get_context("fork").Pool(2) as p:
+        print(p.map(work, range(4)))
+""", timeout=120)
+    assert (rc, err, out) == (0, "", "[0.0, 0.0, 0.0, 0.0]\n")
