@@ -299,8 +299,9 @@ static LLVMValueRef sleef_math(emitter *e, const char *fn, tir_scalar t, LLVMVal
  *     integer when y is, keeping a negative x's sign).
  * And the scalar erff (a uniform value's) is 2 ulps off for subnormal x:
  *   erf x (f32, |x| < 2^-64)             (2/√π)·x, scaled by 2^64 around the
- *     product so that only the last step rounds to the subnormal quantum
- *     (x³ is far below an ulp); a select, no branch, as it is cheap. */
+ *     product (2/√π as hi + lo, one fma: nearly correctly rounded) so that
+ *     only the last step rounds to the subnormal quantum (x³ is far below
+ *     an ulp); a select, no branch, as it is cheap. */
 static LLVMValueRef fconst(emitter *e, tir_scalar t, double v, LLVMValueRef shape) {
     LLVMValueRef c = LLVMConstReal(cg_scalar_type(&e->g, t), v);
     return cg_is_vec(shape) ? cg_splat(&e->g, c) : c;
@@ -382,7 +383,8 @@ static LLVMValueRef fix_edges(emitter *e, const char *fn, tir_scalar t, LLVMValu
     if (f32 && !strcmp(fn, "erf")) {
         LLVMValueRef tiny = LLVMBuildFCmp(b, LLVMRealOLT, fcall(e, "llvm.fabs", x, 1), fconst(e, t, 0x1p-64, x[0]), "");
         LLVMValueRef up = LLVMBuildFMul(b, x[0], fconst(e, t, 0x1p64, x[0]), "");
-        LLVMValueRef scaled = LLVMBuildFMul(b, up, fconst(e, t, 0x1.20dd76p+0, x[0]), ""); /* 2/√π */
+        LLVMValueRef lo = LLVMBuildFMul(b, up, fconst(e, t, -0x1.f7ac92p-25, x[0]), "");
+        LLVMValueRef scaled = fcall(e, "llvm.fma", (LLVMValueRef[3]){up, fconst(e, t, 0x1.20dd76p+0, x[0]), lo}, 3);
         return cg_sel(&e->g, tiny, LLVMBuildFMul(b, scaled, fconst(e, t, 0x1p-64, x[0]), ""), r);
     }
     if (!strcmp(fn, "sinh") || !strcmp(fn, "cosh") || (!f32 && !strcmp(fn, "exp"))) {
