@@ -385,7 +385,9 @@ static LLVMValueRef fix_edges(emitter *e, const char *fn, tir_scalar t, LLVMValu
         LLVMValueRef up = LLVMBuildFMul(b, x[0], fconst(e, t, 0x1p64, x[0]), "");
         LLVMValueRef lo = LLVMBuildFMul(b, up, fconst(e, t, -0x1.f7ac92p-25, x[0]), "");
         LLVMValueRef scaled = fcall(e, "llvm.fma", (LLVMValueRef[3]){up, fconst(e, t, 0x1.20dd76p+0, x[0]), lo}, 3);
-        return cg_sel(&e->g, tiny, LLVMBuildFMul(b, scaled, fconst(e, t, 0x1p-64, x[0]), ""), r);
+        LLVMValueRef down = LLVMBuildFMul(b, scaled, fconst(e, t, 0x1p-64, x[0]), "");
+        /* x's sign: −0·hi + (−0·lo = +0) would be +0 */
+        return cg_sel(&e->g, tiny, fcall(e, "llvm.copysign", (LLVMValueRef[2]){down, x[0]}, 2), r);
     }
     if (!strcmp(fn, "sinh") || !strcmp(fn, "cosh") || (!f32 && !strcmp(fn, "exp"))) {
         bool exp = !strcmp(fn, "exp");
