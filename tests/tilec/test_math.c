@@ -2,8 +2,9 @@
  * float function of one or two operands as `Y = f(X[, Z])` over a sweep of
  * its domain and over its range edges (math_edges.h: ±0, ±inf, NaN,
  * subnormals, the largest finite values, every overflow, underflow and
- * saturation threshold), at W ∈ {1, 2, 4, 8, 16} on 1 and 2 workers, f32
- * and f64.  A sweep result is compared with libm's long double result
+ * saturation threshold), at W ∈ {1, 2, 4, 8, 16} on 1 and 2 workers and
+ * on uniform values (a serial loop: the scalar SLEEF entries), f32 and
+ * f64.  A sweep result is compared with libm's long double result
  * rounded to the element type, an edge result with the correctly rounded
  * one (mpmath, tests/tilec/gen_math_edges.py): the distance in
  * representable values must be within the function's documented bound;
