@@ -379,7 +379,6 @@ static LLVMValueRef edge_pow(emitter *e, tir_scalar t, LLVMValueRef *x) {
 static LLVMValueRef fix_edges(emitter *e, const char *fn, tir_scalar t, LLVMValueRef *x, LLVMValueRef r) {
     LLVMBuilderRef b = e->g.b;
     bool f32 = t == TIR_F32;
-    LLVMValueRef inf = fconst(e, t, INFINITY, x[0]);
     if (f32 && !strcmp(fn, "erf")) {
         LLVMValueRef tiny = LLVMBuildFCmp(b, LLVMRealOLT, fcall(e, "llvm.fabs", x, 1), fconst(e, t, 0x1p-64, x[0]), "");
         LLVMValueRef up = LLVMBuildFMul(b, x[0], fconst(e, t, 0x1p64, x[0]), "");
@@ -393,7 +392,7 @@ static LLVMValueRef fix_edges(emitter *e, const char *fn, tir_scalar t, LLVMValu
         bool exp = !strcmp(fn, "exp");
         LLVMValueRef y = exp ? x[0] : fcall(e, "llvm.fabs", x, 1);
         LLVMValueRef region = LLVMBuildAnd(b, LLVMBuildFCmp(b, LLVMRealOGE, y, fconst(e, t, f32 ? 88 : 709, y), ""),
-                                           LLVMBuildFCmp(b, LLVMRealOLT, y, inf, ""), "");
+                                           LLVMBuildFCmp(b, LLVMRealOLT, y, fconst(e, t, INFINITY, y), ""), "");
         return patch_lanes(e, t, x, r, region, exp ? edge_exp : fn[0] == 's' ? edge_sinh : edge_cosh);
     }
     if (!strcmp(fn, "log1p")) {
@@ -401,6 +400,7 @@ static LLVMValueRef fix_edges(emitter *e, const char *fn, tir_scalar t, LLVMValu
         return patch_lanes(e, t, x, r, region, edge_log1p);
     }
     if (!f32 && !strcmp(fn, "pow")) {
+        LLVMValueRef inf = fconst(e, t, INFINITY, x[0]);
         LLVMValueRef region = LLVMBuildFCmp(b, LLVMRealOEQ, fcall(e, "llvm.fabs", &r, 1), inf, "");
         region = LLVMBuildAnd(b, region, LLVMBuildFCmp(b, LLVMRealOLT, fcall(e, "llvm.fabs", x, 1), inf, ""), "");
         region = LLVMBuildAnd(b, region, LLVMBuildFCmp(b, LLVMRealOLT, fcall(e, "llvm.fabs", &x[1], 1), inf, ""), "");
