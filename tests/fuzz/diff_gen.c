@@ -690,13 +690,19 @@ static uint64_t edge_size(gen *g, uint64_t lo, uint64_t hi) {
     }
 }
 
-/* The sizes family's root domain: edge sizes (at most 512 instances), and
- * in some kernels one axis empty. */
+/* The sizes family's root domain: edge sizes, and in some kernels one axis
+ * empty.  Either the root domain is large (up to 130 instances, tile dims up
+ * to 65) or the tile dims are (up to 256, at most 8 instances), not both:
+ * the reference and XIR interpreters' time grows with the product (nested
+ * maps of 128 × 97 elements in 97 instances took 50 s a case). */
 static void choose_root_sizes(gen *g) {
     static const uint32_t widths[] = {1, 2, 4, 8, 16};
     g->size_width = widths[gen_below(g, 5)];
-    g->G[0] = edge_size(g, 1, 257);
-    g->G[1] = g->grank == 2 ? edge_size(g, 1, g->G[0] < 512 ? 512 / g->G[0] : 1) : 1;
+    bool wide_tiles = gen_chance(g, 0.5);
+    uint64_t max_p = wide_tiles ? 8 : 130;
+    g->size_dim_max = wide_tiles ? 256 : 65;
+    g->G[0] = edge_size(g, 1, max_p);
+    g->G[1] = g->grank == 2 ? edge_size(g, 1, max_p / g->G[0]) : 1;
     g->P = g->G[0] * g->G[1];
     g->empty_domain = gen_chance(g, 0.15);
     g->empty_axis = g->empty_domain ? (int)gen_below(g, (uint32_t)g->grank) : -1;
@@ -708,9 +714,9 @@ static void choose_dims(gen *g) {
     for (int i = 0; i < g->n_dims; i++) {
         char label[2] = {(char)('a' + i), 0};
         g->dims[i] = tir_dim_new(g->m, label);
-        g->ext[i] = g->sizes ? edge_size(g, 1, 256) : gen_chance(g, 0.75) ? small[gen_below(g, 7)] : large[gen_below(g, 8)];
+        g->ext[i] = g->sizes ? edge_size(g, 1, g->size_dim_max) : gen_chance(g, 0.75) ? small[gen_below(g, 7)] : large[gen_below(g, 8)];
         if (i && gen_chance(g, 0.15)) g->ext[i] = g->ext[i - 1]; /* equal extents make relabel possible */
-        if (g->local_mode) g->ext[i] = i ? 1 : g->sizes ? edge_size(g, 2, 256) : (uint64_t)gen_range(g, 2, 100);
+        if (g->local_mode) g->ext[i] = i ? 1 : g->sizes ? edge_size(g, 2, g->size_dim_max) : (uint64_t)gen_range(g, 2, 100);
     }
 }
 

@@ -116,6 +116,7 @@ typedef struct {
      * those of a nonempty domain: nothing runs, any facts hold) */
     bool sizes, empty_domain;
     uint32_t size_width;
+    uint64_t size_dim_max; /* the tile dims' largest extent */
     int empty_axis;
     /* the math family: the comparison's ulps bound */
     bool math;
