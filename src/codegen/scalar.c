@@ -83,6 +83,11 @@ LLVMValueRef cg_sel(cg_builder *e, LLVMValueRef c, LLVMValueRef t, LLVMValueRef 
     return LLVMBuildSelect(e->b, c, t, f, "");
 }
 
+LLVMValueRef cg_any_lane(cg_builder *e, LLVMValueRef mask) {
+    LLVMTypeRef t = LLVMTypeOf(mask);
+    return cg_intrinsic(e, "llvm.vector.reduce.or", &t, 1, &mask, 1);
+}
+
 static LLVMValueRef cg_int_divmod(cg_builder *e, bool div, bool is_signed, LLVMValueRef a, LLVMValueRef d) {
     LLVMValueRef zero = cg_zero_like(d), one = cg_int_const_like(e, d, 1);
     LLVMValueRef by_zero = LLVMBuildICmp(e->b, LLVMIntEQ, d, zero, "");

@@ -50,6 +50,8 @@ LLVMValueRef cg_const_i32(cg_builder *e, uint64_t v);
 LLVMValueRef cg_const_i64(cg_builder *e, uint64_t v);
 LLVMValueRef cg_constant(cg_builder *e, const xir_value *v); /* an XIR constant, exactly */
 LLVMValueRef cg_sel(cg_builder *e, LLVMValueRef c, LLVMValueRef t, LLVMValueRef f);
+/* Whether any lane of an i1 vector is set (an i1). */
+LLVMValueRef cg_any_lane(cg_builder *e, LLVMValueRef mask);
 /* A value conversion (XIR cast semantics). */
 LLVMValueRef cg_convert(cg_builder *e, tir_scalar from, tir_scalar to, LLVMValueRef v);
 /* Registers ↔ memory (bool i1 ↔ i8; others unchanged). */

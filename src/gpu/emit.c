@@ -3,16 +3,19 @@
  * block with its own branches (the hardware handles divergence; no masks,
  * no predicated regions).  Blocks are emitted in reverse post-order, so a
  * value is emitted before its uses; PHI incomings are filled at the end,
- * from the LLVM block each XIR block ends in (a fault splits its block).
+ * from the LLVM block each XIR block ends in (a fault or a math function's
+ * edge repair splits its block).
  *
  * Memory: buffers are global pointers (addrspace 1) indexed by element;
  * private arrays are allocas in the entry block (registers when their
  * indices fold, local memory otherwise).  warp_read_lane is
  * llvm.nvvm.shfl.sync.idx.i32 over the full warp, on 32-bit pieces of the
  * value.  Arithmetic is codegen/scalar.h's; math functions call libdevice
- * (__nv_expf / __nv_exp), resolved when ptx.c links it in. */
+ * (__nv_expf / __nv_exp), resolved when ptx.c links it in, with
+ * codegen/math_edges.h's repairs at the range edges. */
 #include "gpu/emit.h"
 
+#include "codegen/math_edges.h"
 #include "codegen/scalar.h"
 #include "base/fault.h"
 #include "xir/cfg.h"
@@ -83,6 +86,13 @@ static LLVMValueRef libdevice_call(cg_builder *g, const char *stem, tir_scalar t
     if (!fn) fn = LLVMAddFunction(g->m, name, ft);
     e->info->math_calls++;
     return LLVMBuildCall2(g->b, ft, fn, x, argc, "");
+}
+
+/* libdevice (SLEEF on the host), with the lanes off at the range edges
+ * recomputed (codegen/math_edges.h): SLEEF's premature overflows, and the
+ * same formulas on the device, where they only use exp, log and pow. */
+static LLVMValueRef math(cg_builder *g, const char *stem, tir_scalar t, LLVMValueRef *x, unsigned argc) {
+    return cg_math_edges(g, libdevice_call, stem, t, x, libdevice_call(g, stem, t, x, argc));
 }
 
 static LLVMValueRef element(emitter *e, tir_scalar s, LLVMValueRef base, const xir_value *index) {
@@ -162,6 +172,7 @@ static void emit_inst(emitter *e, const xir_inst *i, const xir_block *b) {
         for (unsigned k = 0; k < n; k++) x[k] = get(e, xir_operand(i, k));
         tir_scalar t = xir_operand(i, i->op == XIR_OP_SELECT ? 1 : 0)->type->scalar;
         r = cg_arith(g, i->op, t, x[0], x[1], x[2]);
+        e->exit_bb[b->id] = LLVMGetInsertBlock(g->b); /* a math function's edge repair branches */
         break;
     }
     case XIR_INST_CAST: r = cg_convert(g, xir_operand(i, 0)->type->scalar, i->value.type->scalar, get(e, xir_operand(i, 0))); break;
@@ -323,7 +334,7 @@ tilec_status gpu_emit(tilec_context *ctx, const xir_func *f, LLVMModuleRef m, co
     xir_cfg cfg;
     if (!xir_cfg_build(ctx, f, false, &cfg))
         return tilec_error(ctx, TILEC_E_NOMEM, "GPU-M01", tilec_no_loc(), "out of memory emitting '%s'", f->name);
-    cg_builder_init(&e.g, m, 1, true, libdevice_call);
+    cg_builder_init(&e.g, m, 1, true, math);
     e.gptr = LLVMPointerTypeInContext(e.g.c, e.host ? 0 : GLOBAL);
     size_t nv = f->next_value_id + 1, nb = f->next_block_id + 1;
     e.val = tilec_alloc(ctx, nv * sizeof *e.val);

@@ -33,11 +33,11 @@
  * functions (tir/math_ops.h) call SLEEF u10 at the packet width (never
  * scalar libm per lane). */
 #include "simd/emit.h"
+#include "codegen/math_edges.h"
 #include "codegen/scalar.h"
 #include "tir/math_ops.h"
 #include "xir/eval.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -93,10 +93,7 @@ static tilec_status fail(emitter *e, tilec_status st, const char *code, const ch
 
 
 
-static LLVMValueRef any_lane(emitter *e, LLVMValueRef mask) {
-    LLVMTypeRef t = e->vmask;
-    return cg_intrinsic(&e->g, "llvm.vector.reduce.or", &t, 1, &mask, 1);
-}
+static LLVMValueRef any_lane(emitter *e, LLVMValueRef mask) { return cg_any_lane(&e->g, mask); }
 
 
 /* The mask memory effects of block `b` run under. */
@@ -275,144 +272,13 @@ static LLVMValueRef sleef_math(emitter *e, const char *fn, tir_scalar t, LLVMVal
     return part[0];
 }
 
-/* ---- SLEEF's edges ----
- * SLEEF 3.5's u10 functions overflow to ±inf short of the real thresholds
- * (tests/tilec/math_edges.h holds the cases): exp f64 from x > 709.7827111
- * (ln DBL_MAX = 709.7827129), pow f64 once y·ln|x| passes that constant,
- * sinh and cosh once e^|x| overflows (f32 from 88.72, not 89.42; f64 from
- * 709.78, not 710.48), log1p from x > 1e38 (f32) and 1e307 (f64).  The
- * lanes of those regions are recomputed from other SLEEF calls, in a block
- * that runs only when some lane is there (other packets pay a compare and
- * a branch):
- *   exp x (f64, x ≥ 709)               4·E·(1 + k)
- *   sinh, cosh x (|x| ≥ 88, 709)       ±2·E·(1 + k): e^-|x| is far below an ulp there
- *     with E = exp(|x| − c), c = 2·ln 2 rounded up to a multiple of the ulp
- *     of |x| in its binade (so |x| − c is exact) and 1 + k = e^(c − 2 ln 2)
- *     applied as fma(E, k, E): one rounding after SLEEF's exp, and k > 0
- *     keeps an infinite E infinite (not inf − inf);
- *   log1p x (x ≥ 2^126, 2^1019)        log x (1 + x is x to far below an ulp);
- *   pow x, y (f64: SLEEF's ±inf with x, y finite, x ≠ 0)
- *                                      x^(y−d)·x^d for |x| > 1, x^(y+d)/x^d below,
- *     with d = 1 for |y| < 2^20 (x^1 = x exactly), else the power of two
- *     2^(⌊log2 |y|⌋ − 20): x^(y∓d) then lies ≥ e^(3·10^-4) below x^y, outside
- *     SLEEF's premature overflow, and y ∓ d is exact (d ≥ ulp(y), and an
- *     integer when y is, keeping a negative x's sign).
- * And the scalar erff (a uniform value's) is 2 ulps off for subnormal x:
- *   erf x (f32, |x| < 2^-64)             (2/√π)·x, scaled by 2^64 around the
- *     product (2/√π as hi + lo, one fma: nearly correctly rounded) so that
- *     only the last step rounds to the subnormal quantum (x³ is far below
- *     an ulp); a select, no branch, as it is cheap. */
-static LLVMValueRef fconst(emitter *e, tir_scalar t, double v, LLVMValueRef shape) {
-    LLVMValueRef c = LLVMConstReal(cg_scalar_type(&e->g, t), v);
-    return cg_is_vec(shape) ? cg_splat(&e->g, c) : c;
+static LLVMValueRef sleef(cg_builder *g, const char *fn, tir_scalar t, LLVMValueRef *x, unsigned argc) {
+    return sleef_math((emitter *)g, fn, t, x, argc);
 }
 
-static LLVMValueRef fcall(emitter *e, const char *intrinsic, LLVMValueRef *args, unsigned n) {
-    LLVMTypeRef t = LLVMTypeOf(args[0]);
-    return cg_intrinsic(&e->g, intrinsic, &t, 1, args, n);
-}
-
-/* The lanes of `region` recomputed by `recompute` (r elsewhere), only when
- * some lane is in the region. */
-typedef LLVMValueRef (*edge_fn)(emitter *e, tir_scalar t, LLVMValueRef *x);
-static LLVMValueRef patch_lanes(emitter *e, tir_scalar t, LLVMValueRef *x, LLVMValueRef r, LLVMValueRef region,
-                                edge_fn recompute) {
-    LLVMBasicBlockRef from = LLVMGetInsertBlock(e->g.b);
-    LLVMBasicBlockRef run = LLVMAppendBasicBlockInContext(e->g.c, e->body, "math_edge");
-    LLVMBasicBlockRef done = LLVMAppendBasicBlockInContext(e->g.c, e->body, "math_edge_done");
-    LLVMBuildCondBr(e->g.b, cg_is_vec(region) ? any_lane(e, region) : region, run, done);
-    LLVMPositionBuilderAtEnd(e->g.b, run);
-    LLVMValueRef fixed = cg_sel(&e->g, region, recompute(e, t, x), r);
-    LLVMBasicBlockRef run_end = LLVMGetInsertBlock(e->g.b);
-    LLVMBuildBr(e->g.b, done);
-    LLVMPositionBuilderAtEnd(e->g.b, done);
-    LLVMValueRef phi = LLVMBuildPhi(e->g.b, LLVMTypeOf(r), "");
-    LLVMValueRef vals[2] = {fixed, r};
-    LLVMBasicBlockRef blocks[2] = {run_end, from};
-    LLVMAddIncoming(phi, vals, blocks, 2);
-    return phi;
-}
-
-/* E·(1 + k)·scale, E = exp(y − c) (see above) for y ≥ 64 (f32), 512 (f64). */
-static LLVMValueRef exp_near_overflow(emitter *e, tir_scalar t, LLVMValueRef y, double scale) {
-    bool f32 = t == TIR_F32;
-    LLVMValueRef c = fconst(e, t, f32 ? 0x1.62e48p+0 : 0x1.62e42fefa3ap+0, y);
-    LLVMValueRef k = fconst(e, t, f32 ? 0x1.4041a4p-18 : 0x1.0ca86c3898d08p-48, y);
-    LLVMValueRef reduced = LLVMBuildFSub(e->g.b, y, c, "");
-    LLVMValueRef big = sleef_math(e, "exp", t, &reduced, 1);
-    LLVMValueRef fma = fcall(e, "llvm.fma", (LLVMValueRef[3]){big, k, big}, 3);
-    return LLVMBuildFMul(e->g.b, fma, fconst(e, t, scale, y), "");
-}
-
-static LLVMValueRef edge_exp(emitter *e, tir_scalar t, LLVMValueRef *x) { return exp_near_overflow(e, t, x[0], 4); }
-
-static LLVMValueRef edge_cosh(emitter *e, tir_scalar t, LLVMValueRef *x) {
-    return exp_near_overflow(e, t, fcall(e, "llvm.fabs", x, 1), 2);
-}
-
-static LLVMValueRef edge_sinh(emitter *e, tir_scalar t, LLVMValueRef *x) {
-    return fcall(e, "llvm.copysign", (LLVMValueRef[2]){edge_cosh(e, t, x), x[0]}, 2);
-}
-
-static LLVMValueRef edge_log1p(emitter *e, tir_scalar t, LLVMValueRef *x) { return sleef_math(e, "log", t, x, 1); }
-
-static LLVMValueRef edge_pow(emitter *e, tir_scalar t, LLVMValueRef *x) {
-    LLVMBuilderRef b = e->g.b;
-    LLVMValueRef y = x[1], ay = fcall(e, "llvm.fabs", &y, 1), one = fconst(e, t, 1, y);
-    /* 2^(⌊log2 |y|⌋ − 20): |y|'s exponent bits, times 2^-20 */
-    LLVMTypeRef it = cg_is_vec(y) ? LLVMVectorType(e->g.i64, e->g.W) : e->g.i64;
-    LLVMValueRef exp_bits = LLVMBuildAnd(b, LLVMBuildBitCast(b, ay, it, ""),
-                                         cg_is_vec(y) ? cg_splat(&e->g, cg_const_i64(&e->g, 0x7ff0000000000000))
-                                                      : cg_const_i64(&e->g, 0x7ff0000000000000), "");
-    LLVMValueRef scaled = LLVMBuildFMul(b, LLVMBuildBitCast(b, exp_bits, LLVMTypeOf(y), ""), fconst(e, t, 0x1p-20, y), "");
-    LLVMValueRef d = cg_sel(&e->g, LLVMBuildFCmp(b, LLVMRealOLT, ay, fconst(e, t, 0x1p20, y), ""), one, scaled);
-    LLVMValueRef above = LLVMBuildFCmp(b, LLVMRealOGT, fcall(e, "llvm.fabs", x, 1), one, "");
-    LLVMValueRef stepped[2] = {x[0], cg_sel(&e->g, above, LLVMBuildFSub(b, y, d, ""), LLVMBuildFAdd(b, y, d, ""))};
-    LLVMValueRef part = sleef_math(e, "pow", t, stepped, 2);
-    LLVMValueRef by_d[2] = {x[0], d};
-    LLVMValueRef xd = cg_sel(&e->g, LLVMBuildFCmp(b, LLVMRealOEQ, d, one, ""), x[0], sleef_math(e, "pow", t, by_d, 2));
-    return cg_sel(&e->g, above, LLVMBuildFMul(b, part, xd, ""), LLVMBuildFDiv(b, part, xd, ""));
-}
-
-/* r = SLEEF's fn(x), with the lanes where SLEEF is off recomputed (see
- * above). */
-static LLVMValueRef fix_edges(emitter *e, const char *fn, tir_scalar t, LLVMValueRef *x, LLVMValueRef r) {
-    LLVMBuilderRef b = e->g.b;
-    bool f32 = t == TIR_F32;
-    if (f32 && !strcmp(fn, "erf")) {
-        LLVMValueRef tiny = LLVMBuildFCmp(b, LLVMRealOLT, fcall(e, "llvm.fabs", x, 1), fconst(e, t, 0x1p-64, x[0]), "");
-        LLVMValueRef up = LLVMBuildFMul(b, x[0], fconst(e, t, 0x1p64, x[0]), "");
-        LLVMValueRef lo = LLVMBuildFMul(b, up, fconst(e, t, -0x1.f7ac92p-25, x[0]), "");
-        LLVMValueRef scaled = fcall(e, "llvm.fma", (LLVMValueRef[3]){up, fconst(e, t, 0x1.20dd76p+0, x[0]), lo}, 3);
-        LLVMValueRef down = LLVMBuildFMul(b, scaled, fconst(e, t, 0x1p-64, x[0]), "");
-        /* x's sign: −0·hi + (−0·lo = +0) would be +0 */
-        return cg_sel(&e->g, tiny, fcall(e, "llvm.copysign", (LLVMValueRef[2]){down, x[0]}, 2), r);
-    }
-    if (!strcmp(fn, "sinh") || !strcmp(fn, "cosh") || (!f32 && !strcmp(fn, "exp"))) {
-        bool exp = !strcmp(fn, "exp");
-        LLVMValueRef y = exp ? x[0] : fcall(e, "llvm.fabs", x, 1);
-        LLVMValueRef region = LLVMBuildAnd(b, LLVMBuildFCmp(b, LLVMRealOGE, y, fconst(e, t, f32 ? 88 : 709, y), ""),
-                                           LLVMBuildFCmp(b, LLVMRealOLT, y, fconst(e, t, INFINITY, y), ""), "");
-        return patch_lanes(e, t, x, r, region, exp ? edge_exp : fn[0] == 's' ? edge_sinh : edge_cosh);
-    }
-    if (!strcmp(fn, "log1p")) {
-        LLVMValueRef region = LLVMBuildFCmp(b, LLVMRealOGE, x[0], fconst(e, t, f32 ? 0x1p126 : 0x1p1019, x[0]), "");
-        return patch_lanes(e, t, x, r, region, edge_log1p);
-    }
-    if (!f32 && !strcmp(fn, "pow")) {
-        LLVMValueRef inf = fconst(e, t, INFINITY, x[0]);
-        LLVMValueRef region = LLVMBuildFCmp(b, LLVMRealOEQ, fcall(e, "llvm.fabs", &r, 1), inf, "");
-        region = LLVMBuildAnd(b, region, LLVMBuildFCmp(b, LLVMRealOLT, fcall(e, "llvm.fabs", x, 1), inf, ""), "");
-        region = LLVMBuildAnd(b, region, LLVMBuildFCmp(b, LLVMRealOLT, fcall(e, "llvm.fabs", &x[1], 1), inf, ""), "");
-        region = LLVMBuildAnd(b, region, LLVMBuildFCmp(b, LLVMRealONE, x[0], fconst(e, t, 0, x[0]), ""), "");
-        return patch_lanes(e, t, x, r, region, edge_pow);
-    }
-    return r;
-}
-
+/* SLEEF, with its lanes off at the range edges recomputed (codegen/math_edges.h). */
 static LLVMValueRef math(cg_builder *g, const char *fn, tir_scalar t, LLVMValueRef *x, unsigned argc) {
-    emitter *e = (emitter *)g;
-    return fix_edges(e, fn, t, x, sleef_math(e, fn, t, x, argc));
+    return cg_math_edges(g, sleef, fn, t, x, sleef(g, fn, t, x, argc));
 }
 
 static LLVMValueRef arith(emitter *e, const xir_inst *i) {
