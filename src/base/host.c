@@ -152,7 +152,9 @@ static bool apply_override(const char *spec, const char *item, size_t len, host_
     return fail(err, size, "host '%s': unknown key '%s' (l1d, l2, l3, cores)", spec, text);
 }
 
-bool host_describe(const char *spec, host_desc *out, char *err, size_t err_size) {
+/* host_describe, reading this machine's facts for native only when
+ * `read_native` (host_check needs the grammar alone). */
+static bool describe(const char *spec, host_desc *out, char *err, size_t err_size, bool read_native) {
     if (!spec || !*spec) spec = "native";
     size_t name_len = strcspn(spec, ",");
     const host_desc *profile = NULL;
@@ -161,7 +163,7 @@ bool host_describe(const char *spec, host_desc *out, char *err, size_t err_size)
     if (!profile && !(name_len == 6 && !memcmp(spec, "native", 6)))
         return fail(err, err_size, "host '%s': unknown host '%.*s' (%s)", spec, (int)name_len, spec,
                     host_profile_names());
-    host_desc d = profile ? *profile : native();
+    host_desc d = profile ? *profile : read_native ? native() : (host_desc){"native", NULL, NULL, 0, 0, 0, 1};
     for (const char *p = spec + name_len; *p == ',';) {
         const char *item = p + 1;
         size_t len = strcspn(item, ",");
@@ -170,6 +172,15 @@ bool host_describe(const char *spec, host_desc *out, char *err, size_t err_size)
     }
     *out = d;
     return true;
+}
+
+bool host_describe(const char *spec, host_desc *out, char *err, size_t err_size) {
+    return describe(spec, out, err, err_size, true);
+}
+
+bool host_check(const char *spec, char *err, size_t err_size) {
+    host_desc d;
+    return describe(spec, &d, err, err_size, false);
 }
 
 bool host_current(host_desc *out, char *err, size_t err_size) {

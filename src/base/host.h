@@ -37,6 +37,9 @@ typedef struct {
  * bytes: "host 'SPEC': ...") for an unknown profile, key or malformed
  * value. */
 bool host_describe(const char *spec, host_desc *out, char *err, size_t err_size);
+/* Whether `spec` is well formed, as host_describe says, without reading
+ * this machine (a command line checked before anything runs). */
+bool host_check(const char *spec, char *err, size_t err_size);
 /* host_describe(getenv("TILEC_HOST"), ...). */
 bool host_current(host_desc *out, char *err, size_t err_size);
 

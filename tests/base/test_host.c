@@ -46,6 +46,7 @@ static void test_overrides(void) {
     CHECK(host_describe("zen4,l2=2M,cores=8,l1d=48K,l3=1G", &d, err, sizeof err));
     CHECK(d.l2_bytes == 2u << 20 && d.cores == 8 && d.l1d_bytes == 48u << 10 && d.l3_bytes == 1u << 30);
     CHECK(host_describe("native,l2=512K", &d, err, sizeof err) && d.l2_bytes == 512u << 10);
+    CHECK(host_check("native,l2=512K", err, sizeof err) && host_check("avx2-laptop,cores=3", err, sizeof err));
     static const struct {
         const char *spec, *message;
     } bad[] = {
@@ -64,6 +65,7 @@ static void test_overrides(void) {
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = 0;
+        CHECK_MSG(!host_check(bad[i].spec, err, sizeof err), "%s checked", bad[i].spec);
         CHECK_MSG(!host_describe(bad[i].spec, &d, err, sizeof err), "%s accepted", bad[i].spec);
         CHECK_MSG(strstr(err, bad[i].message), "%s: '%s' lacks '%s'", bad[i].spec, err, bad[i].message);
     }

@@ -30,6 +30,7 @@ for bad in zen9 zen4,l2=abc zen4,cores=0 zen4,ways=8; do
 done
 expect 1 env TILEC_HOST=zen9 "$TILEC" run "$SRC/examples/softmax.tir" &&
   contains "$WORK/err" "error\[TILEC-O02\]: TILEC_HOST: host 'zen9': unknown host 'zen9' \(native, zen4, zen5, xeon-spr, avx2-laptop\)"
+expect 2 "$TILEC" run "$SRC/examples/softmax.tir" --xir --host zen4 && contains "$WORK/err" '--host is for native execution'
 expect 2 "$TILEC" host extra && contains "$WORK/err" "unexpected argument 'extra'"
 expect 0 "$TILEC" host --help && contains "$WORK/out" '^usage: tilec host'
 

@@ -34,8 +34,9 @@ static int host_main(tilec_context *ctx, int argc, char **argv, bool parse_only)
     }
     host_desc d;
     char why[256];
-    if (!host_describe(spec, &d, why, sizeof why)) return cli_usage_error("host", "%s", why);
+    if (!host_check(spec, why, sizeof why)) return cli_usage_error("host", "%s", why);
     if (parse_only) return CLI_CONTINUE;
+    if (!host_describe(spec, &d, why, sizeof why)) return cli_fail("host", "%s", why);
     if (setenv("TILEC_HOST", spec ? spec : "native", 1)) return cli_fail("host", "cannot set TILEC_HOST");
     strbuf cpu, features;
     strbuf_init(&cpu, ctx);

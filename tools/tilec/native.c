@@ -52,11 +52,10 @@ bool cli_native_option(cli_native *n, const char *command, int id, const char *v
         n->threads = (uint32_t)t;
         return true;
     }
-    if (id == OPT_NATIVE_HOST) { /* every layer reads the one description from TILEC_HOST */
-        host_desc host;
+    if (id == OPT_NATIVE_HOST) {
         char why[256];
-        *ok = host_describe(value, &host, why, sizeof why);
-        if (*ok) setenv("TILEC_HOST", value, 1);
+        *ok = host_check(value, why, sizeof why);
+        if (*ok) n->host = value;
         else cli_usage_error(command, "--host: %s", why);
         return true;
     }
@@ -97,6 +96,9 @@ bool cli_native_check(const cli_native *n, const char *command) {
 }
 
 tilec_compile_options cli_native_options(const cli_native *n) {
+    /* every layer reads the one host description from TILEC_HOST; set only
+     * here, once the command runs (parsing alone changes nothing) */
+    if (n->host) setenv("TILEC_HOST", n->host, 1);
     tilec_compile_options o = tilec_compile_options_default();
     const lower_options *lo = &n->lowering.options;
     const plan_options *po = &n->lowering.planning.options;

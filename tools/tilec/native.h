@@ -53,6 +53,7 @@ typedef struct {
     tilec_stores stores;
     bool stores_given;
     const char *sm; /* --sm (with --target cuda, a planning option); NULL: the default */
+    const char *host; /* --host (checked; cli_native_options sets TILEC_HOST); NULL: TILEC_HOST as it is */
     int refused; /* the first option id native execution does not take, 0: none */
 } cli_native;
 
@@ -64,6 +65,7 @@ bool cli_native_option(cli_native *n, const char *command, int id, const char *v
 /* Prints a usage error (and returns false) when an option native execution
  * does not take was given. */
 bool cli_native_check(const cli_native *n, const char *command);
+/* The compile options of n; sets TILEC_HOST to --host's description first. */
 tilec_compile_options cli_native_options(const cli_native *n);
 
 /* Compiles f; prints the diagnostics and returns NULL on failure. */

@@ -101,6 +101,8 @@ static int scan(run_request *r, int argc, char **argv) {
         return cli_usage_error("run", "--check is for native execution (--xir always checks)");
     if (r->engine == ENGINE_XIR && r->native.threads)
         return cli_usage_error("run", "--threads is for native execution (--xir models workers with --workers)");
+    if (r->engine == ENGINE_XIR && r->native.host)
+        return cli_usage_error("run", "--host is for native execution (--xir plans for a modeled target)");
     if (r->engine == ENGINE_XIR && r->native.no_full_packets)
         return cli_usage_error("run", "--no-full-packets is for native execution");
     if (r->engine == ENGINE_XIR && r->native.stores_given)
