@@ -6,8 +6,8 @@
  *
  * LLVM's native target registration writes process-wide registries without
  * a lock, so it runs exactly once per process (pthread_once), whichever
- * thread compiles first; this once-flag and its result are the library's
- * only mutable static state.  Everything else is per kernel (context, JIT,
+ * thread compiles first; this once-flag and its result are the JIT's only
+ * mutable static state (tests/tilec/test_threads.c lists the library's).  Everything else is per kernel (context, JIT,
  * target machine) or per call. */
 #include "simd/jit.h"
 
