@@ -1,5 +1,5 @@
 """Values from Python are taken exactly or refused, never wrapped, truncated
-or parsed (issue 33): shape parameters are 64-bit integers (as `tilec -D`);
+or parsed: shape parameters are 64-bit integers (as `tilec -D`);
 a scalar parameter takes a number of its kind that its type holds — an
 integer type only integers in its range, a float type real numbers that stay
 finite (inf and nan as given), bool True/False/0/1 (as `tilec run --arg`).

@@ -5,7 +5,7 @@
 # result still checks); TILEC_CACHE=0 and =memory write nothing; two
 # processes filling an empty cache at once both succeed and leave one
 # entry; the size cap evicts; `tilec cache stats|clear`.  The trust model
-# (issue 33): the directory is made 0700, and one that is not a directory,
+# (docs/simd.md): the directory is made 0700, and one that is not a directory,
 # not the user's or writable by others is refused with SIMD-C01 (the compile
 # still succeeds, uncached); entries that are symlinks, FIFOs, oversized or
 # writable by others are never read, and nothing tilec did not write is

@@ -2,7 +2,7 @@
 # batch, head and row parallels, a row softmax inside) through every command
 # that compiles natively: run and bench run nothing, plan says why there is
 # no plan (LOWER-A03), and emit-asm / emit-llvm print the kernel's entry —
-# one that only returns — instead of crashing (issue 33: they died with
+# one that only returns — instead of crashing (they once died with
 # SIGSEGV on the missing text).  The same kernel with batches runs and
 # matches the reference.
 source "$(dirname "$0")/common.bash" "$@"

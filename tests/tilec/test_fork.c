@@ -1,4 +1,4 @@
-/* Dispatch after fork() (issue 33; docs/runtime.md "The pool"): a process
+/* Dispatch after fork() (docs/runtime.md "The pool"): a process
  * that dispatched a kernel on 2 workers forks — as Python's multiprocessing
  * does by default on Linux — and the child, which inherited the pool but
  * not its worker thread, dispatches the same kernel on new inputs: it must

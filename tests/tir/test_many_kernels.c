@@ -1,4 +1,4 @@
-/* A module of many kernels (issue 33: parsing and printing grew
+/* A module of many kernels (parsing and printing once grew
  * quadratically with the kernel count — a kernel name looked up by a scan of
  * the module, a per-kernel dim table sized by the whole module's dims):
  * 20,000 small kernels, every one with the same parameter and dim names,
