@@ -77,8 +77,9 @@ struct rt_pool {
 
 /* ---- fork ---- */
 
-/* The only global state of the runtime: which pools exist, for the fork
- * handlers (registered once; registry_error is pthread_atfork's answer). */
+/* The pool's global state: which pools exist, for the fork handlers
+ * (registered once; registry_error is pthread_atfork's answer).  The
+ * runtime's only other one is base/host.c's once-read machine facts. */
 static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static rt_pool *registry;
