@@ -146,12 +146,33 @@ TILEC_API tilec_compile_options tilec_compile_options_default(void);
  * name from text, with the CLI's names and values — threads, width,
  * local_lanes, block_size, blocks_per_task, max_candidates, max_unrolled,
  * reduction_partitions, split_chunks (unsigned integers); fuse, pack, split
- * (auto|on|off); stores (auto|cached|streaming); check_bounds, fused_mma, search_tiles
- * (0|1); target (cpu|cuda); gpu_arch (sm_60 .. sm_90a).  An unknown name or a bad value: TILEC_E_ARG and TILEC-O01. */
+ * (auto|on|off); stores (auto|cached|streaming); check_bounds, fused_mma,
+ * search_tiles, search_task_grain, full_packet_specialization, capture_ir,
+ * capture_asm (0|1); order, tiles (comma-separated unsigned integers, "" for
+ * none; the array is kept by the context until it is destroyed); cost.NAME
+ * for each cost coefficient (a number); target (cpu|cuda); gpu_arch (sm_60 ..
+ * sm_90a, "" for the default).  An unknown name or a bad value: TILEC_E_ARG and TILEC-O01.
+ * tilec_compile_option_info lists them all. */
 TILEC_API size_t tilec_compile_options_size(void);
 TILEC_API void tilec_compile_options_init(tilec_compile_options *o);
 TILEC_API tilec_status tilec_compile_options_set(tilec_context *ctx, tilec_compile_options *o, const char *name,
                                                  const char *value);
+/* The text of option `name` in `o`, as _set reads it ("auto", "64", "2,0,1",
+ * "" for no list or architecture), NUL-terminated in buf[0..cap); TILEC-O01
+ * when the name is unknown or the text needs more than cap bytes. */
+TILEC_API tilec_status tilec_compile_options_get(tilec_context *ctx, const tilec_compile_options *o, const char *name,
+                                                 char *buf, size_t cap);
+
+/* One compile option (tilec_compile_option_info). */
+typedef struct {
+    const char *name;      /* tilec_compile_options_set's name */
+    const char *expects;   /* the values it reads, in words: "auto, on or off" */
+    const char *flag;      /* the `tilec` command line's flag ("--pack"); NULL: none */
+    const char *flag_sets; /* NULL: the flag takes the value; else the value the bare flag sets ("1") */
+    const char *help;      /* one line */
+} tilec_option_info;
+/* The i-th compile option, i = 0, 1, ...; NULL past the last. */
+TILEC_API const tilec_option_info *tilec_compile_option_info(size_t i);
 
 /* What the planner does with `f` under these options on this host (the real
  * packet width and worker count, as tilec_compile would plan it): the text

@@ -6,6 +6,8 @@
  * column (tilec_diag_print, tilec_diag_render). */
 #include "base/context.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,7 @@ struct tilec_context {
     size_t next_source; /* the slot replaced next */
     void *extension;
     void (*destroy_extension)(void *);
+    void **held; /* tilec_context_hold's blocks, each starting with the link to the previous */
 };
 
 static void *default_alloc(void *user, size_t size) {
@@ -76,8 +79,22 @@ void tilec_context_destroy(tilec_context *ctx) {
     tilec_diag_clear(ctx);
     for (size_t i = 0; i < CONTEXT_SOURCES; i++) source_free(ctx, &ctx->sources[i]);
     tilec_allocator a = ctx->allocator;
+    while (ctx->held) {
+        void **block = ctx->held;
+        ctx->held = *block;
+        a.free(a.user, block);
+    }
     a.free(a.user, ctx->diags);
     a.free(a.user, ctx);
+}
+
+void *tilec_context_hold(tilec_context *ctx, size_t size) {
+    if (!ctx || size > SIZE_MAX - sizeof(max_align_t)) return NULL;
+    void **block = tilec_alloc(ctx, sizeof(max_align_t) + size);
+    if (!block) return NULL;
+    *block = ctx->held;
+    ctx->held = block;
+    return (char *)block + sizeof(max_align_t);
 }
 
 void tilec_context_fail_allocation_after(tilec_context *ctx, long count) {

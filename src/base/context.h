@@ -14,6 +14,10 @@ void tilec_free(tilec_context *ctx, void *ptr);
  * then the old block is still valid. */
 void *tilec_grow(tilec_context *ctx, void *ptr, size_t old_size, size_t new_size);
 
+/* `size` zeroed bytes kept until the context is destroyed (what a caller's
+ * options borrow, such as a list set by name); NULL on failure. */
+void *tilec_context_hold(tilec_context *ctx, size_t size);
+
 /* Test hook: the allocation after `count` more successful ones fails
  * (count < 0 disables). */
 void tilec_context_fail_allocation_after(tilec_context *ctx, long count);

@@ -4,8 +4,8 @@
  * representation settings, so the lowering rebuilds exactly the
  * representation plan the planner priced.  The lowering then checks its
  * emitted allocas against that plan, and this file checks that the lowered
- * resource facts equal the planned ones — the seed's "compare both resource
- * fields against the emitted result".
+ * resource facts equal the planned ones (a mismatch is PLAN-I01, an
+ * internal error).
  *
  * The realization string is the planner's items (search size, every cost
  * term, schedule, fusion) followed by the lowering's own. */
@@ -38,7 +38,7 @@ static void describe_plan(const plan_result *p, strbuf *s) {
                   (unsigned long long)p->target.l2_bytes, (unsigned long long)p->target.l3_bytes,
                   p->target.vector_registers, c->work.spill_accesses, c->work.reused_load_bytes, (unsigned long long)c->work.critical_packets,
                   (unsigned long long)c->work.critical_blocks, (unsigned long long)c->work.critical_tasks,
-                  c->work.cache_lines[0], c->work.cache_lines[1], c->work.cache_lines[2], plan_mode_name(o->fuse),
+                  c->work.cache_lines[0], c->work.cache_lines[1], c->work.cache_lines[2], options_mode_name(o->fuse),
                   c->candidate.fused);
 }
 

@@ -9,43 +9,20 @@
 #include <math.h>
 #include <string.h>
 
-plan_cost_coefficients plan_cost_coefficients_default(void) {
-    return (plan_cost_coefficients){
-        .arithmetic = 1,
-        .broadcast_load = 1,
-        .contiguous_memory = 2,
-        .gathered_lane = 2,
-        .block_dispatch = 128,
-        .task_dispatch = 0,
-        /* Waking a second worker and joining it costs about 1 µs on the
-         * development host (gemm 17×19×13: 0.58 µs on one worker, 1.34 µs on
-         * two); one model unit is about 0.12 ns there (gemm 1024³: score
-         * 2.28e8 for 27.6 ms, 17×19×13: 5033 for 0.58 µs). */
-        .worker_activation = 8000,
-        /* Off until calibrated (`tilec tune --fit`, issue 18): with the
-         * priors 1, 4, 16 (a line filled from L2 about a cycle, from L3 a few,
-         * from memory about twenty) the model, which sees the views and not
-         * the packed panels, ranked gemm_bf16 1000³'s orders wrong on a host
-         * with a 2 MiB L2 and ran 1.75× slower. */
-        .l1_line = 0,
-        .l2_line = 0,
-        .l3_line = 0,
-    };
-}
+plan_cost_coefficients plan_cost_coefficients_default(void) { return tilec_compile_options_default().cost; }
 
+/* The compile options' defaults (options/options.def), plus the two
+ * limits no option sets. */
 plan_options plan_options_default(void) {
+    tilec_compile_options d = tilec_compile_options_default();
     return (plan_options){
-        .block_size = 0,
-        .max_candidates = 1024,
-        .cost = plan_cost_coefficients_default(),
-        .max_unrolled_tile_elements = 64,
+        .max_candidates = d.max_candidates,
+        .cost = d.cost,
+        .max_unrolled_tile_elements = d.max_unrolled_tile_elements,
         .max_unrolled_region_work = 4096,
-        .reduction_partitions = 4,
+        .reduction_partitions = d.reduction_partitions,
         .max_recipe_depth = 64,
-        .local_lanes = 0,
-        .blocks_per_task = 0,
-        .search_task_grain = false,
-        .search_tiles = false,
+        .local_lanes = d.local_lanes,
     };
 }
 
@@ -58,16 +35,6 @@ tilec_status plan_coefficients_validate(tilec_context *ctx, const plan_cost_coef
     PLAN_COEFFICIENTS(X)
 #undef X
     return TILEC_OK;
-}
-
-static const char *const mode_names[] = {"auto", "on", "off"};
-
-const char *plan_mode_name(unsigned mode) { return mode < 3 ? mode_names[mode] : "?"; }
-
-bool plan_mode_parse(const char *text, unsigned *mode) {
-    for (unsigned m = 0; m < 3; m++)
-        if (!strcmp(text, mode_names[m])) return *mode = m, true;
-    return false;
 }
 
 tilec_status plan_options_validate(tilec_context *ctx, const plan_options *o) {

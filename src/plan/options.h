@@ -1,5 +1,5 @@
-/* options.h — the execution planner's options (seed 000 §4, xir-simd-notes
- * §2.3) and the cost-model coefficients, with their defaults and validation.
+/* options.h — the execution planner's options (docs/planner.md "Options")
+ * and the cost-model coefficients, with their defaults and validation.
  *
  * Every field is a constraint or a setting, never a hint: a fixed block size
  * or root order is exact, the candidate budget is a hard limit (exceeding it
@@ -11,13 +11,14 @@
 #ifndef TILEC_PLAN_OPTIONS_H
 #define TILEC_PLAN_OPTIONS_H
 
+#include "options/options.h"
 #include "tilec/tilec.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* The uncalibrated relative-work prior (seed §4 "Cost units and formula"):
+/* The uncalibrated relative-work prior (docs/planner.md "Cost"):
  * not nanoseconds, not instruction counts.  All finite and >= 0.  The public
  * facade's type, so compile options pass through unchanged. */
 typedef tilec_cost_coefficients plan_cost_coefficients;
@@ -34,10 +35,6 @@ typedef tilec_pack plan_pack_mode;
 _Static_assert((int)TILEC_PACK_AUTO == (int)TILEC_SPLIT_AUTO && (int)TILEC_PACK_ON == (int)TILEC_SPLIT_ON &&
                    (int)TILEC_PACK_OFF == (int)TILEC_SPLIT_OFF,
                "packing and split modes share their values");
-/* "auto", "on" or "off" ("?" for another value). */
-const char *plan_mode_name(unsigned mode);
-/* The mode named `text`; false when it is not auto, on or off. */
-bool plan_mode_parse(const char *text, unsigned *mode);
 
 /* X(field) in report order. */
 #define PLAN_COEFFICIENTS(X) \
@@ -52,7 +49,7 @@ typedef struct {
     uint32_t block_size;              /* 0: search the target's proposals; else exact */
     const uint32_t *root_axis_order;  /* exact order, outer → inner */
     size_t root_axis_order_len;       /* 0: search every permutation */
-    const uint32_t *root_axis_tiles;  /* mixed-radix root traversal factors (seed 002 §1) */
+    const uint32_t *root_axis_tiles;  /* mixed-radix root traversal factors */
     size_t root_axis_tiles_len;       /* 0: none */
     uint64_t max_candidates;          /* 1024; >= 1 */
     plan_cost_coefficients cost;      /* the prior (a cost policy may replace it) */

@@ -209,10 +209,10 @@ void plan_report_text(strbuf *out, const plan_result *p, const plan_choice *cons
                       p->local_contraction_axes ? p->local_contraction_axes : "", p->local_contraction_axes ? ")" : "");
     if (p->local_passed_over) strbuf_printf(out, "  (axis chosen after refusing %s)\n", p->local_passed_over);
     if (p->ok)
-        strbuf_printf(out, "packing (%s): %s%s\n", plan_mode_name(p->options.pack), p->packing.count ? "" : "none: ",
+        strbuf_printf(out, "packing (%s): %s%s\n", options_mode_name(p->options.pack), p->packing.count ? "" : "none: ",
                       p->packing.why);
     if (p->ok)
-        strbuf_printf(out, "split (%s): %s%s\n", plan_mode_name(p->options.split), p->split.reduce ? "" : "none: ",
+        strbuf_printf(out, "split (%s): %s%s\n", options_mode_name(p->options.split), p->split.reduce ? "" : "none: ",
                       p->split.why);
     if (explain) text_accesses(out, p);
     if (explain) text_footprints(out, p);

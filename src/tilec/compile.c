@@ -32,17 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-tilec_compile_options tilec_compile_options_default(void) {
-    plan_options p = plan_options_default();
-    return (tilec_compile_options){.max_candidates = p.max_candidates,
-                                   .cost = p.cost,
-                                   .max_unrolled_tile_elements = p.max_unrolled_tile_elements,
-                                   .reduction_partitions = p.reduction_partitions,
-                                   .local_lanes = p.local_lanes,
-                                   .fused_mma = true,
-                                   .full_packet_specialization = true};
-}
-
 plan_options tilec_planner_options(const tilec_compile_options *o) {
     plan_options p = plan_options_default();
     p.block_size = o->block_size;
@@ -52,7 +41,7 @@ plan_options tilec_planner_options(const tilec_compile_options *o) {
     p.root_axis_tiles_len = o->root_axis_tiles_len;
     p.max_candidates = o->max_candidates;
     p.blocks_per_task = o->blocks_per_task;
-    p.search_task_grain = o->search_task_grain && !o->blocks_per_task;
+    p.search_task_grain = o->search_task_grain;
     p.search_tiles = o->search_tiles;
     p.cost = o->cost;
     p.max_unrolled_tile_elements = o->max_unrolled_tile_elements;

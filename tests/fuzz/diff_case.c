@@ -3,6 +3,8 @@
  * keys in any order and on any number of lines. */
 #include "diff_case.h"
 
+#include "tilec/tilec.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,13 +28,22 @@ static void print_list(FILE *out, const char *key, const uint32_t *v, uint32_t n
     for (uint32_t i = 0; i < n; i++) fprintf(out, "%s%u", i ? "," : "", v[i]);
 }
 
-/* The names of the three-way modes, in the facade enums' order (0: auto). */
-static const char *const SWITCH[3] = {"auto", "on", "off"}, *const STORES[3] = {"auto", "cached", "streaming"};
+/* pack, fuse and stores are read and written with the library's words
+ * (tilec_compile_options_set and _get). */
+static bool parse_mode(const char *key, const char *v, uint32_t *out) {
+    tilec_compile_options o = tilec_compile_options_default();
+    if (tilec_compile_options_set(NULL, &o, key, v) != TILEC_OK) return false;
+    *out = !strcmp(key, "pack") ? (uint32_t)o.pack : !strcmp(key, "fuse") ? (uint32_t)o.fuse : (uint32_t)o.stores;
+    return true;
+}
 
-static bool parse_mode(const char *v, const char *const names[3], uint32_t *out) {
-    for (uint32_t m = 0; m < 3; m++)
-        if (!strcmp(v, names[m])) return (*out = m), true;
-    return false;
+static void print_mode(FILE *out, const char *key, uint32_t value) {
+    tilec_compile_options o = tilec_compile_options_default();
+    o.pack = (tilec_pack)value;
+    o.fuse = (tilec_fuse)value;
+    o.stores = (tilec_stores)value;
+    char word[16];
+    if (tilec_compile_options_get(NULL, &o, key, word, sizeof word) == TILEC_OK) fprintf(out, " %s=%s", key, word);
 }
 
 void diff_case_print(const diff_case *c, FILE *out) {
@@ -47,9 +58,9 @@ void diff_case_print(const diff_case *c, FILE *out) {
     if (c->unrolled_set) fprintf(out, " unrolled=%u", c->unrolled);
     if (c->search_grain) fprintf(out, " search_grain=1");
     if (c->separate_mma) fprintf(out, " separate_mma=1");
-    if (c->pack) fprintf(out, " pack=%s", SWITCH[c->pack]);
-    if (c->fuse) fprintf(out, " fuse=%s", SWITCH[c->fuse]);
-    if (c->stores) fprintf(out, " stores=%s", STORES[c->stores]);
+    if (c->pack) print_mode(out, "pack", c->pack);
+    if (c->fuse) print_mode(out, "fuse", c->fuse);
+    if (c->stores) print_mode(out, "stores", c->stores);
     if (c->split >= 0) fprintf(out, " split=%lld", (long long)c->split);
     print_list(out, "order", c->order, c->order_len);
     print_list(out, "tiles", c->tiles, c->tiles_len);
@@ -122,9 +133,8 @@ static bool parse_item(const char *key, const char *v, diff_case *c) {
     if (!strcmp(key, "full_packets")) return parse_bool(v, &c->full_packets);
     if (!strcmp(key, "search_grain")) return parse_bool(v, &c->search_grain);
     if (!strcmp(key, "separate_mma")) return parse_bool(v, &c->separate_mma);
-    if (!strcmp(key, "pack")) return parse_mode(v, SWITCH, &c->pack);
-    if (!strcmp(key, "fuse")) return parse_mode(v, SWITCH, &c->fuse);
-    if (!strcmp(key, "stores")) return parse_mode(v, STORES, &c->stores);
+    if (!strcmp(key, "pack") || !strcmp(key, "fuse") || !strcmp(key, "stores"))
+        return parse_mode(key, v, !strcmp(key, "pack") ? &c->pack : !strcmp(key, "fuse") ? &c->fuse : &c->stores);
     if (!strcmp(key, "split")) {
         uint32_t n;
         if (!strcmp(v, "auto")) return (c->split = -1), true;

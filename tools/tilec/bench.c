@@ -97,7 +97,7 @@ static int bench_main(tilec_context *ctx, int argc, char **argv, bool parse_only
         if (f && cli_args_check_memory(ctx, f, 1) != TILEC_OK) {
             cli_fail_diags(ctx); /* before the compile: it would be in vain */
         } else if (f) {
-            tilec_compile_options o = cli_native_options(&r.native);
+            tilec_compile_options o = cli_options_native(&r.options);
             tilec_kernel *k = cli_native_compile(ctx, &o, f);
             if (k) code = bench_kernel(ctx, f, k);
             tilec_kernel_destroy(k);

@@ -11,23 +11,13 @@
 #include <string.h>
 
 cli_scanner cli_scanner_start(const char *command, int argc, char **argv) {
-    cli_scanner s = {command, argc, argv, 1, false};
+    cli_scanner s = {command, argc, argv, 1, false, NULL};
     return s;
 }
 
-int cli_scan(cli_scanner *s, const cli_option *options, const char **value) {
-    *value = NULL;
-    if (s->next >= s->argc) return CLI_SCAN_END;
-    const char *arg = s->argv[s->next++];
-    if (!s->options_done && !strcmp(arg, "--")) {
-        s->options_done = true;
-        return cli_scan(s, options, value);
-    }
-    if (s->options_done || arg[0] != '-' || arg[1] == 0) {
-        *value = arg;
-        return CLI_SCAN_POSITIONAL;
-    }
-    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) return CLI_SCAN_HELP;
+/* The id of the option in `options` that `arg` names (its value in *value),
+ * 0 when none does, or CLI_SCAN_ERROR after printing a usage error. */
+static int match_option(cli_scanner *s, const cli_option *options, const char *arg, const char **value) {
     for (const cli_option *o = options; o->name; o++) {
         size_t n = strlen(o->name);
         if (strncmp(arg, o->name, n)) continue;
@@ -55,6 +45,25 @@ int cli_scan(cli_scanner *s, const cli_option *options, const char **value) {
             return o->id;
         }
     }
+    return 0;
+}
+
+int cli_scan(cli_scanner *s, const cli_option *options, const char **value) {
+    *value = NULL;
+    if (s->next >= s->argc) return CLI_SCAN_END;
+    const char *arg = s->argv[s->next++];
+    if (!s->options_done && !strcmp(arg, "--")) {
+        s->options_done = true;
+        return cli_scan(s, options, value);
+    }
+    if (s->options_done || arg[0] != '-' || arg[1] == 0) {
+        *value = arg;
+        return CLI_SCAN_POSITIONAL;
+    }
+    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) return CLI_SCAN_HELP;
+    int id = match_option(s, options, arg, value);
+    if (!id && s->more) id = match_option(s, s->more, arg, value);
+    if (id) return id;
     cli_usage_error(s->command, "unknown option '%s'", arg);
     return CLI_SCAN_ERROR;
 }

@@ -32,6 +32,7 @@ typedef struct {
     char **argv;
     int next;
     bool options_done; /* after "--" everything is positional */
+    const cli_option *more; /* NULL, or options matched after the command's own (flags.h) */
 } cli_scanner;
 
 /* argv[0] is the command name; scanning starts after it. */

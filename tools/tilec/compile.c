@@ -75,8 +75,8 @@ static int compile_main(tilec_context *ctx, int argc, char **argv, bool parse_on
         const tir_func *f = m ? cli_pick_kernel(m, "compile", r.kernel) : NULL;
         code = CLI_EXIT_FAIL;
         if (f) {
-            tilec_compile_options o = cli_native_options(&r.native);
-            if (!r.native.width_given) o.width = 0; /* the target CPU's, not TILEC_SIMD_WIDTH's */
+            tilec_compile_options o = cli_options_native(&r.options);
+            if (!cli_options_given(&r.options, "--width")) o.width = 0; /* the target CPU's, not TILEC_SIMD_WIDTH's */
             strbuf object, header, source;
             strbuf_init(&object, ctx);
             strbuf_init(&header, ctx);

@@ -12,7 +12,7 @@ static int emit(const cli_command *cmd, tilec_context *ctx, int argc, char **arg
         const tir_func *f = m ? cli_pick_kernel(m, cmd->name, r.kernel) : NULL;
         code = CLI_EXIT_FAIL;
         if (f) {
-            tilec_compile_options o = cli_native_options(&r.native);
+            tilec_compile_options o = cli_options_native(&r.options);
             o.capture_ir = !assembly;
             o.capture_asm = assembly;
             o.threads = o.threads ? o.threads : 1; /* nothing runs: no pool threads needed */
@@ -51,7 +51,7 @@ static int emit_ptx_main(tilec_context *ctx, int argc, char **argv, bool parse_o
         const tir_func *f = m ? cli_pick_kernel(m, cli_emit_ptx_command.name, r.kernel) : NULL;
         code = CLI_EXIT_FAIL;
         if (f) {
-            tilec_compile_options o = cli_native_options(&r.native);
+            tilec_compile_options o = cli_options_native(&r.options);
             if (tilec_emit_ptx(ctx, f, &o, write_stdout, NULL)) cli_fail_diags(ctx);
             else code = CLI_EXIT_OK;
         }

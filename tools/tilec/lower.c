@@ -6,12 +6,13 @@
 enum { OPT_DEFINE = 1, OPT_KERNEL };
 
 static const cli_option options[] = {
-    {"-D", true, OPT_DEFINE}, {"--kernel", true, OPT_KERNEL}, CLI_LOWERING_OPTIONS, {NULL, false, 0},
+    {"-D", true, OPT_DEFINE}, {"--kernel", true, OPT_KERNEL}, {NULL, false, 0},
 };
 
-static int scan(int argc, char **argv, cli_defines *defines, cli_lowering *l, const char **path,
+static int scan(int argc, char **argv, cli_defines *defines, cli_options *c, const char **path,
                 const char **kernel) {
     cli_scanner s = cli_scanner_start("lower", argc, argv);
+    s.more = c->flags;
     const char *value;
     int id;
     while ((id = cli_scan(&s, options, &value)) != CLI_SCAN_END) {
@@ -27,7 +28,7 @@ static int scan(int argc, char **argv, cli_defines *defines, cli_lowering *l, co
             break;
         case OPT_KERNEL: *kernel = value[0] == '@' ? value + 1 : value; break;
         default:
-            if (!cli_lowering_option(l, "lower", id, value)) return CLI_EXIT_USAGE;
+            if (!cli_options_take(c, "lower", id, value)) return CLI_EXIT_USAGE;
         }
     }
     return *path ? CLI_CONTINUE : cli_usage_error("lower", "missing FILE.tir");
@@ -36,10 +37,10 @@ static int scan(int argc, char **argv, cli_defines *defines, cli_lowering *l, co
 static int lower_main(tilec_context *ctx, int argc, char **argv, bool parse_only) {
     cli_defines defines;
     cli_defines_init(&defines, ctx);
-    cli_lowering l;
-    cli_lowering_init(&l);
+    cli_options c;
+    cli_options_init(&c, ctx, CLI_FLAGS_MODELED);
     const char *path = NULL, *kernel = NULL;
-    int code = scan(argc, argv, &defines, &l, &path, &kernel);
+    int code = scan(argc, argv, &defines, &c, &path, &kernel);
     if (code == CLI_CONTINUE && !parse_only) {
         tir_module *m = cli_load_module(ctx, path, &defines);
         const tir_func *f = m ? cli_pick_kernel(m, "lower", kernel) : NULL;
@@ -47,7 +48,7 @@ static int lower_main(tilec_context *ctx, int argc, char **argv, bool parse_only
         if (f) f = cli_flatten(ctx, f, &flat);
         lower_result r;
         code = CLI_EXIT_FAIL;
-        if (f && cli_lower(ctx, &l, f, &r, NULL)) {
+        if (f && cli_lower(ctx, &c, f, &r, NULL)) {
             cli_print_lowering_metadata(stdout, &r);
             code = xir_print_file(r.module, stdout) == TILEC_OK ? CLI_EXIT_OK : cli_fail_diags(ctx);
             lower_result_free(&r);

@@ -2,132 +2,16 @@
 #include "native.h"
 #include "compare.h"
 
-#include "base/host.h"
-#include "gpu/gpu.h"
 #include "tilec/kernel.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-void cli_native_init(cli_native *n) {
-    memset(n, 0, sizeof *n);
-    cli_lowering_init(&n->lowering);
-}
-
-static bool native_takes(int id) {
-    switch (id) {
-    case OPT_LOWER_BLOCK:
-    case OPT_LOWER_WIDTH:
-    case OPT_LOWER_ORDER:
-    case OPT_LOWER_TILES:
-    case OPT_LOWER_PARTITIONS:
-    case OPT_LOWER_MAX_UNROLLED:
-    case OPT_LOWER_CHECK_BOUNDS:
-    case OPT_LOWER_SEPARATE_MMA:
-    case OPT_PLAN_GRAIN:
-    case OPT_PLAN_SEARCH_GRAIN:
-    case OPT_PLAN_SEARCH_TILES:
-    case OPT_PLAN_LOCAL_LANES:
-    case OPT_PLAN_MAX_CANDIDATES:
-    case OPT_PLAN_COST:
-    case OPT_PLAN_PROFILE:
-    case OPT_PLAN_FUSE:
-    case OPT_PLAN_PACK:
-    case OPT_PLAN_SPLIT:
-    case OPT_PLAN_SPLIT_CHUNKS:
-    case OPT_PLAN_TARGET: return true;
-    default: return false;
-    }
-}
-
-bool cli_native_option(cli_native *n, const char *command, int id, const char *value, bool *ok) {
-    *ok = true;
-    if (id == OPT_NATIVE_THREADS) {
-        uint64_t t;
-        if (!cli_parse_u64(value, &t) || t == 0 || t > 1024) {
-            cli_usage_error(command, "--threads needs a worker count 1..1024, not '%s'", value);
-            *ok = false;
-        }
-        n->threads = (uint32_t)t;
-        return true;
-    }
-    if (id == OPT_NATIVE_HOST) {
-        char why[256];
-        *ok = host_check(value, why, sizeof why);
-        if (*ok) n->host = value;
-        else cli_usage_error(command, "--host: %s", why);
-        return true;
-    }
-    if (id == OPT_NATIVE_NO_FULL_PACKETS) {
-        n->no_full_packets = true;
-        return true;
-    }
-    if (id == OPT_NATIVE_STORES) {
-        static const char *const modes[] = {[TILEC_STORES_AUTO] = "auto", [TILEC_STORES_CACHED] = "cached",
-                                            [TILEC_STORES_STREAMING] = "streaming"};
-        for (unsigned m = 0; m < sizeof modes / sizeof *modes; m++)
-            if (!strcmp(value, modes[m])) {
-                n->stores = (tilec_stores)m;
-                n->stores_given = true;
-                return true;
-            }
-        cli_usage_error(command, "--stores: '%s' is not auto, cached or streaming", value);
-        *ok = false;
-        return true;
-    }
-    if (id == OPT_NATIVE_SM) {
-        n->sm = gpu_sm_name(value);
-        *ok = n->sm != NULL;
-        if (!*ok) cli_usage_error(command, "--sm: '%s' is not one of " GPU_SM_LIST, value);
-        return true;
-    }
-    if (id < OPT_LOWER_BLOCK || id >= OPT_NATIVE_THREADS) return false; /* not a lowering option */
-    *ok = cli_lowering_option(&n->lowering, command, id, value);
-    if (id == OPT_LOWER_WIDTH) n->width_given = true;
-    if (!native_takes(id) && !n->refused) n->refused = id;
-    return true;
-}
-
-bool cli_native_check(const cli_native *n, const char *command) {
-    if (!n->refused) return true;
+bool cli_native_check(const cli_options *c, const char *command) {
+    if (!cli_options_given(c, "--workers")) return true;
     cli_usage_error(command, "this option models a target (--workers: use --threads)");
     return false;
-}
-
-tilec_compile_options cli_native_options(const cli_native *n) {
-    /* every layer reads the one host description from TILEC_HOST; set only
-     * here, once the command runs (parsing alone changes nothing) */
-    if (n->host) setenv("TILEC_HOST", n->host, 1);
-    tilec_compile_options o = tilec_compile_options_default();
-    const lower_options *lo = &n->lowering.options;
-    const plan_options *po = &n->lowering.planning.options;
-    o.width = n->width_given ? lo->packet_width : 0;
-    o.threads = n->threads;
-    o.full_packet_specialization = !n->no_full_packets;
-    o.stores = n->stores;
-    o.block_size = lo->block_size;
-    o.root_axis_order = lo->root_axis_order;
-    o.root_axis_order_len = lo->root_axis_order_len;
-    o.root_axis_tiles = lo->root_axis_tiles;
-    o.root_axis_tiles_len = lo->root_axis_tiles_len;
-    o.blocks_per_task = po->blocks_per_task;
-    o.search_task_grain = po->search_task_grain;
-    o.search_tiles = po->search_tiles;
-    o.max_candidates = po->max_candidates;
-    o.cost = po->cost;
-    o.max_unrolled_tile_elements = lo->max_unrolled_tile_elements;
-    o.reduction_partitions = lo->reduction_partitions;
-    o.local_lanes = po->local_lanes;
-    o.check_bounds = lo->check_bounds;
-    o.fused_mma = lo->fused_mma;
-    o.pack = po->pack;
-    o.split = po->split;
-    o.fuse = po->fuse;
-    o.split_chunks = po->split_chunks;
-    o.target = n->lowering.planning.gpu ? TILEC_TARGET_CUDA : TILEC_TARGET_CPU;
-    o.gpu_arch = n->sm;
-    return o;
 }
 
 tilec_kernel *cli_native_compile(tilec_context *ctx, const tilec_compile_options *o, const tir_func *f) {
@@ -175,11 +59,11 @@ static double elapsed_us(const struct timespec *t0) {
     return (double)(t1.tv_sec - t0->tv_sec) * 1e6 + (double)(t1.tv_nsec - t0->tv_nsec) * 1e-3;
 }
 
-int cli_run_native(tilec_context *ctx, const cli_native *n, const tir_func *f, cli_args *args, bool check) {
+int cli_run_native(tilec_context *ctx, const cli_options *c, const tir_func *f, cli_args *args, bool check) {
     cli_args ref;
     double ref_ms = 0;
     if (check && cli_reference_run(ctx, f, args, &ref, &ref_ms) != TILEC_OK) return cli_fail_diags(ctx);
-    tilec_compile_options o = cli_native_options(n);
+    tilec_compile_options o = cli_options_native(c);
     tilec_kernel *k = cli_native_compile(ctx, &o, f);
     int code = CLI_EXIT_FAIL;
     if (k) {
@@ -214,8 +98,7 @@ enum { OPT_REQ_DEFINE = 1, OPT_REQ_KERNEL, OPT_REQ_OUTPUT, OPT_REQ_HEADER, OPT_R
        OPT_REQ_FIT };
 enum { REQUEST_NATIVE, REQUEST_AOT, REQUEST_TUNE };
 
-#define REQUEST_OPTIONS \
-    {"-D", true, OPT_REQ_DEFINE}, {"--kernel", true, OPT_REQ_KERNEL}, CLI_NATIVE_OPTIONS, CLI_LOWERING_OPTIONS
+#define REQUEST_OPTIONS {"-D", true, OPT_REQ_DEFINE}, {"--kernel", true, OPT_REQ_KERNEL}
 static const cli_option request_options[] = {REQUEST_OPTIONS, {NULL, false, 0}};
 static const cli_option aot_request_options[] = {
     REQUEST_OPTIONS,          {"-o", true, OPT_REQ_OUTPUT}, {"--header", true, OPT_REQ_HEADER},
@@ -230,12 +113,12 @@ static int scan_request(tilec_context *ctx, const cli_command *cmd, int argc, ch
     bool aot = kind == REQUEST_AOT;
     memset(r, 0, sizeof *r);
     cli_defines_init(&r->defines, ctx);
-    cli_native_init(&r->native);
+    cli_options_init(&r->options, ctx, CLI_FLAGS_MODELED | CLI_FLAGS_NATIVE);
     cli_scanner s = cli_scanner_start(cmd->name, argc, argv);
+    s.more = r->options.flags;
     const char *value;
     int id;
     while ((id = cli_scan(&s, tables[kind], &value)) != CLI_SCAN_END) {
-        bool ok = true;
         switch (id) {
         case CLI_SCAN_HELP: fputs(cmd->help, stdout); return CLI_EXIT_OK;
         case CLI_SCAN_ERROR: return CLI_EXIT_USAGE;
@@ -260,13 +143,12 @@ static int scan_request(tilec_context *ctx, const cli_command *cmd, int argc, ch
             break;
         case OPT_REQ_FIT: r->fit = value; break;
         default:
-            cli_native_option(&r->native, cmd->name, id, value, &ok);
-            if (!ok) return CLI_EXIT_USAGE;
+            if (!cli_options_take(&r->options, cmd->name, id, value)) return CLI_EXIT_USAGE;
         }
     }
     if (!r->path) return cli_usage_error(cmd->name, "missing FILE.tir");
     if (aot && !r->output) return cli_usage_error(cmd->name, "missing -o FILE.o");
-    return cli_native_check(&r->native, cmd->name) ? CLI_CONTINUE : CLI_EXIT_USAGE;
+    return cli_native_check(&r->options, cmd->name) ? CLI_CONTINUE : CLI_EXIT_USAGE;
 }
 
 int cli_native_request_scan(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r) {

@@ -13,18 +13,19 @@ enum { OPT_DEFINE = 1, OPT_KERNEL, OPT_EXPLAIN, OPT_JSON };
 
 static const cli_option options[] = {
     {"-D", true, OPT_DEFINE},          {"--kernel", true, OPT_KERNEL}, {"--explain", false, OPT_EXPLAIN},
-    {"--json", false, OPT_JSON},       CLI_LOWERING_OPTIONS,          {NULL, false, 0},
+    {"--json", false, OPT_JSON},       {NULL, false, 0},
 };
 
 typedef struct {
     cli_defines defines;
-    cli_lowering lowering;
+    cli_options options;
     const char *path, *kernel;
     bool explain, json;
 } plan_request;
 
 static int scan(plan_request *r, int argc, char **argv) {
     cli_scanner s = cli_scanner_start("plan", argc, argv);
+    s.more = r->options.flags;
     const char *value;
     int id;
     while ((id = cli_scan(&s, options, &value)) != CLI_SCAN_END) {
@@ -42,7 +43,7 @@ static int scan(plan_request *r, int argc, char **argv) {
         case OPT_EXPLAIN: r->explain = true; break;
         case OPT_JSON: r->json = true; break;
         default:
-            if (!cli_lowering_option(&r->lowering, "plan", id, value)) return CLI_EXIT_USAGE;
+            if (!cli_options_take(&r->options, "plan", id, value)) return CLI_EXIT_USAGE;
         }
     }
     return r->path ? CLI_CONTINUE : cli_usage_error("plan", "missing FILE.tir");
@@ -206,8 +207,8 @@ static void print_json(FILE *out, const plan_result *p, const plan_choice **rank
             (unsigned long long)o->max_candidates, o->max_unrolled_tile_elements,
             (unsigned long long)o->max_unrolled_region_work, o->reduction_partitions, o->max_recipe_depth,
             o->local_lanes, o->blocks_per_task, o->search_task_grain ? "true" : "false",
-            plan_mode_name(o->fuse), plan_mode_name(o->pack),
-            plan_mode_name(o->split), o->split_chunks);
+            options_mode_name(o->fuse), options_mode_name(o->pack),
+            options_mode_name(o->split), o->split_chunks);
     fputs("  \"cost_policy\": ", out);
     json_string(out, p->policy);
     fprintf(out, ",\n  \"custom_cost_policy\": %s,\n  \"coefficients\": {", p->custom_policy ? "true" : "false");
@@ -300,7 +301,7 @@ static void print_json(FILE *out, const plan_result *p, const plan_choice **rank
 static int plan_main(tilec_context *ctx, int argc, char **argv, bool parse_only) {
     plan_request r = {0};
     cli_defines_init(&r.defines, ctx);
-    cli_lowering_init(&r.lowering);
+    cli_options_init(&r.options, ctx, CLI_FLAGS_MODELED);
     int code = scan(&r, argc, argv);
     if (code == CLI_CONTINUE && !parse_only) {
         tir_module *m = cli_load_module(ctx, r.path, &r.defines);
@@ -310,7 +311,7 @@ static int plan_main(tilec_context *ctx, int argc, char **argv, bool parse_only)
         code = CLI_EXIT_FAIL;
         if (f) {
             plan_result p;
-            tilec_status st = cli_plan(ctx, &r.lowering.planning, &r.lowering.options, f, &p);
+            tilec_status st = cli_plan(ctx, &r.options, f, &p);
             const plan_choice **rank = r.explain ? plan_ranking(ctx, &p) : NULL;
             if (r.explain && !rank) st = st ? st : TILEC_E_NOMEM;
             /* A plan, or an explanation of why there is none. */

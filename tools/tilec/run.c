@@ -21,7 +21,7 @@ static const cli_option options[] = {
     {"-D", true, OPT_DEFINE},       {"--kernel", true, OPT_KERNEL}, {"--in", true, OPT_IN},
     {"--out", true, OPT_OUT},       {"--arg", true, OPT_ARG},       {"--seed", true, OPT_SEED},     {"--reference", false, OPT_REFERENCE},
     {"--xir", false, OPT_XIR},      {"--native", false, OPT_NATIVE}, {"--check", false, OPT_CHECK},
-    CLI_NATIVE_OPTIONS,             CLI_LOWERING_OPTIONS,           {NULL, false, 0},
+    {NULL, false, 0},
 };
 
 typedef struct {
@@ -40,8 +40,8 @@ typedef struct {
     uint64_t seed;
     file_args ins, outs, values; /* --in, --out; --arg (path holds the value's text) */
     enum { ENGINE_NATIVE, ENGINE_REFERENCE, ENGINE_XIR } engine;
-    bool check, lowering_options; /* --check; some lowering or native option was given */
-    cli_native native;            /* its lowering part also serves --xir */
+    bool check;                   /* --check */
+    cli_options options;          /* native and modeled (--xir) alike */
 } run_request;
 
 static int add_file_arg(run_request *r, file_args *list, const char *option, const char *text) {
@@ -59,6 +59,7 @@ static int add_file_arg(run_request *r, file_args *list, const char *option, con
 
 static int scan(run_request *r, int argc, char **argv) {
     cli_scanner s = cli_scanner_start("run", argc, argv);
+    s.more = r->options.flags;
     const char *value;
     int id, code = CLI_CONTINUE;
     while (code == CLI_CONTINUE && (id = cli_scan(&s, options, &value)) != CLI_SCAN_END) {
@@ -84,30 +85,26 @@ static int scan(run_request *r, int argc, char **argv) {
         case OPT_XIR: r->engine = ENGINE_XIR; break;
         case OPT_NATIVE: r->engine = ENGINE_NATIVE; break;
         case OPT_CHECK: r->check = true; break;
-        default: {
-            bool ok = true;
-            cli_native_option(&r->native, "run", id, value, &ok);
-            if (!ok) return CLI_EXIT_USAGE;
-            r->lowering_options = true;
-        }
+        default:
+            if (!cli_options_take(&r->options, "run", id, value)) return CLI_EXIT_USAGE;
         }
     }
     if (code != CLI_CONTINUE) return code;
     if (!r->path) return cli_usage_error("run", "missing FILE.tir");
-    if (r->lowering_options && r->engine == ENGINE_REFERENCE)
+    if (r->options.any_given && r->engine == ENGINE_REFERENCE)
         return cli_usage_error("run", "lowering, planning and native options (--block, --width, --threads, ...) do not "
                                       "apply to --reference");
     if (r->check && r->engine != ENGINE_NATIVE)
         return cli_usage_error("run", "--check is for native execution (--xir always checks)");
-    if (r->engine == ENGINE_XIR && r->native.threads)
+    if (r->engine == ENGINE_XIR && cli_options_given(&r->options, "--threads"))
         return cli_usage_error("run", "--threads is for native execution (--xir models workers with --workers)");
-    if (r->engine == ENGINE_XIR && r->native.host)
+    if (r->engine == ENGINE_XIR && cli_options_given(&r->options, "--host"))
         return cli_usage_error("run", "--host is for native execution (--xir plans for a modeled target)");
-    if (r->engine == ENGINE_XIR && r->native.no_full_packets)
+    if (r->engine == ENGINE_XIR && cli_options_given(&r->options, "--no-full-packets"))
         return cli_usage_error("run", "--no-full-packets is for native execution");
-    if (r->engine == ENGINE_XIR && r->native.stores_given)
+    if (r->engine == ENGINE_XIR && cli_options_given(&r->options, "--stores"))
         return cli_usage_error("run", "--stores is for native execution");
-    if (r->engine == ENGINE_NATIVE && !cli_native_check(&r->native, "run")) return CLI_EXIT_USAGE;
+    if (r->engine == ENGINE_NATIVE && !cli_native_check(&r->options, "run")) return CLI_EXIT_USAGE;
     /* one source per parameter: --in or --arg, once */
     size_t n = r->ins.len + r->values.len;
     for (size_t i = 0; i < n; i++) {
@@ -171,9 +168,9 @@ static int execute(tilec_context *ctx, run_request *r, const tir_func *f) {
         }
     }
     if (code == CLI_CONTINUE && r->engine == ENGINE_XIR) {
-        code = cli_run_xir(ctx, &r->native.lowering, f, &args);
+        code = cli_run_xir(ctx, &r->options, f, &args);
     } else if (code == CLI_CONTINUE && r->engine == ENGINE_NATIVE) {
-        code = cli_run_native(ctx, &r->native, f, &args, r->check);
+        code = cli_run_native(ctx, &r->options, f, &args, r->check);
     } else if (code == CLI_CONTINUE) {
         struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -199,7 +196,7 @@ static int execute(tilec_context *ctx, run_request *r, const tir_func *f) {
 static int run_main(tilec_context *ctx, int argc, char **argv, bool parse_only) {
     run_request request = {.ctx = ctx}, *r = &request;
     cli_defines_init(&r->defines, ctx);
-    cli_native_init(&r->native);
+    cli_options_init(&r->options, ctx, CLI_FLAGS_MODELED | CLI_FLAGS_NATIVE);
     int code = scan(r, argc, argv);
     if (code == CLI_CONTINUE && !parse_only) {
         tir_module *m = cli_load_module(ctx, r->path, &r->defines);

@@ -346,7 +346,7 @@ static int tune_params(tilec_context *ctx, const cli_native_request *r, int argc
     base = fnv64_more(base, text, length);
     for (int i = 0; i < argc; i++) base = fnv64_more(base, argv[i], strlen(argv[i]) + 1);
     free(text);
-    tilec_compile_options o = cli_native_options(&r->native);
+    tilec_compile_options o = cli_options_native(&r->options);
     uint32_t digit[CLI_MAX_TUNE_PARAMS] = {0};
     double best_us = 0;
     char best[1024] = ""; /* a `values` line */
@@ -423,7 +423,7 @@ static int tune_main(tilec_context *ctx, int argc, char **argv, bool parse_only)
         if (f && cli_args_check_memory(ctx, f, 1) != TILEC_OK) {
             cli_fail_diags(ctx);
         } else if (f) {
-            tilec_compile_options o = cli_native_options(&r.native);
+            tilec_compile_options o = cli_options_native(&r.options);
             plan_cost_coefficients prior = plan_cost_coefficients_default();
             if (r.fit && memcmp(&o.cost, &prior, sizeof prior))
                 code = cli_usage_error("tune", "--fit measures the default coefficients' terms: drop --cost and --profile");

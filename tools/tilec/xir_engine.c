@@ -37,16 +37,16 @@ static tilec_status interpret(tilec_context *ctx, const lower_result *r, size_t 
 /* The packed panels of `pack`: its copy kernel planned and lowered for the
  * same width (never packing), interpreted on the source parameter into
  * *panels (allocated; NULL on failure, with the diagnostics printed). */
-static bool copy_panels(tilec_context *ctx, const cli_lowering *l, const tir_func *f, const plan_pack *pack,
+static bool copy_panels(tilec_context *ctx, const cli_options *c, const tir_func *f, const plan_pack *pack,
                         const tir_buffer *src, tir_buffer *panels) {
     panels->data = NULL;
     tir_module *m = plan_pack_build(ctx, f, pack);
     if (!m) return cli_fail_diags(ctx), false;
-    cli_lowering copy;
-    cli_lowering_init(&copy);
-    copy.options.packet_width = l->options.packet_width;
-    copy.options.check_bounds = l->options.check_bounds;
-    copy.planning.options.pack = PLAN_PACK_OFF;
+    cli_options copy;
+    cli_options_init(&copy, ctx, CLI_FLAGS_MODELED);
+    copy.o.width = cli_options_modeled_width(c);
+    copy.o.check_bounds = c->o.check_bounds;
+    copy.o.pack = TILEC_PACK_OFF;
     lower_result r;
     bool ok = cli_lower(ctx, &copy, tir_module_func(m, 0), &r, NULL);
     if (ok) {
@@ -62,7 +62,7 @@ static bool copy_panels(tilec_context *ctx, const cli_lowering *l, const tir_fun
     return ok;
 }
 
-int cli_run_xir(tilec_context *ctx, const cli_lowering *l, const tir_func *f, cli_args *args) {
+int cli_run_xir(tilec_context *ctx, const cli_options *c, const tir_func *f, cli_args *args) {
     cli_args ref;
     double ref_ms;
     if (cli_reference_run(ctx, f, args, &ref, &ref_ms) != TILEC_OK) return cli_fail_diags(ctx);
@@ -76,14 +76,14 @@ int cli_run_xir(tilec_context *ctx, const cli_lowering *l, const tir_func *f, cl
         printf("@%s: XIR interpreter: the root domain is empty, nothing runs; reference %.3f ms\n", tir_func_name(f),
                ref_ms);
         code = cli_compare_step(args, &ref, "XIR");
-    } else if (cli_lower(ctx, l, lf, &r, &packing)) {
+    } else if (cli_lower(ctx, c, lf, &r, &packing)) {
         clock_gettime(CLOCK_MONOTONIC, &t0);
         tir_buffer *all = calloc(args->count + PLAN_MAX_PACKS, sizeof *all);
         bool ready = all != NULL;
         if (all) memcpy(all, args->buffers, args->count * sizeof *all);
         for (uint32_t i = 0; ready && i < r.packed; i++) {
             const plan_pack *p = &packing.packs[i];
-            ready = copy_panels(ctx, l, lf, p, &args->buffers[p->param], &all[args->count + i]);
+            ready = copy_panels(ctx, c, lf, p, &args->buffers[p->param], &all[args->count + i]);
         }
         tilec_status st = ready ? interpret(ctx, &r, args->count + r.packed, all) : TILEC_E_NOMEM;
         if (!ready) {

@@ -10,6 +10,6 @@
  * a copy of the same inputs.  Returns CLI_CONTINUE when they match,
  * CLI_MISMATCH when they differ (args still hold the XIR results), else the
  * exit code after printing why. */
-int cli_run_xir(tilec_context *ctx, const cli_lowering *l, const tir_func *f, cli_args *args);
+int cli_run_xir(tilec_context *ctx, const cli_options *c, const tir_func *f, cli_args *args);
 
 #endif
