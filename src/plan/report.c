@@ -220,3 +220,30 @@ void plan_report_text(strbuf *out, const plan_result *p, const plan_choice *cons
     if (explain) text_rejections(out, p);
 }
 
+/* The planner's items of a kernel's realization string (see report.h). */
+void plan_report_describe(strbuf *s, const plan_result *p) {
+    const plan_choice *c = plan_selected(p);
+    const plan_options *o = &p->options;
+    strbuf_printf(s,
+                  "planner=exact; target=%s; candidates=%llu; admitted_candidates=%zu; rejected_candidates=%zu; "
+                  "cost_policy=%s; custom_cost_policy=%d; ",
+                  p->target_name, (unsigned long long)p->candidate_count, p->candidates.len, p->rejected.len,
+                  p->policy, p->custom_policy);
+#define X(term) strbuf_printf(s, "cost_" #term "=%.17g; ", c->cost.term);
+    PLAN_COST_TERMS(X)
+#undef X
+    strbuf_printf(s,
+                  "planned_block=%u; planned_local_lanes=%u; blocks_per_task=%llu; task_count=%llu; "
+                  "active_workers=%llu; cpu_workers=%u; l1d_bytes=%llu; l2_bytes=%llu; l3_bytes=%llu; "
+                  "vector_registers=%u; spill_accesses=%.17g; reused_load_bytes=%.17g; critical_packets=%llu; critical_blocks=%llu; "
+                  "critical_tasks=%llu; cache_lines_l1=%.17g; cache_lines_l2=%.17g; cache_lines_l3=%.17g; "
+                  "fuse=%s; fused=%u; ",
+                  c->candidate.block_size, c->candidate.local_lanes, (unsigned long long)c->work.blocks_per_task,
+                  (unsigned long long)c->work.task_count, (unsigned long long)c->work.active_workers,
+                  p->target.worker_count, (unsigned long long)p->target.l1d_bytes,
+                  (unsigned long long)p->target.l2_bytes, (unsigned long long)p->target.l3_bytes,
+                  p->target.vector_registers, c->work.spill_accesses, c->work.reused_load_bytes, (unsigned long long)c->work.critical_packets,
+                  (unsigned long long)c->work.critical_blocks, (unsigned long long)c->work.critical_tasks,
+                  c->work.cache_lines[0], c->work.cache_lines[1], c->work.cache_lines[2], options_mode_name(o->fuse),
+                  c->candidate.fused);
+}

@@ -28,7 +28,6 @@
 
 #include "base/arena.h"
 #include "base/vec.h"
-#include "lower/lower.h"
 #include "plan/access.h"
 #include "plan/reuse.h"
 #include "plan/pack.h"
@@ -123,21 +122,5 @@ static inline bool plan_choice_before(const plan_choice *x, const plan_choice *y
 static inline const plan_choice *plan_selected(const plan_result *r) {
     return r->ok ? &r->candidates.data[r->selected] : NULL;
 }
-
-/* Lowers the selected plan: block, root order, W and the snapshot budget
- * from the plan, representation settings from its options, everything else
- * (max_expanded_values) from `base` (NULL: defaults).  The lowered resource
- * facts must equal the planned ones (else PLAN-I01).  The realization string
- * starts with the planner's items (docs/planner.md) followed by the
- * lowering's. */
-tilec_status plan_lower(tilec_context *ctx, const tir_func *f, const plan_result *plan, const lower_options *base,
-                        lower_result *out);
-
-/* plan_kernel, then plan_lower: the `tilec_compile`-level entry.  `plan`
- * must be freed by the caller whatever the status; `out` is set only on
- * success. */
-tilec_status plan_compile(tilec_context *ctx, const tir_func *f, const plan_options *options,
-                          const plan_target_info *info, const lower_options *base, plan_result *plan,
-                          lower_result *out);
 
 #endif

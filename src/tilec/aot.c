@@ -11,7 +11,7 @@
  * o->threads workers (0: TILEC_THREADS, else this machine's cores), and runs
  * on whatever runtime the program brings. */
 #include "tilec/aot_format.h"
-#include "tilec/kernel.h"
+#include "driver/pipeline.h"
 
 #include "tir/fault.h"
 #include "tir/ir.h"
@@ -316,7 +316,7 @@ tilec_status tilec_compile_aot(tilec_context *ctx, const tir_func *f, const tile
     o.runtime = NULL;
     o.capture_ir = o.capture_asm = false;
     tilec_kernel *k = NULL;
-    st = tilec_compile_kernel(ctx, f, &o, a, &k);
+    st = pipeline_compile(ctx, f, &o, a, &k);
     strbuf blob, object, header;
     strbuf_init(&blob, ctx);
     strbuf_init(&object, ctx);

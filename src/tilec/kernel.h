@@ -58,21 +58,11 @@ struct tilec_kernel {
     unsigned char *gpu_written;
 };
 
-/* tilec_compile, with native code emitted into `aot` instead of compiled
- * (NULL: compiled) — tilec_compile_aot's kernels (aot.c). */
-tilec_status tilec_compile_kernel(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options, simd_aot *aot,
-                            tilec_kernel **out);
 /* The planner options of compile options o. */
 plan_options tilec_planner_options(const tilec_compile_options *o);
 /* "order[1,0]/block64/grain2/tasks8": the selected plan in one token. */
 void tilec_plan_label(const plan_result *p, strbuf *s);
-/* f's module verified, then *flat the module of f with its root parallels
- * flattened into one (plan/flatten.h; destroy it once done). */
-tilec_status tilec_flatten(tilec_context *ctx, const tir_func *f, tir_module **flat);
-/* k for f on the CUDA target (o->target cuda; gpu.c): planned, lowered at
- * W = 32, PTX, loaded by the driver. */
-tilec_status tilec_compile_gpu(tilec_context *ctx, tilec_kernel *k, const tir_func *f, const tilec_compile_options *o);
-/* Frees what tilec_compile_gpu made (module, driver, PTX). */
+/* Frees what the CUDA target made (module, driver, PTX). */
 void tilec_kernel_release_gpu(tilec_kernel *k);
 /* tilec_dispatch of a CUDA kernel; with `timing`, the launch is repeated
  * (warmup untimed, then reps timed with CUDA events: *ms per launch) and

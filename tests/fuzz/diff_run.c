@@ -10,6 +10,7 @@
 #include "diff_run.h"
 
 #include "diff_case.h"
+#include "driver/pipeline.h"
 #include "gpu/gpu.h"
 #include "gpu/host_run.h"
 #include "plan/gpu_target.h"
@@ -385,7 +386,7 @@ static bool gpu_lower(diff_runner *r, const diff_case *c, const tir_func *f, pla
         lower_options lo = lower_options_default();
         lo.fused_mma = !c->separate_mma;
         tilec_status st = plan_kernel(r->ctx, f, &po, &target.info, plan);
-        if (!st) st = plan_lower(r->ctx, f, plan, &lo, lowered);
+        if (!st) st = pipeline_lower(r->ctx, f, plan, &lo, lowered);
         if (!st) return true;
         plan_result_free(plan);
         bool refusal = is_refusal(st, r->ctx) || st == TILEC_E_ARG;

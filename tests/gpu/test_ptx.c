@@ -26,6 +26,7 @@
  * - Refusals: an unknown architecture (GPU-O01), math without libdevice
  *   (GPU-L01), and tilec_compile for the CUDA target without a driver
  *   (GPU-D01 "no CUDA driver"), the context usable after each. */
+#include "driver/pipeline.h"
 #include "lower/lower_fixture.h"
 
 #include "gpu/gpu.h"
@@ -93,7 +94,7 @@ static bool gpu_lower(const tir_func *f, uint32_t local_lanes, plan_result *plan
     CHECK(plan_gpu_options(ctx, &po) == TILEC_OK);
     tilec_status st = plan_kernel(ctx, f, &po, &target.info, plan);
     lower_options lo = lower_options_default();
-    if (!st) st = plan_lower(ctx, f, plan, &lo, r);
+    if (!st) st = pipeline_lower(ctx, f, plan, &lo, r);
     if (st) {
         plan_result_free(plan);
         tilec_diag_clear(ctx);

@@ -1,17 +1,18 @@
 /* Allocation failure while planning and lowering a plan: every example goes
- * through plan_compile (with the task-grain search, so the candidate lists
+ * through pipeline_plan_and_lower (with the task-grain search, so the candidate lists
  * grow, and a small unroll limit, so the representation plan has arrays and
  * recipes) with the N-th allocation failing, for every N until it no longer
  * allocates that many times.  Each failure is TILEC_E_NOMEM with a
  * diagnostic, no selected plan and no module (never a crash or a leak: ASan
  * checks the latter in `make test-asan`). */
+#include "driver/pipeline.h"
 #include "examples_util.h"
 #include "plan/solve.h"
 
 static bool compile_once(tilec_context *ctx, const tir_func *f, const plan_options *o, const plan_target_info *t) {
     plan_result p;
     lower_result l;
-    tilec_status st = plan_compile(ctx, f, o, t, NULL, &p, &l);
+    tilec_status st = pipeline_plan_and_lower(ctx, f, o, t, NULL, &p, &l);
     if (st == TILEC_OK) {
         CHECK(p.ok && l.module != NULL);
         lower_result_free(&l);

@@ -8,7 +8,7 @@
  * ragged fast axis doubles exactly the view memory).  Work follows the
  * representation settings the lowering uses (bounded tiles become arrays and
  * private traffic; fully expanded ones do not) and is the same for every
- * block width and grain of one root order.  For every example, plan_compile
+ * block width and grain of one root order.  For every example, pipeline_plan_and_lower
  * lowers the selected plan (block, order, W, budget) with resource facts
  * equal to the plan's, and its realization carries the planner's items;
  * fusion is priced both ways.  Root axis tiles
@@ -18,6 +18,7 @@
  * spills of an unrolled mma: exact counts against 0, 7, 8, 24, 32 and 48
  * registers, one program per lane (with and without a broadcast operand)
  * and packet-local. */
+#include "driver/pipeline.h"
 #include "plan_fixture.h"
 
 #include "base/strbuf.h"
@@ -280,8 +281,8 @@ static void test_compile_examples(void) {
             plan_thread_pool_init(&pool, width, 8);
             plan_result p;
             lower_result lr;
-            tilec_status st = plan_compile(ctx, f, NULL, &pool.info, NULL, &p, &lr);
-            CHECK_MSG(st == TILEC_OK, "%s W%u: plan_compile failed", examples[i], width);
+            tilec_status st = pipeline_plan_and_lower(ctx, f, NULL, &pool.info, NULL, &p, &lr);
+            CHECK_MSG(st == TILEC_OK, "%s W%u: pipeline_plan_and_lower failed", examples[i], width);
             flush_diags();
             if (!st) {
                 const plan_choice *c = plan_selected(&p);
@@ -322,7 +323,7 @@ static void test_fusion_priced(void) {
     plan_options o = plan_options_whole();
     for (int i = 0; i < 3; i++) {
         o.fuse = modes[i];
-        CHECK(plan_compile(ctx, f, &o, &pool.info, NULL, &r[i], &l[i]) == TILEC_OK);
+        CHECK(pipeline_plan_and_lower(ctx, f, &o, &pool.info, NULL, &r[i], &l[i]) == TILEC_OK);
     }
     flush_diags();
     if (r[0].ok && r[1].ok && r[2].ok && l[0].module && l[1].module && l[2].module) {
@@ -364,7 +365,7 @@ static void test_fusion_beyond_budget(void) {
         o.fuse = cases[i].fuse;
         plan_result r;
         lower_result l;
-        tilec_status st = plan_compile(ctx, tir_module_func(m, 0), &o, &pool.info, NULL, &r, &l);
+        tilec_status st = pipeline_plan_and_lower(ctx, tir_module_func(m, 0), &o, &pool.info, NULL, &r, &l);
         if (cases[i].level == UINT32_MAX) {
             CHECK_MSG(st == TILEC_E_UNSUPPORTED && tilec_diag_count(ctx) == 1 &&
                           !strcmp(tilec_diag_at(ctx, 0)->code, "PLAN-S01"),
@@ -474,7 +475,7 @@ static void test_physical_fast_digit(void) {
         plan_options o = plan_options_whole();
         o.root_axis_tiles = k ? full : NULL;
         o.root_axis_tiles_len = k ? 2 : 0;
-        CHECK(plan_compile(ctx, f, &o, &pool.info, NULL, &p[k], &l[k]) == TILEC_OK);
+        CHECK(pipeline_plan_and_lower(ctx, f, &o, &pool.info, NULL, &p[k], &l[k]) == TILEC_OK);
         flush_diags();
     }
     if (p[0].ok && p[1].ok && l[0].module && l[1].module) {

@@ -1,11 +1,12 @@
 /* Every example (default and ragged shapes, aliased bindings) planned and
- * lowered with plan_compile at W ∈ {1, 2, 4, 8, 16}, compiled by the SIMD
+ * lowered with pipeline_plan_and_lower at W ∈ {1, 2, 4, 8, 16}, compiled by the SIMD
  * backend at that W and run natively (all blocks on the calling thread)
  * against the FP64 reference interpreter, with sentinel-padded offset
  * buffers and NaN-initialized outputs (tests/lower/lower_fixture.h); GEMM on
  * dyadic inputs bitwise; RMSNorm and masked softmax at 64 × 16384 (private
  * arrays in the workspace).  Also: an example's row-contiguous loads become
  * vector loads, never gathers. */
+#include "driver/pipeline.h"
 #include "lower/lower_fixture.h"
 #include "plan/solve.h"
 #include "simd/simd.h"
@@ -22,8 +23,8 @@ static void check_example(const char *label, const example_case *e, run_config c
         lower_result lr;
         plan_options po = plan_options_default();
         po.pack = PLAN_PACK_OFF; /* panels need their copy kernels: tests/tilec/test_pack.c runs them */
-        tilec_status st = plan_compile(ctx, f, &po, &pool.info, NULL, &p, &lr);
-        CHECK_MSG(st == TILEC_OK, "%s W%u: plan_compile failed", label, w);
+        tilec_status st = pipeline_plan_and_lower(ctx, f, &po, &pool.info, NULL, &p, &lr);
+        CHECK_MSG(st == TILEC_OK, "%s W%u: pipeline_plan_and_lower failed", label, w);
         if (!st) {
             simd_options o = simd_options_default();
             o.width = w;

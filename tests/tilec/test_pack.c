@@ -22,6 +22,7 @@
  * - Dispatch: argument errors are reported before the copy runs and leave
  *   the kernel usable; two threads dispatching one packing kernel on their
  *   own inputs each get their own result. */
+#include "driver/pipeline.h"
 #include "facade_fixture.h"
 #include "plan/pack.h"
 #include "plan/solve.h"
@@ -124,13 +125,13 @@ static bool plan_both(const tir_func *f, uint32_t w, plan_result *plan, lower_re
     plan_thread_pool_init(&target, w, 2);
     plan_options o = plan_options_default();
     o.pack = PLAN_PACK_ON;
-    bool ok = plan_compile(ctx, f, &o, &target.info, NULL, plan, kernel) == TILEC_OK && kernel->packed;
+    bool ok = pipeline_plan_and_lower(ctx, f, &o, &target.info, NULL, plan, kernel) == TILEC_OK && kernel->packed;
     CHECK_MSG(ok, "@%s: planned and lowered at W=%u with packing", tir_func_name(f), w);
     if (!ok) return false;
     *copy_module = plan_pack_build(ctx, f, &plan->packing.packs[0]);
     plan_result copy_plan;
     o.pack = PLAN_PACK_OFF;
-    ok = *copy_module && plan_compile(ctx, tir_module_func(*copy_module, 0), &o, &target.info, NULL, &copy_plan,
+    ok = *copy_module && pipeline_plan_and_lower(ctx, tir_module_func(*copy_module, 0), &o, &target.info, NULL, &copy_plan,
                                       copy) == TILEC_OK;
     plan_result_free(&copy_plan);
     CHECK_MSG(ok, "@%s: its copy kernel lowered", tir_func_name(f));

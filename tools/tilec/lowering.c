@@ -2,8 +2,6 @@
  * lower_kernel themselves (block widths, partitions, orders, tiles). */
 #include "lowering.h"
 #include "plan/flatten.h"
-#include "plan/gpu_target.h"
-#include "tilec/kernel.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -13,31 +11,34 @@ const tir_func *cli_flatten(tilec_context *ctx, const tir_func *f, tir_module **
     return *flat ? tir_module_func(*flat, 0) : f;
 }
 
+/* A pipeline on the modeled target of c, run up to `last`. */
+static tilec_status run_modeled(tilec_context *ctx, const cli_options *c, const tir_func *f, pipeline_stage_id last,
+                                pipeline *p) {
+    pipeline_init(p, ctx, f, &c->o, c->o.target == TILEC_TARGET_CUDA ? &PIPELINE_MODELED_CUDA : &PIPELINE_MODELED_CPU,
+                  last);
+    p->modeled_workers = c->workers;
+    return pipeline_run(p);
+}
+
 tilec_status cli_plan(tilec_context *ctx, const cli_options *c, const tir_func *f, plan_result *out) {
-    plan_options o = tilec_planner_options(&c->o);
-    if (c->o.target == TILEC_TARGET_CUDA) {
-        tilec_status st = plan_gpu_options(ctx, &o);
-        if (st) {
-            memset(out, 0, sizeof *out); /* an empty result: the caller frees it */
-            return st;
-        }
-        plan_gpu gpu;
-        plan_gpu_init(&gpu, 0);
-        return plan_kernel(ctx, f, &o, &gpu.info, out);
-    }
-    plan_thread_pool pool;
-    plan_thread_pool_init(&pool, cli_options_modeled_width(c), c->workers);
-    return plan_kernel(ctx, f, &o, &pool.info, out);
+    pipeline p;
+    tilec_status st = run_modeled(ctx, c, f, PIPELINE_PLAN, &p);
+    if (p.planned) *out = p.plan; /* the caller frees it */
+    else memset(out, 0, sizeof *out);
+    p.planned = false;
+    pipeline_free(&p);
+    return st;
 }
 
 bool cli_lower(tilec_context *ctx, const cli_options *c, const tir_func *f, lower_result *out, plan_packing *packing) {
-    lower_options lo = lower_options_default();
-    lo.check_bounds = c->o.check_bounds;
-    lo.fused_mma = c->o.fused_mma;
-    plan_result plan;
-    bool ok = cli_plan(ctx, c, f, &plan) == TILEC_OK && plan_lower(ctx, f, &plan, &lo, out) == TILEC_OK;
-    if (ok && packing) *packing = plan.packing;
-    plan_result_free(&plan);
+    pipeline p;
+    bool ok = run_modeled(ctx, c, f, PIPELINE_LOWER, &p) == TILEC_OK;
+    if (ok) {
+        *out = p.lowered; /* the caller frees it */
+        memset(&p.lowered, 0, sizeof p.lowered);
+        if (packing) *packing = p.plan.packing;
+    }
+    pipeline_free(&p);
     if (!ok) cli_fail_diags(ctx);
     return ok;
 }

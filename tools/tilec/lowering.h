@@ -7,9 +7,8 @@
 #ifndef TILEC_CLI_LOWERING_H
 #define TILEC_CLI_LOWERING_H
 
+#include "driver/pipeline.h"
 #include "flags.h"
-#include "lower/lower.h"
-#include "plan/solve.h"
 
 /* The kernel the native pipeline plans for f: f with its nested root
  * parallels flattened (plan/flatten.h) into *flat (destroy it after use),

@@ -1,0 +1,133 @@
+/* pipeline.h — the one compile pipeline: an ordered list of stages
+ *
+ *   flatten → verify → plan → split → lower → emit
+ *
+ * run by one loop (pipeline.c) over one record of options, for one target
+ * (targets.c: a table of functions that gate stages, never a pipeline of
+ * its own).  Every caller — the facade's tilec_compile, _aot, tilec_explain
+ * and tilec_emit_ptx, the CLI's planning commands, the fuzzers — fills a
+ * pipeline and runs it, stopping after the stage it needs.  Helper kernels
+ * (panel copies, split partial and combine, the unfused twin) are pipelines
+ * of their own, composed in program.c with their option rules.
+ *
+ * Stages read the record plus the facts earlier stages decided (the
+ * kernel after flattening, width and workers, the plan, the lowering); a
+ * stage may finish the pipeline early (an empty root domain, a split). */
+#ifndef TILEC_DRIVER_PIPELINE_H
+#define TILEC_DRIVER_PIPELINE_H
+
+#include "tilec/kernel.h"
+#include "plan/gpu_target.h"
+#include "plan/target.h"
+
+typedef enum {
+    PIPELINE_FLATTEN,
+    PIPELINE_VERIFY,
+    PIPELINE_PLAN,
+    PIPELINE_SPLIT,
+    PIPELINE_LOWER,
+    PIPELINE_EMIT,
+    PIPELINE_STAGES
+} pipeline_stage_id;
+
+typedef struct pipeline pipeline;
+typedef struct pipeline_target pipeline_target;
+
+struct pipeline {
+    /* ---- what the caller asks ---- */
+    tilec_context *ctx;
+    tilec_compile_options o;       /* the record (defaults where the caller gave none) */
+    const pipeline_target *target; /* targets.c */
+    pipeline_stage_id stop_after;  /* PIPELINE_EMIT: code */
+    bool make_kernel;              /* with stop_after EMIT: a dispatchable kernel in p->k, not only code */
+    uint32_t modeled_workers;      /* the modeled target's pool */
+    simd_aot *aot;                 /* the CPU's ahead-of-time object, else NULL */
+    /* ---- what the stages decide ---- */
+    const tir_func *f;  /* the kernel, flattened when it nests root parallels */
+    tir_module *flat;   /* owned: f's module after flattening */
+    uint32_t width, workers;
+    union {
+        plan_thread_pool pool;
+        plan_gpu gpu;
+    } info;
+    const plan_target_info *info_of; /* &info.pool.info or &info.gpu.info */
+    plan_result plan;
+    bool planned;
+    lower_result lowered;
+    tilec_kernel *k;    /* the kernel being made (make_kernel), else NULL */
+    gpu_kernel *ptx;    /* the CUDA target's code (owned until a kernel takes it) */
+    uint32_t multiprocessors; /* the CUDA device's (0: the target info's default) */
+    const char *sm;     /* the architecture PTX is generated for (NULL: the backend's default) */
+    bool finished;      /* a stage made the kernel already (empty domain, split) */
+    double started, verified; /* now_ms() when prepare and the verify stage began */
+    double ms[PIPELINE_STAGES];
+};
+
+/* A target: what differs between the CPU's JIT and AOT, the CUDA target and
+ * a modeled CPU; NULL entries skip their part. */
+struct pipeline_target {
+    const char *name;
+    /* before the stages: the kernel and its runtime (or the driver), the
+     * packet width and worker count */
+    tilec_status (*prepare)(pipeline *p);
+    /* the planner's target info for p->width and p->workers (p->info_of),
+     * and what the target refuses or fixes in the planner's options */
+    tilec_status (*planner)(pipeline *p, plan_options *po);
+    /* a root domain with no instances, when a kernel is made */
+    tilec_status (*empty)(pipeline *p);
+    bool splits; /* the split stage composes partial and combine kernels */
+    /* the lowered kernel as code in p->k */
+    tilec_status (*emit)(pipeline *p);
+};
+
+extern const pipeline_target PIPELINE_CPU, PIPELINE_CUDA, PIPELINE_MODELED_CPU, PIPELINE_MODELED_CUDA;
+
+/* A pipeline for f under `options` (NULL: defaults) on `target`, to stop
+ * after `stop_after` (make_kernel: stop_after EMIT).  Run it with
+ * pipeline_run; free with pipeline_free. */
+void pipeline_init(pipeline *p, tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
+                   const pipeline_target *target, pipeline_stage_id stop_after);
+/* The stages up to stop_after, each timed; stops at the first error. */
+tilec_status pipeline_run(pipeline *p);
+/* Frees the plan, the lowering and the flattened module; the kernel p->k
+ * is the caller's (or destroyed when the run failed). */
+void pipeline_free(pipeline *p);
+
+/* A whole compile into a kernel: the facade's tilec_compile (aot NULL) and
+ * tilec_compile_aot's kernels. */
+tilec_status pipeline_compile(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
+                              simd_aot *aot, tilec_kernel **out);
+
+/* ---- lower.c: the lower stage's work ---- */
+
+/* Lowers the selected plan: block, root order, W and the snapshot budget
+ * from the plan, representation settings from its options, everything else
+ * (bounds checks, fma, max_expanded_values) from `base` (NULL: defaults).
+ * The lowered resource facts must equal the planned ones (else PLAN-I01).
+ * The realization string starts with the planner's items (docs/planner.md)
+ * followed by the lowering's. */
+tilec_status pipeline_lower(tilec_context *ctx, const tir_func *f, const plan_result *plan, const lower_options *base,
+                            lower_result *out);
+/* plan_kernel, then pipeline_lower, for a caller's own planner options and
+ * target (the planner's and backends' tests).  `plan` must be freed by the
+ * caller whatever the status; `out` is set only on success. */
+tilec_status pipeline_plan_and_lower(tilec_context *ctx, const tir_func *f, const plan_options *options,
+                                     const plan_target_info *info, const lower_options *base, plan_result *plan,
+                                     lower_result *out);
+
+/* ---- program.c: helper kernels, composed with their option rules ---- */
+
+/* The panel copy kernels of p's plan and their scratch block. */
+tilec_status program_compile_packs(pipeline *p);
+/* p's split: partial and combine kernels and their workspace. */
+tilec_status program_compile_split(pipeline *p);
+/* The unfused twin of a kernel whose streams need arguments apart. */
+tilec_status program_compile_unfused(pipeline *p);
+
+/* ---- kernel.c: the kernel object the emit stage fills ---- */
+
+tilec_kernel *pipeline_kernel_new(tilec_context *ctx, const char *name);
+/* Copies what dispatch needs out of the lowering; false on NOMEM. */
+bool pipeline_take_launch(tilec_kernel *k, const plan_result *p, const lower_result *lr);
+
+#endif
