@@ -35,7 +35,7 @@
  * else or unknown → gathered.  Packets are uniform when
  * the innermost digits tile every aligned packet the same way (their
  * cumulative extents divide W until one is a multiple of W); otherwise the
- * view memory is doubled (the seed's ragged-innermost rule).
+ * view memory is doubled (ragged packets straddle the innermost digits).
  *
  * Packet-local (repr->options.local): a packet is one program, so the work
  * of a packet is one program's work in slot space (every count is a slot
