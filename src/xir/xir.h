@@ -22,7 +22,7 @@
 #include "base/hashmap.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
-#include "tilec/tir.h" /* tir_scalar: XIR shares the scalar element types */
+#include "tilec/scalar.h" /* tir_scalar: XIR shares the scalar element types */
 
 /* ---- types ---- */
 typedef enum {
