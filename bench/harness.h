@@ -149,7 +149,8 @@ bool bench_tilec_setup(bench_tilec *t, bench_peer *p, tilec_context *ctx, const 
 void bench_tilec_release(bench_tilec *t);
 
 enum { BENCH_CONTROLS = 2 };
-/* The planner's controls for f (issue 18, seed 002 §8): tilec compiled with
+/* The planner's controls for f (docs/performance.md "Protocol", item 8):
+ * tilec compiled with
  * the canonical root order (0, 1, …) and the reversed one, as peers
  * "tilec-canonical" and "tilec-reversed" flagged `control`, on args[0..n).
  * With one root axis both are skipped (the only order is the planner's); a

@@ -230,8 +230,8 @@ def summary_table(fams):
 
 def controls_table(fams):
     """Per row: the planner's pick against tilec with the canonical and the
-    reversed root order (seed 002 §8), as tilec / control: < 1 the pick is
-    faster, > 1 the control is."""
+    reversed root order (docs/performance.md "Protocol", item 8), as
+    tilec / control: < 1 the pick is faster, > 1 the control is."""
     rows = [(fam, r) for fam in fams for r in fam.get("rows", [])
             if any(p.get("control") for p in r.get("peers", []))]
     if not rows:

@@ -34,7 +34,7 @@ import numpy as np
 __version__ = "0.15.0"
 __all__ = ["compile", "explain", "Kernel", "Param", "TilecError", "version", "llvm_version"]
 
-# tir_scalar (tilec/tir.h: TIR_SCALARS order, 0 = invalid) <-> NumPy dtypes
+# tir_scalar (tilec/scalar.h: TIR_SCALARS order, 0 = invalid) <-> NumPy dtypes
 # (bf16: ml_dtypes.bfloat16 when ml_dtypes is installed, else 2 opaque bytes)
 try:
     from ml_dtypes import bfloat16 as _BF16

@@ -1,5 +1,5 @@
 /* hashmap.h — a growable hash map from byte strings to pointers, the one hash
- * table of the code base: symbol tables (tir/symtab.h) and the interning of
+ * table of the code base: symbol tables (base/symtab.h) and the interning of
  * types, spaces and constants are built on it.  Keys are not copied: the
  * caller keeps each key's bytes alive and unchanged while it is in the map
  * (interned objects store their own key).  Lookups and inserts are expected

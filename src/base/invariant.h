@@ -1,5 +1,6 @@
-/* invariant.h — internal invariants (DESIGN.md §3 "Errors are values").  A
- * violated invariant is a bug in tilec, never bad input (bad input gets its
+/* invariant.h — internal invariants, which like every error are values (a
+ * diagnostic and a status), never a crash of the host process.  A violated
+ * invariant is a bug in tilec, never bad input (bad input gets its
  * own diagnostic).  The condition is evaluated in every build:
  *   - debug builds (no NDEBUG: CMAKE_BUILD_TYPE=Debug, `make test-asan`,
  *     `make fuzz`) print it and abort, like assert(), so a fuzzer or a

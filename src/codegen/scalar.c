@@ -3,7 +3,7 @@
  * computes exactly what it computes. */
 #include "codegen/scalar.h"
 
-#include "tir/math_ops.h"
+#include "scalar/math_ops.h"
 #include "xir/eval.h"
 
 #include <string.h>

@@ -9,7 +9,7 @@
  * follows src/xir/eval.c bit for bit: integer div/mod by zero give 0 and
  * MIN / -1 wraps (divisors sanitized on every lane, so no lane traps);
  * float→int casts saturate with NaN → 0; min/max prefer the number to a NaN
- * and order -0 below +0.  The math functions of tir/math_ops.h are the
+ * and order -0 below +0.  The math functions of scalar/math_ops.h are the
  * backend's (cg_builder.math: SLEEF on the CPU, libdevice on the GPU). */
 #ifndef TILEC_CODEGEN_SCALAR_H
 #define TILEC_CODEGEN_SCALAR_H
@@ -20,7 +20,7 @@
 
 typedef struct cg_builder cg_builder;
 
-/* A math function (the SLEEF stem of tir/math_ops.h: "exp", "pow", ...) of
+/* A math function (the SLEEF stem of scalar/math_ops.h: "exp", "pow", ...) of
  * argc (1 or 2) operands x of type t, in the shape of x[0]. */
 typedef LLVMValueRef (*cg_math_fn)(cg_builder *g, const char *stem, tir_scalar t, LLVMValueRef *x, unsigned argc);
 

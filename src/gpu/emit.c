@@ -66,7 +66,7 @@ static LLVMValueRef get(emitter *e, const xir_value *v) {
 }
 
 /* libdevice's name of a math function: __nv_<stem>f for f32, __nv_<stem>
- * for f64 (the SLEEF stems of tir/math_ops.h are C's names, as libdevice's);
+ * for f64 (the SLEEF stems of scalar/math_ops.h are C's names, as libdevice's);
  * on the host SLEEF's scalar Sleef_<stem>f_u10 / Sleef_<stem>_u10. */
 static LLVMValueRef libdevice_call(cg_builder *g, const char *stem, tir_scalar t, LLVMValueRef *x, unsigned argc) {
     emitter *e = (emitter *)g;

@@ -12,9 +12,9 @@
 #ifndef TILEC_LOWER_LOWER_H
 #define TILEC_LOWER_LOWER_H
 
+#include "base/fault.h"
 #include "plan/pack.h"
 #include "plan/resources.h"
-#include "tir/fault.h"
 #include "xir/xir.h"
 
 typedef struct {

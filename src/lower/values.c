@@ -8,7 +8,7 @@
  * (plan_ew_foldable), so a value the plan says is constant is an XIR
  * constant here; float arithmetic is never folded. */
 #include "lower/internal.h"
-#include "tir/math_ops.h"
+#include "scalar/math_ops.h"
 
 #include "base/invariant.h"
 #include "tir/interp.h"
@@ -420,7 +420,7 @@ void lw_traverse(lowerer *lw, const tir_space *s, bool runtime, lw_visit visit, 
 void lower_constant(lowerer *lw, const tir_op *op) {
     const tir_value *res = op->results[0];
     tir_scalar elem = tir_value_elem(res);
-    interp_cell c = {0};
+    scalar_cell c = {0};
     /* A verified kernel's literals have a known kind (TIR-V rule 6). */
     if (!TILEC_INVARIANT(lw->ctx, interp_literal(elem, op->literal, &c))) {
         lw->status = TILEC_E_INTERNAL;

@@ -1,4 +1,4 @@
-/* access.h — static access summaries (seed 002 §"access summary"; issue 18):
+/* access.h — static access summaries (docs/planner.md "Access summaries"):
  * for every view access of the root program, the elements it may touch as a
  * function of the root coordinates.
  *

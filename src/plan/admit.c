@@ -6,20 +6,15 @@
 #include "base/checked.h"
 #include "base/context.h"
 
-static const struct {
-    const char *code, *reason;
-} refusal_table[PLAN_REFUSAL_COUNT] = {
-    [PLAN_ADMITTED] = {"LOWER-A", "admitted"},
-#define X(e, code, reason) [PLAN_REFUSE_##e] = {code, reason},
+static const char *const refusal_code[PLAN_REFUSAL_COUNT] = {
+    [PLAN_ADMITTED] = "LOWER-A",
+#define X(e, code, reason) [PLAN_REFUSE_##e] = code,
     PLAN_REFUSALS(X)
 #undef X
 };
 
 const char *plan_refusal_code(plan_refusal r) {
-    return (unsigned)r < PLAN_REFUSAL_COUNT ? refusal_table[r].code : "LOWER-A";
-}
-const char *plan_refusal_reason(plan_refusal r) {
-    return (unsigned)r < PLAN_REFUSAL_COUNT ? refusal_table[r].reason : "unknown";
+    return (unsigned)r < PLAN_REFUSAL_COUNT ? refusal_code[r] : "LOWER-A";
 }
 
 typedef struct {

@@ -47,7 +47,6 @@ bool plan_root_empty(const tir_func *f);
 const tir_op *plan_branch_with_loop(const tir_func *f, uint64_t max_unrolled);
 
 const char *plan_refusal_code(plan_refusal r);
-const char *plan_refusal_reason(plan_refusal r);
 
 /* Ranks above this are refused (root decoding keeps per-axis arrays). */
 enum { PLAN_MAX_RANK = 64 };

@@ -10,12 +10,6 @@ static bool const_index(const tir_value *v, int64_t *out) {
     return true;
 }
 
-int64_t plan_affine_scale(const plan_affine *x, const tir_value *c) {
-    for (uint32_t i = 0; i < x->count; i++)
-        if (x->coord[i] == c) return x->scale[i];
-    return 0;
-}
-
 /* out = a·x + b·y (a, b ∈ {1, −1}, or a constant factor with y empty). */
 static bool combine(const plan_affine *x, int64_t a, const plan_affine *y, int64_t b, plan_affine *out) {
     plan_affine r = {0};

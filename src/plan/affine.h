@@ -27,7 +27,4 @@ typedef struct {
 /* Whether index value v is affine; *out its form. */
 bool plan_affine_of(const tir_value *v, plan_affine *out);
 
-/* The scale of coordinate c in x (0: absent). */
-int64_t plan_affine_scale(const plan_affine *x, const tir_value *c);
-
 #endif

@@ -1,7 +1,7 @@
-/* cost.c — the analytic objective of seed 000 §4 (see plan_cost_analytic in
- * target.h).  Every term is kept separately; the score is their sum.  The
- * per-packet work is divided by the active workers once, here; a custom
- * policy's score is never divided again. */
+/* cost.c — the planner's analytic objective (docs/planner.md "Cost"; see
+ * plan_cost_analytic in target.h).  Every term is kept separately; the score
+ * is their sum.  The per-packet work is divided by the active workers once,
+ * here; a custom policy's score is never divided again. */
 #include "plan/target.h"
 
 plan_cost plan_cost_analytic(const plan_work *work, const plan_cost_coefficients *model) {

@@ -1,4 +1,4 @@
-/* gpu_target.h — the GPU target info (seed 000 §4: the GPU route has its own
+/* gpu_target.h — the GPU target info (the GPU route has its own
  * target info beside the CPU thread pool's; docs/gpu.md "Planning").  An
  * NVIDIA GPU through the existing hooks of plan/target.h:
  *

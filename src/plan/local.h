@@ -1,6 +1,6 @@
 /* local.h — admission of a kernel to the packet-local realization
- * (local_lanes = W, seed 000 "Packet-local distribution preserves the split
- * coordinate"), shared by the planner and the lowerer.
+ * (local_lanes = W: packet-local distribution preserves the split
+ * coordinate), shared by the planner and the lowerer.
  *
  * One root program runs on a whole packet of W lanes: physical worker j runs
  * program u = j / W on lane j % W, so dispatch = programs × W.  The program's

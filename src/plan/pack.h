@@ -1,4 +1,4 @@
-/* pack.h — panel packing (issue 11, docs/lowering.md "Packed panels").
+/* pack.h — panel packing (docs/lowering.md "Packed panels").
  *
  * A tile load in the root program whose origin is an affine function of
  * region coordinates, one coordinate per view axis (`c·s + o`, `o`), reads

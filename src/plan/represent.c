@@ -5,7 +5,7 @@
  * multiply along the nesting: an unrolled map body by its domain volume, a
  * partitioned reduction body by its emissions, runtime loop bodies by one. */
 #include "plan/represent.h"
-#include "tir/math_ops.h"
+#include "scalar/math_ops.h"
 
 #include "base/checked.h"
 #include "base/context.h"

@@ -139,7 +139,7 @@ typedef struct {
 void plan_repr_set_fusion(plan_repr_options *o, uint32_t level);
 
 bool plan_bounded(const plan_repr_options *o, uint64_t n);
-/* The math library (tir/math_ops.h), sigmoid, rsqrt, sqrt, div, mod: never
+/* The math library (scalar/math_ops.h), sigmoid, rsqrt, sqrt, div, mod: never
  * recomputed; worth a branch to skip. */
 bool plan_ew_expensive(tir_ew_op op);
 /* Whether an elementwise op folds to a constant when its operands are

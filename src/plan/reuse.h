@@ -1,5 +1,6 @@
-/* reuse.h — per-view footprints and a reuse-distance cache model (seed 002,
- * issue 18 items 2 and 3), from the access summaries (plan/access.h).
+/* reuse.h — per-view footprints and a reuse-distance cache model
+ * (docs/planner.md "Access summaries", "Cost"), from the access summaries
+ * (plan/access.h).
  *
  * Footprint of view v per program: the sum of its distinct access boxes
  * (bytes, before clipping; an upper bound where boxes overlap), and the

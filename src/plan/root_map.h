@@ -1,4 +1,4 @@
-/* root_map.h — the root mapping of seed 000 §3 and seed 002 §1: a bijection
+/* root_map.h — the root mapping (docs/lowering.md "Root mapping"): a bijection
  * σ from the dispatch ordinal j ∈ [0, volume) to a root coordinate.  It only
  * reorders the independent root programs; it never changes buffer strides.
  * Shared by the lowerer (which emits the decode), the planner (which

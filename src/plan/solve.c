@@ -509,7 +509,7 @@ static uint32_t tile_factors(uint64_t extent, uint32_t *out) {
     return k;
 }
 
-/* Automatic root tiling (issue 18): around the best plan of the order
+/* Automatic root tiling (docs/planner.md "Automatic root tiling"): around the best plan of the order
  * search, its root order with every combination of tile factors (at most
  * MAX_TILINGS, within the candidate budget), the other settings kept.  A
  * tiling whose canonical map equals the untiled order's or an earlier

@@ -1,6 +1,6 @@
 /* solve.h — the execution planner: an exact finite solver over root axis
- * permutations × block widths × local widths × task grains (seed 000 §4,
- * xir-simd-notes §2.6), and the entry that plans and then lowers.
+ * permutations × block widths × local widths × task grains (docs/planner.md
+ * "The search"), and the entry that plans and then lowers.
  *
  * plan_kernel is the one planner entry point.  It validates the options and
  * the target, admits the kernel (which must be verified), counts the whole

@@ -1,4 +1,4 @@
-/* split.h — split reductions across programs (issue 12, docs/lowering.md
+/* split.h — split reductions across programs (docs/lowering.md
  * "Split reductions").
  *
  * A root program whose main work is one long reduce (attention decode: the

@@ -1,6 +1,5 @@
-/* target.h — backend target info and cost policy (seed 000 §4 "Backend
- * target info and cost policy", xir-simd-notes §2.4–2.5), and the CPU
- * thread-pool implementation.
+/* target.h — backend target info and cost policy (docs/planner.md "Target
+ * info", "Cost"), and the CPU thread-pool implementation.
  *
  * A target info is a struct of hooks plus user data; the solver calls them
  * in the admission order geometry → shared resource analysis → backend budget
@@ -74,9 +73,10 @@ typedef struct {
     uint32_t tiles[PLAN_MAX_RANK];
 } plan_candidate;
 
-/* Extracted work and its schedule (seed §4: a, m, Q, L and the critical
- * worker's counts).  Work fields are per packet and coefficient-weighted; the
- * access counts are dynamic per packet, before weighting. */
+/* Extracted work and its schedule (the inputs of plan_cost_analytic: a, m,
+ * Q, L and the critical worker's counts).  Work fields are per packet and
+ * coefficient-weighted; the access counts are dynamic per packet, before
+ * weighting. */
 typedef struct {
     double arithmetic_per_packet; /* a */
     double memory_per_packet;     /* m */
@@ -90,7 +90,7 @@ typedef struct {
     bool ragged_packets;          /* packets straddle the innermost root digits: view memory doubled */
     /* Bytes of view loads per packet whose origin does not depend on the
      * innermost root digit's axis, so the next program reads the same panel
-     * (seed 002 §5, reuse distance one program), counting only panels that
+     * (reuse distance one program), counting only panels that
      * fit the target's L2.  Not in the score: only the tie-break between
      * equal scores (plan_choice_before). */
     double reused_load_bytes;
@@ -130,7 +130,7 @@ struct plan_cost_policy {
                           const plan_work *work, const plan_cost_coefficients *model);
 };
 
-/* The seed §4 formula, with P̄ = packet_count / active_workers:
+/* The analytic objective, with P̄ = packet_count / active_workers:
  *   arithmetic = a·P̄, memory = m·P̄, dispatch = block_dispatch·critical_blocks,
  *   imbalance = max(0, critical_packets − P̄)·(a+m),
  *   task = task_dispatch·critical_tasks,
@@ -164,7 +164,7 @@ enum { PLAN_DEFAULT_SNAPSHOT_BUDGET = 256 * 1024 };
  * on one critical path, active_workers 1, task fields 0. */
 void plan_schedule_single_wave(plan_work *work);
 
-/* The thread pool's static home-chunk schedule (xir-simd-notes §2.5, §5):
+/* The thread pool's static home-chunk schedule (rt/schedule.h):
  * grain G = requested (clamped to L) or ceil(L / (workers·chunks)); C =
  * ceil(L/G) chunks; h = min(workers, C) active workers; worker w owns chunks
  * w, w+h, …  With h = 1 the runtime runs the whole range in one callback

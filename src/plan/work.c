@@ -35,7 +35,7 @@
  * else or unknown → gathered.  Packets are uniform when
  * the innermost digits tile every aligned packet the same way (their
  * cumulative extents divide W until one is a multiple of W); otherwise the
- * view memory is doubled (the seed's ragged-innermost rule).
+ * view memory is doubled (ragged packets straddle the innermost digits).
  *
  * Packet-local (repr->options.local): a packet is one program, so the work
  * of a packet is one program's work in slot space (every count is a slot
@@ -48,7 +48,7 @@
 #include "plan/work.h"
 
 #include "base/context.h"
-#include "tir/math_ops.h"
+#include "scalar/math_ops.h"
 
 #include <math.h>
 #include <string.h>
@@ -99,7 +99,7 @@ static void snapshot(walker *w, const tir_value *v, double rep) {
 static bool view_charge(walker *w, const tir_op *op, double times);
 
 /* Operations one elementwise op costs per element: a math-library call
- * (tir/math_ops.h's SLEEF functions, and sigmoid's exp: a SLEEF u10
+ * (scalar/math_ops.h's SLEEF functions, and sigmoid's exp: a SLEEF u10
  * polynomial of some 20-40 instructions per packet) PLAN_MATH_OPS, rsqrt's
  * sqrt and divide 2, everything else one. */
 static double ew_ops(const tir_op *op) {

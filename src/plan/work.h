@@ -23,7 +23,7 @@
 #include "plan/target.h"
 
 /* The prior's weight of a math-library call (exp, log, tanh, erf, sin, …:
- * a SLEEF u10 polynomial, tir/math_ops.h) per element, in operations. */
+ * a SLEEF u10 polynomial, scalar/math_ops.h) per element, in operations. */
 enum { PLAN_MATH_OPS = 16 };
 
 /* Fills the work fields of `out` (arithmetic … reused_load_bytes); the count

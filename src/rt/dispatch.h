@@ -30,7 +30,7 @@
 
 #include "base/fault.h"
 #include "rt/pool.h"
-#include "tilec/tir.h" /* tir_scalar: the element types */
+#include "tilec/scalar.h" /* tir_scalar: the element types */
 
 /* The packet ABI's buffer record: 16 bytes at 16-byte boundaries. */
 typedef struct {

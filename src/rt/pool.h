@@ -1,5 +1,5 @@
 /* pool.h — the persistent pthread pool that runs a dispatch's tasks
- * (xir-simd-notes §5).
+ * (docs/runtime.md "The pool").
  *
  * - Created once, reused by every dispatch, destroyed (workers joined) with
  *   rt_pool_destroy.  worker_count W: the option if nonzero, else the

@@ -1,6 +1,6 @@
 /* schedule.h — how one dispatch's blocks become tasks and tasks become
- * workers: the thread pool's static home-chunk schedule (xir-simd-notes §2.5,
- * §5).  The planner models exactly this (src/plan/target.c,
+ * workers: the thread pool's static home-chunk schedule (docs/runtime.md
+ * "Schedule").  The planner models exactly this (src/plan/target.c,
  * plan_schedule_thread_pool); tests/rt/test_schedule.c checks the two agree.
  *
  *   grain G = blocks_per_task clamped to L, or ceil(L / (workers·32)) when 0

@@ -30,12 +30,12 @@
  *
  * Arithmetic and conversions are codegen/scalar.h's (XIR's semantics bit
  * for bit, shared with the GPU backend) on scalars or packets; the math
- * functions (tir/math_ops.h) call SLEEF u10 at the packet width (never
+ * functions (scalar/math_ops.h) call SLEEF u10 at the packet width (never
  * scalar libm per lane). */
 #include "simd/emit.h"
 #include "codegen/math_edges.h"
 #include "codegen/scalar.h"
-#include "tir/math_ops.h"
+#include "scalar/math_ops.h"
 #include "xir/eval.h"
 
 #include <stdio.h>
@@ -243,7 +243,7 @@ static LLVMValueRef shuffle(emitter *e, LLVMValueRef a, LLVMValueRef b, unsigned
     return LLVMBuildShuffleVector(e->g.b, a, b ? b : LLVMGetPoison(LLVMTypeOf(a)), LLVMConstVector(idx, count), "");
 }
 
-/* A SLEEF function of argc (1 or 2) operands (tir/math_ops.h) at the
+/* A SLEEF function of argc (1 or 2) operands (scalar/math_ops.h) at the
  * packet width: the widest SLEEF entry the host runs
  * (f32: 16 with AVX-512F, 8 with AVX2, else 4; f64 half), padded up from
  * narrower packets (W = 1 included), split for wider ones; uniform values

@@ -12,7 +12,7 @@
 #include "simd/jit.h"
 
 #include "base/host.h"
-#include "tir/math_ops.h"
+#include "scalar/math_ops.h"
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Error.h>
@@ -25,7 +25,7 @@
 #include <time.h>
 
 /* The SLEEF 3.5 dispatcher entry points the emitter may call: every width
- * of every SLEEF-backed math function (tir/math_ops.h).  sleef.h declares
+ * of every SLEEF-backed math function (scalar/math_ops.h).  sleef.h declares
  * the 16-wide ones only under __AVX512F__, so they are declared here by
  * their symbol names; their prototypes do not matter (they are only taken
  * as addresses). */

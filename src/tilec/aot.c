@@ -13,7 +13,7 @@
 #include "tilec/aot_format.h"
 #include "driver/pipeline.h"
 
-#include "tir/fault.h"
+#include "base/fault.h"
 #include "tir/ir.h"
 
 #include <ctype.h>

@@ -11,9 +11,9 @@
  * slot, published with release and read with acquire ordering. */
 #include "tilec/aot.h"
 
+#include "base/fault.h"
 #include "tilec/aot_format.h"
 #include "tilec/runtime_object.h"
-#include "tir/fault.h"
 
 #include <cpuid.h>
 #include <pthread.h>

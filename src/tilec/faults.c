@@ -2,7 +2,7 @@
  * of the lowering's fault-site table (the TileIR module may be gone by the
  * time it dispatches) and the runtime calls back here when a dispatch
  * recorded faults, so the diagnostic is the reference interpreter's
- * (tir/fault.h). */
+ * (base/fault.h). */
 #include "tilec/kernel.h"
 
 #include "base/invariant.h"

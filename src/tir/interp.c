@@ -38,6 +38,20 @@ const char *interp_label(const tir_value *v, char *buf, size_t n) {
     return buf;
 }
 
+bool interp_literal(tir_scalar t, tir_literal lit, scalar_cell *out) {
+    scalar_cell c;
+    tir_scalar from;
+    switch (lit.kind) {
+    case TIR_LIT_BOOL: c.u = lit.as.b; from = TIR_BOOL; break;
+    case TIR_LIT_INT: c.i = lit.as.i; from = TIR_I64; break;
+    case TIR_LIT_UINT: c.u = lit.as.u; from = TIR_U64; break;
+    case TIR_LIT_FLOAT: c.f = lit.as.f; from = TIR_F64; break;
+    default: return false;
+    }
+    *out = scalar_cast(from, t, c);
+    return true;
+}
+
 /* ---- arguments ---- */
 
 static tilec_status bind_arguments(interp *it, size_t n_args, const tir_buffer *args) {
@@ -188,7 +202,7 @@ static uint64_t *row_major_strides(interp *it, const tir_space *space) {
 /* Constants are filled once: nothing else writes their slots. */
 static tilec_status prepare_constant(interp *it, const tir_op *op, interp_step *s) {
     if (op->operand_count || op->result_count != 1) return malformed(it, op, "a constant has one result");
-    interp_cell value;
+    scalar_cell value;
     if (!interp_literal(s->out[0]->elem, op->literal, &value))
         return malformed(it, op, "its literal has an unknown kind %d", (int)op->literal.kind);
     for (uint64_t n = 0; n < s->out[0]->volume; n++) s->out[0]->cells[n] = value;
@@ -203,7 +217,7 @@ static tilec_status prepare_elementwise(interp *it, const tir_op *op, interp_ste
     for (unsigned k = 0; k < arity; k++)
         if (!s->in[k]) return malformed(it, op, "operand %u must be an index, scalar or tile", k);
     tir_scalar elem = s->in[ew == TIR_EW_SELECT ? 1 : 0]->elem;
-    bool defined = ew == TIR_EW_CAST ? interp_ew_defined(ew, s->out[0]->elem) : interp_ew_defined(ew, elem);
+    bool defined = ew == TIR_EW_CAST ? scalar_ew_defined(ew, s->out[0]->elem) : scalar_ew_defined(ew, elem);
     if (ew == TIR_EW_SELECT) defined = defined && s->in[0]->elem == TIR_BOOL;
     if (!defined) return malformed(it, op, "'%s' is not defined on %s", tir_ew_name(ew), tir_scalar_name(elem));
     const tir_type *rt = op->results[0]->type;
@@ -445,7 +459,7 @@ tilec_status tir_interpret_traced(tilec_context *ctx, const tir_func *f, size_t 
     if (!st) st = bind_arguments(&it, n_args, args);
     if (!st) st = measure_block(&it, f->body, &it.pool_size);
     /* One pool for every value (at least one cell, so the pointer is valid). */
-    if (!st && !(it.pool = ARENA_ARRAY(&it.arena, interp_cell, it.pool_size ? it.pool_size : 1)))
+    if (!st && !(it.pool = ARENA_ARRAY(&it.arena, scalar_cell, it.pool_size ? it.pool_size : 1)))
         st = out_of_memory(&it);
     if (!st) st = prepare_block(&it, f->body);
     if (!st) st = interp_run_block(&it, f->body);

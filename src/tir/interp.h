@@ -1,13 +1,11 @@
 /* interp.h — internals of the FP64 reference interpreter (docs/interpreter.md),
- * shared by interp.c (arguments, storage, per-op preparation), interp_exec.c
- * (execution) and interp_value.c (the scalar semantics).
+ * shared by interp.c (arguments, storage, per-op preparation) and
+ * interp_exec.c (execution); the scalar semantics are scalar/cell.h's.
  *
  * Representation: every non-view SSA value of the kernel owns one slot, indexed
  * by its id, holding `volume` cells in row-major order of its space (1 for
- * scalars and Index).  A cell's meaning is fixed by the slot's element type:
- * floats (f32 and f64 alike) in `f` as FP64, signed integers and Index
- * sign-extended in `i`, unsigned integers zero-extended in `u`, bool as u=0/1.
- * Only the op defining a value writes its slot (block arguments are written by
+ * scalars and Index).  A cell's meaning is fixed by the slot's element type
+ * (scalar/cell.h; Index as i64).  Only the op defining a value writes its slot (block arguments are written by
  * their region op), so re-executing a body simply overwrites last iteration's
  * values; a load copies memory into its slot, which is what makes it a snapshot.
  * All storage is measured against the budgets and allocated once, before
@@ -15,6 +13,7 @@
 #ifndef TILEC_TIR_INTERP_H
 #define TILEC_TIR_INTERP_H
 
+#include "scalar/cell.h"
 #include "tir/ir.h"
 
 /* Budgets: a single tile may hold at most this many elements, and all values of
@@ -24,36 +23,15 @@
 /* Spaces of higher rank are refused (coordinate arrays live on the stack). */
 #define TIR_INTERP_MAX_RANK 64
 
-typedef union {
-    double f;
-    int64_t i;
-    uint64_t u;
-} interp_cell;
-
-/* ---- scalar semantics (interp_value.c) ---- */
-/* The canonical cell of integer/bool type `t` whose low bits are `bits`. */
-interp_cell interp_wrap(tir_scalar t, uint64_t bits);
-interp_cell interp_cast(tir_scalar from, tir_scalar to, interp_cell x);
-/* False for a literal of unknown kind (the builder refuses those). */
-bool interp_literal(tir_scalar t, tir_literal lit, interp_cell *out);
-interp_cell interp_read(tir_scalar t, const unsigned char *p);
-void interp_write(tir_scalar t, unsigned char *p, interp_cell x);
-/* Whether `op` is defined on operands of element type `elem` (SELECT: the
- * value operands); the interpreter refuses anything else before running. */
-bool interp_ew_defined(tir_ew_op op, tir_scalar elem);
-/* Applies a non-CAST opcode; `elem` is the operands' element type (SELECT: the
- * value operands'), args[] has the opcode's arity.  False when the opcode has
- * no semantics on `elem`: never for what interp_ew_defined accepts, so the
- * caller treats false as an internal error. */
-bool interp_apply(tir_ew_op op, tir_scalar elem, const interp_cell *args, interp_cell *out);
-/* An integer or Index cell as a signed coordinate; unsigned values above
- * INT64_MAX saturate to INT64_MAX (out of range of every view and tile). */
-int64_t interp_coord(tir_scalar t, interp_cell x);
+/* The cell of constant `lit` of type `t` (the literal converted as a cast
+ * from i64, u64, f64 or bool).  False for a literal of unknown kind (the
+ * builder refuses those). */
+bool interp_literal(tir_scalar t, tir_literal lit, scalar_cell *out);
 
 /* ---- run state ---- */
 typedef struct {
     const tir_value *value; /* owner, to reject values of other functions */
-    interp_cell *cells;
+    scalar_cell *cells;
     uint64_t volume;
     tir_scalar elem; /* Index as I64 */
 } interp_slot;
@@ -102,7 +80,7 @@ typedef struct {
     interp_slot *slots;  /* [func->next_value_id] */
     interp_step *steps;  /* [func->next_op_id] */
     interp_view *views;  /* [param count] */
-    interp_cell *pool;   /* every slot's cells, carved in preparation order */
+    scalar_cell *pool;   /* every slot's cells, carved in preparation order */
     uint64_t pool_size, cells_used;
 } interp;
 

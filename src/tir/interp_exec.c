@@ -34,18 +34,18 @@ static void copy_slot(interp_slot *to, const interp_slot *from) {
 
 /* ---- elementwise, extract, mma ---- */
 
-/* False when interp_apply has no semantics for what preparation accepted. */
-static bool eval_elementwise(const tir_op *op, const interp_step *s, const interp_cell *args, interp_cell *out) {
+/* False when scalar_apply has no semantics for what preparation accepted. */
+static bool eval_elementwise(const tir_op *op, const interp_step *s, const scalar_cell *args, scalar_cell *out) {
     if (op->ew == TIR_EW_CAST) {
-        *out = interp_cast(s->in[0]->elem, s->out[0]->elem, args[0]);
+        *out = scalar_cast(s->in[0]->elem, s->out[0]->elem, args[0]);
         return true;
     }
-    return interp_apply(op->ew, s->in[op->ew == TIR_EW_SELECT ? 1 : 0]->elem, args, out);
+    return scalar_apply(op->ew, s->in[op->ew == TIR_EW_SELECT ? 1 : 0]->elem, args, out);
 }
 
 static tilec_status run_elementwise(interp *it, const tir_op *op, const interp_step *s) {
     unsigned n = op->operand_count;
-    interp_cell args[3];
+    scalar_cell args[3];
     interp_slot *out = s->out[0];
     const tir_type *rt = op->results[0]->type;
     bool defined = true;
@@ -68,7 +68,7 @@ static tilec_status run_extract(interp *it, const tir_op *op, const interp_step 
     const tir_space *space = tile->value->type->space;
     uint64_t flat = 0;
     for (uint32_t a = 0; a < space->rank; a++) {
-        int64_t c = interp_coord(s->in[1 + a]->elem, s->in[1 + a]->cells[0]);
+        int64_t c = scalar_coord(s->in[1 + a]->elem, s->in[1 + a]->cells[0]);
         if (c < 0 || (uint64_t)c >= space->axes[a].extent) {
             tir_fault_site site = tir_fault_site_of(op, a);
             return tir_fault_report(it->ctx, &site, c);
@@ -89,17 +89,17 @@ static tilec_status run_mma(interp *it, const interp_step *s) {
     uint64_t idx[TIR_INTERP_MAX_RANK] = {0}, off[2] = {0};
     bool defined = true;
     for (uint64_t n = 0; n < out->volume; n++) {
-        interp_cell acc = c->cells[n];
+        scalar_cell acc = c->cells[n];
         for (uint64_t k = 0; k < s->k_volume; k++) {
-            interp_cell x = a->cells[off[0] + s->k_off_a[k]], y = b->cells[off[1] + s->k_off_b[k]];
-            if (conv_a) x = interp_cast(a->elem, ce, x);
-            if (conv_b) y = interp_cast(b->elem, ce, y);
+            scalar_cell x = a->cells[off[0] + s->k_off_a[k]], y = b->cells[off[1] + s->k_off_b[k]];
+            if (conv_a) x = scalar_cast(a->elem, ce, x);
+            if (conv_b) y = scalar_cast(b->elem, ce, y);
             if (is_float) {
                 double product = x.f * y.f; /* separate statements: never contracted to an FMA */
                 acc.f = acc.f + product;
             } else {
-                interp_cell xy[2] = {x, y}, sum[2] = {acc, acc};
-                defined = interp_apply(TIR_EW_MUL, ce, xy, &sum[1]) && interp_apply(TIR_EW_ADD, ce, sum, &acc) && defined;
+                scalar_cell xy[2] = {x, y}, sum[2] = {acc, acc};
+                defined = scalar_apply(TIR_EW_MUL, ce, xy, &sum[1]) && scalar_apply(TIR_EW_ADD, ce, sum, &acc) && defined;
             }
         }
         out->cells[n] = acc;
@@ -127,7 +127,7 @@ static void compute_window(const interp_view *v, const interp_step *s, const tir
     w->base = 0;
     w->all_in = true;
     for (uint32_t a = 0; a < tile->rank; a++) {
-        int64_t o = interp_coord(s->in[1 + a]->elem, s->in[1 + a]->cells[0]);
+        int64_t o = scalar_coord(s->in[1 + a]->elem, s->in[1 + a]->cells[0]);
         uint64_t n = tile->axes[a].extent, extent = v->space->axes[a].extent, t = tir_op_stride(op, a), lo, hi;
         /* 0 <= o + e·t < extent  <=>  ceil(-o / t) <= e < ceil((extent - o) / t); view extents are at most
          * INT64_MAX, so extent - o fits a u64. */
@@ -187,12 +187,12 @@ static tilec_status run_subtile(interp *it, const tir_op *op, const interp_step 
     if (op->bounds == TIR_BOUNDS_ASSUME && !w.all_in) return assume_violated(it, op, &w);
     uint64_t idx[TIR_INTERP_MAX_RANK] = {0}, addr = w.base;
     if (op->kind == TIR_OP_VIEW_LOAD) {
-        interp_cell fill = {.u = 0}; /* all-zero bits are zero in every element type */
+        scalar_cell fill = {.u = 0}; /* all-zero bits are zero in every element type */
         if (op->has_fill) fill = s->in[1 + space->rank]->cells[0];
         interp_slot *out = s->out[0];
         for (uint64_t n = 0; n < out->volume; n++) {
             bool in = window_contains(&w, space->rank, idx);
-            out->cells[n] = in ? interp_read(v->elem, v->data + addr * v->elem_size) : fill;
+            out->cells[n] = in ? scalar_read(v->elem, v->data + addr * v->elem_size) : fill;
             if (in) traced(it, op, addr);
             advance(space, idx, 1, &addr, w.step);
         }
@@ -200,7 +200,7 @@ static tilec_status run_subtile(interp *it, const tir_op *op, const interp_step 
         const interp_slot *value = s->in[1 + space->rank];
         for (uint64_t n = 0; n < value->volume; n++) {
             if (window_contains(&w, space->rank, idx)) {
-                interp_write(v->elem, v->data + addr * v->elem_size, value->cells[n]);
+                scalar_write(v->elem, v->data + addr * v->elem_size, value->cells[n]);
                 traced(it, op, addr);
             }
             advance(space, idx, 1, &addr, w.step);
@@ -215,7 +215,7 @@ static tilec_status element_offset(interp *it, const tir_op *op, const interp_st
     const tir_space *view = s->view->space;
     *offset = 0;
     for (uint32_t a = 0; a < view->rank; a++) {
-        int64_t c = interp_coord(s->in[1 + a]->elem, s->in[1 + a]->cells[0]);
+        int64_t c = scalar_coord(s->in[1 + a]->elem, s->in[1 + a]->cells[0]);
         if (c < 0 || (uint64_t)c >= view->axes[a].extent) {
             tir_fault_site site = tir_fault_site_of(op, a);
             return tir_fault_report(it->ctx, &site, c);
@@ -236,8 +236,8 @@ static tilec_status run_element(interp *it, const tir_op *op, const interp_step 
     tilec_status st = element_offset(it, op, s, &offset);
     if (st) return st;
     unsigned char *p = v->data + offset * v->elem_size;
-    if (op->kind == TIR_OP_VIEW_LOAD) s->out[0]->cells[0] = interp_read(v->elem, p);
-    else interp_write(v->elem, p, s->in[1 + rank]->cells[0]);
+    if (op->kind == TIR_OP_VIEW_LOAD) s->out[0]->cells[0] = scalar_read(v->elem, p);
+    else scalar_write(v->elem, p, s->in[1 + rank]->cells[0]);
     traced(it, op, offset);
     return TILEC_OK;
 }

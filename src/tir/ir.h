@@ -132,8 +132,6 @@ bool tir_op_add_operand(tir_op *op, tir_value *v);
 tir_value *tir_op_add_result(tir_op *op, tir_type *type);
 tir_block *tir_block_new(tir_func *f, tir_op *parent_op);
 tir_value *tir_block_add_arg(tir_block *b, tir_type *type);
-/* Removes the last operand (unlinking its use); used by capture rollback. */
-void tir_op_pop_operand(tir_op *op);
 bool tir_value_set_name(tir_module *m, tir_value *v, const char *name);
 
 static inline bool tir_op_is_loop(const tir_op *op) {

@@ -212,11 +212,6 @@ bool tir_op_add_operand(tir_op *op, tir_value *v) {
     return true;
 }
 
-void tir_op_pop_operand(tir_op *op) {
-    if (!op->operand_count) return;
-    unlink_use(op->operands[--op->operand_count]);
-}
-
 tir_value *tir_op_add_result(tir_op *op, tir_type *type) {
     tir_value *v = new_value(op->func, type);
     if (!v) return NULL;

@@ -12,9 +12,9 @@
 #define TILEC_TIR_PARSE_H
 
 #include "base/context.h"
+#include "base/symtab.h"
 #include "tir/builder.h"
 #include "tir/lex.h"
-#include "tir/symtab.h"
 
 /* Deepest nesting of blocks, and of integer-expression parentheses/calls. */
 enum { TIR_PARSE_MAX_DEPTH = 128 };

@@ -25,8 +25,8 @@
  * Malformed IR (no verifier ran) still prints without crashing: a missing or
  * foreign value prints as `%?`. */
 #include "tir/text.h"
+#include "base/symtab.h"
 #include "tir/ir.h"
-#include "tir/symtab.h"
 
 #include <math.h>
 #include <stdlib.h>

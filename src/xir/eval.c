@@ -6,27 +6,27 @@
  * happens afterwards. */
 #include "xir/eval.h"
 #include "base/half.h"
-#include "tir/math_ops.h"
+#include "scalar/math_ops.h"
 
 #include <math.h>
 #include <string.h>
 
-static float f32_of(interp_cell c) {
+static float f32_of(scalar_cell c) {
     uint32_t bits = (uint32_t)c.u;
     float f;
     memcpy(&f, &bits, sizeof f);
     return f;
 }
 
-static interp_cell cell_f32(float f) {
+static scalar_cell cell_f32(float f) {
     uint32_t bits;
     memcpy(&bits, &f, sizeof bits);
-    return (interp_cell){.u = bits};
+    return (scalar_cell){.u = bits};
 }
 
 /* The double-valued cell of the TileIR interpreter for an f32 cell. */
-static interp_cell widen(tir_scalar t, interp_cell c) {
-    return t == TIR_F32 ? (interp_cell){.f = (double)f32_of(c)} : c;
+static scalar_cell widen(tir_scalar t, scalar_cell c) {
+    return t == TIR_F32 ? (scalar_cell){.f = (double)f32_of(c)} : c;
 }
 
 /* The TileIR opcode with the same meaning, for the opcodes XIR shares. */
@@ -44,7 +44,7 @@ static const tir_ew_op shared_op[XIR_OP_COUNT] = {
 
 /* f32 operations that produce a new float, computed in float.  neg and abs
  * only touch the sign bit (C Annex F), so NaN payloads survive them. */
-static bool f32_arith(xir_arith_op op, const interp_cell *x, interp_cell *out) {
+static bool f32_arith(xir_arith_op op, const scalar_cell *x, scalar_cell *out) {
     float a = f32_of(x[0]), b = xir_arith_arity(op) > 1 ? f32_of(x[1]) : 0.0f, r;
     switch (op) {
     case XIR_OP_FMA: r = fmaf(a, b, f32_of(x[2])); break;
@@ -69,26 +69,26 @@ static bool f32_arith(xir_arith_op op, const interp_cell *x, interp_cell *out) {
 }
 
 /* and/or/xor/not: bitwise on integers, logical on bool (cells are 0/1). */
-static interp_cell bitwise(xir_arith_op op, tir_scalar t, interp_cell a, interp_cell b) {
+static scalar_cell bitwise(xir_arith_op op, tir_scalar t, scalar_cell a, scalar_cell b) {
     switch (op) {
-    case XIR_OP_AND: return interp_wrap(t, a.u & b.u);
-    case XIR_OP_OR: return interp_wrap(t, a.u | b.u);
-    case XIR_OP_XOR: return interp_wrap(t, a.u ^ b.u);
-    default: return t == TIR_BOOL ? (interp_cell){.u = !a.u} : interp_wrap(t, ~a.u);
+    case XIR_OP_AND: return scalar_wrap(t, a.u & b.u);
+    case XIR_OP_OR: return scalar_wrap(t, a.u | b.u);
+    case XIR_OP_XOR: return scalar_wrap(t, a.u ^ b.u);
+    default: return t == TIR_BOOL ? (scalar_cell){.u = !a.u} : scalar_wrap(t, ~a.u);
     }
 }
 
 /* The shift amount is taken modulo the bit width (its two's-complement bits,
  * so -1 shifts by width - 1); shr is arithmetic on signed types, logical on
  * unsigned ones. */
-static interp_cell shift(xir_arith_op op, tir_scalar t, interp_cell a, interp_cell b) {
+static scalar_cell shift(xir_arith_op op, tir_scalar t, scalar_cell a, scalar_cell b) {
     unsigned s = (unsigned)(b.u & (8 * tir_scalar_size(t) - 1));
-    if (op == XIR_OP_SHL) return interp_wrap(t, a.u << s);
-    if (tir_scalar_is_signed(t) && a.i < 0) return interp_wrap(t, ~(~a.u >> s)); /* no implementation-defined >> */
-    return interp_wrap(t, a.u >> s);
+    if (op == XIR_OP_SHL) return scalar_wrap(t, a.u << s);
+    if (tir_scalar_is_signed(t) && a.i < 0) return scalar_wrap(t, ~(~a.u >> s)); /* no implementation-defined >> */
+    return scalar_wrap(t, a.u >> s);
 }
 
-bool xir_cell_arith(xir_arith_op op, tir_scalar t, const interp_cell *x, interp_cell *out) {
+bool xir_cell_arith(xir_arith_op op, tir_scalar t, const scalar_cell *x, scalar_cell *out) {
     switch (op) {
     case XIR_OP_SELECT: *out = x[0].u ? x[1] : x[2]; return true;
     case XIR_OP_AND:
@@ -101,52 +101,52 @@ bool xir_cell_arith(xir_arith_op op, tir_scalar t, const interp_cell *x, interp_
     }
     if (t == TIR_F32 && f32_arith(op, x, out)) return true;
     if (op == XIR_OP_FMA) { /* f64 (the class admits floats only) */
-        *out = (interp_cell){.f = fma(x[0].f, x[1].f, x[2].f)};
+        *out = (scalar_cell){.f = fma(x[0].f, x[1].f, x[2].f)};
         return true;
     }
-    interp_cell wide[2] = {widen(t, x[0]), xir_arith_arity(op) > 1 ? widen(t, x[1]) : widen(t, x[0])}, r;
-    if ((unsigned)op >= XIR_OP_COUNT || !interp_apply(shared_op[op], t, wide, &r)) return false;
+    scalar_cell wide[2] = {widen(t, x[0]), xir_arith_arity(op) > 1 ? widen(t, x[1]) : widen(t, x[0])}, r;
+    if ((unsigned)op >= XIR_OP_COUNT || !scalar_apply(shared_op[op], t, wide, &r)) return false;
     /* min/max of f32 operands is one of them: narrowing is exact. */
     *out = t == TIR_F32 && xir_arith_class(op) != XIR_OPC_COMPARE ? cell_f32((float)r.f) : r;
     return true;
 }
 
-interp_cell xir_cell_cast(tir_scalar from, tir_scalar to, interp_cell x) {
-    /* interp_cast rounds once to f32 and returns that float as a double. */
-    interp_cell r = interp_cast(from, to, widen(from, x));
+scalar_cell xir_cell_cast(tir_scalar from, tir_scalar to, scalar_cell x) {
+    /* scalar_cast rounds once to f32 and returns that float as a double. */
+    scalar_cell r = scalar_cast(from, to, widen(from, x));
     return to == TIR_F32 ? cell_f32((float)r.f) : r;
 }
 
-interp_cell xir_cell_bitcast(tir_scalar from, tir_scalar to, interp_cell x) {
+scalar_cell xir_cell_bitcast(tir_scalar from, tir_scalar to, scalar_cell x) {
     uint64_t bits = x.u; /* integers: the low bits are the pattern; f32: already bits */
     if (from == TIR_F64) memcpy(&bits, &x.f, sizeof bits);
     if (from == TIR_F16) bits = half_from_double(x.f); /* f16/bf16 cells hold their exact value */
     if (from == TIR_BF16) bits = bf16_from_double(x.f);
-    interp_cell r;
+    scalar_cell r;
     if (to == TIR_F64) memcpy(&r.f, &bits, sizeof r.f);
     else if (to == TIR_F16) r.f = half_to_double((uint16_t)bits);
     else if (to == TIR_BF16) r.f = bf16_to_double((uint16_t)bits);
     else if (to == TIR_F32) r.u = (uint32_t)bits;
-    else r = interp_wrap(to, bits);
+    else r = scalar_wrap(to, bits);
     return r;
 }
 
 /* ---- constant payloads ---- */
 
-interp_cell xir_cell_of_bits(tir_scalar type, xir_bits x) {
+scalar_cell xir_cell_of_bits(tir_scalar type, xir_bits x) {
     /* An f32 payload is the exact double of a float: narrowing is exact. */
     if (type == TIR_F32) return cell_f32((float)x.f);
-    return (interp_cell){.u = x.u}; /* f64: the union holds its bits */
+    return (scalar_cell){.u = x.u}; /* f64: the union holds its bits */
 }
 
 /* The payload of a cell (an f32 signalling NaN would come back quiet). */
-static xir_bits bits_of_cell(tir_scalar type, interp_cell c) {
+static xir_bits bits_of_cell(tir_scalar type, scalar_cell c) {
     if (type == TIR_F32) return (xir_bits){.f = (double)f32_of(c)};
     return (xir_bits){.u = c.u};
 }
 
 bool xir_eval_arith(xir_arith_op op, tir_scalar type, const xir_bits *args, xir_bits *out) {
-    interp_cell x[3] = {{0}, {0}, {0}}, r;
+    scalar_cell x[3] = {{0}, {0}, {0}}, r;
     for (unsigned i = 0; i < xir_arith_arity(op); i++)
         x[i] = xir_cell_of_bits(op == XIR_OP_SELECT && i == 0 ? TIR_BOOL : type, args[i]);
     if (!xir_cell_arith(op, type, x, &r)) return false;
@@ -160,7 +160,7 @@ xir_bits xir_eval_cast(tir_scalar from, tir_scalar to, xir_bits x) {
 }
 
 bool xir_eval_bitcast(tir_scalar from, tir_scalar to, xir_bits x, xir_bits *out) {
-    interp_cell c = xir_cell_bitcast(from, to, xir_cell_of_bits(from, x));
+    scalar_cell c = xir_cell_bitcast(from, to, xir_cell_of_bits(from, x));
     uint32_t u = (uint32_t)c.u;
     bool signaling = (u & 0x7f800000u) == 0x7f800000u && (u & 0x007fffffu) && !(u & 0x00400000u);
     if (to == TIR_F32 && signaling) return false;

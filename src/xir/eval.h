@@ -4,17 +4,17 @@
  * payloads, so folded and executed results agree by construction.
  *
  * A scalar has two forms, which differ only for f32:
- * - a cell (interp_cell, the TileIR reference interpreter's cell): signed
- *   integers sign-extended in `i`, unsigned ones zero-extended in `u`, bool
- *   0/1, f64 in `f`, and f32 as its IEEE bit pattern zero-extended in `u`, so
- *   that moving a cell keeps every bit (signalling NaNs included).  The rules
- *   are written on cells;
+ * - a cell (scalar_cell, scalar/cell.h): signed integers sign-extended in
+ *   `i`, unsigned ones zero-extended in `u`, bool 0/1, f64 in `f`, and f32
+ *   (unlike in scalar/cell.h's own cells) as its IEEE bit pattern
+ *   zero-extended in `u`, so that moving a cell keeps every bit (signalling
+ *   NaNs included).  The rules are written on cells;
  * - a constant payload (xir_bits in the canonical form of xir.h): the same,
  *   but f32 is the exact double of the f32 value.  It cannot hold an f32
  *   signalling NaN (widening to double quiets it).
  *
- * Integer arithmetic, comparisons, min/max and casts are the TileIR
- * interpreter's rules (interp_apply / interp_cast, src/tir/interp_value.c),
+ * Integer arithmetic, comparisons, min/max and casts are the rules the TileIR
+ * interpreter uses too (scalar_apply / scalar_cast, src/scalar/cell.c),
  * called here so that the TileIR oracle and XIR agree by construction.  What
  * XIR adds: f32 arithmetic computed in `float` (each result rounded to f32,
  * exp/log/sqrt/tanh through expf & co.), bitwise operations, shifts and
@@ -25,7 +25,7 @@
 #ifndef TILEC_XIR_EVAL_H
 #define TILEC_XIR_EVAL_H
 
-#include "tir/interp.h" /* interp_cell and the shared integer/cast rules */
+#include "scalar/cell.h" /* scalar_cell and the shared integer/cast rules */
 #include "xir/xir.h"
 
 /* ---- cells ---- */
@@ -40,18 +40,18 @@
  * a NaN and order -0 below +0; select moves bits.  False (and *out
  * unspecified) when `op` has no semantics on `type`, which the verifier's
  * typing rules exclude: callers treat it as an internal error. */
-bool xir_cell_arith(xir_arith_op op, tir_scalar type, const interp_cell *args, interp_cell *out);
+bool xir_cell_arith(xir_arith_op op, tir_scalar type, const scalar_cell *args, scalar_cell *out);
 
 /* A value cast: int→int wraps, int→float rounds once, float→int truncates
  * toward zero and saturates (NaN → 0), to bool is `!= 0` (NaN → true), bool
  * is 0 or 1, f64→f32 rounds to nearest even. */
-interp_cell xir_cell_cast(tir_scalar from, tir_scalar to, interp_cell x);
+scalar_cell xir_cell_cast(tir_scalar from, tir_scalar to, scalar_cell x);
 
 /* Reinterprets the bits of `x` (types of equal size, no bool). */
-interp_cell xir_cell_bitcast(tir_scalar from, tir_scalar to, interp_cell x);
+scalar_cell xir_cell_bitcast(tir_scalar from, tir_scalar to, scalar_cell x);
 
 /* The cell of a constant payload of `type`. */
-interp_cell xir_cell_of_bits(tir_scalar type, xir_bits x);
+scalar_cell xir_cell_of_bits(tir_scalar type, xir_bits x);
 
 /* ---- constant payloads: the cell rules, converted at the boundary ---- */
 

@@ -4,7 +4,7 @@
  * replacement and the instruction is erased; sweeps repeat until nothing
  * folds (a PHI may become foldable once its back-edge value folded). */
 #include "xir/eval.h"
-#include "tir/math_ops.h"
+#include "scalar/math_ops.h"
 #include "xir/passes.h"
 
 #include "base/invariant.h"
@@ -12,7 +12,7 @@
 static bool is_const(const xir_value *v) { return v->kind == XIR_VALUE_CONST; }
 
 /* Not folded: their results are only specified within a backend's ulp
- * bound (the SLEEF-backed math functions, tir/math_ops.h). */
+ * bound (the SLEEF-backed math functions, scalar/math_ops.h). */
 static bool is_transcendental(xir_arith_op op) {
     switch (op) {
 #define CASE(e, dbl, flt, stem) case XIR_OP_##e:

@@ -38,7 +38,7 @@ const char *xi_block_label(const xir_block *b, char *buf, size_t n) {
 
 /* Which lane `lane` asks for, or an error if it cannot be read. */
 static tilec_status source_lane(xi_run *r, xi_lane *lane, const xir_inst *at, uint32_t *out) {
-    interp_cell x;
+    scalar_cell x;
     uint64_t src;
     tilec_status st = xi_read(r, lane, at, xir_operand(at, 1), &x);
     if (st) return st;
@@ -170,12 +170,12 @@ static tilec_status check_call(tilec_context *ctx, const xir_func *f, uint32_t w
 static tilec_status allocate_lanes(xi_run *r) {
     size_t values = r->func->next_value_id ? r->func->next_value_id : 1;
     r->lanes = ARENA_ARRAY(&r->arena, xi_lane, r->width);
-    r->scratch = ARENA_ARRAY(&r->arena, interp_cell, r->max_phis > r->width ? r->max_phis : r->width);
+    r->scratch = ARENA_ARRAY(&r->arena, scalar_cell, r->max_phis > r->width ? r->max_phis : r->width);
     if (!r->lanes || !r->scratch) goto oom;
     for (uint32_t l = 0; l < r->width; l++) {
         xi_lane *lane = &r->lanes[l];
         lane->lane = l;
-        lane->values = ARENA_ARRAY(&r->arena, interp_cell, values);
+        lane->values = ARENA_ARRAY(&r->arena, scalar_cell, values);
         lane->defined = ARENA_ARRAY(&r->arena, unsigned char, values);
         if (!lane->values || !lane->defined) goto oom;
     }

@@ -45,7 +45,7 @@ static uint32_t special(const xi_run *r, const xi_lane *lane, xir_special s) {
     }
 }
 
-tilec_status xi_read(xi_run *r, xi_lane *lane, const xir_inst *user, const xir_value *v, interp_cell *out) {
+tilec_status xi_read(xi_run *r, xi_lane *lane, const xir_inst *user, const xir_value *v, scalar_cell *out) {
     switch (v->kind) {
     case XIR_VALUE_INST:
         if (!lane->defined[v->id]) {
@@ -64,7 +64,7 @@ tilec_status xi_read(xi_run *r, xi_lane *lane, const xir_inst *user, const xir_v
     return TILEC_OK;
 }
 
-void xi_define(xi_lane *lane, const xir_inst *inst, interp_cell value) {
+void xi_define(xi_lane *lane, const xir_inst *inst, scalar_cell value) {
     lane->values[inst->value.id] = value;
     lane->defined[inst->value.id] = 1;
 }
@@ -99,7 +99,7 @@ static tilec_status take_edge(xi_run *r, xi_lane *lane, const xir_inst *term, un
 }
 
 /* An index operand as text, in its own signedness. */
-static const char *index_text(tir_scalar t, interp_cell x, char *buf, size_t n) {
+static const char *index_text(tir_scalar t, scalar_cell x, char *buf, size_t n) {
     if (tir_scalar_is_signed(t)) snprintf(buf, n, "%lld", (long long)x.i);
     else snprintf(buf, n, "%llu", (unsigned long long)x.u);
     return buf;
@@ -139,11 +139,11 @@ static tilec_status alloca_array(xi_run *r, xi_lane *lane, const xir_inst *inst)
     if (a.count) memset(lane->mem + a.offset + a.count * es, 0, a.count); /* fresh storage: nothing written yet */
     lane->mem_used += need;
     lane->private_bytes += t->count * es;
-    xi_define(lane, inst, (interp_cell){.u = lane->arrays.len - 1});
+    xi_define(lane, inst, (scalar_cell){.u = lane->arrays.len - 1});
     return TILEC_OK;
 }
 
-static tilec_status gep(xi_run *r, xi_lane *lane, const xir_inst *inst, const interp_cell *x) {
+static tilec_status gep(xi_run *r, xi_lane *lane, const xir_inst *inst, const scalar_cell *x) {
     const xi_array *a = &lane->arrays.data[x[0].u];
     uint64_t index;
     if (!xi_index(xir_operand(inst, 1)->type->scalar, x[1], &index) || index >= a->count) {
@@ -152,12 +152,12 @@ static tilec_status gep(xi_run *r, xi_lane *lane, const xir_inst *inst, const in
                        index_text(xir_operand(inst, 1)->type->scalar, x[1], il, sizeof il), a->count,
                        xi_value_label(xir_operand(inst, 0), vl, sizeof vl));
     }
-    xi_define(lane, inst, (interp_cell){.u = x[0].u << 32 | index});
+    xi_define(lane, inst, (scalar_cell){.u = x[0].u << 32 | index});
     return TILEC_OK;
 }
 
 /* The element a pointer cell designates, and its written flag. */
-static unsigned char *element(xi_lane *lane, interp_cell ptr, unsigned char **flag, tir_scalar *elem) {
+static unsigned char *element(xi_lane *lane, scalar_cell ptr, unsigned char **flag, tir_scalar *elem) {
     const xi_array *a = &lane->arrays.data[ptr.u >> 32];
     uint32_t index = (uint32_t)ptr.u;
     size_t es = tir_scalar_size(a->elem);
@@ -166,7 +166,7 @@ static unsigned char *element(xi_lane *lane, interp_cell ptr, unsigned char **fl
     return lane->mem + a->offset + (size_t)index * es;
 }
 
-static tilec_status load(xi_run *r, xi_lane *lane, const xir_inst *inst, const interp_cell *x) {
+static tilec_status load(xi_run *r, xi_lane *lane, const xir_inst *inst, const scalar_cell *x) {
     unsigned char *flag;
     tir_scalar elem;
     unsigned char *p = element(lane, x[0], &flag, &elem);
@@ -180,7 +180,7 @@ static tilec_status load(xi_run *r, xi_lane *lane, const xir_inst *inst, const i
     return TILEC_OK;
 }
 
-static void store(xi_lane *lane, const interp_cell *x) {
+static void store(xi_lane *lane, const scalar_cell *x) {
     unsigned char *flag;
     tir_scalar elem;
     unsigned char *p = element(lane, x[0], &flag, &elem);
@@ -191,7 +191,7 @@ static void store(xi_lane *lane, const interp_cell *x) {
 /* ---- buffers ---- */
 
 /* The address of element x[1] of the buffer operand, or an XIR-I07 error. */
-static tilec_status buffer_element(xi_run *r, xi_lane *lane, const xir_inst *inst, const interp_cell *x,
+static tilec_status buffer_element(xi_run *r, xi_lane *lane, const xir_inst *inst, const scalar_cell *x,
                                    unsigned char **out) {
     const xir_value *buf = xir_operand(inst, 0);
     const tir_buffer *arg = &r->args[buf->arg_index];
@@ -209,7 +209,7 @@ static tilec_status buffer_element(xi_run *r, xi_lane *lane, const xir_inst *ins
 
 /* A bounds fault: recorded (the first one keeps its site and value) when the
  * run has a fault record, else the run fails with XIR-I14. */
-static tilec_status fault(xi_run *r, xi_lane *lane, const xir_inst *inst, const interp_cell *x) {
+static tilec_status fault(xi_run *r, xi_lane *lane, const xir_inst *inst, const scalar_cell *x) {
     fault_record *rec = r->options.faults;
     if (!rec)
         return xi_fail(r, lane, inst, TILEC_E_RUNTIME, "XIR-I14", "bounds fault at site %llu: value %lld is out of range",
@@ -222,7 +222,7 @@ static tilec_status fault(xi_run *r, xi_lane *lane, const xir_inst *inst, const 
 
 /* Executes one non-PHI instruction other than warp_read_lane. */
 static tilec_status exec(xi_run *r, xi_lane *lane, const xir_inst *inst) {
-    interp_cell x[3];
+    scalar_cell x[3];
     tilec_status st;
     /* preparation: every non-PHI instruction has at most 3 */
     if (!TILEC_INVARIANT(r->ctx, inst->operand_count <= 3)) return TILEC_E_INTERNAL;
@@ -234,7 +234,7 @@ static tilec_status exec(xi_run *r, xi_lane *lane, const xir_inst *inst) {
     /* preparation checked the operand types that xir/eval.h relies on */
     case XIR_INST_ARITH: {
         uint32_t typed = inst->op == XIR_OP_SELECT ? 1 : 0;
-        interp_cell result;
+        scalar_cell result;
         if (!TILEC_INVARIANT(r->ctx, xir_cell_arith(inst->op, xir_operand(inst, typed)->type->scalar, x, &result)))
             return TILEC_E_INTERNAL;
         xi_define(lane, inst, result);
@@ -260,7 +260,7 @@ static tilec_status exec(xi_run *r, xi_lane *lane, const xir_inst *inst) {
         return TILEC_OK;
     case XIR_INST_FAULT: return fault(r, lane, inst, x);
     case XIR_INST_BUFFER_ADDRESS:
-        xi_define(lane, inst, (interp_cell){.u = (uint64_t)(uintptr_t)r->args[xir_operand(inst, 0)->arg_index].data});
+        xi_define(lane, inst, (scalar_cell){.u = (uint64_t)(uintptr_t)r->args[xir_operand(inst, 0)->arg_index].data});
         return TILEC_OK;
     case XIR_INST_BR: return take_edge(r, lane, inst, 0);
     case XIR_INST_COND_BR: return take_edge(r, lane, inst, x[0].u ? 0 : 1);

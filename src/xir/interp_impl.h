@@ -3,7 +3,7 @@
  * checks and PHI edge tables), interp_exec.c (one lane's execution and its
  * memory) and interp_value.c (cells in memory).
  *
- * Cells: every scalar SSA value of a lane is one interp_cell in the cell form
+ * Cells: every scalar SSA value of a lane is one scalar_cell in the cell form
  * of xir/eval.h, which also defines every scalar operation on it: signed
  * integers are sign-extended in `i`, unsigned integers zero-extended in `u`,
  * bool is u=0/1, f64 is `f`, and f32 is its 32-bit IEEE pattern zero-extended
@@ -52,7 +52,7 @@ typedef enum { XI_RUNNING, XI_BLOCKED, XI_RETURNED } xi_status;
 typedef struct {
     uint32_t lane, dispatch_id;
     xi_status status;
-    interp_cell *values;     /* [func->next_value_id] */
+    scalar_cell *values;     /* [func->next_value_id] */
     unsigned char *defined;  /* [func->next_value_id]: assigned in this run */
     const xir_block *block;  /* the block being executed */
     const xir_inst *pc;      /* the next instruction (the blocking one when BLOCKED) */
@@ -71,7 +71,7 @@ typedef struct {
     arena arena;             /* everything below except lane memory */
     xi_block *blocks;        /* [func->next_block_id] */
     uint32_t max_phis;       /* the most PHIs of one block */
-    interp_cell *scratch;    /* [max(max_phis, width)]: parallel-copy staging */
+    scalar_cell *scratch;    /* [max(max_phis, width)]: parallel-copy staging */
     xi_lane *lanes;          /* [width] */
     uint32_t active;         /* lanes of the current packet that run */
     uint64_t steps;
@@ -94,8 +94,8 @@ void xi_lane_start(xi_run *r, xi_lane *lane, uint32_t dispatch_id);
 /* Runs a RUNNING lane until it returns or reaches a warp_read_lane. */
 tilec_status xi_lane_run(xi_run *r, xi_lane *lane);
 /* Reads an operand value in a lane (XIR-I10 if it has no value there yet). */
-tilec_status xi_read(xi_run *r, xi_lane *lane, const xir_inst *user, const xir_value *v, interp_cell *out);
-void xi_define(xi_lane *lane, const xir_inst *inst, interp_cell value);
+tilec_status xi_read(xi_run *r, xi_lane *lane, const xir_inst *user, const xir_value *v, scalar_cell *out);
+void xi_define(xi_lane *lane, const xir_inst *inst, scalar_cell value);
 /* Counts one executed instruction against the step budget (XIR-I05). */
 tilec_status xi_count_step(xi_run *r, const xi_lane *lane, const xir_inst *inst);
 /* A runtime diagnostic naming the instruction, its block and the lane. */
@@ -104,9 +104,9 @@ tilec_status xi_fail(xi_run *r, const xi_lane *lane, const xir_inst *inst, tilec
 
 /* ---- cells in memory (interp_value.c) ---- */
 /* Native-endian element encoding (bool bytes read as nonzero → 1). */
-interp_cell xi_load_elem(tir_scalar t, const unsigned char *p);
-void xi_store_elem(tir_scalar t, unsigned char *p, interp_cell x);
+scalar_cell xi_load_elem(tir_scalar t, const unsigned char *p);
+void xi_store_elem(tir_scalar t, unsigned char *p, scalar_cell x);
 /* An integer cell as an index: false when negative. */
-bool xi_index(tir_scalar t, interp_cell x, uint64_t *out);
+bool xi_index(tir_scalar t, scalar_cell x, uint64_t *out);
 
 #endif

@@ -189,12 +189,6 @@ xir_func *xir_func_new(xir_module *m, const char *name) {
     return f;
 }
 
-xir_func *xir_module_find_func(const xir_module *m, const char *name) {
-    for (size_t i = 0; i < m->funcs.len; i++)
-        if (!strcmp(m->funcs.data[i]->name, name)) return m->funcs.data[i];
-    return NULL;
-}
-
 xir_value *xir_func_add_buffer(xir_func *f, const char *name, tir_scalar elem) {
     xir_module *m = f->module;
     xir_value *v = ARENA_NEW(&m->arena, xir_value);

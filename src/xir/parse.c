@@ -16,7 +16,7 @@
  * operand lists are generic (any count), arities are the verifier's job. */
 #include "xir/lex.h"
 #include "xir/text.h"
-#include "tir/symtab.h"
+#include "base/symtab.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -16,7 +16,7 @@
  * The printer is total on malformed IR: operand lists are printed as they are
  * (the parser reads any count back; the verifier judges it). */
 #include "xir/text.h"
-#include "tir/symtab.h"
+#include "base/symtab.h"
 #include "xir/eval.h"
 
 #include <inttypes.h>

@@ -7,7 +7,7 @@
  * counters (a repeated or out-of-range id ends it with XIR-V04), so corrupted
  * IR cannot make the verifier loop; side tables are freed on every path. */
 #include "xir/verify.h"
-#include "tir/symtab.h"
+#include "base/symtab.h"
 #include "xir/cfg.h"
 #include "xir/text.h"
 

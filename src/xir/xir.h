@@ -22,7 +22,7 @@
 #include "base/hashmap.h"
 #include "base/strbuf.h"
 #include "base/vec.h"
-#include "tilec/tir.h" /* tir_scalar: XIR shares the scalar element types */
+#include "tilec/scalar.h" /* tir_scalar: XIR shares the scalar element types */
 
 /* ---- types ---- */
 typedef enum {
@@ -235,7 +235,6 @@ xir_func *xir_func_new(xir_module *m, const char *name);
 xir_value *xir_func_add_buffer(xir_func *f, const char *name, tir_scalar elem);
 xir_block *xir_block_new(xir_func *f, const char *name); /* appended to the function */
 void xir_block_erase(xir_block *b); /* its instructions must be unused */
-xir_func *xir_module_find_func(const xir_module *m, const char *name);
 
 /* ---- instructions (detached creation + insertion) ---- */
 xir_inst *xir_inst_new(xir_func *f, xir_inst_kind kind, xir_type *type);

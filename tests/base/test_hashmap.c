@@ -1,11 +1,11 @@
 /* The hash map (base/hashmap.h) and the scoped name table built on it
- * (tir/symtab.h): random puts, gets and removes against a plain array,
+ * (base/symtab.h): random puts, gets and removes against a plain array,
  * zero-length and binary keys, long collision-free runs of near-identical
  * keys, one million keys (the map must stay linear; nothing here is timed),
  * allocation failure during growth leaving the map intact, and scope pops. */
 #include "base/hashmap.h"
+#include "base/symtab.h"
 #include "harness.h"
-#include "tir/symtab.h"
 
 #include <stdint.h>
 #include <stdio.h>

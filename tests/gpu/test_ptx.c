@@ -31,7 +31,7 @@
 
 #include "gpu/gpu.h"
 #include "gpu/host_run.h"
-#include "tir/math_ops.h"
+#include "scalar/math_ops.h"
 #include "plan/gpu_target.h"
 #include "plan/solve.h"
 #include "tilec/tilec.h"

@@ -5,7 +5,8 @@
  * module, which verifies and round-trips through its text; the XIR
  * interpreter agrees bitwise with the reference interpreter (max is exact).
  * And 100 000 distinct TileIR spaces and types intern once each.  Nothing
- * is timed (DESIGN.md §7); before the tables grew, the chain took ~30 s. */
+ * is timed (a test's verdict must not depend on the machine's speed);
+ * before the tables grew, the chain took ~30 s. */
 #include "lower_fixture.h"
 
 enum { CHAIN = 50000 };

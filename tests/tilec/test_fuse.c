@@ -18,7 +18,7 @@
  *   contract, also with the shifted views).
  * - off never fuses and has no twin; a kernel whose streams need nothing of
  *   its arguments has no twin either.
- * - Rows beyond the budget (item 6 of issue 17): softmax's 8M-wide row at
+ * - Rows beyond the budget: softmax's 8M-wide row at
  *   W = 16 fits neither unfused (the row) nor at fusion level 1 (its
  *   exponentials), so level 2 recomputes them (no array); its twin cannot
  *   fit, so a shifted output is refused (RT-D09) and the context stays

@@ -7,7 +7,7 @@
  * folding and the interpreter agreeing bitwise (every opcode, type, cast and
  * bitcast, and NaN payloads). */
 #include "xir_test.h"
-#include "tir/math_ops.h"
+#include "scalar/math_ops.h"
 #include "xir/eval.h"
 #include "xir/interp.h"
 #include "xir/passes.h"

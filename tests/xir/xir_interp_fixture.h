@@ -1,7 +1,7 @@
 /* xir_interp_fixture.h — helpers shared by the XIR interpreter tests: an XIR
  * kernel under construction (module, function, builder), constant shorthands,
  * running it and checking diagnostics.  Each test file's main creates `ctx`.
- * Kernels are verified before they run (DESIGN.md: verifiers between passes),
+ * Kernels are verified before they run (as the pipeline verifies between passes),
  * except those a test marks malformed on purpose. */
 #ifndef TILEC_TEST_XIR_INTERP_FIXTURE_H
 #define TILEC_TEST_XIR_INTERP_FIXTURE_H

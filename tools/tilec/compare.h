@@ -7,7 +7,8 @@
  * match when their bytes are equal.  Floats: a NaN matches only a NaN (any
  * payload or sign); an infinity matches only the same infinity; finite values
  * match when |x − r| <= 5e-5 + 5e-5·|r| — engines compute f32 in f32 while the
- * reference computes in FP64 (DESIGN.md §6, the LLM-fixture tolerance) — so
+ * reference computes in FP64 (the tolerance of tests/examples and of the
+ * LLM fixture shapes, tests/cli/llm_fixtures.sh) — so
  * -0 matches +0, as IEEE equality says.  f16 and bf16 outputs, rounded once
  * from f32 natively and from FP64 by the reference, may differ by one unit
  * in their last place: the relative tolerance there is that unit (2^-10,

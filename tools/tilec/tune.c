@@ -1,5 +1,5 @@
 /* tune.c — `tilec tune FILE.tir`: the planner's pick against the mappings
- * it passed over, measured on this machine (issue 18: top-1 regret).
+ * it passed over, measured on this machine (its top-1 regret).
  *
  * The kernel is compiled with the given options (the planner's pick), then
  * once per alternative mapping: every root order (up to 24) with one

@@ -1,6 +1,6 @@
 /* symtab.c — see symtab.h.  The map is base/hashmap; a key is logged only
  * while a scope is open, so a scope-less table costs nothing extra. */
-#include "tir/symtab.h"
+#include "base/symtab.h"
 
 #include <string.h>
 

@@ -14,8 +14,8 @@
  *                         folded like any exact op.
  * sigmoid and rsqrt are TileIR opcodes lowered to exp/div and sqrt/div
  * (lower/values.c); they are not in these lists. */
-#ifndef TILEC_TIR_MATH_OPS_H
-#define TILEC_TIR_MATH_OPS_H
+#ifndef TILEC_SCALAR_MATH_OPS_H
+#define TILEC_SCALAR_MATH_OPS_H
 
 #define TIR_SLEEF_MATH1(X) \
     X(EXP, exp, expf, exp) X(LOG, log, logf, log) X(TANH, tanh, tanhf, tanh) X(ERF, erf, erff, erf) \

@@ -4,8 +4,8 @@
  * caller keeps each key's bytes alive while it is in the table.  Scopes nest:
  * symtab_pop_scope removes every key added since the matching
  * symtab_push_scope. */
-#ifndef TILEC_TIR_SYMTAB_H
-#define TILEC_TIR_SYMTAB_H
+#ifndef TILEC_BASE_SYMTAB_H
+#define TILEC_BASE_SYMTAB_H
 
 #include "base/hashmap.h"
 #include "base/vec.h"

@@ -1,6 +1,10 @@
 /* tables.c — name/size/class lookups generated from the X-macro tables in
- * tilec/tir.h.  Nothing else in tilec spells these names. */
-#include "tilec/tir.h"
+ * tilec/scalar.h (scalar types, elementwise opcodes) and tilec/tir.h (op
+ * kinds, reduction policies, execution scopes).  Nothing else in tilec
+ * spells these names.  The runtime library links this file (not tir/): it
+ * exports every public table function (docs/aot.md "The runtime library"). */
+#include "tilec/scalar.h"
+#include "tilec/tir.h" /* TIR_OP_KINDS, TIR_REDUCTION_POLICIES, TIR_EXEC_SCOPES */
 
 #include <string.h>
 

@@ -1,15 +1,15 @@
-/* interp_value.c — the scalar semantics of the reference interpreter: integer
- * wrap-around, casts, literals, memory encoding and every elementwise opcode
- * (docs/interpreter.md "Scalars").
+/* cell.c — the scalar semantics TileIR's reference interpreter and XIR share
+ * (cell.h): integer wrap-around, casts, memory encoding and every elementwise
+ * opcode (docs/interpreter.md "Scalars").
  *
  * Invariant: every cell handled here is canonical for its element type (see
- * interp.h): results are re-canonicalized with interp_wrap, so comparisons and
+ * cell.h): results are re-canonicalized with scalar_wrap, so comparisons and
  * divisions may read `i` or `u` directly.  Conversions of out-of-range unsigned
  * bit patterns to signed types rely on two's complement (guaranteed by C23 and by
  * every compiler tilec supports). */
+#include "scalar/cell.h"
 #include "base/half.h"
-#include "tir/interp.h"
-#include "tir/math_ops.h"
+#include "scalar/math_ops.h"
 
 #include <math.h>
 #include <string.h>
@@ -27,8 +27,8 @@ static unsigned width_of(tir_scalar t) { return 8u * (unsigned)tir_scalar_size(t
 /* Decided by width and signedness, so every type has an answer (callers pass
  * integer and bool types only; a float "wraps" like the unsigned type of its
  * width, which no caller asks for). */
-interp_cell interp_wrap(tir_scalar t, uint64_t bits) {
-    interp_cell c;
+scalar_cell scalar_wrap(tir_scalar t, uint64_t bits) {
+    scalar_cell c;
     bool is_signed = category_of(t) == CAT_SIGNED;
     if (t == TIR_BOOL) {
         c.u = bits != 0;
@@ -44,10 +44,10 @@ interp_cell interp_wrap(tir_scalar t, uint64_t bits) {
 }
 
 /* Truncation toward zero, NaN -> 0, saturation at the range of `to`. */
-static interp_cell float_to_integer(tir_scalar to, double x) {
-    interp_cell c;
+static scalar_cell float_to_integer(tir_scalar to, double x) {
+    scalar_cell c;
     unsigned w = width_of(to);
-    if (isnan(x)) return interp_wrap(to, 0);
+    if (isnan(x)) return scalar_wrap(to, 0);
     if (category_of(to) == CAT_SIGNED) {
         double limit = ldexp(1.0, (int)w - 1); /* 2^(w-1), exact */
         if (x <= -limit) c.i = w == 64 ? INT64_MIN : -(INT64_C(1) << (w - 1));
@@ -61,9 +61,9 @@ static interp_cell float_to_integer(tir_scalar to, double x) {
     return c;
 }
 
-interp_cell interp_cast(tir_scalar from, tir_scalar to, interp_cell x) {
+scalar_cell scalar_cast(tir_scalar from, tir_scalar to, scalar_cell x) {
     category src = category_of(from);
-    interp_cell c;
+    scalar_cell c;
     switch (category_of(to)) {
     case CAT_FLOAT:
         /* Integer sources convert directly (one rounding, also to f32;
@@ -82,25 +82,11 @@ interp_cell interp_cast(tir_scalar from, tir_scalar to, interp_cell x) {
     case CAT_SIGNED:
     case CAT_UNSIGNED: break;
     }
-    return src == CAT_FLOAT ? float_to_integer(to, x.f) : interp_wrap(to, x.u);
+    return src == CAT_FLOAT ? float_to_integer(to, x.f) : scalar_wrap(to, x.u);
 }
 
-bool interp_literal(tir_scalar t, tir_literal lit, interp_cell *out) {
-    interp_cell c;
-    tir_scalar from;
-    switch (lit.kind) {
-    case TIR_LIT_BOOL: c.u = lit.as.b; from = TIR_BOOL; break;
-    case TIR_LIT_INT: c.i = lit.as.i; from = TIR_I64; break;
-    case TIR_LIT_UINT: c.u = lit.as.u; from = TIR_U64; break;
-    case TIR_LIT_FLOAT: c.f = lit.as.f; from = TIR_F64; break;
-    default: return false;
-    }
-    *out = interp_cast(from, t, c);
-    return true;
-}
-
-interp_cell interp_read(tir_scalar t, const unsigned char *p) {
-    interp_cell c;
+scalar_cell scalar_read(tir_scalar t, const unsigned char *p) {
+    scalar_cell c;
     switch (t) {
     case TIR_F32: {
         float v;
@@ -125,12 +111,12 @@ interp_cell interp_read(tir_scalar t, const unsigned char *p) {
         case 4: { uint32_t v; memcpy(&v, p, 4); bits = v; break; }
         default: memcpy(&bits, p, 8); break;
         }
-        return interp_wrap(t, bits);
+        return scalar_wrap(t, bits);
     }
     }
 }
 
-void interp_write(tir_scalar t, unsigned char *p, interp_cell x) {
+void scalar_write(tir_scalar t, unsigned char *p, scalar_cell x) {
     switch (t) {
     case TIR_F32: {
         float v = (float)x.f;
@@ -154,7 +140,7 @@ void interp_write(tir_scalar t, unsigned char *p, interp_cell x) {
     }
 }
 
-bool interp_ew_defined(tir_ew_op op, tir_scalar elem) {
+bool scalar_ew_defined(tir_ew_op op, tir_scalar elem) {
     if (elem <= TIR_SCALAR_INVALID || elem >= TIR_SCALAR_COUNT || op <= TIR_EW_INVALID || op >= TIR_EW_COUNT)
         return false;
     switch (tir_ew_class_of(op)) {
@@ -185,12 +171,12 @@ static double float_max(double a, double b) {
     return a > b ? a : b;
 }
 
-static interp_cell boolean(bool v) { return (interp_cell){.u = v}; }
+static scalar_cell boolean(bool v) { return (scalar_cell){.u = v}; }
 
 /* `*defined` turns false for an opcode without float semantics. */
-static interp_cell apply_float(tir_ew_op op, const interp_cell *x, bool *defined) {
+static scalar_cell apply_float(tir_ew_op op, const scalar_cell *x, bool *defined) {
     double a = x[0].f, b = tir_ew_arity(op) > 1 ? x[1].f : 0.0;
-    interp_cell c;
+    scalar_cell c;
     switch (op) {
     case TIR_EW_ADD: c.f = a + b; break;
     case TIR_EW_SUB: c.f = a - b; break;
@@ -226,32 +212,32 @@ static interp_cell apply_float(tir_ew_op op, const interp_cell *x, bool *defined
 }
 
 /* -1, 0 or 1 comparing two canonical integer (or bool) cells. */
-static int compare_integers(category cat, interp_cell a, interp_cell b) {
+static int compare_integers(category cat, scalar_cell a, scalar_cell b) {
     if (cat == CAT_SIGNED) return (a.i > b.i) - (a.i < b.i);
     return (a.u > b.u) - (a.u < b.u);
 }
 
 /* `*defined` turns false for an opcode without integer semantics. */
-static interp_cell apply_integer(tir_ew_op op, tir_scalar elem, const interp_cell *x, bool *defined) {
+static scalar_cell apply_integer(tir_ew_op op, tir_scalar elem, const scalar_cell *x, bool *defined) {
     category cat = category_of(elem);
-    interp_cell a = x[0], b = tir_ew_arity(op) > 1 ? x[1] : x[0];
+    scalar_cell a = x[0], b = tir_ew_arity(op) > 1 ? x[1] : x[0];
     bool is_signed = cat == CAT_SIGNED;
     switch (op) {
     /* Two's complement wrap-around: compute on the bits, re-canonicalize. */
-    case TIR_EW_ADD: return interp_wrap(elem, a.u + b.u);
-    case TIR_EW_SUB: return interp_wrap(elem, a.u - b.u);
-    case TIR_EW_MUL: return interp_wrap(elem, a.u * b.u);
-    case TIR_EW_NEG: return interp_wrap(elem, 0 - a.u);
-    case TIR_EW_ABS: return is_signed && a.i < 0 ? interp_wrap(elem, 0 - a.u) : a;
+    case TIR_EW_ADD: return scalar_wrap(elem, a.u + b.u);
+    case TIR_EW_SUB: return scalar_wrap(elem, a.u - b.u);
+    case TIR_EW_MUL: return scalar_wrap(elem, a.u * b.u);
+    case TIR_EW_NEG: return scalar_wrap(elem, 0 - a.u);
+    case TIR_EW_ABS: return is_signed && a.i < 0 ? scalar_wrap(elem, 0 - a.u) : a;
     /* Truncating division; x / 0 = x % 0 = 0; MIN / -1 wraps to MIN. */
     case TIR_EW_DIV:
-        if (b.u == 0) return interp_wrap(elem, 0);
-        if (!is_signed) return interp_wrap(elem, a.u / b.u);
-        if (b.i == -1) return interp_wrap(elem, 0 - a.u);
-        return interp_wrap(elem, (uint64_t)(a.i / b.i));
+        if (b.u == 0) return scalar_wrap(elem, 0);
+        if (!is_signed) return scalar_wrap(elem, a.u / b.u);
+        if (b.i == -1) return scalar_wrap(elem, 0 - a.u);
+        return scalar_wrap(elem, (uint64_t)(a.i / b.i));
     case TIR_EW_MOD:
-        if (b.u == 0 || (is_signed && b.i == -1)) return interp_wrap(elem, 0);
-        return is_signed ? interp_wrap(elem, (uint64_t)(a.i % b.i)) : interp_wrap(elem, a.u % b.u);
+        if (b.u == 0 || (is_signed && b.i == -1)) return scalar_wrap(elem, 0);
+        return is_signed ? scalar_wrap(elem, (uint64_t)(a.i % b.i)) : scalar_wrap(elem, a.u % b.u);
     case TIR_EW_MIN: return compare_integers(cat, a, b) <= 0 ? a : b;
     case TIR_EW_MAX: return compare_integers(cat, a, b) >= 0 ? a : b;
     case TIR_EW_EQ: return boolean(compare_integers(cat, a, b) == 0);
@@ -267,7 +253,7 @@ static interp_cell apply_integer(tir_ew_op op, tir_scalar elem, const interp_cel
     }
 }
 
-bool interp_apply(tir_ew_op op, tir_scalar elem, const interp_cell *args, interp_cell *out) {
+bool scalar_apply(tir_ew_op op, tir_scalar elem, const scalar_cell *args, scalar_cell *out) {
     if (op == TIR_EW_SELECT) {
         *out = args[0].u ? args[1] : args[2];
         return true;
@@ -277,7 +263,7 @@ bool interp_apply(tir_ew_op op, tir_scalar elem, const interp_cell *args, interp
     return defined;
 }
 
-int64_t interp_coord(tir_scalar t, interp_cell x) {
+int64_t scalar_coord(tir_scalar t, scalar_cell x) {
     if (category_of(t) == CAT_SIGNED) return x.i;
     return x.u > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)x.u;
 }
