@@ -16,6 +16,7 @@
 #include "base/clock.h"
 #include "base/host.h"
 #include "gpu/cuda.h"
+#include "options/options.h"
 #include "rt/pool.h"
 #include "tir/ir.h"
 
@@ -173,7 +174,7 @@ static const char *device_arch(uint32_t cc) {
     for (uint32_t c = cc; c >= 60; c--) {
         char name[16];
         snprintf(name, sizeof name, "sm_%u", c);
-        if (gpu_sm_name(name)) return gpu_sm_name(name);
+        if (options_gpu_arch(name)) return options_gpu_arch(name);
     }
     return NULL;
 }

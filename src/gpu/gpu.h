@@ -31,17 +31,12 @@
 #include "xir/xir.h"
 
 typedef struct {
-    const char *sm;  /* the GPU architecture: "sm_90" (NULL: GPU_DEFAULT_SM); see gpu_sm_supported */
+    const char *sm;  /* the GPU architecture: "sm_90" (NULL: GPU_DEFAULT_SM); one of OPTIONS_GPU_ARCHS */
     bool capture_ir; /* keep the optimized LLVM IR text (gpu_kernel_ir) */
 } gpu_options;
 
 #define GPU_DEFAULT_SM "sm_90"
 
-/* The architecture named `sm` when LLVM 19's NVPTX target generates code
- * for it (sm_60 .. sm_90a), as a static string; NULL otherwise. */
-const char *gpu_sm_name(const char *sm);
-/* The supported architectures, comma-separated (for diagnostics). */
-#define GPU_SM_LIST "sm_60, sm_61, sm_62, sm_70, sm_72, sm_75, sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a"
 
 typedef struct gpu_kernel gpu_kernel;
 

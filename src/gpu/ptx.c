@@ -11,6 +11,7 @@
 
 #include "base/clock.h"
 #include "gpu/emit.h"
+#include "options/options.h"
 
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitReader.h>
@@ -36,15 +37,6 @@ struct gpu_kernel {
     uint32_t block_size, arg_count;
     double emit_ms, llvm_ms;
 };
-
-static const char *const architectures[] = {"sm_60", "sm_61", "sm_62", "sm_70", "sm_72", "sm_75", "sm_80",
-                                            "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a"};
-
-const char *gpu_sm_name(const char *sm) {
-    for (size_t i = 0; sm && i < sizeof architectures / sizeof *architectures; i++)
-        if (!strcmp(sm, architectures[i])) return architectures[i];
-    return NULL;
-}
 
 static pthread_once_t nvptx_once = PTHREAD_ONCE_INIT;
 
@@ -194,9 +186,9 @@ tilec_status gpu_compile(tilec_context *ctx, const xir_func *f, const gpu_option
     *out = NULL;
     gpu_options o = options ? *options : (gpu_options){0};
     const char *sm = o.sm ? o.sm : GPU_DEFAULT_SM;
-    if (!gpu_sm_name(sm))
+    if (!options_gpu_arch(sm))
         return tilec_error(ctx, TILEC_E_ARG, "GPU-O01", tilec_no_loc(),
-                           "GPU architecture '%s' is not one LLVM 19's NVPTX target generates code for (" GPU_SM_LIST ")",
+                           "GPU architecture '%s' is not one LLVM 19's NVPTX target generates code for (" OPTIONS_GPU_ARCHS ")",
                            sm);
     if (pthread_once(&nvptx_once, initialize_nvptx))
         return tilec_error(ctx, TILEC_E_INTERNAL, "GPU-J01", tilec_no_loc(), "the NVPTX target did not initialize");

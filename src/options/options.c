@@ -6,7 +6,6 @@
 #include "options/options.h"
 
 #include "base/context.h"
-#include "gpu/gpu.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -26,7 +25,7 @@ typedef enum { K_U32, K_U64, K_F64, K_BOOL, K_MODE, K_STORES, K_TARGET, K_ARCH, 
 #define EXPECTS_MODE "auto, on or off"
 #define EXPECTS_STORES "auto, cached or streaming"
 #define EXPECTS_TARGET "cpu or cuda"
-#define EXPECTS_ARCH "one of " GPU_SM_LIST
+#define EXPECTS_ARCH "one of " OPTIONS_GPU_ARCHS
 #define EXPECTS_LIST "comma-separated unsigned integers"
 
 typedef struct {
@@ -68,6 +67,14 @@ enum { MAX_LIST = 64 };
 
 static const char *const *words_of(option_kind k) {
     return k == K_MODE ? MODES : k == K_STORES ? STORES : k == K_TARGET ? TARGETS : NULL;
+}
+
+const char *options_gpu_arch(const char *name) {
+    static const char *const archs[] = {"sm_60", "sm_61", "sm_62", "sm_70", "sm_72", "sm_75",
+                                        "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a"};
+    for (size_t i = 0; name && i < sizeof archs / sizeof *archs; i++)
+        if (!strcmp(name, archs[i])) return archs[i];
+    return NULL;
 }
 
 const char *options_mode_name(unsigned mode) { return mode < 3 ? MODES[mode] : "?"; }
@@ -145,7 +152,7 @@ static bool set_row(tilec_context *ctx, tilec_compile_options *o, const option_r
         return true;
     }
     case K_ARCH: { /* a static name: the option outlives the caller's text; "" is none */
-        const char *sm = value[0] ? gpu_sm_name(value) : NULL;
+        const char *sm = value[0] ? options_gpu_arch(value) : NULL;
         if (value[0] && !sm) return false;
         memcpy(field, &sm, sizeof sm);
         return true;
