@@ -1,6 +1,7 @@
 /* kernel.c — the kernel object the pipeline's emit step fills
- * (tilec/kernel.h): a new, empty one, and what dispatch needs copied out of
- * the lowering. */
+ * (driver/kernel.h): a new, empty one, what dispatch needs copied out of the
+ * lowering, native code through the kernel cache, and the two views of the
+ * plan a kernel keeps (its planner options, its label). */
 #include "driver/pipeline.h"
 
 tilec_kernel *pipeline_kernel_new(tilec_context *ctx, const char *name) {
@@ -39,4 +40,53 @@ bool pipeline_take_launch(tilec_kernel *k, const plan_result *p, const lower_res
     tilec_plan_label(p, &k->plan);
     strbuf_append(&k->plan_realization, lr->realization ? lr->realization : "");
     return !k->plan.failed && !k->plan_realization.failed;
+}
+
+plan_options tilec_planner_options(const tilec_compile_options *o) {
+    plan_options p = plan_options_default();
+    p.block_size = o->block_size;
+    p.root_axis_order = o->root_axis_order;
+    p.root_axis_order_len = o->root_axis_order_len;
+    p.root_axis_tiles = o->root_axis_tiles;
+    p.root_axis_tiles_len = o->root_axis_tiles_len;
+    p.max_candidates = o->max_candidates;
+    p.blocks_per_task = o->blocks_per_task;
+    p.search_task_grain = o->search_task_grain;
+    p.search_tiles = o->search_tiles;
+    p.cost = o->cost;
+    p.max_unrolled_tile_elements = o->max_unrolled_tile_elements;
+    p.reduction_partitions = o->reduction_partitions;
+    p.local_lanes = o->local_lanes;
+    p.pack = o->pack;
+    p.split = o->split;
+    p.split_chunks = o->split_chunks;
+    p.fuse = o->fuse;
+    return p;
+}
+
+void tilec_plan_label(const plan_result *p, strbuf *s) {
+    const plan_choice *c = plan_selected(p);
+    strbuf_append(s, "order[");
+    for (uint32_t i = 0; i < c->candidate.rank; i++) strbuf_printf(s, "%s%u", i ? "," : "", c->candidate.order[i]);
+    strbuf_printf(s, "]/block%u", c->candidate.block_size);
+    if (c->candidate.local_lanes > 1) strbuf_printf(s, "/local%u", c->candidate.local_lanes);
+    if (c->candidate.fused) strbuf_append(s, c->candidate.fused == 1 ? "/fused" : "/fused2");
+    strbuf_printf(s, "/grain%llu/tasks%llu",
+                  (unsigned long long)c->work.blocks_per_task, (unsigned long long)c->work.task_count);
+    if (c->candidate.tiled) {
+        strbuf_append(s, "/tiles[");
+        for (size_t i = 0; i < c->candidate.rank; i++) strbuf_printf(s, "%s%u", i ? "," : "", c->candidate.tiles[i]);
+        strbuf_append(s, "]");
+    }
+}
+
+tilec_status tilec_compile_native(tilec_context *ctx, tilec_kernel *k, const xir_func *f, const simd_options *so) {
+    simd_cache_outcome cached = SIMD_CACHE_OFF;
+    tilec_status st;
+    if (k->aot) /* emitted into the object; its code is generated at the end */
+        st = simd_aot_add(k->aot, f, so, &k->native, &k->aot_entry);
+    else
+        st = simd_compile_cached(ctx, f, so, &k->native, &cached);
+    k->cache = simd_cache_outcome_name(cached);
+    return st;
 }

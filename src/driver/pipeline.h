@@ -16,7 +16,7 @@
 #ifndef TILEC_DRIVER_PIPELINE_H
 #define TILEC_DRIVER_PIPELINE_H
 
-#include "tilec/kernel.h"
+#include "driver/kernel.h"
 #include "plan/gpu_target.h"
 #include "plan/target.h"
 

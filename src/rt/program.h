@@ -8,7 +8,7 @@
  *   unfused  a twin run instead when the arguments overlap where the
  *            entry's streamed loads need them apart (disjoint masks);
  *            masks without a twin: such arguments are refused (RT-D09).
- * The facade's JIT kernels (tilec/kernel.h) and ahead-of-time objects
+ * The facade's JIT kernels (driver/kernel.h) and ahead-of-time objects
  * (tilec/aot_run.c) are both programs, so both dispatch through
  * rt_program_dispatch.
  *

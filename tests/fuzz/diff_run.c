@@ -14,7 +14,7 @@
 #include "gpu/gpu.h"
 #include "gpu/host_run.h"
 #include "plan/gpu_target.h"
-#include "tilec/kernel.h"
+#include "driver/kernel.h"
 #include "xir/interp.h"
 
 #include <math.h>

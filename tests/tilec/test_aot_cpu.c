@@ -1,5 +1,5 @@
 /* The runtime's check of an ahead-of-time object's CPU features
- * (aot_cpu_check, aot_cpu_detect in src/tilec/aot_run.c; docs/aot.md):
+ * (aot_cpu_check, aot_cpu_detect in src/api/aot_run.c; docs/aot.md):
  *   - on a made-up CPU that has nothing, every feature the object enables
  *     is named as lacking (amx-tile, avx512f … and the baseline's sse2),
  *     and disabled ones ("-avx2") are not;
@@ -14,7 +14,7 @@
  * Objects actually refused at their first call: tests/cli/aot.sh. */
 #include "harness.h"
 #include "simd/aot.h"
-#include "tilec/aot_format.h"
+#include "api/aot_format.h"
 
 #include <stdlib.h>
 #include <string.h>

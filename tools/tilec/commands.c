@@ -1,5 +1,5 @@
 /* commands.c — the table of tilec subcommands (check.c, print.c, plan.c,
- * lower.c, run.c, compile.c, bench.c, emit.c, demo.c, cache.c, host.c), the help requests, and the
+ * lower.c, run.c, object.c, bench.c, emit.c, demo.c, cache.c, host.c), the help requests, and the
  * dispatch of a whole command line (cli_main, see cli.h).  Every subcommand
  * gets a fresh context; exit codes are those of cli.h.  It lives apart from
  * main.c so fuzz_cli can link the dispatch without the program's `main`. */

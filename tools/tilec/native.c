@@ -2,7 +2,7 @@
 #include "native.h"
 #include "compare.h"
 
-#include "tilec/kernel.h"
+#include "driver/kernel.h"
 
 #include <stdlib.h>
 #include <string.h>

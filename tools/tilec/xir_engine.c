@@ -72,7 +72,7 @@ int cli_run_xir(tilec_context *ctx, const cli_options *c, const tir_func *f, cli
     struct timespec t0;
     tir_module *flat;
     const tir_func *lf = cli_flatten(ctx, f, &flat); /* lowered; the reference runs f itself */
-    if (plan_root_empty(lf)) { /* no program instance: nothing to lower or run (src/tilec/empty.c) */
+    if (plan_root_empty(lf)) { /* no program instance: nothing to lower or run (src/driver/empty.c) */
         printf("@%s: XIR interpreter: the root domain is empty, nothing runs; reference %.3f ms\n", tir_func_name(f),
                ref_ms);
         code = cli_compare_step(args, &ref, "XIR");

@@ -1,5 +1,5 @@
-/* kernel.h — the layout of the facade's objects (include/tilec/tilec.h),
- * shared by the compile driver (compile.c), the metadata printer
+/* kernel.h — the layout of a compiled kernel (tilec_kernel, include/tilec/tilec.h),
+ * shared by the pipeline (src/driver), the metadata printer
  * (metadata.c) and the runtime/dispatch (dispatch.c).
  *
  * Invariants: a tilec_kernel owns its native code (simd_kernel), its
@@ -14,8 +14,8 @@
  * their workspace; its params are the TileIR parameters only.  A fused
  * kernel whose streamed loads need parameters apart (plan/stream.h) owns its
  * unfused twin (same runtime) and the masks prog.disjoint*. */
-#ifndef TILEC_FACADE_KERNEL_H
-#define TILEC_FACADE_KERNEL_H
+#ifndef TILEC_DRIVER_KERNEL_H
+#define TILEC_DRIVER_KERNEL_H
 
 #include "base/strbuf.h"
 #include "rt/program.h"
@@ -26,7 +26,7 @@
 #include "simd/cache.h"
 #include "simd/simd.h"
 #include "gpu/gpu.h"
-#include "tilec/runtime_object.h"
+#include "driver/runtime_object.h"
 #include "tilec/tilec.h"
 
 struct tilec_kernel {

@@ -1,4 +1,4 @@
-/* compile.c — `tilec compile FILE.tir -o KERNEL.o [--header KERNEL.h]`:
+/* object.c — `tilec compile FILE.tir -o KERNEL.o [--header KERNEL.h]`:
  * compiles one kernel ahead of time (tilec_compile_aot) into an object file
  * a C program links against the runtime library, and its C header
  * (docs/aot.md).  Each file is replaced atomically (base/file.h), and an

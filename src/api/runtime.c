@@ -1,6 +1,6 @@
 /* runtime.c — the facade's runtime: a thread pool, and dispatching a
  * program on it (runtime_object.h). */
-#include "tilec/runtime_object.h"
+#include "driver/runtime_object.h"
 
 tilec_status tilec_runtime_create(tilec_context *ctx, uint32_t workers, tilec_runtime **out) {
     *out = NULL;

@@ -3,7 +3,7 @@
  * argument table, the mma work, and the accessors of tilec.h.
  *
  * One item table feeds both formats, so they never disagree. */
-#include "tilec/kernel.h"
+#include "driver/kernel.h"
 
 #include "gpu/cuda.h"
 #include "plan/gpu_target.h"

@@ -10,7 +10,7 @@
  * Nothing runs here and no thread pool is created: the kernel is planned for
  * o->threads workers (0: TILEC_THREADS, else this machine's cores), and runs
  * on whatever runtime the program brings. */
-#include "tilec/aot_format.h"
+#include "api/aot_format.h"
 #include "driver/pipeline.h"
 
 #include "base/fault.h"

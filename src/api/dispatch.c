@@ -1,7 +1,7 @@
 /* dispatch.c — tilec_dispatch: the kernel's program (rt/program.h) on its
  * runtime (tilec_dispatch_program, runtime_object.h), or a CUDA kernel on
  * its GPU (gpu.c). */
-#include "tilec/kernel.h"
+#include "driver/kernel.h"
 
 #include <stddef.h>
 

@@ -3,7 +3,7 @@
  * time it dispatches) and the runtime calls back here when a dispatch
  * recorded faults, so the diagnostic is the reference interpreter's
  * (base/fault.h). */
-#include "tilec/kernel.h"
+#include "driver/kernel.h"
 
 #include "base/invariant.h"
 

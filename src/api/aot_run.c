@@ -12,8 +12,8 @@
 #include "tilec/aot.h"
 
 #include "base/fault.h"
-#include "tilec/aot_format.h"
-#include "tilec/runtime_object.h"
+#include "api/aot_format.h"
+#include "driver/runtime_object.h"
 
 #include <cpuid.h>
 #include <pthread.h>

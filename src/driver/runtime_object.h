@@ -2,8 +2,8 @@
  * tilec.h): a thread pool and the context it allocates through.  Shared by
  * the JIT facade (dispatch.c) and the ahead-of-time runtime (aot_run.c),
  * so it lives apart from the compiled kernel's layout (kernel.h). */
-#ifndef TILEC_FACADE_RUNTIME_OBJECT_H
-#define TILEC_FACADE_RUNTIME_OBJECT_H
+#ifndef TILEC_DRIVER_RUNTIME_OBJECT_H
+#define TILEC_DRIVER_RUNTIME_OBJECT_H
 
 #include "rt/program.h"
 #include "tilec/tilec.h"

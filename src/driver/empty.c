@@ -6,7 +6,7 @@
  * compiled (or emitted ahead of time) by the same backend, never called
  * because the dispatch size is 0 — so its metadata, objects and captured
  * IR or assembly need no special case. */
-#include "tilec/kernel.h"
+#include "driver/kernel.h"
 
 #include "base/checked.h"
 #include "tir/ir.h"
