@@ -6,7 +6,7 @@
 #include "driver/pipeline.h"
 
 #include "base/clock.h"
-#include "plan/admit.h"
+#include "realize/admit.h"
 #include "rewrite/flatten.h"
 #include "tir/ir.h"
 

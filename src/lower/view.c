@@ -262,7 +262,7 @@ void lower_load(lowerer *lw, const tir_op *op) {
         acc->fill = xir_const_zero(lw->m, pv->elem);
     }
     acc->fill = lw_cast(lw, acc->fill, elem); /* exact: a half value widened */
-    if (stream) { /* read where it is used (plan/stream.h) */
+    if (stream) { /* read where it is used (realize/stream.h) */
         lv *rec = lw_alloc(lw, sizeof *rec);
         if (!rec) return;
         *rec = (lv){.form = LV_STREAM, .elem = elem, .count = pv->count, .access = acc};

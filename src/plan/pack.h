@@ -41,9 +41,9 @@
 #ifndef TILEC_PLAN_PACK_H
 #define TILEC_PLAN_PACK_H
 
-#include "plan/admit.h"
-#include "plan/local.h"
-#include "plan/represent.h"
+#include "realize/admit.h"
+#include "realize/local.h"
+#include "realize/represent.h"
 
 #include "plan/options.h"
 

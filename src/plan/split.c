@@ -299,7 +299,7 @@ static void build_partial(rewrite *w) {
     emit_chunk(w, base, w->s->chunk_trips, state);
     tir_value *slot = tir_ew2(w->b, TIR_EW_ADD, first_slot(w, r), s);
     /* the largest carry first: packet-local programs split the innermost
-     * axis of the first store (plan/local.h), which should be the widest
+     * axis of the first store (realize/local.h), which should be the widest
      * state's row (attention's accumulator [.., dv], not its row max) */
     uint32_t order[PLAN_SPLIT_MAX_CARRIES];
     uint64_t size[PLAN_SPLIT_MAX_CARRIES];

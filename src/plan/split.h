@@ -33,7 +33,7 @@
 #ifndef TILEC_PLAN_SPLIT_H
 #define TILEC_PLAN_SPLIT_H
 
-#include "plan/admit.h"
+#include "realize/admit.h"
 
 #include "tilec/tilec.h"
 

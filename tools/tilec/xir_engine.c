@@ -7,7 +7,7 @@
 #include "xir_engine.h"
 #include "compare.h"
 #include "base/invariant.h"
-#include "plan/admit.h"
+#include "realize/admit.h"
 #include "xir/interp.h"
 
 #include <stdlib.h>

@@ -7,8 +7,8 @@
  *
  * A refusal has a stable reason (an enum with a LOWER-A.. code) and one
  * diagnostic that names the offending op or axis. */
-#ifndef TILEC_PLAN_ADMIT_H
-#define TILEC_PLAN_ADMIT_H
+#ifndef TILEC_REALIZE_ADMIT_H
+#define TILEC_REALIZE_ADMIT_H
 
 #include "rewrite/limits.h"
 #include "tir/ir.h"
