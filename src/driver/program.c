@@ -1,7 +1,7 @@
 /* program.c — a kernel's helper kernels, each a pipeline of its own, and
  * the one place their option rules are written:
  *
- *   panel copies  (plan/pack.h) the defaults, plus the parent's packet
+ *   panel copies  (rewrite/pack.h) the defaults, plus the parent's packet
  *                 width, runtime, workers and bounds checking; never packing
  *   split         (plan/split.h) the parent's options on its runtime, split
  *                 off; the partial kernel's root order and tiles grow by the
@@ -12,7 +12,8 @@
  * and how their programs hang under the parent's (rt/program.h). */
 #include "driver/pipeline.h"
 
-#include "plan/pack.h"
+#include "realize/packing.h"
+#include "rewrite/pack.h"
 #include "plan/split.h"
 #include "tir/ir.h"
 

@@ -13,7 +13,7 @@
 #define TILEC_LOWER_LOWER_H
 
 #include "base/fault.h"
-#include "plan/pack.h"
+#include "realize/packing.h"
 #include "realize/resources.h"
 #include "xir/xir.h"
 
@@ -41,7 +41,7 @@ typedef struct {
      * multiply and add (docs/lowering.md "MMA"). */
     bool fused_mma;
     /* Reads these loads' tiles from packed panels, one buffer argument each
-     * after the parameters (NULL: none; plan/pack.h, docs/lowering.md
+     * after the parameters (NULL: none; realize/packing.h, docs/lowering.md
      * "Packed panels"). */
     const plan_packing *packing;
 } lower_options;

@@ -55,7 +55,7 @@ static const plan_pack *pack_of(lowerer *lw, const tir_op *op) {
     return op->kind == TIR_OP_VIEW_LOAD ? plan_packing_find(lw->opt->packing, op) : NULL;
 }
 
-/* The packed load (plan/pack.h): tile `inst` of the pack's panels, inst
+/* The packed load (rewrite/pack.h): tile `inst` of the pack's panels, inst
  * the linear index of the region coordinates its origin uses, its axes at
  * the storage order's strides, its elements of the panels' type (widened:
  * the mma's).  In bounds by construction (each coordinate is inside its

@@ -8,6 +8,7 @@
 #include "compare.h"
 #include "base/invariant.h"
 #include "realize/admit.h"
+#include "rewrite/pack.h"
 #include "xir/interp.h"
 
 #include <stdlib.h>
