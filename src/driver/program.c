@@ -3,7 +3,7 @@
  *
  *   panel copies  (rewrite/pack.h) the defaults, plus the parent's packet
  *                 width, runtime, workers and bounds checking; never packing
- *   split         (plan/split.h) the parent's options on its runtime, split
+ *   split         (rewrite/split.h) the parent's options on its runtime, split
  *                 off; the partial kernel's root order and tiles grow by the
  *                 chunk axis, innermost and untiled
  *   unfused twin  the parent's options on its runtime, fusion off; a twin
@@ -14,7 +14,7 @@
 
 #include "realize/packing.h"
 #include "rewrite/pack.h"
-#include "plan/split.h"
+#include "rewrite/split.h"
 #include "tir/ir.h"
 
 #include <string.h>

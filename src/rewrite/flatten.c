@@ -1,6 +1,6 @@
 /* flatten.c — nested root parallels flattened (flatten.h).  The levels
  * are found from the root down; the new kernel is built with the clone
- * map of tir/clone.h, as the split kernels are (plan/split.c). */
+ * map of tir/clone.h, as the split kernels are (split.c). */
 #include "rewrite/flatten.h"
 
 #include "rewrite/limits.h"
