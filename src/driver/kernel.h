@@ -12,7 +12,7 @@
  * prog owns the panels.  A split kernel (plan/split.h) has no native code of
  * its own: it owns its partial and combine kernels (same runtime), prog owns
  * their workspace; its params are the TileIR parameters only.  A fused
- * kernel whose streamed loads need parameters apart (plan/stream.h) owns its
+ * kernel whose streamed loads need parameters apart (realize/stream.h) owns its
  * unfused twin (same runtime) and the masks prog.disjoint*. */
 #ifndef TILEC_DRIVER_KERNEL_H
 #define TILEC_DRIVER_KERNEL_H

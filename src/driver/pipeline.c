@@ -6,13 +6,13 @@
 #include "driver/pipeline.h"
 
 #include "base/clock.h"
-#include "plan/admit.h"
-#include "plan/flatten.h"
+#include "realize/admit.h"
+#include "rewrite/flatten.h"
 #include "tir/ir.h"
 
 #include <string.h>
 
-/* Nested root parallels flattened into one (plan/flatten.h), after the
+/* Nested root parallels flattened into one (rewrite/flatten.h), after the
  * module they are in verifies. */
 static tilec_status stage_flatten(pipeline *p) {
     if (!plan_flatten_applies(p->f)) return TILEC_OK;

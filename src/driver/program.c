@@ -1,9 +1,9 @@
 /* program.c — a kernel's helper kernels, each a pipeline of its own, and
  * the one place their option rules are written:
  *
- *   panel copies  (plan/pack.h) the defaults, plus the parent's packet
+ *   panel copies  (rewrite/pack.h) the defaults, plus the parent's packet
  *                 width, runtime, workers and bounds checking; never packing
- *   split         (plan/split.h) the parent's options on its runtime, split
+ *   split         (rewrite/split.h) the parent's options on its runtime, split
  *                 off; the partial kernel's root order and tiles grow by the
  *                 chunk axis, innermost and untiled
  *   unfused twin  the parent's options on its runtime, fusion off; a twin
@@ -12,8 +12,9 @@
  * and how their programs hang under the parent's (rt/program.h). */
 #include "driver/pipeline.h"
 
-#include "plan/pack.h"
-#include "plan/split.h"
+#include "realize/packing.h"
+#include "rewrite/pack.h"
+#include "rewrite/split.h"
 #include "tir/ir.h"
 
 #include <string.h>

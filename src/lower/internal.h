@@ -14,7 +14,7 @@
 #define TILEC_LOWER_INTERNAL_H
 
 #include "lower/lower.h"
-#include "plan/root_map.h"
+#include "realize/root_map.h"
 #include "tir/fault.h"
 
 typedef enum { LV_SCALAR = 1, LV_SPLAT, LV_SSA, LV_ARRAY, LV_RECIPE, LV_STREAM } lv_form;

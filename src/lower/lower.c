@@ -8,7 +8,7 @@
  * The TileIR kernel is only read.  On any failure the partial module is
  * destroyed and `out` stays empty. */
 #include "lower/internal.h"
-#include "plan/stream.h"
+#include "realize/stream.h"
 #include "xir/passes.h"
 
 #include <string.h>

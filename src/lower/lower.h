@@ -2,7 +2,7 @@
  * B, packet width W) in one of two realizations: local_lanes = 1 (one
  * complete root program per lane) or local_lanes = W (packet-local: one
  * root program per packet, the stored row axis split over the lanes;
- * plan/local.h).  docs/lowering.md describes both.
+ * realize/local.h).  docs/lowering.md describes both.
  *
  * The TileIR kernel is borrowed and left unchanged (it can be lowered again);
  * the result owns its XIR module.  Errors are values: a failed lowering
@@ -13,8 +13,8 @@
 #define TILEC_LOWER_LOWER_H
 
 #include "base/fault.h"
-#include "plan/pack.h"
-#include "plan/resources.h"
+#include "realize/packing.h"
+#include "realize/resources.h"
 #include "xir/xir.h"
 
 typedef struct {
@@ -22,7 +22,7 @@ typedef struct {
     uint32_t packet_width;           /* W: 1, 2, 4, 8, 16 or 32 (8; 32: a GPU warp) */
     const uint32_t *root_axis_order; /* π, outer → inner; a complete permutation */
     size_t root_axis_order_len;      /* 0 = identity */
-    const uint32_t *root_axis_tiles; /* one factor per original root axis (plan/root_map.h) */
+    const uint32_t *root_axis_tiles; /* one factor per original root axis (realize/root_map.h) */
     size_t root_axis_tiles_len;      /* 0 = untiled */
     uint64_t max_expanded_values;    /* emitted XIR instructions (262144) */
     uint64_t max_local_bytes;        /* static snapshot bytes per worker (256 KiB) */
@@ -32,7 +32,7 @@ typedef struct {
     uint32_t max_recipe_depth;           /* 64; 0 = no deferred recipes */
     uint32_t local_lanes;                /* 1 (whole program per lane) or W (packet-local) */
     uint32_t fuse;                       /* fusion level (plan_candidate.fused): 1 streamed loads and cheap
-                                            recomputed values, 2 costly ones too (plan/represent.h) */
+                                            recomputed values, 2 costly ones too (realize/represent.h) */
     /* Check every scalar access, extract and bounds=assume subtile, also
      * those the interval analysis proves in range (false: only unproven
      * ones; docs/lowering.md "Bounds checks"). */
@@ -41,7 +41,7 @@ typedef struct {
      * multiply and add (docs/lowering.md "MMA"). */
     bool fused_mma;
     /* Reads these loads' tiles from packed panels, one buffer argument each
-     * after the parameters (NULL: none; plan/pack.h, docs/lowering.md
+     * after the parameters (NULL: none; realize/packing.h, docs/lowering.md
      * "Packed panels"). */
     const plan_packing *packing;
 } lower_options;
@@ -55,7 +55,7 @@ typedef struct {
     tir_scalar elem;
     uint64_t min_bytes; /* view volume × element size */
     unsigned usage;     /* LOWER_USAGE_* bits from the kernel's loads and stores */
-    /* Streamed loads of this parameter (plan/stream.h) are right only when
+    /* Streamed loads of this parameter (realize/stream.h) are right only when
      * its bytes do not overlap those of each parameter in `disjoint` (bit
      * j: parameter j), nor of each in `disjoint_or_equal` unless both start
      * at the same address; otherwise the unfused kernel must run. */

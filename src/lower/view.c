@@ -55,7 +55,7 @@ static const plan_pack *pack_of(lowerer *lw, const tir_op *op) {
     return op->kind == TIR_OP_VIEW_LOAD ? plan_packing_find(lw->opt->packing, op) : NULL;
 }
 
-/* The packed load (plan/pack.h): tile `inst` of the pack's panels, inst
+/* The packed load (rewrite/pack.h): tile `inst` of the pack's panels, inst
  * the linear index of the region coordinates its origin uses, its axes at
  * the storage order's strides, its elements of the panels' type (widened:
  * the mma's).  In bounds by construction (each coordinate is inside its
@@ -262,7 +262,7 @@ void lower_load(lowerer *lw, const tir_op *op) {
         acc->fill = xir_const_zero(lw->m, pv->elem);
     }
     acc->fill = lw_cast(lw, acc->fill, elem); /* exact: a half value widened */
-    if (stream) { /* read where it is used (plan/stream.h) */
+    if (stream) { /* read where it is used (realize/stream.h) */
         lv *rec = lw_alloc(lw, sizeof *rec);
         if (!rec) return;
         *rec = (lv){.form = LV_STREAM, .elem = elem, .count = pv->count, .access = acc};

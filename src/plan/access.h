@@ -23,7 +23,7 @@
 #define TILEC_PLAN_ACCESS_H
 
 #include "base/arena.h"
-#include "plan/admit.h"
+#include "realize/admit.h"
 
 typedef struct {
     int64_t *scale;  /* [root rank] */

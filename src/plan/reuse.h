@@ -12,7 +12,7 @@
  * every root axis.
  *
  * Cache model (plan_cache_lines): programs run in the order of a root
- * map's digits (outer → inner, plan/root_map.h).  Each distinct access box
+ * map's digits (outer → inner, realize/root_map.h).  Each distinct access box
  * (a view with an unknown access: the whole view, the same for every
  * program) is an item.  U_i(p) = the lines of the union of item i's boxes
  * over the digits inside p: along each view axis a digit that moves the box
@@ -33,7 +33,7 @@
 #define TILEC_PLAN_REUSE_H
 
 #include "plan/access.h"
-#include "plan/root_map.h"
+#include "realize/root_map.h"
 #include "plan/target.h"
 
 enum { PLAN_CACHE_LINE_BYTES = 64 };

@@ -117,7 +117,7 @@ static tilec_status local_widths(solver *s) {
     return TILEC_OK;
 }
 
-/* The packet-local admission (plan/local.h) when W is enumerated: a forced
+/* The packet-local admission (realize/local.h) when W is enumerated: a forced
  * W on a kernel it refuses is an error with the reason; a searched W is
  * rejected candidate by candidate with it. */
 static tilec_status local_admission(solver *s) {

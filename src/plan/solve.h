@@ -84,7 +84,7 @@ typedef struct {
     uint64_t tilings;            /* candidates the tiling search added (plan_options.search_tiles) */
     /* The packet-local admission of width W when it was enumerated and
      * admitted: D's label (NULL: none, or no nonunit axis), N and the slots
-     * per lane (plan/local.h). */
+     * per lane (realize/local.h). */
     const char *local_axis;
     uint64_t local_extent, local_slots;
     /* the contractions' distributed axes, "d=64,k=8" (NULL: none) */

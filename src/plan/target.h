@@ -30,9 +30,9 @@
 #ifndef TILEC_PLAN_TARGET_H
 #define TILEC_PLAN_TARGET_H
 
-#include "plan/admit.h"
+#include "realize/admit.h"
 #include "plan/options.h"
-#include "plan/resources.h"
+#include "realize/resources.h"
 
 /* What target() reports. */
 typedef struct {

@@ -18,8 +18,8 @@
 #ifndef TILEC_PLAN_WORK_H
 #define TILEC_PLAN_WORK_H
 
-#include "plan/represent.h"
-#include "plan/root_map.h"
+#include "realize/represent.h"
+#include "realize/root_map.h"
 #include "plan/target.h"
 
 /* The prior's weight of a math-library call (exp, log, tanh, erf, sin, …:

@@ -2,7 +2,7 @@
  * another module.
  *
  * A rewrite that builds new kernels from parts of an existing one (the
- * split reductions of plan/split.h) copies ops into a fresh module, leaving
+ * split reductions of rewrite/split.h) copies ops into a fresh module, leaving
  * the user's module untouched.  Dims, spaces and types are interned per
  * module, so the map sends each source dim (by id) to a target dim of the
  * same label, made on first use, and each source value (by id, within its

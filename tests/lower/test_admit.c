@@ -4,7 +4,7 @@
  * TileIR is unchanged by lowering and lowers again to the same XIR. */
 #include "lower_fixture.h"
 
-#include "plan/admit.h"
+#include "realize/admit.h"
 
 static void expect_refusal(const char *label, const char *text, plan_refusal reason, const char *message) {
     tir_module *m = parse_kernel(text, NULL, 0);

@@ -1,4 +1,4 @@
-/* Packet-local lowering (local_lanes = W, plan/local.h): one root program per
+/* Packet-local lowering (local_lanes = W, realize/local.h): one root program per
  * packet, its row axis split over the lanes.
  *
  * - Every row example at W = 1, 2, 4, 8, 16 on the W-lane XIR interpreter
@@ -24,7 +24,7 @@
  *   with no gathers. */
 #include "lower_fixture.h"
 
-#include "plan/local.h"
+#include "realize/local.h"
 
 static lower_options local_options(uint32_t w) {
     lower_options o = lower_options_default();
@@ -414,7 +414,7 @@ static void test_ordered_folds_over_row(void) {
 }
 
 /* A contraction's own distributed axis: attention's QKᵀ folds d while its
- * output is split over dv, so d is split too (plan/local.h
+ * output is split over dv, so d is split too (realize/local.h
  * pick_contractions): decode (one query row) and prefill shapes with ragged
  * key blocks, D above and below W, against the reference at 5e-5.  A
  * kernel where d would share a value with D falls back to D alone. */

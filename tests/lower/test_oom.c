@@ -6,7 +6,7 @@
  * `make test-asan`); the TileIR stays usable and lowers afterwards. */
 #include "examples_util.h"
 #include "lower/lower.h"
-#include "plan/local.h"
+#include "realize/local.h"
 
 static bool lower_once(tilec_context *ctx, const tir_func *f, const lower_options *o) {
     lower_result r;

@@ -9,7 +9,7 @@
  * deferred recipes up to max_recipe_depth, "depth budget" beyond. */
 #include "lower_fixture.h"
 
-#include "plan/resources.h"
+#include "realize/resources.h"
 
 /* examples_util.h's sum of squares at row width `width`. */
 static tir_module *sumsq(int64_t width) {

@@ -1,4 +1,4 @@
-/* The root mapping: root order π and root axis tiles (plan/root_map.h), ported
+/* The root mapping: root order π and root axis tiles (realize/root_map.h), ported
  * from upstream test_tile_xir cases 1 and 2 (ref/upstream-tests-bench.md §1.1).
  *
  * Kernel: a 1-, 2- or 3-D root whose program adds 1 to O[row-major(root
@@ -22,7 +22,7 @@
  * 256×256. */
 #include "lower_fixture.h"
 
-#include "plan/root_map.h"
+#include "realize/root_map.h"
 
 #include <stdint.h>
 

@@ -9,8 +9,8 @@
  *   default shape and at a ragged one whose dispatch is not a multiple of 32
  *   (inactive lanes in the last warp), in both realizations: one program per
  *   lane (local_lanes = 1) and packet-local (local_lanes = 32, one program
- *   per warp, the row axis split over the lanes) wherever plan/local.h
- *   admits it; where it refuses, the lowering must refuse with plan/local.h's
+ *   per warp, the row axis split over the lanes) wherever realize/local.h
+ *   admits it; where it refuses, the lowering must refuse with realize/local.h's
  *   code and reason.  Every example is admitted today (must_local), the row
  *   examples, gemm, gemm_bt, bmm and attention among them.
  * - The packet-local row examples at row widths straddling the warp, N in
@@ -23,7 +23,7 @@
  *   lane, a GEMM with a bias + ReLU epilogue and integer / mixed-precision
  *   mma, packet-local, bitwise on dyadic inputs at row widths around 32; and
  *   every kernel of every tests/kernels file in both realizations.
- * - Packet-local refusals at 32 lanes with plan/local.h's reasons: an ordered
+ * - Packet-local refusals at 32 lanes with realize/local.h's reasons: an ordered
  *   walk of the row, and a dispatch of 2^27 programs × 32 lanes.
  * - Block sizes 32 and 1024 (several blocks, a partial last one) in both
  *   realizations; 48 and 16 (not multiples of 32) and 1056 are refused
@@ -33,8 +33,8 @@
  *   W = 16 (SIMD-O04). */
 #include "lower_fixture.h"
 
-#include "plan/admit.h"
-#include "plan/local.h"
+#include "realize/admit.h"
+#include "realize/local.h"
 
 enum { WARP = 32 };
 
@@ -129,7 +129,7 @@ static bool check_local(const char *label, const tir_func *f, run_config c) {
     return ok;
 }
 
-/* Packet-local where plan/local.h admits f at 32 lanes; otherwise the
+/* Packet-local where realize/local.h admits f at 32 lanes; otherwise the
  * lowering must refuse with that decision's code and reason.  Returns
  * whether it was admitted. */
 static bool check_local_or_refused(const char *label, const tir_func *f, const run_config *c) {
@@ -147,7 +147,7 @@ static bool check_local_or_refused(const char *label, const tir_func *f, const r
     lower_options o = warp_options(WARP);
     lower_result r;
     tilec_status st = lower_kernel(ctx, f, &o, &r);
-    CHECK_MSG(st == TILEC_E_UNSUPPORTED && r.module == NULL, "%s: refused by plan/local.h (%s) but lowered (%s)", label,
+    CHECK_MSG(st == TILEC_E_UNSUPPORTED && r.module == NULL, "%s: refused by realize/local.h (%s) but lowered (%s)", label,
               l.why, tilec_status_name(st));
     CHECK_MSG(has_diag(plan_local_refusal_code(l.refusal), l.why), "%s: no %s diagnostic with '%s'", label,
               plan_local_refusal_code(l.refusal), l.why);
@@ -227,7 +227,7 @@ static void test_row_widths(void) {
     }
 }
 
-/* Refused packet-local at 32 lanes with plan/local.h's reasons (and run
+/* Refused packet-local at 32 lanes with realize/local.h's reasons (and run
  * one program per lane instead): a prefix walked in order over the row, and
  * a dispatch of 2^27 programs × 32 lanes beyond uint32 (fine at 16). */
 static void test_refusals(void) {

@@ -1,4 +1,4 @@
-/* Nested parallels (plan/flatten.h, docs/lowering.md "Nested parallel"):
+/* Nested parallels (rewrite/flatten.h, docs/lowering.md "Nested parallel"):
  * perfectly nested root parallels — two and three levels, a rank-2 inner
  * domain, work before the inner parallel (constants, elementwise ops, loads
  * of read-only parameters, a scalar parameter), ragged extents — compile

@@ -1,4 +1,4 @@
-/* Fusion (plan/stream.h, docs/lowering.md "Streamed loads and recomputed
+/* Fusion (realize/stream.h, docs/lowering.md "Streamed loads and recomputed
  * values") through the facade, against the reference interpreter.
  *
  * - The row examples (rmsnorm, layernorm, softmax, masked_softmax, rope,

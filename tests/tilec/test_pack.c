@@ -25,6 +25,7 @@
 #include "driver/pipeline.h"
 #include "facade_fixture.h"
 #include "plan/pack.h"
+#include "rewrite/pack.h"
 #include "plan/solve.h"
 #include "xir/interp.h"
 

@@ -27,9 +27,9 @@
  * - The choice of D falls back: softmax_linear with N = 1 and BM > 1 stores
  *   [m=BM, n=1], whose axis m the softmax refuses (its reduce.max/reduce.add
  *   maps over m hold a reduce over k: LOWER-L06), so D is the loads' row
- *   axis k (plan/local.c pick_dims); with BM = 1 too. */
+ *   axis k (realize/local.c pick_dims); with BM = 1 too. */
 #include "facade_fixture.h"
-#include "plan/local.h"
+#include "realize/local.h"
 #include "tir/ir.h"
 
 static tilec_runtime *runtimes[2];
@@ -152,7 +152,7 @@ static void test_teams(void) {
 /* softmax_linear with N = 1: the store [m=BM, n=1] offers D = m when
  * BM > 1, which the softmax's reduce.max/reduce.add refuse (a map over m
  * around a reduce over k: a region inside a region over D, LOWER-L06); the
- * next choice, the loads' row axis k, admits (plan/local.c pick_dims): a
+ * next choice, the loads' row axis k, admits (realize/local.c pick_dims): a
  * split softmax and a contraction over D. */
 static void test_fallback_axis(void) {
     team_case bm2 = {"softmax_linear", {{"M", 5}, {"K", 24}, {"N", 1}, {"BM", 2}}, 4, 3, "k", 24, false};

@@ -1,7 +1,7 @@
 /* lowering.c — see lowering.h.  Values are range-checked by the planner and
  * lower_kernel themselves (block widths, partitions, orders, tiles). */
 #include "lowering.h"
-#include "plan/flatten.h"
+#include "rewrite/flatten.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,10 +1,12 @@
 /* print.c — `tilec print FILE.tir [-D NAME=VALUE]... [--split N]`: the
  * specialized IR, or with --split the partial and combine kernels a split
- * of each kernel's mergeable reduce into N chunks makes (plan/split.h).
- * The file is verified first, so what is printed is a valid module. */
+ * of each kernel's mergeable reduce into N chunks makes (plan/split.h
+ * decides, rewrite/split.h builds).  The file is verified first, so what is
+ * printed is a valid module. */
 #include "cli.h"
 
 #include "plan/split.h"
+#include "rewrite/split.h"
 
 /* Prints the split kernels of every kernel of m, or fails naming why one
  * cannot be split. */

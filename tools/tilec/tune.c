@@ -25,7 +25,7 @@
 #include "base/file.h"
 #include "base/hash.h"
 #include "plan/options.h"
-#include "plan/root_map.h"
+#include "realize/root_map.h"
 #include "simd/disk_cache.h"
 
 #include <inttypes.h>

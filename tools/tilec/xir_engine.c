@@ -7,7 +7,8 @@
 #include "xir_engine.h"
 #include "compare.h"
 #include "base/invariant.h"
-#include "plan/admit.h"
+#include "realize/admit.h"
+#include "rewrite/pack.h"
 #include "xir/interp.h"
 
 #include <stdlib.h>

@@ -8,10 +8,10 @@
  * (an unrolled body once per emission, a runtime loop body once), never
  * runtime iterations or root instances.  This is not peak liveness or stack
  * use.  The lowerer asserts that what it emits equals these numbers. */
-#ifndef TILEC_PLAN_RESOURCES_H
-#define TILEC_PLAN_RESOURCES_H
+#ifndef TILEC_REALIZE_RESOURCES_H
+#define TILEC_REALIZE_RESOURCES_H
 
-#include "plan/represent.h"
+#include "realize/represent.h"
 
 typedef struct {
     uint64_t snapshot_bytes_per_worker;

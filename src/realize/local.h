@@ -35,10 +35,10 @@
  * nested regions over D, a root domain on D, a dispatch (programs × W)
  * beyond uint32, or a reduction over D and another nonunit axis (its
  * partitions cover D's slots only). */
-#ifndef TILEC_PLAN_LOCAL_H
-#define TILEC_PLAN_LOCAL_H
+#ifndef TILEC_REALIZE_LOCAL_H
+#define TILEC_REALIZE_LOCAL_H
 
-#include "plan/admit.h"
+#include "realize/admit.h"
 
 /* X(enum suffix, diagnostic code, short reason) */
 #define PLAN_LOCAL_REFUSALS(X) \

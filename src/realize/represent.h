@@ -30,7 +30,7 @@
  *           with the same limits is a recipe too: its body is emitted at
  *           each element read
  *   STREAM  a bounded tile load read from its view at each element a
- *           consumer reads (with `stream`, when plan/stream.h allows it):
+ *           consumer reads (with `stream`, when realize/stream.h allows it):
  *           nothing but the access's origins and checks at the definition
  *
  * Traversal rules:
@@ -61,10 +61,10 @@
  * integer elementwise ops of those); an extract with a non-constant index,
  * and an SSA operand of a runtime traversal, read an SSA Tile of more than one
  * element at a runtime index, which gives that Tile a definition snapshot. */
-#ifndef TILEC_PLAN_REPRESENT_H
-#define TILEC_PLAN_REPRESENT_H
+#ifndef TILEC_REALIZE_REPRESENT_H
+#define TILEC_REALIZE_REPRESENT_H
 
-#include "plan/local.h"
+#include "realize/local.h"
 
 typedef struct {
     uint32_t max_unrolled_tile_elements; /* 0: no bound (fully expanded) */
@@ -72,7 +72,7 @@ typedef struct {
     uint32_t reduction_partitions;       /* 1..16 */
     uint32_t max_recipe_depth;           /* 0: no deferred recipes */
     const plan_local *local;             /* borrowed; NULL: one program per lane */
-    bool stream;                         /* streamed loads (plan/stream.h) */
+    bool stream;                         /* streamed loads (realize/stream.h) */
     bool recompute;                      /* cheap multi-use elementwise values as recipes */
     bool recompute_costly;               /* with recompute: costly ones too (fusion level 2) */
 } plan_repr_options;
@@ -127,7 +127,7 @@ typedef struct {
     plan_value *values; /* [func->next_value_id] */
     plan_op *ops;       /* [func->next_op_id] */
     size_t value_count, op_count;
-    /* [params × params] plan_guard (plan/stream.h): what the streamed loads
+    /* [params × params] plan_guard (realize/stream.h): what the streamed loads
      * need of the parameters' placement at dispatch (row: the load's) */
     uint8_t *guards;
     uint32_t params;

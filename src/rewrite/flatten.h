@@ -13,8 +13,8 @@
  * dims must be distinct and the flat rank within PLAN_MAX_RANK.  Anything
  * else stays nested, and admission refuses it (LOWER-A06) with the reason
  * plan_flatten_why gives. */
-#ifndef TILEC_PLAN_FLATTEN_H
-#define TILEC_PLAN_FLATTEN_H
+#ifndef TILEC_REWRITE_FLATTEN_H
+#define TILEC_REWRITE_FLATTEN_H
 
 #include "tir/ir.h"
 

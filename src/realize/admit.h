@@ -7,9 +7,10 @@
  *
  * A refusal has a stable reason (an enum with a LOWER-A.. code) and one
  * diagnostic that names the offending op or axis. */
-#ifndef TILEC_PLAN_ADMIT_H
-#define TILEC_PLAN_ADMIT_H
+#ifndef TILEC_REALIZE_ADMIT_H
+#define TILEC_REALIZE_ADMIT_H
 
+#include "rewrite/limits.h"
 #include "tir/ir.h"
 
 /* X(enum suffix, diagnostic code, short reason) */
@@ -47,9 +48,6 @@ bool plan_root_empty(const tir_func *f);
 const tir_op *plan_branch_with_loop(const tir_func *f, uint64_t max_unrolled);
 
 const char *plan_refusal_code(plan_refusal r);
-
-/* Ranks above this are refused (root decoding keeps per-axis arrays). */
-enum { PLAN_MAX_RANK = 64 };
 
 typedef struct {
     plan_refusal refusal; /* PLAN_ADMITTED on success */

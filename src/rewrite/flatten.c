@@ -1,9 +1,9 @@
 /* flatten.c — nested root parallels flattened (flatten.h).  The levels
  * are found from the root down; the new kernel is built with the clone
- * map of tir/clone.h, as the split kernels are (plan/split.c). */
-#include "plan/flatten.h"
+ * map of tir/clone.h, as the split kernels are (split.c). */
+#include "rewrite/flatten.h"
 
-#include "plan/admit.h"
+#include "rewrite/limits.h"
 #include "tir/builder.h"
 #include "tir/clone.h"
 

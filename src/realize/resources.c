@@ -1,6 +1,6 @@
 /* resources.c — sums the allocation sites of a representation plan (see
  * resources.h) with checked arithmetic. */
-#include "plan/resources.h"
+#include "realize/resources.h"
 
 #include "base/checked.h"
 #include "base/context.h"

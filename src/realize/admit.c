@@ -1,7 +1,7 @@
 /* admit.c — admission of a kernel to the XIR realization (see admit.h).  One
  * walk over the kernel; the first violation is reported and ends the walk. */
-#include "plan/admit.h"
-#include "plan/flatten.h"
+#include "realize/admit.h"
+#include "rewrite/flatten.h"
 
 #include "base/checked.h"
 #include "base/context.h"

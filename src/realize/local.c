@@ -1,9 +1,9 @@
 /* local.c — packet-local admission (see local.h).  One walk over the root
  * program in program order: the first nonunit axis fixes D and N, every
  * later one must match; the first violation is the reason. */
-#include "plan/local.h"
+#include "realize/local.h"
 
-#include "plan/represent.h"
+#include "realize/represent.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* stream.c — the legality of a streamed load (see stream.h): its readers,
  * the interval of its block they span, and the stores in that interval. */
-#include "plan/stream.h"
+#include "realize/stream.h"
 
 #include <stddef.h>
 

@@ -22,10 +22,10 @@
  * sequence therefore have equal digit lists (`plan_root_map_same`), and a
  * trivial tiling has exactly the digits of its plain π decode, so it lowers
  * to byte-identical XIR. */
-#ifndef TILEC_PLAN_ROOT_MAP_H
-#define TILEC_PLAN_ROOT_MAP_H
+#ifndef TILEC_REALIZE_ROOT_MAP_H
+#define TILEC_REALIZE_ROOT_MAP_H
 
-#include "plan/admit.h"
+#include "realize/admit.h"
 
 /* One canonical digit, outermost first:
  *   value = (j / divisor) mod extent        (no mod when !needs_mod)

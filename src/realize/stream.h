@@ -20,8 +20,8 @@
  *
  * Readers are L's users and, through elementwise results (which may be
  * deferred recipes, evaluated at their own users), theirs. */
-#ifndef TILEC_PLAN_STREAM_H
-#define TILEC_PLAN_STREAM_H
+#ifndef TILEC_REALIZE_STREAM_H
+#define TILEC_REALIZE_STREAM_H
 
 #include "tir/ir.h"
 

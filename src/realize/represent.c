@@ -4,12 +4,12 @@
  * needing a snapshot, so flags are final only after the walk.  Multiplicities
  * multiply along the nesting: an unrolled map body by its domain volume, a
  * partitioned reduction body by its emissions, runtime loop bodies by one. */
-#include "plan/represent.h"
+#include "realize/represent.h"
 #include "scalar/math_ops.h"
 
 #include "base/checked.h"
 #include "base/context.h"
-#include "plan/stream.h"
+#include "realize/stream.h"
 
 #include <string.h>
 
@@ -99,7 +99,7 @@ static bool plan_partitioned(const plan_repr_options *o, const tir_op *op, plan_
         /* a fold over D that may not be regrouped (an ordered policy, or an
          * update that does not reassociate): every slot's contribution once,
          * then each element read from its lane in the policy's order (the
-         * same condition as the admission's, plan/local.c) */
+         * same condition as the admission's, realize/local.c) */
         po->partitioned = po->local = po->lane_order = true;
         po->count = d->slots;
         po->update = update;

@@ -2,7 +2,7 @@
  * the root mapping (see root_map.h).  The decode rules here are exactly the
  * ones the lowerer emits for the same digits, so the host decode is the
  * reference the tests compare emitted code against. */
-#include "plan/root_map.h"
+#include "realize/root_map.h"
 
 #include "base/checked.h"
 #include "base/context.h"
