@@ -11,7 +11,7 @@
 #include "flags.h"
 
 /* The kernel the native pipeline plans for f: f with its nested root
- * parallels flattened (plan/flatten.h) into *flat (destroy it after use),
+ * parallels flattened (rewrite/flatten.h) into *flat (destroy it after use),
  * or f itself (*flat NULL) when there are none to flatten or no memory. */
 const tir_func *cli_flatten(tilec_context *ctx, const tir_func *f, tir_module **flat);
 /* Plans f for the modeled target.  The result must be freed with
