@@ -251,6 +251,14 @@ def test_options_and_metadata():
     assert "planner=exact" in k.plan and k.backend
     assert tilec.version() == tilec.__version__
     assert [(p.name, p.read_only) for p in k.params] == [("X", True), ("Y", False)]
+    # lists and cost coefficients by name, read by the one option table
+    k = tilec.compile(os.path.join(EX, "softmax.tir"), R=64, W=64, threads=1, width=4,
+                      options={"order": [0], "tiles": (1,), "cost.block_dispatch": 64.0, "search_task_grain": True})
+    assert "order[0]" in k.realization
+    with pytest.raises(tilec.TilecError, match="comma-separated unsigned integers"):
+        tilec.compile(os.path.join(EX, "softmax.tir"), options={"order": [0, -1]})
+    with pytest.raises(tilec.TilecError, match="'cost.block_dispatch': 'fast' is not a number"):
+        tilec.compile(os.path.join(EX, "softmax.tir"), options={"cost.block_dispatch": "fast"})
 
 
 def test_compile_cache():

@@ -286,7 +286,12 @@ def _options(ctx, options):
     opts = ctypes.create_string_buffer(_lib.tilec_compile_options_size())
     _lib.tilec_compile_options_init(opts)
     for key, value in options.items():
-        text_value = ("1" if value else "0") if isinstance(value, bool) else str(value)
+        if isinstance(value, bool):
+            text_value = "1" if value else "0"
+        elif isinstance(value, (list, tuple)):  # order, tiles: "2,0,1" (each item as written; tilec reads them)
+            text_value = ",".join(str(v) for v in value)
+        else:
+            text_value = str(value)
         if _lib.tilec_compile_options_set(ctx.ptr, opts, str(key).encode(), text_value.encode()):
             raise ctx.error(f"tilec: bad option {key}={value}")
     return opts
