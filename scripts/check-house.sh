@@ -10,8 +10,9 @@
 #   ir-below-tir   xir, codegen, simd, gpu and rt see nothing of TileIR
 #   rt-no-tir      the runtime library (TILEC_RT_SOURCES) links nothing of tir/
 #   option-words   the option words (auto|on|off, ...) are read in src/options only
-#   stage-callers  outside the tests, the stage functions are called by the
-#                  driver and their own layer only
+#   stage-callers  outside the unit tests, the stage functions are called by
+#                  the driver and their own layer only (the fuzzers run the
+#                  pipeline too)
 #   one-compile-c  no two files share the name compile.c
 #   citations      no citation of documents that are not in the repository
 #   dead-functions every external function of src/ is referenced somewhere
@@ -92,9 +93,10 @@ check_option_words() {
 }
 
 # ---- the stage functions and who may call them ----
-# FUNCTION:FOLDER — src/FOLDER and src/driver call it; the CLI, the bench
-# and the library's other layers run the pipeline.  (Tests still compose
-# stages to test one layer against another: docs/architecture.md.)
+# FUNCTION:FOLDER — src/FOLDER and src/driver call it; the CLI, the bench,
+# the fuzzers and the library's other layers run the pipeline.  (Unit tests
+# still compose stages to test one layer against another:
+# docs/architecture.md.)
 STAGES="plan_kernel:plan lower_kernel:lower simd_compile:simd simd_compile_cached:simd gpu_compile:gpu"
 check_stage_callers() {
   local entry fn home file
@@ -106,7 +108,7 @@ check_stage_callers() {
         src/driver/* | "src/$home/"*) ;;
         *) violation stage-callers "$file calls $fn (run the pipeline: src/driver/pipeline.h)" ;;
       esac
-    done < <(git grep --untracked -lE "\\b$fn\\(" -- src tools bench python 2>/dev/null)
+    done < <(git grep --untracked -lE "\\b$fn\\(" -- src tools bench python tests/fuzz 2>/dev/null)
   done
 }
 

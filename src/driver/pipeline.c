@@ -80,7 +80,7 @@ void pipeline_init(pipeline *p, tilec_context *ctx, const tir_func *f, const til
 
 tilec_status pipeline_run(pipeline *p) {
     tilec_status st = TILEC_OK;
-    for (int s = 0; !st && !p->finished && s <= (int)p->stop_after; s++) {
+    for (int s = p->next; !st && !p->finished && s <= (int)p->stop_after; s++) {
         if (s == PIPELINE_VERIFY && p->target->prepare) {
             p->started = now_ms();
             if ((st = p->target->prepare(p))) break;
@@ -88,6 +88,7 @@ tilec_status pipeline_run(pipeline *p) {
         double t = now_ms();
         st = STAGES[s].run(p);
         p->ms[s] = now_ms() - t;
+        if (!st) p->next = s + 1;
     }
     return st;
 }

@@ -59,6 +59,7 @@ struct pipeline {
     uint32_t multiprocessors; /* the CUDA device's (0: the target info's default) */
     const char *sm;     /* the architecture PTX is generated for (NULL: the backend's default) */
     bool finished;      /* a stage made the kernel already (empty domain, split) */
+    int next;           /* the stage pipeline_run starts with */
     double started, verified; /* now_ms() when prepare and the verify stage began */
     double ms[PIPELINE_STAGES];
 };
@@ -87,7 +88,10 @@ extern const pipeline_target PIPELINE_CPU, PIPELINE_CUDA, PIPELINE_MODELED_CPU, 
  * pipeline_run; free with pipeline_free. */
 void pipeline_init(pipeline *p, tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
                    const pipeline_target *target, pipeline_stage_id stop_after);
-/* The stages up to stop_after, each timed; stops at the first error. */
+/* The stages from the first not yet run up to stop_after, each timed;
+ * stops at the first error.  Raising stop_after and running again goes on
+ * where the last run stopped (a caller that inspects the lowering before
+ * the code is emitted). */
 tilec_status pipeline_run(pipeline *p);
 /* Frees the plan, the lowering and the flattened module; the kernel p->k
  * is the caller's (or destroyed when the run failed). */

@@ -358,9 +358,9 @@ static tilec_kernel *compile(diff_runner *r, const diff_case *c, const tir_func 
     return NULL;
 }
 
-/* The case's planner options for the GPU target: pack and split are CPU
+/* The case's options for the GPU target: pack and split are CPU
  * realizations; a block must be whole warps; packet-local means 32 lanes. */
-static plan_options gpu_plan_options(diff_runner *r, const diff_case *c, bool defaults) {
+static tilec_compile_options gpu_case_options(diff_runner *r, const diff_case *c, bool defaults) {
     tilec_compile_options o = options_of(r, c, defaults);
     if (o.block_size % PLAN_GPU_WARP) o.block_size = 0;
     if (o.local_lanes > 1) o.local_lanes = PLAN_GPU_WARP;
@@ -369,26 +369,22 @@ static plan_options gpu_plan_options(diff_runner *r, const diff_case *c, bool de
     o.split_chunks = 0;
     o.blocks_per_task = 0;
     o.search_task_grain = false;
-    plan_options po = tilec_planner_options(&o);
-    plan_gpu_options(r->ctx, &po); /* nothing left to refuse */
-    return po;
+    o.runtime = NULL;
+    o.target = TILEC_TARGET_CUDA;
+    return o;
 }
 
-/* f planned for the GPU and lowered (retrying with the default planner
- * options after a refusal); false with out set when it is not. */
-static bool gpu_lower(diff_runner *r, const diff_case *c, const tir_func *f, plan_result *plan, lower_result *lowered,
-                      diff_result *out) {
-    plan_gpu target;
-    plan_gpu_init(&target, 0);
+/* f through the CUDA target's pipeline up to its lowering (retrying with
+ * the default options after a refusal); false with out set when it is not
+ * lowered.  *p is to be freed by the caller when true. */
+static bool gpu_lower(diff_runner *r, const diff_case *c, const tir_func *f, pipeline *p, diff_result *out) {
     for (int attempt = 0; attempt < 2; attempt++) {
-        plan_options po = gpu_plan_options(r, c, attempt == 1);
+        tilec_compile_options o = gpu_case_options(r, c, attempt == 1);
         tilec_diag_clear(r->ctx);
-        lower_options lo = lower_options_default();
-        lo.fused_mma = !c->separate_mma;
-        tilec_status st = plan_kernel(r->ctx, f, &po, &target.info, plan);
-        if (!st) st = pipeline_lower(r->ctx, f, plan, &lo, lowered);
+        pipeline_init(p, r->ctx, f, &o, &PIPELINE_CUDA, PIPELINE_LOWER);
+        tilec_status st = pipeline_run(p);
         if (!st) return true;
-        plan_result_free(plan);
+        pipeline_free(p);
         bool refusal = is_refusal(st, r->ctx) || st == TILEC_E_ARG;
         if (!refusal) {
             set_diag(out, r->ctx, DIFF_ERROR, "GPU plan failed");
@@ -446,25 +442,23 @@ static bool gpu_run_matches(diff_runner *r, const diff_case *c, const tir_func *
     return ok;
 }
 
-/* The GPU route (diff_run.h), the reference's results in ref_b. */
+/* The GPU route (diff_run.h), the reference's results in ref_b: the
+ * lowering run, then the same pipeline on to PTX. */
 static void run_gpu(diff_runner *r, const diff_case *c, const tir_func *f, const buffers *ref_b, diff_result *out) {
-    plan_result plan;
-    lower_result lowered;
-    memset(&lowered, 0, sizeof lowered);
-    if (!gpu_lower(r, c, f, &plan, &lowered, out)) return;
-    bool ok = gpu_run_matches(r, c, f, ref_b, &lowered, false, out);
+    pipeline p;
+    if (!gpu_lower(r, c, f, &p, out)) return;
+    const lower_result *lowered = &p.lowered;
+    bool ok = gpu_run_matches(r, c, f, ref_b, lowered, false, out);
     /* one program per lane has no warp instructions: its GPU code runs on the host too */
-    if (ok && lowered.local_lanes == 1) ok = out->gpu_host = gpu_run_matches(r, c, f, ref_b, &lowered, true, out);
+    if (ok && lowered->local_lanes == 1) ok = out->gpu_host = gpu_run_matches(r, c, f, ref_b, lowered, true, out);
     if (ok) {
-        gpu_kernel *k = NULL;
         tilec_diag_clear(r->ctx);
-        tilec_status st = gpu_compile(r->ctx, lowered.kernel, NULL, &k);
+        p.stop_after = PIPELINE_EMIT;
+        tilec_status st = pipeline_run(&p);
         if (st && strcmp(first_code(r->ctx), "GPU-L01")) set_diag(out, r->ctx, DIFF_ERROR, "PTX generation failed");
         else out->gpu = DIFF_GPU_CHECKED;
-        gpu_kernel_destroy(k);
     }
-    lower_result_free(&lowered);
-    plan_result_free(&plan);
+    pipeline_free(&p);
 }
 
 static bool is_runtime_code(const char *code) {
