@@ -39,25 +39,4 @@ tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_co
     return pipeline_compile(ctx, f, options, NULL, out);
 }
 
-void tilec_kernel_destroy(tilec_kernel *k) {
-    if (!k) return;
-    for (uint32_t i = 0; i < RT_MAX_PACKS; i++) tilec_kernel_destroy(k->pack[i]);
-    tilec_kernel_destroy(k->split_partial);
-    tilec_kernel_destroy(k->split_combine);
-    tilec_kernel_destroy(k->unfused);
-    tilec_free(k->ctx, k->disjoint);
-    tilec_free(k->ctx, k->disjoint_or_equal);
-    rt_program_free_scratch(k->ctx, &k->prog);
-    simd_kernel_destroy(k->native);
-    tilec_kernel_release_gpu(k);
-    if (k->owns_runtime) tilec_runtime_destroy(k->runtime);
-    tilec_free(k->ctx, k->params);
-    tilec_free(k->ctx, k->fault_sites);
-    strbuf_free(&k->name);
-    strbuf_free(&k->plan);
-    strbuf_free(&k->plan_realization);
-    strbuf_free(&k->realization);
-    strbuf_free(&k->json);
-    strbuf_free(&k->split);
-    tilec_free(k->ctx, k);
-}
+void tilec_kernel_destroy(tilec_kernel *k) { pipeline_kernel_free(k); }

@@ -54,13 +54,6 @@ tilec_status tilec_emit_ptx(tilec_context *ctx, const tir_func *f, const tilec_c
     return st;
 }
 
-void tilec_kernel_release_gpu(tilec_kernel *k) {
-    if (k->module) gpu_cuda_unload(k->cuda, k->module);
-    gpu_cuda_close(k->cuda);
-    gpu_kernel_destroy(k->gpu);
-    tilec_free(k->ctx, k->gpu_written);
-}
-
 /* ---- dispatch ---- */
 
 typedef struct {

@@ -1,8 +1,10 @@
 /* kernel.c — the kernel object the pipeline's emit step fills
- * (driver/kernel.h): a new, empty one, what dispatch needs copied out of the
+ * (driver/kernel.h): a new, empty one and its end, what dispatch needs copied out of the
  * lowering, native code through the kernel cache, and the two views of the
  * plan a kernel keeps (its planner options, its label). */
 #include "driver/pipeline.h"
+
+#include "gpu/cuda.h"
 
 tilec_kernel *pipeline_kernel_new(tilec_context *ctx, const char *name) {
     tilec_kernel *k = tilec_alloc(ctx, sizeof *k);
@@ -16,6 +18,34 @@ tilec_kernel *pipeline_kernel_new(tilec_context *ctx, const char *name) {
     strbuf_init(&k->split, ctx);
     strbuf_append(&k->name, name);
     return k;
+}
+
+/* Everything the kernel owns: its helper kernels, code, runtime, the CUDA
+ * driver's module, tables and strings. */
+void pipeline_kernel_free(tilec_kernel *k) {
+    if (!k) return;
+    for (uint32_t i = 0; i < RT_MAX_PACKS; i++) pipeline_kernel_free(k->pack[i]);
+    pipeline_kernel_free(k->split_partial);
+    pipeline_kernel_free(k->split_combine);
+    pipeline_kernel_free(k->unfused);
+    tilec_free(k->ctx, k->disjoint);
+    tilec_free(k->ctx, k->disjoint_or_equal);
+    rt_program_free_scratch(k->ctx, &k->prog);
+    simd_kernel_destroy(k->native);
+    if (k->module) gpu_cuda_unload(k->cuda, k->module);
+    gpu_cuda_close(k->cuda);
+    gpu_kernel_destroy(k->gpu);
+    tilec_free(k->ctx, k->gpu_written);
+    if (k->owns_runtime) tilec_runtime_destroy(k->runtime);
+    tilec_free(k->ctx, k->params);
+    tilec_free(k->ctx, k->fault_sites);
+    strbuf_free(&k->name);
+    strbuf_free(&k->plan);
+    strbuf_free(&k->plan_realization);
+    strbuf_free(&k->realization);
+    strbuf_free(&k->json);
+    strbuf_free(&k->split);
+    tilec_free(k->ctx, k);
 }
 
 /* The argument table and the launch geometry. */

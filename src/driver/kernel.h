@@ -62,8 +62,6 @@ struct tilec_kernel {
 plan_options tilec_planner_options(const tilec_compile_options *o);
 /* "order[1,0]/block64/grain2/tasks8": the selected plan in one token. */
 void tilec_plan_label(const plan_result *p, strbuf *s);
-/* Frees what the CUDA target made (module, driver, PTX). */
-void tilec_kernel_release_gpu(tilec_kernel *k);
 /* tilec_dispatch of a CUDA kernel; with `timing`, the launch is repeated
  * (warmup untimed, then reps timed with CUDA events: *ms per launch) and
  * the results copied back are the last launch's. */

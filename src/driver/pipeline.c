@@ -114,7 +114,7 @@ tilec_status pipeline_compile(tilec_context *ctx, const tir_func *f, const tilec
     tilec_status st = pipeline_run(&p);
     if (!st && p.k && !tilec_kernel_describe(p.k))
         st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
-    if (st) tilec_kernel_destroy(p.k);
+    if (st) pipeline_kernel_free(p.k);
     else *out = p.k;
     pipeline_free(&p);
     return st;

@@ -131,6 +131,8 @@ tilec_status program_compile_unfused(pipeline *p);
 /* ---- kernel.c: the kernel object the emit stage fills ---- */
 
 tilec_kernel *pipeline_kernel_new(tilec_context *ctx, const char *name);
+/* Frees k and all it owns (tilec_kernel_destroy); NULL is a no-op. */
+void pipeline_kernel_free(tilec_kernel *k);
 /* Copies what dispatch needs out of the lowering; false on NOMEM. */
 bool pipeline_take_launch(tilec_kernel *k, const plan_result *p, const lower_result *lr);
 

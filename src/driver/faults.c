@@ -1,4 +1,4 @@
-/* faults.c — the facade's bounds-fault reporting: a kernel keeps its own copy
+/* faults.c — a kernel's bounds-fault reporting: it keeps its own copy
  * of the lowering's fault-site table (the TileIR module may be gone by the
  * time it dispatches) and the runtime calls back here when a dispatch
  * recorded faults, so the diagnostic is the reference interpreter's
