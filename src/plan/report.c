@@ -3,7 +3,9 @@
  * term, the packet-local, packing and split decisions, and with `explain`
  * every admitted candidate ranked in the planner's order and every
  * rejection with its reason.  `tilec plan` prints it, and tilec_explain
- * (tilec.h) hands it to a caller. */
+ * (tilec.h) hands it to a caller.  The same report as JSON
+ * (plan_report_json, `tilec plan --json`), and the planner's items of a
+ * kernel's realization string (plan_report_describe). */
 #include "plan/report.h"
 
 #include <math.h>
@@ -246,4 +248,253 @@ void plan_report_describe(strbuf *s, const plan_result *p) {
                   (unsigned long long)c->work.critical_blocks, (unsigned long long)c->work.critical_tasks,
                   c->work.cache_lines[0], c->work.cache_lines[1], c->work.cache_lines[2], options_mode_name(o->fuse),
                   c->candidate.fused);
+}
+
+/* ---- JSON (`tilec plan --json`) ---- */
+
+static void json_string(strbuf *out, const char *s) {
+    strbuf_printf(out, "%c", '"');
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') strbuf_printf(out, "\\%c", ch);
+        else if (ch < 0x20) strbuf_printf(out, "\\u%04x", ch);
+        else strbuf_printf(out, "%c", ch);
+    }
+    strbuf_printf(out, "%c", '"');
+}
+
+static void json_u32_array(strbuf *out, const uint32_t *a, size_t n) {
+    if (!n) {
+        strbuf_append(out, "null");
+        return;
+    }
+    strbuf_printf(out, "%c", '[');
+    for (size_t i = 0; i < n; i++) strbuf_printf(out, "%s%u", i ? ", " : "", a[i]);
+    strbuf_printf(out, "%c", ']');
+}
+
+static void json_candidate_fields(strbuf *out, const plan_candidate *c, const char *indent) {
+    strbuf_printf(out, "%s\"index\": %u,\n%s\"order\": ", indent, c->index, indent);
+    json_u32_array(out, c->order, c->rank);
+    strbuf_printf(out,
+            ",\n%s\"block_size\": %u,\n%s\"local_lanes\": %u,\n%s\"blocks_per_task\": %llu,\n%s\"packet_width\": %u,\n"
+            "%s\"dispatch_size\": %llu,\n%s\"fused\": %s,\n%s\"fusion_level\": %u,\n%s\"tiles\": ",
+            indent, c->block_size, indent, c->local_lanes, indent, (unsigned long long)c->blocks_per_task, indent,
+            c->packet_width, indent, (unsigned long long)c->dispatch_size, indent, c->fused ? "true" : "false", indent,
+            c->fused, indent);
+    if (c->tiled) json_u32_array(out, c->tiles, c->rank);
+    else strbuf_append(out, "null");
+    strbuf_append(out, ",\n");
+}
+
+static void json_work(strbuf *out, const plan_work *w, const char *indent) {
+    char b[32];
+    strbuf_printf(out, "%s\"work\": {", indent);
+#define D(field) strbuf_printf(out, "\"" #field "\": %s, ", plan_number(b, w->field));
+#define U(field) strbuf_printf(out, "\"" #field "\": %llu, ", (unsigned long long)w->field);
+    D(arithmetic_per_packet) D(memory_per_packet) D(arithmetic_ops) D(decode_ops) D(broadcast_loads)
+    D(contiguous_accesses) D(gathered_accesses) D(private_accesses) D(spill_accesses)
+    strbuf_printf(out, "\"ragged_packets\": %s, ", w->ragged_packets ? "true" : "false");
+    D(reused_load_bytes)
+    strbuf_printf(out, "\"cache_lines\": [%s, ", plan_number(b, w->cache_lines[0]));
+    strbuf_printf(out, "%s, ", plan_number(b, w->cache_lines[1]));
+    strbuf_printf(out, "%s], ", plan_number(b, w->cache_lines[2]));
+    U(packet_count) U(block_count) U(task_count) U(active_workers) U(blocks_per_task) U(critical_packets)
+    U(critical_blocks)
+#undef D
+#undef U
+    strbuf_printf(out, "\"critical_tasks\": %llu}", (unsigned long long)w->critical_tasks);
+}
+
+static void json_cost(strbuf *out, const plan_cost *c, const char *indent) {
+    char b[32];
+    strbuf_printf(out, "%s\"cost\": {", indent);
+    const char *sep = "";
+#define X(term) strbuf_printf(out, "%s\"" #term "\": %s", sep, plan_number(b, c->term)), sep = ", ";
+    PLAN_COST_TERMS(X)
+#undef X
+    strbuf_printf(out, "%c", '}');
+}
+
+static void json_resources(strbuf *out, bool present, const plan_resources *r, const plan_resource_limits *l,
+                           const char *indent) {
+    if (!present) {
+        strbuf_printf(out, "%s\"resources\": null,\n%s\"resource_limits\": null", indent, indent);
+        return;
+    }
+    strbuf_printf(out,
+            "%s\"resources\": {\"snapshot_bytes_per_worker\": %llu, \"snapshot_allocations\": %llu},\n"
+            "%s\"resource_limits\": {\"max_snapshot_bytes_per_worker\": %llu}",
+            indent, (unsigned long long)r->snapshot_bytes_per_worker, (unsigned long long)r->snapshot_allocations,
+            indent, (unsigned long long)l->max_snapshot_bytes_per_worker);
+}
+
+static void json_choice(strbuf *out, const plan_choice *c, const char *indent) {
+    char inner[16];
+    snprintf(inner, sizeof inner, "%s  ", indent);
+    strbuf_append(out, "{\n");
+    json_candidate_fields(out, &c->candidate, inner);
+    json_work(out, &c->work, inner);
+    strbuf_append(out, ",\n");
+    json_cost(out, &c->cost, inner);
+    strbuf_append(out, ",\n");
+    json_resources(out, true, &c->resources, &c->limits, inner);
+    strbuf_printf(out, "\n%s}", indent);
+}
+
+static void json_rejection(strbuf *out, const plan_rejection *r) {
+    strbuf_append(out, "{\n");
+    json_candidate_fields(out, &r->candidate, "      ");
+    strbuf_printf(out, "      \"stage\": \"%s\",\n      \"reason\": ", plan_reject_stage_name(r->stage));
+    json_string(out, r->reason);
+    strbuf_append(out, ",\n");
+    json_resources(out, r->analyzed, &r->resources, &r->limits, "      ");
+    if (r->scored) {
+        strbuf_append(out, ",\n");
+        json_work(out, &r->work, "      ");
+        strbuf_append(out, ",\n");
+        json_cost(out, &r->cost, "      ");
+    }
+    strbuf_append(out, "\n    }");
+}
+
+/* One access summary (plan/access.h): its op, view, kind, and either the
+ * box per view axis or why it is unknown. */
+static void json_access(strbuf *out, const plan_access *a, size_t i) {
+    strbuf_printf(out, "%s{\"op\": %u, \"view\": ", i ? ",\n    " : "\n    ", a->op->id);
+    json_string(out, a->op->operands[0]->value->name);
+    strbuf_printf(out, ", \"kind\": \"%s\", \"known\": %s", a->store ? "store" : "load", a->known ? "true" : "false");
+    if (!a->known) {
+        strbuf_append(out, ", \"why\": ");
+        json_string(out, a->why);
+        strbuf_printf(out, "%c", '}');
+        return;
+    }
+    strbuf_printf(out, ", \"exact\": %s, \"clipped\": %s, \"never\": %s, \"elements\": %llu, \"axes\": [",
+            a->exact ? "true" : "false", a->clipped ? "true" : "false", a->never ? "true" : "false",
+            (unsigned long long)a->elements);
+    for (uint32_t x = 0; x < a->rank; x++) {
+        strbuf_append(out, x ? ", {\"scale\": [" : "{\"scale\": [");
+        for (uint32_t j = 0; j < a->roots; j++) strbuf_printf(out, "%s%lld", j ? ", " : "", (long long)a->axes[x].scale[j]);
+        strbuf_printf(out, "], \"offset\": %lld, \"lo\": %lld, \"hi\": %lld}", (long long)a->axes[x].offset,
+                (long long)a->axes[x].lo, (long long)a->axes[x].hi);
+    }
+    strbuf_append(out, "]}");
+}
+
+void plan_report_json(strbuf *out, const plan_result *p, const plan_choice *const *rank, bool explain) {
+    char b[32];
+    const plan_options *o = &p->options;
+    strbuf_append(out, "{\n  \"kernel\": ");
+    json_string(out, p->kernel);
+    strbuf_printf(out, ",\n  \"ok\": %s,\n  \"target\": {\"name\": ", p->ok ? "true" : "false");
+    json_string(out, p->target_name);
+    strbuf_printf(out,
+            ", \"packet_width\": %u, \"worker_count\": %u, \"task_chunks_per_worker\": %u, \"task_grain\": %s, "
+            "\"l1d_bytes\": %llu, \"l2_bytes\": %llu, \"l3_bytes\": %llu, \"vector_registers\": %u},\n",
+            p->target.packet_width, p->target.worker_count, p->target.task_chunks_per_worker,
+            p->task_grain ? "true" : "false", (unsigned long long)p->target.l1d_bytes,
+            (unsigned long long)p->target.l2_bytes, (unsigned long long)p->target.l3_bytes,
+            p->target.vector_registers);
+    strbuf_printf(out, "  \"options\": {\"block_size\": %u, \"root_axis_order\": ", o->block_size);
+    json_u32_array(out, o->root_axis_order, o->root_axis_order_len);
+    strbuf_append(out, ", \"root_axis_tiles\": ");
+    json_u32_array(out, o->root_axis_tiles, o->root_axis_tiles_len);
+    strbuf_printf(out,
+            ", \"max_candidates\": %llu, \"max_unrolled_tile_elements\": %u, \"max_unrolled_region_work\": %llu, "
+            "\"reduction_partitions\": %u, \"max_recipe_depth\": %u, \"local_lanes\": %u, \"blocks_per_task\": %u, "
+            "\"search_task_grain\": %s, \"fuse\": \"%s\", \"pack\": \"%s\", \"split\": \"%s\", "
+            "\"split_chunks\": %u},\n",
+            (unsigned long long)o->max_candidates, o->max_unrolled_tile_elements,
+            (unsigned long long)o->max_unrolled_region_work, o->reduction_partitions, o->max_recipe_depth,
+            o->local_lanes, o->blocks_per_task, o->search_task_grain ? "true" : "false",
+            options_mode_name(o->fuse), options_mode_name(o->pack),
+            options_mode_name(o->split), o->split_chunks);
+    strbuf_append(out, "  \"cost_policy\": ");
+    json_string(out, p->policy);
+    strbuf_printf(out, ",\n  \"custom_cost_policy\": %s,\n  \"coefficients\": {", p->custom_policy ? "true" : "false");
+    const char *sep = "";
+#define X(field) strbuf_printf(out, "%s\"" #field "\": %s", sep, plan_number(b, p->coefficients.field)), sep = ", ";
+    PLAN_COEFFICIENTS(X)
+#undef X
+    strbuf_printf(out,
+            "},\n  \"search\": {\"root_orders\": %llu, \"duplicate_orders\": %llu, \"tilings\": %llu, \"block_widths\": %llu, "
+            "\"local_widths\": %llu, \"candidates\": %llu, \"admitted\": %zu, \"rejected\": %zu},\n  \"local_axis\": ",
+            (unsigned long long)p->root_orders, (unsigned long long)p->duplicate_orders, (unsigned long long)p->tilings,
+            (unsigned long long)p->block_widths,
+            (unsigned long long)p->local_widths, (unsigned long long)p->candidate_count, p->candidates.len,
+            p->rejected.len);
+    if (p->local_axis) {
+        strbuf_append(out, "{\"dim\": ");
+        json_string(out, p->local_axis);
+        strbuf_printf(out, ", \"extent\": %llu, \"slots\": %llu, \"contraction_axes\": ", (unsigned long long)p->local_extent,
+                (unsigned long long)p->local_slots);
+        if (p->local_contraction_axes) json_string(out, p->local_contraction_axes);
+        else strbuf_append(out, "null");
+        strbuf_append(out, ", \"passed_over\": ");
+        if (p->local_passed_over) json_string(out, p->local_passed_over);
+        else strbuf_append(out, "null");
+        strbuf_printf(out, "%c", '}');
+    } else {
+        strbuf_append(out, "null");
+    }
+    strbuf_append(out, ",\n  \"packing\": ");
+    if (p->ok) {
+        strbuf_append(out, "{\"packs\": [");
+        for (uint32_t i = 0; i < p->packing.count; i++) {
+            const plan_pack *k = &p->packing.packs[i];
+            strbuf_append(out, i ? ", {\"operand\": " : "{\"operand\": ");
+            json_string(out, k->load->operands[0]->value->name);
+            strbuf_printf(out, ", \"elem\": \"%s\", \"tiles\": %llu, \"tile_elements\": %llu, \"bytes\": %llu, \"reuse\": %llu}",
+                    tir_scalar_name(k->elem), (unsigned long long)k->instances, (unsigned long long)k->tile_elements,
+                    (unsigned long long)k->bytes, (unsigned long long)k->reuse);
+        }
+        strbuf_append(out, "], \"why\": ");
+        json_string(out, p->packing.why);
+        strbuf_printf(out, "%c", '}');
+    } else {
+        strbuf_append(out, "null");
+    }
+    strbuf_append(out, ",\n  \"split\": ");
+    if (p->ok) {
+        const plan_split *s = &p->split;
+        strbuf_printf(out, "{\"split\": %s, \"trips\": %llu, \"chunks\": %u, \"chunk_trips\": %llu, \"tail_trips\": %llu, "
+                     "\"workspace_bytes\": %llu, \"modeled_gain\": %.4g, \"why\": ",
+                s->reduce ? "true" : "false", (unsigned long long)s->trips, s->chunks, (unsigned long long)s->chunk_trips,
+                (unsigned long long)s->tail_trips, (unsigned long long)s->workspace_bytes, s->modeled_gain);
+        json_string(out, s->why);
+        strbuf_printf(out, "%c", '}');
+    } else {
+        strbuf_append(out, "null");
+    }
+    strbuf_append(out, ",\n  \"selected\": ");
+    if (p->ok) json_choice(out, plan_selected(p), "  ");
+    else strbuf_append(out, "null");
+    if (explain) {
+        strbuf_append(out, ",\n  \"accesses\": [");
+        for (size_t i = 0; i < p->accesses.count; i++) json_access(out, &p->accesses.items[i], i);
+        strbuf_append(out, "],\n  \"footprints\": [");
+        for (size_t i = 0; i < p->footprints.count; i++) {
+            const plan_footprint *v = &p->footprints.views[i];
+            strbuf_printf(out, "%s{\"param\": %u, \"read_only\": %s, \"known\": %s, \"shared\": %s, \"bytes\": %llu, "
+                         "\"depends\": [",
+                    i ? ", " : "", v->param, v->read_only ? "true" : "false", v->known ? "true" : "false",
+                    v->shared ? "true" : "false", (unsigned long long)v->bytes);
+            for (uint32_t a = 0, n = 0; a < 64; a++)
+                if (v->depends >> a & 1) strbuf_printf(out, "%s%u", n++ ? ", " : "", a);
+            strbuf_printf(out, "], \"sharers\": %llu}", (unsigned long long)v->sharers);
+        }
+        strbuf_append(out, "],\n  \"ranking\": [");
+        for (size_t i = 0; rank && i < p->candidates.len; i++) {
+            strbuf_append(out, i ? ", " : "");
+            json_choice(out, rank[i], "    ");
+        }
+        strbuf_append(out, "],\n  \"rejected\": [");
+        for (size_t i = 0; i < p->rejected.len; i++) {
+            strbuf_append(out, i ? ", " : "");
+            json_rejection(out, &p->rejected.data[i]);
+        }
+        strbuf_printf(out, "%c", ']');
+    }
+    strbuf_append(out, "\n}\n");
 }

@@ -14,6 +14,11 @@ const char *plan_number(char buf[32], double v);
 const plan_choice **plan_ranking(tilec_context *ctx, const plan_result *p);
 /* The report; rank (from plan_ranking) is needed when explain is set. */
 void plan_report_text(strbuf *out, const plan_result *p, const plan_choice *const *rank, bool explain);
+/* The same as one JSON object (`tilec plan --json`; docs/planner.md shows
+ * the schema): keys in a fixed order, numbers in the shortest decimal form
+ * that reads back to the same double, non-finite numbers (only possible in
+ * rejected costs) as null. */
+void plan_report_json(strbuf *out, const plan_result *p, const plan_choice *const *rank, bool explain);
 /* The planner's items of a kernel's realization string: the search size,
  * every cost term of the selected plan, its schedule, the target's facts and
  * the fusion choice, as "key=value; " pairs (docs/planner.md). */
