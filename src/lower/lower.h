@@ -13,6 +13,7 @@
 #define TILEC_LOWER_LOWER_H
 
 #include "base/fault.h"
+#include "base/strbuf.h"
 #include "realize/packing.h"
 #include "realize/resources.h"
 #include "xir/xir.h"
@@ -97,5 +98,9 @@ typedef struct {
 
 tilec_status lower_kernel(tilec_context *ctx, const tir_func *f, const lower_options *options, lower_result *out);
 void lower_result_free(lower_result *r);
+
+/* Appends r's metadata as `//` comment lines to out (report.c); `tilec lower`
+ * prints them before the module. */
+void lower_report_metadata(strbuf *out, const lower_result *r);
 
 #endif

@@ -49,7 +49,11 @@ static int lower_main(tilec_context *ctx, int argc, char **argv, bool parse_only
         lower_result r;
         code = CLI_EXIT_FAIL;
         if (f && cli_lower(ctx, &c, f, &r, NULL)) {
-            cli_print_lowering_metadata(stdout, &r);
+            strbuf meta;
+            strbuf_init(&meta, ctx);
+            lower_report_metadata(&meta, &r);
+            fputs(strbuf_cstr(&meta), stdout);
+            strbuf_free(&meta);
             code = xir_print_file(r.module, stdout) == TILEC_OK ? CLI_EXIT_OK : cli_fail_diags(ctx);
             lower_result_free(&r);
         }

@@ -42,21 +42,3 @@ bool cli_lower(tilec_context *ctx, const cli_options *c, const tir_func *f, lowe
     if (!ok) cli_fail_diags(ctx);
     return ok;
 }
-
-void cli_print_lowering_metadata(FILE *out, const lower_result *r) {
-    fprintf(out, "// dispatch_size=%u block_size=%u packet_width=%u required_packet_width=%u\n", r->dispatch_size,
-            r->block_size, r->packet_width, r->required_packet_width);
-    for (size_t i = 0; i < r->arg_count; i++) {
-        const lower_arg *a = &r->args[i];
-        fprintf(out, "// arg %zu %%%s: %s, at least %llu bytes, %s%s\n", i, a->name, tir_scalar_name(a->elem),
-                (unsigned long long)a->min_bytes, a->usage & LOWER_USAGE_READ ? "read" : "",
-                a->usage == (LOWER_USAGE_READ | LOWER_USAGE_WRITE) ? "+write"
-                : a->usage & LOWER_USAGE_WRITE                     ? "write"
-                : a->usage ? "" : "unused");
-        for (size_t j = 0; j < r->arg_count && j < 64; j++)
-            if ((a->disjoint | a->disjoint_or_equal) >> j & 1)
-                fprintf(out, "//   streamed: %%%s must not overlap %%%s%s (else the unfused kernel runs)\n", a->name,
-                        r->args[j].name, a->disjoint_or_equal >> j & 1 ? " unless they start together" : "");
-    }
-    fprintf(out, "// realization: %s\n", r->realization ? r->realization : "");
-}

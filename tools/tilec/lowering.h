@@ -2,7 +2,7 @@
  * `tilec lower` and `tilec run --xir`: plan a kernel for the modeled target
  * of the command line's options (flags.h: a CPU thread pool of --workers
  * with packets of --width, or the GPU's with --target cuda), lower the
- * selected plan, and print the lowering's metadata.  A given block, order or
+ * selected plan.  A given block, order or
  * tiling is exact, not a hint. */
 #ifndef TILEC_CLI_LOWERING_H
 #define TILEC_CLI_LOWERING_H
@@ -21,7 +21,5 @@ tilec_status cli_plan(tilec_context *ctx, const cli_options *c, const tir_func *
  * and returns false.  `packing` (NULL: not wanted) receives the plan's
  * packing decision (out->packed: its packs). */
 bool cli_lower(tilec_context *ctx, const cli_options *c, const tir_func *f, lower_result *out, plan_packing *packing);
-/* Writes the metadata as `//` comment lines (valid XIR text). */
-void cli_print_lowering_metadata(FILE *out, const lower_result *r);
 
 #endif
