@@ -251,6 +251,10 @@ def test_options_and_metadata():
     assert "planner=exact" in k.plan and k.backend
     assert tilec.version() == tilec.__version__
     assert [(p.name, p.read_only) for p in k.params] == [("X", True), ("Y", False)]
+    # the option table: every name options= takes, what it reads
+    table = tilec.compile_options()
+    assert table["pack"][0] == "auto, on or off" and table["order"][0] == "comma-separated unsigned integers"
+    assert "cost.l2_line" in table and "threads" in table and "runtime" not in table
     # lists and cost coefficients by name, read by the one option table
     k = tilec.compile(os.path.join(EX, "softmax.tir"), R=64, W=64, threads=1, width=4,
                       options={"order": [0], "tiles": (1,), "cost.block_dispatch": 64.0, "search_task_grain": True})

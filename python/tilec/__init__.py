@@ -32,7 +32,7 @@ import numpy as np
 # The version of the package; the library it loads must be the same
 # (tilec.version(); the test suite checks they agree).
 __version__ = "0.15.0"
-__all__ = ["compile", "explain", "Kernel", "Param", "TilecError", "version", "llvm_version"]
+__all__ = ["compile", "explain", "Kernel", "Param", "TilecError", "version", "llvm_version", "compile_options"]
 
 # tir_scalar (tilec/scalar.h: TIR_SCALARS order, 0 = invalid) <-> NumPy dtypes
 # (bf16: ml_dtypes.bfloat16 when ml_dtypes is installed, else 2 opaque bytes)
@@ -96,6 +96,11 @@ class _Diag(ctypes.Structure):
                 ("file", ctypes.c_char_p), ("line", ctypes.c_uint32), ("column", ctypes.c_uint32)]
 
 
+class _OptionInfo(ctypes.Structure):  # tilec_option_info
+    _fields_ = [("name", ctypes.c_char_p), ("expects", ctypes.c_char_p), ("flag", ctypes.c_char_p),
+                ("flag_sets", ctypes.c_char_p), ("help", ctypes.c_char_p)]
+
+
 # tir_write_fn: tilec_status (*)(void *user, const char *bytes, size_t n)
 _WRITE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_char), ctypes.c_size_t)
 
@@ -132,6 +137,7 @@ def _load():
         "tilec_compile_options_size": ([], ctypes.c_size_t),
         "tilec_compile_options_init": ([P], None),
         "tilec_compile_options_set": ([P, P, S, S], ctypes.c_int),
+        "tilec_compile_option_info": ([ctypes.c_size_t], ctypes.POINTER(_OptionInfo)),
         "tilec_compile": ([P, P, P, ctypes.POINTER(P)], ctypes.c_int),
         "tilec_explain": ([P, P, P, _WRITE_FN, P], ctypes.c_int),
         "tilec_kernel_destroy": ([P], None),
@@ -156,6 +162,18 @@ def version():
 
 def llvm_version():
     return _lib.tilec_llvm_version().decode()
+
+
+def compile_options():
+    """Every option `options=` takes, from the library's one option table:
+    {name: (the values it reads, one line of help)}."""
+    table, i = {}, 0
+    while True:
+        row = _lib.tilec_compile_option_info(i)
+        if not row:
+            return table
+        table[row.contents.name.decode()] = (row.contents.expects.decode(), row.contents.help.decode())
+        i += 1
 
 
 class TilecError(Exception):
