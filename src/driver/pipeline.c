@@ -58,13 +58,10 @@ static tilec_status stage_lower(pipeline *p) {
 
 static tilec_status stage_emit(pipeline *p) { return p->target->emit ? p->target->emit(p) : TILEC_OK; }
 
-static const struct {
-    const char *name;
-    tilec_status (*run)(pipeline *p);
-} STAGES[PIPELINE_STAGES] = {
-    [PIPELINE_FLATTEN] = {"flatten", stage_flatten}, [PIPELINE_VERIFY] = {"verify", stage_verify},
-    [PIPELINE_PLAN] = {"plan", stage_plan},          [PIPELINE_SPLIT] = {"split", stage_split},
-    [PIPELINE_LOWER] = {"lower", stage_lower},       [PIPELINE_EMIT] = {"emit", stage_emit},
+/* The one order of the stages. */
+static tilec_status (*const STAGES[PIPELINE_STAGES])(pipeline *p) = {
+    [PIPELINE_FLATTEN] = stage_flatten, [PIPELINE_VERIFY] = stage_verify, [PIPELINE_PLAN] = stage_plan,
+    [PIPELINE_SPLIT] = stage_split,     [PIPELINE_LOWER] = stage_lower,   [PIPELINE_EMIT] = stage_emit,
 };
 
 void pipeline_init(pipeline *p, tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
@@ -86,7 +83,7 @@ tilec_status pipeline_run(pipeline *p) {
             if ((st = p->target->prepare(p))) break;
         }
         double t = now_ms();
-        st = STAGES[s].run(p);
+        st = STAGES[s](p);
         p->ms[s] = now_ms() - t;
         if (!st) p->next = s + 1;
     }

@@ -143,7 +143,6 @@ static bool take_own(cli_options *c, const char *command, int own, const char *v
     case OWN_COST: return take_cost(c, command, value);
     case OWN_PROFILE: return take_profile(c, command, value);
     case OWN_HOST:
-        c->host_given = true;
         if (!host_check(value, why, sizeof why)) return cli_usage_error(command, "--host: %s", why), false;
         c->host = value;
         return true;
@@ -170,7 +169,7 @@ bool cli_options_take(cli_options *c, const char *command, int id, const char *v
 
 bool cli_options_given(const cli_options *c, const char *flag) {
     if (!strcmp(flag, "--workers")) return c->workers_given;
-    if (!strcmp(flag, "--host")) return c->host_given;
+    if (!strcmp(flag, "--host")) return c->host != NULL; /* set once checked: a bad one ends the command */
     const tilec_option_info *info;
     for (size_t i = 0; (info = tilec_compile_option_info(i)); i++)
         if (info->flag && !strcmp(info->flag, flag)) return c->given >> i & 1;

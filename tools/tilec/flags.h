@@ -26,7 +26,7 @@ typedef struct {
     uint32_t workers;          /* --workers: the modeled pool (default 8) */
     const char *host;          /* --host (checked); NULL: TILEC_HOST as it is */
     uint64_t given;            /* bit i: option i of the table was given */
-    bool workers_given, host_given, any_given;
+    bool workers_given, any_given;
     cli_option flags[CLI_MAX_FLAGS]; /* the flags this command takes, for cli_scan (NULL-terminated) */
 } cli_options;
 
