@@ -207,6 +207,13 @@ TILEC_API tir_scalar tilec_kernel_arg_elem(const tilec_kernel *k, size_t index);
 TILEC_API uint64_t tilec_kernel_arg_min_bytes(const tilec_kernel *k, size_t index);
 TILEC_API uint32_t tilec_kernel_width(const tilec_kernel *k);
 TILEC_API uint32_t tilec_kernel_workers(const tilec_kernel *k);
+/* The launch: logical programs per block, and the dispatch size (the
+ * programs of the root domain, 0 when it is empty); a split kernel's are
+ * its partial kernel's. */
+TILEC_API uint32_t tilec_kernel_block_size(const tilec_kernel *k);
+TILEC_API uint32_t tilec_kernel_dispatch_size(const tilec_kernel *k);
+/* The panel copy kernels run before each dispatch (0: none packed). */
+TILEC_API uint32_t tilec_kernel_pack_count(const tilec_kernel *k);
 /* "key=value; " items: kernel, plan, W, workers, block, dispatch, tasks, the
  * access counters, predicated_regions, private_bytes, workspace_bytes, mma
  * flops, argument bytes, compile times plan_ms, lower_ms, llvm_ms, jit_ms. */

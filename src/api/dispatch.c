@@ -1,7 +1,7 @@
 /* dispatch.c — tilec_dispatch: the kernel's program (rt/program.h) on its
  * runtime (tilec_dispatch_program, runtime_object.h), or a CUDA kernel on
  * its GPU (gpu.c). */
-#include "driver/kernel.h"
+#include "driver/pipeline.h"
 
 #include <stddef.h>
 
@@ -15,6 +15,7 @@ _Static_assert(offsetof(rt_buffer, size_bytes) == offsetof(simd_buffer_arg, size
 tilec_status tilec_dispatch(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args) {
     if (!k) return tilec_error(ctx, TILEC_E_ARG, "TILEC-D01", tilec_no_loc(), "tilec_dispatch: no kernel");
     if (k->gpu) return tilec_dispatch_gpu(ctx, k, n, args, NULL, NULL);
+    if (k->xir) return pipeline_dispatch_xir(ctx, k, n, args);
     return tilec_dispatch_program(ctx, k->runtime, &k->prog, n, args);
 }
 

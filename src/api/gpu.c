@@ -18,40 +18,17 @@
 #include <stdio.h>
 #include <string.h>
 
-/* PTX comments that say how to launch the entry (docs/gpu.md "Launch
- * ABI"), so the file stands alone: a runner needs nothing else. */
-static void launch_header(strbuf *s, const pipeline *p) {
-    const lower_result *lr = &p->lowered;
-    uint32_t grid = lr->dispatch_size / lr->block_size + (lr->dispatch_size % lr->block_size != 0);
-    strbuf_printf(s, "// tilec-launch: entry=%s sm=%s block=%u dispatch=%u grid=%u args=%zu\n",
-                  gpu_kernel_entry(p->ptx), gpu_kernel_sm(p->ptx), lr->block_size, lr->dispatch_size, grid,
-                  lr->arg_count);
-    for (size_t i = 0; i < lr->arg_count; i++)
-        strbuf_printf(s, "// tilec-arg: %zu %s %s bytes=%llu%s%s\n", i, lr->args[i].name,
-                      tir_scalar_name(lr->args[i].elem), (unsigned long long)lr->args[i].min_bytes,
-                      lr->args[i].usage & LOWER_USAGE_READ ? " read" : "",
-                      lr->args[i].usage & LOWER_USAGE_WRITE ? " write" : "");
-    strbuf_printf(s, "// tilec-plan: %s\n", lr->realization ? lr->realization : "");
-}
-
 tilec_status tilec_emit_ptx(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
                             tir_write_fn write, void *user) {
     if (!ctx || !f || !write)
         return tilec_error(ctx, TILEC_E_ARG, "TILEC-A01", tilec_no_loc(), "tilec_emit_ptx: NULL argument");
-    pipeline p;
-    pipeline_init(&p, ctx, f, options, &PIPELINE_CUDA, PIPELINE_EMIT);
-    tilec_status st = pipeline_run(&p);
-    strbuf text;
-    strbuf_init(&text, ctx);
-    if (!st) {
-        launch_header(&text, &p);
-        strbuf_append(&text, gpu_kernel_ptx(p.ptx));
-        st = text.failed ? tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory writing PTX")
-                         : write(user, strbuf_cstr(&text), text.len);
-    }
-    strbuf_free(&text);
-    pipeline_free(&p);
-    return st;
+    tilec_compile_options o = options ? *options : tilec_compile_options_default();
+    o.target = TILEC_TARGET_CUDA;
+    tilec_pipeline_config c = tilec_pipeline_config_default();
+    c.print_after = 1u << TILEC_STAGE_EMIT; /* the launch comments and the PTX (driver/print.c) */
+    c.write = write;
+    c.user = user;
+    return tilec_pipeline_run(ctx, f, &o, &c, NULL);
 }
 
 /* ---- dispatch ---- */

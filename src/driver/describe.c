@@ -104,6 +104,20 @@ static bool describe_gpu(tilec_kernel *k) {
     return finish_items(k);
 }
 
+/* A kernel of the XIR interpreter: its lowering's geometry and packs. */
+static bool describe_xir(tilec_kernel *k) {
+    item_text(k, "target", "xir");
+    item_u64(k, "W", k->xir->packet_width);
+    item_u64(k, "workers", k->workers);
+    item_u64(k, "block", k->prog.desc.block_size);
+    item_u64(k, "dispatch", k->prog.desc.dispatch_size);
+    item_packs(k, k);
+    item_u64(k, "mma_flops", k->flops);
+    item_u64(k, "argument_bytes", k->arg_bytes);
+    item_times(k);
+    return finish_items(k);
+}
+
 /* A split kernel reports its partial kernel's width, geometry and counters
  * (the work), its own plan (both kernels') and the split. */
 bool tilec_kernel_describe(tilec_kernel *k) {
@@ -112,6 +126,7 @@ bool tilec_kernel_describe(tilec_kernel *k) {
     item_text(k, "kernel", strbuf_cstr(&k->name)); /* TileIR names are identifiers: no escaping needed */
     item_text(k, "plan", strbuf_cstr(&k->plan));
     if (k->gpu) return describe_gpu(k);
+    if (k->xir) return describe_xir(k);
     item_text(k, "target", "cpu");
     item_u64(k, "W", simd_kernel_width(tilec_kernel_native(k)));
     item_u64(k, "workers", k->workers);

@@ -23,13 +23,35 @@ static uint64_t view_bytes(const tir_value *v) {
     return bytes;
 }
 
+tilec_status tilec_kernel_empty_launch(tilec_context *ctx, tilec_kernel *k, const tir_func *f, uint32_t width) {
+    uint32_t n = f->body->arg_count;
+    if (!(k->params = tilec_alloc(ctx, (n ? n : 1) * sizeof *k->params)))
+        return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory compiling an empty kernel");
+    for (uint32_t i = 0; i < n; i++) {
+        k->params[i] = (rt_param){f->body->args[i]->type->elem, view_bytes(f->body->args[i])};
+        k->arg_bytes += k->params[i].min_bytes;
+    }
+    k->prog.user_args = n;
+    k->prog.desc = (rt_kernel){
+        .name = strbuf_cstr(&k->name),
+        .entry = k->native ? (rt_entry)(void (*)(void))simd_kernel_entry(k->native) : NULL,
+        .arg_count = n,
+        .params = k->params,
+        .dispatch_size = 0,
+        .block_size = width,
+    };
+    strbuf_append(&k->plan, "empty");
+    strbuf_append(&k->plan_realization, "root domain empty: nothing runs");
+    return k->plan.failed || k->plan_realization.failed
+               ? tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel")
+               : TILEC_OK;
+}
+
 tilec_status tilec_compile_empty(tilec_context *ctx, tilec_kernel *k, const tir_func *f, uint32_t width,
                                  const tilec_compile_options *o) {
-    uint32_t n = f->body->arg_count;
     xir_module *m = xir_module_create(ctx);
     xir_builder b = {.module = m, .func = m ? xir_func_new(m, f->name) : NULL};
-    k->params = tilec_alloc(ctx, (n ? n : 1) * sizeof *k->params);
-    if (!b.func || !k->params || !xir_block_new(b.func, "entry")) {
+    if (!b.func || !xir_block_new(b.func, "entry")) {
         xir_module_destroy(m);
         return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory compiling an empty kernel");
     }
@@ -42,23 +64,5 @@ tilec_status tilec_compile_empty(tilec_context *ctx, tilec_kernel *k, const tir_
     so.capture_asm = o->capture_asm;
     tilec_status st = tilec_compile_native(ctx, k, b.func, &so);
     xir_module_destroy(m);
-    if (st) return st;
-    for (uint32_t i = 0; i < n; i++) {
-        k->params[i] = (rt_param){f->body->args[i]->type->elem, view_bytes(f->body->args[i])};
-        k->arg_bytes += k->params[i].min_bytes;
-    }
-    k->prog.user_args = n;
-    k->prog.desc = (rt_kernel){
-        .name = strbuf_cstr(&k->name),
-        .entry = (rt_entry)(void (*)(void))simd_kernel_entry(k->native),
-        .arg_count = n,
-        .params = k->params,
-        .dispatch_size = 0,
-        .block_size = width,
-    };
-    strbuf_append(&k->plan, "empty");
-    strbuf_append(&k->plan_realization, "root domain empty: nothing runs");
-    return k->plan.failed || k->plan_realization.failed
-               ? tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel")
-               : TILEC_OK;
+    return st ? st : tilec_kernel_empty_launch(ctx, k, f, width);
 }

@@ -32,6 +32,8 @@ void pipeline_kernel_free(tilec_kernel *k) {
     tilec_free(k->ctx, k->disjoint_or_equal);
     rt_program_free_scratch(k->ctx, &k->prog);
     simd_kernel_destroy(k->native);
+    if (k->xir) lower_result_free(k->xir);
+    tilec_free(k->ctx, k->xir);
     if (k->module) gpu_cuda_unload(k->cuda, k->module);
     gpu_cuda_close(k->cuda);
     gpu_kernel_destroy(k->gpu);
@@ -59,13 +61,14 @@ bool pipeline_take_launch(tilec_kernel *k, const plan_result *p, const lower_res
     }
     k->prog.desc = (rt_kernel){
         .name = strbuf_cstr(&k->name),
-        .entry = (rt_entry)(void (*)(void))simd_kernel_entry(k->native), /* same ABI: runtime.c */
+        /* same ABI: runtime.c; the XIR interpreter's kernel has no entry */
+        .entry = k->native ? (rt_entry)(void (*)(void))simd_kernel_entry(k->native) : NULL,
         .arg_count = (uint32_t)lr->arg_count,
         .params = k->params,
         .dispatch_size = lr->dispatch_size,
         .block_size = lr->block_size,
         .blocks_per_task = plan_selected(p)->work.blocks_per_task,
-        .workspace_bytes = simd_kernel_workspace_bytes(k->native),
+        .workspace_bytes = k->native ? simd_kernel_workspace_bytes(k->native) : 0,
     };
     tilec_plan_label(p, &k->plan);
     strbuf_append(&k->plan_realization, lr->realization ? lr->realization : "");

@@ -37,6 +37,7 @@ struct tilec_kernel {
     simd_aot *aot;          /* borrowed while compiling ahead of time, else NULL */
     uint32_t aot_entry;     /* its packet entry's index in the object */
     simd_kernel *native;
+    lower_result *xir;      /* the XIR interpreter's kernel (interpret.c): its lowering, owned; else NULL */
     const char *cache;      /* the kernel cache's answer for the native code: "hit", "miss", "off" */
     rt_param *params;
     rt_program prog;
@@ -77,6 +78,10 @@ tilec_status tilec_compile_native(tilec_context *ctx, tilec_kernel *k, const xir
  * parameters checked as always, its IR or assembly captured as o asks (empty.c). */
 tilec_status tilec_compile_empty(tilec_context *ctx, tilec_kernel *k, const tir_func *f, uint32_t width,
                                  const tilec_compile_options *o);
+/* k's argument table (the parameters checked as always) and a launch of
+ * dispatch size 0 for an f whose root domain is empty; its entry is
+ * k->native's, if any (empty.c). */
+tilec_status tilec_kernel_empty_launch(tilec_context *ctx, tilec_kernel *k, const tir_func *f, uint32_t width);
 /* 2·(contraction volume) of every mma times the trip counts of its
  * enclosing regions. */
 uint64_t tilec_count_mma_flops(const tir_func *f);

@@ -8,7 +8,9 @@
 #include "base/clock.h"
 #include "realize/admit.h"
 #include "rewrite/flatten.h"
+#include "rewrite/split.h"
 #include "tir/ir.h"
+#include "xir/verify.h"
 
 #include <string.h>
 
@@ -31,7 +33,7 @@ static tilec_status stage_verify(pipeline *p) {
 /* The exact planner for the target; a kernel whose root domain is empty
  * has no plan: the target says what it becomes. */
 static tilec_status stage_plan(pipeline *p) {
-    if (p->stop_after == PIPELINE_EMIT && p->target->empty && plan_root_empty(p->f)) {
+    if (p->stop_after == TILEC_STAGE_EMIT && p->target->empty && plan_root_empty(p->f)) {
         p->finished = true;
         return p->target->empty(p);
     }
@@ -42,9 +44,15 @@ static tilec_status stage_plan(pipeline *p) {
     return plan_kernel(p->ctx, p->f, &po, p->info_of, &p->plan);
 }
 
-/* A split plan is its partial and combine kernels, each a pipeline. */
+/* A split plan is its partial and combine kernels (rewrite/split.h),
+ * built when a kernel is made of them or they are printed or checked;
+ * made into a kernel, each is a pipeline of its own. */
 static tilec_status stage_split(pipeline *p) {
-    if (!p->target->splits || !p->plan.split.reduce || !p->make_kernel) return TILEC_OK;
+    bool compose = p->target->splits && p->make_kernel;
+    bool shown = (p->print_after | p->verify_after) >> TILEC_STAGE_SPLIT & 1;
+    if (!p->plan.split.reduce || !(compose || shown)) return TILEC_OK;
+    if (!(p->split = plan_split_build(p->ctx, p->f, &p->plan.split))) return TILEC_E_NOMEM;
+    if (!compose) return TILEC_OK;
     p->finished = true;
     return program_compile_split(p);
 }
@@ -58,14 +66,45 @@ static tilec_status stage_lower(pipeline *p) {
 
 static tilec_status stage_emit(pipeline *p) { return p->target->emit ? p->target->emit(p) : TILEC_OK; }
 
+/* What a stage made, checked again by its verifier (verify_after). */
+static tilec_status check_tir(tilec_context *ctx, const tir_module *m) { return m ? tir_verify(ctx, m) : TILEC_OK; }
+static tilec_status check_flatten(pipeline *p) { return check_tir(p->ctx, p->flat); }
+static tilec_status check_split(pipeline *p) { return check_tir(p->ctx, p->split); }
+static tilec_status check_lower(pipeline *p) {
+    return p->lowered.module ? xir_verify(p->ctx, p->lowered.module) : TILEC_OK;
+}
+
+typedef struct {
+    tilec_status (*run)(pipeline *p);
+    tilec_status (*check)(pipeline *p);          /* NULL: the stage is its own check */
+    bool (*print)(const pipeline *p, strbuf *s); /* print.c; false: out of memory */
+    bool explains;                               /* also printed when the stage fails: why */
+} pipeline_stage;
+
 /* The one order of the stages. */
-static tilec_status (*const STAGES[PIPELINE_STAGES])(pipeline *p) = {
-    [PIPELINE_FLATTEN] = stage_flatten, [PIPELINE_VERIFY] = stage_verify, [PIPELINE_PLAN] = stage_plan,
-    [PIPELINE_SPLIT] = stage_split,     [PIPELINE_LOWER] = stage_lower,   [PIPELINE_EMIT] = stage_emit,
+static const pipeline_stage STAGES[TILEC_STAGE_COUNT] = {
+    [TILEC_STAGE_FLATTEN] = {stage_flatten, check_flatten, pipeline_print_kernel, false},
+    [TILEC_STAGE_VERIFY] = {stage_verify, NULL, pipeline_print_kernel, false},
+    [TILEC_STAGE_PLAN] = {stage_plan, NULL, pipeline_print_plan, true},
+    [TILEC_STAGE_SPLIT] = {stage_split, check_split, pipeline_print_split, false},
+    [TILEC_STAGE_LOWER] = {stage_lower, check_lower, pipeline_print_lowered, false},
+    [TILEC_STAGE_EMIT] = {stage_emit, NULL, pipeline_print_code, false},
 };
 
+/* Stage s's print, handed to the caller's write in one call. */
+static tilec_status print_stage(pipeline *p, int s) {
+    strbuf text;
+    strbuf_init(&text, p->ctx);
+    tilec_status st = STAGES[s].print(p, &text) && !text.failed
+                          ? (text.len ? p->write(p->user, strbuf_cstr(&text), text.len) : TILEC_OK)
+                          : tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(),
+                                        "out of memory printing the %s stage", tilec_stage_name((tilec_stage)s));
+    strbuf_free(&text);
+    return st;
+}
+
 void pipeline_init(pipeline *p, tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
-                   const pipeline_target *target, pipeline_stage_id stop_after) {
+                   const pipeline_target *target, tilec_stage stop_after) {
     memset(p, 0, sizeof *p);
     p->ctx = ctx;
     p->f = f;
@@ -78,41 +117,54 @@ void pipeline_init(pipeline *p, tilec_context *ctx, const tir_func *f, const til
 tilec_status pipeline_run(pipeline *p) {
     tilec_status st = TILEC_OK;
     for (int s = p->next; !st && !p->finished && s <= (int)p->stop_after; s++) {
-        if (s == PIPELINE_VERIFY && p->target->prepare) {
+        if (s == TILEC_STAGE_VERIFY && p->target->prepare) {
             p->started = now_ms();
             if ((st = p->target->prepare(p))) break;
         }
         double t = now_ms();
-        st = STAGES[s](p);
+        st = STAGES[s].run(p);
         p->ms[s] = now_ms() - t;
-        if (!st) p->next = s + 1;
+        if (!st) p->next = s + 1; /* done: its print says what it made, not why it failed */
+        if (!st && STAGES[s].check && (p->verify_after >> s & 1)) st = STAGES[s].check(p);
+        if ((p->print_after >> s & 1) && (!st || STAGES[s].explains)) {
+            tilec_status printed = print_stage(p, s);
+            if (!st) st = printed;
+        }
     }
     return st;
 }
 
 void pipeline_free(pipeline *p) {
     if (p->lowered.module) lower_result_free(&p->lowered);
+    tir_module_destroy(p->split);
     if (p->planned) plan_result_free(&p->plan);
     gpu_kernel_destroy(p->ptx);
     tir_module_destroy(p->flat);
     p->planned = false;
     p->ptx = NULL;
-    p->flat = NULL;
+    p->flat = p->split = NULL;
+}
+
+tilec_status pipeline_make(pipeline *p, tilec_kernel **out) {
+    *out = NULL;
+    p->make_kernel = true;
+    p->stop_after = TILEC_STAGE_EMIT;
+    tilec_status st = pipeline_run(p);
+    if (!st && p->k && !tilec_kernel_describe(p->k))
+        st = tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
+    if (st) pipeline_kernel_free(p->k);
+    else *out = p->k;
+    p->k = NULL;
+    return st;
 }
 
 tilec_status pipeline_compile(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
                               simd_aot *aot, tilec_kernel **out) {
-    *out = NULL;
     tilec_compile_options o = options ? *options : tilec_compile_options_default();
     pipeline p;
-    pipeline_init(&p, ctx, f, &o, o.target == TILEC_TARGET_CUDA ? &PIPELINE_CUDA : &PIPELINE_CPU, PIPELINE_EMIT);
-    p.make_kernel = true;
+    pipeline_init(&p, ctx, f, &o, o.target == TILEC_TARGET_CUDA ? &PIPELINE_CUDA : &PIPELINE_CPU, TILEC_STAGE_EMIT);
     p.aot = aot;
-    tilec_status st = pipeline_run(&p);
-    if (!st && p.k && !tilec_kernel_describe(p.k))
-        st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
-    if (st) pipeline_kernel_free(p.k);
-    else *out = p.k;
+    tilec_status st = pipeline_make(&p, out);
     pipeline_free(&p);
     return st;
 }

@@ -19,16 +19,8 @@
 #include "driver/kernel.h"
 #include "plan/gpu_target.h"
 #include "plan/target.h"
+#include "tilec/pipeline.h"
 
-typedef enum {
-    PIPELINE_FLATTEN,
-    PIPELINE_VERIFY,
-    PIPELINE_PLAN,
-    PIPELINE_SPLIT,
-    PIPELINE_LOWER,
-    PIPELINE_EMIT,
-    PIPELINE_STAGES
-} pipeline_stage_id;
 
 typedef struct pipeline pipeline;
 typedef struct pipeline_target pipeline_target;
@@ -38,10 +30,14 @@ struct pipeline {
     tilec_context *ctx;
     tilec_compile_options o;       /* the record (defaults where the caller gave none) */
     const pipeline_target *target; /* targets.c */
-    pipeline_stage_id stop_after;  /* PIPELINE_EMIT: code */
+    tilec_stage stop_after;  /* TILEC_STAGE_EMIT: code */
     bool make_kernel;              /* with stop_after EMIT: a dispatchable kernel in p->k, not only code */
     uint32_t modeled_workers;      /* the modeled target's pool */
     simd_aot *aot;                 /* the CPU's ahead-of-time object, else NULL */
+    unsigned print_after, verify_after; /* 1u << stage (tilec_pipeline_config) */
+    bool explain, json;            /* how the plan is printed */
+    tir_write_fn write;            /* where stages print */
+    void *user;
     /* ---- what the stages decide ---- */
     const tir_func *f;  /* the kernel, flattened when it nests root parallels */
     tir_module *flat;   /* owned: f's module after flattening */
@@ -53,6 +49,7 @@ struct pipeline {
     const plan_target_info *info_of; /* &info.pool.info or &info.gpu.info */
     plan_result plan;
     bool planned;
+    tir_module *split;  /* owned: the split's partial and combine kernels, when built */
     lower_result lowered;
     tilec_kernel *k;    /* the kernel being made (make_kernel), else NULL */
     gpu_kernel *ptx;    /* the CUDA target's code (owned until a kernel takes it) */
@@ -61,7 +58,7 @@ struct pipeline {
     bool finished;      /* a stage made the kernel already (empty domain, split) */
     int next;           /* the stage pipeline_run starts with */
     double started, verified; /* now_ms() when prepare and the verify stage began */
-    double ms[PIPELINE_STAGES];
+    double ms[TILEC_STAGE_COUNT];
 };
 
 /* A target: what differs between the CPU's JIT and AOT, the CUDA target and
@@ -81,13 +78,14 @@ struct pipeline_target {
     tilec_status (*emit)(pipeline *p);
 };
 
-extern const pipeline_target PIPELINE_CPU, PIPELINE_CUDA, PIPELINE_MODELED_CPU, PIPELINE_MODELED_CUDA;
+extern const pipeline_target PIPELINE_CPU, PIPELINE_CUDA, PIPELINE_MODELED_CPU, PIPELINE_MODELED_CUDA, PIPELINE_XIR,
+    PIPELINE_XIR_CUDA;
 
 /* A pipeline for f under `options` (NULL: defaults) on `target`, to stop
  * after `stop_after` (make_kernel: stop_after EMIT).  Run it with
  * pipeline_run; free with pipeline_free. */
 void pipeline_init(pipeline *p, tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
-                   const pipeline_target *target, pipeline_stage_id stop_after);
+                   const pipeline_target *target, tilec_stage stop_after);
 /* The stages from the first not yet run up to stop_after, each timed;
  * stops at the first error.  Raising stop_after and running again goes on
  * where the last run stopped (a caller that inspects the lowering before
@@ -97,6 +95,9 @@ tilec_status pipeline_run(pipeline *p);
  * is the caller's (or destroyed when the run failed). */
 void pipeline_free(pipeline *p);
 
+/* Runs p to its end making a kernel, described (tilec_kernel_describe),
+ * into *out (NULL on failure).  Free p after with pipeline_free. */
+tilec_status pipeline_make(pipeline *p, tilec_kernel **out);
 /* A whole compile into a kernel: the facade's tilec_compile (aot NULL) and
  * tilec_compile_aot's kernels. */
 tilec_status pipeline_compile(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
@@ -127,6 +128,24 @@ tilec_status program_compile_packs(pipeline *p);
 tilec_status program_compile_split(pipeline *p);
 /* The unfused twin of a kernel whose streams need arguments apart. */
 tilec_status program_compile_unfused(pipeline *p);
+
+/* ---- interpret.c: the XIR interpreter's kernels ---- */
+
+/* The xir targets' parts: the kernel (make_kernel: an empty one, no
+ * runtime), a root domain with no instances, the emit stage. */
+tilec_status pipeline_xir_kernel(pipeline *p);
+tilec_status pipeline_xir_empty(pipeline *p);
+tilec_status pipeline_xir_emit(pipeline *p);
+/* tilec_dispatch of a kernel made by PIPELINE_XIR or _XIR_CUDA. */
+tilec_status pipeline_dispatch_xir(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args);
+
+/* ---- print.c: what each stage made, as text ---- */
+
+bool pipeline_print_kernel(const pipeline *p, strbuf *s);
+bool pipeline_print_plan(const pipeline *p, strbuf *s);
+bool pipeline_print_split(const pipeline *p, strbuf *s);
+bool pipeline_print_lowered(const pipeline *p, strbuf *s);
+bool pipeline_print_code(const pipeline *p, strbuf *s);
 
 /* ---- kernel.c: the kernel object the emit stage fills ---- */
 

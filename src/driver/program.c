@@ -21,6 +21,18 @@
 
 _Static_assert((int)PLAN_MAX_PACKS <= (int)RT_MAX_PACKS, "the runtime holds every pack the planner makes");
 
+/* A helper kernel of p: a pipeline of its own on p's target, made whole. */
+static tilec_status compile_child(const pipeline *parent, const tir_func *f, const tilec_compile_options *o,
+                                  tilec_kernel **out) {
+    pipeline p;
+    pipeline_init(&p, parent->ctx, f, o, parent->target, TILEC_STAGE_EMIT);
+    p.aot = parent->aot;
+    p.modeled_workers = parent->workers;
+    tilec_status st = pipeline_make(&p, out);
+    pipeline_free(&p);
+    return st;
+}
+
 static tilec_status no_memory(tilec_context *ctx) {
     return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
 }
@@ -38,7 +50,7 @@ static tilec_status compile_pack(pipeline *p, const plan_pack *pack) {
     po.check_bounds = p->o.check_bounds;
     po.pack = TILEC_PACK_OFF;
     uint32_t i = k->prog.packs;
-    tilec_status st = pipeline_compile(p->ctx, tir_module_func(m, 0), &po, k->aot, &k->pack[i]);
+    tilec_status st = compile_child(p, tir_module_func(m, 0), &po, &k->pack[i]);
     tir_module_destroy(m);
     if (st) return st;
     k->prog.pack[i] = &k->pack[i]->prog;
@@ -66,8 +78,7 @@ tilec_status program_compile_split(pipeline *p) {
     tilec_kernel *k = p->k;
     const plan_split *split = &p->plan.split;
     const tilec_compile_options *o = &p->o;
-    tir_module *m = plan_split_build(ctx, p->f, split);
-    if (!m) return TILEC_E_NOMEM;
+    const tir_module *m = p->split; /* built by the split stage */
     tilec_compile_options so = *o;
     so.runtime = k->runtime;
     so.threads = k->workers;
@@ -88,9 +99,8 @@ tilec_status program_compile_split(pipeline *p) {
         po.root_axis_tiles = tiles;
         po.root_axis_tiles_len = rank + 1;
     }
-    tilec_status st = pipeline_compile(ctx, tir_module_func(m, 0), &po, k->aot, &k->split_partial);
-    if (!st) st = pipeline_compile(ctx, tir_module_func(m, 1), &so, k->aot, &k->split_combine);
-    tir_module_destroy(m);
+    tilec_status st = compile_child(p, tir_module_func(m, 0), &po, &k->split_partial);
+    if (!st) st = compile_child(p, tir_module_func(m, 1), &so, &k->split_combine);
     if (st) return st;
     const tilec_kernel *part = k->split_partial, *c = k->split_combine;
     rt_program *prog = &k->prog;
@@ -153,7 +163,7 @@ tilec_status program_compile_unfused(pipeline *p) {
     uo.threads = k->workers;
     uo.fuse = TILEC_FUSE_OFF;
     size_t diags = tilec_diag_count(ctx);
-    tilec_status st = pipeline_compile(ctx, p->f, &uo, k->aot, &k->unfused);
+    tilec_status st = compile_child(p, p->f, &uo, &k->unfused);
     if (st == TILEC_E_UNSUPPORTED && tilec_diag_count(ctx) > diags &&
         !strcmp(tilec_diag_at(ctx, tilec_diag_count(ctx) - 1)->code, "PLAN-S01")) {
         tilec_diag_truncate(ctx, diags);

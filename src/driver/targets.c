@@ -9,6 +9,8 @@
  *   modeled-cpu  a thread pool of --workers with packets of --width, never
  *                the host (the CLI's planning commands: reproducible plans)
  *   modeled-cuda the GPU target info of a default device
+ *   xir, xir-cuda the modeled targets, their lowering run by the XIR
+ *                interpreter (interpret.c: `tilec run --xir`)
  *
  * as functions that gate the stages; none runs stages of its own. */
 #include "driver/pipeline.h"
@@ -94,7 +96,7 @@ static tilec_status cpu_planner(pipeline *p, plan_options *po) {
 
 static tilec_status cpu_empty(pipeline *p) {
     tilec_status st = tilec_compile_empty(p->ctx, p->k, p->f, p->width, &p->o);
-    p->k->times.verify = p->ms[PIPELINE_VERIFY];
+    p->k->times.verify = p->ms[TILEC_STAGE_VERIFY];
     p->k->times.total = now_ms() - p->verified;
     return st;
 }
@@ -148,9 +150,9 @@ static tilec_status cpu_emit(pipeline *p) {
     /* a cache hit ran no LLVM: its lookup is the whole backend time */
     simd_compile_times backend = strcmp(k->cache, "hit") ? simd_kernel_compile_times(k->native)
                                                          : (simd_compile_times){.emit_ms = t4 - t3};
-    k->times = (tilec_compile_times){.verify = p->ms[PIPELINE_VERIFY],
-                                     .plan = p->ms[PIPELINE_PLAN],
-                                     .lower = p->ms[PIPELINE_LOWER],
+    k->times = (tilec_compile_times){.verify = p->ms[TILEC_STAGE_VERIFY],
+                                     .plan = p->ms[TILEC_STAGE_PLAN],
+                                     .lower = p->ms[TILEC_STAGE_LOWER],
                                      .llvm = backend.emit_ms,
                                      .jit = backend.jit_ms,
                                      .total = t4 - p->verified,
@@ -247,9 +249,9 @@ static tilec_status cuda_emit(pipeline *p) {
     k->gpu = p->ptx;
     p->ptx = NULL;
     k->flops = tilec_count_mma_flops(p->f);
-    k->times = (tilec_compile_times){.verify = p->ms[PIPELINE_VERIFY],
-                                     .plan = p->ms[PIPELINE_PLAN],
-                                     .lower = p->ms[PIPELINE_LOWER],
+    k->times = (tilec_compile_times){.verify = p->ms[TILEC_STAGE_VERIFY],
+                                     .plan = p->ms[TILEC_STAGE_PLAN],
+                                     .lower = p->ms[TILEC_STAGE_LOWER],
                                      .llvm = gpu_kernel_emit_ms(k->gpu),
                                      .jit = gpu_kernel_llvm_ms(k->gpu)};
     st = gpu_cuda_load(k->cuda, p->ctx, gpu_kernel_ptx(k->gpu), gpu_kernel_entry(k->gpu), &k->module);
@@ -264,7 +266,7 @@ const pipeline_target PIPELINE_CUDA = {"cuda", cuda_prepare, cuda_planner, cuda_
 static tilec_status modeled_cpu_prepare(pipeline *p) {
     p->width = p->o.width ? p->o.width : 8;
     p->workers = p->modeled_workers;
-    return TILEC_OK;
+    return pipeline_xir_kernel(p);
 }
 
 static tilec_status modeled_cpu_planner(pipeline *p, plan_options *po) {
@@ -275,9 +277,13 @@ static tilec_status modeled_cpu_planner(pipeline *p, plan_options *po) {
 
 static tilec_status modeled_cuda_prepare(pipeline *p) {
     p->width = PLAN_GPU_WARP;
-    return TILEC_OK;
+    return pipeline_xir_kernel(p);
 }
 
 const pipeline_target PIPELINE_MODELED_CPU = {"modeled-cpu", modeled_cpu_prepare, modeled_cpu_planner, NULL, false,
                                               NULL};
 const pipeline_target PIPELINE_MODELED_CUDA = {"modeled-cuda", modeled_cuda_prepare, cuda_planner, NULL, false, NULL};
+const pipeline_target PIPELINE_XIR = {"xir", modeled_cpu_prepare, modeled_cpu_planner, pipeline_xir_empty, false,
+                                      pipeline_xir_emit};
+const pipeline_target PIPELINE_XIR_CUDA = {"xir-cuda", modeled_cuda_prepare, cuda_planner, pipeline_xir_empty, false,
+                                           pipeline_xir_emit};

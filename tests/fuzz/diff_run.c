@@ -381,7 +381,7 @@ static bool gpu_lower(diff_runner *r, const diff_case *c, const tir_func *f, pip
     for (int attempt = 0; attempt < 2; attempt++) {
         tilec_compile_options o = gpu_case_options(r, c, attempt == 1);
         tilec_diag_clear(r->ctx);
-        pipeline_init(p, r->ctx, f, &o, &PIPELINE_CUDA, PIPELINE_LOWER);
+        pipeline_init(p, r->ctx, f, &o, &PIPELINE_CUDA, TILEC_STAGE_LOWER);
         tilec_status st = pipeline_run(p);
         if (!st) return true;
         pipeline_free(p);
@@ -453,7 +453,7 @@ static void run_gpu(diff_runner *r, const diff_case *c, const tir_func *f, const
     if (ok && lowered->local_lanes == 1) ok = out->gpu_host = gpu_run_matches(r, c, f, ref_b, lowered, true, out);
     if (ok) {
         tilec_diag_clear(r->ctx);
-        p.stop_after = PIPELINE_EMIT;
+        p.stop_after = TILEC_STAGE_EMIT;
         tilec_status st = pipeline_run(&p);
         if (st && strcmp(first_code(r->ctx), "GPU-L01")) set_diag(out, r->ctx, DIFF_ERROR, "PTX generation failed");
         else out->gpu = DIFF_GPU_CHECKED;

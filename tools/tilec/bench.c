@@ -98,7 +98,7 @@ static int bench_main(tilec_context *ctx, int argc, char **argv, bool parse_only
             cli_fail_diags(ctx); /* before the compile: it would be in vain */
         } else if (f) {
             tilec_compile_options o = cli_options_native(&r.options);
-            tilec_kernel *k = cli_native_compile(ctx, &o, f);
+            tilec_kernel *k = cli_native_compile(ctx, &o, f, NULL);
             if (k) code = bench_kernel(ctx, f, k);
             tilec_kernel_destroy(k);
         }
@@ -125,4 +125,5 @@ const cli_command cli_bench_command = {
     "\n"
     "Exit status: 0 ok, 1 error in the file, the compilation or a run, 2 usage error.\n",
     bench_main,
+    NULL,
 };

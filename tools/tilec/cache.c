@@ -16,7 +16,7 @@ static int cache_main(tilec_context *ctx, int argc, char **argv, bool parse_only
     const char *action = NULL, *value;
     for (int id; (id = cli_scan(&s, no_options, &value)) != CLI_SCAN_END;) {
         if (id == CLI_SCAN_HELP) {
-            fputs(cli_cache_command.help, stdout);
+            cli_print_help(&cli_cache_command);
             return CLI_EXIT_OK;
         }
         if (id == CLI_SCAN_ERROR) return CLI_EXIT_USAGE;
@@ -71,4 +71,5 @@ const cli_command cli_cache_command = {
     "\n"
     "Exit status: 0 ok, 1 the directory is refused (SIMD-C01), 2 usage error.\n",
     cache_main,
+    NULL,
 };

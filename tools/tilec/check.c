@@ -30,4 +30,5 @@ const cli_command cli_check_command = {
     "\n"
     "Exit status: 0 ok, 1 the file has errors, 2 usage error.\n",
     check_main,
+    NULL,
 };

@@ -198,6 +198,11 @@ tir_module *cli_load_module(tilec_context *ctx, const char *path, const cli_defi
     return NULL;
 }
 
+void cli_print_help(const cli_command *c) {
+    fputs(c->help, stdout);
+    if (c->help_more) fputs(c->help_more, stdout);
+}
+
 int cli_scan_file_command(const cli_command *cmd, int argc, char **argv, cli_defines *defines, const char **path) {
     static const cli_option options[] = {{"-D", true, 1}, {NULL, false, 0}};
     cli_scanner s = cli_scanner_start(cmd->name, argc, argv);
@@ -206,7 +211,7 @@ int cli_scan_file_command(const cli_command *cmd, int argc, char **argv, cli_def
     *path = NULL;
     while ((id = cli_scan(&s, options, &value)) != CLI_SCAN_END) {
         if (id == CLI_SCAN_HELP) {
-            fputs(cmd->help, stdout);
+            cli_print_help(cmd);
             return CLI_EXIT_OK;
         }
         if (id == CLI_SCAN_ERROR) return CLI_EXIT_USAGE;

@@ -81,7 +81,11 @@ typedef struct {
      * (after the same help text or usage error); nothing read, written or
      * compiled.  For fuzz_cli. */
     int (*main)(tilec_context *ctx, int argc, char **argv, bool parse_only);
+    const char *help_more; /* NULL, or the rest of the help (one string literal holds at most 4095 bytes) */
 } cli_command;
+
+/* Prints the command's --help text. */
+void cli_print_help(const cli_command *c);
 
 extern const cli_command cli_check_command, cli_print_command, cli_plan_command, cli_lower_command, cli_run_command,
     cli_bench_command, cli_emit_llvm_command, cli_emit_asm_command, cli_emit_ptx_command, cli_demo_command, cli_cache_command,

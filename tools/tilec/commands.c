@@ -51,7 +51,7 @@ static int help(int argc, char **argv) {
     if (argc > 3) return cli_usage_error("help", "unexpected argument '%s'", argv[3]);
     const cli_command *c = find_command(argv[2]);
     if (!c) return cli_usage_error(NULL, "unknown command '%s'", argv[2]);
-    fputs(c->help, stdout);
+    cli_print_help(c);
     return CLI_EXIT_OK;
 }
 

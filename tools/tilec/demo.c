@@ -139,7 +139,7 @@ static double now_us(void) {
 static bool run_native(demo_run *d, const tir_func *f, demo_row *row) {
     tilec_compile_options o = tilec_compile_options_default();
     o.runtime = d->runtime;
-    tilec_kernel *k = cli_native_compile(d->ctx, &o, f);
+    tilec_kernel *k = cli_native_compile(d->ctx, &o, f, NULL);
     if (!k) return false;
     bool ok = cli_native_dispatch(d->ctx, k, &d->args);
     row->run_us = INFINITY;
@@ -242,7 +242,7 @@ static int demo_main(tilec_context *ctx, int argc, char **argv, bool parse_only)
     while (code == CLI_CONTINUE && (id = cli_scan(&s, options, &value)) != CLI_SCAN_END) {
         const example_entry *e = id == CLI_SCAN_POSITIONAL ? example_find(value) : NULL;
         if (id == CLI_SCAN_HELP) {
-            fputs(cli_demo_command.help, stdout);
+            cli_print_help(&cli_demo_command);
             code = CLI_EXIT_OK;
         } else if (id == CLI_SCAN_ERROR) {
             code = CLI_EXIT_USAGE;
@@ -308,4 +308,5 @@ const cli_command cli_demo_command = {
     "\n"
     "Exit status: 0 all passed, 1 any example failed, 2 usage error.\n",
     demo_main,
+    NULL,
 };

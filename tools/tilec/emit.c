@@ -16,7 +16,7 @@ static int emit(const cli_command *cmd, tilec_context *ctx, int argc, char **arg
             o.capture_ir = !assembly;
             o.capture_asm = assembly;
             o.threads = o.threads ? o.threads : 1; /* nothing runs: no pool threads needed */
-            tilec_kernel *k = cli_native_compile(ctx, &o, f);
+            tilec_kernel *k = cli_native_compile(ctx, &o, f, NULL);
             if (k) {
                 printf("; %s\n", tilec_kernel_realization(k));
                 fputs(assembly ? tilec_kernel_asm(k) : tilec_kernel_ir(k), stdout);
@@ -76,6 +76,7 @@ const cli_command cli_emit_llvm_command = {
     "usage: tilec emit-llvm FILE.tir [--kernel NAME] [-D NAME=VALUE]... [native options]\n" EMIT_HELP(
         "optimized LLVM IR (after default<O3>)"),
     emit_llvm_main,
+    NULL,
 };
 
 const cli_command cli_emit_asm_command = {
@@ -84,6 +85,7 @@ const cli_command cli_emit_asm_command = {
     "usage: tilec emit-asm FILE.tir [--kernel NAME] [-D NAME=VALUE]... [native options]\n" EMIT_HELP(
         "host assembly"),
     emit_asm_main,
+    NULL,
 };
 
 const cli_command cli_emit_ptx_command = {
@@ -101,4 +103,5 @@ const cli_command cli_emit_ptx_command = {
     "\n"
     "Exit status: 0 ok, 1 error in the file or the compilation, 2 usage error.\n",
     emit_ptx_main,
+    NULL,
 };

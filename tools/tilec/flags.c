@@ -11,15 +11,19 @@
 #include <string.h>
 
 /* The command line's own flags, after the table's rows. */
-enum { OWN_WORKERS = 0, OWN_COST, OWN_PROFILE, OWN_HOST, OWN_COUNT };
+enum { OWN_WORKERS = 0, OWN_COST, OWN_PROFILE, OWN_HOST, OWN_PRINT_AFTER, OWN_STOP_AFTER, OWN_VERIFY_EACH, OWN_COUNT };
 static const struct {
     const char *flag;
     unsigned groups;
+    bool takes_value;
 } OWN[OWN_COUNT] = {
-    [OWN_WORKERS] = {"--workers", CLI_FLAGS_MODELED | CLI_FLAGS_NATIVE}, /* native commands refuse it */
-    [OWN_COST] = {"--cost", CLI_FLAGS_MODELED | CLI_FLAGS_NATIVE},
-    [OWN_PROFILE] = {"--profile", CLI_FLAGS_MODELED | CLI_FLAGS_NATIVE},
-    [OWN_HOST] = {"--host", CLI_FLAGS_NATIVE},
+    [OWN_WORKERS] = {"--workers", CLI_FLAGS_MODELED | CLI_FLAGS_NATIVE, true}, /* native commands refuse it */
+    [OWN_COST] = {"--cost", CLI_FLAGS_MODELED | CLI_FLAGS_NATIVE, true},
+    [OWN_PROFILE] = {"--profile", CLI_FLAGS_MODELED | CLI_FLAGS_NATIVE, true},
+    [OWN_HOST] = {"--host", CLI_FLAGS_NATIVE, true},
+    [OWN_PRINT_AFTER] = {"--print-after", CLI_FLAGS_STAGES, true},
+    [OWN_STOP_AFTER] = {"--stop-after", CLI_FLAGS_STAGES, true},
+    [OWN_VERIFY_EACH] = {"--verify-each", CLI_FLAGS_STAGES, false},
 };
 
 /* Table flags only native execution takes: a modeled target has no
@@ -67,6 +71,7 @@ void cli_options_init(cli_options *c, tilec_context *ctx, unsigned groups) {
     c->ctx = ctx;
     c->o = tilec_compile_options_default();
     c->workers = 8;
+    c->stop_after = TILEC_STAGE_EMIT;
     size_t n = 0;
     const tilec_option_info *info;
     for (size_t i = 0; (info = tilec_compile_option_info(i)); i++) {
@@ -75,7 +80,8 @@ void cli_options_init(cli_options *c, tilec_context *ctx, unsigned groups) {
         c->flags[n++] = (cli_option){info->flag, info->flag_sets == NULL, CLI_FLAG_ID + (int)i};
     }
     for (size_t i = 0; i < OWN_COUNT; i++)
-        if (OWN[i].groups & groups) c->flags[n++] = (cli_option){OWN[i].flag, true, CLI_FLAG_ID + CLI_MAX_FLAGS + (int)i};
+        if (OWN[i].groups & groups)
+            c->flags[n++] = (cli_option){OWN[i].flag, OWN[i].takes_value, CLI_FLAG_ID + CLI_MAX_FLAGS + (int)i};
     c->flags[n] = (cli_option){NULL, false, 0};
 }
 
@@ -132,6 +138,26 @@ static bool take_profile(cli_options *c, const char *command, const char *path) 
     return ok;
 }
 
+/* STAGE[,STAGE...] into bits (1u << stage), or a usage error. */
+static bool take_stages(cli_options *c, const char *command, const char *flag, const char *value, unsigned *bits) {
+    char name[32];
+    for (const char *s = value;; s++) {
+        size_t len = strcspn(s, ",");
+        tilec_stage stage;
+        snprintf(name, sizeof name, "%.*s", (int)(len < sizeof name ? len : sizeof name - 1), s);
+        size_t diags = tilec_diag_count(c->ctx);
+        if (len >= sizeof name || tilec_stage_parse(c->ctx, name, &stage) != TILEC_OK) {
+            tilec_diag_truncate(c->ctx, diags);
+            return cli_usage_error(command, "%s: '%.*s' is not a stage (flatten, verify, plan, split, lower or emit)",
+                                   flag, (int)len, s),
+                   false;
+        }
+        *bits |= 1u << stage;
+        if (!s[len]) return true;
+        s += len;
+    }
+}
+
 static bool take_own(cli_options *c, const char *command, int own, const char *value) {
     uint64_t v;
     char why[256];
@@ -146,6 +172,15 @@ static bool take_own(cli_options *c, const char *command, int own, const char *v
         if (!host_check(value, why, sizeof why)) return cli_usage_error(command, "--host: %s", why), false;
         c->host = value;
         return true;
+    case OWN_PRINT_AFTER: return take_stages(c, command, "--print-after", value, &c->print_after);
+    case OWN_STOP_AFTER: {
+        unsigned bits = 0;
+        if (strchr(value, ',')) return cli_usage_error(command, "--stop-after takes one stage, not '%s'", value), false;
+        if (!take_stages(c, command, "--stop-after", value, &bits)) return false;
+        c->stop_after = (tilec_stage)__builtin_ctz(bits);
+        return true;
+    }
+    case OWN_VERIFY_EACH: c->verify_each = true; return true;
     default: return false;
     }
 }
@@ -177,6 +212,22 @@ bool cli_options_given(const cli_options *c, const char *flag) {
 }
 
 uint32_t cli_options_modeled_width(const cli_options *c) { return c->o.width ? c->o.width : 8; }
+
+static tilec_status write_stdout(void *user, const char *bytes, size_t n) {
+    (void)user;
+    return fwrite(bytes, 1, n, stdout) == n ? TILEC_OK : TILEC_E_IO;
+}
+
+tilec_pipeline_config cli_options_pipeline(const cli_options *c, tilec_stage last, bool modeled) {
+    tilec_pipeline_config p = tilec_pipeline_config_default();
+    p.stop_after = c->stop_after < last ? c->stop_after : last;
+    p.print_after = c->print_after;
+    p.verify_after = c->verify_each ? (1u << TILEC_STAGE_COUNT) - 1 : 0;
+    p.modeled = modeled;
+    p.modeled_workers = c->workers;
+    p.write = write_stdout;
+    return p;
+}
 
 tilec_compile_options cli_options_native(const cli_options *c) {
     /* every layer reads the one host description from TILEC_HOST; set only

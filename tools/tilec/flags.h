@@ -9,15 +9,18 @@
  * the described host (--host) with --threads workers.
  *
  * Flags beyond the table: --workers N (the modeled pool), --cost NAME=X (sets
- * cost.NAME), --profile FILE (NAME=VALUE lines, # comments), --host SPEC. */
+ * cost.NAME), --profile FILE (NAME=VALUE lines, # comments), --host SPEC;
+ * and for the commands that run the pipeline stage by stage (`plan`,
+ * `lower`, `run`): --print-after STAGE[,STAGE...], --stop-after STAGE,
+ * --verify-each (tilec/pipeline.h). */
 #ifndef TILEC_CLI_FLAGS_H
 #define TILEC_CLI_FLAGS_H
 
 #include "cli.h"
-#include "tilec/tilec.h"
+#include "tilec/pipeline.h"
 
 /* Which commands take a flag. */
-enum { CLI_FLAGS_MODELED = 1, CLI_FLAGS_NATIVE = 2 };
+enum { CLI_FLAGS_MODELED = 1, CLI_FLAGS_NATIVE = 2, CLI_FLAGS_STAGES = 4 };
 enum { CLI_FLAG_ID = 200, CLI_MAX_FLAGS = 64 };
 
 typedef struct {
@@ -27,6 +30,9 @@ typedef struct {
     const char *host;          /* --host (checked); NULL: TILEC_HOST as it is */
     uint64_t given;            /* bit i: option i of the table was given */
     bool workers_given, any_given;
+    unsigned print_after;      /* --print-after STAGE,...: 1u << stage */
+    tilec_stage stop_after;    /* --stop-after STAGE (default: emit) */
+    bool verify_each;          /* --verify-each */
     cli_option flags[CLI_MAX_FLAGS]; /* the flags this command takes, for cli_scan (NULL-terminated) */
 } cli_options;
 
@@ -40,6 +46,11 @@ bool cli_options_take(cli_options *c, const char *command, int id, const char *v
 bool cli_options_given(const cli_options *c, const char *flag);
 /* The modeled target's packet width: --width, else 8. */
 uint32_t cli_options_modeled_width(const cli_options *c);
+/* The pipeline run of a command that runs it up to `last` (less with
+ * --stop-after), printing to stdout the stages --print-after names and
+ * checking each with --verify-each; `modeled`: the planning commands'
+ * modeled target with --workers. */
+tilec_pipeline_config cli_options_pipeline(const cli_options *c, tilec_stage last, bool modeled);
 /* The compile options of a native command; sets TILEC_HOST to --host's
  * description first (parsing alone changes nothing). */
 tilec_compile_options cli_options_native(const cli_options *c);
@@ -80,6 +91,11 @@ tilec_compile_options cli_options_native(const cli_options *c);
     "  --split MODE      auto (default), on or off: fold a mergeable reduce (one with a\n" \
     "                    combine block) in chunks over several programs, then merge\n" \
     "  --split-chunks N  exactly N chunks (2..trips; implies --split on)\n"
+#define CLI_STAGES_HELP \
+    "  --print-after S   print what stage S made; S is flatten, verify, plan, split,\n" \
+    "                    lower or emit, or several comma-separated (docs/cli.md \"Stages\")\n" \
+    "  --stop-after S    run the pipeline up to stage S only\n" \
+    "  --verify-each     check what each stage made with its verifier\n"
 #define CLI_NATIVE_HELP \
     "  --target T        cpu (default: this host's cores) or cuda (an NVIDIA GPU through the\n" \
     "                    CUDA driver, loaded at run time: docs/gpu.md)\n" \

@@ -25,7 +25,7 @@ static int host_main(tilec_context *ctx, int argc, char **argv, bool parse_only)
     const char *spec = getenv("TILEC_HOST"), *value;
     for (int id; (id = cli_scan(&s, options, &value)) != CLI_SCAN_END;) {
         if (id == CLI_SCAN_HELP) {
-            fputs(cli_host_command.help, stdout);
+            cli_print_help(&cli_host_command);
             return CLI_EXIT_OK;
         }
         if (id == CLI_SCAN_ERROR) return CLI_EXIT_USAGE;
@@ -74,4 +74,5 @@ const cli_command cli_host_command = {
     "\n"
     "Exit status: 0 ok, 1 the CPU cannot be queried, 2 usage error (a malformed SPEC).\n",
     host_main,
+    NULL,
 };

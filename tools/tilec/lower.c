@@ -1,7 +1,8 @@
 /* lower.c — `tilec lower FILE.tir`: plan one kernel and print its XIR under the
- * plan, preceded by its ABI and realization metadata as comments. */
-#include "lowering.h"
-#include "xir/text.h"
+ * plan, preceded by its ABI and realization metadata as comments: the
+ * pipeline's print after its lower stage (tilec/pipeline.h) for the modeled
+ * target. */
+#include "flags.h"
 
 enum { OPT_DEFINE = 1, OPT_KERNEL };
 
@@ -17,7 +18,7 @@ static int scan(int argc, char **argv, cli_defines *defines, cli_options *c, con
     int id;
     while ((id = cli_scan(&s, options, &value)) != CLI_SCAN_END) {
         switch (id) {
-        case CLI_SCAN_HELP: fputs(cli_lower_command.help, stdout); return CLI_EXIT_OK;
+        case CLI_SCAN_HELP: cli_print_help(&cli_lower_command); return CLI_EXIT_OK;
         case CLI_SCAN_ERROR: return CLI_EXIT_USAGE;
         case CLI_SCAN_POSITIONAL:
             if (*path) return cli_usage_error("lower", "unexpected argument '%s'", value);
@@ -38,26 +39,18 @@ static int lower_main(tilec_context *ctx, int argc, char **argv, bool parse_only
     cli_defines defines;
     cli_defines_init(&defines, ctx);
     cli_options c;
-    cli_options_init(&c, ctx, CLI_FLAGS_MODELED);
+    cli_options_init(&c, ctx, CLI_FLAGS_MODELED | CLI_FLAGS_STAGES);
     const char *path = NULL, *kernel = NULL;
     int code = scan(argc, argv, &defines, &c, &path, &kernel);
     if (code == CLI_CONTINUE && !parse_only) {
         tir_module *m = cli_load_module(ctx, path, &defines);
         const tir_func *f = m ? cli_pick_kernel(m, "lower", kernel) : NULL;
-        tir_module *flat = NULL;
-        if (f) f = cli_flatten(ctx, f, &flat);
-        lower_result r;
         code = CLI_EXIT_FAIL;
-        if (f && cli_lower(ctx, &c, f, &r, NULL)) {
-            strbuf meta;
-            strbuf_init(&meta, ctx);
-            lower_report_metadata(&meta, &r);
-            fputs(strbuf_cstr(&meta), stdout);
-            strbuf_free(&meta);
-            code = xir_print_file(r.module, stdout) == TILEC_OK ? CLI_EXIT_OK : cli_fail_diags(ctx);
-            lower_result_free(&r);
+        if (f) {
+            tilec_pipeline_config pc = cli_options_pipeline(&c, TILEC_STAGE_LOWER, true);
+            pc.print_after |= 1u << TILEC_STAGE_LOWER;
+            code = tilec_pipeline_run(ctx, f, &c.o, &pc, NULL) ? cli_fail_diags(ctx) : CLI_EXIT_OK;
         }
-        tir_module_destroy(flat);
         tir_module_destroy(m);
     }
     cli_defines_free(&defines);
@@ -78,10 +71,11 @@ const cli_command cli_lower_command = {
     "realization counters as // comments (the output parses as XIR).\n"
     "\n"
     "Options:\n"
-    "  --kernel NAME     the kernel to lower (needed when the file has several)\n" CLI_LOWERING_HELP
+    "  --kernel NAME     the kernel to lower (needed when the file has several)\n" CLI_LOWERING_HELP CLI_STAGES_HELP
     "  -D NAME=VALUE     override shape parameter NAME (repeatable)\n"
     "  -h, --help        show this help\n"
     "\n"
     "Exit status: 0 ok, 1 the file has errors or cannot be lowered, 2 usage error.\n",
     lower_main,
+    NULL,
 };

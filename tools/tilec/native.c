@@ -14,9 +14,10 @@ bool cli_native_check(const cli_options *c, const char *command) {
     return false;
 }
 
-tilec_kernel *cli_native_compile(tilec_context *ctx, const tilec_compile_options *o, const tir_func *f) {
+tilec_kernel *cli_native_compile(tilec_context *ctx, const tilec_compile_options *o, const tir_func *f,
+                                 const tilec_pipeline_config *stages) {
     tilec_kernel *k = NULL;
-    if (tilec_compile(ctx, f, o, &k) != TILEC_OK) {
+    if (tilec_pipeline_run(ctx, f, o, stages, &k) != TILEC_OK) {
         cli_fail_diags(ctx);
         return NULL;
     }
@@ -62,9 +63,12 @@ static double elapsed_us(const struct timespec *t0) {
 int cli_run_native(tilec_context *ctx, const cli_options *c, const tir_func *f, cli_args *args, bool check) {
     cli_args ref;
     double ref_ms = 0;
-    if (check && cli_reference_run(ctx, f, args, &ref, &ref_ms) != TILEC_OK) return cli_fail_diags(ctx);
     tilec_compile_options o = cli_options_native(c);
-    tilec_kernel *k = cli_native_compile(ctx, &o, f);
+    tilec_pipeline_config stages = cli_options_pipeline(c, TILEC_STAGE_EMIT, false);
+    if (stages.stop_after < TILEC_STAGE_EMIT) /* --stop-after: what the stages print, nothing runs */
+        return tilec_pipeline_run(ctx, f, &o, &stages, NULL) ? cli_fail_diags(ctx) : CLI_EXIT_OK;
+    if (check && cli_reference_run(ctx, f, args, &ref, &ref_ms) != TILEC_OK) return cli_fail_diags(ctx);
+    tilec_kernel *k = cli_native_compile(ctx, &o, f, &stages);
     int code = CLI_EXIT_FAIL;
     if (k) {
         struct timespec t0;
@@ -120,7 +124,7 @@ static int scan_request(tilec_context *ctx, const cli_command *cmd, int argc, ch
     int id;
     while ((id = cli_scan(&s, tables[kind], &value)) != CLI_SCAN_END) {
         switch (id) {
-        case CLI_SCAN_HELP: fputs(cmd->help, stdout); return CLI_EXIT_OK;
+        case CLI_SCAN_HELP: cli_print_help(cmd); return CLI_EXIT_OK;
         case CLI_SCAN_ERROR: return CLI_EXIT_USAGE;
         case CLI_SCAN_POSITIONAL:
             if (r->path) return cli_usage_error(cmd->name, "unexpected argument '%s'", value);

@@ -8,14 +8,16 @@
 
 #include "args.h"
 #include "flags.h"
-#include "tilec/tilec.h"
+#include "tilec/pipeline.h"
 
 /* Prints a usage error (and returns false) when an option native execution
  * does not take was given (--workers models a target). */
 bool cli_native_check(const cli_options *c, const char *command);
 
-/* Compiles f; prints the diagnostics and returns NULL on failure. */
-tilec_kernel *cli_native_compile(tilec_context *ctx, const tilec_compile_options *o, const tir_func *f);
+/* Compiles f through the pipeline run `stages` (NULL: the whole compile,
+ * nothing printed); prints the diagnostics and returns NULL on failure. */
+tilec_kernel *cli_native_compile(tilec_context *ctx, const tilec_compile_options *o, const tir_func *f,
+                                 const tilec_pipeline_config *stages);
 /* Dispatches on the argument buffers; prints the diagnostics on failure. */
 bool cli_native_dispatch(tilec_context *ctx, tilec_kernel *k, const cli_args *args);
 /* A CUDA kernel's microseconds for `reps` launches on the device (CUDA

@@ -129,4 +129,5 @@ const cli_command cli_compile_command = {
     "\n"
     "Exit status: 0 ok, 1 error in the file or the compilation, 2 usage error.\n",
     compile_main,
+    NULL,
 };

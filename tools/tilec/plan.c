@@ -2,9 +2,9 @@
  * print the chosen plan with every cost term; --explain adds every admitted
  * candidate ranked in the planner's order (score; ties by reused load bytes, then enumeration) and every rejection
  * with its reason; --json prints the same as one JSON object.  Both reports
- * are the planner's (plan/report.h: plan_report_text, plan_report_json). */
-#include "lowering.h"
-#include "plan/report.h"
+ * are the planner's, printed by the pipeline after its plan stage
+ * (tilec/pipeline.h) for the modeled target. */
+#include "flags.h"
 
 enum { OPT_DEFINE = 1, OPT_KERNEL, OPT_EXPLAIN, OPT_JSON };
 
@@ -27,7 +27,7 @@ static int scan(plan_request *r, int argc, char **argv) {
     int id;
     while ((id = cli_scan(&s, options, &value)) != CLI_SCAN_END) {
         switch (id) {
-        case CLI_SCAN_HELP: fputs(cli_plan_command.help, stdout); return CLI_EXIT_OK;
+        case CLI_SCAN_HELP: cli_print_help(&cli_plan_command); return CLI_EXIT_OK;
         case CLI_SCAN_ERROR: return CLI_EXIT_USAGE;
         case CLI_SCAN_POSITIONAL:
             if (r->path) return cli_usage_error("plan", "unexpected argument '%s'", value);
@@ -49,33 +49,19 @@ static int scan(plan_request *r, int argc, char **argv) {
 static int plan_main(tilec_context *ctx, int argc, char **argv, bool parse_only) {
     plan_request r = {0};
     cli_defines_init(&r.defines, ctx);
-    cli_options_init(&r.options, ctx, CLI_FLAGS_MODELED);
+    cli_options_init(&r.options, ctx, CLI_FLAGS_MODELED | CLI_FLAGS_STAGES);
     int code = scan(&r, argc, argv);
     if (code == CLI_CONTINUE && !parse_only) {
         tir_module *m = cli_load_module(ctx, r.path, &r.defines);
         const tir_func *f = m ? cli_pick_kernel(m, "plan", r.kernel) : NULL;
-        tir_module *flat = NULL;
-        if (f) f = cli_flatten(ctx, f, &flat);
         code = CLI_EXIT_FAIL;
         if (f) {
-            plan_result p;
-            tilec_status st = cli_plan(ctx, &r.options, f, &p);
-            const plan_choice **rank = r.explain ? plan_ranking(ctx, &p) : NULL;
-            if (r.explain && !rank) st = st ? st : TILEC_E_NOMEM;
-            /* A plan, or an explanation of why there is none. */
-            if (!st || (r.explain && p.candidate_count)) {
-                strbuf text;
-                strbuf_init(&text, ctx);
-                if (r.json) plan_report_json(&text, &p, rank, r.explain);
-                else plan_report_text(&text, &p, rank, r.explain);
-                fputs(strbuf_cstr(&text), stdout);
-                strbuf_free(&text);
-            }
-            code = st ? cli_fail_diags(ctx) : CLI_EXIT_OK;
-            tilec_free(ctx, rank);
-            plan_result_free(&p);
+            tilec_pipeline_config pc = cli_options_pipeline(&r.options, TILEC_STAGE_PLAN, true);
+            pc.print_after |= 1u << TILEC_STAGE_PLAN; /* a plan, or with --explain why there is none */
+            pc.explain = r.explain;
+            pc.json = r.json;
+            code = tilec_pipeline_run(ctx, f, &r.options.o, &pc, NULL) ? cli_fail_diags(ctx) : CLI_EXIT_OK;
         }
-        tir_module_destroy(flat);
         tir_module_destroy(m);
     }
     cli_defines_free(&r.defines);
@@ -97,7 +83,7 @@ const cli_command cli_plan_command = {
     "  --explain         also rank every admitted candidate with its cost terms and\n"
     "                    list every rejected candidate with its reason\n"
     "  --json            print the same as one JSON object (stable keys and numbers)\n"
-    "  --kernel NAME     the kernel to plan (needed when the file has several)\n" CLI_LOWERING_HELP
+    "  --kernel NAME     the kernel to plan (needed when the file has several)\n" CLI_LOWERING_HELP CLI_STAGES_HELP
     "  -D NAME=VALUE     override shape parameter NAME (repeatable)\n"
     "  -h, --help        show this help\n"
     "\n"
@@ -105,4 +91,5 @@ const cli_command cli_plan_command = {
     "Exit status: 0 planned, 1 the file has errors or no candidate is admitted\n"
     "(with --explain the rejections are still printed), 2 usage error.\n",
     plan_main,
+    NULL,
 };

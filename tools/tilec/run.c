@@ -64,7 +64,7 @@ static int scan(run_request *r, int argc, char **argv) {
     int id, code = CLI_CONTINUE;
     while (code == CLI_CONTINUE && (id = cli_scan(&s, options, &value)) != CLI_SCAN_END) {
         switch (id) {
-        case CLI_SCAN_HELP: fputs(cli_run_command.help, stdout); return CLI_EXIT_OK;
+        case CLI_SCAN_HELP: cli_print_help(&cli_run_command); return CLI_EXIT_OK;
         case CLI_SCAN_ERROR: return CLI_EXIT_USAGE;
         case CLI_SCAN_POSITIONAL:
             if (r->path) return cli_usage_error("run", "unexpected argument '%s'", value);
@@ -196,7 +196,7 @@ static int execute(tilec_context *ctx, run_request *r, const tir_func *f) {
 static int run_main(tilec_context *ctx, int argc, char **argv, bool parse_only) {
     run_request request = {.ctx = ctx}, *r = &request;
     cli_defines_init(&r->defines, ctx);
-    cli_options_init(&r->options, ctx, CLI_FLAGS_MODELED | CLI_FLAGS_NATIVE);
+    cli_options_init(&r->options, ctx, CLI_FLAGS_MODELED | CLI_FLAGS_NATIVE | CLI_FLAGS_STAGES);
     int code = scan(r, argc, argv);
     if (code == CLI_CONTINUE && !parse_only) {
         tir_module *m = cli_load_module(ctx, r->path, &r->defines);
@@ -250,7 +250,10 @@ const cli_command cli_run_command = {
     "  -D NAME=VALUE     override shape parameter NAME (repeatable)\n"
     "  -h, --help        show this help\n"
     "\n"
-    "Native options (the default engine):\n" CLI_NATIVE_HELP
+    "Native options (the default engine):\n" CLI_NATIVE_HELP,
+    run_main,
+    "\n"
+    "Stages of the compile (native and --xir; docs/cli.md \"Stages\"):\n" CLI_STAGES_HELP
     "\n"
     "Lowering options (with --xir): --block, --width, --order, --tiles, --partitions,\n"
     "  --max-unrolled, --check-bounds and the planner options --workers, --grain,\n"
@@ -258,5 +261,4 @@ const cli_command cli_run_command = {
     "  `tilec lower --help`\n"
     "\n"
     "Exit status: 0 ok, 1 error in the file, the data or the run, 2 usage error.\n",
-    run_main,
 };

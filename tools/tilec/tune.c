@@ -73,7 +73,7 @@ static void plan_token(const char *realization, char *out, size_t size) {
 /* Compiles f with o and times it; false (diagnostics printed) on failure. */
 static bool measure(tilec_context *ctx, const tir_func *f, const tilec_compile_options *o, const cli_args *a,
                     mapping *m) {
-    tilec_kernel *k = cli_native_compile(ctx, o, f);
+    tilec_kernel *k = cli_native_compile(ctx, o, f, NULL);
     double per[CLI_TIME_ROUNDS];
     uint64_t reps;
     bool ok = k && cli_time_kernel(ctx, k, a, per, &reps);
@@ -379,7 +379,7 @@ static int tune_params(tilec_context *ctx, const cli_native_request *r, int argc
         if (ok && !cached) {
             tir_module *m = cli_load_module(ctx, r->path, &d);
             const tir_func *f = m ? cli_pick_kernel(m, "tune", r->kernel) : NULL;
-            tilec_kernel *k = f ? cli_native_compile(ctx, &o, f) : NULL;
+            tilec_kernel *k = f ? cli_native_compile(ctx, &o, f, NULL) : NULL;
             cli_args a;
             double per[CLI_TIME_ROUNDS];
             uint64_t reps;
@@ -463,4 +463,5 @@ const cli_command cli_tune_command = {
     "\n"
     "Exit status: 0 ok, 1 error in the file, the compilation or a run, 2 usage error.\n",
     tune_main,
+    NULL,
 };

@@ -1,0 +1,97 @@
+/* interpret.c — the XIR interpreter's kernels (TILEC_ENGINE_XIR; the
+ * targets xir and xir-cuda of targets.c plan and lower as for the modeled
+ * CPU or GPU): the emit stage keeps the lowering itself as the kernel's
+ * code; dispatch runs
+ * it on the W-lane XIR interpreter (xir/interp.h) on the calling thread.
+ * A plan that packs panels has its copy kernels made the same way, run
+ * first into the kernel's scratch as native dispatch does; a bounds fault
+ * is reported as the reference interpreter reports it.  This is what
+ * `tilec run --xir` runs: the lowering's semantics, without the backend. */
+#include "driver/pipeline.h"
+
+#include "base/clock.h"
+#include "base/invariant.h"
+#include "tir/ir.h"
+#include "xir/interp.h"
+
+#include <string.h>
+
+tilec_status pipeline_xir_kernel(pipeline *p) {
+    if (!p->make_kernel) return TILEC_OK;
+    if (!(p->k = pipeline_kernel_new(p->ctx, tir_func_name(p->f))))
+        return tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory creating a kernel");
+    p->k->workers = p->workers;
+    return TILEC_OK;
+}
+
+/* A root domain with no instances: a kernel that checks its arguments and
+ * interprets nothing. */
+tilec_status pipeline_xir_empty(pipeline *p) {
+    if (!(p->k->xir = tilec_alloc(p->ctx, sizeof *p->k->xir)))
+        return tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory creating a kernel");
+    p->k->xir->packet_width = p->width;
+    return tilec_kernel_empty_launch(p->ctx, p->k, p->f, p->width);
+}
+
+/* The lowering moves into the kernel, then its panel copy kernels. */
+tilec_status pipeline_xir_emit(pipeline *p) {
+    tilec_kernel *k = p->k;
+    if (!k) return TILEC_OK;
+    if (!(k->xir = tilec_alloc(p->ctx, sizeof *k->xir)))
+        return tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory creating a kernel");
+    *k->xir = p->lowered;
+    memset(&p->lowered, 0, sizeof p->lowered);
+    k->times = (tilec_compile_times){.verify = p->ms[TILEC_STAGE_VERIFY],
+                                     .plan = p->ms[TILEC_STAGE_PLAN],
+                                     .lower = p->ms[TILEC_STAGE_LOWER]};
+    k->flops = tilec_count_mma_flops(p->f);
+    if (!pipeline_take_launch(k, &p->plan, k->xir) || !tilec_kernel_take_fault_sites(k, k->xir))
+        return tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
+    tilec_status st = k->xir->packed ? program_compile_packs(p) : TILEC_OK;
+    k->times.total = now_ms() - p->verified;
+    return st;
+}
+
+/* Interprets k's lowering on args[0..n); a recorded bounds fault becomes
+ * the reference's diagnostic. */
+static tilec_status interpret(tilec_context *ctx, const tilec_kernel *k, size_t n, const tir_buffer *args) {
+    const lower_result *r = k->xir;
+    fault_record faults = {0};
+    xir_interp_options o = xir_interp_default_options();
+    o.faults = &faults;
+    tilec_status st = xir_interpret_with(ctx, r->kernel, r->dispatch_size, r->packet_width, n, args, &o);
+    if (!st && faults.count)
+        st = TILEC_INVARIANT(ctx, faults.site < k->fault_site_count)
+                 ? tir_fault_report(ctx, &k->fault_sites[faults.site], faults.value)
+                 : TILEC_E_INTERNAL;
+    return st;
+}
+
+tilec_status pipeline_dispatch_xir(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args) {
+    enum { MAX_ARGS = 64 };
+    const rt_program *prog = &k->prog;
+    if (n > MAX_ARGS - RT_MAX_PACKS)
+        return tilec_error(ctx, TILEC_E_UNSUPPORTED, "RT-D02", tilec_no_loc(),
+                           "%s: the XIR interpreter takes at most %d arguments", prog->desc.name,
+                           MAX_ARGS - RT_MAX_PACKS);
+    rt_arg bound[MAX_ARGS];
+    tir_buffer all[MAX_ARGS];
+    for (size_t i = 0; i < n; i++) {
+        bound[i] = (rt_arg){args[i].data, args[i].size_bytes, args[i].elem};
+        all[i] = (tir_buffer){args[i].data, args[i].size_bytes};
+    }
+    tilec_status st = rt_check_bound_args(ctx, prog->desc.name, k->params, prog->user_args, args ? bound : NULL,
+                                          (uint32_t)n);
+    if (st || !prog->desc.dispatch_size) return st;
+    pthread_mutex_t *lock = prog->packs ? (pthread_mutex_t *)&prog->scratch_lock : NULL;
+    if (lock) pthread_mutex_lock(lock);
+    for (uint32_t i = 0; !st && i < prog->packs; i++) {
+        tir_buffer panels = {(char *)prog->scratch + prog->pack_offset[i], prog->pack_bytes[i]};
+        all[n + i] = panels;
+        tir_buffer copy[2] = {all[prog->packed_param[i]], panels};
+        st = interpret(ctx, k->pack[i], 2, copy);
+    }
+    if (!st) st = interpret(ctx, k, n + prog->packs, all);
+    if (lock) pthread_mutex_unlock(lock);
+    return st;
+}

@@ -1,0 +1,79 @@
+/* print.c — what each stage made, as text (tilec_pipeline_config.print_after,
+ * `tilec --print-after STAGE`, docs/cli.md "Stages"):
+ *
+ *   flatten, verify  the TileIR module holding the kernel (flattened)
+ *   plan             the planner's report (plan/report.h), as `tilec plan`
+ *   split            "// @NAME: <the split in words>" and the partial and
+ *                    combine kernels, or "// @NAME: not split: <why>"
+ *   lower            the lowering's metadata comments and its XIR, as
+ *                    `tilec lower`
+ *   emit             CUDA: the PTX with its launch comments (tilec_emit_ptx);
+ *                    CPU: the packet entry's optimized LLVM IR (its
+ *                    assembly with capture_asm); the XIR interpreter: the
+ *                    XIR it runs
+ *
+ * Each returns false when out of memory. */
+#include "driver/pipeline.h"
+
+#include "plan/report.h"
+#include "tir/ir.h"
+#include "tir/text.h"
+#include "xir/text.h"
+
+bool pipeline_print_kernel(const pipeline *p, strbuf *s) { return tir_print_to_strbuf(p->f->module, s); }
+
+/* A plan, or why there is none (a failed plan with an explanation asked). */
+bool pipeline_print_plan(const pipeline *p, strbuf *s) {
+    bool failed = p->next <= TILEC_STAGE_PLAN;
+    if (!p->planned || (failed && !(p->explain && p->plan.candidate_count))) return true;
+    const plan_choice **rank = p->explain ? plan_ranking(p->ctx, &p->plan) : NULL;
+    if (p->explain && !rank) return false;
+    if (p->json) plan_report_json(s, &p->plan, rank, p->explain);
+    else plan_report_text(s, &p->plan, rank, p->explain);
+    tilec_free(p->ctx, rank);
+    return true;
+}
+
+bool pipeline_print_split(const pipeline *p, strbuf *s) {
+    const char *name = tir_func_name(p->f);
+    if (!p->split) {
+        strbuf_printf(s, "// @%s: not split: %s\n", name, p->plan.split.why);
+        return true;
+    }
+    strbuf_printf(s, "// @%s: %s\n", name, p->plan.split.why);
+    return tir_print_to_strbuf(p->split, s);
+}
+
+bool pipeline_print_lowered(const pipeline *p, strbuf *s) {
+    lower_report_metadata(s, &p->lowered);
+    return xir_print_to_strbuf(p->lowered.module, s);
+}
+
+/* PTX comments that say how to launch the entry (docs/gpu.md "Launch
+ * ABI"), so the file stands alone: a runner needs nothing else. */
+static void launch_header(strbuf *s, const lower_result *lr, const gpu_kernel *g) {
+    uint32_t grid = lr->dispatch_size / lr->block_size + (lr->dispatch_size % lr->block_size != 0);
+    strbuf_printf(s, "// tilec-launch: entry=%s sm=%s block=%u dispatch=%u grid=%u args=%zu\n", gpu_kernel_entry(g),
+                  gpu_kernel_sm(g), lr->block_size, lr->dispatch_size, grid, lr->arg_count);
+    for (size_t i = 0; i < lr->arg_count; i++)
+        strbuf_printf(s, "// tilec-arg: %zu %s %s bytes=%llu%s%s\n", i, lr->args[i].name,
+                      tir_scalar_name(lr->args[i].elem), (unsigned long long)lr->args[i].min_bytes,
+                      lr->args[i].usage & LOWER_USAGE_READ ? " read" : "",
+                      lr->args[i].usage & LOWER_USAGE_WRITE ? " write" : "");
+    strbuf_printf(s, "// tilec-plan: %s\n", lr->realization ? lr->realization : "");
+}
+
+bool pipeline_print_code(const pipeline *p, strbuf *s) {
+    const tilec_kernel *k = p->k;
+    const gpu_kernel *ptx = p->ptx ? p->ptx : k ? k->gpu : NULL;
+    if (ptx) {
+        launch_header(s, &p->lowered, ptx);
+        strbuf_append(s, gpu_kernel_ptx(ptx));
+        return true;
+    }
+    if (k && k->xir) return xir_print_to_strbuf(k->xir->module, s);
+    if (!k || !k->native) return true; /* an empty root domain, a split: the helper kernels hold the code */
+    const char *text = p->o.capture_asm ? simd_kernel_asm(k->native) : simd_kernel_ir(k->native);
+    strbuf_append(s, text ? text : "");
+    return true;
+}
