@@ -13,7 +13,7 @@
 
 #include "base/fault.h"
 #include "api/aot_format.h"
-#include "driver/runtime_object.h"
+#include "rt/runtime.h"
 
 #include <cpuid.h>
 #include <pthread.h>
@@ -470,7 +470,7 @@ static tilec_status dispatch(tilec_context *ctx, tilec_runtime *rt, const tilec_
     if (!rt) rt = tilec_aot_default_runtime();
     if (!rt)
         return tilec_error(ctx, TILEC_E_RUNTIME, "RT-P03", tilec_no_loc(), "no default runtime: %s", default_error);
-    return tilec_dispatch_program(ctx, rt, p, n, args);
+    return rt_runtime_dispatch(ctx, rt, p, n, args);
 }
 
 /* A dispatch into the calling thread's context, cleared first: it holds

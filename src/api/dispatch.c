@@ -1,5 +1,5 @@
 /* dispatch.c — tilec_dispatch: the kernel's program (rt/program.h) on its
- * runtime (tilec_dispatch_program, runtime_object.h), or a CUDA kernel on
+ * runtime (rt_runtime_dispatch, rt/runtime.h), or a CUDA kernel on
  * its GPU (gpu.c). */
 #include "driver/pipeline.h"
 
@@ -16,7 +16,7 @@ tilec_status tilec_dispatch(tilec_context *ctx, tilec_kernel *k, size_t n, const
     if (!k) return tilec_error(ctx, TILEC_E_ARG, "TILEC-D01", tilec_no_loc(), "tilec_dispatch: no kernel");
     if (k->gpu) return tilec_dispatch_gpu(ctx, k, n, args, NULL, NULL);
     if (k->xir) return pipeline_dispatch_xir(ctx, k, n, args);
-    return tilec_dispatch_program(ctx, k->runtime, &k->prog, n, args);
+    return rt_runtime_dispatch(ctx, k->runtime, &k->prog, n, args);
 }
 
 void tilec_kernel_dispatch_counts(const tilec_kernel *k, uint64_t *fused, uint64_t *unfused) {

@@ -26,7 +26,7 @@
 #include "simd/cache.h"
 #include "simd/simd.h"
 #include "gpu/gpu.h"
-#include "driver/runtime_object.h"
+#include "rt/runtime.h"
 #include "tilec/tilec.h"
 
 struct tilec_kernel {

@@ -1,6 +1,6 @@
-/* runtime.c — the facade's runtime: a thread pool, and dispatching a
- * program on it (runtime_object.h). */
-#include "driver/runtime_object.h"
+/* runtime.c — the public runtime: a thread pool, and dispatching a
+ * program on it (runtime.h). */
+#include "rt/runtime.h"
 
 tilec_status tilec_runtime_create(tilec_context *ctx, uint32_t workers, tilec_runtime **out) {
     *out = NULL;
@@ -25,8 +25,8 @@ void tilec_runtime_destroy(tilec_runtime *rt) {
 
 uint32_t tilec_runtime_workers(const tilec_runtime *rt) { return rt_pool_worker_count(rt->pool); }
 
-tilec_status tilec_dispatch_program(tilec_context *ctx, tilec_runtime *rt, rt_program *p, size_t n,
-                                    const tilec_buffer *args) {
+tilec_status rt_runtime_dispatch(tilec_context *ctx, tilec_runtime *rt, rt_program *p, size_t n,
+                                 const tilec_buffer *args) {
     enum { STACK_ARGS = 32 };
     rt_arg local[STACK_ARGS];
     rt_arg *a = n <= STACK_ARGS || !args ? local : tilec_alloc(ctx, n * sizeof *a);
