@@ -24,8 +24,8 @@
 #include "native.h"
 #include "base/file.h"
 #include "base/hash.h"
+#include "base/permutation.h"
 #include "plan/options.h"
-#include "realize/root_map.h"
 #include "simd/disk_cache.h"
 
 #include <inttypes.h>
@@ -245,7 +245,7 @@ static int tune_kernel(tilec_context *ctx, const tir_func *f, const tilec_compil
                 for (size_t i = 0; i < n && !seen; i++) seen = !strcmp(maps[i].plan, m.plan);
                 if (!seen) maps[n++] = m;
             }
-        } while (rank <= 8 && ++orders < 24 && plan_next_order(order, rank));
+        } while (rank <= 8 && ++orders < 24 && permutation_next(order, rank));
         size_t best = 0;
         for (size_t i = 1; i < n; i++)
             if (maps[i].median_us < maps[best].median_us) best = i;
