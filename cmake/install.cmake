@@ -1,6 +1,6 @@
 # install.cmake — what `make install` (cmake --install) puts under the prefix:
 #   bin/tilec                          the CLI
-#   include/tilec/{api,diag,scalar,tir,runtime,aot,tilec}.h
+#   include/tilec/{api,diag,scalar,tir,runtime,aot,tilec,host,cache}.h
 #   lib/libtilec.so.MAJOR.MINOR(.PATCH) and its links, lib/libtilec.a
 #   lib/libtilec_rt.so.MAJOR.MINOR(.PATCH) and its links, lib/libtilec_rt.a
 #                                      the runtime library (no LLVM)
@@ -13,7 +13,8 @@ include(CMakePackageConfigHelpers)
 
 install(TARGETS tilec-cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES include/tilec/api.h include/tilec/diag.h include/tilec/scalar.h include/tilec/tir.h
-  include/tilec/runtime.h include/tilec/aot.h include/tilec/tilec.h include/tilec/pipeline.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tilec)
+  include/tilec/runtime.h include/tilec/aot.h include/tilec/tilec.h include/tilec/pipeline.h include/tilec/host.h
+  include/tilec/cache.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tilec)
 install(TARGETS tilec_shared tilec_rt_shared EXPORT tilecTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

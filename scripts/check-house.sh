@@ -9,6 +9,8 @@
 #   layers         each src/ folder includes only the folders below it
 #   ir-below-tir   xir, codegen, simd, gpu and rt see nothing of TileIR
 #   rt-no-tir      the runtime library (TILEC_RT_SOURCES) links nothing of tir/
+#   public-only    tools/, bench/ and python/ include the public headers only
+#                  (the CLI also base/)
 #   option-words   the option words (auto|on|off, ...) are read in src/options only
 #   stage-callers  outside the unit tests, the stage functions are called by
 #                  the driver and their own layer only (the fuzzers run the
@@ -84,6 +86,20 @@ check_rt_no_tir() {
   fi
 }
 
+# ---- what the programs beside the library see: its public headers ----
+check_public_only() {
+  local hit file inc
+  while IFS= read -r hit; do
+    file=${hit%%:*}
+    inc=$(sed -nE 's/.*#include "([a-z_]+)\/.*/\1/p' <<<"$hit")
+    case "$file:$inc" in
+      *:tilec) ;;
+      tools/*:base) ;;
+      *) violation public-only "$hit (tools, bench and python see include/tilec only; the CLI also base/)" ;;
+    esac
+  done < <(git grep --untracked -nE '^#include "[a-z_]+/' -- tools bench python 2>/dev/null)
+}
+
 # ---- option words: read in src/options/options.c only ----
 check_option_words() {
   local file
@@ -146,6 +162,7 @@ check_dead_functions() {
 check_layers
 check_ir_below_tir
 check_rt_no_tir
+check_public_only
 check_option_words
 check_stage_callers
 check_one_compile_c

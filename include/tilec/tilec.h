@@ -252,6 +252,16 @@ TILEC_API tilec_status tilec_emit_ptx(tilec_context *ctx, const tir_func *f, con
                                       tir_write_fn write, void *user);
 /* The target a kernel runs on. */
 TILEC_API tilec_target tilec_kernel_target(const tilec_kernel *k);
+/* tilec_dispatch of a CUDA kernel, timed on the device: the arguments are
+ * checked and copied to the device once, the kernel launched `warmup`
+ * times untimed, then `reps` times between two CUDA events, and the
+ * written arguments copied back (the last launch's results; bounds faults
+ * as tilec_dispatch).  *ms: the milliseconds per timed launch, the copies
+ * not included.  TILEC-D01 without a kernel, TILEC-D02 (TILEC_E_ARG) for a
+ * CPU kernel or a NULL ms, GPU-D08 when reps is 0. */
+TILEC_API tilec_status tilec_dispatch_gpu_timed(tilec_context *ctx, tilec_kernel *k, size_t n,
+                                                const tilec_buffer *args, uint32_t warmup, uint32_t reps,
+                                                double *ms);
 
 /* ---- ahead of time (docs/aot.md) ---- */
 

@@ -10,6 +10,7 @@
 #include "plan/solve.h"
 
 #include "base/checked.h"
+#include "base/permutation.h"
 #include "plan/work.h"
 
 #include <math.h>
@@ -484,7 +485,7 @@ static tilec_status enumerate(solver *s) {
                     st = consider(s, &c, l, &map);
                 }
             }
-    } while (!st && !fixed && plan_next_order(order, rank));
+    } while (!st && !fixed && permutation_next(order, rank));
     VEC_FREE(s->ctx, &seen);
     return st;
 }

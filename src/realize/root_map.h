@@ -77,10 +77,6 @@ void plan_root_map_decode(const plan_root_map *map, uint64_t j, uint64_t *coords
  * canonical digits); the planner prices such candidates once. */
 bool plan_root_map_same(const plan_root_map *a, const plan_root_map *b);
 
-/* The next root order after `order` (a permutation of 0..n-1) in
- * lexicographic order; false after the last (order then unchanged). */
-bool plan_next_order(uint32_t *order, uint32_t n);
-
 /* The integer operations the emitted decode performs per program (the
  * decode's cost prior): a division per digit with divisor > 1, a remainder
  * per digit that needs one, a multiplication per digit with scale > 1 and an

@@ -34,7 +34,7 @@ LIB=$PREFIX/lib
 
 expect 0 "$PREFIX/bin/tilec" --version && contains "$WORK/out" "^tilec $VERSION \(LLVM 19\."
 for f in include/tilec/tilec.h include/tilec/tir.h include/tilec/scalar.h include/tilec/diag.h include/tilec/api.h \
-  include/tilec/runtime.h include/tilec/aot.h include/tilec/pipeline.h; do
+  include/tilec/runtime.h include/tilec/aot.h include/tilec/pipeline.h include/tilec/host.h include/tilec/cache.h; do
   [ -f "$PREFIX/$f" ] || fail "not installed: $f"
 done
 [ -f "$LIB/pkgconfig/tilec.pc" ] || fail "not installed: tilec.pc"

@@ -11,6 +11,9 @@
  *   the copy back of a written argument, the untouched sentinels past it;
  * - arguments checked before anything runs (RT-D04) and overlapping ones
  *   refused (GPU-D09), no launch for either;
+ * - tilec_dispatch_gpu_timed: warmup + reps launches, the time per timed
+ *   launch from the events (the fake's 0.25 ms a launch), the results
+ *   copied back; no repetition is GPU-D08, a CPU kernel TILEC-D02;
  * - a kernel that fails on the device (GPU-D07), the context usable for
  *   diagnostics, every driver object released once the kernels are gone. */
 #include "harness.h"
@@ -88,6 +91,48 @@ static void test_fill(void) {
     tir_module_destroy(m);
 }
 
+static void test_timed(void) {
+    tilec_compile_options o = tilec_compile_options_default();
+    o.block_size = 64;
+    o.local_lanes = 1;
+    tir_module *m;
+    tilec_kernel *k = compile_cuda(FILL, o, &m);
+    if (k) {
+        uint32_t mem[64];
+        memset(mem, 0, sizeof mem);
+        tilec_buffer arg = {mem, sizeof mem, TIR_U32};
+        long before = fake_launches();
+        double ms = -1;
+        CHECK(tilec_dispatch_gpu_timed(ctx, k, 1, &arg, 2, 3, &ms) == TILEC_OK);
+        CHECK_MSG(fake_launches() == before + 5, "%ld launches", fake_launches() - before);
+        CHECK_MSG(ms == 0.25, "%g ms per launch", ms);
+        CHECK(mem[0] == 64 && mem[63] == 64);
+
+        CHECK(tilec_dispatch_gpu_timed(ctx, k, 1, &arg, 0, 0, &ms) == TILEC_E_ARG && has("GPU-D08", "repetition"));
+        tilec_diag_clear(ctx);
+        CHECK(tilec_dispatch_gpu_timed(ctx, k, 1, &arg, 0, 1, NULL) == TILEC_E_ARG && has("TILEC-D02", "ms"));
+        tilec_diag_clear(ctx);
+        CHECK(fake_launches() == before + 5);
+    }
+    tilec_kernel_destroy(k);
+    tir_module_destroy(m);
+
+    /* a CPU kernel is not timed here */
+    tir_module *cpu_m = NULL;
+    tilec_kernel *cpu_k = NULL;
+    CHECK(tir_parse(ctx, FILL, strlen(FILL), "fill.tir", NULL, 0, &cpu_m) == TILEC_OK &&
+          tilec_compile(ctx, tir_module_func(cpu_m, 0), NULL, &cpu_k) == TILEC_OK);
+    uint32_t mem[64];
+    tilec_buffer arg = {mem, sizeof mem, TIR_U32};
+    double ms;
+    CHECK(tilec_dispatch_gpu_timed(ctx, cpu_k, 1, &arg, 0, 1, &ms) == TILEC_E_ARG && has("TILEC-D02", "CPU"));
+    tilec_diag_clear(ctx);
+    CHECK(tilec_dispatch_gpu_timed(ctx, NULL, 1, &arg, 0, 1, &ms) == TILEC_E_ARG && has("TILEC-D01", "no kernel"));
+    tilec_diag_clear(ctx);
+    tilec_kernel_destroy(cpu_k);
+    tir_module_destroy(cpu_m);
+}
+
 static void test_overlap(void) {
     tir_module *m;
     tilec_kernel *k = compile_cuda("kernel @copy(%X: const view<f32>[X.0=64], %Y: view<f32>[Y.0=64]) {\n"
@@ -139,6 +184,7 @@ int main(void) {
         memcpy(&fake_outstanding, &outstanding, sizeof outstanding);
         memcpy(&fake_launches, &launches, sizeof launches);
         test_fill();
+        test_timed();
         test_overlap();
         test_device_failure();
         CHECK_MSG(fake_outstanding() == 0, "%d driver objects left", fake_outstanding());

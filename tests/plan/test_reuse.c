@@ -18,6 +18,7 @@
  *   another for a cache, the model ranks them the same way. */
 #include "plan_fixture.h"
 
+#include "base/permutation.h"
 
 enum { MAX_PROGRAMS = 4096, LINE = 64 };
 
@@ -116,7 +117,7 @@ static void check_model(const char *label, const tir_func *f, const uint32_t *ti
                       orders, (unsigned long long)sizes[c], model[orders][c], sim[orders][c]);
         }
         orders++;
-    } while (orders < 8 && plan_next_order(order, d->rank));
+    } while (orders < 8 && permutation_next(order, d->rank));
     for (int c = 0; c < 3; c++)
         for (size_t x = 0; x < orders; x++)
             for (size_t y = 0; y < orders; y++)

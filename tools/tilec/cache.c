@@ -3,7 +3,7 @@
  * holds, and removing them. */
 #include "cli.h"
 
-#include "simd/disk_cache.h"
+#include "tilec/cache.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -27,26 +27,26 @@ static int cache_main(tilec_context *ctx, int argc, char **argv, bool parse_only
     }
     if (!action) return cli_usage_error("cache", "missing stats or clear");
     if (parse_only) return CLI_CONTINUE;
-    char dir[PATH_MAX];
-    switch (disk_cache_dir(dir)) {
-    case DISK_DIR_OFF:
+    char dir[TILEC_CACHE_DIR_MAX];
+    switch (tilec_cache_dir(dir)) {
+    case TILEC_CACHE_OFF:
         printf("kernel cache: no disk cache (TILEC_CACHE=%s, or none of TILEC_CACHE_DIR, XDG_CACHE_HOME, HOME set)\n",
                getenv("TILEC_CACHE") ? getenv("TILEC_CACHE") : "unset");
         return CLI_EXIT_OK;
-    case DISK_DIR_REFUSED: /* SIMD-C01 says why; nothing in it is touched */
+    case TILEC_CACHE_REFUSED: /* SIMD-C01 says why; nothing in it is touched */
         return CLI_EXIT_FAIL;
-    case DISK_DIR_USABLE:
+    case TILEC_CACHE_USABLE:
         break;
     }
     if (!strcmp(action, "clear")) {
-        uint64_t removed = disk_cache_clear(dir);
+        uint64_t removed = tilec_cache_clear(dir);
         printf("kernel cache %s: removed %" PRIu64 " entries\n", dir, removed);
         return CLI_EXIT_OK;
     }
     uint64_t entries, bytes, mib;
-    disk_cache_stats(dir, &entries, &bytes);
+    tilec_cache_stats(dir, &entries, &bytes);
     printf("kernel cache %s: %" PRIu64 " entries, %" PRIu64 " bytes (", dir, entries, bytes);
-    if (disk_cache_max_mb(&mib))
+    if (tilec_cache_max_mb(&mib))
         printf("cap %" PRIu64 " MiB)\n", mib);
     else
         printf("no cap: TILEC_CACHE_MAX_MB is malformed)\n");

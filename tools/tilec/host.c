@@ -4,8 +4,7 @@
 #include "cli.h"
 
 #include "base/host.h"
-#include "base/strbuf.h"
-#include "simd/simd.h"
+#include "tilec/host.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -38,21 +37,17 @@ static int host_main(tilec_context *ctx, int argc, char **argv, bool parse_only)
     if (parse_only) return CLI_CONTINUE;
     if (!host_describe(spec, &d, why, sizeof why)) return cli_fail("host", "%s", why);
     if (setenv("TILEC_HOST", spec ? spec : "native", 1)) return cli_fail("host", "cannot set TILEC_HOST");
-    strbuf cpu, features;
-    strbuf_init(&cpu, ctx);
-    strbuf_init(&features, ctx);
-    bool ok = simd_host_codegen(&cpu, &features) && !cpu.failed && !features.failed;
+    const char *cpu, *features;
+    bool ok = tilec_host_codegen(ctx, &cpu, &features) == TILEC_OK;
     if (ok) {
-        uint32_t w = simd_host_width();
+        uint32_t w = tilec_host_width();
         printf("host: %s\n", spec && *spec ? spec : "native");
-        printf("packet width: %u f32 lanes, %u vector registers\n", w, simd_host_vector_registers(w));
+        printf("packet width: %u f32 lanes, %u vector registers\n", w, tilec_host_vector_registers(w));
         print_size("caches: L1d", d.l1d_bytes);
         print_size(", L2", d.l2_bytes);
         print_size(", L3", d.l3_bytes);
-        printf("\ncores: %u\ncode generation: %s %s\n", d.cores, strbuf_cstr(&cpu), strbuf_cstr(&features));
+        printf("\ncores: %u\ncode generation: %s %s\n", d.cores, cpu, features);
     }
-    strbuf_free(&cpu);
-    strbuf_free(&features);
     return ok ? CLI_EXIT_OK : cli_fail("host", "cannot query the host CPU through LLVM");
 }
 

@@ -2,8 +2,6 @@
 #include "native.h"
 #include "compare.h"
 
-#include "driver/kernel.h"
-
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -24,10 +22,9 @@ tilec_kernel *cli_native_compile(tilec_context *ctx, const tilec_compile_options
     return k;
 }
 
-/* One dispatch; with `timing` (a CUDA kernel), reps launches timed on the
+/* One dispatch; with `ms` (a CUDA kernel), reps launches timed on the
  * device into *ms. */
-static bool dispatch(tilec_context *ctx, tilec_kernel *k, const cli_args *args, const tilec_gpu_timing *timing,
-                     double *ms) {
+static bool dispatch(tilec_context *ctx, tilec_kernel *k, const cli_args *args, uint32_t reps, double *ms) {
     enum { MAX = 64 };
     tilec_buffer b[MAX];
     if (args->count > MAX) {
@@ -36,7 +33,8 @@ static bool dispatch(tilec_context *ctx, tilec_kernel *k, const cli_args *args, 
     }
     for (size_t i = 0; i < args->count; i++)
         b[i] = (tilec_buffer){args->buffers[i].data, args->buffers[i].size_bytes, args->params[i].elem};
-    tilec_status st = timing ? tilec_dispatch_gpu(ctx, k, args->count, b, timing, ms) : tilec_dispatch(ctx, k, args->count, b);
+    tilec_status st =
+        ms ? tilec_dispatch_gpu_timed(ctx, k, args->count, b, 0, reps, ms) : tilec_dispatch(ctx, k, args->count, b);
     if (st != TILEC_OK) {
         cli_fail_diags(ctx);
         return false;
@@ -45,13 +43,13 @@ static bool dispatch(tilec_context *ctx, tilec_kernel *k, const cli_args *args, 
 }
 
 bool cli_native_dispatch(tilec_context *ctx, tilec_kernel *k, const cli_args *args) {
-    return dispatch(ctx, k, args, NULL, NULL);
+    return dispatch(ctx, k, args, 0, NULL);
 }
 
 double cli_native_time_gpu(tilec_context *ctx, tilec_kernel *k, const cli_args *args, uint64_t reps) {
-    tilec_gpu_timing timing = {.warmup = 0, .reps = reps > UINT32_MAX ? UINT32_MAX : (uint32_t)reps};
+    uint32_t timed = reps > UINT32_MAX ? UINT32_MAX : (uint32_t)reps;
     double ms = 0;
-    return dispatch(ctx, k, args, &timing, &ms) ? ms * 1e3 * (double)timing.reps : -1;
+    return dispatch(ctx, k, args, timed, &ms) ? ms * 1e3 * (double)timed : -1;
 }
 
 static double elapsed_us(const struct timespec *t0) {

@@ -19,14 +19,13 @@
  * one line per measurement keyed by a hash of the tilec build, the CPU, the
  * command line, the file's text and the combination; a cached combination
  * is printed `(cached)` and not timed again.  The file is read and appended
- * only as the user's own regular file (disk_cache_open): never through a
+ * only as the user's own regular file (tilec_cache_open): never through a
  * symlink planted in its place. */
 #include "native.h"
 #include "base/file.h"
 #include "base/hash.h"
-#include "plan/options.h"
-#include "realize/root_map.h"
-#include "simd/disk_cache.h"
+#include "base/permutation.h"
+#include "tilec/cache.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -164,8 +163,10 @@ static size_t read_samples(const char *path, sample *s) {
 
 /* Adds the mappings to the profile's samples, refits and rewrites it:
  * coefficient lines (the defaults scaled by their term's weight, over the
- * arithmetic weight), then every sample as a comment. */
-static bool write_profile(const char *path, const char *kernel, const mapping *maps, size_t count) {
+ * arithmetic weight; NAME=VALUE for each cost.NAME of the option table, as
+ * --profile reads them), then every sample as a comment. */
+static bool write_profile(tilec_context *ctx, const char *path, const char *kernel, const mapping *maps,
+                          size_t count) {
     sample *s = calloc(MAX_SAMPLES, sizeof *s);
     if (!s) return cli_fail("tune", "out of memory fitting"), false;
     size_t n = read_samples(path, s), first_new = n;
@@ -175,17 +176,18 @@ static bool write_profile(const char *path, const char *kernel, const mapping *m
     }
     double m[TERM_COUNT];
     fit_weights(s, n, m);
-    plan_cost_coefficients c = plan_cost_coefficients_default();
-    c.arithmetic *= m[TERM_arithmetic];
-    c.broadcast_load *= m[TERM_memory];
-    c.contiguous_memory *= m[TERM_memory];
-    c.gathered_lane *= m[TERM_memory];
-    c.block_dispatch *= m[TERM_dispatch];
-    c.task_dispatch *= m[TERM_task];
-    c.worker_activation *= m[TERM_activation];
-    c.l1_line = m[TERM_l1]; /* fitted on raw lines: the defaults are 0 */
-    c.l2_line = m[TERM_l2];
-    c.l3_line = m[TERM_l3];
+    tilec_compile_options fitted = tilec_compile_options_default();
+    tilec_cost_coefficients *c = &fitted.cost;
+    c->arithmetic *= m[TERM_arithmetic];
+    c->broadcast_load *= m[TERM_memory];
+    c->contiguous_memory *= m[TERM_memory];
+    c->gathered_lane *= m[TERM_memory];
+    c->block_dispatch *= m[TERM_dispatch];
+    c->task_dispatch *= m[TERM_task];
+    c->worker_activation *= m[TERM_activation];
+    c->l1_line = m[TERM_l1]; /* fitted on raw lines: the defaults are 0 */
+    c->l2_line = m[TERM_l2];
+    c->l3_line = m[TERM_l3];
     FILE *f = fopen(path, "w");
     if (!f) {
         free(s);
@@ -198,9 +200,13 @@ static bool write_profile(const char *path, const char *kernel, const mapping *m
     FIT_TERMS(X)
 #undef X
     fputc('\n', f);
-#define X(field) fprintf(f, #field "=%.6g\n", c.field);
-    PLAN_COEFFICIENTS(X)
-#undef X
+    const tilec_option_info *info;
+    for (size_t i = 0; (info = tilec_compile_option_info(i)); i++) {
+        char value[64]; /* "%.17g": the coefficient exactly */
+        if (!strncmp(info->name, "cost.", 5) &&
+            tilec_compile_options_get(ctx, &fitted, info->name, value, sizeof value) == TILEC_OK)
+            fprintf(f, "%s=%.6g\n", info->name + 5, strtod(value, NULL));
+    }
     fprintf(f, "# sample us arithmetic memory dispatch task activation l1_lines l2_lines l3_lines\n");
     for (size_t i = 0; i < n; i++) {
         fprintf(f, "# sample %.4f", s[i].us);
@@ -245,7 +251,7 @@ static int tune_kernel(tilec_context *ctx, const tir_func *f, const tilec_compil
                 for (size_t i = 0; i < n && !seen; i++) seen = !strcmp(maps[i].plan, m.plan);
                 if (!seen) maps[n++] = m;
             }
-        } while (rank <= 8 && ++orders < 24 && plan_next_order(order, rank));
+        } while (rank <= 8 && ++orders < 24 && permutation_next(order, rank));
         size_t best = 0;
         for (size_t i = 1; i < n; i++)
             if (maps[i].median_us < maps[best].median_us) best = i;
@@ -257,7 +263,7 @@ static int tune_kernel(tilec_context *ctx, const tir_func *f, const tilec_compil
                    maps[i].median_us / maps[best].median_us, maps[0].score ? maps[i].score / maps[0].score : 0,
                    i == 0 ? "  <- the planner's pick" : "");
         printf("regret: %.3f (the pick's time over the fastest mapping's)\n", maps[0].median_us / maps[best].median_us);
-        code = !fit || write_profile(fit, tir_func_name(f), maps, n) ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+        code = !fit || write_profile(ctx, fit, tir_func_name(f), maps, n) ? CLI_EXIT_OK : CLI_EXIT_FAIL;
     }
     free(maps);
     cli_args_destroy(&a);
@@ -310,7 +316,7 @@ static void cpu_model(char *out, size_t size) {
 
 /* A cached measurement of `key` in `path`: true with *us and plan set. */
 static bool cache_lookup(const char *path, const char *key, double *us, char *plan, size_t plan_size) {
-    FILE *f = path ? disk_cache_open(path, "r") : NULL;
+    FILE *f = path ? tilec_cache_open(path, "r") : NULL;
     char line[512], k[32];
     bool found = false;
     while (f && !found && fgets(line, sizeof line, f)) {
@@ -331,14 +337,14 @@ static int tune_params(tilec_context *ctx, const cli_native_request *r, int argc
         if (combos > MAX_COMBINATIONS)
             return cli_usage_error("tune", "more than %d combinations of --param values", MAX_COMBINATIONS);
     }
-    char *text = NULL, dir[PATH_MAX], path[PATH_MAX + 16], id[128] = "", cpu[256];
+    char *text = NULL, dir[TILEC_CACHE_DIR_MAX], path[TILEC_CACHE_DIR_MAX + 16], id[128] = "", cpu[256];
     size_t length = 0;
     if (file_read(ctx, r->path, &text, &length) != TILEC_OK) return cli_fail_diags(ctx);
     const char *cache = NULL;
-    FILE *out = NULL; /* appends to tune.tsv, which must be ours (disk_cache_open): never through a symlink */
-    if (disk_cache_dir(dir) == DISK_DIR_USABLE && disk_cache_build_id(id, sizeof id)) {
+    FILE *out = NULL; /* appends to tune.tsv, which must be ours (tilec_cache_open): never through a symlink */
+    if (tilec_cache_dir(dir) == TILEC_CACHE_USABLE && tilec_cache_build_id(id, sizeof id)) {
         snprintf(path, sizeof path, "%s/tune.tsv", dir);
-        cache = (out = disk_cache_open(path, "a")) ? path : NULL;
+        cache = (out = tilec_cache_open(path, "a")) ? path : NULL;
     }
     cpu_model(cpu, sizeof cpu);
     uint64_t base = fnv64(id, strlen(id));
@@ -424,7 +430,7 @@ static int tune_main(tilec_context *ctx, int argc, char **argv, bool parse_only)
             cli_fail_diags(ctx);
         } else if (f) {
             tilec_compile_options o = cli_options_native(&r.options);
-            plan_cost_coefficients prior = plan_cost_coefficients_default();
+            tilec_cost_coefficients prior = tilec_compile_options_default().cost;
             if (r.fit && memcmp(&o.cost, &prior, sizeof prior))
                 code = cli_usage_error("tune", "--fit measures the default coefficients' terms: drop --cost and --profile");
             else
