@@ -10,8 +10,10 @@ arguments); outputs allocated or written in place, including over an input
 (in-place softmax); options by name; errors as TilecError with the code and
 the caret; the GIL released during dispatch (two threads run at once); f16
 arrays."""
+import json
 import math
 import os
+import subprocess
 import threading
 
 import numpy as np
@@ -279,6 +281,34 @@ def test_compile_cache():
     np.testing.assert_array_equal(a(*xs), b(*xs))
     del a
     np.testing.assert_allclose(b(*xs), layernorm(*[x.astype(np.float64) for x in xs]), rtol=TOL, atol=TOL)
+
+
+def test_pipeline():
+    gemm = os.path.join(EX, "gemm.tir")
+    # the modeled plan and lowering are what `tilec plan` and `tilec lower` print
+    cli = os.environ.get("TILEC_CLI")
+    text = tilec.pipeline(gemm, print_after=("lower", "plan"), stop_after="lower", modeled=True, workers=2)
+    assert text.startswith("@gemm: plan for target cpu-thread-pool (W=8, 2 workers")
+    assert "\n// dispatch_size=" in text and text.rstrip().endswith("}")
+    if cli:
+        plan = subprocess.run([cli, "plan", gemm, "--workers", "2"], capture_output=True, text=True, check=True)
+        lower = subprocess.run([cli, "lower", gemm, "--workers", "2"], capture_output=True, text=True, check=True)
+        assert text == plan.stdout + lower.stdout
+    # stopping early prints nothing after; the host's plan as JSON
+    assert tilec.pipeline(gemm, print_after="verify", stop_after="verify").startswith("kernel @gemm(")
+    plan = json.loads(tilec.pipeline(gemm, print_after="plan", stop_after="plan", json=True, threads=2))
+    assert plan["target"]["worker_count"] == 2
+    # the code: the JIT's LLVM IR; every stage's check on the XIR engine
+    assert "define " in tilec.pipeline(gemm, print_after="emit", threads=1)
+    assert tilec.pipeline(gemm, verify_each=True, engine="xir") == ""
+    split = tilec.pipeline(os.path.join(EX, "softmax.tir"), print_after="split", stop_after="split")
+    assert split.startswith("// @softmax: not split: ")
+    for bad in ({"print_after": "codegen"}, {"stop_after": "run"}, {"engine": "gpu"}, {"workers": -1}):
+        with pytest.raises(ValueError):
+            tilec.pipeline(gemm, **bad)
+    with pytest.raises(tilec.TilecError) as e:
+        tilec.pipeline(gemm, stop_after="plan", options={"block_size": 3})
+    assert e.value.code.startswith("PLAN-")
 
 
 def test_explain():

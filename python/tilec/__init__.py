@@ -32,7 +32,8 @@ import numpy as np
 # The version of the package; the library it loads must be the same
 # (tilec.version(); the test suite checks they agree).
 __version__ = "0.15.0"
-__all__ = ["compile", "explain", "Kernel", "Param", "TilecError", "version", "llvm_version", "compile_options"]
+__all__ = ["compile", "explain", "pipeline", "STAGES", "Kernel", "Param", "TilecError", "version", "llvm_version",
+           "compile_options"]
 
 # tir_scalar (tilec/scalar.h: TIR_SCALARS order, 0 = invalid) <-> NumPy dtypes
 # (bf16: ml_dtypes.bfloat16 when ml_dtypes is installed, else 2 opaque bytes)
@@ -105,6 +106,16 @@ class _OptionInfo(ctypes.Structure):  # tilec_option_info
 _WRITE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_char), ctypes.c_size_t)
 
 
+# The pipeline's stages in their order (tilec/pipeline.h: tilec_stage).
+STAGES = ("flatten", "verify", "plan", "split", "lower", "emit")
+
+
+class _PipelineConfig(ctypes.Structure):  # tilec_pipeline_config
+    _fields_ = [("stop_after", ctypes.c_int), ("print_after", ctypes.c_uint), ("verify_after", ctypes.c_uint),
+                ("modeled", ctypes.c_bool), ("modeled_workers", ctypes.c_uint32), ("explain", ctypes.c_bool),
+                ("json", ctypes.c_bool), ("engine", ctypes.c_int), ("write", _WRITE_FN), ("user", ctypes.c_void_p)]
+
+
 def _load():
     path = _find_library()
     try:
@@ -140,6 +151,8 @@ def _load():
         "tilec_compile_option_info": ([ctypes.c_size_t], ctypes.POINTER(_OptionInfo)),
         "tilec_compile": ([P, P, P, ctypes.POINTER(P)], ctypes.c_int),
         "tilec_explain": ([P, P, P, _WRITE_FN, P], ctypes.c_int),
+        "tilec_pipeline_config_default": ([], _PipelineConfig),
+        "tilec_pipeline_run": ([P, P, P, ctypes.POINTER(_PipelineConfig), ctypes.POINTER(P)], ctypes.c_int),
         "tilec_kernel_destroy": ([P], None),
         "tilec_dispatch": ([P, P, ctypes.c_size_t, ctypes.POINTER(_Buffer)], ctypes.c_int),
         "tilec_kernel_realization": ([P], S), "tilec_kernel_json": ([P], S),
@@ -337,6 +350,59 @@ def explain(source_or_path, *, kernel=None, threads=None, width=None, options=No
         status = _lib.tilec_explain(ctx.ptr, f, opts, callback, None)
     if status != 0:
         raise ctx.error("tilec: explain failed")
+    return b"".join(chunks).decode()
+
+
+def _stage_bits(stages):
+    names = (stages,) if isinstance(stages, str) else tuple(stages)
+    bits = 0
+    for name in names:
+        if name not in STAGES:
+            raise ValueError(f"tilec: {name!r} is not a stage ({', '.join(STAGES)})")
+        bits |= 1 << STAGES.index(name)
+    return bits
+
+
+def pipeline(source_or_path, *, kernel=None, print_after=(), stop_after="emit", verify_each=False, modeled=False,
+             workers=8, engine="native", explain=False, json=False, threads=None, width=None, options=None,
+             **params):
+    """Runs the compile pipeline stage by stage (tilec_pipeline_run,
+    docs/python.md) and returns, as text, what the stages in print_after (a
+    name or several, from STAGES) made, in stage order, as `tilec
+    --print-after` prints them: the TileIR, the plan (explain, json: as
+    `tilec plan`), the split kernels, the XIR (as `tilec lower`), the code.
+    stop_after: the last stage run.  verify_each: every stage's result
+    checked by its verifier.  modeled: plan for a modeled pool of `workers`
+    with packets of `width` (default 8), never this host.  engine "xir": the
+    kernel made is the XIR interpreter's.  Other arguments as compile();
+    the kernel made at emit is not kept (use compile())."""
+    if stop_after not in STAGES:
+        raise ValueError(f"tilec: {stop_after!r} is not a stage ({', '.join(STAGES)})")
+    if engine not in ("native", "xir"):
+        raise ValueError(f"tilec: engine {engine!r} is not 'native' or 'xir'")
+    n_workers = _integer(workers)
+    if n_workers is None or not 0 <= n_workers < 1 << 32:
+        raise ValueError(f"tilec: workers {workers!r} is not a worker count")
+    text, filename = _source(source_or_path)
+    ctx = _Context()
+    chunks = []
+
+    def write(user, data, n):
+        chunks.append(ctypes.string_at(data, n))
+        return 0
+    config = _lib.tilec_pipeline_config_default()
+    config.stop_after = STAGES.index(stop_after)
+    config.print_after = _stage_bits(print_after)
+    config.verify_after = (1 << len(STAGES)) - 1 if verify_each else 0
+    config.modeled, config.modeled_workers = bool(modeled), n_workers
+    config.engine = 1 if engine == "xir" else 0
+    config.explain, config.json = bool(explain), bool(json)
+    config.write = _WRITE_FN(write)  # referenced by config until the call returns
+    with _Parsed(ctx, text, filename, kernel, params) as f:
+        opts = _options(ctx, _all_options(threads, width, options))
+        status = _lib.tilec_pipeline_run(ctx.ptr, f, opts, ctypes.byref(config), None)
+    if status != 0:
+        raise ctx.error("tilec: the pipeline failed")
     return b"".join(chunks).decode()
 
 

@@ -21,7 +21,7 @@ if ! "$PY" -c 'import numpy, pytest' 2>"$WORK/err"; then
   finish
 fi
 export TILEC_LIBRARY=$BUILD/libtilec.so
-if ! PYTHONPATH=$SRC/python "$PY" -m pytest -q -p no:cacheprovider "$SRC/python/tests" >"$WORK/out" 2>&1; then
+if ! TILEC_CLI="$TILEC" PYTHONPATH=$SRC/python "$PY" -m pytest -q -p no:cacheprovider "$SRC/python/tests" >"$WORK/out" 2>&1; then
   fail "pytest python/tests failed"
   tail -40 "$WORK/out" >&2
 fi
