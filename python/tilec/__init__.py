@@ -150,7 +150,6 @@ def _load():
         "tilec_compile_options_set": ([P, P, S, S], ctypes.c_int),
         "tilec_compile_option_info": ([ctypes.c_size_t], ctypes.POINTER(_OptionInfo)),
         "tilec_compile": ([P, P, P, ctypes.POINTER(P)], ctypes.c_int),
-        "tilec_explain": ([P, P, P, _WRITE_FN, P], ctypes.c_int),
         "tilec_pipeline_config_default": ([], _PipelineConfig),
         "tilec_pipeline_run": ([P, P, P, ctypes.POINTER(_PipelineConfig), ctypes.POINTER(P)], ctypes.c_int),
         "tilec_kernel_destroy": ([P], None),
@@ -336,21 +335,10 @@ def explain(source_or_path, *, kernel=None, threads=None, width=None, options=No
     """What the planner does with the kernel on this host, as `tilec plan
     --explain` prints it (for the real packet width and worker count): the
     chosen plan with every cost term, every candidate ranked, every
-    rejection.  Same arguments as compile(); nothing is compiled."""
-    text, filename = _source(source_or_path)
-    ctx = _Context()
-    chunks = []
-
-    def write(user, data, n):
-        chunks.append(ctypes.string_at(data, n))
-        return 0
-    callback = _WRITE_FN(write)  # referenced until the call returns
-    with _Parsed(ctx, text, filename, kernel, params) as f:
-        opts = _options(ctx, _all_options(threads, width, options))
-        status = _lib.tilec_explain(ctx.ptr, f, opts, callback, None)
-    if status != 0:
-        raise ctx.error("tilec: explain failed")
-    return b"".join(chunks).decode()
+    rejection.  Same arguments as compile(); nothing is compiled (the
+    pipeline stops after planning: tilec_explain)."""
+    return pipeline(source_or_path, kernel=kernel, print_after="plan", stop_after="plan", explain=True,
+                    threads=threads, width=width, options=options, **params)
 
 
 def _stage_bits(stages):
