@@ -4,9 +4,11 @@
  *
  * run by one loop (pipeline.c) over one record of options, for one target
  * (targets.c: a table of functions that gate stages, never a pipeline of
- * its own).  Every caller — the facade's tilec_compile, _aot, tilec_explain
- * and tilec_emit_ptx, the CLI's planning commands, the fuzzers — fills a
- * pipeline and runs it, stopping after the stage it needs.  Helper kernels
+ * its own).  Every caller — the facade's tilec_compile and _aot, the public
+ * stage-by-stage tilec_pipeline_run (src/api/pipeline.c: tilec_explain,
+ * tilec_emit_ptx, the CLI, Python), the fuzzers — fills a pipeline and runs
+ * it, stopping after the stage it needs; each stage can be checked and
+ * printed after it runs (print.c).  Helper kernels
  * (panel copies, split partial and combine, the unfused twin) are pipelines
  * of their own, composed in program.c with their option rules.
  *
