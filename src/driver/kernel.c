@@ -1,7 +1,7 @@
 /* kernel.c — the kernel object the pipeline's emit step fills
  * (driver/kernel.h): a new, empty one and its end, what dispatch needs copied out of the
- * lowering, native code through the kernel cache, and the two views of the
- * plan a kernel keeps (its planner options, its label). */
+ * lowering, native code through the kernel cache, and the label of the
+ * plan a kernel keeps. */
 #include "driver/pipeline.h"
 
 #include "gpu/cuda.h"
@@ -70,28 +70,6 @@ bool pipeline_take_launch(tilec_kernel *k, const plan_result *p, const lower_res
     tilec_plan_label(p, &k->plan);
     strbuf_append(&k->plan_realization, lr->realization ? lr->realization : "");
     return !k->plan.failed && !k->plan_realization.failed;
-}
-
-plan_options tilec_planner_options(const tilec_compile_options *o) {
-    plan_options p = plan_options_default();
-    p.block_size = o->block_size;
-    p.root_axis_order = o->root_axis_order;
-    p.root_axis_order_len = o->root_axis_order_len;
-    p.root_axis_tiles = o->root_axis_tiles;
-    p.root_axis_tiles_len = o->root_axis_tiles_len;
-    p.max_candidates = o->max_candidates;
-    p.blocks_per_task = o->blocks_per_task;
-    p.search_task_grain = o->search_task_grain;
-    p.search_tiles = o->search_tiles;
-    p.cost = o->cost;
-    p.max_unrolled_tile_elements = o->max_unrolled_tile_elements;
-    p.reduction_partitions = o->reduction_partitions;
-    p.local_lanes = o->local_lanes;
-    p.pack = o->pack;
-    p.split = o->split;
-    p.split_chunks = o->split_chunks;
-    p.fuse = o->fuse;
-    return p;
 }
 
 void tilec_plan_label(const plan_result *p, strbuf *s) {

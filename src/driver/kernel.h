@@ -58,8 +58,6 @@ struct tilec_kernel {
     unsigned char *gpu_written;
 };
 
-/* The planner options of compile options o. */
-plan_options tilec_planner_options(const tilec_compile_options *o);
 /* "order[1,0]/block64/grain2/tasks8": the selected plan in one token. */
 void tilec_plan_label(const plan_result *p, strbuf *s);
 /* tilec_dispatch of a CUDA kernel; with `timing`, the launch is repeated

@@ -79,7 +79,7 @@ static tilec_status cpu_prepare(pipeline *p) {
 /* The planner's target for the described host (checked by packet_width):
  * a thread pool of `workers` with packets of `width`, the host's vector
  * registers, and its caches where known (else the modeled defaults). */
-static tilec_status cpu_planner(pipeline *p, plan_options *po) {
+static tilec_status cpu_planner(pipeline *p, tilec_compile_options *po) {
     plan_thread_pool *target = &p->info.pool;
     plan_thread_pool_init(target, p->width, p->workers);
     target->vector_registers = simd_host_vector_registers(p->width);
@@ -202,7 +202,7 @@ static tilec_status cuda_prepare(pipeline *p) {
     return TILEC_OK;
 }
 
-static tilec_status cuda_planner(pipeline *p, plan_options *po) {
+static tilec_status cuda_planner(pipeline *p, tilec_compile_options *po) {
     plan_gpu_init(&p->info.gpu, p->multiprocessors);
     p->info_of = &p->info.gpu.info;
     return plan_gpu_options(p->ctx, po);
@@ -267,7 +267,7 @@ static tilec_status modeled_cpu_prepare(pipeline *p) {
     return TILEC_OK;
 }
 
-static tilec_status modeled_cpu_planner(pipeline *p, plan_options *po) {
+static tilec_status modeled_cpu_planner(pipeline *p, tilec_compile_options *po) {
     plan_thread_pool_init(&p->info.pool, p->width, p->workers);
     p->info_of = &p->info.pool.info;
     return TILEC_OK;
