@@ -88,13 +88,14 @@ void tilec_plan_label(const plan_result *p, strbuf *s) {
     }
 }
 
-tilec_status tilec_compile_native(tilec_context *ctx, tilec_kernel *k, const xir_func *f, const simd_options *so) {
+tilec_status tilec_compile_native(tilec_context *ctx, tilec_kernel *k, const xir_func *f, const tilec_compile_options *o,
+                                  const simd_facts *d) {
     simd_cache_outcome cached = SIMD_CACHE_OFF;
     tilec_status st;
     if (k->aot) /* emitted into the object; its code is generated at the end */
-        st = simd_aot_add(k->aot, f, so, &k->native, &k->aot_entry);
+        st = simd_aot_add(k->aot, f, o, d, &k->native, &k->aot_entry);
     else
-        st = simd_compile_cached(ctx, f, so, &k->native, &cached);
+        st = simd_compile_cached(ctx, f, o, d, &k->native, &cached);
     k->cache = simd_cache_outcome_name(cached);
     return st;
 }

@@ -134,15 +134,11 @@ static tilec_status cpu_emit(pipeline *p) {
     tilec_kernel *k = p->k;
     const lower_result *lr = &p->lowered;
     double t3 = now_ms();
-    simd_options so = simd_options_default();
-    so.streaming_args = streaming_args(lr, p->o.stores, p->info.pool.l3_bytes);
-    so.apart_args = apart_args(lr);
-    so.width = p->width;
-    so.full_packet_specialization = p->o.full_packet_specialization;
-    so.capture_ir = p->o.capture_ir;
-    so.capture_asm = p->o.capture_asm;
-    so.required_packet_width = lr->required_packet_width;
-    tilec_status st = tilec_compile_native(p->ctx, k, lr->kernel, &so);
+    simd_facts d = {.width = p->width,
+                    .required_packet_width = lr->required_packet_width,
+                    .streaming_args = streaming_args(lr, p->o.stores, p->info.pool.l3_bytes),
+                    .apart_args = apart_args(lr)};
+    tilec_status st = tilec_compile_native(p->ctx, k, lr->kernel, &p->o, &d);
     double t4 = now_ms();
     if (st) return st;
     /* a cache hit ran no LLVM: its lookup is the whole backend time */

@@ -353,10 +353,11 @@ static inline bool run_simd_kernel(const char *label, const tir_func *f, const l
 /* Compiles the lowered kernel with the SIMD backend at c->width and compares
  * its native run with the reference. */
 static inline bool run_native_lowered(const char *label, const tir_func *f, const lower_result *r, const run_config *c) {
-    simd_options o = simd_options_default();
+    tilec_compile_options o_record = tilec_compile_options_default();
+    simd_facts o = {0};
     o.width = c->width;
     simd_kernel *k = NULL;
-    tilec_status st = simd_compile(ctx, r->kernel, &o, &k);
+    tilec_status st = simd_compile(ctx, r->kernel, &o_record, &o, &k);
     CHECK_MSG(st == TILEC_OK, "%s: SIMD compile failed at W=%u", label, c->width);
     if (st != TILEC_OK) {
         flush_diags_in(ctx);

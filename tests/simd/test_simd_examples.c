@@ -26,10 +26,11 @@ static void check_example(const char *label, const example_case *e, run_config c
         tilec_status st = pipeline_plan_and_lower(ctx, f, &po, &pool.info, &p, &lr);
         CHECK_MSG(st == TILEC_OK, "%s W%u: pipeline_plan_and_lower failed", label, w);
         if (!st) {
-            simd_options o = simd_options_default();
+            tilec_compile_options o_record = tilec_compile_options_default();
+            simd_facts o = {0};
             o.width = w;
             simd_kernel *k = NULL;
-            st = simd_compile(ctx, lr.kernel, &o, &k);
+            st = simd_compile(ctx, lr.kernel, &o_record, &o, &k);
             CHECK_MSG(st == TILEC_OK, "%s W%u: simd_compile failed", label, w);
             if (!st) {
                 c.width = w;
@@ -116,10 +117,11 @@ static void test_contiguous_example(void) {
         lo.choice.packet_width = w;
         lower_result lr;
         if (!lower_ok(f, &lo, &lr)) continue;
-        simd_options o = simd_options_default();
+        tilec_compile_options o_record = tilec_compile_options_default();
+        simd_facts o = {0};
         o.width = w;
         simd_kernel *k = NULL;
-        CHECK(simd_compile(ctx, lr.kernel, &o, &k) == TILEC_OK);
+        CHECK(simd_compile(ctx, lr.kernel, &o_record, &o, &k) == TILEC_OK);
         if (k) {
             const simd_counters *sc = simd_kernel_counters(k);
             CHECK_MSG(sc->gathers == 0 && sc->scatters == 0, "W=%u: %llu gathers, %llu scatters", w,
