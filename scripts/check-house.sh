@@ -15,6 +15,10 @@
 #   stage-callers  outside the unit tests, the stage functions are called by
 #                  the driver and their own layer only (the fuzzers run the
 #                  pipeline too)
+#   option-copies  no struct of src/ or tools/ repeats the compile options
+#                  record: none declares members named after two or more of
+#                  its fields (stages read the record, plus the facts
+#                  earlier stages decided)
 #   one-compile-c  no two files share the name compile.c
 #   citations      no citation of documents that are not in the repository
 #   dead-functions every external function of src/ is referenced somewhere
@@ -128,6 +132,46 @@ check_stage_callers() {
   done
 }
 
+# ---- option copies: the record's fields repeated in a struct of src/ or tools/ ----
+# The fields of tilec_compile_options (include/tilec/tilec.h), less the
+# names that also name a fact a stage decides or a thing it owns (the plan's
+# block_size and local_lanes, a kernel's runtime and threads, a target, a
+# width, a task grain, a cost, a pack or a split): a struct with members
+# named after two or more of the rest copies the record.
+OPTION_FACT_NAMES="block_size local_lanes blocks_per_task runtime threads target width cost pack split"
+check_option_copies() {
+  local hit
+  while IFS= read -r hit; do
+    violation option-copies "$hit (read the record: tilec_compile_options)"
+  done < <(files 'src/*.c' 'src/*.h' 'tools/*.c' 'tools/*.h' | OPTION_FACT_NAMES=$OPTION_FACT_NAMES xargs -r perl -e '
+    use strict;
+    sub strip { my $t = shift; $t =~ s{/\*.*?\*/}{ (my $c = $&) =~ tr/\n//cd; $c }gse; $t =~ s{//[^\n]*}{}g; $t }
+    sub members { # the names a struct body declares at its own depth
+      my $b = shift; my @n;
+      1 while $b =~ s/\{[^{}]*\}//s;
+      for my $d (split /;/, $b) {
+        $d =~ s/\[[^\]]*\]//g; $d =~ s/:\s*\d+\s*$//;
+        for my $p (split /,/, $d) { push @n, $1 if $p =~ /([A-Za-z_]\w*)\s*\)?\s*(?:\([^()]*\))?\s*$/ }
+      }
+      @n;
+    }
+    my $read = sub { open my $h, "<", shift or return ""; local $/; strip(<$h>) };
+    my $record = $read->("include/tilec/tilec.h");
+    $record =~ /typedef struct \{((?:[^{}]|\{[^{}]*\})*)\}\s*tilec_compile_options;/s or die "no tilec_compile_options\n";
+    my %field = map { $_ => 1 } members($1);
+    delete @field{split " ", $ENV{OPTION_FACT_NAMES}};
+    for my $f (@ARGV) {
+      my $t = $read->($f);
+      while ($t =~ /\bstruct\s*(\w*)\s*\{((?:[^{}]|\{(?:[^{}]|\{[^{}]*\})*\})*)\}\s*(\w*)/gs) {
+        my ($tag, $body, $name) = ($1, $2, $3);
+        my $line = 1 + (substr($t, 0, $-[0]) =~ tr/\n//);
+        my %seen;
+        my @hit = grep { $field{$_} && !$seen{$_}++ } members($body);
+        print "$f:$line: struct ", ($name || $tag || "?"), " copies ", join(", ", @hit), "\n" if @hit >= 2;
+      }
+    }')
+}
+
 check_one_compile_c() {
   local hit
   while IFS= read -r hit; do
@@ -165,6 +209,7 @@ check_rt_no_tir
 check_public_only
 check_option_words
 check_stage_callers
+check_option_copies
 check_one_compile_c
 check_citations
 check_dead_functions

@@ -58,11 +58,12 @@ tilec_status tilec_compile_empty(tilec_context *ctx, tilec_kernel *k, const tir_
     b.func->block_size = width;
     xir_builder_at_end(&b, b.func->first);
     xir_build_ret(&b);
-    simd_options so = simd_options_default();
-    so.width = width;
-    so.capture_ir = o->capture_ir; /* `tilec emit-llvm`/`emit-asm` print the entry like any kernel's */
-    so.capture_asm = o->capture_asm;
-    tilec_status st = tilec_compile_native(ctx, k, b.func, &so);
+    /* the captures only: `tilec emit-llvm`/`emit-asm` print the entry like
+     * any kernel's, whose other backend options do not apply to it */
+    tilec_compile_options native = tilec_compile_options_default();
+    native.capture_ir = o->capture_ir;
+    native.capture_asm = o->capture_asm;
+    tilec_status st = tilec_compile_native(ctx, k, b.func, &native, &(simd_facts){.width = width});
     xir_module_destroy(m);
     return st ? st : tilec_kernel_empty_launch(ctx, k, f, width);
 }

@@ -1,7 +1,7 @@
 /* kernel.c — the kernel object the pipeline's emit step fills
  * (driver/kernel.h): a new, empty one and its end, what dispatch needs copied out of the
- * lowering, native code through the kernel cache, and the two views of the
- * plan a kernel keeps (its planner options, its label). */
+ * lowering, native code through the kernel cache, and the label of the
+ * plan a kernel keeps. */
 #include "driver/pipeline.h"
 
 #include "gpu/cuda.h"
@@ -75,28 +75,6 @@ bool pipeline_take_launch(tilec_kernel *k, const plan_result *p, const lower_res
     return !k->plan.failed && !k->plan_realization.failed;
 }
 
-plan_options tilec_planner_options(const tilec_compile_options *o) {
-    plan_options p = plan_options_default();
-    p.block_size = o->block_size;
-    p.root_axis_order = o->root_axis_order;
-    p.root_axis_order_len = o->root_axis_order_len;
-    p.root_axis_tiles = o->root_axis_tiles;
-    p.root_axis_tiles_len = o->root_axis_tiles_len;
-    p.max_candidates = o->max_candidates;
-    p.blocks_per_task = o->blocks_per_task;
-    p.search_task_grain = o->search_task_grain;
-    p.search_tiles = o->search_tiles;
-    p.cost = o->cost;
-    p.max_unrolled_tile_elements = o->max_unrolled_tile_elements;
-    p.reduction_partitions = o->reduction_partitions;
-    p.local_lanes = o->local_lanes;
-    p.pack = o->pack;
-    p.split = o->split;
-    p.split_chunks = o->split_chunks;
-    p.fuse = o->fuse;
-    return p;
-}
-
 void tilec_plan_label(const plan_result *p, strbuf *s) {
     const plan_choice *c = plan_selected(p);
     strbuf_append(s, "order[");
@@ -113,13 +91,14 @@ void tilec_plan_label(const plan_result *p, strbuf *s) {
     }
 }
 
-tilec_status tilec_compile_native(tilec_context *ctx, tilec_kernel *k, const xir_func *f, const simd_options *so) {
+tilec_status tilec_compile_native(tilec_context *ctx, tilec_kernel *k, const xir_func *f, const tilec_compile_options *o,
+                                  const simd_facts *d) {
     simd_cache_outcome cached = SIMD_CACHE_OFF;
     tilec_status st;
     if (k->aot) /* emitted into the object; its code is generated at the end */
-        st = simd_aot_add(k->aot, f, so, &k->native, &k->aot_entry);
+        st = simd_aot_add(k->aot, f, o, d, &k->native, &k->aot_entry);
     else
-        st = simd_compile_cached(ctx, f, so, &k->native, &cached);
+        st = simd_compile_cached(ctx, f, o, d, &k->native, &cached);
     k->cache = simd_cache_outcome_name(cached);
     return st;
 }

@@ -59,8 +59,6 @@ struct tilec_kernel {
     unsigned char *gpu_written;
 };
 
-/* The planner options of compile options o. */
-plan_options tilec_planner_options(const tilec_compile_options *o);
 /* "order[1,0]/block64/grain2/tasks8": the selected plan in one token. */
 void tilec_plan_label(const plan_result *p, strbuf *s);
 /* tilec_dispatch of a CUDA kernel; with `timing`, the launch is repeated
@@ -73,7 +71,8 @@ tilec_status tilec_dispatch_gpu(tilec_context *ctx, tilec_kernel *k, size_t n, c
                                 const tilec_gpu_timing *timing, double *ms);
 /* The native code of XIR function f for k: compiled through the kernel
  * cache, or emitted into k->aot; k->cache says which. */
-tilec_status tilec_compile_native(tilec_context *ctx, tilec_kernel *k, const xir_func *f, const simd_options *so);
+tilec_status tilec_compile_native(tilec_context *ctx, tilec_kernel *k, const xir_func *f, const tilec_compile_options *o,
+                                  const simd_facts *d);
 /* k for an f whose root domain is empty (plan_root_empty): an entry that is never called (dispatch size 0), the
  * parameters checked as always, its IR or assembly captured as o asks (empty.c). */
 tilec_status tilec_compile_empty(tilec_context *ctx, tilec_kernel *k, const tir_func *f, uint32_t width,

@@ -1,8 +1,8 @@
 /* lower.c — the lower stage's work: a plan realized as XIR.  The selected
  * plan fixes the lowering's block width, root order, tiles, packet width,
- * local lanes, fusion level, packing and snapshot budget; the plan's
- * options fix the representation settings, so the lowering rebuilds exactly
- * the representation plan the planner priced.  The lowering checks its
+ * local lanes, fusion level, packing and snapshot budget (a realize_choice);
+ * the record the plan was made under fixes the representation settings, so
+ * the lowering rebuilds exactly the representation plan the planner priced.  The lowering checks its
  * emitted allocas against that plan, and this file checks that the lowered
  * resource facts equal the planned ones (a mismatch is PLAN-I01, an
  * internal error).  The realization string is the planner's items
@@ -13,29 +13,31 @@
 
 #include <string.h>
 
-tilec_status pipeline_lower(tilec_context *ctx, const tir_func *f, const plan_result *plan, const lower_options *base,
-                            lower_result *out) {
+/* What the selected candidate decided, as the lowering reads it: its
+ * arrays are the candidate's, the packing the plan's. */
+static realize_choice choice_of(const plan_result *plan, const plan_choice *c) {
+    realize_choice r = realize_choice_default();
+    r.block = c->candidate.block_size;
+    r.packet_width = c->candidate.packet_width;
+    r.order = c->candidate.order;
+    r.order_len = c->candidate.rank;
+    r.tiles = c->candidate.tiled ? c->candidate.tiles : NULL;
+    r.tiles_len = c->candidate.tiled ? c->candidate.rank : 0;
+    r.lanes = c->candidate.local_lanes;
+    r.fused = c->candidate.fused;
+    r.snapshot_budget = c->limits.max_snapshot_bytes_per_worker;
+    r.packing = plan->packing.count ? &plan->packing : NULL;
+    return r;
+}
+
+tilec_status pipeline_lower(tilec_context *ctx, const tir_func *f, const plan_result *plan, lower_result *out) {
     if (!ctx || !out) return TILEC_E_ARG;
     memset(out, 0, sizeof *out);
     const plan_choice *c = plan ? plan_selected(plan) : NULL;
     if (!c)
         return tilec_error(ctx, TILEC_E_ARG, "PLAN-O08", tilec_no_loc(), "plan_lower needs a successful plan");
-    lower_options o = base ? *base : lower_options_default();
-    o.block_size = c->candidate.block_size;
-    o.packet_width = c->candidate.packet_width;
-    o.root_axis_order = c->candidate.order;
-    o.root_axis_order_len = c->candidate.rank;
-    o.root_axis_tiles = c->candidate.tiled ? c->candidate.tiles : NULL;
-    o.root_axis_tiles_len = c->candidate.tiled ? c->candidate.rank : 0;
-    o.max_local_bytes = c->limits.max_snapshot_bytes_per_worker;
-    o.max_unrolled_tile_elements = plan->options.max_unrolled_tile_elements;
-    o.max_unrolled_region_work = plan->options.max_unrolled_region_work;
-    o.reduction_partitions = plan->options.reduction_partitions;
-    o.max_recipe_depth = plan->options.max_recipe_depth;
-    o.local_lanes = c->candidate.local_lanes;
-    o.fuse = c->candidate.fused;
-    o.packing = plan->packing.count ? &plan->packing : NULL;
-    tilec_status st = lower_kernel(ctx, f, &o, out);
+    realize_choice choice = choice_of(plan, c);
+    tilec_status st = lower_kernel(ctx, f, &plan->options, &choice, out);
     if (st) return st;
     if (out->resources.snapshot_bytes_per_worker != c->resources.snapshot_bytes_per_worker ||
         out->resources.snapshot_allocations != c->resources.snapshot_allocations) {
@@ -63,10 +65,9 @@ tilec_status pipeline_lower(tilec_context *ctx, const tir_func *f, const plan_re
     return TILEC_OK;
 }
 
-tilec_status pipeline_plan_and_lower(tilec_context *ctx, const tir_func *f, const plan_options *options,
-                                     const plan_target_info *info, const lower_options *base, plan_result *plan,
-                                     lower_result *out) {
+tilec_status pipeline_plan_and_lower(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
+                                     const plan_target_info *info, plan_result *plan, lower_result *out) {
     if (out) memset(out, 0, sizeof *out);
     tilec_status st = plan_kernel(ctx, f, options, info, plan);
-    return st ? st : pipeline_lower(ctx, f, plan, base, out);
+    return st ? st : pipeline_lower(ctx, f, plan, out);
 }

@@ -37,7 +37,7 @@ static tilec_status stage_plan(pipeline *p) {
         p->finished = true;
         return p->target->empty(p);
     }
-    plan_options po = tilec_planner_options(&p->o);
+    tilec_compile_options po = p->o;
     tilec_status st = p->target->planner(p, &po);
     if (st) return st;
     p->planned = true;
@@ -57,12 +57,7 @@ static tilec_status stage_split(pipeline *p) {
     return program_compile_split(p);
 }
 
-static tilec_status stage_lower(pipeline *p) {
-    lower_options lo = lower_options_default();
-    lo.check_bounds = p->o.check_bounds;
-    lo.fused_mma = p->o.fused_mma;
-    return pipeline_lower(p->ctx, p->f, &p->plan, &lo, &p->lowered);
-}
+static tilec_status stage_lower(pipeline *p) { return pipeline_lower(p->ctx, p->f, &p->plan, &p->lowered); }
 
 static tilec_status stage_emit(pipeline *p) { return p->target->emit ? p->target->emit(p) : TILEC_OK; }
 

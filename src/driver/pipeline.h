@@ -71,8 +71,9 @@ struct pipeline_target {
      * packet width and worker count */
     tilec_status (*prepare)(pipeline *p);
     /* the planner's target info for p->width and p->workers (p->info_of),
-     * and what the target refuses or fixes in the planner's options */
-    tilec_status (*planner)(pipeline *p, plan_options *po);
+     * and what the target refuses or fixes in the record the planner reads
+     * (a copy of p->o) */
+    tilec_status (*planner)(pipeline *p, tilec_compile_options *po);
     /* a root domain with no instances, when a kernel is made */
     tilec_status (*empty)(pipeline *p);
     bool splits; /* the split stage composes partial and combine kernels */
@@ -107,20 +108,18 @@ tilec_status pipeline_compile(tilec_context *ctx, const tir_func *f, const tilec
 
 /* ---- lower.c: the lower stage's work ---- */
 
-/* Lowers the selected plan: block, root order, W and the snapshot budget
- * from the plan, representation settings from its options, everything else
- * (bounds checks, fma, max_expanded_values) from `base` (NULL: defaults).
+/* Lowers the selected plan: block, root order, W, packing and the snapshot
+ * budget from the plan (realize/choice.h), the representation settings,
+ * bounds checks and fma from the record it was made under (plan->options).
  * The lowered resource facts must equal the planned ones (else PLAN-I01).
  * The realization string starts with the planner's items (docs/planner.md)
  * followed by the lowering's. */
-tilec_status pipeline_lower(tilec_context *ctx, const tir_func *f, const plan_result *plan, const lower_options *base,
-                            lower_result *out);
-/* plan_kernel, then pipeline_lower, for a caller's own planner options and
- * target (the planner's and backends' tests).  `plan` must be freed by the
- * caller whatever the status; `out` is set only on success. */
-tilec_status pipeline_plan_and_lower(tilec_context *ctx, const tir_func *f, const plan_options *options,
-                                     const plan_target_info *info, const lower_options *base, plan_result *plan,
-                                     lower_result *out);
+tilec_status pipeline_lower(tilec_context *ctx, const tir_func *f, const plan_result *plan, lower_result *out);
+/* plan_kernel, then pipeline_lower, for a caller's own options and target
+ * (the planner's and backends' tests).  `plan` must be freed by the caller
+ * whatever the status; `out` is set only on success. */
+tilec_status pipeline_plan_and_lower(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
+                                     const plan_target_info *info, plan_result *plan, lower_result *out);
 
 /* ---- program.c: helper kernels, composed with their option rules ---- */
 

@@ -81,7 +81,7 @@ static tilec_status cpu_prepare(pipeline *p) {
 /* The planner's target for the described host (checked by packet_width):
  * a thread pool of `workers` with packets of `width`, the host's vector
  * registers, and its caches where known (else the modeled defaults). */
-static tilec_status cpu_planner(pipeline *p, plan_options *po) {
+static tilec_status cpu_planner(pipeline *p, tilec_compile_options *po) {
     plan_thread_pool *target = &p->info.pool;
     plan_thread_pool_init(target, p->width, p->workers);
     target->vector_registers = simd_host_vector_registers(p->width);
@@ -136,15 +136,11 @@ static tilec_status cpu_emit(pipeline *p) {
     tilec_kernel *k = p->k;
     const lower_result *lr = &p->lowered;
     double t3 = now_ms();
-    simd_options so = simd_options_default();
-    so.streaming_args = streaming_args(lr, p->o.stores, p->info.pool.l3_bytes);
-    so.apart_args = apart_args(lr);
-    so.width = p->width;
-    so.full_packet_specialization = p->o.full_packet_specialization;
-    so.capture_ir = p->o.capture_ir;
-    so.capture_asm = p->o.capture_asm;
-    so.required_packet_width = lr->required_packet_width;
-    tilec_status st = tilec_compile_native(p->ctx, k, lr->kernel, &so);
+    simd_facts d = {.width = p->width,
+                    .required_packet_width = lr->required_packet_width,
+                    .streaming_args = streaming_args(lr, p->o.stores, p->info.pool.l3_bytes),
+                    .apart_args = apart_args(lr)};
+    tilec_status st = tilec_compile_native(p->ctx, k, lr->kernel, &p->o, &d);
     double t4 = now_ms();
     if (st) return st;
     /* a cache hit ran no LLVM: its lookup is the whole backend time */
@@ -204,7 +200,7 @@ static tilec_status cuda_prepare(pipeline *p) {
     return TILEC_OK;
 }
 
-static tilec_status cuda_planner(pipeline *p, plan_options *po) {
+static tilec_status cuda_planner(pipeline *p, tilec_compile_options *po) {
     plan_gpu_init(&p->info.gpu, p->multiprocessors);
     p->info_of = &p->info.gpu.info;
     return plan_gpu_options(p->ctx, po);
@@ -269,7 +265,7 @@ static tilec_status modeled_cpu_prepare(pipeline *p) {
     return pipeline_xir_kernel(p);
 }
 
-static tilec_status modeled_cpu_planner(pipeline *p, plan_options *po) {
+static tilec_status modeled_cpu_planner(pipeline *p, tilec_compile_options *po) {
     plan_thread_pool_init(&p->info.pool, p->width, p->workers);
     p->info_of = &p->info.pool.info;
     return TILEC_OK;

@@ -44,7 +44,8 @@ typedef struct {
 typedef struct {
     tilec_context *ctx;
     const tir_func *tf;
-    const lower_options *opt;
+    const tilec_compile_options *opt; /* the record: representation settings, bounds checks, fma */
+    const realize_choice *choice;     /* what the plan decided */
     const plan_repr *plan;
     const plan_local *local; /* packet-local (plan->options.local), else NULL */
     xir_value *lane_id;      /* packet-local: warp_lane_id (u32) */
@@ -56,7 +57,7 @@ typedef struct {
     arena arena;      /* records and scratch, freed after lowering */
     lv **vals;        /* [tf->next_value_id] */
     xir_value **buffers; /* [parameter count] */
-    xir_value *packed[PLAN_MAX_PACKS]; /* opt->packing: each pack's panels, the buffers after the parameters */
+    xir_value *packed[PLAN_MAX_PACKS]; /* choice->packing: each pack's panels, the buffers after the parameters */
     VEC(lw_range) ranges; /* by XIR value id: known coordinate intervals */
     VEC(tir_fault_site) sites; /* the kernel's fault sites (check.c) */
     uint32_t *site_of_op;      /* [tf->next_op_id]: 1 + the op's first site, 0: none yet */

@@ -13,40 +13,21 @@
 
 #include <string.h>
 
-lower_options lower_options_default(void) {
-    return (lower_options){
-        .block_size = 64,
-        .packet_width = 8,
-        .root_axis_order = NULL,
-        .root_axis_order_len = 0,
-        .root_axis_tiles = NULL,
-        .root_axis_tiles_len = 0,
-        .max_expanded_values = 262144,
-        .max_local_bytes = 256 * 1024,
-        .max_unrolled_tile_elements = 64,
-        .max_unrolled_region_work = 4096,
-        .reduction_partitions = 4,
-        .max_recipe_depth = 64,
-        .local_lanes = 1,
-        .fused_mma = true,
-    };
-}
-
-static tilec_status check_options(tilec_context *ctx, const lower_options *o) {
-    uint32_t w = o->packet_width;
+static tilec_status check_options(tilec_context *ctx, const tilec_compile_options *o, const realize_choice *c) {
+    uint32_t w = c->packet_width;
     if (w != 1 && w != 2 && w != 4 && w != 8 && w != 16 && w != 32)
         return tilec_error(ctx, TILEC_E_ARG, "LOWER-O02", tilec_no_loc(), "packet width %u is not one of 1, 2, 4, 8, 16, 32",
                            w);
-    if (o->block_size < 1 || o->block_size > 1024 || o->block_size % w)
+    if (c->block < 1 || c->block > 1024 || c->block % w)
         return tilec_error(ctx, TILEC_E_ARG, "LOWER-O01", tilec_no_loc(),
                            "block width %u is invalid: it must be in 1..1024 and a multiple of the packet width %u",
-                           o->block_size, w);
+                           c->block, w);
     if (o->reduction_partitions < 1 || o->reduction_partitions > 16)
         return tilec_error(ctx, TILEC_E_ARG, "LOWER-O04", tilec_no_loc(), "reduction_partitions %u is outside 1..16",
                            o->reduction_partitions);
-    if (o->local_lanes != 1 && o->local_lanes != w)
+    if (c->lanes != 1 && c->lanes != w)
         return tilec_error(ctx, TILEC_E_ARG, "LOWER-O08", tilec_no_loc(),
-                           "local_lanes %u is neither 1 (one program per lane) nor the packet width %u", o->local_lanes,
+                           "local_lanes %u is neither 1 (one program per lane) nor the packet width %u", c->lanes,
                            w);
     return TILEC_OK;
 }
@@ -113,13 +94,13 @@ static void emit(lowerer *lw, const plan_root_map *map) {
         lw->status = TILEC_E_NOMEM; /* reported by the module (XIR-M01) */
         return;
     }
-    lw->f->block_size = lw->opt->block_size;
+    lw->f->block_size = lw->choice->block;
     for (uint32_t i = 0; i < body->arg_count; i++) {
         const tir_value *p = body->args[i];
         lw->buffers[i] = xir_func_add_buffer(lw->f, p->name, p->type->elem);
     }
-    for (uint32_t i = 0; lw->opt->packing && i < lw->opt->packing->count; i++) {
-        const plan_pack *p = &lw->opt->packing->packs[i];
+    for (uint32_t i = 0; lw->choice->packing && i < lw->choice->packing->count; i++) {
+        const plan_pack *p = &lw->choice->packing->packs[i];
         lw->packed[i] = xir_func_add_buffer(lw->f, packed_name(lw, p), p->elem);
     }
     lw->entry = xir_block_new(lw->f, "entry");
@@ -174,7 +155,7 @@ static void collect_usage(const tir_block *b, lower_arg *args) {
 
 /* The packed parameters, comma-separated ("none": nothing packed). */
 static const char *packed_operands(lowerer *lw) {
-    const plan_packing *p = lw->opt->packing;
+    const plan_packing *p = lw->choice->packing;
     if (!p || !p->count) return "none";
     strbuf s;
     strbuf_init(&s, lw->ctx);
@@ -198,10 +179,10 @@ static void describe(lowerer *lw, const plan_root_map *map, lower_result *out) {
                   out->packet_width);
     for (uint32_t t = 0; t < map->rank; t++) strbuf_printf(&s, "%s%u", t ? "," : "", map->order[t]);
     strbuf_printf(&s, "]");
-    if (lw->opt->root_axis_tiles_len) {
+    if (lw->choice->tiles_len) {
         strbuf_printf(&s, "; fixed_root_axis_tiles=[");
-        for (size_t a = 0; a < lw->opt->root_axis_tiles_len; a++)
-            strbuf_printf(&s, "%s%u", a ? "," : "", lw->opt->root_axis_tiles[a]);
+        for (size_t a = 0; a < lw->choice->tiles_len; a++)
+            strbuf_printf(&s, "%s%u", a ? "," : "", lw->choice->tiles[a]);
         strbuf_printf(&s, "]; root_temporal_cache_cost=unmodeled");
     }
     if (lw->local) {
@@ -219,10 +200,10 @@ static void describe(lowerer *lw, const plan_root_map *map, lower_result *out) {
                   "mma_steps=%s; packed_operand=%s; packed_bytes=%llu; ",
                   out->dispatch_size, out->required_packet_width,
                   (unsigned long long)out->resources.snapshot_bytes_per_worker,
-                  (unsigned long long)out->resources.snapshot_allocations, (unsigned long long)lw->opt->max_local_bytes,
-                  lw->opt->max_unrolled_tile_elements, (unsigned long long)lw->opt->max_unrolled_region_work,
-                  lw->opt->reduction_partitions, lw->opt->max_recipe_depth, lw->opt->fused_mma ? "fused" : "separate",
-                  packed_operands(lw), (unsigned long long)packed_bytes(lw->opt->packing));
+                  (unsigned long long)out->resources.snapshot_allocations, (unsigned long long)lw->choice->snapshot_budget,
+                  lw->opt->max_unrolled_tile_elements, (unsigned long long)lw->choice->max_unrolled_region_work,
+                  lw->opt->reduction_partitions, lw->choice->max_recipe_depth, lw->opt->fused_mma ? "fused" : "separate",
+                  packed_operands(lw), (unsigned long long)packed_bytes(lw->choice->packing));
 #define X(name) strbuf_printf(&s, #name "=%llu; ", (unsigned long long)out->counters.name);
     LOWER_COUNTERS(X)
 #undef X
@@ -233,7 +214,7 @@ static void describe(lowerer *lw, const plan_root_map *map, lower_result *out) {
 
 static void fill_result(lowerer *lw, const plan_root_map *map, const plan_resources *res, lower_result *out) {
     const tir_block *body = lw->tf->body;
-    const plan_packing *packing = lw->opt->packing;
+    const plan_packing *packing = lw->choice->packing;
     out->packed = packing ? packing->count : 0;
     out->arg_count = body->arg_count + out->packed;
     out->args = arena_alloc(&lw->m->arena, sizeof *out->args * (out->arg_count ? out->arg_count : 1));
@@ -270,8 +251,8 @@ static void fill_result(lowerer *lw, const plan_root_map *map, const plan_resour
     }
     out->local_lanes = lw->local ? lw->local->lanes : 1;
     out->dispatch_size = (uint32_t)map->volume * out->local_lanes; /* admitted: fits */
-    out->block_size = lw->opt->block_size;
-    out->packet_width = lw->opt->packet_width;
+    out->block_size = lw->choice->block;
+    out->packet_width = lw->choice->packet_width;
     out->required_packet_width = lw->local ? lw->local->lanes : 0;
     out->resources = *res;
     out->counters = lw->counters;
@@ -279,49 +260,49 @@ static void fill_result(lowerer *lw, const plan_root_map *map, const plan_resour
     describe(lw, map, out);
 }
 
-tilec_status lower_kernel(tilec_context *ctx, const tir_func *f, const lower_options *options, lower_result *out) {
+tilec_status lower_kernel(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
+                          const realize_choice *choice, lower_result *out) {
     if (!ctx || !out) return TILEC_E_ARG;
     memset(out, 0, sizeof *out);
-    lower_options defaults = lower_options_default();
-    const lower_options *o = options ? options : &defaults;
+    tilec_compile_options defaults = tilec_compile_options_default();
+    realize_choice default_choice = realize_choice_default();
+    const tilec_compile_options *o = options ? options : &defaults;
+    const realize_choice *c = choice ? choice : &default_choice;
 
     plan_admission admission;
     tilec_status st = plan_admit(ctx, f, &admission);
-    if (!st) st = check_options(ctx, o);
+    if (!st) st = check_options(ctx, o, c);
     plan_root_map map;
-    if (!st)
-        st = plan_root_map_make(ctx, admission.domain, o->root_axis_order, o->root_axis_order_len, o->root_axis_tiles,
-                                o->root_axis_tiles_len, &map);
+    if (!st) st = plan_root_map_make(ctx, admission.domain, c->order, c->order_len, c->tiles, c->tiles_len, &map);
     if (st) return st;
 
     plan_local local;
-    bool packet_local = o->local_lanes > 1;
-    if (packet_local && !plan_local_admit(f, &admission, o->local_lanes, &local))
+    bool packet_local = c->lanes > 1;
+    if (packet_local && !plan_local_admit(f, &admission, c->lanes, &local))
         return tilec_error(ctx, TILEC_E_UNSUPPORTED, plan_local_refusal_code(local.refusal), tilec_no_loc(),
                            "kernel '@%s' is not admitted to packet-local lowering (local_lanes=%u): %s", f->name,
-                           o->local_lanes, local.why);
-    plan_repr_options ro = {.max_unrolled_tile_elements = o->max_unrolled_tile_elements,
-                            .max_unrolled_region_work = o->max_unrolled_region_work,
-                            .reduction_partitions = o->reduction_partitions,
-                            .max_recipe_depth = o->max_recipe_depth,
+                           c->lanes, local.why);
+    plan_repr_options ro = {.record = o,
+                            .max_unrolled_region_work = c->max_unrolled_region_work,
+                            .max_recipe_depth = c->max_recipe_depth,
                             .local = packet_local ? &local : NULL};
-    plan_repr_set_fusion(&ro, o->fuse);
+    plan_repr_set_fusion(&ro, c->fused);
     plan_repr repr;
     if ((st = plan_represent(ctx, f, &admission, &ro, &repr))) return st;
     plan_resources res;
     st = plan_resources_of(&repr, &res);
-    if (!st && res.snapshot_bytes_per_worker > o->max_local_bytes)
+    if (!st && res.snapshot_bytes_per_worker > c->snapshot_budget)
         st = tilec_error(ctx, TILEC_E_BUDGET, "LOWER-B02", tilec_no_loc(),
                          "snapshot storage budget: kernel '@%s' needs %llu bytes of private snapshots per worker "
                          "(%llu arrays), which exceeds max_local_bytes %llu",
                          f->name, (unsigned long long)res.snapshot_bytes_per_worker,
-                         (unsigned long long)res.snapshot_allocations, (unsigned long long)o->max_local_bytes);
+                         (unsigned long long)res.snapshot_allocations, (unsigned long long)c->snapshot_budget);
     if (st) {
         plan_repr_free(&repr);
         return st;
     }
 
-    lowerer lw = {.ctx = ctx, .tf = f, .opt = o, .plan = &repr, .local = ro.local};
+    lowerer lw = {.ctx = ctx, .tf = f, .opt = o, .choice = c, .plan = &repr, .local = ro.local};
     arena_init(&lw.arena, ctx);
     lw.vals = tilec_alloc(ctx, sizeof *lw.vals * (f->next_value_id ? f->next_value_id : 1));
     lw.buffers = tilec_alloc(ctx, sizeof *lw.buffers * (f->body->arg_count ? f->body->arg_count : 1));

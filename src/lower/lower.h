@@ -14,40 +14,11 @@
 
 #include "base/fault.h"
 #include "base/strbuf.h"
+#include "realize/choice.h"
 #include "realize/packing.h"
 #include "realize/resources.h"
 #include "xir/xir.h"
 
-typedef struct {
-    uint32_t block_size;             /* B: logical workers per runtime block (64); 1..1024, a multiple of W */
-    uint32_t packet_width;           /* W: 1, 2, 4, 8, 16 or 32 (8; 32: a GPU warp) */
-    const uint32_t *root_axis_order; /* π, outer → inner; a complete permutation */
-    size_t root_axis_order_len;      /* 0 = identity */
-    const uint32_t *root_axis_tiles; /* one factor per original root axis (realize/root_map.h) */
-    size_t root_axis_tiles_len;      /* 0 = untiled */
-    uint64_t max_expanded_values;    /* emitted XIR instructions (262144) */
-    uint64_t max_local_bytes;        /* static snapshot bytes per worker (256 KiB) */
-    uint32_t max_unrolled_tile_elements; /* 64; 0 = no bound (fully expanded) */
-    uint64_t max_unrolled_region_work;   /* 4096; 0 = no region bound */
-    uint32_t reduction_partitions;       /* 4; 1..16 */
-    uint32_t max_recipe_depth;           /* 64; 0 = no deferred recipes */
-    uint32_t local_lanes;                /* 1 (whole program per lane) or W (packet-local) */
-    uint32_t fuse;                       /* fusion level (plan_candidate.fused): 1 streamed loads and cheap
-                                            recomputed values, 2 costly ones too (realize/represent.h) */
-    /* Check every scalar access, extract and bounds=assume subtile, also
-     * those the interval analysis proves in range (false: only unproven
-     * ones; docs/lowering.md "Bounds checks"). */
-    bool check_bounds;
-    /* Float mma steps as one fma each (true, the default) or a separate
-     * multiply and add (docs/lowering.md "MMA"). */
-    bool fused_mma;
-    /* Reads these loads' tiles from packed panels, one buffer argument each
-     * after the parameters (NULL: none; realize/packing.h, docs/lowering.md
-     * "Packed panels"). */
-    const plan_packing *packing;
-} lower_options;
-
-lower_options lower_options_default(void);
 
 typedef enum { LOWER_USAGE_READ = 1u, LOWER_USAGE_WRITE = 2u } lower_usage;
 
@@ -80,7 +51,7 @@ typedef struct {
     xir_module *module; /* owned */
     xir_func *kernel;   /* in module: buffer args in TileIR parameter order, then the packed panels */
     lower_arg *args;    /* [arg_count], owned by the module */
-    size_t arg_count;   /* the parameters, plus one per pack of options.packing */
+    size_t arg_count;   /* the parameters, plus one per pack of the choice's packing */
     uint32_t packed;    /* the packs: the last `packed` arguments are their panels, in packing order */
     uint32_t dispatch_size;         /* root parallel volume × local_lanes */
     uint32_t block_size;            /* B (also kernel->block_size) */
@@ -96,7 +67,16 @@ typedef struct {
     size_t fault_site_count;
 } lower_result;
 
-tilec_status lower_kernel(tilec_context *ctx, const tir_func *f, const lower_options *options, lower_result *out);
+/* Lowers f under the compile options `o` (NULL: tilec_compile_options_
+ * default()) as the plan `c` decided (NULL: realize_choice_default()).  Of
+ * the record it reads the representation settings the planner priced
+ * (max_unrolled_tile_elements, reduction_partitions) and check_bounds (check
+ * every scalar access, extract and bounds=assume subtile, also those the
+ * interval analysis proves in range; docs/lowering.md "Bounds checks") and
+ * fused_mma (float mma steps as one fma each, else a multiply and an add;
+ * docs/lowering.md "MMA"). */
+tilec_status lower_kernel(tilec_context *ctx, const tir_func *f, const tilec_compile_options *o,
+                          const realize_choice *c, lower_result *out);
 void lower_result_free(lower_result *r);
 
 /* Appends r's metadata as `//` comment lines to out (report.c); `tilec lower`

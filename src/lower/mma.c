@@ -3,7 +3,7 @@
  *   acc = c[o];  for k over the contracted dims (a's axes absent from c, in
  *   a's axis order, row-major):  acc = acc + cast(a[o,k]) · cast(b[o,k])
  * in c's element type.  A float step is one fma (a·b + acc rounded once, as
- * every BLAS does) unless lower_options.fused_mma is off, which keeps a
+ * every BLAS does) unless the record's fused_mma is off, which keeps a
  * separate multiply and add; integers always multiply and add.  Outputs are
  * unrolled (SSA) or one runtime loop into an array (bounded outputs); the
  * contraction is unrolled or a runtime loop (bounded contraction) carrying
@@ -39,7 +39,7 @@ typedef struct {
     const tir_dim *k_dim[PLAN_MAX_RANK];
     uint64_t k_count;
     bool k_runtime;
-    bool fused; /* float accumulator and lower_options.fused_mma */
+    bool fused; /* float accumulator and the record's fused_mma */
     int d_index; /* the contraction axis on a distributed dim (plan_mma_over_local), else -1 */
     const plan_local_dim *d; /* that dim */
     bool ordered;            /* an ordered mma over d: k_extent[d_index] counts elements, not slots */

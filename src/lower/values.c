@@ -36,10 +36,10 @@ bool lw_ok(lowerer *lw) {
         return false;
     }
     uint64_t emitted = lw->f->next_value_id - lw->f->args.len;
-    if (emitted > lw->opt->max_expanded_values) {
+    if (emitted > lw->choice->max_expanded_values) {
         lw_fail(lw, TILEC_E_BUDGET, "LOWER-B01",
                 "expansion budget: emission reached %llu XIR instructions, which exceeds max_expanded_values %llu",
-                (unsigned long long)emitted, (unsigned long long)lw->opt->max_expanded_values);
+                (unsigned long long)emitted, (unsigned long long)lw->choice->max_expanded_values);
         return false;
     }
     return true;

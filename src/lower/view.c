@@ -52,7 +52,7 @@ static xir_value *both(lowerer *lw, xir_value *x, xir_value *y) {
 
 /* The pack of a tile load, or NULL. */
 static const plan_pack *pack_of(lowerer *lw, const tir_op *op) {
-    return op->kind == TIR_OP_VIEW_LOAD ? plan_packing_find(lw->opt->packing, op) : NULL;
+    return op->kind == TIR_OP_VIEW_LOAD ? plan_packing_find(lw->choice->packing, op) : NULL;
 }
 
 /* The packed load (rewrite/pack.h): tile `inst` of the pack's panels, inst
@@ -63,7 +63,7 @@ static const plan_pack *pack_of(lowerer *lw, const tir_op *op) {
 static bool prepare_packed(lowerer *lw, access *acc, const tir_op *op, const plan_pack *p) {
     acc->op = op;
     acc->view = op->operands[0]->value->type->space;
-    acc->buffer = lw->packed[p - lw->opt->packing->packs];
+    acc->buffer = lw->packed[p - lw->choice->packing->packs];
     xir_value *inst = lw_i64(lw, 0);
     for (uint32_t i = 0; i < p->coord_count; i++) {
         lv *rec = lw_lookup(lw, p->coords[i]);

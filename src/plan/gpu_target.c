@@ -97,7 +97,7 @@ static const plan_cost_policy *gpu_cost_policy(const plan_target_info *self) {
     return &g->policy;
 }
 
-tilec_status plan_gpu_options(tilec_context *ctx, plan_options *o) {
+tilec_status plan_gpu_options(tilec_context *ctx, tilec_compile_options *o) {
     const char *asked = o->pack == PLAN_PACK_ON              ? "panel packing (pack on)"
                         : o->split == TILEC_SPLIT_ON || o->split_chunks ? "split reductions (split on, split chunks)"
                         : o->blocks_per_task || o->search_task_grain ? "CPU task grains"

@@ -59,6 +59,6 @@ void plan_gpu_init(plan_gpu *g, uint32_t multiprocessors);
  * and CPU task grains do not exist, so their auto modes become off; asking
  * for one (pack or split on, split chunks, a task grain or its search) is
  * GPU-O03 (TILEC_E_ARG), nothing dropped in silence. */
-tilec_status plan_gpu_options(tilec_context *ctx, plan_options *o);
+tilec_status plan_gpu_options(tilec_context *ctx, tilec_compile_options *o);
 
 #endif

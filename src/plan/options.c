@@ -1,6 +1,7 @@
-/* options.c — planner option defaults and the checks that need no kernel or
- * target (see options.h).  Checks that need the target (block widths, local
- * lanes, task grains) or the kernel (root order, tiles) live in solve.c. */
+/* options.c — the coefficients' defaults and the checks of the planner's
+ * options that need no kernel or target (see options.h).  Checks that need
+ * the target (block widths, local lanes, task grains) or the kernel (root
+ * order, tiles) live in solve.c. */
 #include "plan/options.h"
 
 #include "base/context.h"
@@ -10,21 +11,6 @@
 #include <string.h>
 
 plan_cost_coefficients plan_cost_coefficients_default(void) { return tilec_compile_options_default().cost; }
-
-/* The compile options' defaults (options/options.def), plus the two
- * limits no option sets. */
-plan_options plan_options_default(void) {
-    tilec_compile_options d = tilec_compile_options_default();
-    return (plan_options){
-        .max_candidates = d.max_candidates,
-        .cost = d.cost,
-        .max_unrolled_tile_elements = d.max_unrolled_tile_elements,
-        .max_unrolled_region_work = 4096,
-        .reduction_partitions = d.reduction_partitions,
-        .max_recipe_depth = 64,
-        .local_lanes = d.local_lanes,
-    };
-}
 
 tilec_status plan_coefficients_validate(tilec_context *ctx, const plan_cost_coefficients *c, const char *source) {
 #define X(field) \
@@ -37,7 +23,7 @@ tilec_status plan_coefficients_validate(tilec_context *ctx, const plan_cost_coef
     return TILEC_OK;
 }
 
-tilec_status plan_options_validate(tilec_context *ctx, const plan_options *o) {
+tilec_status plan_options_validate(tilec_context *ctx, const tilec_compile_options *o) {
     if (o->max_candidates == 0)
         return tilec_error(ctx, TILEC_E_ARG, "PLAN-O01", tilec_no_loc(),
                            "max_candidates is 0: the candidate budget must allow at least one candidate");

@@ -225,7 +225,7 @@ void plan_report_text(strbuf *out, const plan_result *p, const plan_choice *cons
 /* The planner's items of a kernel's realization string (see report.h). */
 void plan_report_describe(strbuf *s, const plan_result *p) {
     const plan_choice *c = plan_selected(p);
-    const plan_options *o = &p->options;
+    const tilec_compile_options *o = &p->options;
     strbuf_printf(s,
                   "planner=exact; target=%s; candidates=%llu; admitted_candidates=%zu; rejected_candidates=%zu; "
                   "cost_policy=%s; custom_cost_policy=%d; ",
@@ -384,7 +384,7 @@ static void json_access(strbuf *out, const plan_access *a, size_t i) {
 
 void plan_report_json(strbuf *out, const plan_result *p, const plan_choice *const *rank, bool explain) {
     char b[32];
-    const plan_options *o = &p->options;
+    const tilec_compile_options *o = &p->options;
     strbuf_append(out, "{\n  \"kernel\": ");
     json_string(out, p->kernel);
     strbuf_printf(out, ",\n  \"ok\": %s,\n  \"target\": {\"name\": ", p->ok ? "true" : "false");
@@ -406,7 +406,7 @@ void plan_report_json(strbuf *out, const plan_result *p, const plan_choice *cons
             "\"search_task_grain\": %s, \"fuse\": \"%s\", \"pack\": \"%s\", \"split\": \"%s\", "
             "\"split_chunks\": %u},\n",
             (unsigned long long)o->max_candidates, o->max_unrolled_tile_elements,
-            (unsigned long long)o->max_unrolled_region_work, o->reduction_partitions, o->max_recipe_depth,
+            (unsigned long long)PLAN_MAX_UNROLLED_REGION_WORK, o->reduction_partitions, (unsigned)PLAN_MAX_RECIPE_DEPTH,
             o->local_lanes, o->blocks_per_task, o->search_task_grain ? "true" : "false",
             options_mode_name(o->fuse), options_mode_name(o->pack),
             options_mode_name(o->split), o->split_chunks);

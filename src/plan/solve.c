@@ -42,7 +42,7 @@ typedef struct {
 typedef struct {
     tilec_context *ctx;
     const tir_func *f;
-    const plan_options *o;
+    const tilec_compile_options *o;
     const plan_target_info *info;
     plan_result *out;
     plan_admission admission;
@@ -180,14 +180,14 @@ static tilec_status block_widths(solver *s) {
 /* A fixed root order and root tiles share their validation with the
  * lowering (plan_root_map_check), before any hook or cost call. */
 static tilec_status root_constraints(solver *s) {
-    const plan_options *o = s->o;
+    const tilec_compile_options *o = s->o;
     return plan_root_map_check(s->ctx, s->admission.domain, o->root_axis_order, o->root_axis_order_len,
                                o->root_axis_tiles, o->root_axis_tiles_len);
 }
 
 static tilec_status choose_policy(solver *s) {
     plan_result *out = s->out;
-    s->policy = s->o->cost_policy ? s->o->cost_policy : s->info->cost_policy ? s->info->cost_policy(s->info) : NULL;
+    s->policy = s->info->policy ? s->info->policy : s->info->cost_policy ? s->info->cost_policy(s->info) : NULL;
     out->custom_policy = s->policy != NULL;
     out->policy = arena_strdup(&out->arena, s->policy ? (s->policy->name ? s->policy->name : "unnamed") : "analytic");
     if (!out->policy) return nomem(s);
@@ -205,7 +205,7 @@ static tilec_status choose_policy(solver *s) {
  * searched; the search takes powers of two up to L, the legacy grain and
  * the whole launch, ascending and distinct. */
 static size_t grains(const solver *s, uint64_t L, uint64_t *out) {
-    const plan_options *o = s->o;
+    const tilec_compile_options *o = s->o;
     if (o->blocks_per_task) {
         out[0] = o->blocks_per_task;
         return 1;
@@ -282,11 +282,10 @@ static void analyze(solver *s, size_t l, uint32_t fused) {
     width_analysis *a = &s->per_width[l][fused];
     if (a->analyzed) return;
     a->analyzed = true;
-    const plan_options *o = s->o;
-    plan_repr_options ro = {.max_unrolled_tile_elements = o->max_unrolled_tile_elements,
-                            .max_unrolled_region_work = o->max_unrolled_region_work,
-                            .reduction_partitions = o->reduction_partitions,
-                            .max_recipe_depth = o->max_recipe_depth,
+    const tilec_compile_options *o = s->o;
+    plan_repr_options ro = {.record = o,
+                            .max_unrolled_region_work = PLAN_MAX_UNROLLED_REGION_WORK,
+                            .max_recipe_depth = PLAN_MAX_RECIPE_DEPTH,
                             .local = s->locals[l] > 1 ? &s->local : NULL};
     plan_repr_set_fusion(&ro, fused);
     size_t before = tilec_diag_count(s->ctx);
@@ -582,7 +581,8 @@ static void decide_packing(solver *s) {
 static tilec_status copy_options(solver *s) {
     plan_result *out = s->out;
     out->options = *s->o;
-    out->options.cost_policy = NULL; /* borrowed only while planning */
+    out->options.runtime = NULL;  /* borrowed only while planning, and no planner's business */
+    out->options.gpu_arch = NULL;
     if (out->options.split_chunks) out->options.split = TILEC_SPLIT_ON; /* a count implies on: reports say so */
     if (s->o->root_axis_order_len &&
         !(out->options.root_axis_order =
@@ -607,13 +607,13 @@ static tilec_status decide_split(solver *s) {
                : TILEC_OK;
 }
 
-tilec_status plan_kernel(tilec_context *ctx, const tir_func *f, const plan_options *options,
+tilec_status plan_kernel(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
                          const plan_target_info *info, plan_result *out) {
     if (!ctx || !out) return TILEC_E_ARG;
     memset(out, 0, sizeof *out);
     out->ctx = ctx;
     arena_init(&out->arena, ctx);
-    plan_options defaults = plan_options_default();
+    tilec_compile_options defaults = tilec_compile_options_default();
     solver s = {.ctx = ctx, .f = f, .o = options ? options : &defaults, .info = info, .out = out};
     out->kernel = arena_strdup(&out->arena, f && f->name ? f->name : "?");
 

@@ -75,13 +75,13 @@ typedef struct {
     const char *target_name;
     plan_target target;
     bool task_grain;             /* the target supports CPU task grains */
-    plan_options options;        /* as given; arrays copied, cost_policy cleared after planning */
+    tilec_compile_options options; /* as given; arrays copied, the runtime and gpu_arch cleared */
     const char *policy;          /* "analytic" or the cost policy's name */
-    bool custom_policy;          /* an options or target policy was used */
+    bool custom_policy;          /* a caller's or the target's policy was used */
     plan_cost_coefficients coefficients; /* in effect (after the policy's replacement) */
     uint64_t root_orders, block_widths, local_widths; /* the declared space's factors */
     uint64_t duplicate_orders;   /* root orders and tilings skipped: their canonical map repeats an earlier one */
-    uint64_t tilings;            /* candidates the tiling search added (plan_options.search_tiles) */
+    uint64_t tilings;            /* candidates the tiling search added (options.search_tiles) */
     /* The packet-local admission of width W when it was enumerated and
      * admitted: D's label (NULL: none, or no nonunit axis), N and the slots
      * per lane (realize/local.h). */
@@ -102,10 +102,11 @@ typedef struct {
     bool ok;
 } plan_result;
 
-/* Plans f (verified) for `info`.  On success out->ok and out->selected are
+/* Plans f (verified) for `info` under the planner's part of `options`
+ * (NULL: tilec_compile_options_default(); the rest is not read).  On success out->ok and out->selected are
  * set; on failure a status and diagnostics, with whatever was enumerated kept
  * in `out`.  Always call plan_result_free afterwards. */
-tilec_status plan_kernel(tilec_context *ctx, const tir_func *f, const plan_options *options,
+tilec_status plan_kernel(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
                          const plan_target_info *info, plan_result *out);
 void plan_result_free(plan_result *r);
 

@@ -22,6 +22,7 @@
  *                               packet/block counts.  NULL: one wave, no CPU
  *                               tasks (task fields stay 0)
  *   cost_policy                 the backend's objective.  NULL: analytic
+ *   policy (data, not a hook)   a caller's policy in place of cost_policy's
  *
  * A cost policy replaces coefficients (before work extraction) and/or the
  * objective; it never changes legality: rejected candidates never reach
@@ -32,6 +33,8 @@
 
 #include "realize/admit.h"
 #include "plan/options.h"
+
+typedef struct plan_cost_policy plan_cost_policy;
 #include "realize/resources.h"
 
 /* What target() reports. */
@@ -63,11 +66,11 @@ typedef struct {
     uint32_t packet_width;
     uint64_t programs;             /* root parallel instances */
     uint64_t dispatch_size;        /* physical workers = programs × local_lanes */
-    /* fusion level (plan_options.fuse): 0 none; 1 streamed loads and cheap
+    /* fusion level (the options' fuse): 0 none; 1 streamed loads and cheap
      * recomputed values; 2 also costly recomputed values (math functions,
      * div), priced only when no lower level fits */
     uint32_t fused;
-    /* root axis tiles (plan_options.root_axis_tiles, or the planner's own
+    /* root axis tiles (the options' root_axis_tiles, or the planner's own
      * from the tiling search), one factor per root axis; tiled false: none */
     bool tiled;
     uint32_t tiles[PLAN_MAX_RANK];
@@ -156,6 +159,10 @@ struct plan_target_info {
                      plan_work *work);
     const plan_cost_policy *(*cost_policy)(const plan_target_info *self);
     bool (*supports_divergent_loops)(const plan_target_info *self);
+    /* A caller's policy in place of the target's (NULL: cost_policy's);
+     * borrowed during the planning call.  No compile option names one: the
+     * cost prior is the record's `cost`, a policy is a fact of the target. */
+    const plan_cost_policy *policy;
 };
 
 enum { PLAN_DEFAULT_SNAPSHOT_BUDGET = 256 * 1024 };

@@ -14,7 +14,7 @@
 #include <string.h>
 
 bool plan_bounded(const plan_repr_options *o, uint64_t n) {
-    return o->max_unrolled_tile_elements != 0 && n > o->max_unrolled_tile_elements;
+    return o->record->max_unrolled_tile_elements != 0 && n > o->record->max_unrolled_tile_elements;
 }
 
 bool plan_ew_foldable(tir_ew_op op, tir_scalar operand_elem, tir_scalar result_elem) {
@@ -113,10 +113,10 @@ static bool plan_partitioned(const plan_repr_options *o, const tir_op *op, plan_
         n = d->full_slots;
         po->local = true;
         po->local_tail = d->extent % o->local->lanes != 0;
-    } else if (o->reduction_partitions < 2 || !plan_bounded(o, n)) {
+    } else if (o->record->reduction_partitions < 2 || !plan_bounded(o, n)) {
         return false;
     }
-    uint32_t P = o->reduction_partitions;
+    uint32_t P = o->record->reduction_partitions;
     po->partitioned = true;
     po->count = n;
     po->update = update;

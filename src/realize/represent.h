@@ -65,11 +65,17 @@
 #define TILEC_REALIZE_REPRESENT_H
 
 #include "realize/local.h"
+#include "tilec/tilec.h"
+
+/* The two limits of the representation no option sets: the planner's,
+ * which the lowering repeats (realize/choice.h). */
+enum { PLAN_MAX_UNROLLED_REGION_WORK = 4096, PLAN_MAX_RECIPE_DEPTH = 64 };
 
 typedef struct {
-    uint32_t max_unrolled_tile_elements; /* 0: no bound (fully expanded) */
+    /* the compile options: max_unrolled_tile_elements (0: no bound, fully
+     * expanded) and reduction_partitions (1..16) are read from it; borrowed */
+    const tilec_compile_options *record;
     uint64_t max_unrolled_region_work;   /* 0: no region-work bound */
-    uint32_t reduction_partitions;       /* 1..16 */
     uint32_t max_recipe_depth;           /* 0: no deferred recipes */
     const plan_local *local;             /* borrowed; NULL: one program per lane */
     bool stream;                         /* streamed loads (realize/stream.h) */

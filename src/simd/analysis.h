@@ -39,7 +39,7 @@ uint32_t simd_region(const simd_analysis *a, const xir_block *x, unsigned char *
 /* The buffer write after `a` in its block that stores every other element
  * next to a's (index a's + *sign, sign ±1, same value type) and that a may
  * be moved down to, or NULL (pairs.c; a's index is lane 0's + 2·lane;
- * `apart`: simd_options.apart_args). */
+ * `apart`: simd_facts.apart_args). */
 const xir_inst *simd_pair_partner(const xir_inst *a, uint32_t width, uint64_t apart, int *sign);
 
 #endif

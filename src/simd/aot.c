@@ -88,15 +88,15 @@ uint32_t simd_aot_width(const simd_aot *a) { return a->host.avx512f ? 16 : a->ho
 const char *simd_aot_cpu(const simd_aot *a) { return a->host.cpu; }
 const char *simd_aot_features(const simd_aot *a) { return strbuf_cstr(&a->features); }
 
-tilec_status simd_aot_add(simd_aot *a, const xir_func *f, const simd_options *options, simd_kernel **out,
-                          uint32_t *entry) {
+tilec_status simd_aot_add(simd_aot *a, const xir_func *f, const tilec_compile_options *options,
+                          const simd_facts *facts, simd_kernel **out, uint32_t *entry) {
     *out = NULL;
     if (!a->m || a->entry_count == AOT_MAX_ENTRIES)
         return tilec_error(a->ctx, TILEC_E_UNSUPPORTED, "SIMD-M03", tilec_no_loc(),
                            "an ahead-of-time object holds at most %d packet entries", AOT_MAX_ENTRIES);
     char name[64];
     snprintf(name, sizeof name, "tilec.aot.entry.%u", a->entry_count);
-    tilec_status st = simd_kernel_emit_into(a->ctx, f, options, &a->host, a->m, name, out);
+    tilec_status st = simd_kernel_emit_into(a->ctx, f, options, facts, &a->host, a->m, name, out);
     if (st) return st;
     LLVMValueRef fn = LLVMGetNamedFunction(a->m, name);
     LLVMSetLinkage(fn, LLVMInternalLinkage);

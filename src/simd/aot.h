@@ -36,11 +36,11 @@ uint32_t simd_aot_width(const simd_aot *a);
 const char *simd_aot_cpu(const simd_aot *a);
 const char *simd_aot_features(const simd_aot *a);
 
-/* Emits f's packet entry into the object (options->width must be set); *out
+/* Emits f's packet entry into the object (facts->width must be set); *out
  * is a kernel without code (simd_kernel_entry NULL) carrying its counters,
  * *entry its index in the entry table. */
-tilec_status simd_aot_add(simd_aot *a, const xir_func *f, const simd_options *options, simd_kernel **out,
-                          uint32_t *entry);
+tilec_status simd_aot_add(simd_aot *a, const xir_func *f, const tilec_compile_options *options,
+                          const simd_facts *facts, simd_kernel **out, uint32_t *entry);
 
 /* One parameter of the typed entry point. */
 typedef struct {

@@ -57,7 +57,7 @@ static simd_cache *cache_of(tilec_context *ctx) {
     return c;
 }
 
-static bool enabled(const simd_options *o) {
+static bool enabled(const tilec_compile_options *o) {
     const char *env = getenv("TILEC_CACHE");
     return !o->capture_ir && !o->capture_asm && !(env && !strcmp(env, "0"));
 }
@@ -77,8 +77,9 @@ static bool disk_key(const strbuf *memory_key, strbuf *out, char dir[PATH_MAX]) 
 
 /* A memory miss: the kernel from the disk cache, or compiled (and then
  * stored there). */
-static tilec_status disk_compile(tilec_context *ctx, const xir_func *f, const simd_options *o, const strbuf *memory_key,
-                                 simd_kernel **out, simd_cache_outcome *outcome) {
+static tilec_status disk_compile(tilec_context *ctx, const xir_func *f, const tilec_compile_options *o,
+                                 const simd_facts *d, const strbuf *memory_key, simd_kernel **out,
+                                 simd_cache_outcome *outcome) {
     char dir[PATH_MAX];
     strbuf key;
     strbuf_init(&key, ctx);
@@ -92,7 +93,7 @@ static tilec_status disk_compile(tilec_context *ctx, const xir_func *f, const si
         size_t diags = tilec_diag_count(ctx);
         const char *names[SIMD_OBJECT_MAX_SLEEF];
         for (size_t i = 0; i < entry.code.n_sleef; i++) names[i] = entry.code.sleef[i];
-        st = simd_kernel_from_object(ctx, simd_resolve_width(o->width, getenv("TILEC_SIMD_WIDTH")), f->block_size,
+        st = simd_kernel_from_object(ctx, simd_resolve_width(d->width, getenv("TILEC_SIMD_WIDTH")), f->block_size,
                                      &entry.counters, names, entry.code.n_sleef, entry.code.object.data,
                                      entry.code.object.len, out);
         if (st) tilec_diag_truncate(ctx, diags); /* an entry that does not link: rebuilt below */
@@ -103,7 +104,7 @@ static tilec_status disk_compile(tilec_context *ctx, const xir_func *f, const si
         memset(&entry, 0, sizeof entry);
         strbuf_init(&entry.code.object, ctx);
         *outcome = found == DISK_ABSENT ? SIMD_CACHE_MISS : SIMD_CACHE_REBUILT;
-        st = simd_compile_keeping(ctx, f, o, out, disk ? &entry.code : NULL);
+        st = simd_compile_keeping(ctx, f, o, d, out, disk ? &entry.code : NULL);
         if (!st && disk && entry.code.complete) {
             entry.counters = *simd_kernel_counters(*out);
             disk_cache_store(dir, &key, &entry);
@@ -114,21 +115,22 @@ static tilec_status disk_compile(tilec_context *ctx, const xir_func *f, const si
     return st;
 }
 
-tilec_status simd_compile_cached(tilec_context *ctx, const xir_func *f, const simd_options *options, simd_kernel **out,
-                                 simd_cache_outcome *outcome) {
-    simd_options o = options ? *options : simd_options_default();
+tilec_status simd_compile_cached(tilec_context *ctx, const xir_func *f, const tilec_compile_options *options,
+                                 const simd_facts *facts, simd_kernel **out, simd_cache_outcome *outcome) {
+    tilec_compile_options o = options ? *options : tilec_compile_options_default();
+    simd_facts d = facts ? *facts : (simd_facts){0};
     simd_cache *c = enabled(&o) && f ? cache_of(ctx) : NULL;
     *outcome = SIMD_CACHE_OFF;
-    if (!c) return simd_compile(ctx, f, &o, out);
+    if (!c) return simd_compile(ctx, f, &o, &d, out);
     strbuf key;
     strbuf_init(&key, ctx);
     strbuf_printf(&key, "simd-cache-v1 W=%u full=%d streaming=%llx apart=%llx required=%u func=%s\n",
-                  simd_resolve_width(o.width, getenv("TILEC_SIMD_WIDTH")),
-                  (int)o.full_packet_specialization, (unsigned long long)o.streaming_args,
-                  (unsigned long long)o.apart_args, o.required_packet_width, f->name);
+                  simd_resolve_width(d.width, getenv("TILEC_SIMD_WIDTH")),
+                  (int)o.full_packet_specialization, (unsigned long long)d.streaming_args,
+                  (unsigned long long)d.apart_args, d.required_packet_width, f->name);
     if (!xir_print_to_strbuf(f->module, &key) || key.failed) { /* no memory for the key: compile uncached */
         strbuf_free(&key);
-        return simd_compile(ctx, f, &o, out);
+        return simd_compile(ctx, f, &o, &d, out);
     }
     cache_entry *e = hashmap_get(&c->map, key.data, key.len);
     if (e) {
@@ -137,7 +139,7 @@ tilec_status simd_compile_cached(tilec_context *ctx, const xir_func *f, const si
         *out = simd_kernel_retain(e->kernel);
         return TILEC_OK;
     }
-    tilec_status st = disk_compile(ctx, f, &o, &key, out, outcome);
+    tilec_status st = disk_compile(ctx, f, &o, &d, &key, out, outcome);
     if (st) {
         strbuf_free(&key);
         return st;

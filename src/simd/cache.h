@@ -23,7 +23,7 @@ const char *simd_cache_outcome_name(simd_cache_outcome o);
  * itself, one more use of it (simd_kernel_destroy releases a use; the cache
  * holds one until the kernel is evicted or the context destroyed).
  * *outcome says which it was. */
-tilec_status simd_compile_cached(tilec_context *ctx, const xir_func *f, const simd_options *options, simd_kernel **out,
-                                 simd_cache_outcome *outcome);
+tilec_status simd_compile_cached(tilec_context *ctx, const xir_func *f, const tilec_compile_options *options,
+                                 const simd_facts *facts, simd_kernel **out, simd_cache_outcome *outcome);
 
 #endif

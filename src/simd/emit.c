@@ -75,7 +75,7 @@ typedef struct {
     unsigned char *region;      /* scratch */
     uint64_t private_bytes;
     uint64_t streaming_args; /* bit a: argument a's full-packet contiguous stores may be non-temporal */
-    uint64_t apart_args;     /* bit a: argument a overlaps no other (simd_options.apart_args) */
+    uint64_t apart_args;     /* bit a: argument a overlaps no other (simd_facts.apart_args) */
     bool full;                  /* emitting the all-active body */
 } emitter;
 

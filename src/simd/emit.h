@@ -22,7 +22,7 @@ typedef struct {
 typedef enum { SIMD_BODIES_MASKED, SIMD_BODIES_MASKED_AND_FULL, SIMD_BODIES_FULL } simd_bodies;
 
 /* Emits the packet entry `entry_name` and its internal packet bodies for `f`
- * into `m`; `streaming_args` and `apart_args` as in simd_options.  On failure
+ * into `m`; `streaming_args` and `apart_args` as in simd_facts.  On failure
  * appends a SIMD-.. diagnostic and returns its status. */
 tilec_status simd_emit(tilec_context *ctx, const xir_func *f, const simd_analysis *an, const jit_host *host,
                        uint32_t width, simd_bodies bodies, uint64_t streaming_args, uint64_t apart_args, LLVMModuleRef m,
@@ -30,9 +30,10 @@ tilec_status simd_emit(tilec_context *ctx, const xir_func *f, const simd_analysi
 
 /* A kernel without code of its own: f's packet entry `entry_name` emitted
  * into m for `host` (ahead-of-time objects, aot.c), with the counters and
- * width of a compiled kernel; its entry is NULL.  options->width must be
+ * width of a compiled kernel; its entry is NULL.  facts->width must be
  * set (the environment is not consulted). */
-tilec_status simd_kernel_emit_into(tilec_context *ctx, const xir_func *f, const simd_options *options,
-                                   const jit_host *host, LLVMModuleRef m, const char *entry_name, simd_kernel **out);
+tilec_status simd_kernel_emit_into(tilec_context *ctx, const xir_func *f, const tilec_compile_options *options,
+                                   const simd_facts *facts, const jit_host *host, LLVMModuleRef m,
+                                   const char *entry_name, simd_kernel **out);
 
 #endif

@@ -59,4 +59,3 @@ uint32_t simd_resolve_width(uint32_t requested, const char *env_value) {
     return simd_host_width();
 }
 
-simd_options simd_options_default(void) { return (simd_options){0, false, false, true, 0, 0, 0}; }

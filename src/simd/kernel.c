@@ -40,8 +40,9 @@ static tilec_status check_input(tilec_context *ctx, const xir_func *f, uint32_t 
     return TILEC_OK;
 }
 
-tilec_status simd_compile(tilec_context *ctx, const xir_func *f, const simd_options *options, simd_kernel **out) {
-    return simd_compile_keeping(ctx, f, options, out, NULL);
+tilec_status simd_compile(tilec_context *ctx, const xir_func *f, const tilec_compile_options *o, const simd_facts *d,
+                          simd_kernel **out) {
+    return simd_compile_keeping(ctx, f, o, d, out, NULL);
 }
 
 /* The realization string and times of a kernel whose entry is set. */
@@ -97,41 +98,44 @@ tilec_status simd_kernel_from_object(tilec_context *ctx, uint32_t w, uint32_t bl
 
 /* Analyzes f and emits its packet entry `entry_name` for `host` into m
  * (the bodies o asks for); info is filled (free_info is due either way). */
-static tilec_status emit_kernel(tilec_context *ctx, const xir_func *f, const simd_options *o, uint32_t w,
-                                const jit_host *host, LLVMModuleRef m, const char *entry_name, simd_emit_info *info) {
+static tilec_status emit_kernel(tilec_context *ctx, const xir_func *f, const tilec_compile_options *o,
+                                const simd_facts *d, uint32_t w, const jit_host *host, LLVMModuleRef m,
+                                const char *entry_name, simd_emit_info *info) {
     simd_analysis an;
     memset(info, 0, sizeof *info);
     if (!simd_analyze(ctx, f, w, &an)) return TILEC_E_NOMEM;
     /* A packet-local kernel's packet is one whole program (dispatch_size is
      * programs × W), so specializing it needs no masked body at all. */
     simd_bodies bodies = !o->full_packet_specialization || w == 1 ? SIMD_BODIES_MASKED
-                         : o->required_packet_width                 ? SIMD_BODIES_FULL
+                         : d->required_packet_width                 ? SIMD_BODIES_FULL
                                                                     : SIMD_BODIES_MASKED_AND_FULL;
-    tilec_status st = simd_emit(ctx, f, &an, host, w, bodies, o->streaming_args, o->apart_args, m, entry_name, info);
+    tilec_status st = simd_emit(ctx, f, &an, host, w, bodies, d->streaming_args, d->apart_args, m, entry_name, info);
     simd_analysis_free(&an);
     return st;
 }
 
 /* The checked input of a compilation at width w and its kernel, empty. */
-static tilec_status begin(tilec_context *ctx, const xir_func *f, const simd_options *o, uint32_t w, simd_kernel **k) {
-    tilec_status st = check_input(ctx, f, w, o->required_packet_width);
+static tilec_status begin(tilec_context *ctx, const xir_func *f, const simd_facts *d, uint32_t w, simd_kernel **k) {
+    tilec_status st = check_input(ctx, f, w, d->required_packet_width);
     if (st) return st;
     if (!(*k = kernel_new(ctx, w, f->block_size)))
         return tilec_error(ctx, TILEC_E_NOMEM, "SIMD-M02", tilec_no_loc(), "out of memory");
     return TILEC_OK;
 }
 
-tilec_status simd_kernel_emit_into(tilec_context *ctx, const xir_func *f, const simd_options *options,
-                                   const jit_host *host, LLVMModuleRef m, const char *entry_name, simd_kernel **out) {
+tilec_status simd_kernel_emit_into(tilec_context *ctx, const xir_func *f, const tilec_compile_options *options,
+                                   const simd_facts *facts, const jit_host *host, LLVMModuleRef m,
+                                   const char *entry_name, simd_kernel **out) {
     *out = NULL;
-    simd_options o = options ? *options : simd_options_default();
-    uint32_t w = simd_resolve_width(o.width, NULL);
+    tilec_compile_options o = options ? *options : tilec_compile_options_default();
+    simd_facts d = facts ? *facts : (simd_facts){0};
+    uint32_t w = simd_resolve_width(d.width, NULL);
     double t0 = now_ms();
     simd_kernel *k;
-    tilec_status st = begin(ctx, f, &o, w, &k);
+    tilec_status st = begin(ctx, f, &d, w, &k);
     if (st) return st;
     simd_emit_info info;
-    st = emit_kernel(ctx, f, &o, w, host, m, entry_name, &info);
+    st = emit_kernel(ctx, f, &o, &d, w, host, m, entry_name, &info);
     free_info(ctx, &info);
     if (st) {
         simd_kernel_destroy(k);
@@ -143,14 +147,15 @@ tilec_status simd_kernel_emit_into(tilec_context *ctx, const xir_func *f, const 
     return TILEC_OK;
 }
 
-tilec_status simd_compile_keeping(tilec_context *ctx, const xir_func *f, const simd_options *options, simd_kernel **out,
-                                  simd_object *keep) {
+tilec_status simd_compile_keeping(tilec_context *ctx, const xir_func *f, const tilec_compile_options *options,
+                                  const simd_facts *facts, simd_kernel **out, simd_object *keep) {
     *out = NULL;
-    simd_options o = options ? *options : simd_options_default();
-    uint32_t w = simd_resolve_width(o.width, getenv("TILEC_SIMD_WIDTH"));
+    tilec_compile_options o = options ? *options : tilec_compile_options_default();
+    simd_facts d = facts ? *facts : (simd_facts){0};
+    uint32_t w = simd_resolve_width(d.width, getenv("TILEC_SIMD_WIDTH"));
     double t0 = now_ms();
     simd_kernel *k;
-    tilec_status st = begin(ctx, f, &o, w, &k);
+    tilec_status st = begin(ctx, f, &d, w, &k);
     if (st) return st;
     jit_host host;
     if (!jit_host_init(&host)) {
@@ -161,7 +166,7 @@ tilec_status simd_compile_keeping(tilec_context *ctx, const xir_func *f, const s
     LLVMContextRef c = jit_begin(&k->jit);
     LLVMModuleRef m = LLVMModuleCreateWithNameInContext(f->name, c);
     simd_emit_info info;
-    st = emit_kernel(ctx, f, &o, w, &host, m, "tilec_entry", &info);
+    st = emit_kernel(ctx, f, &o, &d, w, &host, m, "tilec_entry", &info);
     double t1 = now_ms();
     if (!st) {
         strbuf object;

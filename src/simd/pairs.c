@@ -13,7 +13,7 @@
  * instructions, private memory, and writes to the same buffer at a constant
  * offset from it whose span touches neither, and accesses of other buffers
  * when the dispatch keeps a's buffer apart from every other argument
- * (simd_options.apart_args); any other buffer access (arguments may alias),
+ * (simd_facts.apart_args); any other buffer access (arguments may alias),
  * a fault or the block's end stops the search. */
 #include "simd/analysis.h"
 

@@ -28,6 +28,7 @@
 
 #include "base/fault.h"
 #include "base/strbuf.h"
+#include "tilec/tilec.h"
 #include "xir/xir.h"
 
 /* One buffer argument of the packet entry (data already offset by a view). */
@@ -39,15 +40,13 @@ typedef struct {
 typedef void (*simd_entry_fn)(const simd_buffer_arg *args, uint32_t block_begin, uint32_t block_end,
                               uint32_t dispatch_size, void *workspace, fault_record *faults);
 
+/* What earlier stages decided about the kernel the backend compiles; the
+ * compile options themselves (full_packet_specialization, capture_ir,
+ * capture_asm) are read from the record (tilec_compile_options).  All zero:
+ * the environment's or the host's width, any width, no streaming stores,
+ * arguments that may alias. */
 typedef struct {
     uint32_t width;    /* 0: TILEC_SIMD_WIDTH, else the host's (simd_host_width); else 1/2/4/8/16 */
-    bool capture_ir;   /* keep the optimized LLVM IR text (simd_kernel_ir) */
-    bool capture_asm;  /* keep the host assembly text (simd_kernel_asm) */
-    /* Emit the body a second time for complete packets (constant all-true
-     * mask) and call it for every packet but a dispatch's ragged tail (on
-     * by default; no effect at W = 1).  A packet-local kernel gets only the
-     * all-active body: each of its packets is one whole program. */
-    bool full_packet_specialization;
     /* 0: the kernel runs at any width; else the only width it was lowered
      * for (a packet-local kernel: lower_result.required_packet_width), and
      * compiling it at another one is refused (SIMD-O04). */
@@ -57,16 +56,14 @@ typedef struct {
      * non-temporal where the address is 16-byte aligned (8-byte aligned on
      * an SSE4A host, in 8-byte pieces), bypassing the caches
      * for an output that will not stay in them; the entry then ends with a
-     * fence (docs/simd.md "Streaming stores").  0 by default. */
+     * fence (docs/simd.md "Streaming stores"). */
     uint64_t streaming_args;
     /* Bit a (a < 64): buffer argument a overlaps no other argument whenever
      * the kernel runs (the dispatch guarantees it: lower_arg.disjoint), so
      * its writes may move past accesses of other buffers (pair stores,
-     * docs/simd.md "Memory").  0 by default: arguments may alias. */
+     * docs/simd.md "Memory"). */
     uint64_t apart_args;
-} simd_options;
-
-simd_options simd_options_default(void);
+} simd_facts;
 
 /* Static access-realization counts of one compiled kernel: X(name). */
 #define SIMD_COUNTERS(X) \
@@ -99,9 +96,17 @@ uint32_t simd_host_vector_registers(uint32_t width);
  * variable is not 1, 2, 4, 8 or 16 (SIMD-O01 is reported by simd_compile). */
 uint32_t simd_resolve_width(uint32_t requested, const char *env_value);
 
-/* Compiles `f` (f->block_size must be a multiple of W).  On success *out owns
- * the JIT and the code. */
-tilec_status simd_compile(tilec_context *ctx, const xir_func *f, const simd_options *options, simd_kernel **out);
+/* Compiles `f` (f->block_size must be a multiple of W) under the compile
+ * options `o` (NULL: tilec_compile_options_default()) of which it reads
+ * full_packet_specialization (emit the body a second time for complete
+ * packets, a constant all-true mask, and call it for every packet but a
+ * dispatch's ragged tail; no effect at W = 1; a packet-local kernel gets
+ * only the all-active body: each of its packets is one whole program),
+ * capture_ir (keep the optimized LLVM IR text: simd_kernel_ir) and
+ * capture_asm (keep the host assembly: simd_kernel_asm), with the facts `d`
+ * (NULL: all zero).  On success *out owns the JIT and the code. */
+tilec_status simd_compile(tilec_context *ctx, const xir_func *f, const tilec_compile_options *o, const simd_facts *d,
+                          simd_kernel **out);
 /* The object code of a compiled kernel and the SLEEF symbols it calls, as
  * the disk cache stores them. */
 enum { SIMD_OBJECT_MAX_SLEEF = 64 };
@@ -113,8 +118,8 @@ typedef struct {
 } simd_object;
 /* simd_compile that also keeps the object code in *keep (not with IR or
  * assembly capture: keep->complete stays false then). */
-tilec_status simd_compile_keeping(tilec_context *ctx, const xir_func *f, const simd_options *options, simd_kernel **out,
-                                  simd_object *keep);
+tilec_status simd_compile_keeping(tilec_context *ctx, const xir_func *f, const tilec_compile_options *o,
+                                  const simd_facts *d, simd_kernel **out, simd_object *keep);
 /* A kernel from object code simd_compile_keeping kept (in this process or
  * an earlier one), with its counters: linked, no LLVM pipeline. */
 tilec_status simd_kernel_from_object(tilec_context *ctx, uint32_t w, uint32_t block_size, const simd_counters *counters,

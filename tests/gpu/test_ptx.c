@@ -89,12 +89,11 @@ static void check_abi(const char *label, const gpu_kernel *k, const xir_func *f)
 static bool gpu_lower(const tir_func *f, uint32_t local_lanes, plan_result *plan, lower_result *r) {
     plan_gpu target;
     plan_gpu_init(&target, 0);
-    plan_options po = plan_options_default();
+    tilec_compile_options po = tilec_compile_options_default();
     po.local_lanes = local_lanes;
     CHECK(plan_gpu_options(ctx, &po) == TILEC_OK);
     tilec_status st = plan_kernel(ctx, f, &po, &target.info, plan);
-    lower_options lo = lower_options_default();
-    if (!st) st = pipeline_lower(ctx, f, plan, &lo, r);
+    if (!st) st = pipeline_lower(ctx, f, plan, r);
     if (st) {
         plan_result_free(plan);
         tilec_diag_clear(ctx);
@@ -255,7 +254,7 @@ static void test_target(void) {
 
     tir_module *m = example("softmax");
     plan_result plan;
-    plan_options po = plan_options_default();
+    tilec_compile_options po = tilec_compile_options_default();
     po.block_size = 48;
     CHECK(plan_kernel(ctx, tir_module_func(m, 0), &po, &g.info, &plan) == TILEC_E_ARG);
     CHECK(has_diag("PLAN-O06", "multiple of the packet width 32"));
@@ -276,7 +275,7 @@ static void test_divergent_loops(void) {
         if (!strcmp(tir_func_name(tir_module_func(m, i)), "guarded_sum")) f = tir_module_func(m, i);
     CHECK(f != NULL);
     if (!f) return;
-    plan_options po = plan_options_default();
+    tilec_compile_options po = tilec_compile_options_default();
     po.local_lanes = 1;
     plan_thread_pool cpu;
     plan_thread_pool_init(&cpu, 16, 1);

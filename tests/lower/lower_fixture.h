@@ -59,10 +59,21 @@ static inline void check_module(const xir_module *m) {
     strbuf_free(&second);
 }
 
-/* Lowers, expecting success (a verified module that round-trips through its
- * text); prints the diagnostics otherwise. */
-static inline bool lower_ok(const tir_func *f, const lower_options *o, lower_result *r) {
-    tilec_status st = lower_kernel(ctx, f, o, r);
+/* What a lowering reads: the compile options and what a plan decided
+ * (tests set both by hand; the driver takes the choice from the plan). */
+typedef struct {
+    tilec_compile_options record;
+    realize_choice choice;
+} lowering;
+
+static inline lowering lowering_default(void) {
+    return (lowering){tilec_compile_options_default(), realize_choice_default()};
+}
+
+/* Lowers (o NULL: the defaults), expecting success (a verified module that
+ * round-trips through its text); prints the diagnostics otherwise. */
+static inline bool lower_ok(const tir_func *f, const lowering *o, lower_result *r) {
+    tilec_status st = lower_kernel(ctx, f, o ? &o->record : NULL, o ? &o->choice : NULL, r);
     CHECK_MSG(st == TILEC_OK, "lowering '@%s' failed (%s)", tir_func_name(f), tilec_status_name(st));
     if (st) {
         tilec_diag_print(ctx, stderr);
@@ -342,10 +353,11 @@ static inline bool run_simd_kernel(const char *label, const tir_func *f, const l
 /* Compiles the lowered kernel with the SIMD backend at c->width and compares
  * its native run with the reference. */
 static inline bool run_native_lowered(const char *label, const tir_func *f, const lower_result *r, const run_config *c) {
-    simd_options o = simd_options_default();
+    tilec_compile_options o_record = tilec_compile_options_default();
+    simd_facts o = {0};
     o.width = c->width;
     simd_kernel *k = NULL;
-    tilec_status st = simd_compile(ctx, r->kernel, &o, &k);
+    tilec_status st = simd_compile(ctx, r->kernel, &o_record, &o, &k);
     CHECK_MSG(st == TILEC_OK, "%s: SIMD compile failed at W=%u", label, c->width);
     if (st != TILEC_OK) {
         flush_diags_in(ctx);
@@ -375,7 +387,7 @@ static inline bool run_and_compare(const char *label, const tir_func *f, const l
 /* Parses `text` with defines, lowers it with `o` and compares at every packet
  * width 1, 2, 4, 8, 16. */
 static inline bool check_kernel_all_widths(const char *label, const char *text, const tir_define *defines, size_t n_defines,
-                                    const lower_options *o, run_config c) {
+                                    const lowering *o, run_config c) {
     tir_module *m = parse_kernel(text, defines, n_defines);
     if (!m) return false;
     lower_result r;

@@ -14,8 +14,8 @@ static void test_gemm_abi(void) {
     tir_module *m = text ? parse_kernel(text, d, 6) : NULL;
     free(text);
     if (!m) return;
-    lower_options o = lower_options_default();
-    o.block_size = 32;
+    lowering o = lowering_default();
+    o.choice.block = 32;
     lower_result r;
     if (lower_ok(tir_module_func(m, 0), &o, &r)) {
         static const char *names[] = {"A", "B", "C"};

@@ -10,7 +10,7 @@ static void expect_refusal(const char *label, const char *text, plan_refusal rea
     tir_module *m = parse_kernel(text, NULL, 0);
     if (!m) return;
     lower_result r;
-    tilec_status st = lower_kernel(ctx, tir_module_func(m, 0), NULL, &r);
+    tilec_status st = lower_kernel(ctx, tir_module_func(m, 0), NULL, NULL, &r);
     CHECK_MSG(st == TILEC_E_UNSUPPORTED, "%s: status %s", label, tilec_status_name(st));
     CHECK_MSG(has_diag(plan_refusal_code(reason), message), "%s: no %s diagnostic containing '%s'", label,
               plan_refusal_code(reason), message);
@@ -79,18 +79,18 @@ static void test_refusals(void) {
         lower_result_free(&r);
     }
     tir_module_destroy(m);
-    CHECK(lower_kernel(ctx, NULL, NULL, &r) == TILEC_E_ARG && has_diag("LOWER-A00", "no kernel"));
+    CHECK(lower_kernel(ctx, NULL, NULL, NULL, &r) == TILEC_E_ARG && has_diag("LOWER-A00", "no kernel"));
     tilec_diag_clear(ctx);
-    CHECK(lower_kernel(NULL, NULL, NULL, &r) == TILEC_E_ARG);
+    CHECK(lower_kernel(NULL, NULL, NULL, NULL, &r) == TILEC_E_ARG);
 }
 
 static const char store_2d[] =
     "kernel @grid(%O: view<f32>[O.0=4, O.1=6]) {\n"
     "  parallel (%a: a=4, %b: b=6) {\n    %c = const f32 1.0\n    store %O[%a, %b], %c\n  }\n}\n";
 
-static void expect_option_error(tir_func *f, const lower_options *o, const char *code, const char *message) {
+static void expect_option_error(tir_func *f, const lowering *o, const char *code, const char *message) {
     lower_result r;
-    tilec_status st = lower_kernel(ctx, f, o, &r);
+    tilec_status st = lower_kernel(ctx, f, &o->record, &o->choice, &r);
     CHECK_MSG(st == TILEC_E_ARG && has_diag(code, message), "expected %s '%s', got %s", code, message,
               tilec_status_name(st));
     CHECK(r.module == NULL);
@@ -103,27 +103,27 @@ static void test_options(void) {
     tir_func *f = tir_module_func(m, 0);
     static const uint32_t bad_blocks[] = {0, 33, 2048, 4};
     for (size_t i = 0; i < 4; i++) {
-        lower_options o = lower_options_default(); /* W = 8 */
-        o.block_size = bad_blocks[i];
+        lowering o = lowering_default(); /* W = 8 */
+        o.choice.block = bad_blocks[i];
         expect_option_error(f, &o, "LOWER-O01", "block width");
     }
-    lower_options o = lower_options_default();
-    o.packet_width = 3;
+    lowering o = lowering_default();
+    o.choice.packet_width = 3;
     expect_option_error(f, &o, "LOWER-O02", "packet width 3");
     static const uint32_t bad_parts[] = {0, 17};
     for (size_t i = 0; i < 2; i++) {
-        o = lower_options_default();
-        o.reduction_partitions = bad_parts[i];
+        o = lowering_default();
+        o.record.reduction_partitions = bad_parts[i];
         expect_option_error(f, &o, "LOWER-O04", "reduction_partitions");
     }
     static const uint32_t orders[][3] = {{0}, {0, 0}, {0, 2}, {1, 0, 2}, {2, 0}};
     static const size_t lens[] = {1, 2, 2, 3, 2};
     for (size_t i = 0; i < 5; i++) {
-        o = lower_options_default();
-        o.root_axis_order = orders[i];
-        o.root_axis_order_len = lens[i];
+        o = lowering_default();
+        o.choice.order = orders[i];
+        o.choice.order_len = lens[i];
         lower_result r;
-        CHECK(lower_kernel(ctx, f, &o, &r) == TILEC_E_ARG && r.module == NULL);
+        CHECK(lower_kernel(ctx, f, &o.record, &o.choice, &r) == TILEC_E_ARG && r.module == NULL);
         CHECK(tilec_diag_count(ctx) == 1 &&
               !strcmp(tilec_diag_at(ctx, 0)->message, "XIR root axis order must be a complete permutation"));
         tilec_diag_clear(ctx);
@@ -131,13 +131,13 @@ static void test_options(void) {
     /* Legal corner settings. */
     static const uint32_t widths[] = {1, 2, 4, 8, 16};
     for (size_t i = 0; i < 5; i++) {
-        o = lower_options_default();
-        o.packet_width = widths[i];
-        o.block_size = widths[i] == 1 ? 1 : 1024;
-        o.reduction_partitions = widths[i];
+        o = lowering_default();
+        o.choice.packet_width = widths[i];
+        o.choice.block = widths[i] == 1 ? 1 : 1024;
+        o.record.reduction_partitions = widths[i];
         lower_result r;
         if (lower_ok(f, &o, &r)) {
-            CHECK(r.block_size == o.block_size && r.kernel->block_size == o.block_size);
+            CHECK(r.block_size == o.choice.block && r.kernel->block_size == o.choice.block);
             CHECK(r.packet_width == widths[i] && r.required_packet_width == 0);
             lower_result_free(&r);
         }
@@ -158,20 +158,20 @@ static void test_expansion_budget(void) {
     free(text);
     if (!m) return;
     tir_func *f = tir_module_func(m, 0);
-    lower_options o = lower_options_default();
-    o.max_expanded_values = 8;
+    lowering o = lowering_default();
+    o.choice.max_expanded_values = 8;
     lower_result r;
-    CHECK(lower_kernel(ctx, f, &o, &r) == TILEC_E_BUDGET && r.module == NULL);
+    CHECK(lower_kernel(ctx, f, &o.record, &o.choice, &r) == TILEC_E_BUDGET && r.module == NULL);
     CHECK(has_diag("LOWER-B01", "expansion budget") && has_diag("LOWER-B01", "max_expanded_values 8"));
     tilec_diag_clear(ctx);
-    o = lower_options_default();
+    o = lowering_default();
     if (lower_ok(f, &o, &r)) {
         uint64_t needed = r.counters.xir_instructions;
         lower_result_free(&r);
-        o.max_expanded_values = needed;
+        o.choice.max_expanded_values = needed;
         if (lower_ok(f, &o, &r)) lower_result_free(&r);
-        o.max_expanded_values = needed - 1;
-        CHECK(lower_kernel(ctx, f, &o, &r) == TILEC_E_BUDGET && r.module == NULL && has_diag("LOWER-B01", NULL));
+        o.choice.max_expanded_values = needed - 1;
+        CHECK(lower_kernel(ctx, f, &o.record, &o.choice, &r) == TILEC_E_BUDGET && r.module == NULL && has_diag("LOWER-B01", NULL));
         tilec_diag_clear(ctx);
     }
     tir_module_destroy(m);

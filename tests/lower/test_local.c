@@ -26,17 +26,17 @@
 
 #include "realize/local.h"
 
-static lower_options local_options(uint32_t w) {
-    lower_options o = lower_options_default();
-    o.packet_width = w;
-    o.local_lanes = w;
+static lowering local_options(uint32_t w) {
+    lowering o = lowering_default();
+    o.choice.packet_width = w;
+    o.choice.lanes = w;
     return o;
 }
 
 /* Lowers f packet-local at W and compares it (XIR and native) with the
  * reference. */
 static bool check_local(const char *label, const tir_func *f, uint32_t w, run_config c) {
-    lower_options o = local_options(w);
+    lowering o = local_options(w);
     lower_result r;
     if (!lower_ok(f, &o, &r)) return false;
     CHECK(r.local_lanes == w && r.required_packet_width == (w > 1 ? w : 0));
@@ -86,8 +86,8 @@ static void test_reductions(void) {
                 tir_define d = {"N", widths[n]};
                 tir_module *m = parse_test_kernel_with(ctx, "packet_reductions", &d, 1);
                 if (!m) continue;
-                lower_options o = local_options(w);
-                o.reduction_partitions = p;
+                lowering o = local_options(w);
+                o.record.reduction_partitions = p;
                 lower_result r;
                 char label[64];
                 snprintf(label, sizeof label, "reductions W=%u N=%lld P=%u", w, (long long)widths[n], p);
@@ -103,9 +103,9 @@ static void test_reductions(void) {
 
 static void expect_refusal(const char *label, tir_module *m, plan_local_refusal reason, const char *message) {
     if (!m) return;
-    lower_options o = local_options(8);
+    lowering o = local_options(8);
     lower_result r;
-    tilec_status st = lower_kernel(ctx, tir_module_func(m, 0), &o, &r);
+    tilec_status st = lower_kernel(ctx, tir_module_func(m, 0), &o.record, &o.choice, &r);
     CHECK_MSG(st == TILEC_E_UNSUPPORTED, "%s: status %s", label, tilec_status_name(st));
     CHECK_MSG(has_diag(plan_local_refusal_code(reason), message), "%s: no %s diagnostic containing '%s'", label,
               plan_local_refusal_code(reason), message);
@@ -204,10 +204,10 @@ static void test_refusals(void) {
     /* local_lanes must be 1 or W. */
     tir_module *m = parse_example(ctx, "softmax", NULL, 0);
     if (!m) return;
-    lower_options o = local_options(8);
-    o.local_lanes = 4;
+    lowering o = local_options(8);
+    o.choice.lanes = 4;
     lower_result r;
-    CHECK(lower_kernel(ctx, tir_module_func(m, 0), &o, &r) == TILEC_E_ARG);
+    CHECK(lower_kernel(ctx, tir_module_func(m, 0), &o.record, &o.choice, &r) == TILEC_E_ARG);
     CHECK(has_diag("LOWER-O08", "local_lanes 4 is neither 1"));
     tilec_diag_clear(ctx);
     tir_module_destroy(m);
@@ -219,7 +219,7 @@ static void test_realization(void) {
     tir_define d[] = {{"R", 33}, {"W", 1000}};
     tir_module *m = parse_example(ctx, "softmax", d, 2);
     if (!m) return;
-    lower_options o = local_options(16);
+    lowering o = local_options(16);
     lower_result r;
     if (lower_ok(tir_module_func(m, 0), &o, &r)) {
         CHECK(r.dispatch_size == 33 * 16 && r.required_packet_width == 16 && r.counters.packet_reductions == 2);
@@ -227,18 +227,19 @@ static void test_realization(void) {
         CHECK_STR_CONTAINS(r.realization, "local_axis=n; local_extent=1000; local_slots=63;");
         CHECK_STR_CONTAINS(r.realization, "required_packet_width=16;");
         CHECK(count_insts(r.kernel, XIR_INST_WARP_READ_LANE, XIR_OP_INVALID) == 2 * 5);
-        simd_options so = simd_options_default();
+        tilec_compile_options so_record = tilec_compile_options_default();
+        simd_facts so = {0};
         so.width = 16;
         so.required_packet_width = r.required_packet_width;
         simd_kernel *k = NULL;
-        if (simd_compile(ctx, r.kernel, &so, &k) == TILEC_OK) {
+        if (simd_compile(ctx, r.kernel, &so_record, &so, &k) == TILEC_OK) {
             const simd_counters *n = simd_kernel_counters(k);
             CHECK(n->contiguous_loads > 0 && n->contiguous_stores > 0);
             CHECK(n->gathers == 0 && n->scatters == 0 && n->private_gather_scatters == 0);
             simd_kernel_destroy(k);
         }
         so.width = 8;
-        CHECK(simd_compile(ctx, r.kernel, &so, &k) == TILEC_E_ARG && !k);
+        CHECK(simd_compile(ctx, r.kernel, &so_record, &so, &k) == TILEC_E_ARG && !k);
         CHECK(has_diag("SIMD-O04", "exactly 16 lanes"));
         tilec_diag_clear(ctx);
         lower_result_free(&r);
@@ -253,16 +254,17 @@ static void test_matrix_realization(void) {
     tir_define d[] = {{"M", 64}, {"N", 64}, {"K", 64}, {"BM", 8}, {"BN", 32}, {"BK", 8}};
     tir_module *m = parse_example(ctx, "gemm", d, 6);
     if (!m) return;
-    lower_options o = local_options(16);
+    lowering o = local_options(16);
     lower_result r;
     if (lower_ok(tir_module_func(m, 0), &o, &r)) {
         CHECK_STR_CONTAINS(r.realization, "local_axis=n; local_extent=32; local_slots=2;");
-        simd_options so = simd_options_default();
+        tilec_compile_options so_record = tilec_compile_options_default();
+        simd_facts so = {0};
         so.width = 16;
         so.required_packet_width = r.required_packet_width;
-        so.capture_ir = true;
+        so_record.capture_ir = true;
         simd_kernel *k = NULL;
-        if (simd_compile(ctx, r.kernel, &so, &k) == TILEC_OK) {
+        if (simd_compile(ctx, r.kernel, &so_record, &so, &k) == TILEC_OK) {
             const simd_counters *n = simd_kernel_counters(k);
             /* every packet is one whole program: no masked tail body */
             CHECK(n->full_packet_bodies == 1 && simd_kernel_ir(k) && !strstr(simd_kernel_ir(k), "tail_packet"));
@@ -313,10 +315,10 @@ static void test_mappings(void) {
     if (!m) return;
     static const uint32_t orders[2][2] = {{0, 1}, {1, 0}}, tiles[2] = {2, 5};
     for (int k = 0; k < 3; k++) {
-        lower_options o = local_options(8);
-        o.root_axis_order = orders[k == 1];
-        o.root_axis_order_len = 2;
-        if (k == 2) o.root_axis_tiles = tiles, o.root_axis_tiles_len = 2;
+        lowering o = local_options(8);
+        o.choice.order = orders[k == 1];
+        o.choice.order_len = 2;
+        if (k == 2) o.choice.tiles = tiles, o.choice.tiles_len = 2;
         lower_result r;
         if (!lower_ok(tir_module_func(m, 0), &o, &r)) continue;
         run_config c = run_config_default(8, true);
@@ -343,8 +345,8 @@ static void test_contraction_over_row(void) {
             check_local(label, tir_module_func(m, 0), w, run_config_default(w, true));
         }
         for (int fused = 0; fused < 2; fused++) {
-            lower_options o = local_options(8);
-            o.fused_mma = fused;
+            lowering o = local_options(8);
+            o.record.fused_mma = fused;
             lower_result r;
             if (!lower_ok(tir_module_func(m, 0), &o, &r)) continue;
             CHECK_MSG(widths[n] == 1 || count_insts(r.kernel, XIR_INST_WARP_READ_LANE, XIR_OP_INVALID) >= 3,
@@ -390,8 +392,8 @@ static void test_ordered_folds_over_row(void) {
             tir_module *m = parse_test_kernel_with(ctx, kernels[k].kernel, d, 2);
             if (!m) continue;
             const tir_func *f = tir_module_func(m, 0);
-            lower_options whole = lower_options_default();
-            whole.packet_width = 8;
+            lowering whole = lowering_default();
+            whole.choice.packet_width = 8;
             lower_result base;
             float zb[6] = {0}, zl[6] = {0};
             size_t bytes = 3 * kernels[k].zc * sizeof *zb;
@@ -400,7 +402,7 @@ static void test_ordered_folds_over_row(void) {
                 char label[80];
                 snprintf(label, sizeof label, "%s N=%lld local W=%u", kernels[k].kernel, (long long)widths[n], w);
                 check_local(label, f, w, run_config_default(w, true));
-                lower_options o = local_options(w);
+                lowering o = local_options(w);
                 lower_result r;
                 if (!have || !lower_ok(f, &o, &r)) continue;
                 CHECK_MSG(run_row_kernel(&r, 3, widths[n], zl, kernels[k].zc) && !memcmp(zb, zl, bytes),
@@ -446,7 +448,7 @@ static void test_contraction_axes(void) {
         tir_module *m = parse_example(ctx, "attention", shapes[i], 9);
         if (!m) continue;
         for (uint32_t w = 4; w <= 16; w *= 2) {
-            lower_options o = local_options(w);
+            lowering o = local_options(w);
             lower_result r;
             if (!lower_ok(tir_module_func(m, 0), &o, &r)) continue;
             CHECK_STR_CONTAINS(r.realization, "local_axis=dv;");
@@ -531,8 +533,8 @@ static void test_matrix(void) {
         /* Both contraction contracts: one fma per step (default) or a
          * separate multiply and add; bitwise either way on dyadic inputs. */
         for (int fused = 0; fused < 2 && exact; fused++) {
-            lower_options o = local_options(8);
-            o.fused_mma = fused;
+            lowering o = local_options(8);
+            o.record.fused_mma = fused;
             lower_result r;
             if (!lower_ok(tir_module_func(m, 0), &o, &r)) continue;
             size_t fmas = count_insts(r.kernel, XIR_INST_ARITH, XIR_OP_FMA);

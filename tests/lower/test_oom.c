@@ -8,9 +8,16 @@
 #include "lower/lower.h"
 #include "realize/local.h"
 
-static bool lower_once(tilec_context *ctx, const tir_func *f, const lower_options *o) {
+/* The compile options and what a plan decided (NULL: the defaults). */
+typedef struct {
+    const tir_func *f;
+    const tilec_compile_options *o;
+    const realize_choice *c;
+} lower_input;
+
+static bool lower_once(tilec_context *ctx, const lower_input *in) {
     lower_result r;
-    tilec_status st = lower_kernel(ctx, f, o, &r);
+    tilec_status st = lower_kernel(ctx, in->f, in->o, in->c, &r);
     if (st == TILEC_OK) {
         lower_result_free(&r);
         return true;
@@ -20,14 +27,9 @@ static bool lower_once(tilec_context *ctx, const tir_func *f, const lower_option
     return false;
 }
 
-typedef struct {
-    const tir_func *f;
-    const lower_options *o;
-} lower_input;
-
 static bool attempt_lower(tilec_context *ctx, void *env) {
     const lower_input *in = env;
-    return lower_once(ctx, in->f, in->o);
+    return lower_once(ctx, in);
 }
 
 static bool sweep_file(const char *path, const char *name, const char *text, size_t size, void *env) {
@@ -37,19 +39,20 @@ static bool sweep_file(const char *path, const char *name, const char *text, siz
     if (!m) return false;
     const tir_func *f = tir_module_func(m, 0);
     /* small unroll limit: arrays, loops and recipes as well as SSA tiles */
-    lower_options o = lower_options_default();
+    tilec_compile_options o = tilec_compile_options_default();
+    realize_choice c = realize_choice_default();
     o.max_unrolled_tile_elements = 4;
-    lower_input in = {f, &o};
+    lower_input in = {f, &o, &c};
     sweep_allocation_failures(ctx, name, attempt_lower, &in);
     tilec_diag_clear(ctx);
     /* packet-local (W = 8) where its admission takes the kernel */
     plan_admission admission;
     plan_local local;
-    o.packet_width = o.local_lanes = 8;
+    c.packet_width = c.lanes = 8;
     if (plan_admit(ctx, f, &admission) == TILEC_OK && plan_local_admit(f, &admission, 8, &local))
         sweep_allocation_failures(ctx, name, attempt_lower, &in);
     tilec_diag_clear(ctx);
-    CHECK(tir_verify(ctx, m) == TILEC_OK && lower_once(ctx, f, NULL));
+    CHECK(tir_verify(ctx, m) == TILEC_OK && lower_once(ctx, &(lower_input){f, NULL, NULL}));
     tir_module_destroy(m);
     tilec_context_destroy(ctx);
     return true;

@@ -17,27 +17,26 @@ static tir_module *sumsq(int64_t width) {
     return parse_kernel(sumsq_text(), &d, 1);
 }
 
-static plan_repr_options repr_options(const lower_options *o) {
-    plan_repr_options r = {.max_unrolled_tile_elements = o->max_unrolled_tile_elements,
-                           .max_unrolled_region_work = o->max_unrolled_region_work,
-                           .reduction_partitions = o->reduction_partitions,
-                           .max_recipe_depth = o->max_recipe_depth};
-    plan_repr_set_fusion(&r, o->fuse);
+static plan_repr_options repr_options(const lowering *o) {
+    plan_repr_options r = {.record = &o->record,
+                           .max_unrolled_region_work = o->choice.max_unrolled_region_work,
+                           .max_recipe_depth = o->choice.max_recipe_depth};
+    plan_repr_set_fusion(&r, o->choice.fused);
     return r;
 }
 
 /* Lowering with max_local_bytes = demand passes, demand - 1 fails. */
-static void check_budget_boundary(const char *label, tir_func *f, lower_options o, uint64_t demand) {
+static void check_budget_boundary(const char *label, tir_func *f, lowering o, uint64_t demand) {
     lower_result r;
-    o.max_local_bytes = demand;
+    o.choice.snapshot_budget = demand;
     if (lower_ok(f, &o, &r)) {
         CHECK_MSG(r.resources.snapshot_bytes_per_worker == demand, "%s: demand %llu", label,
                   (unsigned long long)r.resources.snapshot_bytes_per_worker);
         lower_result_free(&r);
     }
     if (demand == 0) return;
-    o.max_local_bytes = demand - 1;
-    tilec_status st = lower_kernel(ctx, f, &o, &r);
+    o.choice.snapshot_budget = demand - 1;
+    tilec_status st = lower_kernel(ctx, f, &o.record, &o.choice, &r);
     CHECK_MSG(st == TILEC_E_BUDGET && r.module == NULL, "%s: one byte less must fail", label);
     CHECK(has_diag("LOWER-B02", "snapshot storage budget"));
     char limit[64];
@@ -57,8 +56,8 @@ static void test_analysis_matches_emission(void) {
         if (!m) continue;
         tir_func *f = tir_module_func(m, 0);
         for (size_t l = 0; l < 3; l++) {
-            lower_options o = lower_options_default();
-            o.max_unrolled_tile_elements = limits[l];
+            lowering o = lowering_default();
+            o.record.max_unrolled_tile_elements = limits[l];
             plan_repr_options ro = repr_options(&o);
             plan_resources planned;
             CHECK(plan_analyze_resources(ctx, f, &ro, &planned) == TILEC_OK);
@@ -89,9 +88,9 @@ static void test_constant_instruction_count(void) {
     for (size_t i = 0; i < 5; i++) {
         tir_module *m = sumsq(widths[i]);
         if (!m) continue;
-        lower_options o = lower_options_default();
-        o.reduction_partitions = 1;
-        o.max_expanded_values = 256;
+        lowering o = lowering_default();
+        o.record.reduction_partitions = 1;
+        o.choice.max_expanded_values = 256;
         lower_result r;
         if (lower_ok(tir_module_func(m, 0), &o, &r)) {
             uint64_t n = count_all_insts(r.kernel);
@@ -108,15 +107,15 @@ static void test_constant_instruction_count(void) {
             check_budget_boundary("sumsq", tir_module_func(m, 0), o, r.resources.snapshot_bytes_per_worker);
             lower_result_free(&r);
         }
-        o.max_recipe_depth = 0;
+        o.choice.max_recipe_depth = 0;
         if (lower_ok(tir_module_func(m, 0), &o, &r)) {
             CHECK(count_insts(r.kernel, XIR_INST_ALLOCA, XIR_OP_INVALID) == 2 && r.counters.deferred_expressions == 0);
             CHECK(r.resources.snapshot_bytes_per_worker == 8 * (uint64_t)widths[i]);
             lower_result_free(&r);
         }
         /* Full expansion of the same kernel exceeds the expansion budget. */
-        o.max_unrolled_tile_elements = 0;
-        CHECK(lower_kernel(ctx, tir_module_func(m, 0), &o, &r) == TILEC_E_BUDGET && has_diag("LOWER-B01", NULL));
+        o.record.max_unrolled_tile_elements = 0;
+        CHECK(lower_kernel(ctx, tir_module_func(m, 0), &o.record, &o.choice, &r) == TILEC_E_BUDGET && has_diag("LOWER-B01", NULL));
         tilec_diag_clear(ctx);
         tir_module_destroy(m);
     }
@@ -142,8 +141,8 @@ static void test_linear_snapshot(void) {
     for (size_t i = 0; i < 2; i++) {
         tir_module *m = sumsq(widths[i]);
         if (!m) continue;
-        lower_options o = lower_options_default();
-        o.max_unrolled_tile_elements = 0;
+        lowering o = lowering_default();
+        o.record.max_unrolled_tile_elements = 0;
         lower_result r;
         if (lower_ok(tir_module_func(m, 0), &o, &r)) {
             const xir_func *k = r.kernel;
@@ -181,8 +180,8 @@ static const char reverse_text[] =
 static void test_expanded_map_extracts(void) {
     tir_module *m = parse_kernel(reverse_text, NULL, 0);
     if (!m) return;
-    lower_options o = lower_options_default();
-    o.max_local_bytes = 0;
+    lowering o = lowering_default();
+    o.choice.snapshot_budget = 0;
     lower_result r;
     if (lower_ok(tir_module_func(m, 0), &o, &r)) {
         CHECK(count_insts(r.kernel, XIR_INST_ALLOCA, XIR_OP_INVALID) == 0);
@@ -226,7 +225,7 @@ static void test_multiplicity_and_region_work(void) {
     tir_module *m = parse_kernel(nested_text, NULL, 0);
     if (!m) return;
     tir_func *f = tir_module_func(m, 0);
-    lower_options o = lower_options_default();
+    lowering o = lowering_default();
     lower_result r;
     if (lower_ok(f, &o, &r)) {
         CHECK(r.counters.unrolled_maps == 1 && r.counters.runtime_maps == 0);
@@ -236,7 +235,7 @@ static void test_multiplicity_and_region_work(void) {
         run_and_compare("nested unrolled", f, &r, &c);
         lower_result_free(&r);
     }
-    o.max_unrolled_region_work = 8; /* 3 elements × a body of a 5-element add and a loop exceed it */
+    o.choice.max_unrolled_region_work = 8; /* 3 elements × a body of a 5-element add and a loop exceed it */
     if (lower_ok(f, &o, &r)) {
         CHECK(r.counters.unrolled_maps == 0 && r.counters.runtime_maps == 1);
         /* t is snapshotted once; the map result is one 3-element array */
@@ -245,7 +244,7 @@ static void test_multiplicity_and_region_work(void) {
         run_and_compare("nested runtime", f, &r, &c);
         lower_result_free(&r);
     }
-    o.max_unrolled_region_work = 0; /* no region bound: unrolled again */
+    o.choice.max_unrolled_region_work = 0; /* no region bound: unrolled again */
     if (lower_ok(f, &o, &r)) {
         CHECK(r.counters.unrolled_maps == 1);
         lower_result_free(&r);
@@ -275,7 +274,7 @@ static void test_recipe_depth(void) {
         tir_module *m = chain(depths[i]);
         if (!m) continue;
         tir_func *f = tir_module_func(m, 0);
-        lower_options o = lower_options_default();
+        lowering o = lowering_default();
         plan_repr_options ro = repr_options(&o);
         plan_resources res;
         lower_result r;
@@ -292,12 +291,12 @@ static void test_recipe_depth(void) {
             CHECK(plan_analyze_resources(ctx, f, &ro, &res) == TILEC_E_BUDGET);
             CHECK(has_diag("LOWER-B03", "depth budget") && has_diag("LOWER-B03", "which exceeds max_recipe_depth 64"));
             tilec_diag_clear(ctx);
-            CHECK(lower_kernel(ctx, f, &o, &r) == TILEC_E_BUDGET && r.module == NULL);
+            CHECK(lower_kernel(ctx, f, &o.record, &o.choice, &r) == TILEC_E_BUDGET && r.module == NULL);
             char reach[64];
             snprintf(reach, sizeof reach, "reaches depth 65");
             CHECK(has_diag("LOWER-B03", reach));
             tilec_diag_clear(ctx);
-            o.max_recipe_depth = 0; /* materialized instead */
+            o.choice.max_recipe_depth = 0; /* materialized instead */
             if (lower_ok(f, &o, &r)) {
                 CHECK(r.resources.snapshot_allocations == (uint64_t)depths[i] + 1);
                 lower_result_free(&r);

@@ -166,11 +166,11 @@ typedef struct {
 
 static bool lower_checked(tir_module *m, const uint64_t *extents, uint32_t rank, const uint32_t *order,
                           const uint32_t *tiles, lowered *out) {
-    lower_options o = lower_options_default();
-    o.root_axis_order = order;
-    o.root_axis_order_len = rank;
-    o.root_axis_tiles = tiles;
-    o.root_axis_tiles_len = tiles ? rank : 0;
+    lowering o = lowering_default();
+    o.choice.order = order;
+    o.choice.order_len = rank;
+    o.choice.tiles = tiles;
+    o.choice.tiles_len = tiles ? rank : 0;
     strbuf_init(&out->text, ctx);
     if (!lower_ok(tir_module_func(m, 0), &o, &out->r)) return false;
     CHECK(xir_print_to_strbuf(out->r.module, &out->text));
@@ -348,14 +348,14 @@ static bool only_diag(const char *code, const char *message) {
 
 static void check_refused(const tir_module *m, const uint32_t *order, size_t order_len, const uint32_t *tiles,
                           size_t tiles_len, const char *code, const char *message) {
-    lower_options o = lower_options_default();
-    o.root_axis_order = order;
-    o.root_axis_order_len = order_len;
-    o.root_axis_tiles = tiles;
-    o.root_axis_tiles_len = tiles_len;
+    lowering o = lowering_default();
+    o.choice.order = order;
+    o.choice.order_len = order_len;
+    o.choice.tiles = tiles;
+    o.choice.tiles_len = tiles_len;
     lower_result r;
     tilec_diag_clear(ctx);
-    CHECK(lower_kernel(ctx, tir_module_func(m, 0), &o, &r) == TILEC_E_ARG && !r.module && !r.realization);
+    CHECK(lower_kernel(ctx, tir_module_func(m, 0), &o.record, &o.choice, &r) == TILEC_E_ARG && !r.module && !r.realization);
     CHECK_MSG(only_diag(code, message), "lower: expected %s '%s'", code, message);
     CHECK(plan_root_map_check(ctx, root_domain(m), order, order_len, tiles, tiles_len) == TILEC_E_ARG);
     CHECK_MSG(only_diag(code, message), "check: expected %s '%s'", code, message);
@@ -396,11 +396,11 @@ static void test_refusals(void) {
                                  "    store %O[%c0, %c1], %one\n  }\n}\n",
                                  NULL, 0);
     if (!h) return;
-    lower_options o = lower_options_default();
-    o.root_axis_tiles = t256;
-    o.root_axis_tiles_len = 2;
+    lowering o = lowering_default();
+    o.choice.tiles = t256;
+    o.choice.tiles_len = 2;
     lower_result r;
-    CHECK(lower_kernel(ctx, tir_module_func(h, 0), &o, &r) != TILEC_OK && !r.module);
+    CHECK(lower_kernel(ctx, tir_module_func(h, 0), &o.record, &o.choice, &r) != TILEC_OK && !r.module);
     CHECK(has_diag("LOWER-A05", "volume"));
     tilec_diag_clear(ctx);
     CHECK(plan_root_map_check(ctx, root_domain(h), NULL, 0, t256, 2) == TILEC_E_ARG);

@@ -35,7 +35,7 @@ static void test_examples(void) {
         {"attention", {{0}}, 0, -1, -1},
         {"attention", {{"B", 1}, {"Hq", 2}, {"Hkv", 1}, {"Lq", 3}, {"Lk", 35}, {"D", 7}, {"Dv", 3}, {"bk", 33}}, 8, -1, -1},
     };
-    lower_options o = lower_options_default();
+    lowering o = lowering_default();
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         const example_case *e = &cases[i];
         char *text = read_example(e->name);
@@ -72,8 +72,8 @@ static void test_gemm_bitwise(void) {
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char *text = read_example(cases[i].name);
         if (!text) continue;
-        lower_options o = lower_options_default();
-        o.max_unrolled_tile_elements = cases[i].limit;
+        lowering o = lowering_default();
+        o.record.max_unrolled_tile_elements = cases[i].limit;
         char label[64];
         snprintf(label, sizeof label, "%s bitwise case %zu", cases[i].name, i);
         check_kernel_all_widths(label, text, cases[i].d, 6, &o, run_config_default(1, true));
@@ -148,8 +148,8 @@ static void test_fold_policies(void) {
     static const uint32_t partitions[] = {1, 3, 4, 16};
     for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
         for (size_t p = 0; p < sizeof partitions / sizeof *partitions; p++) {
-            lower_options o = lower_options_default();
-            o.reduction_partitions = partitions[p];
+            lowering o = lowering_default();
+            o.record.reduction_partitions = partitions[p];
             tir_define d = {"W", widths[w]};
             char label[64];
             snprintf(label, sizeof label, "folds W=%lld P=%u", (long long)widths[w], partitions[p]);
@@ -247,11 +247,11 @@ static void test_partitioned_reductions(void) {
         for (size_t r = 0; r < 4; r++)
             for (size_t k = 0; k < w; k++) in[r * w + k] = partial_input(r, k);
         for (size_t pi = 0; pi < sizeof partitions / sizeof *partitions; pi++) {
-            lower_options o = lower_options_default();
-            o.reduction_partitions = partitions[pi];
+            lowering o = lowering_default();
+            o.record.reduction_partitions = partitions[pi];
             lower_result res;
             if (!lower_ok(tir_module_func(m, 0), &o, &res)) continue;
-            bool partitioned = w > o.max_unrolled_tile_elements && partitions[pi] > 1;
+            bool partitioned = w > o.record.max_unrolled_tile_elements && partitions[pi] > 1;
             CHECK(res.counters.partial_reductions == (partitioned ? 3u : 0u));
             for (uint32_t W = 1; W <= 16; W *= 2) {
                 for (int i = 0; i < 16; i++) out[i] = NAN;
@@ -349,7 +349,7 @@ static char *carry_variant(bool pipeline) {
 
 static void test_carries_and_snapshots(void) {
     static const int64_t widths[] = {1, 7, 65, 127}, steps[] = {0, 1, 5};
-    lower_options o = lower_options_default();
+    lowering o = lowering_default();
     for (int pipeline = 0; pipeline < 2; pipeline++) {
         char *text = carry_variant(pipeline);
         for (size_t w = 0; w < 4; w++)
@@ -386,7 +386,7 @@ static const char transpose_text[] =
     "}\n";
 
 static void test_transpose_in_place(void) {
-    lower_options o = lower_options_default();
+    lowering o = lowering_default();
     run_config c = run_config_default(1, true);
     c.alias[1] = 0;
     check_kernel_all_widths("transpose 67x7x11", transpose_text, NULL, 0, &o, c);
@@ -444,10 +444,10 @@ static const char origin_types_text[] =
 
 static void test_bounds_origins(void) {
     {
-        lower_options o = lower_options_default();
+        lowering o = lowering_default();
         check_kernel_all_widths("origin types", origin_types_text, NULL, 0, &o, run_config_default(1, true));
     }
-    lower_options o = lower_options_default();
+    lowering o = lowering_default();
     check_kernel_all_widths("bounds L=65", bounds_text, NULL, 0, &o, run_config_default(1, true));
     tir_define d = {"L", 7};
     check_kernel_all_widths("bounds L=7", bounds_text, &d, 1, &o, run_config_default(1, true));
@@ -495,7 +495,7 @@ static const char scalar_text[] =
     "}\n";
 
 static void test_scalars(void) {
-    lower_options o = lower_options_default();
+    lowering o = lowering_default();
     run_config c = run_config_default(1, false);
     c.tolerance = 1e-12;
     check_kernel_all_widths("scalars", scalar_text, NULL, 0, &o, c);

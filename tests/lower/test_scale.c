@@ -31,7 +31,7 @@ static void test_constant_chain(void) {
     free(text);
     if (!m) return;
     tir_func *f = tir_module_func(m, 0);
-    lower_options o = lower_options_default();
+    lowering o = lowering_default();
     lower_result r;
     if (lower_ok(f, &o, &r)) {
         /* Every K in 1..CHAIN is already a constant of the module: looking

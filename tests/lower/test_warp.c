@@ -38,10 +38,10 @@
 
 enum { WARP = 32 };
 
-static lower_options warp_options(uint32_t local_lanes) {
-    lower_options o = lower_options_default();
-    o.packet_width = WARP;
-    o.local_lanes = local_lanes;
+static lowering warp_options(uint32_t local_lanes) {
+    lowering o = lowering_default();
+    o.choice.packet_width = WARP;
+    o.choice.lanes = local_lanes;
     return o;
 }
 
@@ -101,7 +101,7 @@ static struct {
 /* Lowers f one program per lane at W = 32 and compares it with the
  * reference; `ragged` asserts a partly active last warp. */
 static bool check_whole(const char *label, const tir_func *f, run_config c, bool ragged) {
-    lower_options o = warp_options(1);
+    lowering o = warp_options(1);
     lower_result r;
     if (!lower_ok(f, &o, &r)) return false;
     CHECK_MSG(r.local_lanes == 1 && r.required_packet_width == 0 && r.packet_width == WARP, "%s: %s", label,
@@ -116,7 +116,7 @@ static bool check_whole(const char *label, const tir_func *f, run_config c, bool
 
 /* Lowers f packet-local at W = 32 and compares it with the reference. */
 static bool check_local(const char *label, const tir_func *f, run_config c) {
-    lower_options o = warp_options(WARP);
+    lowering o = warp_options(WARP);
     lower_result r;
     if (!lower_ok(f, &o, &r)) return false;
     CHECK_MSG(r.local_lanes == WARP && r.required_packet_width == WARP && r.dispatch_size % WARP == 0, "%s: %s", label,
@@ -144,9 +144,9 @@ static bool check_local_or_refused(const char *label, const tir_func *f, const r
         check_local(label, f, *c);
         return true;
     }
-    lower_options o = warp_options(WARP);
+    lowering o = warp_options(WARP);
     lower_result r;
-    tilec_status st = lower_kernel(ctx, f, &o, &r);
+    tilec_status st = lower_kernel(ctx, f, &o.record, &o.choice, &r);
     CHECK_MSG(st == TILEC_E_UNSUPPORTED && r.module == NULL, "%s: refused by realize/local.h (%s) but lowered (%s)", label,
               l.why, tilec_status_name(st));
     CHECK_MSG(has_diag(plan_local_refusal_code(l.refusal), l.why), "%s: no %s diagnostic with '%s'", label,
@@ -264,8 +264,8 @@ static void test_reductions(void) {
             tir_define d = {"N", widths[n]};
             tir_module *m = parse_test_kernel_with(ctx, "packet_reductions", &d, 1);
             if (!m) continue;
-            lower_options o = warp_options(WARP);
-            o.reduction_partitions = p;
+            lowering o = warp_options(WARP);
+            o.record.reduction_partitions = p;
             lower_result r;
             char label[64];
             snprintf(label, sizeof label, "packet reductions W=32 N=%lld P=%u", (long long)widths[n], p);
@@ -312,9 +312,9 @@ static bool visit_kernel_file(const char *path, const char *file, const char *te
         plan_admission a;
         if (plan_admit(ctx, f, &a) != TILEC_OK) {
             tilec_diag_clear(ctx);
-            lower_options o = warp_options(1);
+            lowering o = warp_options(1);
             lower_result r;
-            tilec_status st = lower_kernel(ctx, f, &o, &r);
+            tilec_status st = lower_kernel(ctx, f, &o.record, &o.choice, &r);
             CHECK_MSG(st == TILEC_E_UNSUPPORTED && tilec_diag_count(ctx) > 0 &&
                           !strncmp(last_diag_code(ctx), "LOWER-A", 7),
                       "%s: not admitted, but the lowering says %s (%s)", label, tilec_status_name(st),
@@ -392,12 +392,12 @@ static void test_kernels(void) {
     }
 }
 
-static void expect_option_error(const tir_func *f, const lower_options *o, const char *code, const char *text) {
+static void expect_option_error(const tir_func *f, const lowering *o, const char *code, const char *text) {
     lower_result r;
-    tilec_status st = lower_kernel(ctx, f, o, &r);
-    CHECK_MSG(st == TILEC_E_ARG && r.module == NULL, "B=%u W=%u: status %s", o->block_size, o->packet_width,
+    tilec_status st = lower_kernel(ctx, f, &o->record, &o->choice, &r);
+    CHECK_MSG(st == TILEC_E_ARG && r.module == NULL, "B=%u W=%u: status %s", o->choice.block, o->choice.packet_width,
               tilec_status_name(st));
-    CHECK_MSG(has_diag(code, text), "B=%u W=%u: no %s diagnostic with '%s'", o->block_size, o->packet_width, code, text);
+    CHECK_MSG(has_diag(code, text), "B=%u W=%u: no %s diagnostic with '%s'", o->choice.block, o->choice.packet_width, code, text);
     tilec_diag_clear(ctx);
     if (st == TILEC_OK) lower_result_free(&r);
 }
@@ -418,8 +418,8 @@ static void test_block_sizes(void) {
         bool exact = !strcmp(cases[i].name, "gemm");
         for (size_t b = 0; b < 2; b++)
             for (uint32_t lanes = 1; lanes <= WARP; lanes += WARP - 1) {
-                lower_options o = warp_options(lanes);
-                o.block_size = blocks[b];
+                lowering o = warp_options(lanes);
+                o.choice.block = blocks[b];
                 lower_result r;
                 if (!lower_ok(f, &o, &r)) continue;
                 CHECK(r.block_size == blocks[b] && r.kernel->block_size == blocks[b]);
@@ -442,20 +442,20 @@ static void test_block_sizes(void) {
     static const uint32_t bad_blocks[] = {48, 16, 1056};
     for (size_t b = 0; b < sizeof bad_blocks / sizeof *bad_blocks; b++)
         for (uint32_t lanes = 1; lanes <= WARP; lanes += WARP - 1) {
-            lower_options o = warp_options(lanes);
-            o.block_size = bad_blocks[b];
+            lowering o = warp_options(lanes);
+            o.choice.block = bad_blocks[b];
             char text[96];
             snprintf(text, sizeof text, "block width %u is invalid: it must be in 1..1024 and a multiple of the packet "
                      "width 32", bad_blocks[b]);
             expect_option_error(f, &o, "LOWER-O01", text);
         }
-    lower_options o = lower_options_default();
-    o.packet_width = 64;
-    o.block_size = 64;
+    lowering o = lowering_default();
+    o.choice.packet_width = 64;
+    o.choice.block = 64;
     expect_option_error(f, &o, "LOWER-O02", "packet width 64 is not one of 1, 2, 4, 8, 16, 32");
     /* a block of 48 (lowered at W = 16) cannot run in warps of 32 */
-    o.packet_width = 16;
-    o.block_size = 48;
+    o.choice.packet_width = 16;
+    o.choice.block = 48;
     lower_result r;
     if (lower_ok(f, &o, &r)) {
         tir_buffer args[2] = {{NULL, 0}, {NULL, 0}};
@@ -471,18 +471,19 @@ static void test_block_sizes(void) {
 static void test_simd_refuses_warp(void) {
     tir_module *m = parse_example(ctx, "softmax", NULL, 0);
     if (!m) return;
-    lower_options o = warp_options(WARP);
+    lowering o = warp_options(WARP);
     lower_result r;
     if (lower_ok(tir_module_func(m, 0), &o, &r)) {
-        simd_options so = simd_options_default();
+        tilec_compile_options so_record = tilec_compile_options_default();
+        simd_facts so = {0};
         so.width = WARP;
         so.required_packet_width = r.required_packet_width;
         simd_kernel *k = NULL;
-        CHECK(simd_compile(ctx, r.kernel, &so, &k) == TILEC_E_ARG && !k);
+        CHECK(simd_compile(ctx, r.kernel, &so_record, &so, &k) == TILEC_E_ARG && !k);
         CHECK(has_diag("SIMD-O01", "is not 1, 2, 4, 8 or 16"));
         tilec_diag_clear(ctx);
         so.width = 16;
-        CHECK(simd_compile(ctx, r.kernel, &so, &k) == TILEC_E_ARG && !k);
+        CHECK(simd_compile(ctx, r.kernel, &so_record, &so, &k) == TILEC_E_ARG && !k);
         CHECK(has_diag("SIMD-O04", "exactly 32 lanes"));
         tilec_diag_clear(ctx);
         simd_kernel_destroy(k);

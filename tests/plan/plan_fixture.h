@@ -29,16 +29,16 @@ static inline bool has_diag(const char *code, const char *text) { return has_dia
 /* The planner's defaults pinned to one program per lane (local_lanes = 1):
  * the tests of root orders, blocks, grains, schedules and work are about that
  * mapping, not about the packet-local search the default adds. */
-static inline plan_options plan_options_whole(void) {
-    plan_options o = plan_options_default();
+static inline tilec_compile_options options_whole(void) {
+    tilec_compile_options o = tilec_compile_options_default();
     o.local_lanes = 1;
     o.fuse = TILEC_FUSE_OFF; /* the snapshot mechanics; fusion has its own tests (test_work, test_stream) */
     return o;
 }
 
-/* Plans f (o NULL: plan_options_whole()) and expects success. */
-static inline bool plan_ok(const tir_func *f, const plan_options *o, const plan_target_info *info, plan_result *r) {
-    plan_options whole = plan_options_whole();
+/* Plans f (o NULL: options_whole()) and expects success. */
+static inline bool plan_ok(const tir_func *f, const tilec_compile_options *o, const plan_target_info *info, plan_result *r) {
+    tilec_compile_options whole = options_whole();
     tilec_status st = plan_kernel(ctx, f, o ? o : &whole, info, r);
     CHECK_MSG(st == TILEC_OK && r->ok, "planning '@%s' failed (%s)", f->name, tilec_status_name(st));
     flush_diags();
@@ -46,7 +46,7 @@ static inline bool plan_ok(const tir_func *f, const plan_options *o, const plan_
 }
 
 /* Plans f; expects failure with a diagnostic containing `text`. */
-static inline void plan_fails(const char *label, const tir_func *f, const plan_options *o,
+static inline void plan_fails(const char *label, const tir_func *f, const tilec_compile_options *o,
                               const plan_target_info *info, const char *text) {
     plan_result r;
     tilec_status st = plan_kernel(ctx, f, o, info, &r);
@@ -145,7 +145,7 @@ static inline void mock_init(mock_target *m, uint32_t packet_width, uint32_t wor
     m->local_distribution = true;
     m->budget = UINT64_MAX;
     m->info = (plan_target_info){"mock", m, mock_target_hook, mock_block_sizes, mock_local, mock_task_grain,
-                                 mock_accepts, mock_limits, mock_schedule, mock_policy, NULL};
+                                 mock_accepts, mock_limits, mock_schedule, mock_policy, NULL, NULL};
 }
 
 /* ---- traced reference runs (tests of the access summaries) ---- */

@@ -110,7 +110,7 @@ static size_t check_kernel(const char *label, const tir_func *f) {
     plan_thread_pool pool;
     plan_thread_pool_init(&pool, 8, 2);
     plan_result r;
-    plan_options o = plan_options_default(); /* the summaries do not depend on the mapping */
+    tilec_compile_options o = tilec_compile_options_default(); /* the summaries do not depend on the mapping */
     size_t unknown = 0;
     if (!plan_ok(f, &o, &pool.info, &r)) return 0;
     tracer t = {.plan = &r, .root = root_of(f)};

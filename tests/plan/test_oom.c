@@ -9,10 +9,10 @@
 #include "examples_util.h"
 #include "plan/solve.h"
 
-static bool compile_once(tilec_context *ctx, const tir_func *f, const plan_options *o, const plan_target_info *t) {
+static bool compile_once(tilec_context *ctx, const tir_func *f, const tilec_compile_options *o, const plan_target_info *t) {
     plan_result p;
     lower_result l;
-    tilec_status st = pipeline_plan_and_lower(ctx, f, o, t, NULL, &p, &l);
+    tilec_status st = pipeline_plan_and_lower(ctx, f, o, t, &p, &l);
     if (st == TILEC_OK) {
         CHECK(p.ok && l.module != NULL);
         lower_result_free(&l);
@@ -27,7 +27,7 @@ static bool compile_once(tilec_context *ctx, const tir_func *f, const plan_optio
 
 typedef struct {
     const tir_func *f;
-    const plan_options *o;
+    const tilec_compile_options *o;
     const plan_target_info *t;
 } compile_input;
 
@@ -41,7 +41,7 @@ static bool sweep_file(const char *path, const char *name, const char *text, siz
     tilec_context *ctx;
     tir_module *m = parse_in_new_context(name, text, size, &ctx);
     if (!m) return false;
-    plan_options o = plan_options_default();
+    tilec_compile_options o = tilec_compile_options_default();
     o.max_unrolled_tile_elements = 4;
     o.search_task_grain = true;
     plan_thread_pool pool;

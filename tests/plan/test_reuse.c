@@ -79,7 +79,7 @@ static void check_model(const char *label, const tir_func *f, const uint32_t *ti
     plan_thread_pool pool;
     plan_thread_pool_init(&pool, 8, 2);
     plan_result r;
-    plan_options o = plan_options_default();
+    tilec_compile_options o = tilec_compile_options_default();
     if (!plan_ok(f, &o, &pool.info, &r)) return;
     tracer *t = calloc(1, sizeof *t);
     if (!t || !(t->root = root_of(f))) {

@@ -98,9 +98,9 @@ static void test_distribution_grid(void) {
                 for (size_t gi = 0; gi < 6; gi++) {
                     plan_thread_pool pool;
                     plan_thread_pool_init(&pool, widths[wi], workers[hi]);
-                    plan_options o = plan_options_whole();
+                    tilec_compile_options o = options_whole();
                     o.blocks_per_task = grains[gi];
-                    o.cost_policy = &policy;
+                    pool.info.policy = &policy;
                     plan_result r;
                     if (plan_ok(tir_module_func(m, 0), &o, &pool.info, &r)) {
                         plans++;
@@ -124,7 +124,7 @@ static void test_thread_pool_case(void) {
     if (!m) return;
     plan_thread_pool pool;
     plan_thread_pool_init(&pool, 8, 8);
-    plan_options o = plan_options_whole();
+    tilec_compile_options o = options_whole();
     o.block_size = 32;
     plan_result r;
     if (plan_ok(tir_module_func(m, 0), &o, &pool.info, &r)) {

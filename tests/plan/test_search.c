@@ -65,7 +65,7 @@ static void test_contiguous_axis_innermost(void) {
         }
         plan_result_free(&r);
         /* A fixed block and order: one candidate, exactly as given. */
-        plan_options o = plan_options_whole();
+        tilec_compile_options o = options_whole();
         uint32_t order[2] = {1, 0};
         o.block_size = 64;
         o.root_axis_order = order;
@@ -78,18 +78,18 @@ static void test_contiguous_axis_innermost(void) {
     }
     /* Failures. */
     const tir_func *f = tir_module_func(m, 0);
-    plan_options o = plan_options_whole();
+    tilec_compile_options o = options_whole();
     uint32_t twice[2] = {0, 0};
     o.root_axis_order = twice;
     o.root_axis_order_len = 2;
     plan_fails("order {0,0}", f, &o, &pool.info, "XIR root axis order must be a complete permutation");
-    o = plan_options_whole();
+    o = options_whole();
     o.max_candidates = 11;
     plan_fails("max_candidates 11", f, &o, &pool.info, "candidate budget");
-    o = plan_options_whole();
+    o = options_whole();
     o.block_size = 33;
     plan_fails("block 33", f, &o, &pool.info, "block width");
-    o = plan_options_whole();
+    o = options_whole();
     o.cost.contiguous_memory = -1;
     plan_fails("negative coefficient", f, &o, &pool.info, "invalid cost coefficient");
     plan_thread_pool w3;
@@ -126,7 +126,7 @@ static void test_reuse_ties(void) {
     if (!m) return;
     plan_thread_pool pool;
     plan_thread_pool_init(&pool, 16, 1);
-    plan_options o = plan_options_whole();
+    tilec_compile_options o = options_whole();
     o.local_lanes = 16;
     o.block_size = 1024;
     plan_result r;
@@ -169,7 +169,7 @@ static void test_budget_saturates(void) {
     plan_thread_pool_init(&pool, 8, 8);
     plan_fails("rank 21", tir_module_func(m, 0), NULL, &pool.info, "more than 18446744073709551615 candidates");
     /* Fixing the order makes it tractable. */
-    plan_options o = plan_options_whole();
+    tilec_compile_options o = options_whole();
     uint32_t order[21];
     for (uint32_t a = 0; a < 21; a++) order[a] = 20 - a;
     o.root_axis_order = order;
@@ -208,7 +208,7 @@ static void test_task_grains(void) {
     const tir_func *f = tir_module_func(m, 0);
     plan_thread_pool pool;
     plan_thread_pool_init(&pool, 8, 8);
-    plan_options o = plan_options_whole();
+    tilec_compile_options o = options_whole();
     o.block_size = 32;
     o.search_task_grain = true;
     o.cost.worker_activation = 0; /* free workers: a split launch wins this small kernel */
@@ -233,7 +233,7 @@ static void test_task_grains(void) {
     cp.coefficients.worker_activation = 1e12;
     cp.coefficients.task_dispatch = 17;
     plan_cost_policy coefficients_only = {"heavy-activation", &cp, counting_coefficients, NULL};
-    o.cost_policy = &coefficients_only;
+    pool.info.policy = &coefficients_only;
     if (plan_ok(f, &o, &pool.info, &r)) {
         const plan_choice *s = plan_selected(&r);
         CHECK(s->candidate.blocks_per_task == 9 && s->work.task_count == 1 && s->work.active_workers == 1);
@@ -242,7 +242,7 @@ static void test_task_grains(void) {
         CHECK(r.candidates.data[0].cost.activation == 1e12);
     }
     plan_result_free(&r);
-    o.cost_policy = NULL;
+    pool.info.policy = NULL;
 
     o.max_candidates = 4;
     plan_fails("5 grains, budget 4", f, &o, &pool.info, "candidate budget");
@@ -259,7 +259,7 @@ static void test_task_grains(void) {
     /* An override policy's score is used as returned, once per candidate. */
     cp = (counting_policy){.score = 42};
     plan_cost_policy scorer = {"scorer", &cp, NULL, counting_evaluate};
-    o.cost_policy = &scorer;
+    pool.info.policy = &scorer;
     if (plan_ok(f, &o, &pool.info, &r)) {
         CHECK(cp.evaluations == 1 && plan_selected(&r)->cost.score == 42 && plan_selected(&r)->cost.memory == 1);
     }
@@ -269,7 +269,7 @@ static void test_task_grains(void) {
     const double bad[] = {-1, INFINITY, NAN};
     for (int i = 0; i < 3; i++) {
         cp = (counting_policy){.score = bad[i]};
-        o.cost_policy = &scorer;
+        pool.info.policy = &scorer;
         plan_fails("bad score", f, &o, &pool.info, "rejected every");
         CHECK(cp.evaluations == 1);
         if (plan_kernel(ctx, f, &o, &pool.info, &r) != TILEC_OK) {
@@ -281,9 +281,9 @@ static void test_task_grains(void) {
 
         cp = (counting_policy){.coefficients = plan_cost_coefficients_default(), .replace = true};
         cp.coefficients.gathered_lane = bad[i];
-        o.cost_policy = &coefficients_only;
+        pool.info.policy = &coefficients_only;
         plan_fails("bad policy coefficient", f, &o, &pool.info, "invalid cost coefficient from cost policy");
-        o.cost_policy = NULL;
+        pool.info.policy = NULL;
         o.cost.block_dispatch = bad[i];
         plan_fails("bad option coefficient", f, &o, &pool.info, "invalid cost coefficient from the options");
         o.cost = plan_cost_coefficients_default();
@@ -291,13 +291,14 @@ static void test_task_grains(void) {
 
     /* Block 33 fails before any evaluation. */
     cp = (counting_policy){.score = 1};
-    o.cost_policy = &scorer;
+    pool.info.policy = &scorer;
     o.block_size = 33;
     plan_fails("block 33", f, &o, &pool.info, "block width");
     CHECK(cp.evaluations == 0);
 
     /* A target with zero task chunks is invalid. */
-    o = plan_options_whole();
+    o = options_whole();
+    pool.info.policy = NULL;
     pool.task_chunks_per_worker = 0;
     plan_fails("zero chunks", f, &o, &pool.info, "invalid XIR target");
     plan_thread_pool_init(&pool, 8, 0);
@@ -331,8 +332,8 @@ static void test_local_lanes(void) {
             const tir_func *f = tir_module_func(m, 0);
             plan_thread_pool pool;
             plan_thread_pool_init(&pool, L, 8);
-            CHECK(plan_options_default().local_lanes == 0); /* the default searches both mappings */
-            plan_options o = plan_options_whole();
+            CHECK(tilec_compile_options_default().local_lanes == 0); /* the default searches both mappings */
+            tilec_compile_options o = options_whole();
             plan_result r;
             /* One program per lane. */
             if (plan_ok(f, &o, &pool.info, &r)) {
@@ -355,7 +356,7 @@ static void test_local_lanes(void) {
             plan_result_free(&r);
             o.max_candidates = 11;
             plan_fails("local 0, 11 candidates", f, &o, &pool.info, "candidate budget");
-            o = plan_options_whole();
+            o = options_whole();
             o.local_lanes = 1;
             if (plan_ok(f, &o, &pool.info, &r)) CHECK(plan_selected(&r)->candidate.local_lanes == 1);
             plan_result_free(&r);
@@ -377,7 +378,7 @@ static void test_local_lanes(void) {
     if (!g) return;
     plan_thread_pool pool;
     plan_thread_pool_init(&pool, 8, 8);
-    plan_options o = plan_options_whole();
+    tilec_compile_options o = options_whole();
     o.local_lanes = 8;
     plan_fails("ordered row forced local", tir_module_func(g, 0), &o, &pool.info, "walks the distributed axis 'n'");
     o.local_lanes = 0;
@@ -404,13 +405,13 @@ static void test_block_widths(void) {
     plan_thread_pool_init(&pool, 8, 8);
     static const uint32_t bad[] = {0, 1, 33, 2048};
     for (size_t i = 0; i < 4; i++) {
-        lower_options lo = lower_options_default();
-        lo.block_size = bad[i];
+        realize_choice c = realize_choice_default();
+        c.block = bad[i];
         lower_result lr;
-        CHECK(lower_kernel(ctx, f, &lo, &lr) == TILEC_E_ARG && lr.module == NULL);
+        CHECK(lower_kernel(ctx, f, NULL, &c, &lr) == TILEC_E_ARG && lr.module == NULL);
         CHECK(has_diag("LOWER-O01", "block width"));
         tilec_diag_clear(ctx);
-        plan_options o = plan_options_whole();
+        tilec_compile_options o = options_whole();
         o.block_size = bad[i];
         if (bad[i] == 0) { /* 0 means: search the proposals */
             plan_result r;

@@ -72,10 +72,11 @@ static void test_policy_cannot_legalize(void) {
     t.proposal_count = 1;
     t.reject_block = 64;
     plan_fails("accepts rejects all", f, NULL, &t.info, "rejected every");
-    plan_options o = plan_options_whole();
-    o.cost_policy = &free_lunch; /* an explicit user policy */
+    tilec_compile_options o = options_whole();
+    t.info.policy = &free_lunch; /* a caller's policy in place of the target's */
     o.block_size = 33;
     plan_fails("pinned 33", f, &o, &t.info, "block width");
+    t.info.policy = NULL;
     t.proposals = illegal;
     t.proposal_count = 3;
     plan_fails("no proposals", f, NULL, &t.info, "no legal block widths");
@@ -100,7 +101,7 @@ static void test_disabled_local_distribution(void) {
     mock_init(&t, 32, 8);
     t.task_grain = false;
     t.local_distribution = false;
-    plan_options o = plan_options_whole();
+    tilec_compile_options o = options_whole();
     o.local_lanes = 0;
     plan_result r;
     if (plan_ok(f, &o, &t.info, &r)) {
@@ -110,10 +111,10 @@ static void test_disabled_local_distribution(void) {
     plan_result_free(&r);
     o.local_lanes = 32;
     plan_fails("forced local 32", f, &o, &t.info, "local-axis distribution");
-    o = plan_options_whole();
+    o = options_whole();
     o.search_task_grain = true;
     plan_fails("search grain", f, &o, &t.info, "task-grain");
-    o = plan_options_whole();
+    o = options_whole();
     o.blocks_per_task = 2;
     plan_fails("fixed grain", f, &o, &t.info, "task-grain");
     mock_init(&t, 0, 8);
@@ -137,10 +138,10 @@ static void test_invalid_root_order_first(void) {
     const uint32_t *orders[] = {one, gap, twice, three};
     const size_t lens[] = {1, 2, 2, 3};
     for (size_t i = 0; i < 4; i++) {
-        plan_options o = plan_options_whole();
+        tilec_compile_options o = options_whole();
         o.root_axis_order = orders[i];
         o.root_axis_order_len = lens[i];
-        o.cost_policy = &counter;
+        t.info.policy = &counter;
         plan_result r;
         CHECK(plan_kernel(ctx, f, &o, &t.info, &r) == TILEC_E_ARG && !r.ok && r.candidate_count == 0);
         CHECK(has_diag("LOWER-O03", "XIR root axis order must be a complete permutation"));
@@ -164,7 +165,7 @@ static void test_snapshot_budget(void) {
     for (int delta = -1; delta <= 1; delta++) {
         t.budget = 129 * 4 + delta;
         plan_result r;
-        plan_options whole = plan_options_whole();
+        tilec_compile_options whole = options_whole();
         tilec_status st = plan_kernel(ctx, f, &whole, &t.info, &r);
         if (delta < 0) {
             CHECK(st != TILEC_OK && has_diag("PLAN-S01", "rejected every"));
@@ -199,7 +200,7 @@ static void test_snapshot_budget(void) {
     }
     plan_result_free(&r);
     /* A fixed block is never relaxed. */
-    plan_options o = plan_options_whole();
+    tilec_compile_options o = options_whole();
     o.block_size = 128;
     plan_fails("fixed block over budget", f, &o, &t.info, "snapshot storage budget");
     /* The CPU pool's budget is 16 MiB / W. */

@@ -65,7 +65,7 @@ static const char mm_text[] =
 
 /* Plans `text` on a pool of 8 workers with packets of `width` and
  * `registers` vector registers. */
-static bool plan_text_registers(const char *text, const tir_define *d, const plan_options *o, uint32_t width,
+static bool plan_text_registers(const char *text, const tir_define *d, const tilec_compile_options *o, uint32_t width,
                                 uint32_t registers, plan_result *r) {
     tir_module *m = parse_kernel(text, d, d ? 1 : 0);
     if (!m) return false;
@@ -77,7 +77,7 @@ static bool plan_text_registers(const char *text, const tir_define *d, const pla
     return ok;
 }
 
-static bool plan_text(const char *text, const tir_define *d, const plan_options *o, uint32_t width, plan_result *r) {
+static bool plan_text(const char *text, const tir_define *d, const tilec_compile_options *o, uint32_t width, plan_result *r) {
     return plan_text_registers(text, d, o, width, PLAN_DEFAULT_VECTOR_REGISTERS, r);
 }
 
@@ -106,7 +106,7 @@ static void test_exact_work(void) {
     }
     plan_result_free(&r);
     /* Coefficients weight the counts. */
-    plan_options o = plan_options_whole();
+    tilec_compile_options o = options_whole();
     o.cost.arithmetic = 3;
     o.cost.gathered_lane = 0.5;
     o.cost.contiguous_memory = 0;
@@ -144,7 +144,7 @@ static const char neg_columns_text[] =
     "}\n";
 
 static void test_local_work(void) {
-    plan_options o = plan_options_whole();
+    tilec_compile_options o = options_whole();
     o.local_lanes = 8;
     plan_result r;
     if (plan_text(neg_rows_text, NULL, &o, 8, &r)) {
@@ -170,7 +170,7 @@ static void test_local_work(void) {
  * over n, a lane holds 4 accumulator slots and B's 4 slots (A's elements
  * feed one output slot each): 8 live vectors, no spills. */
 static void test_register_spills(void) {
-    plan_options o = plan_options_whole();
+    tilec_compile_options o = options_whole();
     const uint32_t registers[] = {32, 48, 0};
     const double spills[] = {2.0 * 64 * 16 / 48, 0, 0};
     for (int i = 0; i < 3; i++) {
@@ -234,7 +234,7 @@ static void test_ragged_doubles_view_memory(void) {
 /* The representation settings decide private traffic, as they decide
  * storage; work does not depend on block width or grain. */
 static void test_work_follows_representation(void) {
-    plan_options o = plan_options_whole();
+    tilec_compile_options o = options_whole();
     o.search_task_grain = true;
     plan_result r;
     double bounded_private = 0, expanded_private = 0;
@@ -254,7 +254,7 @@ static void test_work_follows_representation(void) {
         CHECK(r.candidates.len == 8 + 6 + 5 + 4 + 3 + 2 + 1);
     }
     plan_result_free(&r);
-    o = plan_options_whole();
+    o = options_whole();
     o.max_unrolled_tile_elements = 0; /* fully expanded: x and x·x are SSA */
     if (plan_text(sumsq_text(), NULL, &o, 8, &r)) {
         const plan_choice *s = plan_selected(&r);
@@ -281,7 +281,7 @@ static void test_compile_examples(void) {
             plan_thread_pool_init(&pool, width, 8);
             plan_result p;
             lower_result lr;
-            tilec_status st = pipeline_plan_and_lower(ctx, f, NULL, &pool.info, NULL, &p, &lr);
+            tilec_status st = pipeline_plan_and_lower(ctx, f, NULL, &pool.info, &p, &lr);
             CHECK_MSG(st == TILEC_OK, "%s W%u: pipeline_plan_and_lower failed", examples[i], width);
             flush_diags();
             if (!st) {
@@ -320,10 +320,10 @@ static void test_fusion_priced(void) {
     plan_result r[3];
     lower_result l[3];
     const tilec_fuse modes[3] = {TILEC_FUSE_OFF, TILEC_FUSE_ON, TILEC_FUSE_AUTO};
-    plan_options o = plan_options_whole();
+    tilec_compile_options o = options_whole();
     for (int i = 0; i < 3; i++) {
         o.fuse = modes[i];
-        CHECK(pipeline_plan_and_lower(ctx, f, &o, &pool.info, NULL, &r[i], &l[i]) == TILEC_OK);
+        CHECK(pipeline_plan_and_lower(ctx, f, &o, &pool.info, &r[i], &l[i]) == TILEC_OK);
     }
     flush_diags();
     if (r[0].ok && r[1].ok && r[2].ok && l[0].module && l[1].module && l[2].module) {
@@ -361,11 +361,11 @@ static void test_fusion_beyond_budget(void) {
         tir_define d[2] = {{"R", 2}, {"W", cases[i].width}};
         tir_module *m = parse_example(ctx, "masked_softmax", d, 2);
         if (!m) continue;
-        plan_options o = plan_options_whole();
+        tilec_compile_options o = options_whole();
         o.fuse = cases[i].fuse;
         plan_result r;
         lower_result l;
-        tilec_status st = pipeline_plan_and_lower(ctx, tir_module_func(m, 0), &o, &pool.info, NULL, &r, &l);
+        tilec_status st = pipeline_plan_and_lower(ctx, tir_module_func(m, 0), &o, &pool.info, &r, &l);
         if (cases[i].level == UINT32_MAX) {
             CHECK_MSG(st == TILEC_E_UNSUPPORTED && tilec_diag_count(ctx) == 1 &&
                           !strcmp(tilec_diag_at(ctx, 0)->code, "PLAN-S01"),
@@ -405,7 +405,7 @@ static void test_short_rows(void) {
         plan_thread_pool pool;
         plan_thread_pool_init(&pool, 16, 1);
         plan_result r;
-        plan_options o = plan_options_default(); /* the search over {1, W}, fusion auto */
+        tilec_compile_options o = tilec_compile_options_default(); /* the search over {1, W}, fusion auto */
         if (plan_ok(tir_module_func(m, 0), &o, &pool.info, &r))
             CHECK_MSG(plan_selected(&r)->candidate.local_lanes == cases[i].lanes, "softmax %lldx%lld: local lanes %u",
                       (long long)cases[i].rows, (long long)cases[i].n, plan_selected(&r)->candidate.local_lanes);
@@ -432,7 +432,7 @@ static bool plan_tiled(const tir_func *f, const uint32_t *tiles, bool fixed, pla
     static const uint32_t order[] = {0, 1};
     plan_thread_pool pool;
     plan_thread_pool_init(&pool, 8, 8);
-    plan_options o = plan_options_whole();
+    tilec_compile_options o = options_whole();
     o.block_size = fixed ? 64 : 0;
     o.root_axis_order = fixed ? order : NULL;
     o.root_axis_order_len = fixed ? 2 : 0;
@@ -472,10 +472,10 @@ static void test_physical_fast_digit(void) {
     lower_result l[2];
     static const uint32_t full[] = {32, 24};
     for (int k = 0; k < 2; k++) {
-        plan_options o = plan_options_whole();
+        tilec_compile_options o = options_whole();
         o.root_axis_tiles = k ? full : NULL;
         o.root_axis_tiles_len = k ? 2 : 0;
-        CHECK(pipeline_plan_and_lower(ctx, f, &o, &pool.info, NULL, &p[k], &l[k]) == TILEC_OK);
+        CHECK(pipeline_plan_and_lower(ctx, f, &o, &pool.info, &p[k], &l[k]) == TILEC_OK);
         flush_diags();
     }
     if (p[0].ok && p[1].ok && l[0].module && l[1].module) {
@@ -508,7 +508,7 @@ static void test_physical_fast_digit(void) {
     /* Invalid tiles fail with the shared messages. */
     static const uint32_t bad[] = {3, 8};
     plan_thread_pool_init(&pool, 8, 8);
-    plan_options o = plan_options_whole();
+    tilec_compile_options o = options_whole();
     o.root_axis_tiles = bad;
     o.root_axis_tiles_len = 2;
     plan_fails("tiles 3,8", f, &o, &pool.info, "XIR root axis tiles must be positive divisors of the original extents");

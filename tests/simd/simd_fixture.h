@@ -40,11 +40,12 @@ static inline xir_module *parse_xir(const char *text) {
 }
 
 static inline simd_kernel *compile_with(const xir_func *f, uint32_t w, bool full_packets) {
-    simd_options o = simd_options_default();
+    tilec_compile_options o_record = tilec_compile_options_default();
+    simd_facts o = {0};
     o.width = w;
-    o.full_packet_specialization = full_packets;
+    o_record.full_packet_specialization = full_packets;
     simd_kernel *k = NULL;
-    tilec_status st = simd_compile(ctx, f, &o, &k);
+    tilec_status st = simd_compile(ctx, f, &o_record, &o, &k);
     CHECK_MSG(st == TILEC_OK, "'%s' does not compile at W=%u", f->name, w);
     flush_diags();
     return k;

@@ -71,10 +71,11 @@ static void test_swap(void) {
              (int)(p - text), text, p);
     m = parse_xir(fixed);
     if (!m) return;
-    simd_options o = simd_options_default();
+    tilec_compile_options o_record = tilec_compile_options_default();
+    simd_facts o = {0};
     o.width = 8;
     simd_kernel *k = NULL;
-    CHECK(simd_compile(ctx, m->funcs.data[0], &o, &k) == TILEC_E_UNSUPPORTED && !k);
+    CHECK(simd_compile(ctx, m->funcs.data[0], &o_record, &o, &k) == TILEC_E_UNSUPPORTED && !k);
     CHECK(has_diag("SIMD-U01"));
     tilec_diag_clear(ctx);
     xir_module_destroy(m);
@@ -394,11 +395,12 @@ static void test_pairs(void) {
     check_text("pairs", pairs_text, dispatches, 3, 1024, 0);
     xir_module *m = parse_xir(pairs_text);
     for (uint32_t apart = 0; m && apart < 2; apart++) {
-        simd_options o = simd_options_default();
+        tilec_compile_options o_record = tilec_compile_options_default();
+        simd_facts o = {0};
         o.width = 8;
         o.apart_args = apart ? 2 : 0; /* %Y */
         simd_kernel *k = NULL;
-        CHECK(simd_compile(ctx, m->funcs.data[0], &o, &k) == TILEC_OK);
+        CHECK(simd_compile(ctx, m->funcs.data[0], &o_record, &o, &k) == TILEC_OK);
         flush_diags();
         const simd_counters *c = k ? simd_kernel_counters(k) : NULL;
         CHECK_MSG(c && c->pair_loads == 2 && c->gathers == 0 && c->scatters == 0 &&
@@ -429,11 +431,12 @@ static void test_counters(void) {
     if (!m) return;
     check_all_widths("rows", m->funcs.data[0], SMALL, sizeof SMALL / sizeof SMALL[0], 4096, 2e-5);
     for (uint32_t w = 2; w <= 16; w *= 2) {
-        simd_options o = simd_options_default();
+        tilec_compile_options o_record = tilec_compile_options_default();
+        simd_facts o = {0};
         o.width = w;
-        o.capture_ir = o.capture_asm = w == 16;
+        o_record.capture_ir = o_record.capture_asm = w == 16;
         simd_kernel *k = NULL;
-        CHECK(simd_compile(ctx, m->funcs.data[0], &o, &k) == TILEC_OK);
+        CHECK(simd_compile(ctx, m->funcs.data[0], &o_record, &o, &k) == TILEC_OK);
         flush_diags();
         if (!k) continue;
         const simd_counters *c = simd_kernel_counters(k);
@@ -497,10 +500,11 @@ static const char big_private_text[] =
 static void expect_refusal(const char *text, uint32_t w, const char *code) {
     xir_module *m = parse_xir(text);
     if (!m) return;
-    simd_options o = simd_options_default();
+    tilec_compile_options o_record = tilec_compile_options_default();
+    simd_facts o = {0};
     o.width = w;
     simd_kernel *k = NULL;
-    CHECK(simd_compile(ctx, m->funcs.data[0], &o, &k) != TILEC_OK && !k);
+    CHECK(simd_compile(ctx, m->funcs.data[0], &o_record, &o, &k) != TILEC_OK && !k);
     CHECK_MSG(has_diag(code), "expected %s", code);
     tilec_diag_clear(ctx);
     xir_module_destroy(m);
@@ -543,10 +547,11 @@ static void test_width_resolution(void) {
     CHECK(simd_resolve_width(6, NULL) == 0);
     xir_module *m = parse_xir(with_trips("u32 3"));
     if (!m) return;
-    simd_options o = simd_options_default();
+    tilec_compile_options o_record = tilec_compile_options_default();
+    simd_facts o = {0};
     o.width = 5;
     simd_kernel *k = NULL;
-    CHECK(simd_compile(ctx, m->funcs.data[0], &o, &k) == TILEC_E_ARG && has_diag("SIMD-O01"));
+    CHECK(simd_compile(ctx, m->funcs.data[0], &o_record, &o, &k) == TILEC_E_ARG && has_diag("SIMD-O01"));
     tilec_diag_clear(ctx);
     /* Width 0 follows TILEC_SIMD_WIDTH; two kernels of one function are
      * independent (destroying one leaves the other runnable). */

@@ -21,15 +21,16 @@ static void check_example(const char *label, const example_case *e, run_config c
         plan_thread_pool_init(&pool, w, 8);
         plan_result p;
         lower_result lr;
-        plan_options po = plan_options_default();
+        tilec_compile_options po = tilec_compile_options_default();
         po.pack = PLAN_PACK_OFF; /* panels need their copy kernels: tests/tilec/test_pack.c runs them */
-        tilec_status st = pipeline_plan_and_lower(ctx, f, &po, &pool.info, NULL, &p, &lr);
+        tilec_status st = pipeline_plan_and_lower(ctx, f, &po, &pool.info, &p, &lr);
         CHECK_MSG(st == TILEC_OK, "%s W%u: pipeline_plan_and_lower failed", label, w);
         if (!st) {
-            simd_options o = simd_options_default();
+            tilec_compile_options o_record = tilec_compile_options_default();
+            simd_facts o = {0};
             o.width = w;
             simd_kernel *k = NULL;
-            st = simd_compile(ctx, lr.kernel, &o, &k);
+            st = simd_compile(ctx, lr.kernel, &o_record, &o, &k);
             CHECK_MSG(st == TILEC_OK, "%s W%u: simd_compile failed", label, w);
             if (!st) {
                 c.width = w;
@@ -112,14 +113,15 @@ static void test_contiguous_example(void) {
     if (!m) return;
     const tir_func *f = tir_module_func(m, 0);
     for (uint32_t w = 2; w <= 16; w *= 2) {
-        lower_options lo = lower_options_default();
-        lo.packet_width = w;
+        lowering lo = lowering_default();
+        lo.choice.packet_width = w;
         lower_result lr;
         if (!lower_ok(f, &lo, &lr)) continue;
-        simd_options o = simd_options_default();
+        tilec_compile_options o_record = tilec_compile_options_default();
+        simd_facts o = {0};
         o.width = w;
         simd_kernel *k = NULL;
-        CHECK(simd_compile(ctx, lr.kernel, &o, &k) == TILEC_OK);
+        CHECK(simd_compile(ctx, lr.kernel, &o_record, &o, &k) == TILEC_OK);
         if (k) {
             const simd_counters *sc = simd_kernel_counters(k);
             CHECK_MSG(sc->gathers == 0 && sc->scatters == 0, "W=%u: %llu gathers, %llu scatters", w,

@@ -316,8 +316,8 @@ static void test_check_bounds_counts(void) {
     if (!m) return;
     const tir_func *f = tir_module_func(m, 0);
     for (int checked = 0; checked < 2; checked++) {
-        lower_options o = lower_options_default();
-        o.check_bounds = checked;
+        lowering o = lowering_default();
+        o.record.check_bounds = checked;
         lower_result r;
         if (!lower_ok(f, &o, &r)) continue;
         /* the store %Y[%i] is proven; the masked load's index %i + 1 is not */

@@ -124,15 +124,15 @@ static bool plan_both(const tir_func *f, uint32_t w, plan_result *plan, lower_re
                       lower_result *copy) {
     plan_thread_pool target;
     plan_thread_pool_init(&target, w, 2);
-    plan_options o = plan_options_default();
+    tilec_compile_options o = tilec_compile_options_default();
     o.pack = PLAN_PACK_ON;
-    bool ok = pipeline_plan_and_lower(ctx, f, &o, &target.info, NULL, plan, kernel) == TILEC_OK && kernel->packed;
+    bool ok = pipeline_plan_and_lower(ctx, f, &o, &target.info, plan, kernel) == TILEC_OK && kernel->packed;
     CHECK_MSG(ok, "@%s: planned and lowered at W=%u with packing", tir_func_name(f), w);
     if (!ok) return false;
     *copy_module = plan_pack_build(ctx, f, &plan->packing.packs[0]);
     plan_result copy_plan;
     o.pack = PLAN_PACK_OFF;
-    ok = *copy_module && pipeline_plan_and_lower(ctx, tir_module_func(*copy_module, 0), &o, &target.info, NULL, &copy_plan,
+    ok = *copy_module && pipeline_plan_and_lower(ctx, tir_module_func(*copy_module, 0), &o, &target.info, &copy_plan,
                                       copy) == TILEC_OK;
     plan_result_free(&copy_plan);
     CHECK_MSG(ok, "@%s: its copy kernel lowered", tir_func_name(f));
@@ -216,7 +216,7 @@ static void widening(const char *label, tir_module *m, plan_pack_mode mode, cons
     if (!m) return;
     plan_thread_pool target;
     plan_thread_pool_init(&target, 16, 2);
-    plan_options o = plan_options_default();
+    tilec_compile_options o = tilec_compile_options_default();
     o.pack = mode;
     plan_result r;
     if (plan_kernel(ctx, tir_module_func(m, 0), &o, &target.info, &r) == TILEC_OK) {
