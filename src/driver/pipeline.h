@@ -121,6 +121,14 @@ tilec_status pipeline_lower(tilec_context *ctx, const tir_func *f, const plan_re
 tilec_status pipeline_plan_and_lower(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
                                      const plan_target_info *info, plan_result *plan, lower_result *out);
 
+/* Native code (uncached) for a lowering made outside a plan, at o->width
+ * with the facts the emit stage derives from a lowering (its required
+ * width, the arguments its streams need apart, the stores that stream for
+ * o->stores on the host's last-level cache): the lowering's own tests run
+ * what they lower through it, as the CPU target would (targets.c). */
+tilec_status pipeline_native_lowered(tilec_context *ctx, const lower_result *lr, const tilec_compile_options *o,
+                                     simd_kernel **out);
+
 /* ---- program.c: helper kernels, composed with their option rules ---- */
 
 /* The panel copy kernels of p's plan and their scratch block. */

@@ -81,16 +81,20 @@ static tilec_status cpu_prepare(pipeline *p) {
 /* The planner's target for the described host (checked by packet_width):
  * a thread pool of `workers` with packets of `width`, the host's vector
  * registers, and its caches where known (else the modeled defaults). */
-static tilec_status cpu_planner(pipeline *p, tilec_compile_options *po) {
-    plan_thread_pool *target = &p->info.pool;
-    plan_thread_pool_init(target, p->width, p->workers);
-    target->vector_registers = simd_host_vector_registers(p->width);
-    p->info_of = &target->info;
+static void host_pool(plan_thread_pool *target, uint32_t width, uint32_t workers) {
+    plan_thread_pool_init(target, width, workers);
+    target->vector_registers = simd_host_vector_registers(width);
     host_desc host;
-    if (!host_current(&host, NULL, 0)) return TILEC_OK;
+    if (!host_current(&host, NULL, 0)) return;
     if (host.l1d_bytes) target->l1d_bytes = host.l1d_bytes;
     if (host.l2_bytes) target->l2_bytes = host.l2_bytes;
     if (host.l3_bytes) target->l3_bytes = host.l3_bytes;
+}
+
+static tilec_status cpu_planner(pipeline *p, tilec_compile_options *po) {
+    (void)po;
+    host_pool(&p->info.pool, p->width, p->workers);
+    p->info_of = &p->info.pool.info;
     return TILEC_OK;
 }
 
@@ -130,16 +134,29 @@ static uint64_t streaming_args(const lower_result *lowered, tilec_stores policy,
     return written;
 }
 
+/* What the SIMD backend is told of a lowering beside the record. */
+static simd_facts lowering_facts(const lower_result *lr, uint32_t width, tilec_stores stores, uint64_t l3_bytes) {
+    return (simd_facts){.width = width,
+                        .required_packet_width = lr->required_packet_width,
+                        .streaming_args = streaming_args(lr, stores, l3_bytes),
+                        .apart_args = apart_args(lr)};
+}
+
+tilec_status pipeline_native_lowered(tilec_context *ctx, const lower_result *lr, const tilec_compile_options *o,
+                                     simd_kernel **out) {
+    plan_thread_pool host;
+    host_pool(&host, o->width, 1);
+    simd_facts d = lowering_facts(lr, o->width, o->stores, host.l3_bytes);
+    return simd_compile(ctx, lr->kernel, o, &d, out);
+}
+
 /* Native code for the lowered kernel, the kernel's launch and times, then
  * its panel copy kernels and its unfused twin (program.c). */
 static tilec_status cpu_emit(pipeline *p) {
     tilec_kernel *k = p->k;
     const lower_result *lr = &p->lowered;
     double t3 = now_ms();
-    simd_facts d = {.width = p->width,
-                    .required_packet_width = lr->required_packet_width,
-                    .streaming_args = streaming_args(lr, p->o.stores, p->info.pool.l3_bytes),
-                    .apart_args = apart_args(lr)};
+    simd_facts d = lowering_facts(lr, p->width, p->o.stores, p->info.pool.l3_bytes);
     tilec_status st = tilec_compile_native(p->ctx, k, lr->kernel, &p->o, &d);
     double t4 = now_ms();
     if (st) return st;

@@ -26,6 +26,7 @@ plant public-only bench/harness.c '#include "base/strbuf.h"'
 on='"on",' off='"off"' # kept apart here, so this file does not spell them itself
 plant option-words tools/tilec/run.c "static const char *const WORDS[] = {$on $off};"
 plant stage-callers tools/tilec/run.c 'static void probe(void) { plan_kernel(0, 0, 0, 0, 0); }'
+plant stage-callers tests/lower/test_admit.c 'static void probe(void) { simd_compile(0, 0, 0, 0, 0); }'
 plant option-copies src/simd/jit.c 'typedef struct { uint32_t width; bool capture_ir, capture_asm; } house_copy_probe;'
 plant one-compile-c src/lower/compile.c '/* compile.c */'
 plant citations src/base/arena.c "/* as iss""ue 12 says */"

@@ -87,15 +87,19 @@ static void check_abi(const char *label, const gpu_kernel *k, const xir_func *f)
  * per lane) and lowered; false (nothing to free, the diagnostics dropped)
  * when the planner or lowering refuses. */
 static bool gpu_lower(const tir_func *f, uint32_t local_lanes, plan_result *plan, lower_result *r) {
-    plan_gpu target;
-    plan_gpu_init(&target, 0);
     tilec_compile_options po = tilec_compile_options_default();
     po.local_lanes = local_lanes;
-    CHECK(plan_gpu_options(ctx, &po) == TILEC_OK);
-    tilec_status st = plan_kernel(ctx, f, &po, &target.info, plan);
-    if (!st) st = pipeline_lower(ctx, f, plan, r);
+    pipeline p;
+    pipeline_init(&p, ctx, f, &po, &PIPELINE_MODELED_CUDA, TILEC_STAGE_LOWER);
+    tilec_status st = pipeline_run(&p);
+    if (!st) { /* the caller's now */
+        *plan = p.plan;
+        *r = p.lowered;
+        p.planned = false;
+        memset(&p.lowered, 0, sizeof p.lowered);
+    }
+    pipeline_free(&p);
     if (st) {
-        plan_result_free(plan);
         tilec_diag_clear(ctx);
         return false;
     }
@@ -253,12 +257,13 @@ static void test_target(void) {
     CHECK(out.gathered_lane == 3);
 
     tir_module *m = example("softmax");
-    plan_result plan;
     tilec_compile_options po = tilec_compile_options_default();
     po.block_size = 48;
-    CHECK(plan_kernel(ctx, tir_module_func(m, 0), &po, &g.info, &plan) == TILEC_E_ARG);
+    pipeline p;
+    pipeline_init(&p, ctx, tir_module_func(m, 0), &po, &PIPELINE_MODELED_CUDA, TILEC_STAGE_PLAN);
+    CHECK(pipeline_run(&p) == TILEC_E_ARG);
     CHECK(has_diag("PLAN-O06", "multiple of the packet width 32"));
-    plan_result_free(&plan);
+    pipeline_free(&p);
     tilec_diag_clear(ctx);
     tir_module_destroy(m);
 }
@@ -277,13 +282,15 @@ static void test_divergent_loops(void) {
     if (!f) return;
     tilec_compile_options po = tilec_compile_options_default();
     po.local_lanes = 1;
-    plan_thread_pool cpu;
-    plan_thread_pool_init(&cpu, 16, 1);
-    plan_result plan;
-    CHECK(plan_kernel(ctx, f, &po, &cpu.info, &plan) == TILEC_E_UNSUPPORTED);
+    po.width = 16;
+    pipeline cpu; /* a modeled thread pool of one worker, W = 16 */
+    pipeline_init(&cpu, ctx, f, &po, &PIPELINE_MODELED_CPU, TILEC_STAGE_PLAN);
+    cpu.modeled_workers = 1;
+    CHECK(pipeline_run(&cpu) == TILEC_E_UNSUPPORTED);
     CHECK(has_diag("PLAN-S01", "predicates only loop-free branches"));
-    plan_result_free(&plan);
+    pipeline_free(&cpu);
     tilec_diag_clear(ctx);
+    plan_result plan;
     lower_result r;
     if (gpu_lower(f, 1, &plan, &r)) {
         CHECK(r.local_lanes == 1 && r.packet_width == WARP);

@@ -17,6 +17,7 @@
 #define TILEC_TEST_LOWER_FIXTURE_H
 
 #include "base/half.h"
+#include "driver/pipeline.h"
 #include "examples_util.h"
 #include "lower/lower.h"
 #include "tir/ir.h"
@@ -350,14 +351,13 @@ static inline bool run_simd_kernel(const char *label, const tir_func *f, const l
     return ok;
 }
 
-/* Compiles the lowered kernel with the SIMD backend at c->width and compares
- * its native run with the reference. */
+/* Compiles the lowered kernel as the CPU target's emit stage would, at
+ * c->width, and compares its native run with the reference. */
 static inline bool run_native_lowered(const char *label, const tir_func *f, const lower_result *r, const run_config *c) {
-    tilec_compile_options o_record = tilec_compile_options_default();
-    simd_facts o = {0};
+    tilec_compile_options o = tilec_compile_options_default();
     o.width = c->width;
     simd_kernel *k = NULL;
-    tilec_status st = simd_compile(ctx, r->kernel, &o_record, &o, &k);
+    tilec_status st = pipeline_native_lowered(ctx, r, &o, &k);
     CHECK_MSG(st == TILEC_OK, "%s: SIMD compile failed at W=%u", label, c->width);
     if (st != TILEC_OK) {
         flush_diags_in(ctx);

@@ -107,6 +107,19 @@ static void test_options(void) {
         o.choice.block = bad_blocks[i];
         expect_option_error(f, &o, "LOWER-O01", "block width");
     }
+    /* the lowering refuses the block widths the planner's search rejects
+     * (W = 8, the default choice), on a kernel of the planner's too */
+    tir_module *g = parse_example(ctx, "gemm", NULL, 0);
+    static const uint32_t bad_plan_blocks[] = {0, 1, 33, 2048};
+    for (size_t i = 0; g && i < 4; i++) {
+        realize_choice c = realize_choice_default();
+        c.block = bad_plan_blocks[i];
+        lower_result lr;
+        CHECK(lower_kernel(ctx, tir_module_func(g, 0), NULL, &c, &lr) == TILEC_E_ARG && lr.module == NULL);
+        CHECK(has_diag("LOWER-O01", "block width"));
+        tilec_diag_clear(ctx);
+    }
+    tir_module_destroy(g);
     lowering o = lowering_default();
     o.choice.packet_width = 3;
     expect_option_error(f, &o, "LOWER-O02", "packet width 3");

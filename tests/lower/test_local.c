@@ -227,19 +227,17 @@ static void test_realization(void) {
         CHECK_STR_CONTAINS(r.realization, "local_axis=n; local_extent=1000; local_slots=63;");
         CHECK_STR_CONTAINS(r.realization, "required_packet_width=16;");
         CHECK(count_insts(r.kernel, XIR_INST_WARP_READ_LANE, XIR_OP_INVALID) == 2 * 5);
-        tilec_compile_options so_record = tilec_compile_options_default();
-        simd_facts so = {0};
+        tilec_compile_options so = tilec_compile_options_default();
         so.width = 16;
-        so.required_packet_width = r.required_packet_width;
         simd_kernel *k = NULL;
-        if (simd_compile(ctx, r.kernel, &so_record, &so, &k) == TILEC_OK) {
+        if (pipeline_native_lowered(ctx, &r, &so, &k) == TILEC_OK) {
             const simd_counters *n = simd_kernel_counters(k);
             CHECK(n->contiguous_loads > 0 && n->contiguous_stores > 0);
             CHECK(n->gathers == 0 && n->scatters == 0 && n->private_gather_scatters == 0);
             simd_kernel_destroy(k);
         }
         so.width = 8;
-        CHECK(simd_compile(ctx, r.kernel, &so_record, &so, &k) == TILEC_E_ARG && !k);
+        CHECK(pipeline_native_lowered(ctx, &r, &so, &k) == TILEC_E_ARG && !k);
         CHECK(has_diag("SIMD-O04", "exactly 16 lanes"));
         tilec_diag_clear(ctx);
         lower_result_free(&r);
@@ -258,13 +256,11 @@ static void test_matrix_realization(void) {
     lower_result r;
     if (lower_ok(tir_module_func(m, 0), &o, &r)) {
         CHECK_STR_CONTAINS(r.realization, "local_axis=n; local_extent=32; local_slots=2;");
-        tilec_compile_options so_record = tilec_compile_options_default();
-        simd_facts so = {0};
+        tilec_compile_options so = tilec_compile_options_default();
         so.width = 16;
-        so.required_packet_width = r.required_packet_width;
-        so_record.capture_ir = true;
+        so.capture_ir = true;
         simd_kernel *k = NULL;
-        if (simd_compile(ctx, r.kernel, &so_record, &so, &k) == TILEC_OK) {
+        if (pipeline_native_lowered(ctx, &r, &so, &k) == TILEC_OK) {
             const simd_counters *n = simd_kernel_counters(k);
             /* every packet is one whole program: no masked tail body */
             CHECK(n->full_packet_bodies == 1 && simd_kernel_ir(k) && !strstr(simd_kernel_ir(k), "tail_packet"));

@@ -335,12 +335,12 @@ static const char carry_text[] =
     "}\n";
 
 /* carry_text with LOOP and STAGE replaced. */
-static char *carry_variant(bool pipeline) {
+static char *carry_variant(bool staged) {
     size_t n = strlen(carry_text) + 64;
     char *out = malloc(n), *o = out;
     for (const char *p = carry_text; *p;) {
-        if (!strncmp(p, "LOOP", 4)) o += sprintf(o, "%s", pipeline ? "pipeline" : "serial"), p += 4;
-        else if (!strncmp(p, "STAGE", 5)) o += sprintf(o, "%s", pipeline ? "stage \"body\"" : ""), p += 5;
+        if (!strncmp(p, "LOOP", 4)) o += sprintf(o, "%s", staged ? "pipeline" : "serial"), p += 4;
+        else if (!strncmp(p, "STAGE", 5)) o += sprintf(o, "%s", staged ? "stage \"body\"" : ""), p += 5;
         else *o++ = *p++;
     }
     *o = 0;
@@ -350,15 +350,15 @@ static char *carry_variant(bool pipeline) {
 static void test_carries_and_snapshots(void) {
     static const int64_t widths[] = {1, 7, 65, 127}, steps[] = {0, 1, 5};
     lowering o = lowering_default();
-    for (int pipeline = 0; pipeline < 2; pipeline++) {
-        char *text = carry_variant(pipeline);
+    for (int staged = 0; staged < 2; staged++) {
+        char *text = carry_variant(staged);
         for (size_t w = 0; w < 4; w++)
             for (size_t s = 0; s < 3; s++) {
                 tir_define d[2] = {{"W", widths[w]}, {"S", steps[s]}};
                 run_config c = run_config_default(1, true);
                 c.alias[1] = 0; /* Y is X's memory */
                 char label[64];
-                snprintf(label, sizeof label, "carries %s W=%lld S=%lld", pipeline ? "pipeline" : "serial",
+                snprintf(label, sizeof label, "carries %s W=%lld S=%lld", staged ? "pipeline" : "serial",
                          (long long)widths[w], (long long)steps[s]);
                 check_kernel_all_widths(label, text, d, 2, &o, c);
             }

@@ -474,16 +474,14 @@ static void test_simd_refuses_warp(void) {
     lowering o = warp_options(WARP);
     lower_result r;
     if (lower_ok(tir_module_func(m, 0), &o, &r)) {
-        tilec_compile_options so_record = tilec_compile_options_default();
-        simd_facts so = {0};
+        tilec_compile_options so = tilec_compile_options_default();
         so.width = WARP;
-        so.required_packet_width = r.required_packet_width;
         simd_kernel *k = NULL;
-        CHECK(simd_compile(ctx, r.kernel, &so_record, &so, &k) == TILEC_E_ARG && !k);
+        CHECK(pipeline_native_lowered(ctx, &r, &so, &k) == TILEC_E_ARG && !k);
         CHECK(has_diag("SIMD-O01", "is not 1, 2, 4, 8 or 16"));
         tilec_diag_clear(ctx);
         so.width = 16;
-        CHECK(simd_compile(ctx, r.kernel, &so_record, &so, &k) == TILEC_E_ARG && !k);
+        CHECK(pipeline_native_lowered(ctx, &r, &so, &k) == TILEC_E_ARG && !k);
         CHECK(has_diag("SIMD-O04", "exactly 32 lanes"));
         tilec_diag_clear(ctx);
         simd_kernel_destroy(k);

@@ -214,26 +214,28 @@ static tir_module *gemm_variant(const char *from, const char *to, const tir_defi
  * operands in order ("A,B"; "" none) and element types ("f32,f32"). */
 static void widening(const char *label, tir_module *m, plan_pack_mode mode, const char *operands, const char *elems) {
     if (!m) return;
-    plan_thread_pool target;
-    plan_thread_pool_init(&target, 16, 2);
     tilec_compile_options o = tilec_compile_options_default();
     o.pack = mode;
-    plan_result r;
-    if (plan_kernel(ctx, tir_module_func(m, 0), &o, &target.info, &r) == TILEC_OK) {
+    o.width = 16;
+    pipeline run; /* planned for a modeled pool of 2 workers */
+    pipeline_init(&run, ctx, tir_module_func(m, 0), &o, &PIPELINE_MODELED_CPU, TILEC_STAGE_PLAN);
+    run.modeled_workers = 2;
+    if (pipeline_run(&run) == TILEC_OK) {
+        const plan_result *r = &run.plan;
         char got_ops[64] = "", got_elems[64] = "";
-        for (uint32_t i = 0; i < r.packing.count; i++) {
-            const plan_pack *p = &r.packing.packs[i];
+        for (uint32_t i = 0; i < r->packing.count; i++) {
+            const plan_pack *p = &r->packing.packs[i];
             size_t n = strlen(got_ops), e = strlen(got_elems);
             snprintf(got_ops + n, sizeof got_ops - n, "%s%s", i ? "," : "", p->load->operands[0]->value->name);
             snprintf(got_elems + e, sizeof got_elems - e, "%s%s", i ? "," : "", tir_scalar_name(p->elem));
         }
         CHECK_MSG(!strcmp(got_ops, operands) && !strcmp(got_elems, elems), "%s: packed '%s' as '%s' (%s)", label,
-                  got_ops, got_elems, r.packing.why);
+                  got_ops, got_elems, r->packing.why);
     } else {
         CHECK_MSG(false, "%s: planning failed", label);
     }
     flush_diags_in(ctx);
-    plan_result_free(&r);
+    pipeline_free(&run);
     tir_module_destroy(m);
 }
 
