@@ -9,7 +9,8 @@
  * it with that stage's verifier, for a real target, a modeled one (the
  * plans of `tilec plan`: reproducible, never the host's) or the XIR
  * interpreter (a kernel whose dispatch interprets the lowered XIR, the
- * reference of the native code).  The CLI's planning commands and
+ * reference of the native code) or the reference interpreter (the TileIR
+ * itself, the oracle of all).  The CLI's planning commands and
  * `--print-after`, `--stop-after`, `--verify-each` are this call. */
 #ifndef TILEC_PIPELINE_H
 #define TILEC_PIPELINE_H
@@ -33,9 +34,12 @@ typedef enum {
 
 /* Where the kernel runs (with tilec_compile_options.target). */
 typedef enum {
-    TILEC_ENGINE_NATIVE, /* the target's code: the SIMD backend's JIT, or CUDA */
-    TILEC_ENGINE_XIR     /* the W-lane XIR interpreter on the calling thread, the
-                            plan the modeled target's (as with `modeled`) */
+    TILEC_ENGINE_NATIVE,   /* the target's code: the SIMD backend's JIT, or CUDA */
+    TILEC_ENGINE_XIR,      /* the W-lane XIR interpreter on the calling thread, the
+                              plan the modeled target's (as with `modeled`) */
+    TILEC_ENGINE_REFERENCE /* the FP64 reference interpreter of the TileIR itself
+                              (tir_interpret): no plan, no lowering; the kernel
+                              borrows f's module, which must outlive it */
 } tilec_engine;
 
 typedef struct {

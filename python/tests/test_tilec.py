@@ -301,6 +301,7 @@ def test_pipeline():
     # the code: the JIT's LLVM IR; every stage's check on the XIR engine
     assert "define " in tilec.pipeline(gemm, print_after="emit", threads=1)
     assert tilec.pipeline(gemm, verify_each=True, engine="xir") == ""
+    assert tilec.pipeline(gemm, print_after=("plan", "emit"), engine="reference").startswith("kernel @gemm(")
     split = tilec.pipeline(os.path.join(EX, "softmax.tir"), print_after="split", stop_after="split")
     assert split.startswith("// @softmax: not split: ")
     for bad in ({"print_after": "codegen"}, {"stop_after": "run"}, {"engine": "gpu"}, {"workers": -1}):

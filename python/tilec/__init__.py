@@ -106,8 +106,10 @@ class _OptionInfo(ctypes.Structure):  # tilec_option_info
 _WRITE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_char), ctypes.c_size_t)
 
 
-# The pipeline's stages in their order (tilec/pipeline.h: tilec_stage).
+# The pipeline's stages in their order (tilec/pipeline.h: tilec_stage), and
+# its engines (tilec_engine).
 STAGES = ("flatten", "verify", "plan", "split", "lower", "emit")
+_ENGINES = ("native", "xir", "reference")
 
 
 class _PipelineConfig(ctypes.Structure):  # tilec_pipeline_config
@@ -362,12 +364,13 @@ def pipeline(source_or_path, *, kernel=None, print_after=(), stop_after="emit", 
     stop_after: the last stage run.  verify_each: every stage's result
     checked by its verifier.  modeled: plan for a modeled pool of `workers`
     with packets of `width` (default 8), never this host.  engine "xir": the
-    kernel made is the XIR interpreter's.  Other arguments as compile();
+    kernel made is the XIR interpreter's; "reference": the TileIR itself,
+    for the reference interpreter (no plan, no lowering).  Other arguments as compile();
     the kernel made at emit is not kept (use compile())."""
     if stop_after not in STAGES:
         raise ValueError(f"tilec: {stop_after!r} is not a stage ({', '.join(STAGES)})")
-    if engine not in ("native", "xir"):
-        raise ValueError(f"tilec: engine {engine!r} is not 'native' or 'xir'")
+    if engine not in _ENGINES:
+        raise ValueError(f"tilec: engine {engine!r} is not {', '.join(map(repr, _ENGINES))}")
     n_workers = _integer(workers)
     if n_workers is None or not 0 <= n_workers < 1 << 32:
         raise ValueError(f"tilec: workers {workers!r} is not a worker count")
@@ -383,7 +386,7 @@ def pipeline(source_or_path, *, kernel=None, print_after=(), stop_after="emit", 
     config.print_after = _stage_bits(print_after)
     config.verify_after = (1 << len(STAGES)) - 1 if verify_each else 0
     config.modeled, config.modeled_workers = bool(modeled), n_workers
-    config.engine = 1 if engine == "xir" else 0
+    config.engine = _ENGINES.index(engine)
     config.explain, config.json = bool(explain), bool(json)
     config.write = _WRITE_FN(write)  # referenced by config until the call returns
     with _Parsed(ctx, text, filename, kernel, params) as f:

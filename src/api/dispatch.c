@@ -16,6 +16,7 @@ tilec_status tilec_dispatch(tilec_context *ctx, tilec_kernel *k, size_t n, const
     if (!k) return tilec_error(ctx, TILEC_E_ARG, "TILEC-D01", tilec_no_loc(), "tilec_dispatch: no kernel");
     if (k->gpu) return tilec_dispatch_gpu(ctx, k, n, args, NULL, NULL);
     if (k->xir) return pipeline_dispatch_xir(ctx, k, n, args);
+    if (k->reference) return pipeline_dispatch_reference(ctx, k, n, args);
     return rt_runtime_dispatch(ctx, k->runtime, &k->prog, n, args);
 }
 

@@ -24,10 +24,12 @@ tilec_status tilec_stage_parse(tilec_context *ctx, const char *name, tilec_stage
                        "'%s' is not a stage (flatten, verify, plan, split, lower or emit)", name ? name : "(null)");
 }
 
-/* The target of a run: the options' CPU or GPU, modeled or real, or the
- * XIR interpreter (planned for the modeled CPU or GPU). */
+/* The target of a run: the options' CPU or GPU, modeled or real, the XIR
+ * interpreter (planned for the modeled CPU or GPU) or the reference
+ * interpreter (whatever the target). */
 static const pipeline_target *target_of(const tilec_compile_options *o, const tilec_pipeline_config *c) {
     bool cuda = o->target == TILEC_TARGET_CUDA;
+    if (c->engine == TILEC_ENGINE_REFERENCE) return &PIPELINE_REFERENCE;
     if (c->engine == TILEC_ENGINE_XIR) return cuda ? &PIPELINE_XIR_CUDA : &PIPELINE_XIR;
     if (c->modeled) return cuda ? &PIPELINE_MODELED_CUDA : &PIPELINE_MODELED_CPU;
     return cuda ? &PIPELINE_CUDA : &PIPELINE_CPU;
@@ -41,10 +43,10 @@ tilec_status tilec_pipeline_run(tilec_context *ctx, const tir_func *f, const til
         return tilec_error(ctx, TILEC_E_ARG, "TILEC-A01", tilec_no_loc(),
                            "tilec_pipeline_run: NULL context or kernel, or stages to print without a write function");
     if ((unsigned)c.stop_after >= TILEC_STAGE_COUNT || c.print_after >> TILEC_STAGE_COUNT ||
-        c.verify_after >> TILEC_STAGE_COUNT)
+        c.verify_after >> TILEC_STAGE_COUNT || (unsigned)c.engine > TILEC_ENGINE_REFERENCE)
         return tilec_error(ctx, TILEC_E_ARG, "TILEC-A02", tilec_no_loc(),
-                           "tilec_pipeline_run: stop_after %d or a print or verify bit names no stage",
-                           (int)c.stop_after);
+                           "tilec_pipeline_run: stop_after %d, a print or verify bit or engine %d is out of range",
+                           (int)c.stop_after, (int)c.engine);
     tilec_compile_options o = options ? *options : tilec_compile_options_default();
     const pipeline_target *target = target_of(&o, &c);
     /* the code printed after emit is the JIT's text, so it is kept */

@@ -118,6 +118,15 @@ static bool describe_xir(tilec_kernel *k) {
     return finish_items(k);
 }
 
+/* A kernel of the reference interpreter: the TileIR as written. */
+static bool describe_reference(tilec_kernel *k) {
+    item_text(k, "target", "reference");
+    item_u64(k, "mma_flops", k->flops);
+    item_u64(k, "argument_bytes", k->arg_bytes);
+    item_times(k);
+    return finish_items(k);
+}
+
 /* A split kernel reports its partial kernel's width, geometry and counters
  * (the work), its own plan (both kernels') and the split. */
 bool tilec_kernel_describe(tilec_kernel *k) {
@@ -127,6 +136,7 @@ bool tilec_kernel_describe(tilec_kernel *k) {
     item_text(k, "plan", strbuf_cstr(&k->plan));
     if (k->gpu) return describe_gpu(k);
     if (k->xir) return describe_xir(k);
+    if (k->reference) return describe_reference(k);
     item_text(k, "target", "cpu");
     item_u64(k, "W", simd_kernel_width(tilec_kernel_native(k)));
     item_u64(k, "workers", k->workers);

@@ -23,23 +23,24 @@ static uint64_t view_bytes(const tir_value *v) {
     return bytes;
 }
 
-tilec_status tilec_kernel_empty_launch(tilec_context *ctx, tilec_kernel *k, const tir_func *f, uint32_t width) {
+tilec_status tilec_kernel_tir_params(tilec_context *ctx, tilec_kernel *k, const tir_func *f) {
     uint32_t n = f->body->arg_count;
     if (!(k->params = tilec_alloc(ctx, (n ? n : 1) * sizeof *k->params)))
-        return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory compiling an empty kernel");
+        return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
     for (uint32_t i = 0; i < n; i++) {
         k->params[i] = (rt_param){f->body->args[i]->type->elem, view_bytes(f->body->args[i])};
         k->arg_bytes += k->params[i].min_bytes;
     }
     k->prog.user_args = n;
-    k->prog.desc = (rt_kernel){
-        .name = strbuf_cstr(&k->name),
-        .entry = k->native ? (rt_entry)(void (*)(void))simd_kernel_entry(k->native) : NULL,
-        .arg_count = n,
-        .params = k->params,
-        .dispatch_size = 0,
-        .block_size = width,
-    };
+    k->prog.desc = (rt_kernel){.name = strbuf_cstr(&k->name), .arg_count = n, .params = k->params};
+    return TILEC_OK;
+}
+
+tilec_status tilec_kernel_empty_launch(tilec_context *ctx, tilec_kernel *k, const tir_func *f, uint32_t width) {
+    tilec_status st = tilec_kernel_tir_params(ctx, k, f);
+    if (st) return st;
+    k->prog.desc.entry = k->native ? (rt_entry)(void (*)(void))simd_kernel_entry(k->native) : NULL;
+    k->prog.desc.block_size = width;
     strbuf_append(&k->plan, "empty");
     strbuf_append(&k->plan_realization, "root domain empty: nothing runs");
     return k->plan.failed || k->plan_realization.failed

@@ -1,7 +1,10 @@
-/* interpret.c — the XIR interpreter's kernels (TILEC_ENGINE_XIR; the
- * targets xir and xir-cuda of targets.c plan and lower as for the modeled
- * CPU or GPU): the emit stage keeps the lowering itself as the kernel's
- * code; dispatch runs
+/* interpret.c — the interpreters' kernels.  The reference target
+ * (TILEC_ENGINE_REFERENCE) neither plans nor lowers: its kernel is the
+ * caller's TileIR, borrowed, run by the FP64 reference interpreter
+ * (tir_interpret) — the oracle every other engine is checked against.
+ * The XIR interpreter's (TILEC_ENGINE_XIR; the targets xir and xir-cuda of
+ * targets.c plan and lower as for the modeled CPU or GPU): the emit stage
+ * keeps the lowering itself as the kernel's code; dispatch runs
  * it on the W-lane XIR interpreter (xir/interp.h) on the calling thread.
  * A plan that packs panels has its copy kernels made the same way, run
  * first into the kernel's scratch as native dispatch does; a bounds fault
@@ -67,24 +70,30 @@ static tilec_status interpret(tilec_context *ctx, const tilec_kernel *k, size_t 
     return st;
 }
 
-tilec_status pipeline_dispatch_xir(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args) {
-    enum { MAX_ARGS = 64 };
-    const rt_program *prog = &k->prog;
-    if (n > MAX_ARGS - RT_MAX_PACKS)
+/* The arguments as the interpreters take them, in all[0..n), after the
+ * checks every dispatch makes (RT-D02..D05); room for `spare` more. */
+enum { MAX_ARGS = 64 };
+static tilec_status bind(tilec_context *ctx, const tilec_kernel *k, size_t n, const tilec_buffer *args, size_t spare,
+                         tir_buffer all[MAX_ARGS]) {
+    if (n > MAX_ARGS - spare)
         return tilec_error(ctx, TILEC_E_UNSUPPORTED, "RT-D02", tilec_no_loc(),
-                           "%s: the XIR interpreter takes at most %d arguments", prog->desc.name,
-                           MAX_ARGS - RT_MAX_PACKS);
+                           "%s: an interpreter's kernel takes at most %zu arguments", k->prog.desc.name,
+                           (size_t)MAX_ARGS - spare);
     rt_arg bound[MAX_ARGS];
-    tir_buffer all[MAX_ARGS];
     for (size_t i = 0; i < n; i++) {
         bound[i] = (rt_arg){args[i].data, args[i].size_bytes, args[i].elem};
         all[i] = (tir_buffer){args[i].data, args[i].size_bytes};
     }
-    tilec_status st = rt_check_bound_args(ctx, prog->desc.name, k->params, prog->user_args, args ? bound : NULL,
-                                          (uint32_t)n);
+    return rt_check_bound_args(ctx, k->prog.desc.name, k->params, k->prog.user_args, args ? bound : NULL,
+                               (uint32_t)n);
+}
+
+tilec_status pipeline_dispatch_xir(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args) {
+    rt_program *prog = &k->prog;
+    tir_buffer all[MAX_ARGS];
+    tilec_status st = bind(ctx, k, n, args, RT_MAX_PACKS, all);
     if (st || !prog->desc.dispatch_size) return st;
-    pthread_mutex_t *lock = prog->packs ? (pthread_mutex_t *)&prog->scratch_lock : NULL;
-    if (lock) pthread_mutex_lock(lock);
+    if (prog->packs) pthread_mutex_lock(&prog->scratch_lock); /* the panels are the kernel's */
     for (uint32_t i = 0; !st && i < prog->packs; i++) {
         tir_buffer panels = {(char *)prog->scratch + prog->pack_offset[i], prog->pack_bytes[i]};
         all[n + i] = panels;
@@ -92,6 +101,37 @@ tilec_status pipeline_dispatch_xir(tilec_context *ctx, tilec_kernel *k, size_t n
         st = interpret(ctx, k->pack[i], 2, copy);
     }
     if (!st) st = interpret(ctx, k, n + prog->packs, all);
-    if (lock) pthread_mutex_unlock(lock);
+    if (prog->packs) pthread_mutex_unlock(&prog->scratch_lock);
     return st;
+}
+
+/* ---- the reference interpreter ---- */
+
+static tilec_status reference_prepare(pipeline *p) {
+    p->workers = 1;
+    return pipeline_xir_kernel(p);
+}
+
+/* The caller's kernel, as written (not flattened: the reference shares no
+ * rewrite with the engines it checks). */
+static tilec_status reference_emit(pipeline *p) {
+    tilec_kernel *k = p->k;
+    if (!k) return TILEC_OK;
+    k->reference = p->source;
+    k->times = (tilec_compile_times){.verify = p->ms[TILEC_STAGE_VERIFY], .total = now_ms() - p->verified};
+    k->flops = tilec_count_mma_flops(p->source);
+    tilec_status st = tilec_kernel_tir_params(p->ctx, k, p->source);
+    if (!st) strbuf_append(&k->plan, "reference");
+    return st || k->plan.failed
+               ? (st ? st
+                     : tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel"))
+               : TILEC_OK;
+}
+
+const pipeline_target PIPELINE_REFERENCE = {"reference", reference_prepare, NULL, NULL, false, reference_emit};
+
+tilec_status pipeline_dispatch_reference(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args) {
+    tir_buffer all[MAX_ARGS];
+    tilec_status st = bind(ctx, k, n, args, 0, all);
+    return st ? st : tir_interpret(ctx, k->reference, n, all);
 }

@@ -38,6 +38,7 @@ struct tilec_kernel {
     uint32_t aot_entry;     /* its packet entry's index in the object */
     simd_kernel *native;
     lower_result *xir;      /* the XIR interpreter's kernel (interpret.c): its lowering, owned; else NULL */
+    const tir_func *reference; /* the reference interpreter's kernel: the caller's TileIR, borrowed; else NULL */
     const char *cache;      /* the kernel cache's answer for the native code: "hit", "miss", "off" */
     rt_param *params;
     rt_program prog;
@@ -77,6 +78,10 @@ tilec_status tilec_compile_native(tilec_context *ctx, tilec_kernel *k, const xir
  * parameters checked as always, its IR or assembly captured as o asks (empty.c). */
 tilec_status tilec_compile_empty(tilec_context *ctx, tilec_kernel *k, const tir_func *f, uint32_t width,
                                  const tilec_compile_options *o);
+/* k's argument table: one entry per view parameter of f, its element type
+ * and the bytes its view spans; the program's description names them
+ * (empty.c). */
+tilec_status tilec_kernel_tir_params(tilec_context *ctx, tilec_kernel *k, const tir_func *f);
 /* k's argument table (the parameters checked as always) and a launch of
  * dispatch size 0 for an f whose root domain is empty; its entry is
  * k->native's, if any (empty.c). */

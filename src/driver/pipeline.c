@@ -33,6 +33,7 @@ static tilec_status stage_verify(pipeline *p) {
 /* The exact planner for the target; a kernel whose root domain is empty
  * has no plan: the target says what it becomes. */
 static tilec_status stage_plan(pipeline *p) {
+    if (!p->target->planner) return TILEC_OK; /* the target runs the TileIR itself */
     if (p->stop_after == TILEC_STAGE_EMIT && p->target->empty && plan_root_empty(p->f)) {
         p->finished = true;
         return p->target->empty(p);
@@ -57,7 +58,9 @@ static tilec_status stage_split(pipeline *p) {
     return program_compile_split(p);
 }
 
-static tilec_status stage_lower(pipeline *p) { return pipeline_lower(p->ctx, p->f, &p->plan, &p->lowered); }
+static tilec_status stage_lower(pipeline *p) {
+    return p->planned ? pipeline_lower(p->ctx, p->f, &p->plan, &p->lowered) : TILEC_OK;
+}
 
 static tilec_status stage_emit(pipeline *p) { return p->target->emit ? p->target->emit(p) : TILEC_OK; }
 
@@ -102,7 +105,7 @@ void pipeline_init(pipeline *p, tilec_context *ctx, const tir_func *f, const til
                    const pipeline_target *target, tilec_stage stop_after) {
     memset(p, 0, sizeof *p);
     p->ctx = ctx;
-    p->f = f;
+    p->source = p->f = f;
     p->o = options ? *options : tilec_compile_options_default();
     p->target = target;
     p->stop_after = stop_after;

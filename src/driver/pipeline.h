@@ -41,6 +41,7 @@ struct pipeline {
     tir_write_fn write;            /* where stages print */
     void *user;
     /* ---- what the stages decide ---- */
+    const tir_func *source; /* the caller's kernel */
     const tir_func *f;  /* the kernel, flattened when it nests root parallels */
     tir_module *flat;   /* owned: f's module after flattening */
     uint32_t width, workers;
@@ -72,7 +73,8 @@ struct pipeline_target {
     tilec_status (*prepare)(pipeline *p);
     /* the planner's target info for p->width and p->workers (p->info_of),
      * and what the target refuses or fixes in the record the planner reads
-     * (a copy of p->o) */
+     * (a copy of p->o); NULL: the target runs the TileIR itself (no plan,
+     * split or lowering) */
     tilec_status (*planner)(pipeline *p, tilec_compile_options *po);
     /* a root domain with no instances, when a kernel is made */
     tilec_status (*empty)(pipeline *p);
@@ -82,7 +84,7 @@ struct pipeline_target {
 };
 
 extern const pipeline_target PIPELINE_CPU, PIPELINE_CUDA, PIPELINE_MODELED_CPU, PIPELINE_MODELED_CUDA, PIPELINE_XIR,
-    PIPELINE_XIR_CUDA;
+    PIPELINE_XIR_CUDA, PIPELINE_REFERENCE;
 
 /* A pipeline for f under `options` (NULL: defaults) on `target`, to stop
  * after `stop_after` (make_kernel: stop_after EMIT).  Run it with
@@ -145,8 +147,10 @@ tilec_status program_compile_unfused(pipeline *p);
 tilec_status pipeline_xir_kernel(pipeline *p);
 tilec_status pipeline_xir_empty(pipeline *p);
 tilec_status pipeline_xir_emit(pipeline *p);
-/* tilec_dispatch of a kernel made by PIPELINE_XIR or _XIR_CUDA. */
+/* tilec_dispatch of a kernel made by PIPELINE_XIR or _XIR_CUDA, and of one
+ * made by PIPELINE_REFERENCE. */
 tilec_status pipeline_dispatch_xir(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args);
+tilec_status pipeline_dispatch_reference(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args);
 
 /* ---- print.c: what each stage made, as text ---- */
 

@@ -10,7 +10,7 @@
  *   emit             CUDA: the PTX with its launch comments (tilec_emit_ptx);
  *                    CPU: the packet entry's optimized LLVM IR (its
  *                    assembly with capture_asm); the XIR interpreter: the
- *                    XIR it runs
+ *                    XIR it runs; the reference interpreter: the TileIR
  *
  * Each returns false when out of memory. */
 #include "driver/pipeline.h"
@@ -36,6 +36,7 @@ bool pipeline_print_plan(const pipeline *p, strbuf *s) {
 
 bool pipeline_print_split(const pipeline *p, strbuf *s) {
     const char *name = tir_func_name(p->f);
+    if (!p->planned) return true; /* the reference target plans nothing */
     if (!p->split) {
         strbuf_printf(s, "// @%s: not split: %s\n", name, p->plan.split.why);
         return true;
@@ -45,6 +46,7 @@ bool pipeline_print_split(const pipeline *p, strbuf *s) {
 }
 
 bool pipeline_print_lowered(const pipeline *p, strbuf *s) {
+    if (!p->lowered.module) return true; /* the reference target lowers nothing */
     lower_report_metadata(s, &p->lowered);
     return xir_print_to_strbuf(p->lowered.module, s);
 }
@@ -72,6 +74,7 @@ bool pipeline_print_code(const pipeline *p, strbuf *s) {
         return true;
     }
     if (k && k->xir) return xir_print_to_strbuf(k->xir->module, s);
+    if (k && k->reference) return tir_print_to_strbuf(k->reference->module, s);
     if (!k || !k->native) return true; /* an empty root domain, a split: the helper kernels hold the code */
     const char *text = p->o.capture_asm ? simd_kernel_asm(k->native) : simd_kernel_ir(k->native);
     strbuf_append(s, text ? text : "");

@@ -4,8 +4,8 @@
  * what the facade says of the same run (tilec_explain's report, a kernel's
  * captured IR); the checks after each stage pass on the examples; the XIR
  * interpreter's kernels (packed panels and an empty root domain included)
- * agree with the reference interpreter (bitwise on exact inputs); bad
- * configurations are diagnostics. */
+ * agree with the reference interpreter (bitwise on exact inputs), and so
+ * does the reference engine's; bad configurations are diagnostics. */
 #include "facade_fixture.h"
 #include "tilec/pipeline.h"
 
@@ -201,6 +201,33 @@ static void test_xir_empty(void) {
     tir_module_destroy(m);
 }
 
+/* The reference engine: the TileIR as written, no plan, no lowering; its
+ * dispatch is tir_interpret's, bit for bit. */
+static void test_reference_engine(void) {
+    tir_module *m = parse_example(ctx, "softmax", NULL, 0);
+    if (!m) return;
+    const tir_func *f = tir_module_func(m, 0);
+    tilec_pipeline_config c = tilec_pipeline_config_default();
+    c.engine = TILEC_ENGINE_REFERENCE;
+    c.print_after = (1u << TILEC_STAGE_COUNT) - 1;
+    sink s = {.calls = 0};
+    strbuf_init(&s.text, ctx);
+    c.write = collect;
+    c.user = &s;
+    tilec_kernel *k = NULL;
+    CHECK(tilec_pipeline_run(ctx, f, NULL, &c, &k) == TILEC_OK && k);
+    /* flatten, verify and emit print the kernel; plan, split, lower print nothing */
+    CHECK_MSG(s.calls == 3 && !strstr(strbuf_cstr(&s.text), "plan for target"), "%d prints", s.calls);
+    strbuf_free(&s.text);
+    if (k) {
+        CHECK(has_item(tilec_kernel_realization(k), "target=reference;") && tilec_kernel_arg_count(k) == 2);
+        run_config rc = run_config_default(1, true);
+        run_facade("reference softmax", f, k, &rc);
+        tilec_kernel_destroy(k);
+    }
+    tir_module_destroy(m);
+}
+
 static void test_bad_configs(const tir_func *f) {
     tilec_pipeline_config c = tilec_pipeline_config_default();
     c.print_after = 1u << TILEC_STAGE_PLAN; /* no write */
@@ -209,6 +236,10 @@ static void test_bad_configs(const tir_func *f) {
     c = tilec_pipeline_config_default();
     c.stop_after = TILEC_STAGE_COUNT;
     CHECK(tilec_pipeline_run(ctx, f, NULL, &c, NULL) == TILEC_E_ARG && has_diag("TILEC-A02", NULL));
+    flush_diags_in(ctx);
+    c = tilec_pipeline_config_default();
+    c.engine = (tilec_engine)7;
+    CHECK(tilec_pipeline_run(ctx, f, NULL, &c, NULL) == TILEC_E_ARG && has_diag("TILEC-A02", "engine 7"));
     flush_diags_in(ctx);
     c = tilec_pipeline_config_default();
     c.verify_after = 1u << TILEC_STAGE_COUNT;
@@ -236,6 +267,7 @@ int main(void) {
     test_xir_engine();
     test_xir_packed();
     test_xir_empty();
+    test_reference_engine();
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
 }

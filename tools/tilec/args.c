@@ -326,3 +326,13 @@ void cli_print_summary(FILE *out, const cli_args *a, size_t index) {
     if (nans) fprintf(out, " nan=%llu", (unsigned long long)nans);
     fprintf(out, " checksum=%016llx\n", (unsigned long long)fnv64(b->data, b->size_bytes));
 }
+
+bool cli_args_bind(const cli_args *a, tilec_buffer out[CLI_MAX_ARGS]) {
+    if (a->count > CLI_MAX_ARGS) {
+        fprintf(stderr, "tilec: more than %d kernel arguments\n", CLI_MAX_ARGS);
+        return false;
+    }
+    for (size_t i = 0; i < a->count; i++)
+        out[i] = (tilec_buffer){a->buffers[i].data, a->buffers[i].size_bytes, a->params[i].elem};
+    return true;
+}

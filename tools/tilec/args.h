@@ -10,6 +10,7 @@
 #define TILEC_CLI_ARGS_H
 
 #include "base/context.h"
+#include "tilec/runtime.h"
 #include "tilec/tir.h"
 
 #include <stdio.h>
@@ -61,5 +62,10 @@ void cli_format_elem(char *buf, size_t size, const void *data, tir_scalar elem, 
 void cli_format_type(char *buf, size_t size, tir_scalar elem, const tir_space *space);
 /* Prints "%NAME: f32[4, 5] min=... max=... mean=... checksum=..." for one parameter. */
 void cli_print_summary(FILE *out, const cli_args *a, size_t index);
+
+enum { CLI_MAX_ARGS = 64 };
+/* a's buffers as a kernel's arguments, typed as its parameters; false
+ * (after printing why) when there are more than CLI_MAX_ARGS. */
+bool cli_args_bind(const cli_args *a, tilec_buffer out[CLI_MAX_ARGS]);
 
 #endif

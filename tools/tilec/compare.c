@@ -2,6 +2,8 @@
 #include "compare.h"
 #include "cli.h"
 
+#include "tilec/pipeline.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -15,10 +17,16 @@ tilec_status cli_reference_run(tilec_context *ctx, const tir_func *f, const cli_
     if (st) return st;
     for (size_t i = 0; i < inputs->count; i++)
         memcpy(ref->buffers[i].data, inputs->buffers[i].data, inputs->buffers[i].size_bytes);
+    tilec_pipeline_config engine = tilec_pipeline_config_default();
+    engine.engine = TILEC_ENGINE_REFERENCE;
+    tilec_kernel *k = NULL;
+    tilec_buffer b[CLI_MAX_ARGS];
+    st = cli_args_bind(ref, b) ? tilec_pipeline_run(ctx, f, NULL, &engine, &k) : TILEC_E_UNSUPPORTED;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    st = tir_interpret(ctx, f, ref->count, ref->buffers);
+    if (!st) st = tilec_dispatch(ctx, k, ref->count, b);
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    tilec_kernel_destroy(k);
     *ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;
     if (st) cli_args_destroy(ref);
     return st;

@@ -21,7 +21,8 @@
 #include "args.h"
 
 /* Creates *ref as a copy of `inputs` (the state before the engine runs) and
- * runs the reference interpreter on it; *ms receives its time.  On failure
+ * runs the reference interpreter on it (the pipeline's reference engine:
+ * f as written); *ms receives its time.  On failure
  * appends diagnostics and leaves *ref empty. */
 tilec_status cli_reference_run(tilec_context *ctx, const tir_func *f, const cli_args *inputs, cli_args *ref, double *ms);
 /* The float rule above for an element of type `elem` (also what `tilec

@@ -25,14 +25,8 @@ tilec_kernel *cli_native_compile(tilec_context *ctx, const tilec_compile_options
 /* One dispatch; with `ms` (a CUDA kernel), reps launches timed on the
  * device into *ms. */
 static bool dispatch(tilec_context *ctx, tilec_kernel *k, const cli_args *args, uint32_t reps, double *ms) {
-    enum { MAX = 64 };
-    tilec_buffer b[MAX];
-    if (args->count > MAX) {
-        cli_fail("run", "more than %d kernel arguments", MAX);
-        return false;
-    }
-    for (size_t i = 0; i < args->count; i++)
-        b[i] = (tilec_buffer){args->buffers[i].data, args->buffers[i].size_bytes, args->params[i].elem};
+    tilec_buffer b[CLI_MAX_ARGS];
+    if (!cli_args_bind(args, b)) return false;
     tilec_status st =
         ms ? tilec_dispatch_gpu_timed(ctx, k, args->count, b, 0, reps, ms) : tilec_dispatch(ctx, k, args->count, b);
     if (st != TILEC_OK) {

@@ -172,16 +172,20 @@ static int execute(tilec_context *ctx, run_request *r, const tir_func *f) {
     } else if (code == CLI_CONTINUE && r->engine == ENGINE_NATIVE) {
         code = cli_run_native(ctx, &r->options, f, &args, r->check);
     } else if (code == CLI_CONTINUE) {
+        tilec_pipeline_config reference = tilec_pipeline_config_default();
+        reference.engine = TILEC_ENGINE_REFERENCE;
+        tilec_kernel *k = NULL;
         struct timespec t0;
+        if (tilec_pipeline_run(ctx, f, NULL, &reference, &k) != TILEC_OK) code = cli_fail_diags(ctx);
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        tilec_status st = tir_interpret(ctx, f, args.count, args.buffers);
-        if (st != TILEC_OK) {
-            code = cli_fail_diags(ctx);
-        } else {
+        if (k && !cli_native_dispatch(ctx, k, &args)) {
+            code = CLI_EXIT_FAIL;
+        } else if (k) {
             printf("@%s: reference interpreter, %.3f ms\n", tir_func_name(f), elapsed_ms(&t0));
             for (size_t i = 0; i < args.count; i++)
                 if (!args.params[i].read_only) cli_print_summary(stdout, &args, i);
         }
+        tilec_kernel_destroy(k);
     }
     /* Results that differ from the reference are written too: they are what
      * one wants to look at.  Every --out is attempted; a failed one is an error. */

@@ -6,9 +6,8 @@
  * reference would. */
 #include "xir_engine.h"
 #include "compare.h"
+#include "native.h"
 
-#include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
 static double elapsed_ms(const struct timespec *t0) {
@@ -27,18 +26,13 @@ int cli_run_xir(tilec_context *ctx, const cli_options *c, const tir_func *f, cli
     if (cli_reference_run(ctx, f, args, &ref, &ref_ms) != TILEC_OK) return cli_fail_diags(ctx);
     int code = CLI_EXIT_FAIL;
     tilec_kernel *k = NULL;
-    tilec_buffer *b = calloc(args->count ? args->count : 1, sizeof *b);
-    if (!b) {
-        code = cli_fail("run", "out of memory binding arguments");
-    } else if (tilec_pipeline_run(ctx, f, &c->o, &stages, &k) != TILEC_OK) {
+    if (tilec_pipeline_run(ctx, f, &c->o, &stages, &k) != TILEC_OK) {
         code = cli_fail_diags(ctx);
     } else {
-        for (size_t i = 0; i < args->count; i++)
-            b[i] = (tilec_buffer){args->buffers[i].data, args->buffers[i].size_bytes, args->params[i].elem};
         struct timespec t0;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        if (tilec_dispatch(ctx, k, args->count, b) != TILEC_OK) {
-            code = cli_fail_diags(ctx);
+        if (!cli_native_dispatch(ctx, k, args)) {
+            code = CLI_EXIT_FAIL;
         } else if (!tilec_kernel_dispatch_size(k)) { /* no program instance: nothing was lowered or run */
             printf("@%s: XIR interpreter: the root domain is empty, nothing runs; reference %.3f ms\n",
                    tir_func_name(f), ref_ms);
@@ -52,7 +46,6 @@ int cli_run_xir(tilec_context *ctx, const cli_options *c, const tir_func *f, cli
         }
     }
     tilec_kernel_destroy(k);
-    free(b);
     cli_args_destroy(&ref);
     return code;
 }
