@@ -35,6 +35,16 @@ static size_t span(const cursor *c, size_t from, bool (*pred)(char)) {
     return n;
 }
 
+/* A name's length: name characters, stopping before a '..' (a range's
+ * operator: `L: 1..N`), which a name never holds. */
+static size_t name_length(const cursor *c, size_t from) {
+    size_t n = from;
+    while (c->pos + n < c->length && is_name_char(c->text[c->pos + n]) &&
+           !(c->text[c->pos + n] == '.' && peek_at(c, n + 1) == '.'))
+        n++;
+    return n;
+}
+
 /* Length of a number starting at the cursor; *is_float says whether it has a
  * fraction or an exponent. */
 static size_t number_length(const cursor *c, bool *is_float) {
@@ -95,7 +105,7 @@ bool tir_lex(tilec_context *ctx, const char *text, size_t length, tir_token_vec 
         bool is_float;
         if (is_ident_start(ch)) {
             t.kind = TIR_TOK_IDENT;
-            t.len = span(&c, 1, is_name_char);
+            t.len = name_length(&c, 1);
             if (peek_at(&c, t.len) == '#' && is_digit(peek_at(&c, t.len + 1))) {
                 t.kind = TIR_TOK_DIM;
                 t.len = span(&c, t.len + 1, is_digit);
@@ -132,6 +142,9 @@ bool tir_lex(tilec_context *ctx, const char *text, size_t length, tir_token_vec 
             }
         } else if (ch == '-' && peek_at(&c, 1) == '>') {
             t.kind = TIR_TOK_ARROW;
+            t.len = 2;
+        } else if (ch == '.' && peek_at(&c, 1) == '.') {
+            t.kind = TIR_TOK_DOTDOT;
             t.len = 2;
         } else if (punctuation(ch) != TIR_TOK_EOF) {
             t.kind = punctuation(ch);

@@ -27,8 +27,9 @@ typedef enum {
     TIR_TOK_LBRACKET, TIR_TOK_RBRACKET, TIR_TOK_LANGLE, TIR_TOK_RANGLE,
     TIR_TOK_COMMA, TIR_TOK_COLON, TIR_TOK_EQUALS, TIR_TOK_ARROW,
     TIR_TOK_PLUS, TIR_TOK_MINUS, TIR_TOK_STAR, TIR_TOK_SLASH,
-    TIR_TOK_PERCENT  /* '%' written directly after an operand (`M%8`, `(M)%8`)
+    TIR_TOK_PERCENT, /* '%' written directly after an operand (`M%8`, `(M)%8`)
                         or followed by no name character: the remainder operator */
+    TIR_TOK_DOTDOT   /* '..': a shape parameter's range (`L: 1..4096`) */
 } tir_token_kind;
 
 typedef struct {

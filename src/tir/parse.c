@@ -933,20 +933,49 @@ static bool parse_stmt(tir_parser *p) {
 
 /* '<' IDENT '=' iexpr { ',' IDENT '=' iexpr } '>' : defaults may use earlier
  * parameters; a define with the same name replaces the default's value. */
+/* NAME ':' LO '..' HI, after NAME: a range, which -D must pin to a value
+ * in it (runtime extents are not compiled yet); *value receives it. */
+static bool ranged_shape_param(tir_parser *p, const tir_token *name, const int64_t *pinned, int64_t *value) {
+    const tir_token *from = tir_parse_peek(p, 0);
+    int64_t lo, hi;
+    if (!tir_parse_iexpr(p, &lo) || !tir_parse_expect(p, TIR_TOK_DOTDOT, "'..'") || !tir_parse_iexpr(p, &hi))
+        return false;
+    int n = shown_len(name->len);
+    if (lo > hi)
+        return tir_parse_error(p, from, TILEC_E_PARSE, "TIR-P25", "the range %lld..%lld of '%.*s' is empty",
+                               (long long)lo, (long long)hi, n, name->text);
+    if (!pinned)
+        return tir_parse_error(p, name, TILEC_E_UNSUPPORTED, "TIR-P26",
+                               "shape parameter '%.*s' is declared with the range %lld..%lld and no -D pins it: "
+                               "kernels compiled for a range of sizes are not supported yet (give -D %.*s=N)",
+                               n, name->text, (long long)lo, (long long)hi, n, name->text);
+    if (*pinned < lo || *pinned > hi)
+        return tir_parse_error(p, name, TILEC_E_PARSE, "TIR-P25", "-D %.*s=%lld is outside its range %lld..%lld", n,
+                               name->text, (long long)*pinned, (long long)lo, (long long)hi);
+    *value = *pinned;
+    return true;
+}
+
 static bool parse_shape_params(tir_parser *p) {
     do {
         const tir_token *name = tir_parse_peek(p, 0);
         int64_t value;
+        const int64_t *pinned = NULL;
         if (!tir_parse_expect(p, TIR_TOK_IDENT, "a shape parameter name")) return false;
         if (symtab_get(&p->shape_params, name->text, name->len))
             return tir_parse_error(p, name, TILEC_E_PARSE, "TIR-P04", "shape parameter '%.*s' is declared twice",
                                    shown_len(name->len), name->text);
-        if (!tir_parse_expect(p, TIR_TOK_EQUALS, "'='") || !tir_parse_iexpr(p, &value)) return false;
         for (size_t i = 0; i < p->n_defines; i++)
             if (strlen(p->defines[i].name) == name->len && !memcmp(p->defines[i].name, name->text, name->len)) {
-                value = p->defines[i].value;
+                pinned = &p->defines[i].value;
                 p->define_used[i] = true;
             }
+        if (tir_parse_accept(p, TIR_TOK_COLON)) {
+            if (!ranged_shape_param(p, name, pinned, &value)) return false;
+        } else {
+            if (!tir_parse_expect(p, TIR_TOK_EQUALS, "'=' or ':'") || !tir_parse_iexpr(p, &value)) return false;
+            if (pinned) value = *pinned;
+        }
         tir_shape_param param = {copy_text(p, name->text, name->len), value};
         if (!param.name) return false;
         if (!VEC_PUSH(p->ctx, &p->param_values, param) ||

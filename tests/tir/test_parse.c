@@ -463,6 +463,37 @@ static void test_nesting_and_defines(void) {
     CHECK(tilec_diag_count(ctx) == 1 && tilec_diag_at(ctx, 0)->loc.line == 1 && tilec_diag_at(ctx, 0)->loc.column == 7);
 }
 
+/* A shape parameter declared with a range: -D pins it inside the range
+ * (later parameters see the value); a bound may be an earlier parameter,
+ * written against '..' (names stop before '..'); an unpinned range is
+ * refused until kernels are compiled for a range of sizes. */
+static void test_ranged_shape_params(void) {
+    const char *k = "kernel @k<N=64, L: 1..N, H: 2..3, B=L*2>(%X: view<f32>[X.0=L, X.1=B]) {\n}\n";
+    tir_define pins[2] = {{"L", 17}, {"H", 3}};
+    tir_module *m = parse_ok_defines(__LINE__, k, pins, 2);
+    if (m) {
+        const tir_func *f = tir_module_func(m, 0);
+        CHECK(shape(f, "L") == 17 && shape(f, "H") == 3 && shape(f, "B") == 34 && shape(f, "N") == 64);
+        tir_module_destroy(m);
+    }
+    tir_define edge[2] = {{"L", 64}, {"H", 2}};
+    m = parse_ok_defines(__LINE__, k, edge, 2);
+    tir_module_destroy(m);
+    tir_define high[2] = {{"L", 65}, {"H", 2}};
+    expect_error(__LINE__, k, high, 2, "TIR-P25", 1, 17);
+    tir_define low[2] = {{"L", 1}, {"H", 1}};
+    expect_error(__LINE__, k, low, 2, "TIR-P25", 1, 26);
+    CHECK(has_diag_in(ctx, "TIR-P25", "-D H=1 is outside its range 2..3"));
+    tir_define one[1] = {{"H", 2}};
+    expect_error(__LINE__, k, one, 1, "TIR-P26", 1, 17);
+    CHECK(has_diag_in(ctx, "TIR-P26", "'L' is declared with the range 1..64 and no -D pins it"));
+    tir_define n_too[2] = {{"L", 3}, {"N", 2}}; /* N=2 shrinks L's range under it */
+    expect_error(__LINE__, "kernel @k<N=64, L: 1..N>() {\n}\n", n_too, 2, "TIR-P25", 1, 17);
+    expect_error(__LINE__, "kernel @k<L: 9..4>() {\n}\n", pins, 1, "TIR-P25", 1, 14);
+    EXPECT_ERROR("kernel @k<L: 1 4>() {\n}\n", "TIR-P01", 1, 16);
+    EXPECT_ERROR("kernel @k<L 4>() {\n}\n", "TIR-P01", 1, 13);
+}
+
 /* The remainder operator written against its left operand is not a value. */
 static void test_percent_lexing(void) {
     tir_module *m = PARSE_OK("kernel @k<M=17, B=5, R1=M%B, R2=(M)%B, R3=M % B, R4=M%5>() {\n"
@@ -650,6 +681,7 @@ int main(void) {
     test_shape_errors();
     test_nesting_and_defines();
     test_percent_lexing();
+    test_ranged_shape_params();
     test_allocation_failures();
     test_mutations();
     tilec_context_destroy(ctx);
