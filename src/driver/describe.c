@@ -90,6 +90,16 @@ static bool finish_items(tilec_kernel *k) {
     return !k->realization.failed && !k->json.failed;
 }
 
+/* The items a kernel's description ends with: its mma work, its argument
+ * bytes, its compile times (a CPU kernel's say its cache answer before its
+ * times). */
+static bool finish_work(tilec_kernel *k) {
+    item_u64(k, "mma_flops", k->flops);
+    item_u64(k, "argument_bytes", k->arg_bytes);
+    item_times(k);
+    return finish_items(k);
+}
+
 /* A CUDA kernel: its geometry, architecture and the GPU it loaded on. */
 static bool describe_gpu(tilec_kernel *k) {
     item_text(k, "target", "cuda");
@@ -98,10 +108,7 @@ static bool describe_gpu(tilec_kernel *k) {
     item_u64(k, "W", PLAN_GPU_WARP);
     item_u64(k, "block", k->prog.desc.block_size);
     item_u64(k, "dispatch", k->prog.desc.dispatch_size);
-    item_u64(k, "mma_flops", k->flops);
-    item_u64(k, "argument_bytes", k->arg_bytes);
-    item_times(k);
-    return finish_items(k);
+    return finish_work(k);
 }
 
 /* A kernel of the XIR interpreter: its lowering's geometry and packs. */
@@ -112,19 +119,13 @@ static bool describe_xir(tilec_kernel *k) {
     item_u64(k, "block", k->prog.desc.block_size);
     item_u64(k, "dispatch", k->prog.desc.dispatch_size);
     item_packs(k, k);
-    item_u64(k, "mma_flops", k->flops);
-    item_u64(k, "argument_bytes", k->arg_bytes);
-    item_times(k);
-    return finish_items(k);
+    return finish_work(k);
 }
 
 /* A kernel of the reference interpreter: the TileIR as written. */
 static bool describe_reference(tilec_kernel *k) {
     item_text(k, "target", "reference");
-    item_u64(k, "mma_flops", k->flops);
-    item_u64(k, "argument_bytes", k->arg_bytes);
-    item_times(k);
-    return finish_items(k);
+    return finish_work(k);
 }
 
 /* A split kernel reports its partial kernel's width, geometry and counters

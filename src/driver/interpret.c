@@ -19,19 +19,14 @@
 
 #include <string.h>
 
-tilec_status pipeline_xir_kernel(pipeline *p) {
-    if (!p->make_kernel) return TILEC_OK;
-    if (!(p->k = pipeline_kernel_new(p->ctx, tir_func_name(p->f))))
-        return tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory creating a kernel");
-    p->k->workers = p->workers;
-    return TILEC_OK;
+static tilec_status no_memory(tilec_context *ctx) {
+    return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory creating a kernel");
 }
 
 /* A root domain with no instances: a kernel that checks its arguments and
  * interprets nothing. */
 tilec_status pipeline_xir_empty(pipeline *p) {
-    if (!(p->k->xir = tilec_alloc(p->ctx, sizeof *p->k->xir)))
-        return tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory creating a kernel");
+    if (!(p->k->xir = tilec_alloc(p->ctx, sizeof *p->k->xir))) return no_memory(p->ctx);
     p->k->xir->packet_width = p->width;
     return tilec_kernel_empty_launch(p->ctx, p->k, p->f, p->width);
 }
@@ -40,8 +35,7 @@ tilec_status pipeline_xir_empty(pipeline *p) {
 tilec_status pipeline_xir_emit(pipeline *p) {
     tilec_kernel *k = p->k;
     if (!k) return TILEC_OK;
-    if (!(k->xir = tilec_alloc(p->ctx, sizeof *k->xir)))
-        return tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory creating a kernel");
+    if (!(k->xir = tilec_alloc(p->ctx, sizeof *k->xir))) return no_memory(p->ctx);
     *k->xir = p->lowered;
     memset(&p->lowered, 0, sizeof p->lowered);
     k->times = (tilec_compile_times){.verify = p->ms[TILEC_STAGE_VERIFY],
@@ -49,7 +43,7 @@ tilec_status pipeline_xir_emit(pipeline *p) {
                                      .lower = p->ms[TILEC_STAGE_LOWER]};
     k->flops = tilec_count_mma_flops(p->f);
     if (!pipeline_take_launch(k, &p->plan, k->xir) || !tilec_kernel_take_fault_sites(k, k->xir))
-        return tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
+        return no_memory(p->ctx);
     tilec_status st = k->xir->packed ? program_compile_packs(p) : TILEC_OK;
     k->times.total = now_ms() - p->verified;
     return st;
@@ -80,7 +74,7 @@ static tilec_status bind(tilec_context *ctx, const tilec_kernel *k, size_t n, co
                            "%s: an interpreter's kernel takes at most %zu arguments", k->prog.desc.name,
                            (size_t)MAX_ARGS - spare);
     rt_arg bound[MAX_ARGS];
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; args && i < n; i++) {
         bound[i] = (rt_arg){args[i].data, args[i].size_bytes, args[i].elem};
         all[i] = (tir_buffer){args[i].data, args[i].size_bytes};
     }
@@ -109,7 +103,7 @@ tilec_status pipeline_dispatch_xir(tilec_context *ctx, tilec_kernel *k, size_t n
 
 static tilec_status reference_prepare(pipeline *p) {
     p->workers = 1;
-    return pipeline_xir_kernel(p);
+    return pipeline_kernel_start(p);
 }
 
 /* The caller's kernel, as written (not flattened: the reference shares no
@@ -121,11 +115,9 @@ static tilec_status reference_emit(pipeline *p) {
     k->times = (tilec_compile_times){.verify = p->ms[TILEC_STAGE_VERIFY], .total = now_ms() - p->verified};
     k->flops = tilec_count_mma_flops(p->source);
     tilec_status st = tilec_kernel_tir_params(p->ctx, k, p->source);
-    if (!st) strbuf_append(&k->plan, "reference");
-    return st || k->plan.failed
-               ? (st ? st
-                     : tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel"))
-               : TILEC_OK;
+    if (st) return st;
+    strbuf_append(&k->plan, "reference");
+    return k->plan.failed ? no_memory(p->ctx) : TILEC_OK;
 }
 
 const pipeline_target PIPELINE_REFERENCE = {"reference", reference_prepare, NULL, NULL, false, reference_emit};

@@ -6,7 +6,7 @@
 
 #include "gpu/cuda.h"
 
-tilec_kernel *pipeline_kernel_new(tilec_context *ctx, const char *name) {
+static tilec_kernel *kernel_new(tilec_context *ctx, const char *name) {
     tilec_kernel *k = tilec_alloc(ctx, sizeof *k);
     if (!k) return NULL;
     k->ctx = ctx;
@@ -18,6 +18,14 @@ tilec_kernel *pipeline_kernel_new(tilec_context *ctx, const char *name) {
     strbuf_init(&k->split, ctx);
     strbuf_append(&k->name, name);
     return k;
+}
+
+tilec_status pipeline_kernel_start(pipeline *p) {
+    if (!p->make_kernel) return TILEC_OK;
+    if (!(p->k = kernel_new(p->ctx, tir_func_name(p->f))))
+        return tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory creating a kernel");
+    p->k->workers = p->workers;
+    return TILEC_OK;
 }
 
 /* Everything the kernel owns: its helper kernels, code, runtime, the CUDA

@@ -140,11 +140,9 @@ tilec_status program_compile_split(pipeline *p);
 /* The unfused twin of a kernel whose streams need arguments apart. */
 tilec_status program_compile_unfused(pipeline *p);
 
-/* ---- interpret.c: the XIR interpreter's kernels ---- */
+/* ---- interpret.c: the interpreters' kernels ---- */
 
-/* The xir targets' parts: the kernel (make_kernel: an empty one, no
- * runtime), a root domain with no instances, the emit stage. */
-tilec_status pipeline_xir_kernel(pipeline *p);
+/* The xir targets' parts: a root domain with no instances, the emit stage. */
 tilec_status pipeline_xir_empty(pipeline *p);
 tilec_status pipeline_xir_emit(pipeline *p);
 /* tilec_dispatch of a kernel made by PIPELINE_XIR or _XIR_CUDA, and of one
@@ -162,7 +160,10 @@ bool pipeline_print_code(const pipeline *p, strbuf *s);
 
 /* ---- kernel.c: the kernel object the emit stage fills ---- */
 
-tilec_kernel *pipeline_kernel_new(tilec_context *ctx, const char *name);
+/* With make_kernel, p->k: a new, empty kernel named after p->f, working
+ * for p->workers (a target with a runtime sets them again); TILEC-M01 when
+ * out of memory. */
+tilec_status pipeline_kernel_start(pipeline *p);
 /* Frees k and all it owns (tilec_kernel_destroy); NULL is a no-op. */
 void pipeline_kernel_free(tilec_kernel *k);
 /* Copies what dispatch needs out of the lowering; false on NOMEM. */

@@ -70,10 +70,10 @@ static tilec_status cpu_prepare(pipeline *p) {
         if (p->o.runtime) return p->workers = tilec_runtime_workers(p->o.runtime), TILEC_OK;
         return rt_resolve_worker_count(p->ctx, p->o.threads, &p->workers);
     }
-    if (!(p->k = pipeline_kernel_new(p->ctx, tir_func_name(p->f))))
-        return tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory creating a kernel");
+    tilec_status st = pipeline_kernel_start(p);
+    if (st) return st;
     p->k->aot = p->aot;
-    tilec_status st = attach_runtime(p->ctx, p->k, &p->o);
+    st = attach_runtime(p->ctx, p->k, &p->o);
     p->workers = p->k->workers;
     return st;
 }
@@ -203,9 +203,8 @@ static tilec_status cuda_prepare(pipeline *p) {
     p->width = PLAN_GPU_WARP;
     p->sm = p->o.gpu_arch;
     if (!p->make_kernel) return TILEC_OK;
-    if (!(p->k = pipeline_kernel_new(p->ctx, tir_func_name(p->f))))
-        return tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory creating a kernel");
-    tilec_status st = gpu_cuda_open(p->ctx, &p->k->cuda);
+    tilec_status st = pipeline_kernel_start(p);
+    if (!st) st = gpu_cuda_open(p->ctx, &p->k->cuda);
     if (st) return st;
     uint32_t cc = gpu_cuda_compute_capability(p->k->cuda);
     if (!p->sm) p->sm = device_arch(cc);
@@ -279,7 +278,7 @@ const pipeline_target PIPELINE_CUDA = {"cuda", cuda_prepare, cuda_planner, cuda_
 static tilec_status modeled_cpu_prepare(pipeline *p) {
     p->width = p->o.width ? p->o.width : 8;
     p->workers = p->modeled_workers;
-    return pipeline_xir_kernel(p);
+    return pipeline_kernel_start(p); /* the xir targets make one: no runtime */
 }
 
 static tilec_status modeled_cpu_planner(pipeline *p, tilec_compile_options *po) {
@@ -290,7 +289,7 @@ static tilec_status modeled_cpu_planner(pipeline *p, tilec_compile_options *po) 
 
 static tilec_status modeled_cuda_prepare(pipeline *p) {
     p->width = PLAN_GPU_WARP;
-    return pipeline_xir_kernel(p);
+    return pipeline_kernel_start(p); /* the xir targets make one: no runtime */
 }
 
 const pipeline_target PIPELINE_MODELED_CPU = {"modeled-cpu", modeled_cpu_prepare, modeled_cpu_planner, NULL, false,

@@ -198,6 +198,11 @@ tir_module *cli_load_module(tilec_context *ctx, const char *path, const cli_defi
     return NULL;
 }
 
+tilec_status cli_write_stdout(void *user, const char *bytes, size_t n) {
+    (void)user;
+    return fwrite(bytes, 1, n, stdout) == n ? TILEC_OK : TILEC_E_IO;
+}
+
 void cli_print_help(const cli_command *c) {
     fputs(c->help, stdout);
     if (c->help_more) fputs(c->help_more, stdout);

@@ -86,6 +86,9 @@ typedef struct {
 
 /* Prints the command's --help text. */
 void cli_print_help(const cli_command *c);
+/* A tir_write_fn that writes to stdout (user unused): what the library
+ * hands over as text is printed as is. */
+tilec_status cli_write_stdout(void *user, const char *bytes, size_t n);
 
 extern const cli_command cli_check_command, cli_print_command, cli_plan_command, cli_lower_command, cli_run_command,
     cli_bench_command, cli_emit_llvm_command, cli_emit_asm_command, cli_emit_ptx_command, cli_demo_command, cli_cache_command,

@@ -38,11 +38,6 @@ static int emit_asm_main(tilec_context *ctx, int argc, char **argv, bool parse_o
     return emit(&cli_emit_asm_command, ctx, argc, argv, parse_only, true);
 }
 
-static tilec_status write_stdout(void *user, const char *data, size_t len) {
-    (void)user;
-    return fwrite(data, 1, len, stdout) == len ? TILEC_OK : TILEC_E_IO;
-}
-
 static int emit_ptx_main(tilec_context *ctx, int argc, char **argv, bool parse_only) {
     cli_native_request r;
     int code = cli_native_request_scan(ctx, &cli_emit_ptx_command, argc, argv, &r);
@@ -52,7 +47,7 @@ static int emit_ptx_main(tilec_context *ctx, int argc, char **argv, bool parse_o
         code = CLI_EXIT_FAIL;
         if (f) {
             tilec_compile_options o = cli_options_native(&r.options);
-            if (tilec_emit_ptx(ctx, f, &o, write_stdout, NULL)) cli_fail_diags(ctx);
+            if (tilec_emit_ptx(ctx, f, &o, cli_write_stdout, NULL)) cli_fail_diags(ctx);
             else code = CLI_EXIT_OK;
         }
         tir_module_destroy(m);

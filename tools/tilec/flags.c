@@ -213,11 +213,6 @@ bool cli_options_given(const cli_options *c, const char *flag) {
 
 uint32_t cli_options_modeled_width(const cli_options *c) { return c->o.width ? c->o.width : 8; }
 
-static tilec_status write_stdout(void *user, const char *bytes, size_t n) {
-    (void)user;
-    return fwrite(bytes, 1, n, stdout) == n ? TILEC_OK : TILEC_E_IO;
-}
-
 tilec_pipeline_config cli_options_pipeline(const cli_options *c, tilec_stage last, bool modeled) {
     tilec_pipeline_config p = tilec_pipeline_config_default();
     p.stop_after = c->stop_after < last ? c->stop_after : last;
@@ -225,7 +220,7 @@ tilec_pipeline_config cli_options_pipeline(const cli_options *c, tilec_stage las
     p.verify_after = c->verify_each ? (1u << TILEC_STAGE_COUNT) - 1 : 0;
     p.modeled = modeled;
     p.modeled_workers = c->workers;
-    p.write = write_stdout;
+    p.write = cli_write_stdout;
     return p;
 }
 
