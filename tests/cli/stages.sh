@@ -20,12 +20,12 @@ expect 0 "$TILEC" lower "$GEMM" --workers 2 --print-after lower,plan --print-aft
 expect 0 "$TILEC" plan "$GEMM" --print-after flatten --stop-after verify &&
   { cmp -s "$WORK/print" "$WORK/out" || fail "plan --stop-after verify printed more than the kernel"; }
 
-# run: the host's stages, then nothing runs after --stop-after.
-expect 0 "$TILEC" run "$GEMM" --threads 2 --print-after plan --stop-after plan && {
+# run: the host's stages (a zen4 host, named: W = 16), then nothing runs after --stop-after.
+expect 0 "$TILEC" run "$GEMM" --host zen4 --threads 2 --print-after plan --stop-after plan && {
   contains "$WORK/out" '^@gemm: plan for target cpu-thread-pool \(W=16, 2 workers'
   lacks "$WORK/out" 'native \(W='
 }
-expect 0 "$TILEC" run "$GEMM" --threads 1 --print-after emit -D M=8 -D N=8 -D K=8 -D BM=8 -D BN=8 -D BK=8 && {
+expect 0 "$TILEC" run "$GEMM" --host zen4 --threads 1 --print-after emit -D M=8 -D N=8 -D K=8 -D BM=8 -D BN=8 -D BK=8 && {
   contains "$WORK/out" '^define .*@'
   contains "$WORK/out" '^@gemm: native \(W=16, 1 workers\)'
 }
