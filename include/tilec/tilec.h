@@ -195,6 +195,16 @@ TILEC_API void tilec_kernel_destroy(tilec_kernel *k);
 /* Runs the kernel over all its root parallel instances with args[0..n) in
  * TileIR parameter order.  Diagnostics go to ctx. */
 TILEC_API tilec_status tilec_dispatch(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args);
+/* tilec_dispatch with the kernel's runtime sizes (docs/tir.md "Runtime
+ * sizes"): dims[0..n_dims), one value per size in declaration order, each in
+ * its declared range (else RT-D10, nothing runs).  A kernel without runtime
+ * sizes takes n_dims 0; one with them must be dispatched through here.
+ * Each argument must hold the bytes its view spans at these sizes (RT-D04). */
+TILEC_API tilec_status tilec_dispatch_dims(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args,
+                                           size_t n_dims, const int64_t *dims);
+/* The kernel's runtime sizes: how many, and each one's name and range. */
+TILEC_API size_t tilec_kernel_dim_count(const tilec_kernel *k);
+TILEC_API const char *tilec_kernel_dim(const tilec_kernel *k, size_t index, int64_t *lo, int64_t *hi);
 /* Dispatches of a fused kernel with an unfused twin (tilec_fuse) that ran
  * the fused code, and that ran the twin because arguments overlapped; both
  * 0 for a kernel without a twin. */

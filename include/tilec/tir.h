@@ -110,6 +110,13 @@ TILEC_API tir_dim *tir_dim_positional(tir_module *m, uint32_t from_right); /* "p
 TILEC_API const char *tir_dim_label(const tir_dim *d);
 TILEC_API uint32_t tir_dim_id(const tir_dim *d);
 
+/* An extent is a number below 2^63, or a runtime size: TIR_EXTENT_SYMBOLIC
+ * with the id of a form over the kernel's runtime sizes in the low bits
+ * (docs/tir.md "Runtime sizes"; tir_func_symbol_extent makes one).  Equal
+ * extents are equal numbers; a symbolic one is never 1. */
+#define TIR_EXTENT_SYMBOLIC (UINT64_C(1) << 63)
+static inline bool tir_extent_is_symbolic(uint64_t extent) { return (extent & TIR_EXTENT_SYMBOLIC) != 0; }
+
 /* NULL (and a diagnostic) on a duplicate or NULL dim. */
 TILEC_API tir_space *tir_space_make(tir_module *m, size_t rank, tir_dim *const *dims, const uint64_t *extents);
 TILEC_API tir_space *tir_space_positional(tir_module *m, size_t rank, const uint64_t *extents);
@@ -117,7 +124,7 @@ TILEC_API size_t tir_space_rank(const tir_space *s);
 TILEC_API tir_dim *tir_space_dim(const tir_space *s, size_t axis);
 TILEC_API uint64_t tir_space_extent(const tir_space *s, size_t axis);
 TILEC_API int tir_space_find(const tir_space *s, const tir_dim *d); /* axis index or -1 */
-TILEC_API bool tir_space_volume(const tir_space *s, uint64_t *volume); /* false on overflow */
+TILEC_API bool tir_space_volume(const tir_space *s, uint64_t *volume); /* false on overflow or a runtime size */
 /* Identity join of §2.5; NULL (and a TILEC_E_SHAPE diagnostic) on conflict. */
 TILEC_API tir_space *tir_space_join(tir_module *m, size_t n, tir_space *const *spaces);
 /* True when a Tile over `from` broadcasts to `to` (every dim present, equal or 1). */
@@ -148,9 +155,29 @@ TILEC_API tir_module *tir_func_module(const tir_func *f);
 TILEC_API tir_block *tir_func_body(const tir_func *f);
 TILEC_API size_t tir_func_param_count(const tir_func *f);
 TILEC_API tir_value *tir_func_param(const tir_func *f, size_t index);
-/* Kernel (shape) parameters the text form specialized this kernel with. */
+/* Kernel (shape) parameters the text form specialized this kernel with;
+ * *value is 0 for one that depends on a runtime size. */
 TILEC_API size_t tir_func_shape_param_count(const tir_func *f);
 TILEC_API const char *tir_func_shape_param(const tir_func *f, size_t index, int64_t *value);
+/* Runtime sizes (docs/tir.md "Runtime sizes"): sizes a kernel is compiled
+ * for as a range, given at each run.  A kernel's are numbered in the order
+ * they were added; a dims array holds one value per size in that order. */
+TILEC_API size_t tir_func_symbol_count(const tir_func *f);
+TILEC_API const char *tir_func_symbol(const tir_func *f, size_t index, int64_t *lo, int64_t *hi);
+/* A new runtime size over lo..hi (0 <= lo <= hi), before any op is built;
+ * *extent receives the extent that stands for it.  Up to 16 per kernel. */
+/* The index of the runtime size an extent of f stands for when it is exactly
+ * that size (not a form over it), else -1: how a caller infers a size from
+ * an array's shape. */
+TILEC_API int tir_func_extent_symbol(const tir_func *f, uint64_t extent);
+TILEC_API tilec_status tir_func_add_symbol(tir_func *f, const char *name, int64_t lo, int64_t hi, uint64_t *extent);
+/* A new module holding f with its runtime sizes set to dims[0..n) (each in
+ * its range): every extent and index constant that depends on them becomes
+ * a number, so the copy is a kernel like any static one.  The copy keeps
+ * f's name, locations and value names.  NULL with a diagnostic (TIR-M09 on
+ * a wrong count or a value outside its range, TIR-M10 on an extent that
+ * overflows or is negative). */
+TILEC_API tir_module *tir_func_specialize(const tir_func *f, size_t n, const int64_t *dims);
 
 /* ---- inspection ---- */
 TILEC_API tir_op *tir_block_first(const tir_block *b);

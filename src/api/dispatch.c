@@ -12,12 +12,58 @@ _Static_assert(sizeof(rt_buffer) == sizeof(simd_buffer_arg), "buffer record size
 _Static_assert(offsetof(rt_buffer, data) == offsetof(simd_buffer_arg, data), "buffer record data");
 _Static_assert(offsetof(rt_buffer, size_bytes) == offsetof(simd_buffer_arg, size_bytes), "buffer record size_bytes");
 
-tilec_status tilec_dispatch(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args) {
+/* The kernel's runtime sizes as "L: 1..4096, M: 0..64". */
+static void dims_text(const tilec_kernel *k, strbuf *s) {
+    for (uint32_t i = 0; i < k->dim_count; i++)
+        strbuf_printf(s, "%s%s: %lld..%lld", i ? ", " : "", k->dims[i].name, (long long)k->dims[i].lo,
+                      (long long)k->dims[i].hi);
+}
+
+/* RT-D10: dims that are not one value per runtime size, each in its range. */
+static tilec_status check_dims(tilec_context *ctx, const tilec_kernel *k, size_t n_dims, const int64_t *dims) {
+    const char *name = k->prog.desc.name ? k->prog.desc.name : "kernel";
+    strbuf expected;
+    strbuf_init(&expected, ctx);
+    dims_text(k, &expected);
+    tilec_status st = TILEC_OK;
+    if (n_dims != k->dim_count || (n_dims && !dims))
+        st = tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(),
+                         "%s takes %u runtime sizes (%s), got %zu%s", name, k->dim_count,
+                         k->dim_count ? expected.data : "none", n_dims,
+                         n_dims && !dims ? " and no array" : k->dim_count && !n_dims ? ": dispatch it with tilec_dispatch_dims" : "");
+    for (uint32_t i = 0; !st && i < k->dim_count; i++)
+        if (dims[i] < k->dims[i].lo || dims[i] > k->dims[i].hi)
+            st = tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(),
+                             "%s: runtime size %s=%lld is outside its range %lld..%lld", name, k->dims[i].name,
+                             (long long)dims[i], (long long)k->dims[i].lo, (long long)k->dims[i].hi);
+    strbuf_free(&expected);
+    return st;
+}
+
+tilec_status tilec_dispatch_dims(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args, size_t n_dims,
+                                 const int64_t *dims) {
     if (!k) return tilec_error(ctx, TILEC_E_ARG, "TILEC-D01", tilec_no_loc(), "tilec_dispatch: no kernel");
+    tilec_status st = check_dims(ctx, k, n_dims, dims);
+    if (st) return st;
+    if (k->reference) return pipeline_dispatch_reference(ctx, k, n, args, dims);
+    if (k->dim_count) /* the pipeline refuses runtime sizes on every other target (TILEC-R01) */
+        return tilec_error(ctx, TILEC_E_INTERNAL, "TILEC-I01", tilec_no_loc(), "a native kernel with runtime sizes");
     if (k->gpu) return tilec_dispatch_gpu(ctx, k, n, args, NULL, NULL);
     if (k->xir) return pipeline_dispatch_xir(ctx, k, n, args);
-    if (k->reference) return pipeline_dispatch_reference(ctx, k, n, args);
     return rt_runtime_dispatch(ctx, k->runtime, &k->prog, n, args);
+}
+
+tilec_status tilec_dispatch(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args) {
+    return tilec_dispatch_dims(ctx, k, n, args, 0, NULL);
+}
+
+size_t tilec_kernel_dim_count(const tilec_kernel *k) { return k ? k->dim_count : 0; }
+
+const char *tilec_kernel_dim(const tilec_kernel *k, size_t index, int64_t *lo, int64_t *hi) {
+    if (!k || index >= k->dim_count) return NULL;
+    if (lo) *lo = k->dims[index].lo;
+    if (hi) *hi = k->dims[index].hi;
+    return k->dims[index].name;
 }
 
 void tilec_kernel_dispatch_counts(const tilec_kernel *k, uint64_t *fused, uint64_t *unfused) {

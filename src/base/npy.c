@@ -317,6 +317,7 @@ static tilec_status read_stream(tilec_context *ctx, const char *path, FILE *f, c
         return file_diag(ctx, TILEC_E_IO, "TILEC-NPY08", path, "shape is too large: its byte size overflows");
     out->size_bytes = need;
     if (o && o->accept && (st = o->accept(o->user, out)) != TILEC_OK) return st;
+    if (o && o->header_only) return TILEC_OK;
     if (o && o->into && o->into_bytes != need)
         return file_diag(ctx, TILEC_E_SHAPE, "TILEC-NPY11", path,
                          "the data has %zu bytes, the destination holds %zu", need, o->into_bytes);

@@ -87,6 +87,9 @@ typedef struct {
      * the buffer's contents are unspecified. */
     void *into;
     size_t into_bytes;
+    /* Stop after the header: out describes the array (data NULL) and
+     * nothing of the data is read or checked. */
+    bool header_only;
 } npy_read_options;
 
 /* npy_read with the options above (NULL: as npy_read). */

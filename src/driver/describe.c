@@ -39,7 +39,9 @@ static uint64_t block_flops(const tir_block *b) {
     return total;
 }
 
-uint64_t tilec_count_mma_flops(const tir_func *f) { return block_flops(tir_func_body(f)); }
+uint64_t tilec_count_mma_flops(const tir_func *f) {
+    return tir_func_symbol_count(f) ? 0 : block_flops(tir_func_body(f)); /* with runtime sizes: per dispatch */
+}
 
 /* ---- realization and JSON ---- */
 

@@ -9,17 +9,16 @@
 #include "driver/kernel.h"
 
 #include "base/checked.h"
-#include "tir/ir.h"
+#include "tir/form.h"
 #include "xir/xir.h"
 
-/* The bytes a dispatch must pass for view parameter v (saturating). */
+/* The bytes a dispatch must pass for view parameter v (saturating); 0
+ * when they depend on runtime sizes. */
 static uint64_t view_bytes(const tir_value *v) {
     const tir_space *s = v->type->space;
     uint64_t bytes = tir_scalar_size(v->type->elem);
-    for (uint32_t i = 0; i < s->rank; i++) {
-        uint64_t e = s->axes[i].extent;
-        bytes = saturated_mul_u64(bytes, e);
-    }
+    if (!tir_space_is_static(s)) return 0;
+    for (uint32_t i = 0; i < s->rank; i++) bytes = saturated_mul_u64(bytes, s->axes[i].extent);
     return bytes;
 }
 

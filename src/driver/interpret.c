@@ -122,8 +122,24 @@ static tilec_status reference_emit(pipeline *p) {
 
 const pipeline_target PIPELINE_REFERENCE = {"reference", reference_prepare, NULL, NULL, false, reference_emit};
 
-tilec_status pipeline_dispatch_reference(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args) {
+tilec_status pipeline_dispatch_reference(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args,
+                                         const int64_t *dims) {
     tir_buffer all[MAX_ARGS];
-    tilec_status st = bind(ctx, k, n, args, 0, all);
-    return st ? st : tir_interpret(ctx, k->reference, n, all);
+    if (!k->dim_count) {
+        tilec_status st = bind(ctx, k, n, args, 0, all);
+        return st ? st : tir_interpret(ctx, k->reference, n, all);
+    }
+    /* The kernel at these sizes: a static copy, whose views give the bytes
+     * each argument must have. */
+    tir_module *m = tir_func_specialize(k->reference, k->dim_count, dims);
+    if (!m) return TILEC_E_SHAPE;
+    const tir_func *f = tir_module_func(m, 0);
+    tilec_kernel sized = {.ctx = ctx};
+    tilec_status st = tilec_kernel_tir_params(ctx, &sized, f);
+    sized.prog.desc.name = k->prog.desc.name;
+    if (!st) st = bind(ctx, &sized, n, args, 0, all);
+    if (!st) st = tir_interpret(ctx, f, n, all);
+    tilec_free(ctx, sized.params);
+    tir_module_destroy(m);
+    return st;
 }

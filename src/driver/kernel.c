@@ -3,8 +3,11 @@
  * lowering, native code through the kernel cache, and the label of the
  * plan a kernel keeps. */
 #include "driver/pipeline.h"
+#include "tir/form.h"
 
 #include "gpu/cuda.h"
+
+#include <string.h>
 
 static tilec_kernel *kernel_new(tilec_context *ctx, const char *name) {
     tilec_kernel *k = tilec_alloc(ctx, sizeof *k);
@@ -25,6 +28,16 @@ tilec_status pipeline_kernel_start(pipeline *p) {
     if (!(p->k = kernel_new(p->ctx, tir_func_name(p->f))))
         return tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory creating a kernel");
     p->k->workers = p->workers;
+    const tir_func *f = p->source;
+    for (uint32_t i = 0; i < f->sym_count; i++) {
+        size_t n = strlen(f->syms[i]->name) + 1;
+        kernel_dim *d = &p->k->dims[p->k->dim_count];
+        if (!(d->name = tilec_alloc(p->ctx, n)))
+            return tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory creating a kernel");
+        memcpy(d->name, f->syms[i]->name, n);
+        d->lo = f->syms[i]->lo, d->hi = f->syms[i]->hi;
+        p->k->dim_count++;
+    }
     return TILEC_OK;
 }
 
@@ -49,6 +62,7 @@ void pipeline_kernel_free(tilec_kernel *k) {
     if (k->owns_runtime) tilec_runtime_destroy(k->runtime);
     tilec_free(k->ctx, k->params);
     tilec_free(k->ctx, k->fault_sites);
+    for (uint32_t i = 0; i < k->dim_count; i++) tilec_free(k->ctx, k->dims[i].name);
     strbuf_free(&k->name);
     strbuf_free(&k->plan);
     strbuf_free(&k->plan_realization);

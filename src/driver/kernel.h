@@ -29,8 +29,18 @@
 #include "rt/runtime.h"
 #include "tilec/tilec.h"
 
+/* A runtime size of the kernel (tir/form.h): its name (owned) and range. */
+typedef struct {
+    char *name;
+    int64_t lo, hi;
+} kernel_dim;
+
 struct tilec_kernel {
     tilec_context *ctx;
+    /* The runtime sizes every dispatch gives (tilec_dispatch_dims), in
+     * their declaration order; 0 for a kernel of static extents. */
+    uint32_t dim_count;
+    kernel_dim dims[TIR_MAX_SYMBOLS];
     tilec_runtime *runtime; /* NULL: an ahead-of-time kernel (aot) */
     bool owns_runtime;
     uint32_t workers;       /* the runtime's, or those an ahead-of-time kernel is planned for */
@@ -79,15 +89,16 @@ tilec_status tilec_compile_native(tilec_context *ctx, tilec_kernel *k, const xir
 tilec_status tilec_compile_empty(tilec_context *ctx, tilec_kernel *k, const tir_func *f, uint32_t width,
                                  const tilec_compile_options *o);
 /* k's argument table: one entry per view parameter of f, its element type
- * and the bytes its view spans; the program's description names them
- * (empty.c). */
+ * and the bytes its view spans (0 for a view over runtime sizes: checked
+ * at dispatch against the sizes given); the program's description names
+ * them (empty.c). */
 tilec_status tilec_kernel_tir_params(tilec_context *ctx, tilec_kernel *k, const tir_func *f);
 /* k's argument table (the parameters checked as always) and a launch of
  * dispatch size 0 for an f whose root domain is empty; its entry is
  * k->native's, if any (empty.c). */
 tilec_status tilec_kernel_empty_launch(tilec_context *ctx, tilec_kernel *k, const tir_func *f, uint32_t width);
 /* 2·(contraction volume) of every mma times the trip counts of its
- * enclosing regions. */
+ * enclosing regions; 0 for a kernel with runtime sizes. */
 uint64_t tilec_count_mma_flops(const tir_func *f);
 /* Copies the lowering's fault-site table (with its strings) into k and
  * makes dispatch report faults through it; false on NOMEM. */

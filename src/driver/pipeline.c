@@ -9,15 +9,35 @@
 #include "realize/admit.h"
 #include "rewrite/flatten.h"
 #include "rewrite/split.h"
-#include "tir/ir.h"
+#include "tir/form.h"
 #include "xir/verify.h"
 
 #include <string.h>
+
+/* Planning and lowering for a range of sizes are not built yet: a kernel
+ * with runtime sizes runs on the reference interpreter only, and a target
+ * that plans refuses it (fail closed: nothing downstream reads a symbolic
+ * extent as a number). */
+static tilec_status refuse_runtime_sizes(pipeline *p) {
+    const tir_func *f = p->f;
+    strbuf sizes;
+    strbuf_init(&sizes, p->ctx);
+    for (uint32_t i = 0; i < f->sym_count; i++)
+        strbuf_printf(&sizes, "%s%s: %lld..%lld", i ? ", " : "", f->syms[i]->name, (long long)f->syms[i]->lo,
+                      (long long)f->syms[i]->hi);
+    tilec_status st = tilec_error(p->ctx, TILEC_E_UNSUPPORTED, "TILEC-R01", f->loc,
+                                  "kernel '@%s' has runtime sizes (%s): the %s target cannot compile a kernel for a "
+                                  "range of sizes yet; pin them with -D, or run it on the reference interpreter",
+                                  f->name, sizes.data ? sizes.data : "?", p->target->name);
+    strbuf_free(&sizes);
+    return st;
+}
 
 /* Nested root parallels flattened into one (rewrite/flatten.h), after the
  * module they are in verifies. */
 static tilec_status stage_flatten(pipeline *p) {
     if (!plan_flatten_applies(p->f)) return TILEC_OK;
+    if (p->f->sym_count) return p->target->planner ? refuse_runtime_sizes(p) : TILEC_OK; /* the reference reads the source */
     tilec_status st = tir_verify(p->ctx, p->f->module);
     if (st) return st;
     if (!(p->flat = plan_flatten_build(p->ctx, p->f))) return TILEC_E_NOMEM;
@@ -34,6 +54,7 @@ static tilec_status stage_verify(pipeline *p) {
  * has no plan: the target says what it becomes. */
 static tilec_status stage_plan(pipeline *p) {
     if (!p->target->planner) return TILEC_OK; /* the target runs the TileIR itself */
+    if (p->f->sym_count) return refuse_runtime_sizes(p);
     if (p->stop_after == TILEC_STAGE_EMIT && p->target->empty && plan_root_empty(p->f)) {
         p->finished = true;
         return p->target->empty(p);

@@ -148,7 +148,9 @@ tilec_status pipeline_xir_emit(pipeline *p);
 /* tilec_dispatch of a kernel made by PIPELINE_XIR or _XIR_CUDA, and of one
  * made by PIPELINE_REFERENCE. */
 tilec_status pipeline_dispatch_xir(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args);
-tilec_status pipeline_dispatch_reference(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args);
+/* dims: the kernel's runtime sizes, checked against their ranges (NULL when it has none). */
+tilec_status pipeline_dispatch_reference(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args,
+                                         const int64_t *dims);
 
 /* ---- print.c: what each stage made, as text ---- */
 

@@ -1,7 +1,9 @@
 /* clone.c — copying TileIR ops with their regions into a function of
- * another module (clone.h).  Values keep their names (the printer renames
+ * another module (clone.h), and tir_func_specialize, the copy of a kernel
+ * with its runtime sizes set.  Values keep their names (the printer renames
  * clashes); ops get fresh ids in the target function. */
 #include "tir/clone.h"
+#include "tir/form.h"
 
 #include <string.h>
 
@@ -9,6 +11,7 @@ bool tir_clone_map_init(tilec_context *ctx, const tir_func *src, tir_module *tar
     memset(map, 0, sizeof *map);
     map->ctx = ctx;
     map->target = target;
+    map->source = src->module;
     map->value_count = src->next_value_id;
     map->dim_count = src->module->dim_count;
     map->values = tilec_alloc(ctx, (map->value_count + 1) * sizeof *map->values);
@@ -35,13 +38,38 @@ tir_dim *tir_clone_dim(tir_clone_map *map, const tir_dim *d) {
     return map->dims[d->id];
 }
 
+/* TIR-M10 for a form the map cannot set: no sizes, or a value that
+ * overflows (or, for an extent, is negative) at them. */
+static bool unsized(tir_clone_map *map, const tir_form *f, const char *what) {
+    strbuf text;
+    strbuf_init(&text, map->ctx);
+    tir_form_print(&text, f);
+    const char *t = text.data ? text.data : "?";
+    if (map->sizes)
+        tilec_error(map->ctx, TILEC_E_SHAPE, "TIR-M10", tilec_no_loc(), "the %s %s is %s at these runtime sizes", what,
+                    t, strcmp(what, "extent") ? "out of range" : "negative or out of range");
+    else
+        tilec_error(map->ctx, TILEC_E_UNSUPPORTED, "TIR-M10", tilec_no_loc(),
+                    "the %s %s depends on a runtime size, and this copy sets none", what, t);
+    strbuf_free(&text);
+    return false;
+}
+
+/* The value of a symbolic extent at the map's sizes (a static one as is). */
+static bool clone_extent(tir_clone_map *map, uint64_t extent, uint64_t *out) {
+    const tir_form *f = tir_extent_form(map->source, extent);
+    if (!f) return *out = extent, true;
+    if (map->sizes && tir_extent_eval(map->source, extent, map->sizes, out) && *out < TIR_EXTENT_SYMBOLIC) return true;
+    return unsized(map, f, "extent");
+}
+
 tir_space *tir_clone_space(tir_clone_map *map, const tir_space *s) {
     tir_dim *dims[64];
     uint64_t extents[64];
     if (s->rank > 64) return NULL; /* the verifier's limit */
     for (uint32_t i = 0; i < s->rank; i++) {
-        if (!(dims[i] = tir_clone_dim(map, s->axes[i].dim))) return NULL;
-        extents[i] = s->axes[i].extent;
+        if (!(dims[i] = tir_clone_dim(map, s->axes[i].dim)) || !clone_extent(map, s->axes[i].extent, &extents[i]))
+            return NULL;
     }
     return tir_space_make(map->target, s->rank, dims, extents);
 }
@@ -92,6 +120,13 @@ tir_op *tir_clone_op(tir_func *f, const tir_op *op, tir_clone_map *map) {
     c->initiation_interval = op->initiation_interval;
     c->scope = op->scope;
     c->literal = op->literal;
+    if (op->form) {
+        if (!map->sizes || !tir_form_eval(op->form, map->sizes, &c->literal.as.i)) {
+            unsized(map, op->form, "index constant");
+            return NULL;
+        }
+        c->literal.kind = TIR_LIT_INT;
+    }
     if (op->domain && !(c->domain = tir_clone_space(map, op->domain))) return NULL;
     if (op->strides) {
         if (!(c->strides = ARENA_ARRAY(&f->module->arena, uint64_t, op->domain->rank))) return NULL;
@@ -111,4 +146,62 @@ tir_op *tir_clone_op(tir_func *f, const tir_op *op, tir_clone_map *map) {
         tir_clone_map_set(map, op->results[i], r);
     }
     return c;
+}
+
+/* ---- specialization ---- */
+
+static tir_module *specialize_fail(tir_module *m) {
+    tir_module_destroy(m);
+    return NULL;
+}
+
+tir_module *tir_func_specialize(const tir_func *f, size_t n, const int64_t *dims) {
+    tilec_context *ctx = f->module->ctx;
+    if (n != f->sym_count || (n && !dims)) {
+        tilec_error(ctx, TILEC_E_ARG, "TIR-M09", f->loc, "kernel '@%s' has %u runtime sizes; %zu were given", f->name,
+                    f->sym_count, n);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (dims[i] < f->syms[i]->lo || dims[i] > f->syms[i]->hi) {
+            tilec_error(ctx, TILEC_E_ARG, "TIR-M09", f->loc, "runtime size %s=%lld of '@%s' is outside its range %lld..%lld",
+                        f->syms[i]->name, (long long)dims[i], f->name, (long long)f->syms[i]->lo,
+                        (long long)f->syms[i]->hi);
+            return NULL;
+        }
+    size_t diags = tilec_diag_count(ctx);
+    tir_module *m = tir_module_create(ctx);
+    tir_func *g = m ? tir_func_new(m, f->name) : NULL;
+    if (!g) return specialize_fail(m);
+    g->loc = f->loc;
+    tir_clone_map map;
+    if (!tir_clone_map_init(ctx, f, m, &map)) return specialize_fail(m);
+    map.sizes = dims;
+    bool ok = true;
+    if (f->shape_param_count) {
+        ok = (g->shape_params = ARENA_ARRAY(&m->arena, tir_shape_param, f->shape_param_count)) != NULL;
+        for (uint32_t i = 0; ok && i < f->shape_param_count; i++) {
+            const tir_shape_param *p = &f->shape_params[i];
+            int64_t v = p->value;
+            ok = (!p->form || tir_form_eval(p->form, dims, &v)) &&
+                 (g->shape_params[i].name = arena_strdup(&m->arena, p->name)) != NULL;
+            g->shape_params[i].value = v;
+        }
+        g->shape_param_count = f->shape_param_count;
+    }
+    for (uint32_t i = 0; ok && i < f->body->arg_count; i++) {
+        const tir_value *p = f->body->args[i];
+        tir_type *t = tir_clone_type(&map, p->type);
+        tir_value *q = t ? tir_func_add_param(g, p->name, t, p->read_only) : NULL;
+        ok = q != NULL;
+        if (ok) tir_clone_map_set(&map, p, q);
+    }
+    for (const tir_op *o = f->body->first; ok && o; o = o->next) {
+        tir_op *c = tir_clone_op(g, o, &map);
+        if ((ok = c != NULL)) tir_op_insert_end(c, g->body);
+    }
+    tir_clone_map_free(&map);
+    if (!ok && tilec_diag_count(ctx) == diags)
+        tilec_error(ctx, TILEC_E_NOMEM, "TIR-M01", tilec_no_loc(), "out of memory specializing '@%s'", f->name);
+    return ok ? m : specialize_fail(m);
 }

@@ -22,6 +22,11 @@ typedef struct {
     uint32_t value_count;
     tir_dim **dims;     /* [dim_count], by source dim id; NULL: not made yet */
     uint32_t dim_count;
+    /* The source's runtime sizes, one value per symbol (tir/form.h): set,
+     * every symbolic extent and index constant is copied as its value;
+     * NULL, copying one is refused (TIR-M10: forms do not cross modules). */
+    const tir_module *source;
+    const int64_t *sizes;
 } tir_clone_map;
 
 /* An empty map from the values of `src` (and the dims of its module) into

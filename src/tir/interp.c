@@ -450,6 +450,11 @@ tilec_status tir_interpret_traced(tilec_context *ctx, const tir_func *f, size_t 
                                   const tir_interp_trace *trace) {
     if (!ctx) return TILEC_E_ARG;
     if (!f) return tilec_error(ctx, TILEC_E_ARG, "TIR-I01", tilec_no_loc(), "tir_interpret: no kernel given");
+    if (f->sym_count) /* its extents are forms, not numbers */
+        return tilec_error(ctx, TILEC_E_ARG, "TIR-I10", f->loc,
+                           "kernel '@%s' has runtime sizes: run it at given sizes (tir_func_specialize, or "
+                           "tilec_dispatch_dims of its reference kernel)",
+                           f->name);
     interp it = {.ctx = ctx, .func = f, .trace = trace};
     arena_init(&it.arena, ctx);
     tilec_status st = TILEC_OK;

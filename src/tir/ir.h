@@ -15,6 +15,11 @@
 #include "base/hashmap.h"
 #include "base/vec.h"
 
+/* A kernel has at most this many runtime sizes (tir/form.h). */
+#define TIR_MAX_SYMBOLS 16
+typedef struct tir_sym tir_sym;
+typedef struct tir_form tir_form;
+
 struct tir_dim {
     uint32_t id;
     const char *label;
@@ -25,7 +30,9 @@ typedef struct {
     uint64_t extent;
 } tir_axis;
 
-/* A space's interning key is the bytes of its axes (types.c). */
+/* An extent is a number, or TIR_EXTENT_SYMBOLIC | the id of a form over the
+ * kernel's runtime sizes (tir/form.h).  A space's interning key is the bytes
+ * of its axes (types.c). */
 struct tir_space {
     uint32_t rank;
     tir_axis axes[];
@@ -96,12 +103,16 @@ struct tir_op {
     const char *stage_name;
     tir_exec_scope scope;
     tir_literal literal;
+    /* A `const index` whose value is a form over the runtime sizes (literal
+     * unused); NULL for every other op. */
+    const tir_form *form;
     tilec_loc loc;
 };
 
 typedef struct {
     const char *name;
     int64_t value;
+    const tir_form *form; /* a runtime size or a form over them (value unused); NULL when static */
 } tir_shape_param;
 
 struct tir_func {
@@ -111,6 +122,10 @@ struct tir_func {
     uint32_t next_value_id, next_op_id;
     tir_shape_param *shape_params;
     uint32_t shape_param_count;
+    /* The runtime sizes: the shape parameters declared with a range and not
+     * pinned, in declaration order (tir/form.h). */
+    const tir_sym *syms[TIR_MAX_SYMBOLS];
+    uint32_t sym_count;
     tilec_loc loc;
 };
 
@@ -123,6 +138,8 @@ struct tir_module {
     VEC(tir_dim *) positional; /* positional[k] = "positional.<k>" or NULL */
     hashmap spaces; /* interned spaces (types.c): axes bytes -> space */
     hashmap types;  /* interned types: (kind, elem, space) -> type */
+    VEC(tir_form *) forms; /* interned forms (tir/form.h), by id */
+    hashmap form_keys;     /* their keys -> form */
     tir_type *index_type;
 };
 

@@ -2,10 +2,11 @@
  * and the O(1) mutation primitives (detach, insert, move, set operand, RAUW,
  * erase).  Invariant: an op's operand uses are linked into their values' use
  * lists exactly while the op is attached to a block. */
-#include "tir/ir.h"
+#include "tir/form.h"
 
 #include "base/ilist.h"
 
+#include <ctype.h>
 #include <string.h>
 
 tir_module *tir_module_create(tilec_context *ctx) {
@@ -19,6 +20,7 @@ tir_module *tir_module_create(tilec_context *ctx) {
     hashmap_init(&m->func_names, ctx);
     hashmap_init(&m->spaces, ctx);
     hashmap_init(&m->types, ctx);
+    hashmap_init(&m->form_keys, ctx);
     return m;
 }
 
@@ -29,6 +31,8 @@ void tir_module_destroy(tir_module *m) {
     hashmap_free(&m->func_names);
     hashmap_free(&m->spaces);
     hashmap_free(&m->types);
+    VEC_FREE(m->ctx, &m->forms);
+    hashmap_free(&m->form_keys);
     arena_destroy(&m->arena);
     tilec_free(m->ctx, m);
 }
@@ -130,6 +134,37 @@ const char *tir_func_shape_param(const tir_func *f, size_t index, int64_t *value
     if (index >= f->shape_param_count) return NULL;
     if (value) *value = f->shape_params[index].value;
     return f->shape_params[index].name;
+}
+
+size_t tir_func_symbol_count(const tir_func *f) { return f->sym_count; }
+const char *tir_func_symbol(const tir_func *f, size_t index, int64_t *lo, int64_t *hi) {
+    if (index >= f->sym_count) return NULL;
+    if (lo) *lo = f->syms[index]->lo;
+    if (hi) *hi = f->syms[index]->hi;
+    return f->syms[index]->name;
+}
+
+tilec_status tir_func_add_symbol(tir_func *f, const char *name, int64_t lo, int64_t hi, uint64_t *extent) {
+    tilec_context *ctx = f->module->ctx;
+    bool ident = name && (*name == '_' || isalpha((unsigned char)*name));
+    for (const char *c = name; ident && *c; c++) ident = *c == '_' || isalnum((unsigned char)*c);
+    if (!ident || !extent) {
+        tilec_error(ctx, TILEC_E_ARG, "TIR-M02", f->loc,
+                    "a runtime size needs an identifier for its name ([A-Za-z_][A-Za-z0-9_]*) and an extent to return");
+        return TILEC_E_ARG;
+    }
+    for (uint32_t i = 0; i < f->sym_count; i++)
+        if (!strcmp(f->syms[i]->name, name)) {
+            tilec_error(ctx, TILEC_E_ARG, "TIR-M06", f->loc, "runtime size '%s' of '@%s' is declared twice", name,
+                        f->name);
+            return TILEC_E_ARG;
+        }
+    const tir_sym *s = tir_sym_add(f, name, lo, hi);
+    const tir_form *form = s ? tir_sym_form(f->module, s) : NULL;
+    if (s && !form) oom(f->module);
+    if (!form) return tilec_diag_count(ctx) ? tilec_diag_at(ctx, tilec_diag_count(ctx) - 1)->status : TILEC_E_NOMEM;
+    *extent = tir_form_extent(form);
+    return TILEC_OK;
 }
 
 /* ---- objects ---- */

@@ -225,13 +225,14 @@ static bool add_axis(tir_parser *p, axis_list *axes, tir_dim *d, const tir_token
     return true;
 }
 
-/* DIM '=' iexpr */
-static bool parse_axis(tir_parser *p, axis_list *axes) {
+/* DIM '=' iexpr — over runtime sizes only where runtime_ok (views and the
+ * domains of parallels and loops). */
+static bool parse_axis(tir_parser *p, axis_list *axes, bool runtime_ok) {
     tir_dim *d = NULL;
     const tir_token *at = NULL;
     uint64_t extent = 0;
     return parse_dim(p, &d, &at) && tir_parse_expect(p, TIR_TOK_EQUALS, "'='") &&
-           tir_parse_count(p, "an extent", &extent) && add_axis(p, axes, d, at, extent);
+           tir_parse_extent(p, runtime_ok, &extent) && add_axis(p, axes, d, at, extent);
 }
 
 static bool make_space(tir_parser *p, const axis_list *axes, tir_space **out) {
@@ -240,20 +241,20 @@ static bool make_space(tir_parser *p, const axis_list *axes, tir_space **out) {
 }
 
 /* '[' [ axis { ',' axis } ] ']' */
-static bool parse_space(tir_parser *p, tir_space **out) {
+static bool parse_space(tir_parser *p, tir_space **out, bool runtime_ok) {
     axis_list axes;
     axes.rank = 0;
     if (!tir_parse_expect(p, TIR_TOK_LBRACKET, "'['")) return false;
     if (!tir_parse_at(p, TIR_TOK_RBRACKET))
         do {
-            if (!parse_axis(p, &axes)) return false;
+            if (!parse_axis(p, &axes, runtime_ok)) return false;
         } while (tir_parse_accept(p, TIR_TOK_COMMA));
     return tir_parse_expect(p, TIR_TOK_RBRACKET, "']'") && make_space(p, &axes, out);
 }
 
 /* '(' [ VALUE ':' axis { ',' VALUE ':' axis } ] ')' — a map may be rank 0; the
  * builder rejects rank-0 loops and parallels. */
-static bool parse_coords(tir_parser *p, token_list *names, tir_space **out) {
+static bool parse_coords(tir_parser *p, token_list *names, tir_space **out, bool runtime_ok) {
     axis_list axes;
     axes.rank = 0;
     if (!tir_parse_expect(p, TIR_TOK_LPAREN, "'('")) return false;
@@ -262,7 +263,7 @@ static bool parse_coords(tir_parser *p, token_list *names, tir_space **out) {
             const tir_token *name = tir_parse_peek(p, 0);
             if (!tir_parse_expect(p, TIR_TOK_VALUE, "a coordinate name ('%name')")) return false;
             if (!VEC_PUSH(p->ctx, names, name)) return tir_parse_oom(p);
-            if (!tir_parse_expect(p, TIR_TOK_COLON, "':'") || !parse_axis(p, &axes)) return false;
+            if (!tir_parse_expect(p, TIR_TOK_COLON, "':'") || !parse_axis(p, &axes, runtime_ok)) return false;
         } while (tir_parse_accept(p, TIR_TOK_COMMA));
     return tir_parse_expect(p, TIR_TOK_RPAREN, "')'") && make_space(p, &axes, out);
 }
@@ -287,7 +288,7 @@ static bool parse_type(tir_parser *p, tir_type **out) {
     } else if (tir_parse_at_word(p, "tile") || tir_parse_at_word(p, "view")) {
         bool tile = tir_parse_token_is(tir_parse_next(p), "tile");
         if (!tir_parse_expect(p, TIR_TOK_LANGLE, "'<'") || !parse_scalar(p, &s) ||
-            !tir_parse_expect(p, TIR_TOK_RANGLE, "'>'") || !parse_space(p, &space))
+            !tir_parse_expect(p, TIR_TOK_RANGLE, "'>'") || !parse_space(p, &space, !tile))
             return false;
         *out = tile ? tir_type_tile(p->module, s, space) : tir_type_view(p->module, s, space);
     } else {
@@ -405,8 +406,11 @@ static bool one_result(tir_parser *p, results *out, tir_value *v) {
 static bool op_const(tir_parser *p, results *out) {
     tir_type *type;
     tir_literal lit;
-    if (!parse_type(p, &type) || !tir_parse_literal(p, type, &lit)) return false;
-    return one_result(p, out, tir_const(p->builder, type, lit));
+    const tir_form *form;
+    if (!parse_type(p, &type) || !tir_parse_literal(p, type, &lit, &form)) return false;
+    tir_value *v = tir_const(p->builder, type, lit);
+    if (v && form) v->def_op->form = form; /* an index constant over runtime sizes */
+    return one_result(p, out, v);
 }
 
 static bool op_elementwise(tir_parser *p, tir_ew_op op, results *out) {
@@ -480,7 +484,7 @@ typedef struct {
 
 static bool parse_tile_clause(tir_parser *p, tile_clause *c) {
     c->strided = false;
-    if (!parse_space(p, &c->space)) return false;
+    if (!parse_space(p, &c->space, false)) return false;
     const tir_token *at = tir_parse_peek(p, 0);
     if (tir_parse_accept_word(p, "stride")) {
         uint32_t n = 0;
@@ -562,7 +566,7 @@ static bool op_map(tir_parser *p, results *out) {
     tir_space *space;
     tir_scalar elem;
     tir_op *map = NULL;
-    bool ok = parse_coords(p, &names, &space) && tir_parse_expect(p, TIR_TOK_ARROW, "'->'") && parse_scalar(p, &elem) &&
+    bool ok = parse_coords(p, &names, &space, false) && tir_parse_expect(p, TIR_TOK_ARROW, "'->'") && parse_scalar(p, &elem) &&
               built(p, map = tir_map_begin(p->builder, space, elem));
     bool scoped = ok && bind_args(p, map, &names, NULL);
     ok = scoped && parse_body(p, true, &end);
@@ -732,7 +736,7 @@ static bool op_region(tir_parser *p, tir_op_kind kind, results *out) {
     tir_space *domain;
     tir_region_opts opts = {0};
     tir_op *region = NULL;
-    bool ok = parse_coords(p, &names, &domain) && parse_region_attrs(p, kind, &opts);
+    bool ok = parse_coords(p, &names, &domain, true) && parse_region_attrs(p, kind, &opts);
     if (ok && kind != TIR_OP_PARALLEL && tir_parse_accept_word(p, "iter")) ok = parse_carries(p, &carry_names, &inits);
     ok = ok && built(p, region = tir_region_begin(p->builder, kind, domain, &opts, inits.len, inits.data));
     bool scoped = ok && bind_args(p, region, &names, &carry_names);
@@ -825,7 +829,7 @@ static bool sugar_permute(tir_parser *p, results *out) {
 
 static bool sugar_iota(tir_parser *p, const tir_token *kw, results *out) {
     tir_space *space;
-    if (!parse_space(p, &space)) return false;
+    if (!parse_space(p, &space, false)) return false;
     if (space->rank != 1) return tir_parse_error(p, kw, TILEC_E_PARSE, "TIR-P18", "'iota' takes exactly one axis");
     return one_result(p, out, tir_lib_iota(p->builder, space->axes[0].dim, space->axes[0].extent));
 }
@@ -833,14 +837,14 @@ static bool sugar_iota(tir_parser *p, const tir_token *kw, results *out) {
 static bool sugar_full(tir_parser *p, results *out) {
     tir_space *space;
     tir_value *v;
-    return parse_space(p, &space) && lookup_value(p, &v) && one_result(p, out, tir_lib_full(p->builder, space, v));
+    return parse_space(p, &space, false) && lookup_value(p, &v) && one_result(p, out, tir_lib_full(p->builder, space, v));
 }
 
 /* broadcast|relabel VALUE 'to' space */
 static bool sugar_to_space(tir_parser *p, bool broadcast, results *out) {
     tir_value *v;
     tir_space *space;
-    if (!lookup_value(p, &v) || !tir_parse_expect_word(p, "to") || !parse_space(p, &space)) return false;
+    if (!lookup_value(p, &v) || !tir_parse_expect_word(p, "to") || !parse_space(p, &space, false)) return false;
     return one_result(p, out, broadcast ? tir_lib_broadcast_to(p->builder, v, space) : tir_lib_relabel(p->builder, v, space));
 }
 
@@ -931,35 +935,43 @@ static bool parse_stmt(tir_parser *p) {
 
 /* ---- kernels and the module ---- */
 
-/* '<' IDENT '=' iexpr { ',' IDENT '=' iexpr } '>' : defaults may use earlier
- * parameters; a define with the same name replaces the default's value. */
-/* NAME ':' LO '..' HI, after NAME: a range, which -D must pin to a value
- * in it (runtime extents are not compiled yet); *value receives it. */
-static bool ranged_shape_param(tir_parser *p, const tir_token *name, const int64_t *pinned, int64_t *value) {
+/* NAME ':' LO '..' HI, after NAME: a range.  Pinned by -D, the parameter
+ * is that number (in the range); else it is a runtime size of the kernel
+ * (tir/form.h). */
+static bool ranged_shape_param(tir_parser *p, const tir_token *name, const int64_t *pinned, tir_shape_param *out) {
     const tir_token *from = tir_parse_peek(p, 0);
     int64_t lo, hi;
-    if (!tir_parse_iexpr(p, &lo) || !tir_parse_expect(p, TIR_TOK_DOTDOT, "'..'") || !tir_parse_iexpr(p, &hi))
+    if (!tir_parse_iexpr(p, "a range's bounds must be numbers", &lo) || !tir_parse_expect(p, TIR_TOK_DOTDOT, "'..'") ||
+        !tir_parse_iexpr(p, "a range's bounds must be numbers", &hi))
         return false;
     int n = shown_len(name->len);
     if (lo > hi)
         return tir_parse_error(p, from, TILEC_E_PARSE, "TIR-P25", "the range %lld..%lld of '%.*s' is empty",
                                (long long)lo, (long long)hi, n, name->text);
-    if (!pinned)
-        return tir_parse_error(p, name, TILEC_E_UNSUPPORTED, "TIR-P26",
-                               "shape parameter '%.*s' is declared with the range %lld..%lld and no -D pins it: "
-                               "kernels compiled for a range of sizes are not supported yet (give -D %.*s=N)",
-                               n, name->text, (long long)lo, (long long)hi, n, name->text);
-    if (*pinned < lo || *pinned > hi)
-        return tir_parse_error(p, name, TILEC_E_PARSE, "TIR-P25", "-D %.*s=%lld is outside its range %lld..%lld", n,
-                               name->text, (long long)*pinned, (long long)lo, (long long)hi);
-    *value = *pinned;
+    if (pinned) {
+        if (*pinned < lo || *pinned > hi)
+            return tir_parse_error(p, name, TILEC_E_PARSE, "TIR-P25", "-D %.*s=%lld is outside its range %lld..%lld", n,
+                                   name->text, (long long)*pinned, (long long)lo, (long long)hi);
+        out->value = *pinned;
+        return true;
+    }
+    if (lo < 0)
+        return tir_parse_error(p, from, TILEC_E_PARSE, "TIR-P25",
+                               "the runtime size '%.*s' ranges over %lld..%lld: a size cannot be negative", n,
+                               name->text, (long long)lo, (long long)hi);
+    if (p->func->sym_count == TIR_MAX_SYMBOLS)
+        return tir_parse_error(p, name, TILEC_E_UNSUPPORTED, "TIR-P26", "a kernel has at most %d runtime sizes",
+                               TIR_MAX_SYMBOLS);
+    const tir_sym *sym = tir_sym_add(p->func, out->name, lo, hi);
+    if (!sym || !(out->form = tir_sym_form(p->module, sym))) return tir_parse_oom(p);
     return true;
 }
 
+/* '<' kparam { ',' kparam } '>' : defaults may use earlier parameters; a
+ * define with the same name replaces the default's value. */
 static bool parse_shape_params(tir_parser *p) {
     do {
         const tir_token *name = tir_parse_peek(p, 0);
-        int64_t value;
         const int64_t *pinned = NULL;
         if (!tir_parse_expect(p, TIR_TOK_IDENT, "a shape parameter name")) return false;
         if (symtab_get(&p->shape_params, name->text, name->len))
@@ -970,14 +982,16 @@ static bool parse_shape_params(tir_parser *p) {
                 pinned = &p->defines[i].value;
                 p->define_used[i] = true;
             }
-        if (tir_parse_accept(p, TIR_TOK_COLON)) {
-            if (!ranged_shape_param(p, name, pinned, &value)) return false;
-        } else {
-            if (!tir_parse_expect(p, TIR_TOK_EQUALS, "'=' or ':'") || !tir_parse_iexpr(p, &value)) return false;
-            if (pinned) value = *pinned;
-        }
-        tir_shape_param param = {copy_text(p, name->text, name->len), value};
+        tir_shape_param param = {copy_text(p, name->text, name->len), 0, NULL};
         if (!param.name) return false;
+        if (tir_parse_accept(p, TIR_TOK_COLON)) {
+            if (!ranged_shape_param(p, name, pinned, &param)) return false;
+        } else {
+            tir_ival value;
+            if (!tir_parse_expect(p, TIR_TOK_EQUALS, "'=' or ':'") || !tir_parse_ival(p, &value)) return false;
+            param.value = pinned ? *pinned : value.c;
+            param.form = pinned ? NULL : value.form;
+        }
         if (!VEC_PUSH(p->ctx, &p->param_values, param) ||
             !symtab_put(&p->shape_params, name->text, name->len, (void *)(uintptr_t)p->param_values.len))
             return tir_parse_oom(p);
@@ -1013,7 +1027,7 @@ static bool parse_param(tir_parser *p) {
     if (t->kind == TIR_TOK_IDENT && tir_scalar_from_name(t->text, t->len) != TIR_SCALAR_INVALID)
         return parse_scalar(p, &elem) && scalar_param(p, name, elem);
     if (!tir_parse_expect_word(p, "view") || !tir_parse_expect(p, TIR_TOK_LANGLE, "'<'") || !parse_scalar(p, &elem) ||
-        !tir_parse_expect(p, TIR_TOK_RANGLE, "'>'") || !parse_space(p, &space))
+        !tir_parse_expect(p, TIR_TOK_RANGLE, "'>'") || !parse_space(p, &space, true))
         return false;
     tir_type *type = tir_type_view(p->module, elem, space);
     tir_value *v = type ? tir_func_add_param(p->func, NULL, type, read_only) : NULL;
@@ -1039,9 +1053,9 @@ static bool parse_kernel(tir_parser *p) {
     if (tir_module_find_func(p->module, name))
         return tir_parse_error(p, name_tok, TILEC_E_PARSE, "TIR-P04", "kernel '@%s' is defined twice", name);
     reset_kernel_tables(p);
-    if (tir_parse_accept(p, TIR_TOK_LANGLE) && !parse_shape_params(p)) return false;
     if (!(p->func = tir_func_new(p->module, name))) return tir_parse_oom(p);
     p->func->loc = tir_parse_loc(p, kw);
+    if (tir_parse_accept(p, TIR_TOK_LANGLE) && !parse_shape_params(p)) return false;
     size_t n_params = p->param_values.len;
     if (n_params) {
         p->func->shape_params = ARENA_ARRAY(&p->module->arena, tir_shape_param, n_params);

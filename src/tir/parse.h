@@ -14,6 +14,7 @@
 #include "base/context.h"
 #include "base/symtab.h"
 #include "tir/builder.h"
+#include "tir/form.h"
 #include "tir/lex.h"
 
 /* Deepest nesting of blocks, and of integer-expression parentheses/calls. */
@@ -64,11 +65,19 @@ bool tir_parse_enter(tir_parser *p, const tir_token *at); /* depth += 1, capped 
 void tir_parse_leave(tir_parser *p);
 
 /* ---- parse_expr.c ---- */
-/* An integer expression over the current kernel's shape parameters. */
-bool tir_parse_iexpr(tir_parser *p, int64_t *out);
-/* An iexpr that must be >= 0 (extents, stages, ii); `what` names it. */
+/* An integer expression over the current kernel's shape parameters: a
+ * number, or a form over its runtime sizes (tir/form.h). */
+bool tir_parse_ival(tir_parser *p, tir_ival *out);
+/* An iexpr that must be a number; `what` says why (TIR-P27 otherwise). */
+bool tir_parse_iexpr(tir_parser *p, const char *what, int64_t *out);
+/* An iexpr that must be a number >= 0 (stages, ii, strides); `what` names it. */
 bool tir_parse_count(tir_parser *p, const char *what, uint64_t *out);
-/* A constant's literal for `type` (docs/tir.md `literal`). */
-bool tir_parse_literal(tir_parser *p, const tir_type *type, tir_literal *out);
+/* An axis extent >= 0 over the runtime sizes' ranges: a number, or (where
+ * runtime_ok) a symbolic extent. */
+bool tir_parse_extent(tir_parser *p, bool runtime_ok, uint64_t *out);
+/* A constant's literal for `type` (docs/tir.md `literal`); *form (when
+ * form is given) receives the form of an index constant over runtime
+ * sizes, else NULL. */
+bool tir_parse_literal(tir_parser *p, const tir_type *type, tir_literal *out, const tir_form **form);
 
 #endif

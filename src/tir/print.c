@@ -21,12 +21,14 @@
  *  - a reduce's combine block follows its body as ` combine (%l, ..) (%r, ..)
  *    {..}`; its names are chosen against an empty visible set, since it sees
  *    no outer value (the parser reads it against an empty name table);
- *  - kernel shape parameters are not printed: the IR is specialized.
+ *  - kernel shape parameters are not printed: the IR is specialized; its
+ *    runtime sizes are, as `<NAME: LO..HI, ...>`, and extents and index
+ *    constants over them as their forms (tir/form.h).
  * Malformed IR (no verifier ran) still prints without crashing: a missing or
  * foreign value prints as `%?`. */
 #include "tir/text.h"
 #include "base/symtab.h"
-#include "tir/ir.h"
+#include "tir/form.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -204,9 +206,10 @@ static void print_operands(printer *pr, const tir_op *op, size_t from, size_t to
 
 static void print_space(printer *pr, const tir_space *s) {
     strbuf_append(pr->out, "[");
-    for (uint32_t i = 0; s && i < s->rank; i++)
-        strbuf_printf(pr->out, "%s%s=%llu", i ? ", " : "", dim_name(pr, s->axes[i].dim),
-                      (unsigned long long)s->axes[i].extent);
+    for (uint32_t i = 0; s && i < s->rank; i++) {
+        strbuf_printf(pr->out, "%s%s=", i ? ", " : "", dim_name(pr, s->axes[i].dim));
+        tir_extent_print(pr->out, pr->m, s->axes[i].extent);
+    }
     strbuf_append(pr->out, "]");
 }
 
@@ -328,8 +331,8 @@ static void print_coords(printer *pr, const tir_op *op) {
         if (i) strbuf_append(pr->out, ", ");
         define_value(pr, op->body->args[i]);
         print_value(pr, op->body->args[i]);
-        strbuf_printf(pr->out, ": %s=%llu", dim_name(pr, op->domain->axes[i].dim),
-                      (unsigned long long)op->domain->axes[i].extent);
+        strbuf_printf(pr->out, ": %s=", dim_name(pr, op->domain->axes[i].dim));
+        tir_extent_print(pr->out, pr->m, op->domain->axes[i].extent);
     }
     strbuf_append(pr->out, ")");
 }
@@ -455,7 +458,8 @@ static void print_op(printer *pr, const tir_op *op, int depth) {
         if (op->result_count) {
             print_type(pr, op->results[0]->type);
             strbuf_append(pr->out, " ");
-            print_literal(pr, op->results[0]->type, op->literal);
+            if (op->form) tir_form_print(pr->out, op->form);
+            else print_literal(pr, op->results[0]->type, op->literal);
         }
         break;
     case TIR_OP_ELEMENTWISE:
@@ -528,7 +532,11 @@ static void print_kernel(printer *pr, const tir_func *f, const char *name) {
         return;
     }
     collect_block(pr, f->body);
-    strbuf_printf(pr->out, "kernel @%s(", name);
+    strbuf_printf(pr->out, "kernel @%s", name);
+    for (uint32_t i = 0; i < f->sym_count; i++)
+        strbuf_printf(pr->out, "%s%s: %lld..%lld%s", i ? ", " : "<", f->syms[i]->name, (long long)f->syms[i]->lo,
+                      (long long)f->syms[i]->hi, i + 1 == f->sym_count ? ">" : "");
+    strbuf_append(pr->out, "(");
     for (uint32_t i = 0; i < f->body->arg_count; i++) {
         const tir_value *param = f->body->args[i];
         define_value(pr, param);

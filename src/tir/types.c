@@ -1,7 +1,7 @@
 /* types.c — dimensions, IndexSpaces and types.  Spaces and types are interned
  * per module (structural equality == pointer equality); a dim is an identity,
  * its label only a name for diagnostics and text. */
-#include "tir/ir.h"
+#include "tir/form.h"
 #include "base/checked.h"
 
 #include <stdio.h>
@@ -37,6 +37,12 @@ tir_space *tir_space_make(tir_module *m, size_t rank, tir_dim *const *dims, cons
     for (size_t i = 0; i < rank; i++) {
         if (!dims[i]) {
             tilec_error(m->ctx, TILEC_E_ARG, "TIR-B01", tilec_no_loc(), "index space axis %zu has no dimension", i);
+            return NULL;
+        }
+        if (tir_extent_is_symbolic(extents[i]) && !tir_extent_form(m, extents[i])) {
+            tilec_error(m->ctx, TILEC_E_ARG, "TIR-B55", tilec_no_loc(),
+                        "index space axis %zu has extent %#llx: at or above 2^63 and not a runtime size of this module",
+                        i, (unsigned long long)extents[i]);
             return NULL;
         }
         for (size_t j = 0; j < i; j++)
@@ -83,6 +89,7 @@ int tir_space_find(const tir_space *s, const tir_dim *d) {
 
 bool tir_space_volume(const tir_space *s, uint64_t *volume) {
     uint64_t v = 1;
+    if (!tir_space_is_static(s)) return false;
     for (uint32_t i = 0; i < s->rank; i++)
         if (s->axes[i].extent == 0) {
             *volume = 0;
@@ -127,9 +134,13 @@ tir_space *tir_space_join(tir_module *m, size_t n, tir_space *const *spaces) {
             } else if (extents.data[j] == 1) {
                 extents.data[j] = e;
             } else if (e != 1 && e != extents.data[j]) {
+                strbuf l, r;
+                strbuf_init(&l, m->ctx), strbuf_init(&r, m->ctx);
+                tir_extent_print(&l, m, extents.data[j]), tir_extent_print(&r, m, e);
                 tilec_error(m->ctx, TILEC_E_SHAPE, "TIR-B03", tilec_no_loc(),
-                            "cannot join dimension '%s': extent %llu against %llu", s->axes[i].dim->label,
-                            (unsigned long long)extents.data[j], (unsigned long long)e);
+                            "cannot join dimension '%s': extent %s against %s", s->axes[i].dim->label,
+                            l.data ? l.data : "?", r.data ? r.data : "?");
+                strbuf_free(&l), strbuf_free(&r);
                 conflict = true;
                 goto done;
             }
@@ -185,6 +196,22 @@ tir_type *tir_type_scalar(tir_module *m, tir_scalar s) {
 }
 
 tir_type *tir_type_tile(tir_module *m, tir_scalar s, tir_space *space) {
+    if (space && !tir_space_is_static(space)) {
+        strbuf text;
+        strbuf_init(&text, m->ctx);
+        for (uint32_t i = 0; i < space->rank; i++)
+            if (tir_extent_is_symbolic(space->axes[i].extent)) {
+                strbuf_printf(&text, "%s=", space->axes[i].dim->label);
+                tir_extent_print(&text, m, space->axes[i].extent);
+                break;
+            }
+        tilec_error(m->ctx, TILEC_E_SHAPE, "TIR-B56", tilec_no_loc(),
+                    "a tile's extents must be static, and %s depends on a runtime size (a tile is held in "
+                    "registers or private memory of a size known when compiling)",
+                    text.data ? text.data : "an axis");
+        strbuf_free(&text);
+        return NULL;
+    }
     return valid_scalar(m, s) && space ? intern_type(m, TIR_TYPE_TILE, s, space) : NULL;
 }
 

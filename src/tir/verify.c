@@ -11,6 +11,7 @@
  * broken skips its per-kind rules so one fault gives one diagnostic.  Visibility
  * is tracked with one state per value id, so the walk is linear in the IR. */
 #include "tir/verify.h"
+#include "tir/form.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,7 +33,7 @@ const char *verify_value_str(const tir_value *value, char *buf, size_t n) {
     return buf;
 }
 
-const char *verify_type_str(const tir_type *t, char *buf, size_t n) {
+const char *verify_type_str(const tir_module *m, const tir_type *t, char *buf, size_t n) {
     if (!t) {
         snprintf(buf, n, "(no type)");
         return buf;
@@ -48,8 +49,15 @@ const char *verify_type_str(const tir_type *t, char *buf, size_t n) {
         (size_t)snprintf(buf, n, "%s<%s>[", t->kind == TIR_TYPE_TILE ? "tile" : "view", tir_scalar_name(t->elem));
     for (uint32_t i = 0; t->space && i < t->space->rank && len < n; i++) {
         const tir_axis *ax = &t->space->axes[i];
-        len += (size_t)snprintf(buf + len, n - len, "%s%s=%llu", i ? ", " : "", ax->dim ? ax->dim->label : "?",
-                                (unsigned long long)ax->extent);
+        const tir_form *f = tir_extent_form(m, ax->extent);
+        strbuf text;
+        strbuf_init(&text, m->ctx);
+        if (f) tir_form_print(&text, f);
+        len += f ? (size_t)snprintf(buf + len, n - len, "%s%s=%s", i ? ", " : "", ax->dim ? ax->dim->label : "?",
+                                    text.data ? text.data : "?")
+                 : (size_t)snprintf(buf + len, n - len, "%s%s=%llu", i ? ", " : "", ax->dim ? ax->dim->label : "?",
+                                    (unsigned long long)ax->extent);
+        strbuf_free(&text);
     }
     if (len < n) snprintf(buf + len, n - len, "]");
     return buf;
@@ -387,7 +395,7 @@ static void check_args(verifier *v, const tir_block *b, const verify_block_ctx *
             verify_value_error(v, a, rule, "%s", why);
         else if (!where->owner && a->type->kind != TIR_TYPE_VIEW)
             verify_value_error(v, a, 1, "kernel parameters must be views, not %s",
-                               verify_type_str(a->type, type, sizeof type));
+                               verify_type_str(v->func->module, a->type, type, sizeof type));
         register_value(v, a, VERIFY_VISIBLE, placed && !why, where->combine);
     }
 }

@@ -87,8 +87,8 @@ void verify_value_error(verifier *v, const tir_value *value, int rule, const cha
 void verify_func_error(verifier *v, const tir_func *f, int rule, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* Writes `t` in text-form syntax ("tile<f32>[m=8, n=8]") into buf; returns buf. */
-const char *verify_type_str(const tir_type *t, char *buf, size_t n);
+/* Writes `t` in text-form syntax ("tile<f32>[m=8, n=8]", runtime sizes as forms of m) into buf; returns buf. */
+const char *verify_type_str(const tir_module *m, const tir_type *t, char *buf, size_t n);
 /* "'%x'" or "value #7", for messages. */
 const char *verify_value_str(const tir_value *value, char *buf, size_t n);
 /* True when `s` is an index space of this module. */

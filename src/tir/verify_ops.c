@@ -17,7 +17,9 @@
 
 static tir_value *operand(const tir_op *op, uint32_t i) { return op->operands[i]->value; }
 
-static const char *type_str(const tir_type *t, char *buf, size_t n) { return verify_type_str(t, buf, n); }
+static const char *type_str(const verifier *v, const tir_type *t, char *buf, size_t n) {
+    return verify_type_str(v->func->module, t, buf, n);
+}
 
 /* ---- rules 6, 21, 22, 23: need only a valid kind ---- */
 
@@ -134,7 +136,7 @@ void verify_op_combine(verifier *v, const tir_op *op) {
         const tir_type *want = op->results[i % k]->type;
         if (arg->type != want) {
             OP_ERROR(24, "combine argument %u (%s state, carry %u) has type %s, expected %s", i,
-                     i < k ? "left" : "right", i % k, type_str(arg->type, t, sizeof t), type_str(want, w, sizeof w));
+                     i < k ? "left" : "right", i % k, type_str(v, arg->type, t, sizeof t), type_str(v, want, w, sizeof w));
             return;
         }
     }
@@ -159,14 +161,14 @@ static void check_constant(verifier *v, const tir_op *op, const verify_block_ctx
         return;
     }
     if (type->kind == TIR_TYPE_TILE && op->domain != type->space)
-        OP_ERROR(11, "its domain differs from the space of its type %s", type_str(type, t, sizeof t));
+        OP_ERROR(11, "its domain differs from the space of its type %s", type_str(v, type, t, sizeof t));
     if ((unsigned)op->literal.kind > TIR_LIT_FLOAT) return; /* rule 6 */
     tir_scalar s = tir_type_elem(type);
     if ((op->literal.kind == TIR_LIT_BOOL) != (s == TIR_BOOL))
-        OP_ERROR(11, "a constant of type %s needs a %s literal", type_str(type, t, sizeof t),
+        OP_ERROR(11, "a constant of type %s needs a %s literal", type_str(v, type, t, sizeof t),
                  s == TIR_BOOL ? "boolean" : "numeric");
     else if (op->literal.kind == TIR_LIT_FLOAT && !tir_scalar_is_float(s))
-        OP_ERROR(11, "a constant of type %s cannot take a fractional literal", type_str(type, t, sizeof t));
+        OP_ERROR(11, "a constant of type %s cannot take a fractional literal", type_str(v, type, t, sizeof t));
 }
 
 /* Rule 12, CAST: any element type to any, keeping scalar-vs-tile. */
@@ -174,14 +176,14 @@ static void check_cast(verifier *v, const tir_op *op) {
     char a[256], r[256];
     const tir_type *from = operand(op, 0)->type, *to = op->results[0]->type;
     if (!tir_type_is_ew_operand(from)) {
-        OP_ERROR(12, "operand 0 must be an index, scalar or tile, not %s", type_str(from, a, sizeof a));
+        OP_ERROR(12, "operand 0 must be an index, scalar or tile, not %s", type_str(v, from, a, sizeof a));
         return;
     }
     bool ok = from->kind == TIR_TYPE_TILE ? to->kind == TIR_TYPE_TILE && to->space == from->space
                                           : to->kind == TIR_TYPE_SCALAR;
     if (!ok)
         OP_ERROR(12, "a cast of %s cannot produce %s (a cast keeps the shape and changes only the element type)",
-                 type_str(from, a, sizeof a), type_str(to, r, sizeof r));
+                 type_str(v, from, a, sizeof a), type_str(v, to, r, sizeof r));
 }
 
 /* Rule 12: the builder's typing (typing.c) must give exactly the stored type. */
@@ -204,7 +206,7 @@ static void check_elementwise(verifier *v, const tir_op *op, const verify_block_
     case TIR_EW_TYPING_OK: break;
     case TIR_EW_TYPING_OPERAND_KIND:
         OP_ERROR(12, "operand %zu must be an index, scalar or tile, not %s", t.operand,
-                 type_str(operands[t.operand]->type, a, sizeof a));
+                 type_str(v, operands[t.operand]->type, a, sizeof a));
         return;
     case TIR_EW_TYPING_ELEM_DIFFER:
         OP_ERROR(12, "operand element types differ (%s and %s in operand %zu)", tir_scalar_name(t.elem),
@@ -228,13 +230,13 @@ static void check_elementwise(verifier *v, const tir_op *op, const verify_block_
         size_t len = 0;
         for (uint32_t i = 0; i < op->operand_count && len < sizeof a; i++)
             len += (size_t)snprintf(a + len, sizeof a - len, "%s%s", i ? ", " : "",
-                                    type_str(operands[i]->type, r, sizeof r));
+                                    type_str(v, operands[i]->type, r, sizeof r));
         if (kind == TIR_TYPE_TILE)
             snprintf(want, sizeof want, "tile<%s> over the identity join of the operand spaces",
                      tir_scalar_name(t.result));
         else
             snprintf(want, sizeof want, "%s", kind == TIR_TYPE_INDEX ? "index" : tir_scalar_name(t.result));
-        OP_ERROR(12, "its result type %s is not what its operands (%s) give: %s", type_str(result, r, sizeof r), a,
+        OP_ERROR(12, "its result type %s is not what its operands (%s) give: %s", type_str(v, result, r, sizeof r), a,
                  want);
     }
 }
@@ -245,7 +247,7 @@ static bool check_indices(verifier *v, const tir_op *op, int rule, uint32_t firs
     for (uint32_t i = first; i < first + n; i++)
         if (!tir_type_is_integer_scalar(operand(op, i)->type)) {
             OP_ERROR(rule, "operand %u must be an index or integer scalar, not %s", i,
-                     type_str(operand(op, i)->type, t, sizeof t));
+                     type_str(v, operand(op, i)->type, t, sizeof t));
             return false;
         }
     return true;
@@ -260,7 +262,7 @@ static void check_extract(verifier *v, const tir_op *op, const verify_block_ctx 
     }
     const tir_type *tile = operand(op, 0)->type;
     if (tile->kind != TIR_TYPE_TILE) {
-        OP_ERROR(13, "operand 0 must be a tile, not %s", type_str(tile, t, sizeof t));
+        OP_ERROR(13, "operand 0 must be a tile, not %s", type_str(v, tile, t, sizeof t));
         return;
     }
     if (op->operand_count != tile->space->rank + 1) {
@@ -270,7 +272,7 @@ static void check_extract(verifier *v, const tir_op *op, const verify_block_ctx 
     if (!check_indices(v, op, 13, 1, tile->space->rank)) return;
     const tir_type *r = op->results[0]->type;
     if (r->kind != TIR_TYPE_SCALAR || r->elem != tile->elem)
-        OP_ERROR(13, "its result must be a %s scalar, not %s", tir_scalar_name(tile->elem), type_str(r, t, sizeof t));
+        OP_ERROR(13, "its result must be a %s scalar, not %s", tir_scalar_name(tile->elem), type_str(v, r, t, sizeof t));
 }
 
 /* Block arguments of a region or map body: rank Index coordinates, then `carries`. */
@@ -290,8 +292,8 @@ static void check_body_args(verifier *v, const tir_op *op, int rule, uint32_t ra
         bool ok = want ? arg->type == want : arg->type->kind == TIR_TYPE_INDEX;
         if (!ok) {
             char w[256];
-            OP_ERROR(rule, "body argument %u has type %s, expected %s", i, type_str(arg->type, t, sizeof t),
-                     want ? type_str(want, w, sizeof w) : "index");
+            OP_ERROR(rule, "body argument %u has type %s, expected %s", i, type_str(v, arg->type, t, sizeof t),
+                     want ? type_str(v, want, w, sizeof w) : "index");
             return;
         }
     }
@@ -303,7 +305,7 @@ static void check_map(verifier *v, const tir_op *op, const verify_block_ctx *whe
     if (!expect_counts(v, op, 14, 0, 1)) return;
     const tir_type *r = op->results[0]->type;
     if (r->kind != TIR_TYPE_TILE) {
-        OP_ERROR(14, "its result must be a tile, not %s", type_str(r, t, sizeof t));
+        OP_ERROR(14, "its result must be a tile, not %s", type_str(v, r, t, sizeof t));
         return;
     }
     if (!op->domain || !verify_space_local(v, op->domain)) {
@@ -311,7 +313,7 @@ static void check_map(verifier *v, const tir_op *op, const verify_block_ctx *whe
         return;
     }
     if (op->domain != r->space) {
-        OP_ERROR(14, "its domain differs from the space of its result %s", type_str(r, t, sizeof t));
+        OP_ERROR(14, "its domain differs from the space of its result %s", type_str(v, r, t, sizeof t));
         return;
     }
     if (!op->body) {
@@ -327,7 +329,7 @@ static void check_mma(verifier *v, const tir_op *op, const verify_block_ctx *whe
     if (!expect_counts(v, op, 15, 3, 1)) return;
     for (uint32_t i = 0; i < 3; i++)
         if (!tir_type_is_mma_operand(operand(op, i)->type)) {
-            OP_ERROR(15, "operand %u must be a numeric tile, not %s", i, type_str(operand(op, i)->type, t, sizeof t));
+            OP_ERROR(15, "operand %u must be a numeric tile, not %s", i, type_str(v, operand(op, i)->type, t, sizeof t));
             return;
         }
     const tir_type *c = operand(op, 2)->type;
@@ -335,7 +337,7 @@ static void check_mma(verifier *v, const tir_op *op, const verify_block_ctx *whe
         OP_ERROR(15, "its accumulator is %s%s", tir_scalar_name(c->elem), HALF_HINT);
     else if (op->results[0]->type != c)
         OP_ERROR(15, "its result type %s differs from the accumulator's %s",
-                 type_str(op->results[0]->type, t, sizeof t), type_str(c, why, sizeof why));
+                 type_str(v, op->results[0]->type, t, sizeof t), type_str(v, c, why, sizeof why));
     else if (tir_mma_dims_error(operand(op, 0)->type->space, operand(op, 1)->type->space, c->space, why, sizeof why))
         OP_ERROR(15, "%s", why);
 }
@@ -351,7 +353,7 @@ static void check_access(verifier *v, const tir_op *op, const verify_block_ctx *
     const tir_value *view = operand(op, 0);
     if (view->type->kind != TIR_TYPE_VIEW) {
         OP_ERROR(16, "operand 0 (%s) must be a view, not %s", verify_value_str(view, name, sizeof name),
-                 type_str(view->type, t, sizeof t));
+                 type_str(v, view->type, t, sizeof t));
         return;
     }
     if (!load && view->read_only) {
@@ -388,21 +390,21 @@ static void check_access(verifier *v, const tir_op *op, const verify_block_ctx *
         else
             snprintf(w, sizeof w, "%s scalar", tir_scalar_name(elem));
         OP_ERROR(16, "%s must be a %s, not %s", load ? "its result" : "the stored value", w,
-                 type_str(data, t, sizeof t));
+                 type_str(v, data, t, sizeof t));
         return;
     }
     if (load && op->domain && op->has_fill) {
         const tir_type *fill = operand(op, rank + 1)->type;
         if (fill->kind != TIR_TYPE_SCALAR || fill->elem != elem)
-            OP_ERROR(16, "the fill must be a %s scalar, not %s", tir_scalar_name(elem), type_str(fill, t, sizeof t));
+            OP_ERROR(16, "the fill must be a %s scalar, not %s", tir_scalar_name(elem), type_str(v, fill, t, sizeof t));
     }
     if (load && !op->domain && op->masked) {
         const tir_type *pred = operand(op, rank + 1)->type, *fallback = operand(op, rank + 2)->type;
         if (pred->kind != TIR_TYPE_SCALAR || pred->elem != TIR_BOOL)
-            OP_ERROR(16, "the mask must be a bool scalar, not %s", type_str(pred, t, sizeof t));
+            OP_ERROR(16, "the mask must be a bool scalar, not %s", type_str(v, pred, t, sizeof t));
         else if (fallback->kind != TIR_TYPE_SCALAR || fallback->elem != elem)
             OP_ERROR(16, "the fallback must be a %s scalar, not %s", tir_scalar_name(elem),
-                     type_str(fallback, t, sizeof t));
+                     type_str(v, fallback, t, sizeof t));
     }
 }
 
@@ -439,8 +441,8 @@ static void check_region(verifier *v, const tir_op *op, const verify_block_ctx *
                 return;
             }
             if (init != r) {
-                OP_ERROR(18, "carry %u starts as %s but its result is %s", i, type_str(init, t, sizeof t),
-                         type_str(r, w, sizeof w));
+                OP_ERROR(18, "carry %u starts as %s but its result is %s", i, type_str(v, init, t, sizeof t),
+                         type_str(v, r, w, sizeof w));
                 return;
             }
         }
@@ -468,7 +470,7 @@ static void check_if(verifier *v, const tir_op *op, const verify_block_ctx *wher
         const tir_type *init = operand(op, i)->type, *r = op->results[i]->type;
         if (r->kind == TIR_TYPE_VIEW || init != r) {
             OP_ERROR(18, "carry %u starts as %s but its result is %s (views cannot be carried)", i,
-                     type_str(init, t, sizeof t), type_str(r, w, sizeof w));
+                     type_str(v, init, t, sizeof t), type_str(v, r, w, sizeof w));
             return;
         }
     }
@@ -492,7 +494,7 @@ static void check_yield(verifier *v, const tir_op *op, const verify_block_ctx *w
         const tir_type *e = op->operand_count == 1 ? operand(op, 0)->type : NULL;
         if (!e || e->kind != TIR_TYPE_SCALAR || e->elem != r->elem)
             OP_ERROR(19, "the body of 'map' op #%u must yield one %s scalar%s%s", owner->id, tir_scalar_name(r->elem),
-                     e ? ", not " : "", e ? type_str(e, t, sizeof t) : "");
+                     e ? ", not " : "", e ? type_str(v, e, t, sizeof t) : "");
         return;
     }
     if (op->operand_count != owner->result_count) {
@@ -503,8 +505,8 @@ static void check_yield(verifier *v, const tir_op *op, const verify_block_ctx *w
     for (uint32_t i = 0; i < op->operand_count; i++)
         if (operand(op, i)->type != owner->results[i]->type) {
             OP_ERROR(19, "yielded value %u has type %s, but result %u of '%s' op #%u is %s", i,
-                     type_str(operand(op, i)->type, t, sizeof t), i, verify_op_name(owner), owner->id,
-                     type_str(owner->results[i]->type, w, sizeof w));
+                     type_str(v, operand(op, i)->type, t, sizeof t), i, verify_op_name(owner), owner->id,
+                     type_str(v, owner->results[i]->type, w, sizeof w));
             return;
         }
 }

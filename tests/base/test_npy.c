@@ -549,7 +549,7 @@ static void test_read_with(void) {
     const char *dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }\n";
     write_npy(1, dict, 24);
     acceptor refuse = {0, {0}, TILEC_E_SHAPE};
-    npy_read_options o = {accept_or_refuse, &refuse, NULL, 0};
+    npy_read_options o = {accept_or_refuse, &refuse, NULL, 0, false};
     npy_array a;
     tilec_diag_clear(ctx);
     CHECK(npy_read_with(ctx, path, &o, &a) == TILEC_E_SHAPE && !strcmp(last_diag_code(ctx), "TEST-01"));
@@ -570,7 +570,7 @@ static void test_read_with(void) {
     /* Into the caller's buffer: no allocation for the data. */
     float into[6] = {0};
     acceptor take = {0, {0}, TILEC_OK};
-    o = (npy_read_options){accept_or_refuse, &take, into, sizeof into};
+    o = (npy_read_options){accept_or_refuse, &take, into, sizeof into, false};
     float data[6] = {1, 2, 3, 4, 5, 6};
     uint64_t shape[2] = {2, 3};
     npy_array w = make(NPY_F32, 2, shape, data);
@@ -585,7 +585,7 @@ static void test_read_with(void) {
     /* A short pipe into a buffer: truncated. */
     child = feed_pipe("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }\n", 10, reader, sizeof reader,
                       &fd);
-    o = (npy_read_options){NULL, NULL, into, sizeof into};
+    o = (npy_read_options){NULL, NULL, into, sizeof into, false};
     CHECK(npy_read_with(tc, reader, &o, &a) == TILEC_E_IO && !strcmp(last_diag_code(tc), "TILEC-NPY07"));
     end_pipe(child, fd);
     tilec_context_destroy(tc);

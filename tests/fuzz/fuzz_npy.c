@@ -185,7 +185,7 @@ static tilec_status accept_header(void *user, const npy_array *header) {
 static void check_read_with(tilec_context *ctx, accounting *a, int fd, const read_result *file) {
     const npy_array *e = file->status == TILEC_OK ? &file->array : NULL;
     acceptor c = {ctx, e, TILEC_OK, 0};
-    npy_read_options o = {accept_header, &c, NULL, 0};
+    npy_read_options o = {accept_header, &c, NULL, 0, false};
     tilec_diag_clear(ctx);
     read_result r = read_fd(ctx, a, fd, &o);
     if (!same_read(file, &r) || c.calls > 1) fail("an accepting header check changed the read");

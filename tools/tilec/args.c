@@ -80,6 +80,31 @@ tilec_status cli_args_create(tilec_context *ctx, const tir_func *f, cli_args *ou
     return TILEC_OK;
 }
 
+tilec_status cli_args_copy(const cli_args *a, cli_args *out) {
+    tilec_status st = TILEC_OK;
+    memset(out, 0, sizeof *out);
+    out->ctx = a->ctx;
+    out->n_dims = a->n_dims;
+    memcpy(out->dims, a->dims, sizeof out->dims);
+    out->params = tilec_alloc(a->ctx, (a->count ? a->count : 1) * sizeof *out->params);
+    out->buffers = tilec_alloc(a->ctx, (a->count ? a->count : 1) * sizeof *out->buffers);
+    for (size_t i = 0; !st && out->params && out->buffers && i < a->count; i++) {
+        out->params[i] = a->params[i];
+        out->buffers[i].size_bytes = a->buffers[i].size_bytes;
+        if ((out->buffers[i].data = tilec_alloc(a->ctx, a->buffers[i].size_bytes ? a->buffers[i].size_bytes : 1)))
+            memcpy(out->buffers[i].data, a->buffers[i].data, a->buffers[i].size_bytes);
+        else
+            st = TILEC_E_NOMEM;
+        out->count = i + 1;
+    }
+    if (!st && (!out->params || !out->buffers)) st = TILEC_E_NOMEM;
+    if (st) {
+        cli_args_destroy(out);
+        return tilec_error(a->ctx, TILEC_E_NOMEM, "TILEC-CLI02", tilec_no_loc(), "out of memory copying the arguments");
+    }
+    return TILEC_OK;
+}
+
 void cli_args_destroy(cli_args *a) {
     for (size_t i = 0; i < a->count; i++) tilec_free(a->ctx, a->buffers[i].data);
     tilec_free(a->ctx, a->buffers);
@@ -283,9 +308,19 @@ static tilec_status accept_header(void *user, const npy_array *header) {
 tilec_status cli_args_load_npy(cli_args *a, size_t index, const char *path) {
     npy_target target = {a, index, path};
     /* Straight into the parameter's buffer: no second copy of the data. */
-    npy_read_options o = {accept_header, &target, a->buffers[index].data, a->buffers[index].size_bytes};
+    npy_read_options o = {accept_header, &target, a->buffers[index].data, a->buffers[index].size_bytes, false};
     npy_array header;
     return npy_read_with(a->ctx, path, &o, &header);
+}
+
+tilec_status cli_npy_shape(tilec_context *ctx, const char *path, uint64_t *shape, size_t *rank) {
+    npy_read_options o = {.header_only = true};
+    npy_array header;
+    tilec_status st = npy_read_with(ctx, path, &o, &header);
+    if (st) return st;
+    *rank = header.rank;
+    memcpy(shape, header.shape, header.rank * sizeof *shape);
+    return TILEC_OK;
 }
 
 tilec_status cli_args_save_npy(cli_args *a, size_t index, const char *path) {

@@ -23,17 +23,26 @@ typedef struct {
     bool read_only;
 } cli_param;
 
+/* A kernel takes at most this many runtime sizes (docs/tir.md). */
+enum { CLI_MAX_DIMS = 16 };
+
 typedef struct {
     tilec_context *ctx;
     size_t count;
     cli_param *params;
     tir_buffer *buffers; /* what tir_interpret takes */
+    /* The runtime sizes the buffers are shaped for, which every dispatch
+     * passes (tilec_dispatch_dims); 0 for a kernel without any. */
+    size_t n_dims;
+    int64_t dims[CLI_MAX_DIMS];
 } cli_args;
 
 /* Allocates zeroed buffers for every parameter of f; on failure appends a
  * diagnostic (size overflow, out of memory) and leaves *out empty. */
 tilec_status cli_args_create(tilec_context *ctx, const tir_func *f, cli_args *out);
 void cli_args_destroy(cli_args *a);
+/* A copy of a's buffers and sizes (the reference interpreter's inputs). */
+tilec_status cli_args_copy(const cli_args *a, cli_args *out);
 /* Before cli_args_create: whether `copies` sets of f's argument buffers (2
  * when the reference interpreter runs on a copy) fit in the memory available
  * (memory.h).  Appends TILEC-CLI05 (or TILEC-CLI02 for a size that overflows)
@@ -51,6 +60,8 @@ tilec_status cli_args_load_npy(cli_args *a, size_t index, const char *path);
  * rounded once); a value that does not fit is TILEC-ARG01. */
 tilec_status cli_args_fill_value(cli_args *a, size_t index, const char *text);
 tilec_status cli_args_save_npy(cli_args *a, size_t index, const char *path);
+/* The shape of the array in a .npy file (its header only); shape holds 64. */
+tilec_status cli_npy_shape(tilec_context *ctx, const char *path, uint64_t *shape, size_t *rank);
 
 /* Element i of a buffer of `elem` values, as a double. */
 double cli_elem_value(const void *data, tir_scalar elem, uint64_t i);

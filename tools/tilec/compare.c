@@ -13,10 +13,8 @@ static const double tolerance = 5e-5;
 enum { MAX_RANK = 64 }; /* spaces have at most 64 axes (TIR_PARSE_MAX_RANK) */
 
 tilec_status cli_reference_run(tilec_context *ctx, const tir_func *f, const cli_args *inputs, cli_args *ref, double *ms) {
-    tilec_status st = cli_args_create(ctx, f, ref);
+    tilec_status st = cli_args_copy(inputs, ref);
     if (st) return st;
-    for (size_t i = 0; i < inputs->count; i++)
-        memcpy(ref->buffers[i].data, inputs->buffers[i].data, inputs->buffers[i].size_bytes);
     tilec_pipeline_config engine = tilec_pipeline_config_default();
     engine.engine = TILEC_ENGINE_REFERENCE;
     tilec_kernel *k = NULL;
@@ -24,7 +22,7 @@ tilec_status cli_reference_run(tilec_context *ctx, const tir_func *f, const cli_
     st = cli_args_bind(ref, b) ? tilec_pipeline_run(ctx, f, NULL, &engine, &k) : TILEC_E_UNSUPPORTED;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (!st) st = tilec_dispatch(ctx, k, ref->count, b);
+    if (!st) st = tilec_dispatch_dims(ctx, k, ref->count, b, ref->n_dims, ref->dims);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     tilec_kernel_destroy(k);
     *ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-6;

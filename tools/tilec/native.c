@@ -28,7 +28,8 @@ static bool dispatch(tilec_context *ctx, tilec_kernel *k, const cli_args *args, 
     tilec_buffer b[CLI_MAX_ARGS];
     if (!cli_args_bind(args, b)) return false;
     tilec_status st =
-        ms ? tilec_dispatch_gpu_timed(ctx, k, args->count, b, 0, reps, ms) : tilec_dispatch(ctx, k, args->count, b);
+        ms ? tilec_dispatch_gpu_timed(ctx, k, args->count, b, 0, reps, ms)
+           : tilec_dispatch_dims(ctx, k, args->count, b, args->n_dims, args->dims);
     if (st != TILEC_OK) {
         cli_fail_diags(ctx);
         return false;

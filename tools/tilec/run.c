@@ -12,16 +12,17 @@
 #include "native.h"
 #include "xir_engine.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-enum { OPT_DEFINE = 1, OPT_KERNEL, OPT_IN, OPT_OUT, OPT_ARG, OPT_SEED, OPT_REFERENCE, OPT_XIR, OPT_NATIVE, OPT_CHECK };
+enum { OPT_DEFINE = 1, OPT_KERNEL, OPT_IN, OPT_OUT, OPT_ARG, OPT_SEED, OPT_REFERENCE, OPT_XIR, OPT_NATIVE, OPT_CHECK, OPT_DIM };
 
 static const cli_option options[] = {
     {"-D", true, OPT_DEFINE},       {"--kernel", true, OPT_KERNEL}, {"--in", true, OPT_IN},
     {"--out", true, OPT_OUT},       {"--arg", true, OPT_ARG},       {"--seed", true, OPT_SEED},     {"--reference", false, OPT_REFERENCE},
     {"--xir", false, OPT_XIR},      {"--native", false, OPT_NATIVE}, {"--check", false, OPT_CHECK},
-    {NULL, false, 0},
+    {"--dim", true, OPT_DIM},       {NULL, false, 0},
 };
 
 typedef struct {
@@ -39,6 +40,7 @@ typedef struct {
     const char *path, *kernel;
     uint64_t seed;
     file_args ins, outs, values; /* --in, --out; --arg (path holds the value's text) */
+    file_args dims;               /* --dim NAME=N (path holds the number's text) */
     enum { ENGINE_NATIVE, ENGINE_REFERENCE, ENGINE_XIR } engine;
     bool check;                   /* --check */
     cli_options options;          /* native and modeled (--xir) alike */
@@ -48,7 +50,7 @@ static int add_file_arg(run_request *r, file_args *list, const char *option, con
     file_arg a = {0};
     if (!cli_split_assignment(text, &a.name, &a.name_len, &a.path))
         return cli_usage_error("run", "malformed %s '%s' (expected NAME=%s)", option, text,
-                               strcmp(option, "--arg") ? "FILE.npy" : "VALUE");
+                               !strcmp(option, "--dim") ? "N" : strcmp(option, "--arg") ? "FILE.npy" : "VALUE");
     if (a.name[0] == '%') { /* %X and X name the same parameter */
         a.name++;
         a.name_len--;
@@ -77,6 +79,7 @@ static int scan(run_request *r, int argc, char **argv) {
         case OPT_IN: code = add_file_arg(r, &r->ins, "--in", value); break;
         case OPT_OUT: code = add_file_arg(r, &r->outs, "--out", value); break;
         case OPT_ARG: code = add_file_arg(r, &r->values, "--arg", value); break;
+        case OPT_DIM: code = add_file_arg(r, &r->dims, "--dim", value); break;
         case OPT_SEED:
             if (!cli_parse_u64(value, &r->seed))
                 return cli_usage_error("run", "--seed needs a non-negative integer, not '%s'", value);
@@ -145,11 +148,102 @@ static double elapsed_ms(const struct timespec *t0) {
     return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) * 1e-6;
 }
 
-static int execute(tilec_context *ctx, run_request *r, const tir_func *f) {
+/* ---- runtime sizes ---- */
+
+static int no_size(const tir_func *f, const char *name, size_t len) {
+    size_t n = tir_func_symbol_count(f);
+    cli_fail("run", "--dim %.*s=...: kernel @%s has no runtime size '%.*s'", (int)len, name, tir_func_name(f), (int)len,
+             name);
+    fprintf(stderr, "  runtime sizes:");
+    for (size_t i = 0; i < n; i++) {
+        int64_t lo, hi;
+        const char *s = tir_func_symbol(f, i, &lo, &hi);
+        fprintf(stderr, " %s (%lld..%lld)", s, (long long)lo, (long long)hi);
+    }
+    fprintf(stderr, "%s\n", n ? "" : " none (its extents are numbers)");
+    return CLI_EXIT_FAIL;
+}
+
+/* Size k of f set to v by `source` (a --dim, or an --in file's shape); a
+ * second source must agree. */
+static int set_size(const tir_func *f, int64_t *dims, bool *set, size_t k, int64_t v, const char *source) {
+    const char *name = tir_func_symbol(f, k, NULL, NULL);
+    if (set[k] && dims[k] != v) {
+        cli_fail("run", "runtime size %s is %lld, but %s makes it %lld", name, (long long)dims[k], source, (long long)v);
+        return CLI_EXIT_FAIL;
+    }
+    dims[k] = v;
+    set[k] = true;
+    return CLI_CONTINUE;
+}
+
+/* The runtime sizes of f: each from --dim, else from the shape of an --in
+ * array whose axis is exactly that size; the ranges are checked when the
+ * kernel is sized (tir_func_specialize). */
+static int runtime_sizes(tilec_context *ctx, const run_request *r, const tir_func *f, int64_t *dims) {
+    size_t n = tir_func_symbol_count(f);
+    bool set[CLI_MAX_DIMS] = {false};
+    int code = CLI_CONTINUE;
+    for (size_t i = 0; code == CLI_CONTINUE && i < r->dims.len; i++) {
+        const file_arg *d = &r->dims.data[i];
+        size_t k = 0;
+        while (k < n && (strlen(tir_func_symbol(f, k, NULL, NULL)) != d->name_len ||
+                         memcmp(tir_func_symbol(f, k, NULL, NULL), d->name, d->name_len)))
+            k++;
+        char *end;
+        long long v = strtoll(d->path, &end, 10);
+        if (k == n) return no_size(f, d->name, d->name_len);
+        if (!*d->path || *end) return cli_usage_error("run", "--dim %.*s=%s: not an integer", (int)d->name_len, d->name, d->path);
+        code = set_size(f, dims, set, k, v, "--dim");
+    }
+    for (size_t i = 0; code == CLI_CONTINUE && i < r->ins.len; i++) {
+        const file_arg *in = &r->ins.data[i];
+        const tir_value *param = NULL;
+        for (size_t p = 0; p < tir_func_param_count(f); p++) {
+            const char *name = tir_value_name(tir_func_param(f, p));
+            if (name && strlen(name) == in->name_len && !memcmp(name, in->name, in->name_len)) param = tir_func_param(f, p);
+        }
+        uint64_t shape[64];
+        size_t rank;
+        if (!param || cli_npy_shape(ctx, in->path, shape, &rank) != TILEC_OK) continue; /* reported when loading */
+        const tir_space *space = tir_type_space(tir_value_type(param));
+        if (rank != tir_space_rank(space)) continue;
+        for (size_t a = 0; code == CLI_CONTINUE && a < rank; a++) {
+            int k = tir_func_extent_symbol(f, tir_space_extent(space, a));
+            char source[300];
+            snprintf(source, sizeof source, "the shape of %s", in->path);
+            if (k >= 0) code = set_size(f, dims, set, (size_t)k, shape[a] > INT64_MAX ? INT64_MAX : (int64_t)shape[a], source);
+        }
+    }
+    tilec_diag_clear(ctx); /* an unreadable --in is reported when it is loaded */
+    for (size_t k = 0; code == CLI_CONTINUE && k < n; k++)
+        if (!set[k])
+            code = cli_usage_error("run", "kernel @%s needs runtime size %s: give --dim %s=N or an --in array it shapes",
+                                   tir_func_name(f), tir_func_symbol(f, k, NULL, NULL), tir_func_symbol(f, k, NULL, NULL));
+    return code;
+}
+
+static int execute(tilec_context *ctx, run_request *r, const tir_func *dynamic) {
     cli_args args;
+    int64_t dims[CLI_MAX_DIMS];
+    size_t n_dims = tir_func_symbol_count(dynamic);
+    tir_module *sized = NULL;
+    const tir_func *f = dynamic; /* the kernel at this run's sizes */
+    if (!n_dims && r->dims.len) return no_size(dynamic, r->dims.data[0].name, r->dims.data[0].name_len);
+    if (n_dims) {
+        int code = runtime_sizes(ctx, r, dynamic, dims);
+        if (code != CLI_CONTINUE) return code;
+        if (!(sized = tir_func_specialize(dynamic, n_dims, dims))) return cli_fail_diags(ctx);
+        f = tir_module_func(sized, 0);
+    }
     unsigned copies = r->check || r->engine == ENGINE_XIR ? 2 : 1; /* the reference's copy */
-    if (cli_args_check_memory(ctx, f, copies) != TILEC_OK || cli_args_create(ctx, f, &args) != TILEC_OK)
+    if (cli_args_check_memory(ctx, f, copies) != TILEC_OK || cli_args_create(ctx, f, &args) != TILEC_OK) {
+        tir_module_destroy(sized);
         return cli_fail_diags(ctx);
+    }
+    args.n_dims = n_dims;
+    memcpy(args.dims, dims, n_dims * sizeof *dims);
+    f = dynamic; /* what the engines compile */
     int code = resolve(&args, &r->ins, "--in");
     if (code == CLI_CONTINUE) code = resolve(&args, &r->outs, "--out");
     if (code == CLI_CONTINUE) code = resolve(&args, &r->values, "--arg");
@@ -194,6 +288,7 @@ static int execute(tilec_context *ctx, run_request *r, const tir_func *f) {
         if (cli_args_save_npy(&args, (size_t)r->outs.data[k].param, r->outs.data[k].path) != TILEC_OK)
             code = cli_fail_diags(ctx);
     cli_args_destroy(&args);
+    tir_module_destroy(sized);
     return code == CLI_CONTINUE ? CLI_EXIT_OK : code == CLI_MISMATCH ? CLI_EXIT_FAIL : code;
 }
 
@@ -212,6 +307,7 @@ static int run_main(tilec_context *ctx, int argc, char **argv, bool parse_only) 
     VEC_FREE(ctx, &r->ins);
     VEC_FREE(ctx, &r->outs);
     VEC_FREE(ctx, &r->values);
+    VEC_FREE(ctx, &r->dims);
     return code;
 }
 
@@ -221,7 +317,7 @@ const cli_command cli_run_command = {
     "usage: tilec run FILE.tir [--native [--check] [native options] | --reference |\n"
     "                 --xir [lowering options]] [--kernel NAME]\n"
     "                 [--in NAME=FILE.npy]... [--out NAME=FILE.npy]... [--arg NAME=VALUE]...\n"
-    "                 [--seed N]\n"
+    "                 [--seed N] [--dim NAME=N]...\n"
     "                 [-D NAME=VALUE]...\n"
     "\n"
     "Parses and verifies FILE.tir, allocates one buffer per view parameter of the\n"
@@ -251,11 +347,20 @@ const cli_command cli_run_command = {
     "  --out NAME=FILE   write parameter NAME to a .npy file after the run, also\n"
     "                    after a mismatch (repeatable; any parameter)\n"
     "  --seed N          seed of the generated inputs (default 0)\n"
+    "  --dim NAME=N      runtime size NAME of a kernel compiled for a range of sizes\n"
+    "                    (a shape parameter declared NAME: LO..HI and not pinned by\n"
+    "                    -D); without it, a size an --in array's shape gives\n"
+    "                    (repeatable)\n"
     "  -D NAME=VALUE     override shape parameter NAME (repeatable)\n"
     "  -h, --help        show this help\n"
     "\n"
     "Native options (the default engine):\n" CLI_NATIVE_HELP,
     run_main,
+    "\n"
+    "Runtime sizes (a shape parameter declared NAME: LO..HI and not pinned by -D;\n"
+    "docs/tir.md \"Runtime sizes\"):\n"
+    "  --dim NAME=N      the size NAME of this run (repeatable); without it, the size\n"
+    "                    an --in array's shape gives where an axis is exactly NAME\n"
     "\n"
     "Stages of the compile (native and --xir; docs/cli.md \"Stages\"):\n" CLI_STAGES_HELP
     "\n"

@@ -1,0 +1,51 @@
+# Runtime sizes on the command line (docs/tir.md "Runtime sizes", docs/cli.md
+# `run --dim`): a ranged shape parameter left unpinned prints as a range and
+# its forms; `run --reference` takes it from --dim or from an --in array's
+# shape and gives the bytes the -D-pinned kernel gives; a missing, unknown,
+# disagreeing or out-of-range size is an error; the targets that plan refuse
+# the kernel (TILEC-R01).
+source "$(dirname "$0")/common.bash" "$@"
+K="$WORK/softmax_rows.tir"
+sed 's/^kernel @softmax<R=17,/kernel @softmax<R: 1..4096,/' "$SRC/examples/softmax.tir" >"$K"
+grep -q 'R: 1..4096' "$K" || fail "the example's header changed: this test makes R a range"
+
+expect 0 "$TILEC" print "$K" && {
+  contains "$WORK/out" '^kernel @softmax<R: 1..4096>\(%X: const view<f32>\[X.0=R, X.1=65\]'
+  contains "$WORK/out" 'parallel \(%r: r=R\)'
+}
+expect 0 "$TILEC" check "$K"
+
+# --dim R=5 is -D R=5, byte for byte
+expect 0 "$TILEC" run --reference "$K" --dim R=5 --out Y="$WORK/dyn.npy" &&
+  contains "$WORK/out" '%Y: f32\[5, 65\]'
+expect 0 "$TILEC" run --reference "$K" -D R=5 --out Y="$WORK/pinned.npy"
+cmp -s "$WORK/dyn.npy" "$WORK/pinned.npy" || fail "run --dim R=5 differs from -D R=5"
+
+# the size from an --in array's shape (an axis that is exactly R), or both agreeing
+expect 0 "$TILEC" run --reference "$K" -D R=7 --out X="$WORK/x7.npy"
+expect 0 "$TILEC" run --reference "$K" --in X="$WORK/x7.npy" && contains "$WORK/out" '%Y: f32\[7, 65\]'
+expect 0 "$TILEC" run --reference "$K" --in X="$WORK/x7.npy" --dim R=7
+
+# what is refused
+expect 2 "$TILEC" run --reference "$K" && contains "$WORK/err" 'needs runtime size R: give --dim R=N'
+expect 2 "$TILEC" run --reference "$K" --dim R=five && contains "$WORK/err" '--dim R=five: not an integer'
+expect 1 "$TILEC" run --reference "$K" --dim R=4097 &&
+  contains "$WORK/err" 'TIR-M09.*R=4097 of .@softmax. is outside its range 1..4096'
+expect 1 "$TILEC" run --reference "$K" --dim L=4 && {
+  contains "$WORK/err" 'kernel @softmax has no runtime size .L.'
+  contains "$WORK/err" 'runtime sizes: R \(1..4096\)'
+}
+expect 1 "$TILEC" run --reference "$K" --in X="$WORK/x7.npy" --dim R=8 &&
+  contains "$WORK/err" 'runtime size R is 8, but the shape of .*x7.npy makes it 7'
+expect 1 "$TILEC" run --reference "$SRC/examples/softmax.tir" --dim R=4 &&
+  contains "$WORK/err" 'none \(its extents are numbers\)'
+expect 1 "$TILEC" run "$K" --dim R=4 && contains "$WORK/err" 'TILEC-R01.*runtime sizes \(R: 1..4096\)'
+expect 1 "$TILEC" run --xir "$K" --dim R=4 && contains "$WORK/err" 'TILEC-R01'
+expect 1 "$TILEC" plan "$K" && contains "$WORK/err" 'TILEC-R01'
+# a tile over a runtime size, with the caret at its extent
+sed 's/tile \[m=1, n=W\], %y/tile [m=R, n=W], %y/' "$K" >"$WORK/tile.tir"
+expect 1 "$TILEC" check "$WORK/tile.tir" && {
+  contains "$WORK/err" 'error\[TIR-P27\]: a tile.s extents must be numbers'
+  contains "$WORK/err" '^ +\| +\^'
+}
+finish

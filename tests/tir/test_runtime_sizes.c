@@ -1,0 +1,352 @@
+/* Runtime sizes (docs/tir.md "Runtime sizes"): shape parameters declared
+ * with a range and left unpinned.  What the parser builds (forms in their
+ * canonical shape, printed so they read back), where a runtime size is
+ * refused and with which code and caret, the builder's checks, and
+ * specialization: each example with a size made a range, set to a value, is
+ * the kernel -D pins to it (the same printed text), and runs on the
+ * reference interpreter through tilec_dispatch_dims to the same bytes as the
+ * pinned kernel.  Dispatch refuses sizes outside their range and buffers
+ * smaller than the sizes need; targets that plan refuse the kernel. */
+#include "examples_util.h"
+#include "tilec/pipeline.h"
+#include "tilec/tilec.h"
+#include "tir/text.h"
+
+#include <stdlib.h>
+
+static tilec_context *ctx;
+
+static tir_module *parse(int at, const char *src, const tir_define *defines, size_t n) {
+    tilec_diag_clear(ctx);
+    tir_module *m = NULL;
+    tilec_status st = tir_parse(ctx, src, strlen(src), "test.tir", defines, n, &m);
+    if (!st) st = tir_verify(ctx, m);
+    CHECK_MSG(st == TILEC_OK && m, "line %d: parse or verify failed", at);
+    if (st) {
+        flush_diags_in(ctx);
+        tir_module_destroy(m);
+        return NULL;
+    }
+    return m;
+}
+
+static char *printed(const tir_module *m) {
+    strbuf s;
+    strbuf_init(&s, ctx);
+    char *copy = tir_print_to_strbuf(m, &s) ? strdup(strbuf_cstr(&s)) : NULL;
+    strbuf_free(&s);
+    CHECK(copy != NULL);
+    return copy;
+}
+
+/* The first diagnostic must be `code` at line:col and mention `text`. */
+static void expect_error(int at, const char *src, const char *code, unsigned line, unsigned col, const char *text) {
+    tilec_diag_clear(ctx);
+    tir_module *m = NULL;
+    tilec_status st = tir_parse(ctx, src, strlen(src), "test.tir", NULL, 0, &m);
+    CHECK_MSG(st != TILEC_OK && !m, "case %d: expected %s", at, code);
+    const tilec_diag *d = tilec_diag_count(ctx) ? tilec_diag_at(ctx, 0) : NULL;
+    CHECK_MSG(d && !strcmp(d->code, code) && d->loc.line == line && d->loc.column == col && strstr(d->message, text),
+              "case %d: expected %s at %u:%u (\"%s\"), got %s at %u:%u: %s", at, code, line, col, text,
+              d ? d->code : "nothing", d ? d->loc.line : 0, d ? d->loc.column : 0, d ? d->message : "");
+    tir_module_destroy(m);
+}
+
+/* ---- forms ---- */
+
+static const char *forms_src =
+    "kernel @k<L: 1..4096, M: 0..64, B=16, H=2*L + 3>(\n"
+    "    %X: view<f32>[x0=L, x1=B],\n"
+    "    %Y: view<f32>[y0=L + M - L + 1, y1=ceil_div(L, B)],\n"
+    "    %Z: view<f32>[z0=(L - 1) / 4 + 1, z1=L % 8, z2=min(L, 64), z3=max(64, M), z4=H - 2*L]) {\n"
+    "  parallel (%r: r=ceil_div(L, B), %h: h=M + 1) {\n"
+    "    %n = const index 2*(L / 4) - 3*M\n"
+    "    %c = const index B*B\n"
+    "    serial (%k: k=ceil_div(L - 1, B) + 1) {\n"
+    "    }\n"
+    "  }\n"
+    "}\n";
+
+static void test_forms(void) {
+    tir_module *m = parse(__LINE__, forms_src, NULL, 0);
+    if (!m) return;
+    const tir_func *f = tir_module_func(m, 0);
+    CHECK(tir_func_symbol_count(f) == 2);
+    int64_t lo = -1, hi = -1;
+    CHECK(!strcmp(tir_func_symbol(f, 1, &lo, &hi), "M") && lo == 0 && hi == 64);
+    CHECK(tir_func_symbol(f, 2, NULL, NULL) == NULL);
+    /* B and H are shape parameters as before; H depends on L, so it has no number */
+    int64_t v = -1;
+    CHECK(!strcmp(tir_func_shape_param(f, 3, &v), "H") && v == 0);
+    const tir_space *y = tir_type_space(tir_value_type(tir_func_param(f, 1)));
+    const tir_space *z = tir_type_space(tir_value_type(tir_func_param(f, 2)));
+    /* L + M − L + 1 is M + 1, as the parallel's h; H − 2L is the number 3 */
+    CHECK(tir_extent_is_symbolic(tir_space_extent(y, 0)));
+    CHECK(tir_space_extent(z, 4) == 3);
+    char *text = printed(m);
+    if (text) {
+        CHECK_STR_CONTAINS(text, "kernel @k<L: 1..4096, M: 0..64>(");
+        CHECK_STR_CONTAINS(text, "[x0=L, x1=16]");
+        CHECK_STR_CONTAINS(text, "[y0=M + 1, y1=ceil_div(L, 16)]");
+        CHECK_STR_CONTAINS(text, "z0=(L - 1) / 4 + 1, z1=L % 8, z2=min(L, 64), z3=max(M, 64), z4=3]");
+        CHECK_STR_CONTAINS(text, "(%r: r=ceil_div(L, 16), %h: h=M + 1)");
+        CHECK_STR_CONTAINS(text, "const index -3*M + 2*(L / 4)");
+        CHECK_STR_CONTAINS(text, "const index 256");
+        CHECK_STR_CONTAINS(text, "(%k: k=ceil_div(L - 1, 16) + 1)");
+        /* the printed kernel reads back as itself */
+        tir_module *again = parse(__LINE__, text, NULL, 0);
+        char *text2 = again ? printed(again) : NULL;
+        CHECK(text2 && !strcmp(text, text2));
+        free(text2);
+        tir_module_destroy(again);
+    }
+    free(text);
+    /* equal forms are equal extents: the parallel's h and Y's y0 */
+    const tir_op *par = tir_block_first(tir_func_body(f));
+    CHECK(tir_space_extent(tir_op_domain(par), 1) == tir_space_extent(y, 0));
+    CHECK(tir_space_extent(tir_op_domain(par), 0) == tir_space_extent(y, 1));
+    tir_module_destroy(m);
+}
+
+/* ---- where a runtime size is refused ---- */
+
+typedef struct {
+    const char *src, *code;
+    unsigned line, col;
+    const char *text;
+} refusal;
+
+static const refusal refusals[] = {
+    {"kernel @k<L: 1..8>() {\n  %t = const tile<f32>[m=L] 0.0\n}\n", "TIR-P27", 2, 26,
+     "a tile's extents must be numbers"},
+    {"kernel @k<L: 1..8>(%X: view<f32>[x=L]) {\n  parallel (%i: i=L) {\n    %t = load %X[%i] tile [m=L]\n  }\n}\n",
+     "TIR-P27", 3, 30, "a tile's extents must be numbers"},
+    {"kernel @k<L: 1..8, M: 1..8>(%X: view<f32>[x=L*M]) {\n}\n", "TIR-P27", 1, 46, "product of two runtime sizes"},
+    {"kernel @k<L: 1..8, M: 1..8>(%X: view<f32>[x=L/M]) {\n}\n", "TIR-P27", 1, 46, "a divisor must be a number"},
+    {"kernel @k<L: 1..8>(%X: view<f32>[x=L / -2]) {\n}\n", "TIR-P27", 1, 38, "must be positive"},
+    {"kernel @k<L: 1..8>(%X: view<f32>[x=L - 2]) {\n}\n", "TIR-P10", 1, 36, "reaches -1"},
+    {"kernel @k<L: 1..8>() {\n  %x = const f32 L\n}\n", "TIR-P27", 2, 18, "only an index constant"},
+    {"kernel @k<L: 1..8>() {\n  %x = const i32 L + 1\n}\n", "TIR-P27", 2, 18, "only an index constant"},
+    {"kernel @k<L: 1..8, M: 0..L>() {\n}\n", "TIR-P27", 1, 26, "bounds must be numbers"},
+    {"kernel @k<L: -1..8>() {\n}\n", "TIR-P25", 1, 14, "cannot be negative"},
+    {"kernel @k<L: 1..8>(%X: view<f32>[x=64]) {\n  parallel (%i: i=2) {\n"
+     "    %t = load %X[%i] tile [m=2] stride [L]\n  }\n}\n",
+     "TIR-P27", 3, 41, "a stride must be a number"},
+    {"kernel @k<L: 1..8>() {\n  %t = iota [m=L]\n}\n", "TIR-P27", 2, 16, "a tile's extents must be numbers"},
+};
+
+static void test_refusals(void) {
+    for (size_t i = 0; i < sizeof refusals / sizeof refusals[0]; i++) {
+        const refusal *r = &refusals[i];
+        expect_error((int)i, r->src, r->code, r->line, r->col, r->text);
+    }
+}
+
+/* ---- the builder ---- */
+
+static void test_builder(void) {
+    tir_module *m = tir_module_create(ctx);
+    tir_func *f = m ? tir_func_new(m, "k") : NULL;
+    CHECK(f != NULL);
+    if (!f) {
+        tir_module_destroy(m);
+        return;
+    }
+    uint64_t L = 0, bad = 0;
+    tilec_diag_clear(ctx);
+    CHECK(tir_func_add_symbol(f, "L", 1, 100, &L) == TILEC_OK && tir_extent_is_symbolic(L));
+    CHECK(tir_func_add_symbol(f, "L", 1, 100, &bad) == TILEC_E_ARG && has_diag_in(ctx, "TIR-M06", "declared twice"));
+    CHECK(tir_func_add_symbol(f, "two words", 1, 100, &bad) == TILEC_E_ARG && has_diag_in(ctx, "TIR-M02", "identifier"));
+    CHECK(tir_func_add_symbol(f, "E", 5, 4, &bad) == TILEC_E_ARG && has_diag_in(ctx, "TIR-B54", "5..4"));
+    CHECK(tir_func_extent_symbol(f, L) == 0 && tir_func_extent_symbol(f, 7) == -1);
+    uint64_t extents[2] = {L, 4};
+    tir_value *x = tir_func_add_view(f, "X", TIR_F32, 2, extents, false);
+    CHECK(x != NULL);
+    tir_space *s = x ? tir_type_space(tir_value_type(x)) : NULL;
+    uint64_t volume = 0;
+    CHECK(s && !tir_space_volume(s, &volume));
+    tilec_diag_clear(ctx);
+    CHECK(s && tir_type_tile(m, TIR_F32, s) == NULL && has_diag_in(ctx, "TIR-B56", "X.0=L depends on a runtime size"));
+    uint64_t forged = TIR_EXTENT_SYMBOLIC | 77;
+    tir_dim *d = tir_dim_new(m, "d");
+    CHECK(tir_space_make(m, 1, &d, &forged) == NULL && has_diag_in(ctx, "TIR-B55", "not a runtime size"));
+    for (int i = 1; i < 16; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "S%d", i);
+        CHECK(tir_func_add_symbol(f, name, 0, 1, &bad) == TILEC_OK);
+    }
+    CHECK(tir_func_add_symbol(f, "S16", 0, 1, &bad) == TILEC_E_UNSUPPORTED && has_diag_in(ctx, "TIR-B53", "16"));
+    tir_module_destroy(m);
+}
+
+/* ---- the examples, sized ---- */
+
+/* `src` with shape parameter `name=DEFAULT` declared `name: range`. */
+static char *make_ranged(const char *src, const char *name, const char *range) {
+    const char *header = strstr(src, "\nkernel @");
+    const char *at = header ? strchr(header, '<') : NULL;
+    size_t n = strlen(name);
+    while (at && *at != '>' && !(strncmp(at + 1, name, n) == 0 && at[1 + n] == '=' && (*at == '<' || *at == ' ')))
+        at++;
+    CHECK_MSG(at && *at != '>', "no parameter %s", name);
+    if (!at || *at == '>') return NULL;
+    const char *end = at + 1 + n;
+    while (*end != ',' && *end != '>') end++;
+    size_t len = strlen(src) + strlen(range) + 8;
+    char *out = malloc(len);
+    snprintf(out, len, "%.*s%s: %s%s", (int)(at + 1 - src), src, name, range, end);
+    return out;
+}
+
+/* Deterministic contents for buffer i: floats in [-1, 1), other types 0. */
+static void fill(tilec_buffer *b, tir_scalar elem, size_t i) {
+    memset(b->data, 0, b->size_bytes);
+    if (elem != TIR_F32) return;
+    uint64_t state = 0x9E3779B97F4A7C15ull * (i + 1);
+    for (size_t e = 0; e < b->size_bytes / 4; e++) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        ((float *)b->data)[e] = (float)((double)(state >> 40) * 0x1p-23 - 1.0);
+    }
+}
+
+/* Runs f (pinned) and the dynamic kernel at `value` on the reference
+ * interpreter, on the same inputs; the outputs must be the same bytes. */
+static void run_both(const char *name, const tir_func *dynamic, const tir_func *pinned, int64_t value) {
+    tilec_pipeline_config reference = tilec_pipeline_config_default();
+    reference.engine = TILEC_ENGINE_REFERENCE;
+    tilec_kernel *kd = NULL, *ks = NULL;
+    CHECK(tilec_pipeline_run(ctx, dynamic, NULL, &reference, &kd) == TILEC_OK);
+    CHECK(tilec_pipeline_run(ctx, pinned, NULL, &reference, &ks) == TILEC_OK);
+    size_t n = tir_func_param_count(pinned);
+    tilec_buffer a[8], b[8];
+    CHECK(n <= 8);
+    for (size_t i = 0; i < n && i < 8; i++) {
+        const tir_type *t = tir_value_type(tir_func_param(pinned, i));
+        uint64_t volume = 0;
+        tir_space_volume(tir_type_space(t), &volume);
+        size_t bytes = (size_t)volume * tir_scalar_size(tir_type_elem(t));
+        a[i] = (tilec_buffer){malloc(bytes ? bytes : 1), bytes, tir_type_elem(t)};
+        b[i] = (tilec_buffer){malloc(bytes ? bytes : 1), bytes, tir_type_elem(t)};
+        fill(&a[i], tir_type_elem(t), i);
+        fill(&b[i], tir_type_elem(t), i);
+    }
+    if (kd && ks && n <= 8) {
+        CHECK(tilec_kernel_dim_count(kd) == 1 && tilec_kernel_dim_count(ks) == 0);
+        CHECK_MSG(tilec_dispatch_dims(ctx, kd, n, a, 1, &value) == TILEC_OK, "%s at %lld", name, (long long)value);
+        CHECK(tilec_dispatch(ctx, ks, n, b) == TILEC_OK);
+        for (size_t i = 0; i < n; i++)
+            CHECK_MSG(!memcmp(a[i].data, b[i].data, a[i].size_bytes), "%s at %lld: argument %zu differs", name,
+                      (long long)value, i);
+        flush_diags_in(ctx);
+    }
+    for (size_t i = 0; i < n && i < 8; i++) free(a[i].data), free(b[i].data);
+    tilec_kernel_destroy(kd);
+    tilec_kernel_destroy(ks);
+}
+
+typedef struct {
+    const char *example, *param, *range;
+    int64_t values[4];
+} sized_case;
+
+static const sized_case cases[] = {
+    {"softmax", "R", "1..4096", {1, 2, 17, 31}},
+    {"rmsnorm", "R", "1..4096", {1, 5, 17, 0}},
+    {"layernorm", "R", "0..4096", {0, 1, 13, 0}},
+    {"rope", "R", "1..4096", {1, 3, 17, 0}},
+    {"gemm", "M", "1..1024", {1, 7, 64, 67}},
+    {"transpose", "M", "1..1024", {1, 16, 37, 0}},
+    {"bmm", "M", "1..512", {1, 5, 20, 0}},
+    {"attention_gqa", "Lk", "1..32768", {1, 3, 11, 13}},
+    {"attention", "Lq", "1..4096", {1, 2, 7, 0}},
+};
+
+static void test_examples_sized(void) {
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const sized_case *t = &cases[c];
+        char *src = read_example(t->example);
+        char *ranged = src ? make_ranged(src, t->param, t->range) : NULL;
+        tir_module *dyn = ranged ? parse(__LINE__, ranged, NULL, 0) : NULL;
+        CHECK_MSG(dyn != NULL, "%s with %s: %s", t->example, t->param, t->range);
+        for (size_t i = 0; dyn && i < 4 && (i == 0 || t->values[i]); i++) {
+            int64_t v = t->values[i];
+            tir_define pin = {t->param, v};
+            tir_module *pinned = parse(__LINE__, src, &pin, 1);
+            tir_module *sized = tir_func_specialize(tir_module_func(dyn, 0), 1, &v);
+            CHECK_MSG(sized && tir_verify(ctx, sized) == TILEC_OK, "%s at %s=%lld", t->example, t->param, (long long)v);
+            char *a = sized ? printed(sized) : NULL, *b = pinned ? printed(pinned) : NULL;
+            CHECK_MSG(a && b && !strcmp(a, b), "%s at %s=%lld: the sized kernel differs from the pinned one",
+                      t->example, t->param, (long long)v);
+            if (pinned) run_both(t->example, tir_module_func(dyn, 0), tir_module_func(pinned, 0), v);
+            free(a), free(b);
+            tir_module_destroy(sized);
+            tir_module_destroy(pinned);
+        }
+        tir_module_destroy(dyn);
+        free(ranged);
+        free(src);
+    }
+}
+
+/* ---- dispatch and compile refusals ---- */
+
+static void test_dispatch_refusals(void) {
+    char *src = read_example("softmax");
+    char *ranged = src ? make_ranged(src, "R", "2..64") : NULL;
+    tir_module *m = ranged ? parse(__LINE__, ranged, NULL, 0) : NULL;
+    free(src), free(ranged);
+    if (!m) return;
+    const tir_func *f = tir_module_func(m, 0);
+    /* specialization checks the count and the range */
+    int64_t v = 65;
+    tilec_diag_clear(ctx);
+    CHECK(tir_func_specialize(f, 1, &v) == NULL && has_diag_in(ctx, "TIR-M09", "R=65 of '@softmax' is outside its range 2..64"));
+    CHECK(tir_func_specialize(f, 0, NULL) == NULL && has_diag_in(ctx, "TIR-M09", "has 1 runtime sizes; 0 were given"));
+    tilec_pipeline_config reference = tilec_pipeline_config_default();
+    reference.engine = TILEC_ENGINE_REFERENCE;
+    tilec_kernel *k = NULL;
+    CHECK(tilec_pipeline_run(ctx, f, NULL, &reference, &k) == TILEC_OK && k);
+    if (k) {
+        int64_t lo = 0, hi = 0;
+        CHECK(!strcmp(tilec_kernel_dim(k, 0, &lo, &hi), "R") && lo == 2 && hi == 64 && !tilec_kernel_dim(k, 1, NULL, NULL));
+        float x[4 * 65], y[4 * 65];
+        memset(x, 0, sizeof x);
+        tilec_buffer args[2] = {{x, sizeof x, TIR_F32}, {y, sizeof y, TIR_F32}};
+        int64_t r = 4, r_low = 1, r_big = 5;
+        tilec_diag_clear(ctx);
+        CHECK(tilec_dispatch(ctx, k, 2, args) == TILEC_E_ARG && has_diag_in(ctx, "RT-D10", "dispatch it with tilec_dispatch_dims"));
+        CHECK(tilec_dispatch_dims(ctx, k, 2, args, 1, &r_low) == TILEC_E_ARG &&
+              has_diag_in(ctx, "RT-D10", "runtime size R=1 is outside its range 2..64"));
+        CHECK(tilec_dispatch_dims(ctx, k, 2, args, 1, NULL) == TILEC_E_ARG && has_diag_in(ctx, "RT-D10", "no array"));
+        CHECK(tilec_dispatch_dims(ctx, k, 2, args, 1, &r_big) == TILEC_E_RUNTIME &&
+              has_diag_in(ctx, "RT-D04", "1040 bytes, the kernel needs at least 1300"));
+        /* the context and the kernel stay usable: every row sums to 1 */
+        tilec_diag_clear(ctx);
+        CHECK(tilec_dispatch_dims(ctx, k, 2, args, 1, &r) == TILEC_OK);
+        double sum = 0;
+        for (int i = 0; i < 65; i++) sum += y[3 * 65 + i];
+        CHECK(sum > 0.9999 && sum < 1.0001);
+        tilec_kernel_destroy(k);
+    }
+    /* every target that plans refuses the kernel, naming its sizes */
+    tilec_pipeline_config native = tilec_pipeline_config_default();
+    tilec_diag_clear(ctx);
+    k = NULL;
+    CHECK(tilec_pipeline_run(ctx, f, NULL, &native, &k) == TILEC_E_UNSUPPORTED && !k &&
+          has_diag_in(ctx, "TILEC-R01", "runtime sizes (R: 2..64)"));
+    tilec_pipeline_config xir = tilec_pipeline_config_default();
+    xir.engine = TILEC_ENGINE_XIR;
+    CHECK(tilec_pipeline_run(ctx, f, NULL, &xir, &k) == TILEC_E_UNSUPPORTED && !k);
+    tir_module_destroy(m);
+}
+
+int main(void) {
+    CHECK(tilec_context_create(NULL, &ctx) == TILEC_OK);
+    test_forms();
+    test_refusals();
+    test_builder();
+    test_examples_sized();
+    test_dispatch_refusals();
+    tilec_context_destroy(ctx);
+    TEST_MAIN_END();
+}
