@@ -360,3 +360,33 @@ def test_gil_released_during_dispatch():
     pause = max(b - a for a, b in zip(steps, steps[1:]))
     shortest = min(s1 - s0 for s0, s1 in spans)
     assert pause < shortest / 2, f"the main thread paused {pause * 1e3:.1f} ms; a dispatch took {shortest * 1e3:.1f}"
+
+
+def test_runtime_sizes():
+    """A kernel with a runtime size (docs/tir.md "Runtime sizes"): one
+    compile serves every row count; the size comes from the arrays (or a
+    keyword where no array gives it), outputs are allocated at it, and
+    sizes outside the range or disagreeing with an array are refused."""
+    text = open(os.path.join(EX, "softmax.tir")).read().replace("@softmax<R=17,", "@softmax<R: 1..64,")
+    k = tilec.compile(text)
+    assert k.sizes == {"R": (1, 64)}
+    assert [p.shape for p in k.params] == [("R", 65), ("R", 65)]
+    assert '"dims": "R:1..64"' in k.json
+    rng = np.random.default_rng(3)
+    for rows in (1, 2, 17, 64):
+        x = rng.standard_normal((rows, 65)).astype(np.float32)
+        y = k(x)
+        assert y.shape == (rows, 65)
+        np.testing.assert_allclose(y, softmax(x.astype(np.float64)), rtol=TOL, atol=TOL)
+        out = np.empty_like(x)
+        assert k(X=x, Y=out, R=rows) is out
+    with pytest.raises(ValueError, match="R=65 is outside its range 1..64"):
+        k(np.zeros((65, 65), np.float32))
+    with pytest.raises(ValueError, match="runtime size R is 3, but 'Y' has shape"):
+        k(np.zeros((3, 65), np.float32), np.zeros((4, 65), np.float32))
+    with pytest.raises(TypeError, match="missing input 'X'"):
+        k(R=3)
+    with pytest.raises(TypeError, match="runtime size R takes an integer"):
+        k(np.zeros((3, 65), np.float32), R="3")
+    pinned = tilec.compile(text, R=5)
+    assert pinned.sizes == {} and pinned.params[0].shape == (5, 65)

@@ -147,6 +147,9 @@ def _load():
         "tir_type_kind_of": ([P], ctypes.c_int), "tir_type_elem": ([P], ctypes.c_int),
         "tir_type_space": ([P], P),
         "tir_space_rank": ([P], ctypes.c_size_t), "tir_space_extent": ([P, ctypes.c_size_t], U64),
+        "tir_func_symbol_count": ([P], ctypes.c_size_t),
+        "tir_func_symbol": ([P, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_int64)], S),
+        "tir_func_extent_symbol": ([P, U64], ctypes.c_int),
         "tilec_compile_options_size": ([], ctypes.c_size_t),
         "tilec_compile_options_init": ([P], None),
         "tilec_compile_options_set": ([P, P, S, S], ctypes.c_int),
@@ -156,6 +159,8 @@ def _load():
         "tilec_pipeline_run": ([P, P, P, ctypes.POINTER(_PipelineConfig), ctypes.POINTER(P)], ctypes.c_int),
         "tilec_kernel_destroy": ([P], None),
         "tilec_dispatch": ([P, P, ctypes.c_size_t, ctypes.POINTER(_Buffer)], ctypes.c_int),
+        "tilec_dispatch_dims": ([P, P, ctypes.c_size_t, ctypes.POINTER(_Buffer), ctypes.c_size_t,
+                                 ctypes.POINTER(ctypes.c_int64)], ctypes.c_int),
         "tilec_kernel_realization": ([P], S), "tilec_kernel_json": ([P], S),
         "tilec_kernel_plan_realization": ([P], S), "tilec_kernel_backend_realization": ([P], S),
         "tilec_kernel_width": ([P], U32), "tilec_kernel_workers": ([P], U32),
@@ -239,7 +244,10 @@ class _Context:
 
 class Param:
     """A kernel parameter: name (without %), dtype, shape, and whether the
-    kernel may write it (read_only False: an output)."""
+    kernel may write it (read_only False: an output).  In a kernel with
+    runtime sizes (docs/tir.md "Runtime sizes") an axis that is exactly a
+    size holds its name (a str), and one that is another expression over
+    them None: the call's arrays give it."""
 
     def __init__(self, name, dtype, shape, read_only):
         self.name, self.dtype, self.shape, self.read_only = name, np.dtype(dtype), tuple(shape), read_only
@@ -442,11 +450,12 @@ class Kernel:
         self._ctx = _shared_context()  # outlives the kernel (the module holds a reference)
         with _Parsed(self._ctx, text, filename, name, params) as f:
             self.name = _lib.tir_func_name(f).decode()
-            self.params = [self._param(_lib.tir_func_param(f, i)) for i in range(_lib.tir_func_param_count(f))]
+            self.sizes = self._sizes(f)
+            self.params = [self._param(f, _lib.tir_func_param(f, i)) for i in range(_lib.tir_func_param_count(f))]
             # for the calls, once: each parameter's tir_scalar, its name when
             # it takes a number (a one-element const view: %a: f32), its index
             self._codes = [_DTYPES.index(p.dtype) + 1 for p in self.params]
-            self._numbers = [_SCALARS[c - 1] if p.read_only and math.prod(p.shape) == 1 else None
+            self._numbers = [_SCALARS[c - 1] if p.read_only and p.shape.count(1) == len(p.shape) else None
                              for p, c in zip(self.params, self._codes)]
             self._index = {p.name: i for i, p in enumerate(self.params)}
             opts = _options(self._ctx, options)
@@ -456,12 +465,26 @@ class Kernel:
             self._ptr = k  # it borrows nothing from the module, which goes now
 
     @staticmethod
-    def _param(value):
+    def _sizes(f):
+        """The runtime sizes: {name: (lo, hi)}, in declaration order."""
+        sizes = {}
+        for i in range(_lib.tir_func_symbol_count(f)):
+            lo, hi = ctypes.c_int64(), ctypes.c_int64()
+            name = _lib.tir_func_symbol(f, i, ctypes.byref(lo), ctypes.byref(hi)).decode()
+            sizes[name] = (lo.value, hi.value)
+        return sizes
+
+    @staticmethod
+    def _param(f, value):
         t = _lib.tir_value_type(value)
         if _lib.tir_type_kind_of(t) != _TIR_TYPE_VIEW:
             raise TilecError("tilec: only view parameters are supported from Python", [])
         space = _lib.tir_type_space(t)
-        shape = [_lib.tir_space_extent(space, i) for i in range(_lib.tir_space_rank(space))]
+        shape = []
+        for i in range(_lib.tir_space_rank(space)):
+            e = _lib.tir_space_extent(space, i)
+            k = _lib.tir_func_extent_symbol(f, e) if e >> 63 else -1  # TIR_EXTENT_SYMBOLIC
+            shape.append(e if not e >> 63 else _lib.tir_func_symbol(f, k, None, None).decode() if k >= 0 else None)
         name = _lib.tir_value_name(value)
         return Param(name.decode() if name else "", _DTYPES[_lib.tir_type_elem(t) - 1], shape,
                      _lib.tir_value_read_only(value))
@@ -512,37 +535,75 @@ class Kernel:
             ctx = self._local.ctx = _Context()
         return ctx
 
+    def _dims(self, values, named):
+        """The runtime sizes of a call, a value per size in declaration order:
+        each from a keyword (R=5) or from the shape of an array whose axis is
+        exactly that size; two that disagree are an error."""
+        dims = {}
+        for key, value in named.items():
+            if key in self.sizes and key not in self._index:
+                dims[key] = _integer(value)
+                if dims[key] is None:
+                    raise TypeError(f"{self.name}: runtime size {key} takes an integer, not {reprlib.repr(value)}")
+        for p, a in zip(self.params, values):
+            if not isinstance(a, np.ndarray) or a.ndim != len(p.shape):
+                continue
+            for axis, n in zip(p.shape, a.shape):
+                if isinstance(axis, str):
+                    if dims.setdefault(axis, n) != n:
+                        raise ValueError(f"{self.name}: runtime size {axis} is {dims[axis]}, but '{p.name}' "
+                                         f"has shape {a.shape}")
+        for name, (lo, hi) in self.sizes.items():
+            if name not in dims:
+                raise TypeError(f"{self.name}: runtime size {name} is not given (pass an array it shapes, or {name}=N)")
+            if not lo <= dims[name] <= hi:
+                raise ValueError(f"{self.name}: runtime size {name}={dims[name]} is outside its range {lo}..{hi}")
+        return [dims[name] for name in self.sizes]
+
+    def _shape(self, p, dims):
+        """p's shape at these sizes (None: an axis that is no size alone)."""
+        named = dict(zip(self.sizes, dims))
+        return tuple(named[e] if isinstance(e, str) else e for e in p.shape)
+
     def _bind(self, args, named):
         if len(args) > len(self.params):
             raise TypeError(f"{self.name}: {len(self.params)} parameters, {len(args)} arguments given")
         values = list(args) + [None] * (len(self.params) - len(args))
         for key, value in named.items():
+            if key in self.sizes and key not in self._index:
+                continue  # a runtime size (_dims)
             if key not in self._index:
+                sizes = f"; runtime sizes: {', '.join(self.sizes)}" if self.sizes else ""
                 raise TypeError(f"{self.name}: no parameter named '{key}' "
-                                f"(parameters: {', '.join(p.name for p in self.params)})")
+                                f"(parameters: {', '.join(p.name for p in self.params)}{sizes})")
             if values[self._index[key]] is not None:
                 raise TypeError(f"{self.name}: parameter '{key}' given twice")
             values[self._index[key]] = value
+        dims = self._dims(values, named) if self.sizes else []
         arrays = []
         for p, number, a in zip(self.params, self._numbers, values):
+            shape = self._shape(p, dims) if dims else p.shape
             if a is None:
                 if p.read_only:
-                    raise TypeError(f"{self.name}: missing input '{p.name}' ({p.dtype}{list(p.shape)})")
-                a = np.zeros(p.shape, p.dtype)
+                    raise TypeError(f"{self.name}: missing input '{p.name}' ({p.dtype}{list(shape)})")
+                if None in shape:
+                    raise TypeError(f"{self.name}: give output '{p.name}': its shape {list(p.shape)} is not one "
+                                    "the runtime sizes name axis by axis")
+                a = np.zeros(shape, p.dtype)
             elif number and not isinstance(a, np.ndarray):
                 a = self._scalar(p, number, a)
             elif not isinstance(a, np.ndarray):
                 raise TypeError(f"{self.name}: '{p.name}' must be a numpy.ndarray, not {type(a).__name__}")
             elif a.dtype != p.dtype:
                 raise TypeError(f"{self.name}: '{p.name}' has dtype {a.dtype}, the kernel takes {p.dtype}")
-            elif a.shape != p.shape:
-                raise ValueError(f"{self.name}: '{p.name}' has shape {a.shape}, the kernel takes {p.shape}")
+            elif len(a.shape) != len(shape) or any(n is not None and n != m for n, m in zip(shape, a.shape)):
+                raise ValueError(f"{self.name}: '{p.name}' has shape {a.shape}, the kernel takes {shape}")
             elif not a.flags.c_contiguous:
                 raise ValueError(f"{self.name}: '{p.name}' is not C-contiguous (pass np.ascontiguousarray(...))")
             elif not p.read_only and not a.flags.writeable:
                 raise ValueError(f"{self.name}: output '{p.name}' is read-only")
             arrays.append(a)
-        return arrays
+        return arrays, dims
 
     def _handle(self):
         """The tilec_kernel, or the error of using a released one (which
@@ -553,11 +614,12 @@ class Kernel:
 
     def __call__(self, *args, **named):
         ptr = self._handle()
-        arrays = self._bind(args, named)
+        arrays, dims = self._bind(args, named)
         bufs = (_Buffer * max(1, len(arrays)))(*[
             _Buffer(a.ctypes.data if a.size else None, a.nbytes, code) for a, code in zip(arrays, self._codes)])
         ctx = self._context()
-        if _lib.tilec_dispatch(ctx.ptr, ptr, len(arrays), bufs) != 0:
+        sized = (ctypes.c_int64 * max(1, len(dims)))(*dims)
+        if _lib.tilec_dispatch_dims(ctx.ptr, ptr, len(arrays), bufs, len(dims), sized) != 0:
             raise ctx.error(f"tilec: {self.name} failed")
         outs = [a for p, a in zip(self.params, arrays) if not p.read_only]
         return outs[0] if len(outs) == 1 else tuple(outs)

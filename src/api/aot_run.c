@@ -470,7 +470,7 @@ static tilec_status dispatch(tilec_context *ctx, tilec_runtime *rt, const tilec_
     if (!rt) rt = tilec_aot_default_runtime();
     if (!rt)
         return tilec_error(ctx, TILEC_E_RUNTIME, "RT-P03", tilec_no_loc(), "no default runtime: %s", default_error);
-    return rt_runtime_dispatch(ctx, rt, p, n, args);
+    return rt_runtime_dispatch(ctx, rt, p, n, args, NULL);
 }
 
 /* A dispatch into the calling thread's context, cleared first: it holds

@@ -46,11 +46,9 @@ tilec_status tilec_dispatch_dims(tilec_context *ctx, tilec_kernel *k, size_t n, 
     tilec_status st = check_dims(ctx, k, n_dims, dims);
     if (st) return st;
     if (k->reference) return pipeline_dispatch_reference(ctx, k, n, args, dims);
-    if (k->dim_count) /* the pipeline refuses runtime sizes on every other target (TILEC-R01) */
-        return tilec_error(ctx, TILEC_E_INTERNAL, "TILEC-I01", tilec_no_loc(), "a native kernel with runtime sizes");
-    if (k->gpu) return tilec_dispatch_gpu(ctx, k, n, args, NULL, NULL);
-    if (k->xir) return pipeline_dispatch_xir(ctx, k, n, args);
-    return rt_runtime_dispatch(ctx, k->runtime, &k->prog, n, args);
+    if (k->gpu) return tilec_dispatch_gpu(ctx, k, n, args, NULL, NULL); /* the pipeline refuses runtime sizes there */
+    if (k->xir) return pipeline_dispatch_xir(ctx, k, n, args, dims);
+    return rt_runtime_dispatch(ctx, k->runtime, &k->prog, n, args, dims);
 }
 
 tilec_status tilec_dispatch(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args) {

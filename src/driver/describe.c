@@ -66,6 +66,20 @@ static void item_packs(tilec_kernel *k, const tilec_kernel *main) {
     strbuf_free(&names);
 }
 
+/* The runtime sizes, "L:1..4096,M:0..64" ("none": a static kernel; then
+ * dispatch and argument_bytes are the dispatch's, else 0 and the static
+ * arguments' bytes: each dispatch computes its own). */
+static void item_dims(tilec_kernel *k) {
+    strbuf dims;
+    strbuf_init(&dims, k->ctx);
+    for (uint32_t i = 0; i < k->dim_count; i++)
+        strbuf_printf(&dims, "%s%s:%lld..%lld", i ? "," : "", k->dims[i].name, (long long)k->dims[i].lo,
+                      (long long)k->dims[i].hi);
+    item_text(k, "dims", k->dim_count ? strbuf_cstr(&dims) : "none"); /* identifiers and digits: no escaping */
+    if (dims.failed) k->realization.failed = true;
+    strbuf_free(&dims);
+}
+
 static void item_ms(tilec_kernel *k, const char *key, double value) {
     strbuf_printf(&k->realization, "%s=%.3f; ", key, value);
     strbuf_printf(&k->json, "%s\"%s\": %.3f", k->json.len > 1 ? ", " : "", key, value);
@@ -137,6 +151,7 @@ bool tilec_kernel_describe(tilec_kernel *k) {
     strbuf_append(&k->json, "{");
     item_text(k, "kernel", strbuf_cstr(&k->name)); /* TileIR names are identifiers: no escaping needed */
     item_text(k, "plan", strbuf_cstr(&k->plan));
+    item_dims(k);
     if (k->gpu) return describe_gpu(k);
     if (k->xir) return describe_xir(k);
     if (k->reference) return describe_reference(k);

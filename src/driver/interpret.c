@@ -42,7 +42,7 @@ tilec_status pipeline_xir_emit(pipeline *p) {
                                      .plan = p->ms[TILEC_STAGE_PLAN],
                                      .lower = p->ms[TILEC_STAGE_LOWER]};
     k->flops = tilec_count_mma_flops(p->f);
-    if (!pipeline_take_launch(k, &p->plan, k->xir) || !tilec_kernel_take_fault_sites(k, k->xir))
+    if (!pipeline_take_launch(k, p->f, &p->plan, k->xir) || !tilec_kernel_take_fault_sites(k, k->xir))
         return no_memory(p->ctx);
     tilec_status st = k->xir->packed ? program_compile_packs(p) : TILEC_OK;
     k->times.total = now_ms() - p->verified;
@@ -51,12 +51,13 @@ tilec_status pipeline_xir_emit(pipeline *p) {
 
 /* Interprets k's lowering on args[0..n); a recorded bounds fault becomes
  * the reference's diagnostic. */
-static tilec_status interpret(tilec_context *ctx, const tilec_kernel *k, size_t n, const tir_buffer *args) {
+static tilec_status interpret(tilec_context *ctx, const tilec_kernel *k, uint32_t dispatch_size, size_t n,
+                              const tir_buffer *args) {
     const lower_result *r = k->xir;
     fault_record faults = {0};
     xir_interp_options o = xir_interp_default_options();
     o.faults = &faults;
-    tilec_status st = xir_interpret_with(ctx, r->kernel, r->dispatch_size, r->packet_width, n, args, &o);
+    tilec_status st = xir_interpret_with(ctx, r->kernel, dispatch_size, r->packet_width, n, args, &o);
     if (!st && faults.count)
         st = TILEC_INVARIANT(ctx, faults.site < k->fault_site_count)
                  ? tir_fault_report(ctx, &k->fault_sites[faults.site], faults.value)
@@ -67,8 +68,8 @@ static tilec_status interpret(tilec_context *ctx, const tilec_kernel *k, size_t 
 /* The arguments as the interpreters take them, in all[0..n), after the
  * checks every dispatch makes (RT-D02..D05); room for `spare` more. */
 enum { MAX_ARGS = 64 };
-static tilec_status bind(tilec_context *ctx, const tilec_kernel *k, size_t n, const tilec_buffer *args, size_t spare,
-                         tir_buffer all[MAX_ARGS]) {
+static tilec_status bind(tilec_context *ctx, const tilec_kernel *k, const rt_param *params, size_t n,
+                         const tilec_buffer *args, size_t spare, tir_buffer all[MAX_ARGS]) {
     if (n > MAX_ARGS - spare)
         return tilec_error(ctx, TILEC_E_UNSUPPORTED, "RT-D02", tilec_no_loc(),
                            "%s: an interpreter's kernel takes at most %zu arguments", k->prog.desc.name,
@@ -78,23 +79,51 @@ static tilec_status bind(tilec_context *ctx, const tilec_kernel *k, size_t n, co
         bound[i] = (rt_arg){args[i].data, args[i].size_bytes, args[i].elem};
         all[i] = (tir_buffer){args[i].data, args[i].size_bytes};
     }
-    return rt_check_bound_args(ctx, k->prog.desc.name, k->params, k->prog.user_args, args ? bound : NULL,
-                               (uint32_t)n);
+    return rt_check_bound_args(ctx, k->prog.desc.name, params, k->prog.user_args, args ? bound : NULL, (uint32_t)n);
 }
 
-tilec_status pipeline_dispatch_xir(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args) {
+/* A kernel compiled for a range of sizes at `dims`: its dispatch size and
+ * each argument's bytes (rt/sizes.h), as the runtime computes them. */
+static tilec_status sized_launch(tilec_context *ctx, const tilec_kernel *k, const int64_t *dims, rt_param *params,
+                                 uint32_t *dispatch_size) {
+    const rt_program *p = &k->prog;
+    int64_t programs = 0;
+    bool ok = rt_size_eval(&p->dispatch_size, dims, p->dim_count, &programs) && programs >= 0 && programs <= UINT32_MAX;
+    for (uint32_t i = 0; ok && i < p->user_args; i++) {
+        int64_t bytes = (int64_t)k->params[i].min_bytes;
+        ok = !p->arg_bytes[i].count || (rt_size_eval(&p->arg_bytes[i], dims, p->dim_count, &bytes) && bytes >= 0);
+        params[i] = (rt_param){k->params[i].elem, (uint64_t)bytes};
+    }
+    *dispatch_size = (uint32_t)programs;
+    return ok ? TILEC_OK
+              : tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(),
+                            "%s: its dispatch size or an argument's bytes do not fit at these runtime sizes",
+                            k->prog.desc.name);
+}
+
+tilec_status pipeline_dispatch_xir(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args,
+                                   const int64_t *dims) {
     rt_program *prog = &k->prog;
     tir_buffer all[MAX_ARGS];
-    tilec_status st = bind(ctx, k, n, args, RT_MAX_PACKS, all);
+    if (prog->dim_count) { /* the dims are the last argument, as the runtime passes them */
+        rt_param params[MAX_ARGS];
+        uint32_t dispatch_size = 0;
+        tilec_status st = sized_launch(ctx, k, dims, params, &dispatch_size);
+        if (!st) st = bind(ctx, k, params, n, args, 1, all);
+        if (st || !dispatch_size) return st;
+        all[n] = (tir_buffer){(void *)dims, prog->dim_count * sizeof *dims};
+        return interpret(ctx, k, dispatch_size, n + 1, all);
+    }
+    tilec_status st = bind(ctx, k, k->params, n, args, RT_MAX_PACKS, all);
     if (st || !prog->desc.dispatch_size) return st;
     if (prog->packs) pthread_mutex_lock(&prog->scratch_lock); /* the panels are the kernel's */
     for (uint32_t i = 0; !st && i < prog->packs; i++) {
         tir_buffer panels = {(char *)prog->scratch + prog->pack_offset[i], prog->pack_bytes[i]};
         all[n + i] = panels;
         tir_buffer copy[2] = {all[prog->packed_param[i]], panels};
-        st = interpret(ctx, k->pack[i], 2, copy);
+        st = interpret(ctx, k->pack[i], k->pack[i]->xir->dispatch_size, 2, copy);
     }
-    if (!st) st = interpret(ctx, k, n + prog->packs, all);
+    if (!st) st = interpret(ctx, k, k->xir->dispatch_size, n + prog->packs, all);
     if (prog->packs) pthread_mutex_unlock(&prog->scratch_lock);
     return st;
 }
@@ -120,13 +149,13 @@ static tilec_status reference_emit(pipeline *p) {
     return k->plan.failed ? no_memory(p->ctx) : TILEC_OK;
 }
 
-const pipeline_target PIPELINE_REFERENCE = {"reference", reference_prepare, NULL, NULL, false, reference_emit};
+const pipeline_target PIPELINE_REFERENCE = {"reference", reference_prepare, NULL, NULL, false, false, reference_emit};
 
 tilec_status pipeline_dispatch_reference(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args,
                                          const int64_t *dims) {
     tir_buffer all[MAX_ARGS];
     if (!k->dim_count) {
-        tilec_status st = bind(ctx, k, n, args, 0, all);
+        tilec_status st = bind(ctx, k, k->params, n, args, 0, all);
         return st ? st : tir_interpret(ctx, k->reference, n, all);
     }
     /* The kernel at these sizes: a static copy, whose views give the bytes
@@ -137,7 +166,7 @@ tilec_status pipeline_dispatch_reference(tilec_context *ctx, tilec_kernel *k, si
     tilec_kernel sized = {.ctx = ctx};
     tilec_status st = tilec_kernel_tir_params(ctx, &sized, f);
     sized.prog.desc.name = k->prog.desc.name;
-    if (!st) st = bind(ctx, &sized, n, args, 0, all);
+    if (!st) st = bind(ctx, &sized, sized.params, n, args, 0, all);
     if (!st) st = tir_interpret(ctx, f, n, all);
     tilec_free(ctx, sized.params);
     tir_module_destroy(m);

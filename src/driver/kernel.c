@@ -62,6 +62,8 @@ void pipeline_kernel_free(tilec_kernel *k) {
     if (k->owns_runtime) tilec_runtime_destroy(k->runtime);
     tilec_free(k->ctx, k->params);
     tilec_free(k->ctx, k->fault_sites);
+    tilec_free(k->ctx, k->size_steps);
+    tilec_free(k->ctx, k->arg_sizes);
     for (uint32_t i = 0; i < k->dim_count; i++) tilec_free(k->ctx, k->dims[i].name);
     strbuf_free(&k->name);
     strbuf_free(&k->plan);
@@ -72,8 +74,9 @@ void pipeline_kernel_free(tilec_kernel *k) {
     tilec_free(k->ctx, k);
 }
 
-/* The argument table and the launch geometry. */
-bool pipeline_take_launch(tilec_kernel *k, const plan_result *p, const lower_result *lr) {
+/* The argument table and the launch geometry (a function of the runtime
+ * sizes for a kernel of f's that has them). */
+bool pipeline_take_launch(tilec_kernel *k, const tir_func *f, const plan_result *p, const lower_result *lr) {
     k->params = lr->arg_count ? tilec_alloc(k->ctx, lr->arg_count * sizeof *k->params) : NULL;
     if (lr->arg_count && !k->params) return false;
     k->prog.user_args = (uint32_t)(lr->arg_count - lr->packed);
@@ -92,6 +95,7 @@ bool pipeline_take_launch(tilec_kernel *k, const plan_result *p, const lower_res
         .blocks_per_task = plan_selected(p)->work.blocks_per_task,
         .workspace_bytes = k->native ? simd_kernel_workspace_bytes(k->native) : 0,
     };
+    if (f->sym_count && !kernel_sizes_make(k, f, lr->local_lanes)) return false;
     tilec_plan_label(p, &k->plan);
     strbuf_append(&k->plan_realization, lr->realization ? lr->realization : "");
     return !k->plan.failed && !k->plan_realization.failed;

@@ -60,6 +60,10 @@ struct tilec_kernel {
     uint64_t flops, arg_bytes;
     tilec_compile_times times;
     strbuf name, plan, plan_realization, realization, json;
+    /* A kernel compiled for a range of sizes: the size programs prog's
+     * dispatch_size and arg_bytes point into (driver/sizes.c); NULL else. */
+    rt_size_step *size_steps;
+    rt_size *arg_sizes;
     tir_fault_site *fault_sites; /* [fault_site_count], strings owned in one block with it */
     size_t fault_site_count;
     /* the CUDA target (gpu.c): PTX, the driver and the loaded module, and
@@ -106,6 +110,9 @@ bool tilec_kernel_take_fault_sites(tilec_kernel *k, const lower_result *lr);
 /* The native code that stands for the kernel in its metadata: its own, or
  * a split kernel's partial kernel's. */
 const simd_kernel *tilec_kernel_native(const tilec_kernel *k);
+/* k's size programs for f, a kernel with runtime sizes lowered with `lanes`
+ * lanes per program (driver/sizes.c); false on NOMEM. */
+bool kernel_sizes_make(tilec_kernel *k, const tir_func *f, uint32_t lanes);
 /* Builds realization and json from the other fields; false on NOMEM. */
 bool tilec_kernel_describe(tilec_kernel *k);
 

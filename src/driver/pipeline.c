@@ -14,10 +14,9 @@
 
 #include <string.h>
 
-/* Planning and lowering for a range of sizes are not built yet: a kernel
- * with runtime sizes runs on the reference interpreter only, and a target
- * that plans refuses it (fail closed: nothing downstream reads a symbolic
- * extent as a number). */
+/* A kernel with runtime sizes on a target that does not compile one for a
+ * range (the CUDA targets): refused, fail closed — nothing downstream of
+ * the plan reads a symbolic extent as a number there. */
 static tilec_status refuse_runtime_sizes(pipeline *p) {
     const tir_func *f = p->f;
     strbuf sizes;
@@ -27,7 +26,7 @@ static tilec_status refuse_runtime_sizes(pipeline *p) {
                       (long long)f->syms[i]->hi);
     tilec_status st = tilec_error(p->ctx, TILEC_E_UNSUPPORTED, "TILEC-R01", f->loc,
                                   "kernel '@%s' has runtime sizes (%s): the %s target cannot compile a kernel for a "
-                                  "range of sizes yet; pin them with -D, or run it on the reference interpreter",
+                                  "range of sizes yet; pin them with -D, or compile it for the CPU",
                                   f->name, sizes.data ? sizes.data : "?", p->target->name);
     strbuf_free(&sizes);
     return st;
@@ -37,7 +36,12 @@ static tilec_status refuse_runtime_sizes(pipeline *p) {
  * module they are in verifies. */
 static tilec_status stage_flatten(pipeline *p) {
     if (!plan_flatten_applies(p->f)) return TILEC_OK;
-    if (p->f->sym_count) return p->target->planner ? refuse_runtime_sizes(p) : TILEC_OK; /* the reference reads the source */
+    if (p->f->sym_count) /* not built for runtime sizes (the reference reads the source) */
+        return p->target->planner ? tilec_error(p->ctx, TILEC_E_UNSUPPORTED, "TILEC-R02", p->f->loc,
+                                                "kernel '@%s' has runtime sizes and nested root parallels: flattening "
+                                                "them is not built for runtime sizes yet; write one root parallel",
+                                                p->f->name)
+                                  : TILEC_OK;
     tilec_status st = tir_verify(p->ctx, p->f->module);
     if (st) return st;
     if (!(p->flat = plan_flatten_build(p->ctx, p->f))) return TILEC_E_NOMEM;
@@ -52,9 +56,30 @@ static tilec_status stage_verify(pipeline *p) {
 
 /* The exact planner for the target; a kernel whose root domain is empty
  * has no plan: the target says what it becomes. */
+/* A kernel with runtime sizes is planned at their largest values (one
+ * bucket: the whole range), with what must hold for every size: no root
+ * tiles, no split, no packing.  The lowering realizes that choice for the
+ * kernel itself, its extents read at run time. */
+static tilec_status plan_sized(pipeline *p, tilec_compile_options *po) {
+    const tir_func *f = p->f;
+    int64_t at[TIR_MAX_SYMBOLS];
+    for (uint32_t i = 0; i < f->sym_count; i++) at[i] = f->syms[i]->hi;
+    if (!(p->sized = tir_func_specialize(f, f->sym_count, at))) return TILEC_E_SHAPE;
+    po->split = TILEC_SPLIT_OFF;
+    po->pack = TILEC_PACK_OFF;
+    po->search_tiles = false;
+    p->planned = true;
+    return plan_kernel(p->ctx, tir_module_func(p->sized, 0), po, p->info_of, &p->plan);
+}
+
 static tilec_status stage_plan(pipeline *p) {
     if (!p->target->planner) return TILEC_OK; /* the target runs the TileIR itself */
-    if (p->f->sym_count) return refuse_runtime_sizes(p);
+    if (p->f->sym_count && !p->target->sized) return refuse_runtime_sizes(p);
+    if (p->f->sym_count && p->aot) /* the object format carries no size programs yet */
+        return tilec_error(p->ctx, TILEC_E_UNSUPPORTED, "TILEC-R03", p->f->loc,
+                           "kernel '@%s' has runtime sizes: ahead-of-time objects of such kernels are not built yet; "
+                           "pin them with -D, or compile it at run time",
+                           p->f->name);
     if (p->stop_after == TILEC_STAGE_EMIT && p->target->empty && plan_root_empty(p->f)) {
         p->finished = true;
         return p->target->empty(p);
@@ -62,6 +87,7 @@ static tilec_status stage_plan(pipeline *p) {
     tilec_compile_options po = p->o;
     tilec_status st = p->target->planner(p, &po);
     if (st) return st;
+    if (p->f->sym_count) return plan_sized(p, &po);
     p->planned = true;
     return plan_kernel(p->ctx, p->f, &po, p->info_of, &p->plan);
 }
@@ -159,9 +185,10 @@ void pipeline_free(pipeline *p) {
     if (p->planned) plan_result_free(&p->plan);
     gpu_kernel_destroy(p->ptx);
     tir_module_destroy(p->flat);
+    tir_module_destroy(p->sized);
     p->planned = false;
     p->ptx = NULL;
-    p->flat = p->split = NULL;
+    p->flat = p->split = p->sized = NULL;
 }
 
 tilec_status pipeline_make(pipeline *p, tilec_kernel **out) {

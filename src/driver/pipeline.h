@@ -52,6 +52,7 @@ struct pipeline {
     const plan_target_info *info_of; /* &info.pool.info or &info.gpu.info */
     plan_result plan;
     bool planned;
+    tir_module *sized;  /* owned: f at the sizes it was planned for, when it has runtime sizes */
     tir_module *split;  /* owned: the split's partial and combine kernels, when built */
     lower_result lowered;
     tilec_kernel *k;    /* the kernel being made (make_kernel), else NULL */
@@ -79,6 +80,7 @@ struct pipeline_target {
     /* a root domain with no instances, when a kernel is made */
     tilec_status (*empty)(pipeline *p);
     bool splits; /* the split stage composes partial and combine kernels */
+    bool sized;  /* plans and lowers kernels with runtime sizes (docs/tir.md "Runtime sizes") */
     /* the lowered kernel as code in p->k */
     tilec_status (*emit)(pipeline *p);
 };
@@ -147,7 +149,8 @@ tilec_status pipeline_xir_empty(pipeline *p);
 tilec_status pipeline_xir_emit(pipeline *p);
 /* tilec_dispatch of a kernel made by PIPELINE_XIR or _XIR_CUDA, and of one
  * made by PIPELINE_REFERENCE. */
-tilec_status pipeline_dispatch_xir(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args);
+tilec_status pipeline_dispatch_xir(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args,
+                                   const int64_t *dims);
 /* dims: the kernel's runtime sizes, checked against their ranges (NULL when it has none). */
 tilec_status pipeline_dispatch_reference(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args,
                                          const int64_t *dims);
@@ -169,6 +172,6 @@ tilec_status pipeline_kernel_start(pipeline *p);
 /* Frees k and all it owns (tilec_kernel_destroy); NULL is a no-op. */
 void pipeline_kernel_free(tilec_kernel *k);
 /* Copies what dispatch needs out of the lowering; false on NOMEM. */
-bool pipeline_take_launch(tilec_kernel *k, const plan_result *p, const lower_result *lr);
+bool pipeline_take_launch(tilec_kernel *k, const tir_func *f, const plan_result *p, const lower_result *lr);
 
 #endif

@@ -16,11 +16,25 @@
 #include "driver/pipeline.h"
 
 #include "plan/report.h"
+#include "tir/form.h"
 #include "tir/ir.h"
 #include "tir/text.h"
 #include "xir/text.h"
 
 bool pipeline_print_kernel(const pipeline *p, strbuf *s) { return tir_print_to_strbuf(p->f->module, s); }
+
+/* What a plan for a range of sizes was made at (driver/pipeline.c plan_sized). */
+static void print_sized(const tir_func *f, strbuf *s) {
+    strbuf_append(s, "runtime sizes: ");
+    for (uint32_t i = 0; i < f->sym_count; i++)
+        strbuf_printf(s, "%s%s in %lld..%lld", i ? ", " : "", f->syms[i]->name, (long long)f->syms[i]->lo,
+                      (long long)f->syms[i]->hi);
+    strbuf_append(s, "; planned at ");
+    for (uint32_t i = 0; i < f->sym_count; i++)
+        strbuf_printf(s, "%s%s=%lld", i ? ", " : "", f->syms[i]->name, (long long)f->syms[i]->hi);
+    strbuf_append(s, " (the largest): one plan for the whole range, without root tiles, split or packing; each "
+                     "dispatch computes its size and argument bytes from its sizes\n");
+}
 
 /* A plan, or why there is none (a failed plan with an explanation asked). */
 bool pipeline_print_plan(const pipeline *p, strbuf *s) {
@@ -31,6 +45,7 @@ bool pipeline_print_plan(const pipeline *p, strbuf *s) {
     if (p->json) plan_report_json(s, &p->plan, rank, p->explain);
     else plan_report_text(s, &p->plan, rank, p->explain);
     tilec_free(p->ctx, rank);
+    if (p->sized && !p->json) print_sized(p->f, s);
     return true;
 }
 

@@ -172,13 +172,13 @@ static tilec_status cpu_emit(pipeline *p) {
                                      .optimize = backend.optimize_ms,
                                      .codegen = backend.codegen_ms};
     k->flops = tilec_count_mma_flops(p->f);
-    if (!pipeline_take_launch(k, &p->plan, lr) || !tilec_kernel_take_fault_sites(k, lr))
+    if (!pipeline_take_launch(k, p->f, &p->plan, lr) || !tilec_kernel_take_fault_sites(k, lr))
         return tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
     if (lr->packed && (st = program_compile_packs(p))) return st;
     return program_compile_unfused(p);
 }
 
-const pipeline_target PIPELINE_CPU = {"cpu", cpu_prepare, cpu_planner, cpu_empty, true, cpu_emit};
+const pipeline_target PIPELINE_CPU = {"cpu", cpu_prepare, cpu_planner, cpu_empty, true, true, cpu_emit};
 
 /* ---- cuda ---- */
 
@@ -271,7 +271,7 @@ static tilec_status cuda_emit(pipeline *p) {
     return st;
 }
 
-const pipeline_target PIPELINE_CUDA = {"cuda", cuda_prepare, cuda_planner, cuda_empty, false, cuda_emit};
+const pipeline_target PIPELINE_CUDA = {"cuda", cuda_prepare, cuda_planner, cuda_empty, false, false, cuda_emit};
 
 /* ---- modeled targets: the command line's reproducible plans ---- */
 
@@ -293,9 +293,9 @@ static tilec_status modeled_cuda_prepare(pipeline *p) {
 }
 
 const pipeline_target PIPELINE_MODELED_CPU = {"modeled-cpu", modeled_cpu_prepare, modeled_cpu_planner, NULL, false,
-                                              NULL};
-const pipeline_target PIPELINE_MODELED_CUDA = {"modeled-cuda", modeled_cuda_prepare, cuda_planner, NULL, false, NULL};
+                                              true, NULL};
+const pipeline_target PIPELINE_MODELED_CUDA = {"modeled-cuda", modeled_cuda_prepare, cuda_planner, NULL, false, false, NULL};
 const pipeline_target PIPELINE_XIR = {"xir", modeled_cpu_prepare, modeled_cpu_planner, pipeline_xir_empty, false,
-                                      pipeline_xir_emit};
+                                      true, pipeline_xir_emit};
 const pipeline_target PIPELINE_XIR_CUDA = {"xir-cuda", modeled_cuda_prepare, cuda_planner, pipeline_xir_empty, false,
-                                           pipeline_xir_emit};
+                                           false, pipeline_xir_emit};

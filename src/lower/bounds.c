@@ -19,8 +19,19 @@ void lw_set_range(lowerer *lw, xir_value *v, int64_t lo, int64_t hi) {
         lw_fail(lw, TILEC_E_NOMEM, "LOWER-M01", "out of memory recording intervals");
         return;
     }
-    while (lw->ranges.len <= v->id) lw->ranges.data[lw->ranges.len++] = (lw_range){false, 0, 0};
-    lw->ranges.data[v->id] = (lw_range){true, lo, hi};
+    while (lw->ranges.len <= v->id) lw->ranges.data[lw->ranges.len++] = (lw_range){false, 0, 0, 0};
+    lw->ranges.data[v->id] = (lw_range){true, lo, hi, 0};
+}
+
+void lw_set_below(lowerer *lw, xir_value *v, uint64_t extent) {
+    if (v && v->kind == XIR_VALUE_INST && v->id < lw->ranges.len && lw->ranges.data[v->id].known)
+        lw->ranges.data[v->id].below = extent;
+}
+
+/* Whether v is a coordinate below the symbolic extent E (sizes.c). */
+static bool below(const lowerer *lw, const xir_value *v, uint64_t extent) {
+    return v && v->kind == XIR_VALUE_INST && v->id < lw->ranges.len && lw->ranges.data[v->id].known &&
+           lw->ranges.data[v->id].below == extent;
 }
 
 static bool corners(xir_arith_op op, int64_t alo, int64_t ahi, int64_t blo, int64_t bhi, int64_t *lo, int64_t *hi) {
@@ -83,28 +94,33 @@ static bool range_of(lowerer *lw, xir_value *v, int64_t *lo, int64_t *hi, int de
 
 bool lw_range_of(lowerer *lw, xir_value *v, int64_t *lo, int64_t *hi) { return range_of(lw, v, lo, hi, 0); }
 
+/* A runtime extent is proven above an interval only by its smallest value,
+ * or, for one element, by a coordinate of that very extent. */
 bool lw_proven_index(lowerer *lw, xir_value *v, uint64_t count) {
     int64_t lo, hi;
-    return count > 0 && lw_range_of(lw, v, &lo, &hi) && lo >= 0 && (uint64_t)hi < count;
+    if (!lw_range_of(lw, v, &lo, &hi) || lo < 0) return false;
+    return (uint64_t)hi < lw_extent_min(lw, count) || below(lw, v, count);
 }
 
 bool lw_axis_proven(lowerer *lw, xir_value *origin, uint64_t n, uint64_t extent) {
     int64_t lo, hi, top;
     if (n == 0) return true;
-    return lw_range_of(lw, origin, &lo, &hi) && lo >= 0 && checked_add_i64(hi, (int64_t)(n - 1), &top) &&
-           (uint64_t)top < extent;
+    if (!lw_range_of(lw, origin, &lo, &hi) || lo < 0) return false;
+    return (checked_add_i64(hi, (int64_t)(n - 1), &top) && (uint64_t)top < lw_extent_min(lw, extent)) ||
+           (n == 1 && below(lw, origin, extent));
 }
 
 xir_value *lw_axis_guard(lowerer *lw, xir_value *origin, xir_value *e, uint64_t extent) {
     int64_t olo, ohi, elo, ehi, sum;
     bool o_known = lw_range_of(lw, origin, &olo, &ohi), e_known = lw_range_of(lw, e, &elo, &ehi);
     bool lower_ok = o_known && e_known && checked_add_i64(olo, elo, &sum) && sum >= 0;
-    bool upper_ok = o_known && e_known && checked_add_i64(ohi, ehi, &sum) && sum >= 0 && (uint64_t)sum < extent;
+    bool upper_ok = o_known && e_known && checked_add_i64(ohi, ehi, &sum) && sum >= 0 &&
+                    ((uint64_t)sum < lw_extent_min(lw, extent) || (elo == 0 && ehi == 0 && below(lw, origin, extent)));
     /* 0 <= o + e < E  ⇔  o >= -e  and  o < E - e: no sum that could overflow. */
     xir_value *cond = NULL;
     if (!lower_ok) cond = lw_arith(lw, XIR_OP_GE, origin, lw_arith(lw, XIR_OP_SUB, lw_i64(lw, 0), e, NULL), NULL);
     if (!upper_ok) {
-        xir_value *below = lw_arith(lw, XIR_OP_LT, origin, lw_arith(lw, XIR_OP_SUB, lw_i64(lw, (int64_t)extent), e, NULL), NULL);
+        xir_value *below = lw_arith(lw, XIR_OP_LT, origin, lw_arith(lw, XIR_OP_SUB, lw_extent_value(lw, extent), e, NULL), NULL);
         cond = cond ? lw_arith(lw, XIR_OP_AND, cond, below, NULL) : below;
     }
     return cond;

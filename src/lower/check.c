@@ -68,11 +68,15 @@ xir_value *lw_check_access(lowerer *lw, const tir_op *op, uint32_t rank, xir_val
             lw->counters.bounds_checks_removed++;
             continue;
         }
+        /* v > E - count, with E a runtime value when it is a runtime size (E - count may be negative) */
+        xir_value *limit = tir_extent_is_symbolic(extent)
+                               ? lw_arith(lw, XIR_OP_SUB, lw_extent_value(lw, extent), lw_i64(lw, (int64_t)count), NULL)
+                               : lw_i64(lw, (int64_t)(extent - count));
         xir_value *axis_bad =
-            count > extent ? xir_const_bool(lw->m, true)
-                           : lw_arith(lw, XIR_OP_OR, lw_arith(lw, XIR_OP_LT, values[a], lw_i64(lw, 0), NULL),
-                                      lw_arith(lw, XIR_OP_GT, values[a], lw_i64(lw, (int64_t)(extent - count)), NULL),
-                                      NULL);
+            count > lw_extent_max(lw, extent)
+                ? xir_const_bool(lw->m, true)
+                : lw_arith(lw, XIR_OP_OR, lw_arith(lw, XIR_OP_LT, values[a], lw_i64(lw, 0), NULL),
+                           lw_arith(lw, XIR_OP_GT, values[a], limit, NULL), NULL);
         int64_t k;
         if (lw_const_int(axis_bad, &k) && !k) { /* a constant in range */
             lw->counters.bounds_checks_removed++;

@@ -39,6 +39,7 @@ struct lv {
 typedef struct {
     bool known;
     int64_t lo, hi;
+    uint64_t below; /* a symbolic extent E the value is below (a coordinate of E: sizes.c); 0: none */
 } lw_range;
 
 typedef struct {
@@ -61,6 +62,10 @@ typedef struct {
     VEC(lw_range) ranges; /* by XIR value id: known coordinate intervals */
     VEC(tir_fault_site) sites; /* the kernel's fault sites (check.c) */
     uint32_t *site_of_op;      /* [tf->next_op_id]: 1 + the op's first site, 0: none yet */
+    /* runtime sizes (sizes.c): the dims buffer and each form's value by id */
+    xir_value *dims;
+    xir_value **form_values;
+    uint32_t form_count;
     uint64_t alloca_count, alloca_bytes;
     lower_counters counters;
     tilec_status status;
@@ -130,6 +135,24 @@ typedef void (*lw_visit)(lowerer *lw, void *user, xir_value *flat, xir_value *co
 void lw_traverse(lowerer *lw, const tir_space *s, bool runtime, lw_visit visit, void *user);
 uint64_t lw_volume(const lowerer *lw, const tir_space *s);
 
+/* ---- runtime sizes (sizes.c) ---- */
+/* Adds the dims buffer when the kernel has runtime sizes (after the
+ * parameters and panels). */
+void lw_sizes_begin(lowerer *lw);
+/* An extent's value as i64: a constant, or its form evaluated in the entry
+ * block from the dims (with its interval). */
+xir_value *lw_extent_value(lowerer *lw, uint64_t extent);
+xir_value *lw_form_value(lowerer *lw, const tir_form *f);
+/* The product of s's extents as i64 (runtime domains: not the local slots). */
+xir_value *lw_volume_value(lowerer *lw, const tir_space *s);
+uint64_t lw_extent_max(const lowerer *lw, uint64_t extent); /* a runtime size's largest */
+uint64_t lw_extent_min(const lowerer *lw, uint64_t extent); /* and smallest */
+/* c is a coordinate of an axis of `extent`: its interval [0, max-1] and,
+ * for a symbolic extent, that it is below it. */
+void lw_coordinate_range(lowerer *lw, xir_value *c, uint64_t extent);
+/* Row-major decode of `flat` over a domain with runtime extents. */
+void lw_decode_sized(lowerer *lw, const tir_space *s, xir_value *flat, xir_value **coords);
+
 /* ---- control flow (cfg.c) ---- */
 typedef struct {
     xir_block *preheader, *header, *exit, *latch;
@@ -138,6 +161,8 @@ typedef struct {
 /* A top-tested counted loop for (i = start; i < end; i += step); the builder
  * is left in the body.  The index's interval is recorded. */
 void lw_loop_begin(lowerer *lw, lw_loop *L, int64_t start, int64_t end, int64_t step);
+/* A loop from 0 while index < end (an i64 value, at most `max` trips), step 1. */
+void lw_loop_begin_to(lowerer *lw, lw_loop *L, xir_value *end, uint64_t max);
 /* A header PHI entering with `init` from the preheader. */
 xir_inst *lw_loop_phi(lowerer *lw, lw_loop *L, xir_type *type, xir_value *init);
 /* Increments, branches back and leaves the builder at the exit; L->latch is
@@ -155,6 +180,8 @@ xir_value *lw_if_phi(lowerer *lw, lw_if *d, xir_value *then_value, xir_value *el
 
 /* ---- intervals and guards (bounds.c) ---- */
 void lw_set_range(lowerer *lw, xir_value *v, int64_t lo, int64_t hi);
+/* v < extent (a symbolic extent), for v with a recorded interval. */
+void lw_set_below(lowerer *lw, xir_value *v, uint64_t extent);
 bool lw_range_of(lowerer *lw, xir_value *v, int64_t *lo, int64_t *hi);
 /* Whether 0 <= v < count is proven. */
 bool lw_proven_index(lowerer *lw, xir_value *v, uint64_t count);

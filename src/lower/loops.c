@@ -92,6 +92,7 @@ void lower_loop(lowerer *lw, const tir_op *op) {
     }
     uint32_t rank = op->domain->rank, n = op->result_count;
     int64_t trips = (int64_t)po->count;
+    xir_value *sized = po->sized ? lw_volume_value(lw, op->domain) : NULL; /* the trips of a loop over runtime sizes */
     carry *carries = lw_alloc(lw, sizeof *carries * (n ? n : 1));
     if (!carries) return;
     lw->counters.ordered_loops++;
@@ -103,7 +104,8 @@ void lower_loop(lowerer *lw, const tir_op *op) {
             return;
     }
     lw_loop L;
-    lw_loop_begin(lw, &L, 0, trips, 1);
+    if (sized) lw_loop_begin_to(lw, &L, sized, po->max_count);
+    else lw_loop_begin(lw, &L, 0, trips, 1);
     for (uint32_t j = 0; j < n; j++) {
         carry *c = &carries[j];
         if (c->state.plan->form == PLAN_FORM_ARRAY) continue;
@@ -114,7 +116,8 @@ void lower_loop(lowerer *lw, const tir_op *op) {
     if (!lw_ok(lw)) return;
     xir_value *i = &L.index->value;
     bool reverse = op->kind == TIR_OP_REDUCE && op->policy == TIR_REDUCE_FOLD_RIGHT;
-    lw_bind_coords(lw, op, reverse ? lw_arith(lw, XIR_OP_SUB, lw_i64(lw, trips - 1), i, NULL) : i);
+    xir_value *last = sized ? lw_arith(lw, XIR_OP_SUB, sized, lw_i64(lw, 1), NULL) : lw_i64(lw, trips - 1);
+    lw_bind_coords(lw, op, reverse ? lw_arith(lw, XIR_OP_SUB, last, i, NULL) : i);
     for (uint32_t j = 0; j < n; j++) lw_bind(lw, op->body->args[rank + j], carry_record(lw, &carries[j]));
     lower_block(lw, op->body, NULL);
     /* The back edge: PHI values first, then the staged copy of large carries. */

@@ -32,8 +32,14 @@ static tilec_status check_options(tilec_context *ctx, const tilec_compile_option
     return TILEC_OK;
 }
 
+/* A root digit's extent as u32: a constant, or a runtime size's value. */
+static xir_value *digit_extent(lowerer *lw, const plan_root_digit *d) {
+    return tir_extent_is_symbolic(d->extent) ? lw_cast(lw, lw_extent_value(lw, d->extent), TIR_U32)
+                                             : xir_const_uint(lw->m, TIR_U32, d->extent);
+}
+
 /* The root program: coordinates decoded from the program ordinal digit by
- * digit (u32 div/mod by static extents, times the digit's scale, summed per
+ * digit (u32 div/mod by static extents, or by runtime sizes' values, times the digit's scale, summed per
  * axis), each widened to Index with interval [0, extent-1] right after its
  * axis's last digit.  An axis without digits is 0.  A plain map (one scale-1
  * digit per non-unit axis) emits exactly div, mod, cast per axis.  The
@@ -53,14 +59,18 @@ static void lower_root(lowerer *lw, const tir_op *root, const plan_root_map *map
     for (uint32_t t = 0; t < map->digit_count; t++) last[map->digits[t].axis] = t;
     for (uint32_t t = 0; t < map->digit_count; t++) {
         const plan_root_digit *d = &map->digits[t];
-        xir_value *q = d->divisor == 1 ? j : lw_arith(lw, XIR_OP_DIV, j, xir_const_uint(lw->m, TIR_U32, d->divisor), NULL);
-        if (d->needs_mod) q = lw_arith(lw, XIR_OP_MOD, q, xir_const_uint(lw->m, TIR_U32, d->extent), NULL);
+        xir_value *divisor = d->divisor ? xir_const_uint(lw->m, TIR_U32, d->divisor) : NULL;
+        for (uint32_t i = t + 1; !d->divisor && i < map->digit_count; i++) /* inside runtime sizes: their product */
+            divisor = i == t + 1 ? digit_extent(lw, &map->digits[i])
+                                 : lw_arith(lw, XIR_OP_MUL, divisor, digit_extent(lw, &map->digits[i]), NULL);
+        xir_value *q = d->divisor == 1 ? j : lw_arith(lw, XIR_OP_DIV, j, divisor, NULL);
+        if (d->needs_mod) q = lw_arith(lw, XIR_OP_MOD, q, digit_extent(lw, d), NULL);
         if (d->scale != 1) q = lw_arith(lw, XIR_OP_MUL, q, xir_const_uint(lw->m, TIR_U32, d->scale), NULL);
         if (coords[d->axis]) q = lw_arith(lw, XIR_OP_ADD, coords[d->axis], q, NULL);
         coords[d->axis] = q;
         if (last[d->axis] == t) {
             coords[d->axis] = lw_cast(lw, q, TIR_I64);
-            lw_set_range(lw, coords[d->axis], 0, (int64_t)root->domain->axes[d->axis].extent - 1);
+            lw_coordinate_range(lw, coords[d->axis], root->domain->axes[d->axis].extent);
         }
     }
     for (uint32_t a = 0; a < map->rank; a++)
@@ -103,6 +113,7 @@ static void emit(lowerer *lw, const plan_root_map *map) {
         const plan_pack *p = &lw->choice->packing->packs[i];
         lw->packed[i] = xir_func_add_buffer(lw->f, packed_name(lw, p), p->elem);
     }
+    lw_sizes_begin(lw);
     lw->entry = xir_block_new(lw->f, "entry");
     xir_block *code = xir_block_new(lw->f, "body");
     if (!lw_ok(lw)) return;
@@ -224,7 +235,7 @@ static void fill_result(lowerer *lw, const plan_root_map *map, const plan_resour
     }
     for (uint32_t i = 0; i < body->arg_count; i++) {
         const tir_value *p = body->args[i];
-        uint64_t volume;
+        uint64_t volume = 0; /* a view over runtime sizes: its bytes are the dispatch's (0 here) */
         tir_space_volume(p->type->space, &volume); /* admitted: fits */
         out->args[i] = (lower_arg){p->name, p->type->elem, volume * tir_scalar_size(p->type->elem), 0, 0, 0};
     }
@@ -250,7 +261,7 @@ static void fill_result(lowerer *lw, const plan_root_map *map, const plan_resour
         out->fault_site_count = lw->sites.len;
     }
     out->local_lanes = lw->local ? lw->local->lanes : 1;
-    out->dispatch_size = (uint32_t)map->volume * out->local_lanes; /* admitted: fits */
+    out->dispatch_size = (uint32_t)map->volume * out->local_lanes; /* admitted: fits; 0 when the dispatch's sizes set it */
     out->block_size = lw->choice->block;
     out->packet_width = lw->choice->packet_width;
     out->required_packet_width = lw->local ? lw->local->lanes : 0;

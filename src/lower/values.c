@@ -8,6 +8,7 @@
  * (plan_ew_foldable), so a value the plan says is constant is an XIR
  * constant here; float arithmetic is never folded. */
 #include "lower/internal.h"
+#include "tir/form.h"
 #include "scalar/math_ops.h"
 
 #include "base/invariant.h"
@@ -355,6 +356,10 @@ void lw_decode_extents(lowerer *lw, uint32_t rank, const uint64_t *extents, xir_
 }
 
 void lw_decode(lowerer *lw, const tir_space *s, xir_value *flat, xir_value **coords) {
+    if (!tir_space_is_static(s)) { /* a loop over runtime sizes */
+        lw_decode_sized(lw, s, flat, coords);
+        return;
+    }
     uint64_t extents[PLAN_MAX_RANK];
     for (uint32_t i = 0; i < s->rank; i++) extents[i] = lw_extent(lw, &s->axes[i]);
     lw_decode_extents(lw, s->rank, extents, flat, coords);
@@ -420,6 +425,10 @@ void lw_traverse(lowerer *lw, const tir_space *s, bool runtime, lw_visit visit, 
 void lower_constant(lowerer *lw, const tir_op *op) {
     const tir_value *res = op->results[0];
     tir_scalar elem = tir_value_elem(res);
+    if (op->form) { /* an index constant over runtime sizes */
+        lw_bind(lw, res, lw_scalar(lw, elem, lw_form_value(lw, op->form)));
+        return;
+    }
     scalar_cell c = {0};
     /* A verified kernel's literals have a known kind (TIR-V rule 6). */
     if (!TILEC_INVARIANT(lw->ctx, interp_literal(elem, op->literal, &c))) {

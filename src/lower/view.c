@@ -1,7 +1,7 @@
 /* view.c — loads and stores through kernel parameters.
  *
  * Address of tile element e at origin o: the row-major flat index over the
- * view's static extents of o + e·t (t the tile's strides, 1 unless strided),
+ * view's extents (runtime values where they are runtime sizes) of o + e·t (t the tile's strides, 1 unless strided),
  * as u64 (base Σ o_i·stride_i once, plus Σ e_i·t_i·stride_i per element;
  * wrapping arithmetic is exact for every in-bounds element).  bounds=zero
  * guards each axis (0 <= o_i + e_i·t_i < E_i,
@@ -20,7 +20,7 @@ struct lw_access {
     xir_value *buffer;
     const tir_space *view;
     xir_value *origin[PLAN_MAX_RANK];
-    uint64_t stride[PLAN_MAX_RANK]; /* element stride of each axis in the buffer */
+    xir_value *stride[PLAN_MAX_RANK]; /* element stride of each axis in the buffer (i64) */
     uint64_t step[PLAN_MAX_RANK];   /* the tile's stride: view index o + e·step */
     bool guard_axis[PLAN_MAX_RANK]; /* the axis needs a guard */
     xir_value **cache[PLAN_MAX_RANK]; /* unrolled: per (axis, coordinate) guard */
@@ -32,10 +32,20 @@ struct lw_access {
 };
 typedef struct lw_access access;
 
-static uint64_t view_stride(const tir_space *v, uint32_t axis) {
+/* The product of the extents inside `axis`: a number, or the runtime
+ * product where a runtime size is among them. */
+static xir_value *view_stride(lowerer *lw, const tir_space *v, uint32_t axis) {
     uint64_t s = 1;
-    for (uint32_t i = axis + 1; i < v->rank; i++) s *= v->axes[i].extent;
-    return s;
+    xir_value *sized = NULL;
+    for (uint32_t i = axis + 1; i < v->rank; i++)
+        if (tir_extent_is_symbolic(v->axes[i].extent)) {
+            xir_value *e = lw_extent_value(lw, v->axes[i].extent);
+            sized = sized ? lw_arith(lw, XIR_OP_MUL, sized, e, NULL) : e;
+        } else {
+            s *= v->axes[i].extent;
+        }
+    return sized ? (s == 1 ? sized : lw_arith(lw, XIR_OP_MUL, sized, lw_i64(lw, (int64_t)s), NULL))
+                 : lw_i64(lw, (int64_t)s);
 }
 
 static xir_value *buffer_of(lowerer *lw, const tir_value *view) { return lw->buffers[view->index]; }
@@ -72,7 +82,7 @@ static bool prepare_packed(lowerer *lw, access *acc, const tir_op *op, const pla
                         lw_to_i64(lw, rec->value, tir_value_elem(p->coords[i])), NULL);
     }
     for (uint32_t a = 0; a < acc->view->rank; a++) {
-        acc->stride[a] = p->stride[a];
+        acc->stride[a] = lw_i64(lw, (int64_t)p->stride[a]);
         acc->step[a] = 1;
         acc->guard_axis[a] = false;
         acc->cache[a] = NULL;
@@ -96,9 +106,8 @@ static bool prepare(lowerer *lw, access *acc, const tir_op *op, bool runtime) {
         lv *rec = lw_lookup(lw, o);
         if (!rec) return false;
         acc->origin[a] = lw_to_i64(lw, rec->value, tir_value_elem(o));
-        acc->stride[a] = view_stride(acc->view, a);
-        base = lw_arith(lw, XIR_OP_ADD, base,
-                        lw_arith(lw, XIR_OP_MUL, acc->origin[a], lw_i64(lw, (int64_t)acc->stride[a]), NULL), NULL);
+        acc->stride[a] = view_stride(lw, acc->view, a);
+        base = lw_arith(lw, XIR_OP_ADD, base, lw_arith(lw, XIR_OP_MUL, acc->origin[a], acc->stride[a], NULL), NULL);
         uint64_t n = op->domain->axes[a].extent;
         acc->step[a] = tir_op_stride(op, a);
         acc->guard_axis[a] = op->bounds == TIR_BOUNDS_ZERO &&
@@ -133,8 +142,7 @@ static xir_value *element(lowerer *lw, access *acc, xir_value *const *slots, xir
         /* the view index moves by step per tile element */
         xir_value *along = acc->step[a] == 1 ? coords[a]
                                              : lw_arith(lw, XIR_OP_MUL, coords[a], lw_i64(lw, (int64_t)acc->step[a]), NULL);
-        offset = lw_arith(lw, XIR_OP_ADD, offset,
-                          lw_arith(lw, XIR_OP_MUL, along, lw_i64(lw, (int64_t)acc->stride[a]), NULL), NULL);
+        offset = lw_arith(lw, XIR_OP_ADD, offset, lw_arith(lw, XIR_OP_MUL, along, acc->stride[a], NULL), NULL);
         if (!acc->guard_axis[a]) continue;
         xir_value *g;
         int64_t e;
@@ -202,8 +210,7 @@ static xir_value *scalar_address(lowerer *lw, const tir_op *op, xir_value **ok) 
         lv *rec = lw_lookup(lw, idx);
         if (!rec) return NULL;
         index[a] = lw_to_i64(lw, rec->value, tir_value_elem(idx));
-        flat = lw_arith(lw, XIR_OP_ADD, flat,
-                        lw_arith(lw, XIR_OP_MUL, index[a], lw_i64(lw, (int64_t)view_stride(view, a)), NULL), NULL);
+        flat = lw_arith(lw, XIR_OP_ADD, flat, lw_arith(lw, XIR_OP_MUL, index[a], view_stride(lw, view, a), NULL), NULL);
     }
     *ok = lw_check_access(lw, op, view->rank, index, NULL);
     return lw_cast(lw, flat, TIR_U64);

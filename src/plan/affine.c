@@ -3,7 +3,7 @@
 
 static bool const_index(const tir_value *v, int64_t *out) {
     const tir_op *d = v->def_op;
-    if (!d || d->kind != TIR_OP_CONSTANT || v->type->kind != TIR_TYPE_INDEX) return false;
+    if (!d || d->kind != TIR_OP_CONSTANT || d->form || v->type->kind != TIR_TYPE_INDEX) return false;
     if (d->literal.kind == TIR_LIT_INT) *out = d->literal.as.i;
     else if (d->literal.kind == TIR_LIT_UINT && d->literal.as.u <= INT64_MAX) *out = (int64_t)d->literal.as.u;
     else return false;

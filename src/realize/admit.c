@@ -1,6 +1,7 @@
 /* admit.c — admission of a kernel to the XIR realization (see admit.h).  One
  * walk over the kernel; the first violation is reported and ends the walk. */
 #include "realize/admit.h"
+#include "tir/form.h"
 #include "rewrite/flatten.h"
 
 #include "base/checked.h"
@@ -44,10 +45,11 @@ static tilec_status check_space(admitter *a, const tir_space *s, bool is_view, t
     uint64_t volume = 1;
     bool fits = true;
     for (uint32_t i = 0; i < s->rank; i++) {
-        uint64_t e = s->axes[i].extent;
+        uint64_t e = tir_extent_max(a->f->module, s->axes[i].extent); /* a runtime size at its largest */
         if (e > UINT32_MAX)
-            return refuse(a, PLAN_REFUSE_EXTENT, loc, "%s: static extent %llu of axis '%s' exceeds 4294967295", what,
-                          (unsigned long long)e, s->axes[i].dim->label);
+            return refuse(a, PLAN_REFUSE_EXTENT, loc, "%s: %s extent %llu of axis '%s' exceeds 4294967295", what,
+                          tir_extent_is_symbolic(s->axes[i].extent) ? "the largest" : "static", (unsigned long long)e,
+                          s->axes[i].dim->label);
         fits = fits && checked_mul_u64(volume, e, &volume);
     }
     if (!is_view && (!fits || volume > UINT32_MAX))
@@ -108,7 +110,7 @@ static tilec_status check_params(admitter *a) {
         tilec_status st = check_space(a, p->type->space, true, a->f->loc, "a view parameter");
         if (st) return st;
         uint64_t volume;
-        if (!tir_space_volume(p->type->space, &volume) || volume > (uint64_t)INT64_MAX ||
+        if (!tir_space_volume_max(a->f->module, p->type->space, &volume) || volume > (uint64_t)INT64_MAX ||
             !checked_mul_u64(volume, tir_scalar_size(p->type->elem), &volume))
             return refuse(a, PLAN_REFUSE_VIEW_SIZE, a->f->loc, "view parameter %u ('%%%s') has more bytes than 64 bits address", i,
                           p->name ? p->name : "?");
@@ -140,12 +142,13 @@ static tilec_status check_root(admitter *a) {
                       tir_exec_scope_name(root->scope));
     tilec_status st = check_space(a, root->domain, false, root->loc, "the root domain");
     if (st) return st;
-    uint64_t volume = 1;
-    for (uint32_t i = 0; i < root->domain->rank; i++) volume *= root->domain->axes[i].extent;
+    uint64_t volume;
+    tir_space_volume_max(a->f->module, root->domain, &volume); /* checked above: fits */
     if (volume == 0) return refuse(a, PLAN_REFUSE_EMPTY_DOMAIN, root->loc, "the root parallel's domain is empty");
     a->out->root = root;
     a->out->domain = root->domain;
     a->out->volume = (uint32_t)volume;
+    a->out->sized = !tir_space_is_static(root->domain);
     return TILEC_OK;
 }
 
@@ -183,9 +186,9 @@ const tir_op *plan_find_store(const tir_op *op) {
 bool plan_root_empty(const tir_func *f) {
     for (const tir_op *op = f->body->first; op; op = op->next) {
         if (op->kind != TIR_OP_PARALLEL) continue;
-        uint64_t volume = 1;
-        for (uint32_t i = 0; i < op->domain->rank; i++) volume *= op->domain->axes[i].extent;
-        return volume == 0;
+        for (uint32_t i = 0; i < op->domain->rank; i++) /* a runtime size may be 0 too: then the dispatch is empty */
+            if (op->domain->axes[i].extent == 0) return true;
+        return false;
     }
     return false;
 }

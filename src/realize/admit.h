@@ -53,7 +53,8 @@ typedef struct {
     plan_refusal refusal; /* PLAN_ADMITTED on success */
     tir_op *root;         /* the root parallel */
     tir_space *domain;    /* its domain */
-    uint32_t volume;      /* root parallel instances (>= 1) */
+    uint32_t volume;      /* root parallel instances (>= 1); the most there can be when sized */
+    bool sized;           /* the root domain depends on runtime sizes (tir/form.h): its volume is the dispatch's */
 } plan_admission;
 
 /* Admits `f`; on refusal returns TILEC_E_UNSUPPORTED (TILEC_E_ARG for a NULL

@@ -5,6 +5,7 @@
  * multiply along the nesting: an unrolled map body by its domain volume, a
  * partitioned reduction body by its emissions, runtime loop bodies by one. */
 #include "realize/represent.h"
+#include "tir/form.h"
 #include "scalar/math_ops.h"
 
 #include "base/checked.h"
@@ -90,6 +91,7 @@ bool plan_reduce_is_simple(const tir_op *op, const tir_op **update, bool *carry_
  * packet-local reduction over D partitions its full slots whatever their
  * number and P, and adds one emission for the tail slot. */
 static bool plan_partitioned(const plan_repr_options *o, const tir_op *op, plan_op *po) {
+    if (!tir_space_is_static(op->domain)) return false; /* runtime trips: an ordered loop (any order is the policy's) */
     uint64_t n = space_volume(o, op->domain);
     const tir_op *update;
     bool carry_left;
@@ -374,7 +376,9 @@ static void plan_map(planner *p, const tir_op *op, plan_op *po) {
 
 static void plan_loop(planner *p, const tir_op *op, plan_op *po) {
     const plan_repr_options *o = &p->r->options;
-    po->count = space_volume(o, op->domain);
+    po->sized = !tir_space_is_static(op->domain);
+    po->count = po->sized ? 0 : space_volume(o, op->domain);
+    if (po->sized) tir_space_volume_max(op->func->module, op->domain, &po->max_count); /* admitted: fits */
     bool constant_coords = false;
     if (plan_partitioned(o, op, po)) constant_coords = !po->bulk_loop;
     else po->body_emissions = 1;
@@ -456,7 +460,7 @@ static void plan_op_(planner *p, const tir_op *op, uint64_t mult) {
             set_value(p, res, PLAN_FORM_SPLAT, mult);
         } else {
             set_value(p, res, PLAN_FORM_SCALAR, mult);
-            pv(p, res)->constant = !tir_scalar_is_float(tir_value_elem(res));
+            pv(p, res)->constant = !tir_scalar_is_float(tir_value_elem(res)) && !op->form; /* a runtime size's: uniform */
         }
         break;
     }

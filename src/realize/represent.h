@@ -105,6 +105,10 @@ typedef struct {
 typedef struct {
     uint64_t multiplicity; /* static emissions of the op */
     uint64_t count;        /* elements traversed / loop trips / mma outputs */
+    /* a loop over runtime sizes (tir/form.h): its trips are the dispatch's
+     * (count 0), at most max_count; it is never partitioned */
+    bool sized;
+    uint64_t max_count;
     bool runtime;          /* elementwise, load, store, map, mma outputs: a runtime loop */
     uint64_t contraction;  /* mma: contracted elements */
     bool contraction_runtime;

@@ -22,13 +22,18 @@ tilec_status plan_root_map_check(tilec_context *ctx, const tir_space *domain, co
         return tilec_error(ctx, TILEC_E_ARG, "LOWER-O03", tilec_no_loc(), "XIR root axis order must be a complete permutation");
     if (tiles_len && (!tiles || tiles_len != rank))
         return tilec_error(ctx, TILEC_E_ARG, "LOWER-O05", tilec_no_loc(), "XIR root axis tiles must specify every original axis");
-    for (size_t a = 0; a < tiles_len; a++)
-        if (tiles[a] == 0 || domain->axes[a].extent % tiles[a])
+    for (size_t a = 0; a < tiles_len; a++) /* an axis of a runtime size divides only by 1 */
+        if (tir_extent_is_symbolic(domain->axes[a].extent) ? tiles[a] != 1
+                                                           : tiles[a] == 0 || domain->axes[a].extent % tiles[a])
             return tilec_error(ctx, TILEC_E_ARG, "LOWER-O06", tilec_no_loc(),
                                "XIR root axis tiles must be positive divisors of the original extents");
+    /* A runtime size counts as 1 here: admission (realize/admit.h) checks
+     * the volume with every size at its largest. */
     uint64_t volume = 1;
     bool fits = true;
-    for (uint32_t a = 0; a < rank; a++) fits = fits && checked_mul_u64(volume, domain->axes[a].extent, &volume);
+    for (uint32_t a = 0; a < rank; a++)
+        fits = fits && (tir_extent_is_symbolic(domain->axes[a].extent) ||
+                        checked_mul_u64(volume, domain->axes[a].extent, &volume));
     if (!fits || volume == 0 || volume > UINT32_MAX)
         return tilec_error(ctx, TILEC_E_ARG, "LOWER-O07", tilec_no_loc(),
                            "XIR root domain volume must be between 1 and 4294967295");
@@ -79,12 +84,14 @@ tilec_status plan_root_map_make(tilec_context *ctx, const tir_space *domain, con
         out->order[t] = order_len ? order[t] : t;
     }
     out->digit_count = canonical_digits(domain, out->order, tiles_len ? tiles : NULL, out->digits);
-    /* Divisors inside out; the first digit needs no remainder. */
+    /* Divisors inside out; the first digit needs no remainder.  Inside a
+     * digit of a runtime size, divisors are the dispatch's (0 here). */
     uint64_t divisor = 1;
     for (uint32_t t = out->digit_count; t-- > 0;) {
         out->digits[t].divisor = divisor;
         out->digits[t].needs_mod = t > 0;
-        divisor *= out->digits[t].extent; /* checked: the volume fits in uint32 */
+        if (tir_extent_is_symbolic(out->digits[t].extent)) divisor = 0;
+        else divisor *= out->digits[t].extent; /* checked: the volume fits in uint32 */
     }
     out->volume = divisor;
 
@@ -115,7 +122,7 @@ plan_root_arithmetic plan_root_map_decode_arithmetic(const plan_root_map *map) {
     bool started[PLAN_MAX_RANK] = {false};
     for (uint32_t t = 0; t < map->digit_count; t++) {
         const plan_root_digit *d = &map->digits[t];
-        n.div += d->divisor > 1;
+        n.div += d->divisor != 1;
         n.mod += d->needs_mod;
         n.mul += d->scale > 1;
         n.add += started[d->axis];

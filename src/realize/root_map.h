@@ -31,12 +31,15 @@
  *   value = (j / divisor) mod extent        (no mod when !needs_mod)
  *   coordinate[axis] += value · scale
  * divisor is the product of the extents of the digits inside this one;
- * needs_mod is false only for the first digit (j < volume bounds it). */
+ * needs_mod is false only for the first digit (j < volume bounds it).  A
+ * digit of a runtime size (tir/form.h) has that symbolic extent (its axis
+ * untiled), and the digits outside it divisor 0: the dispatch's sizes give
+ * them (the lowering computes them). */
 typedef struct {
     uint32_t axis;
-    uint64_t extent; /* >= 2 */
+    uint64_t extent; /* >= 2, or symbolic */
     uint64_t scale;
-    uint64_t divisor;
+    uint64_t divisor; /* 0: a product of runtime sizes */
     bool needs_mod;
 } plan_root_digit;
 
@@ -47,7 +50,7 @@ typedef struct {
     uint32_t order[PLAN_MAX_RANK]; /* π: outer → inner */
     uint32_t digit_count;
     plan_root_digit digits[PLAN_MAX_ROOT_DIGITS];
-    uint64_t volume;
+    uint64_t volume; /* 0 when a digit is a runtime size's */
     bool plain;    /* σ equals the untiled decode in π order (no tiles, or a trivial tiling) */
     bool identity; /* σ equals the row-major decode in axis order 0, 1, ..., rank-1 */
 } plan_root_map;

@@ -90,7 +90,7 @@ static void check_block(checker *c, const tir_block *b) {
 
 static bool constant_origin(const tir_value *v, int64_t *out) {
     const tir_op *d = v->def_op;
-    if (!d || d->kind != TIR_OP_CONSTANT) return false;
+    if (!d || d->kind != TIR_OP_CONSTANT || d->form) return false; /* a runtime size's is no number */
     if (d->literal.kind == TIR_LIT_INT) return *out = d->literal.as.i, true;
     if (d->literal.kind == TIR_LIT_UINT && d->literal.as.u <= INT64_MAX) return *out = (int64_t)d->literal.as.u, true;
     return false;

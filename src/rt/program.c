@@ -33,6 +33,7 @@ void rt_program_free_scratch(tilec_context *ctx, rt_program *p) {
     p->scratch_block = p->scratch = NULL;
 }
 
+/* (A split program is static: runtime sizes are refused before it is built.) */
 static tilec_status dispatch_split(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args) {
     rt_arg local[STACK_ARGS];
     size_t count = n + p->split_carries;
@@ -43,8 +44,8 @@ static tilec_status dispatch_split(rt_pool *pool, tilec_context *ctx, rt_program
         b[n + i] = (rt_arg){(char *)p->scratch + p->split_offset[i], p->split_bytes[i], p->split_elem[i]};
     pthread_mutex_lock(&p->scratch_lock);
     tilec_status st = rt_check_args(ctx, &p->desc, args, (uint32_t)n);
-    if (!st) st = rt_program_dispatch(pool, ctx, p->split_partial, count, b);
-    if (!st) st = rt_program_dispatch(pool, ctx, p->split_combine, count, b);
+    if (!st) st = rt_program_dispatch(pool, ctx, p->split_partial, count, b, NULL);
+    if (!st) st = rt_program_dispatch(pool, ctx, p->split_combine, count, b, NULL);
     pthread_mutex_unlock(&p->scratch_lock);
     if (b != local) tilec_free(ctx, b);
     return st;
@@ -89,7 +90,42 @@ static tilec_status dispatch_packed(rt_pool *pool, tilec_context *ctx, rt_progra
     return st;
 }
 
-tilec_status rt_program_dispatch(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args) {
+enum { SIZED_MAX_ARGS = 64 };
+
+/* A sized program's dispatch: its descriptor at these sizes (dispatch size,
+ * argument bytes) and the dims as one more argument. */
+static tilec_status dispatch_sized(rt_pool *pool, tilec_context *ctx, const rt_program *p, size_t n, const rt_arg *args,
+                                   const int64_t *dims) {
+    const char *name = p->desc.name ? p->desc.name : "kernel";
+    if (n >= SIZED_MAX_ARGS)
+        return tilec_error(ctx, TILEC_E_UNSUPPORTED, "RT-D02", tilec_no_loc(),
+                           "kernel '@%s': a kernel with runtime sizes takes at most %d arguments", name,
+                           SIZED_MAX_ARGS - 1);
+    rt_param params[SIZED_MAX_ARGS];
+    rt_arg bound[SIZED_MAX_ARGS];
+    int64_t programs = 0;
+    bool ok = rt_size_eval(&p->dispatch_size, dims, p->dim_count, &programs) && programs >= 0 && programs <= UINT32_MAX;
+    for (size_t i = 0; ok && i < n; i++) {
+        int64_t bytes = (int64_t)p->desc.params[i].min_bytes;
+        ok = !p->arg_bytes[i].count || (rt_size_eval(&p->arg_bytes[i], dims, p->dim_count, &bytes) && bytes >= 0);
+        params[i] = (rt_param){p->desc.params[i].elem, (uint64_t)bytes};
+        bound[i] = args[i];
+    }
+    if (!ok)
+        return tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(),
+                           "kernel '@%s': its dispatch size or an argument's bytes do not fit at these runtime sizes",
+                           name);
+    params[n] = (rt_param){TIR_I64, (uint64_t)p->dim_count * sizeof *dims};
+    bound[n] = (rt_arg){(void *)dims, params[n].min_bytes, TIR_I64};
+    rt_kernel d = p->desc;
+    d.arg_count = (uint32_t)n + 1;
+    d.params = params;
+    d.dispatch_size = (uint32_t)programs;
+    return rt_dispatch(pool, ctx, &d, bound, (uint32_t)n + 1, NULL);
+}
+
+tilec_status rt_program_dispatch(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args,
+                                 const int64_t *dims) {
     const char *name = p->desc.name ? p->desc.name : "kernel";
     if (n != p->user_args || (n && !args))
         return tilec_error(ctx, TILEC_E_ARG, "RT-D02", tilec_no_loc(), "kernel '@%s' takes %u arguments, got %zu%s",
@@ -103,8 +139,9 @@ tilec_status rt_program_dispatch(rt_pool *pool, tilec_context *ctx, rt_program *
                                "%zu and %zu overlap where its streams need them apart (bind them apart%s)",
                                name, i, j, p->disjoint[i] >> j & 1 ? "" : " or at the same address");
         ++*(unsafe ? &p->unfused_dispatches : &p->fused_dispatches);
-        if (unsafe) return rt_program_dispatch(pool, ctx, p->unfused, n, args);
+        if (unsafe) return rt_program_dispatch(pool, ctx, p->unfused, n, args, dims);
     }
+    if (p->dim_count) return dispatch_sized(pool, ctx, p, n, args, dims); /* neither split nor packed */
     if (p->split_partial) return dispatch_split(pool, ctx, p, n, args);
     if (p->packs) return dispatch_packed(pool, ctx, p, n, args);
     return rt_dispatch(pool, ctx, &p->desc, args, (uint32_t)n, NULL);

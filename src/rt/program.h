@@ -21,6 +21,7 @@
 #define TILEC_RT_PROGRAM_H
 
 #include "rt/dispatch.h"
+#include "rt/sizes.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -42,6 +43,14 @@ struct rt_program {
     rt_program *unfused;                    /* NULL: none (no masks: the streams need nothing of the arguments) */
     const uint64_t *disjoint, *disjoint_or_equal; /* NULL or [user_args]: bit j of [i], i and j must not overlap
                                                      (…_or_equal: unless they start at the same byte) */
+    /* A kernel compiled for a range of sizes (rt/sizes.h): each dispatch
+     * passes dim_count values, which the entry takes as its last argument
+     * (one i64 each), and from which its dispatch size and each user
+     * argument's bytes are computed (a program of count 0: desc's
+     * min_bytes).  dim_count 0: a static kernel. */
+    uint32_t dim_count;
+    rt_size dispatch_size;
+    const rt_size *arg_bytes; /* [user_args] */
     void *scratch_block, *scratch; /* what was allocated; it aligned up to 64 */
     uint64_t scratch_bytes;
     pthread_mutex_t scratch_lock;
@@ -54,8 +63,12 @@ tilec_status rt_program_alloc_scratch(tilec_context *ctx, rt_program *p, uint64_
 /* Frees the scratch and its lock (not the sub-programs: their owners do). */
 void rt_program_free_scratch(tilec_context *ctx, rt_program *p);
 
-/* Runs p on args[0..n) (the user's arguments, TileIR parameter order):
- * RT-D02 when n is not p->user_args, then as rt_dispatch. */
-tilec_status rt_program_dispatch(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args);
+/* Runs p on args[0..n) (the user's arguments, TileIR parameter order) with
+ * its runtime sizes dims[0..p->dim_count) (NULL for a static program; the
+ * caller checked them against their ranges): RT-D02 when n is not
+ * p->user_args, RT-D10 when a size computed from them overflows, then as
+ * rt_dispatch. */
+tilec_status rt_program_dispatch(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args,
+                                 const int64_t *dims);
 
 #endif

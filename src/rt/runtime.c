@@ -26,13 +26,13 @@ void tilec_runtime_destroy(tilec_runtime *rt) {
 uint32_t tilec_runtime_workers(const tilec_runtime *rt) { return rt_pool_worker_count(rt->pool); }
 
 tilec_status rt_runtime_dispatch(tilec_context *ctx, tilec_runtime *rt, rt_program *p, size_t n,
-                                 const tilec_buffer *args) {
+                                 const tilec_buffer *args, const int64_t *dims) {
     enum { STACK_ARGS = 32 };
     rt_arg local[STACK_ARGS];
     rt_arg *a = n <= STACK_ARGS || !args ? local : tilec_alloc(ctx, n * sizeof *a);
     if (!a) return tilec_error(ctx, TILEC_E_NOMEM, "RT-D07", tilec_no_loc(), "out of memory binding arguments");
     for (size_t i = 0; args && i < n; i++) a[i] = (rt_arg){args[i].data, args[i].size_bytes, args[i].elem};
-    tilec_status st = rt_program_dispatch(rt->pool, ctx, p, n, args ? a : NULL);
+    tilec_status st = rt_program_dispatch(rt->pool, ctx, p, n, args ? a : NULL, dims);
     if (a != local) tilec_free(ctx, a);
     return st;
 }

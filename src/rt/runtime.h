@@ -16,8 +16,9 @@ struct tilec_runtime {
 };
 
 /* Runs program p on rt's pool with the user's buffers args[0..n) (they
- * become the runtime's checked arguments). */
+ * become the runtime's checked arguments) and its runtime sizes (NULL for
+ * a static program). */
 tilec_status rt_runtime_dispatch(tilec_context *ctx, tilec_runtime *rt, rt_program *p, size_t n,
-                                 const tilec_buffer *args);
+                                 const tilec_buffer *args, const int64_t *dims);
 
 #endif

@@ -255,6 +255,19 @@ const tir_form *tir_extent_form(const tir_module *m, uint64_t extent) {
     return id < m->forms.len ? m->forms.data[id] : NULL;
 }
 
+uint64_t tir_extent_max(const tir_module *m, uint64_t extent) {
+    const tir_form *f = tir_extent_form(m, extent);
+    return f ? (uint64_t)f->hi : extent; /* the parser keeps a form's bounds in 0..INT64_MAX-1 */
+}
+
+bool tir_space_volume_max(const tir_module *m, const tir_space *s, uint64_t *volume) {
+    uint64_t v = 1;
+    for (uint32_t i = 0; i < s->rank; i++)
+        if (!checked_mul_u64(v, tir_extent_max(m, s->axes[i].extent), &v)) return false;
+    *volume = v;
+    return true;
+}
+
 int tir_func_extent_symbol(const tir_func *f, uint64_t extent) {
     const tir_form *form = tir_extent_form(f->module, extent);
     return form && form->kind == TIR_FORM_SYM && form->sym->func == f ? (int)form->sym->index : -1;

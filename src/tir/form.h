@@ -91,6 +91,10 @@ static inline uint64_t tir_form_extent(const tir_form *f) { return TIR_EXTENT_SY
 const tir_form *tir_extent_form(const tir_module *m, uint64_t extent);
 /* True when no axis of s is symbolic. */
 bool tir_space_is_static(const tir_space *s);
+/* The largest value an extent takes over the symbols' ranges (itself when static). */
+uint64_t tir_extent_max(const tir_module *m, uint64_t extent);
+/* The volume of s with every extent at its largest; false on overflow. */
+bool tir_space_volume_max(const tir_module *m, const tir_space *s, uint64_t *volume);
 
 /* ---- values ---- */
 /* f's value with symbol k at values[k]; false when it overflows int64. */

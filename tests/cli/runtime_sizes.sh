@@ -1,9 +1,11 @@
 # Runtime sizes on the command line (docs/tir.md "Runtime sizes", docs/cli.md
 # `run --dim`): a ranged shape parameter left unpinned prints as a range and
 # its forms; `run --reference` takes it from --dim or from an --in array's
-# shape and gives the bytes the -D-pinned kernel gives; a missing, unknown,
-# disagreeing or out-of-range size is an error; the targets that plan refuse
-# the kernel (TILEC-R01).
+# shape and gives the bytes the -D-pinned kernel gives; native (--check) and
+# --xir runs of the one kernel match the reference at several sizes; the
+# plan names the sizes it was made for; a missing, unknown, disagreeing or
+# out-of-range size is an error; the CUDA targets refuse the kernel
+# (TILEC-R01).
 source "$(dirname "$0")/common.bash" "$@"
 K="$WORK/softmax_rows.tir"
 sed 's/^kernel @softmax<R=17,/kernel @softmax<R: 1..4096,/' "$SRC/examples/softmax.tir" >"$K"
@@ -39,9 +41,16 @@ expect 1 "$TILEC" run --reference "$K" --in X="$WORK/x7.npy" --dim R=8 &&
   contains "$WORK/err" 'runtime size R is 8, but the shape of .*x7.npy makes it 7'
 expect 1 "$TILEC" run --reference "$SRC/examples/softmax.tir" --dim R=4 &&
   contains "$WORK/err" 'none \(its extents are numbers\)'
-expect 1 "$TILEC" run "$K" --dim R=4 && contains "$WORK/err" 'TILEC-R01.*runtime sizes \(R: 1..4096\)'
-expect 1 "$TILEC" run --xir "$K" --dim R=4 && contains "$WORK/err" 'TILEC-R01'
-expect 1 "$TILEC" plan "$K" && contains "$WORK/err" 'TILEC-R01'
+for r in 1 4 17 100; do
+  expect 0 "$TILEC" run "$K" --dim R=$r --check --host zen4 --threads 2 && contains "$WORK/out" "%Y vs reference: .*, ok"
+  expect 0 "$TILEC" run --xir "$K" --dim R=$r && contains "$WORK/out" "%Y vs reference: .*, ok"
+done
+expect 1 "$TILEC" run "$K" --dim R=0 --check && contains "$WORK/err" 'R=0 of .@softmax. is outside its range 1..4096'
+expect 1 "$TILEC" emit-ptx "$K" && contains "$WORK/err" 'TILEC-R01.*runtime sizes \(R: 1..4096\): the cuda target'
+expect 1 "$TILEC" plan "$K" --target cuda && contains "$WORK/err" 'TILEC-R01'
+expect 1 "$TILEC" compile "$K" -o "$WORK/k.o" && contains "$WORK/err" 'TILEC-R03.*ahead-of-time objects'
+[ ! -e "$WORK/k.o" ] || fail "a refused compile left an object"
+expect 0 "$TILEC" plan "$K" && contains "$WORK/out" 'planned at R=4096'
 # a tile over a runtime size, with the caret at its extent
 sed 's/tile \[m=1, n=W\], %y/tile [m=R, n=W], %y/' "$K" >"$WORK/tile.tir"
 expect 1 "$TILEC" check "$WORK/tile.tir" && {

@@ -5,13 +5,17 @@
  * specialization: each example with a size made a range, set to a value, is
  * the kernel -D pins to it (the same printed text), and runs on the
  * reference interpreter through tilec_dispatch_dims to the same bytes as the
- * pinned kernel.  Dispatch refuses sizes outside their range and buffers
- * smaller than the sizes need; targets that plan refuse the kernel. */
+ * pinned kernel.  One native kernel (and one for the XIR interpreter) per
+ * example serves every size: at W 4, 8 and 16 and 1 or 2 threads it matches
+ * the reference and the kernel compiled for that size, and writes nothing
+ * past its buffers.  Dispatch refuses sizes outside their range and buffers
+ * smaller than the sizes need; the CUDA target refuses the kernel. */
 #include "examples_util.h"
 #include "tilec/pipeline.h"
 #include "tilec/tilec.h"
 #include "tir/text.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 static tilec_context *ctx;
@@ -288,6 +292,110 @@ static void test_examples_sized(void) {
     }
 }
 
+/* ---- one compiled kernel, every size ---- */
+
+enum { CANARY = 64 };
+
+/* Buffers for f's parameters at its (static) shapes, inputs filled, each
+ * followed by CANARY bytes of 0xA5 that no engine may touch. */
+static size_t make_args(const tir_func *f, tilec_buffer *b) {
+    size_t n = tir_func_param_count(f);
+    for (size_t i = 0; i < n; i++) {
+        const tir_type *t = tir_value_type(tir_func_param(f, i));
+        uint64_t volume = 0;
+        tir_space_volume(tir_type_space(t), &volume);
+        size_t bytes = (size_t)volume * tir_scalar_size(tir_type_elem(t));
+        b[i] = (tilec_buffer){malloc(bytes + CANARY), bytes, tir_type_elem(t)};
+        fill(&b[i], tir_type_elem(t), i);
+        memset((char *)b[i].data + bytes, 0xA5, CANARY);
+    }
+    return n;
+}
+
+static bool canaries_intact(const tilec_buffer *b, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < CANARY; c++)
+            if (((const unsigned char *)b[i].data)[b[i].size_bytes + c] != 0xA5) return false;
+    return true;
+}
+
+/* f32 outputs within 5e-5 + 5e-5|r| of the reference, NaN for NaN and
+ * infinities equal (the CLI's --check); others bitwise. */
+static bool close_to(const tilec_buffer *got, const tilec_buffer *ref) {
+    if (got->elem != TIR_F32) return !memcmp(got->data, ref->data, got->size_bytes);
+    for (size_t e = 0; e < got->size_bytes / 4; e++) {
+        double x = ((const float *)got->data)[e], r = ((const float *)ref->data)[e];
+        if (isnan(x) || isnan(r) || isinf(x) || isinf(r) ? !(x == r || (isnan(x) && isnan(r)))
+                                                          : !(fabs(x - r) <= 5e-5 + 5e-5 * fabs(r)))
+            return false;
+    }
+    return true;
+}
+
+/* The kernels at the size: reference (the pinned kernel), the dynamic one
+ * compiled natively and for the XIR interpreter, the pinned one natively. */
+static void run_sized(const sized_case *t, tilec_kernel *native, tilec_kernel *xir, const tir_func *pinned,
+                      int64_t v, uint32_t width, uint32_t threads) {
+    tilec_buffer ref[8], nat[8], xi[8], pin[8];
+    size_t n = make_args(pinned, ref);
+    make_args(pinned, nat), make_args(pinned, xi), make_args(pinned, pin);
+    tilec_pipeline_config reference = tilec_pipeline_config_default();
+    reference.engine = TILEC_ENGINE_REFERENCE;
+    tilec_compile_options o = tilec_compile_options_default();
+    o.width = width, o.threads = threads;
+    tilec_kernel *kr = NULL, *kp = NULL;
+    CHECK(tilec_pipeline_run(ctx, pinned, NULL, &reference, &kr) == TILEC_OK);
+    CHECK(tilec_compile(ctx, pinned, &o, &kp) == TILEC_OK);
+    bool ran = kr && kp && tilec_dispatch(ctx, kr, n, ref) == TILEC_OK &&
+               tilec_dispatch_dims(ctx, native, n, nat, 1, &v) == TILEC_OK &&
+               tilec_dispatch_dims(ctx, xir, n, xi, 1, &v) == TILEC_OK && tilec_dispatch(ctx, kp, n, pin) == TILEC_OK;
+    CHECK_MSG(ran, "%s at %s=%lld (W=%u, %u threads): a dispatch failed", t->example, t->param, (long long)v, width,
+              threads);
+    flush_diags_in(ctx);
+    for (size_t i = 0; ran && i < n; i++) {
+        CHECK_MSG(close_to(&nat[i], &ref[i]) && close_to(&xi[i], &ref[i]) && close_to(&pin[i], &nat[i]),
+                  "%s at %s=%lld (W=%u, %u threads): argument %zu differs", t->example, t->param, (long long)v, width,
+                  threads, i);
+    }
+    CHECK_MSG(canaries_intact(nat, n) && canaries_intact(xi, n), "%s at %s=%lld: bytes past a buffer were written",
+              t->example, t->param, (long long)v);
+    for (size_t i = 0; i < n; i++) free(ref[i].data), free(nat[i].data), free(xi[i].data), free(pin[i].data);
+    tilec_kernel_destroy(kr);
+    tilec_kernel_destroy(kp);
+}
+
+static void test_native_sized(void) {
+    static const uint32_t widths[3] = {4, 8, 16};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const sized_case *t = &cases[c];
+        uint32_t width = widths[c % 3], threads = 1 + (uint32_t)(c % 2);
+        char *src = read_example(t->example);
+        char *ranged = src ? make_ranged(src, t->param, t->range) : NULL;
+        tir_module *dyn = ranged ? parse(__LINE__, ranged, NULL, 0) : NULL;
+        tilec_compile_options o = tilec_compile_options_default();
+        o.width = width, o.threads = threads;
+        tilec_pipeline_config xir = tilec_pipeline_config_default();
+        xir.engine = TILEC_ENGINE_XIR;
+        xir.modeled_workers = threads;
+        tilec_kernel *native = NULL, *k_xir = NULL;
+        CHECK_MSG(dyn && tilec_compile(ctx, tir_module_func(dyn, 0), &o, &native) == TILEC_OK &&
+                      tilec_pipeline_run(ctx, tir_module_func(dyn, 0), &o, &xir, &k_xir) == TILEC_OK,
+                  "%s with %s: %s does not compile", t->example, t->param, t->range);
+        flush_diags_in(ctx);
+        for (size_t i = 0; native && k_xir && i < 4 && (i == 0 || t->values[i]); i++) {
+            tir_define pin = {t->param, t->values[i]};
+            tir_module *pinned = parse(__LINE__, src, &pin, 1);
+            if (pinned) run_sized(t, native, k_xir, tir_module_func(pinned, 0), t->values[i], width, threads);
+            tir_module_destroy(pinned);
+        }
+        tilec_kernel_destroy(native);
+        tilec_kernel_destroy(k_xir);
+        tir_module_destroy(dyn);
+        free(ranged);
+        free(src);
+    }
+}
+
 /* ---- dispatch and compile refusals ---- */
 
 static void test_dispatch_refusals(void) {
@@ -328,15 +436,15 @@ static void test_dispatch_refusals(void) {
         CHECK(sum > 0.9999 && sum < 1.0001);
         tilec_kernel_destroy(k);
     }
-    /* every target that plans refuses the kernel, naming its sizes */
-    tilec_pipeline_config native = tilec_pipeline_config_default();
+    /* the CUDA target refuses the kernel, naming its sizes */
+    tilec_compile_options cuda = tilec_compile_options_default();
+    cuda.target = TILEC_TARGET_CUDA;
+    tilec_pipeline_config plan = tilec_pipeline_config_default();
+    plan.stop_after = TILEC_STAGE_PLAN;
+    plan.modeled = true;
     tilec_diag_clear(ctx);
-    k = NULL;
-    CHECK(tilec_pipeline_run(ctx, f, NULL, &native, &k) == TILEC_E_UNSUPPORTED && !k &&
-          has_diag_in(ctx, "TILEC-R01", "runtime sizes (R: 2..64)"));
-    tilec_pipeline_config xir = tilec_pipeline_config_default();
-    xir.engine = TILEC_ENGINE_XIR;
-    CHECK(tilec_pipeline_run(ctx, f, NULL, &xir, &k) == TILEC_E_UNSUPPORTED && !k);
+    CHECK(tilec_pipeline_run(ctx, f, &cuda, &plan, NULL) == TILEC_E_UNSUPPORTED &&
+          has_diag_in(ctx, "TILEC-R01", "runtime sizes (R: 2..64): the modeled-cuda target"));
     tir_module_destroy(m);
 }
 
@@ -346,6 +454,7 @@ int main(void) {
     test_refusals();
     test_builder();
     test_examples_sized();
+    test_native_sized();
     test_dispatch_refusals();
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
