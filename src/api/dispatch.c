@@ -45,6 +45,7 @@ tilec_status tilec_dispatch_dims(tilec_context *ctx, tilec_kernel *k, size_t n, 
     if (!k) return tilec_error(ctx, TILEC_E_ARG, "TILEC-D01", tilec_no_loc(), "tilec_dispatch: no kernel");
     tilec_status st = check_dims(ctx, k, n_dims, dims);
     if (st) return st;
+    if (k->bucket_count) k = (tilec_kernel *)pipeline_bucket_variant(k, dims); /* its bucket's plan */
     if (k->reference) return pipeline_dispatch_reference(ctx, k, n, args, dims);
     if (k->gpu) return tilec_dispatch_gpu(ctx, k, n, args, NULL, NULL); /* the pipeline refuses runtime sizes there */
     if (k->xir) return pipeline_dispatch_xir(ctx, k, n, args, dims);

@@ -5,6 +5,8 @@
  * One item table feeds both formats, so they never disagree. */
 #include "driver/kernel.h"
 
+#include <string.h>
+
 #include "gpu/cuda.h"
 #include "plan/gpu_target.h"
 #include "tir/ir.h"
@@ -144,6 +146,16 @@ static bool describe_reference(tilec_kernel *k) {
     return finish_work(k);
 }
 
+/* A bucketed kernel: its own kernel, plan (every bucket's) and dims, then
+ * the items of its largest bucket's variant from its target on. */
+static bool describe_buckets(tilec_kernel *k) {
+    const tilec_kernel *main = kernel_main(k);
+    const char *items = strstr(strbuf_cstr(&main->realization), "target="), *json = strstr(strbuf_cstr(&main->json), "\"target\"");
+    strbuf_append(&k->realization, items ? items : "");
+    strbuf_printf(&k->json, ", %s", json ? json : "}");
+    return !k->realization.failed && !k->json.failed;
+}
+
 /* A split kernel reports its partial kernel's width, geometry and counters
  * (the work), its own plan (both kernels') and the split. */
 bool tilec_kernel_describe(tilec_kernel *k) {
@@ -152,6 +164,7 @@ bool tilec_kernel_describe(tilec_kernel *k) {
     item_text(k, "kernel", strbuf_cstr(&k->name)); /* TileIR names are identifiers: no escaping needed */
     item_text(k, "plan", strbuf_cstr(&k->plan));
     item_dims(k);
+    if (k->bucket_count) return describe_buckets(k);
     if (k->gpu) return describe_gpu(k);
     if (k->xir) return describe_xir(k);
     if (k->reference) return describe_reference(k);

@@ -49,6 +49,7 @@ void pipeline_kernel_free(tilec_kernel *k) {
     pipeline_kernel_free(k->split_partial);
     pipeline_kernel_free(k->split_combine);
     pipeline_kernel_free(k->unfused);
+    for (uint32_t i = 0; i < k->variant_count; i++) pipeline_kernel_free(k->variants[i]);
     tilec_free(k->ctx, k->disjoint);
     tilec_free(k->ctx, k->disjoint_or_equal);
     rt_program_free_scratch(k->ctx, &k->prog);

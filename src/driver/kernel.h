@@ -29,6 +29,13 @@
 #include "rt/runtime.h"
 #include "tilec/tilec.h"
 
+/* A bucket of runtime sizes (buckets.c): each size's range in it, and the
+ * sizes its plan was made at. */
+enum { PIPELINE_MAX_BUCKETS = 16 };
+typedef struct {
+    int64_t lo[TIR_MAX_SYMBOLS], hi[TIR_MAX_SYMBOLS], at[TIR_MAX_SYMBOLS];
+} pipeline_bucket;
+
 /* A runtime size of the kernel (tir/form.h): its name (owned) and range. */
 typedef struct {
     char *name;
@@ -41,6 +48,13 @@ struct tilec_kernel {
      * their declaration order; 0 for a kernel of static extents. */
     uint32_t dim_count;
     kernel_dim dims[TIR_MAX_SYMBOLS];
+    /* Planned per bucket of sizes (buckets.c): the buckets, the variant
+     * serving each, and the variants (owned, each a whole kernel on the
+     * same runtime); 0 buckets: the kernel runs its own program. */
+    uint32_t bucket_count, variant_count;
+    pipeline_bucket buckets[PIPELINE_MAX_BUCKETS];
+    uint8_t bucket_variant[PIPELINE_MAX_BUCKETS];
+    tilec_kernel *variants[PIPELINE_MAX_BUCKETS];
     tilec_runtime *runtime; /* NULL: an ahead-of-time kernel (aot) */
     bool owns_runtime;
     uint32_t workers;       /* the runtime's, or those an ahead-of-time kernel is planned for */
@@ -107,6 +121,11 @@ uint64_t tilec_count_mma_flops(const tir_func *f);
 /* Copies the lowering's fault-site table (with its strings) into k and
  * makes dispatch report faults through it; false on NOMEM. */
 bool tilec_kernel_take_fault_sites(tilec_kernel *k, const lower_result *lr);
+/* The kernel that stands for k in its metadata: k, or a bucketed kernel's
+ * variant of its largest bucket. */
+static inline const tilec_kernel *kernel_main(const tilec_kernel *k) {
+    return k->bucket_count ? k->variants[k->bucket_variant[k->bucket_count - 1]] : k;
+}
 /* The native code that stands for the kernel in its metadata: its own, or
  * a split kernel's partial kernel's. */
 const simd_kernel *tilec_kernel_native(const tilec_kernel *k);

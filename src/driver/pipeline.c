@@ -56,20 +56,34 @@ static tilec_status stage_verify(pipeline *p) {
 
 /* The exact planner for the target; a kernel whose root domain is empty
  * has no plan: the target says what it becomes. */
-/* A kernel with runtime sizes is planned at their largest values (one
- * bucket: the whole range), with what must hold for every size: no root
- * tiles, no split, no packing.  The lowering realizes that choice for the
- * kernel itself, its extents read at run time. */
-static tilec_status plan_sized(pipeline *p, tilec_compile_options *po) {
-    const tir_func *f = p->f;
-    int64_t at[TIR_MAX_SYMBOLS];
-    for (uint32_t i = 0; i < f->sym_count; i++) at[i] = f->syms[i]->hi;
-    if (!(p->sized = tir_func_specialize(f, f->sym_count, at))) return TILEC_E_SHAPE;
-    po->split = TILEC_SPLIT_OFF;
-    po->pack = TILEC_PACK_OFF;
-    po->search_tiles = false;
+/* A kernel with runtime sizes is planned at given sizes (a bucket's,
+ * buckets.c), with what must hold for every size: no root tiles, no split,
+ * no packing.  The lowering realizes that choice for the kernel itself, its
+ * extents read at run time. */
+static tilec_status plan_at(pipeline *p, const tilec_compile_options *po, const int64_t *at, tir_module **sized,
+                            plan_result *out) {
+    tilec_compile_options o = *po;
+    o.split = TILEC_SPLIT_OFF;
+    o.pack = TILEC_PACK_OFF;
+    o.search_tiles = false;
+    if (!(*sized = tir_func_specialize(p->f, p->f->sym_count, at))) return TILEC_E_SHAPE;
+    return plan_kernel(p->ctx, tir_module_func(*sized, 0), &o, p->info_of, out);
+}
+
+/* A bucket's pipeline plans at its sizes; a pipeline printing the plan
+ * plans every bucket (the lowering after it realizes the last one's). */
+static tilec_status plan_sized(pipeline *p, const tilec_compile_options *po) {
     p->planned = true;
-    return plan_kernel(p->ctx, tir_module_func(p->sized, 0), po, p->info_of, &p->plan);
+    if (p->plan_at) return plan_at(p, po, p->plan_at, &p->sized, &p->plan);
+    uint32_t n = p->bucket_count = pipeline_buckets(p->f, p->buckets);
+    tilec_status st = TILEC_OK;
+    for (uint32_t b = 0; b + 1 < n; b++) { /* zeroed: pipeline_free frees them all */
+        p->bucket_plans[b] = (plan_result){0};
+        p->bucket_sized[b] = NULL;
+    }
+    for (uint32_t b = 0; !st && b + 1 < n; b++)
+        st = plan_at(p, po, p->buckets[b].at, &p->bucket_sized[b], &p->bucket_plans[b]);
+    return st ? st : plan_at(p, po, p->buckets[n - 1].at, &p->sized, &p->plan);
 }
 
 static tilec_status stage_plan(pipeline *p) {
@@ -87,6 +101,10 @@ static tilec_status stage_plan(pipeline *p) {
     tilec_compile_options po = p->o;
     tilec_status st = p->target->planner(p, &po);
     if (st) return st;
+    if (p->f->sym_count && p->make_kernel && !p->plan_at && p->stop_after == TILEC_STAGE_EMIT) {
+        p->finished = true; /* a kernel of one variant per distinct bucket plan */
+        return program_compile_buckets(p);
+    }
     if (p->f->sym_count) return plan_sized(p, &po);
     p->planned = true;
     return plan_kernel(p->ctx, p->f, &po, p->info_of, &p->plan);
@@ -186,6 +204,11 @@ void pipeline_free(pipeline *p) {
     gpu_kernel_destroy(p->ptx);
     tir_module_destroy(p->flat);
     tir_module_destroy(p->sized);
+    for (uint32_t b = 0; b + 1 < p->bucket_count; b++) {
+        plan_result_free(&p->bucket_plans[b]);
+        tir_module_destroy(p->bucket_sized[b]);
+    }
+    p->bucket_count = 0;
     p->planned = false;
     p->ptx = NULL;
     p->flat = p->split = p->sized = NULL;

@@ -53,6 +53,14 @@ struct pipeline {
     plan_result plan;
     bool planned;
     tir_module *sized;  /* owned: f at the sizes it was planned for, when it has runtime sizes */
+    const int64_t *plan_at; /* a bucket's pipeline (buckets.c): the sizes to plan at; NULL: every bucket */
+    /* planned without a kernel (printed): the buckets (buckets.c) and each
+     * but the last one's plan and sized kernel (owned); plan and sized are
+     * the last one's */
+    uint32_t bucket_count;
+    pipeline_bucket buckets[PIPELINE_MAX_BUCKETS];
+    plan_result bucket_plans[PIPELINE_MAX_BUCKETS - 1];
+    tir_module *bucket_sized[PIPELINE_MAX_BUCKETS - 1];
     tir_module *split;  /* owned: the split's partial and combine kernels, when built */
     lower_result lowered;
     tilec_kernel *k;    /* the kernel being made (make_kernel), else NULL */
@@ -141,6 +149,15 @@ tilec_status program_compile_packs(pipeline *p);
 tilec_status program_compile_split(pipeline *p);
 /* The unfused twin of a kernel whose streams need arguments apart. */
 tilec_status program_compile_unfused(pipeline *p);
+/* ---- buckets.c ---- */
+/* The buckets of f's runtime sizes (at most PIPELINE_MAX_BUCKETS); their count. */
+uint32_t pipeline_buckets(const tir_func *f, pipeline_bucket *out);
+bool pipeline_bucket_holds(const pipeline_bucket *b, uint32_t n, const int64_t *dims);
+/* p->k as one variant per distinct plan of f's buckets, each a pipeline
+ * planned at its bucket's sizes; p finishes with it. */
+tilec_status program_compile_buckets(pipeline *p);
+/* The variant of bucketed k serving dims (checked against the ranges). */
+const tilec_kernel *pipeline_bucket_variant(const tilec_kernel *k, const int64_t *dims);
 
 /* ---- interpret.c: the interpreters' kernels ---- */
 

@@ -23,29 +23,48 @@
 
 bool pipeline_print_kernel(const pipeline *p, strbuf *s) { return tir_print_to_strbuf(p->f->module, s); }
 
-/* What a plan for a range of sizes was made at (driver/pipeline.c plan_sized). */
-static void print_sized(const tir_func *f, strbuf *s) {
-    strbuf_append(s, "runtime sizes: ");
+/* "R=2..255" for bucket b of f. */
+static void print_bucket(const tir_func *f, const pipeline_bucket *b, strbuf *s) {
     for (uint32_t i = 0; i < f->sym_count; i++)
-        strbuf_printf(s, "%s%s in %lld..%lld", i ? ", " : "", f->syms[i]->name, (long long)f->syms[i]->lo,
-                      (long long)f->syms[i]->hi);
-    strbuf_append(s, "; planned at ");
+        strbuf_printf(s, "%s%s=%lld..%lld", i ? ", " : "", f->syms[i]->name, (long long)b->lo[i], (long long)b->hi[i]);
+}
+
+/* One bucket's plan under its header: which sizes it serves, where it was planned. */
+static bool print_bucket_plan(const pipeline *p, uint32_t b, const plan_result *plan, strbuf *s) {
+    const tir_func *f = p->f;
+    strbuf_append(s, "bucket ");
+    print_bucket(f, &p->buckets[b], s);
+    strbuf_append(s, ", planned at ");
     for (uint32_t i = 0; i < f->sym_count; i++)
-        strbuf_printf(s, "%s%s=%lld", i ? ", " : "", f->syms[i]->name, (long long)f->syms[i]->hi);
-    strbuf_append(s, " (the largest): one plan for the whole range, without root tiles, split or packing; each "
-                     "dispatch computes its size and argument bytes from its sizes\n");
+        strbuf_printf(s, "%s%s=%lld", i ? ", " : "", f->syms[i]->name, (long long)p->buckets[b].at[i]);
+    strbuf_append(s, ":\n");
+    const plan_choice **rank = p->explain ? plan_ranking(p->ctx, plan) : NULL;
+    if (p->explain && !rank) return false;
+    plan_report_text(s, plan, rank, p->explain);
+    tilec_free(p->ctx, rank);
+    return true;
+}
+
+/* A kernel with runtime sizes: every bucket's plan, the last one's is p's. */
+static bool print_buckets(const pipeline *p, strbuf *s) {
+    strbuf_printf(s, "runtime sizes: %u buckets, each planned at its sizes without root tiles, split or packing; a "
+                     "dispatch runs its bucket's plan, its size and argument bytes computed from its sizes\n",
+                  p->bucket_count);
+    for (uint32_t b = 0; b + 1 < p->bucket_count; b++)
+        if (!print_bucket_plan(p, b, &p->bucket_plans[b], s)) return false;
+    return print_bucket_plan(p, p->bucket_count - 1, &p->plan, s);
 }
 
 /* A plan, or why there is none (a failed plan with an explanation asked). */
 bool pipeline_print_plan(const pipeline *p, strbuf *s) {
     bool failed = p->next <= TILEC_STAGE_PLAN;
     if (!p->planned || (failed && !(p->explain && p->plan.candidate_count))) return true;
+    if (p->bucket_count && !p->json && !failed) return print_buckets(p, s);
     const plan_choice **rank = p->explain ? plan_ranking(p->ctx, &p->plan) : NULL;
     if (p->explain && !rank) return false;
     if (p->json) plan_report_json(s, &p->plan, rank, p->explain);
     else plan_report_text(s, &p->plan, rank, p->explain);
     tilec_free(p->ctx, rank);
-    if (p->sized && !p->json) print_sized(p->f, s);
     return true;
 }
 

@@ -1,0 +1,152 @@
+/* buckets.c — a kernel with runtime sizes made of one plan per bucket of
+ * sizes (docs/planner.md "Runtime sizes").  Each runtime size's range is
+ * cut at 2, 256 and 4096 (a decode-like 1 apart, then small, mid and large);
+ * a bucket is one piece per size (the first size's pieces only, past 16
+ * buckets), planned at its representative sizes (each piece's geometric
+ * middle).  A cut above 2 is made only where the piece past it reaches
+ * twice the cut.  Buckets whose plans agree share one compiled variant, so a
+ * kernel compiles once per distinct plan; dispatch picks the bucket its
+ * sizes fall in (no planning or compiling at dispatch). */
+#include "driver/pipeline.h"
+
+#include "tir/form.h"
+
+#include <math.h>
+#include <string.h>
+
+static const int64_t CUTS[] = {2, 256, 4096};
+enum { PIECES = sizeof CUTS / sizeof CUTS[0] + 1 };
+
+typedef struct {
+    int64_t lo[PIECES], hi[PIECES];
+    uint32_t count;
+} pieces;
+
+/* [lo, hi] cut at CUTS, empty pieces dropped; a cut above 2 only where
+ * the piece past it would reach twice the cut (no sliver 4096..4097). */
+static void cut(int64_t lo, int64_t hi, pieces *out) {
+    out->count = 0;
+    int64_t from = lo;
+    for (uint32_t c = 0; c <= PIECES - 1 && from <= hi; c++) {
+        bool last = c == PIECES - 1 || (CUTS[c] > 2 && hi < 2 * CUTS[c]);
+        int64_t to = last ? hi : CUTS[c] - 1;
+        if (to > hi) to = hi;
+        if (to >= from) out->lo[out->count] = from, out->hi[out->count++] = to, from = to + 1;
+        if (last) break;
+    }
+}
+
+/* The middle of a piece for planning: its geometric middle (1 for 0..1). */
+static int64_t middle(int64_t lo, int64_t hi) {
+    if (lo == hi) return lo;
+    double m = sqrt((double)(lo > 1 ? lo : 1) * (double)hi);
+    int64_t v = (int64_t)m;
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+uint32_t pipeline_buckets(const tir_func *f, pipeline_bucket *out) {
+    pieces p[TIR_MAX_SYMBOLS];
+    uint32_t total = 1;
+    for (uint32_t s = 0; s < f->sym_count; s++) {
+        cut(f->syms[s]->lo, f->syms[s]->hi, &p[s]);
+        total *= p[s].count;
+    }
+    bool first_only = total > PIPELINE_MAX_BUCKETS;
+    uint32_t n = first_only ? p[0].count : total;
+    for (uint32_t b = 0; b < n; b++) {
+        uint32_t rest = b;
+        for (uint32_t s = f->sym_count; s-- > 0;) {
+            bool whole = first_only && s > 0;
+            uint32_t i = whole ? 0 : rest % p[s].count;
+            rest = whole ? rest : rest / p[s].count;
+            out[b].lo[s] = whole ? f->syms[s]->lo : p[s].lo[i];
+            out[b].hi[s] = whole ? f->syms[s]->hi : p[s].hi[i];
+            out[b].at[s] = middle(out[b].lo[s], out[b].hi[s]);
+        }
+    }
+    return n;
+}
+
+bool pipeline_bucket_holds(const pipeline_bucket *b, uint32_t n, const int64_t *dims) {
+    for (uint32_t s = 0; s < n; s++)
+        if (dims[s] < b->lo[s] || dims[s] > b->hi[s]) return false;
+    return true;
+}
+
+/* Whether two plans realize alike: the same candidate but for its index
+ * and program counts, and the same grain. */
+static bool same_plan(const plan_result *a, const plan_result *b) {
+    const plan_choice *x = plan_selected(a), *y = plan_selected(b);
+    const plan_candidate *c = &x->candidate, *d = &y->candidate;
+    return c->rank == d->rank && !memcmp(c->order, d->order, c->rank * sizeof *c->order) &&
+           c->block_size == d->block_size && c->local_lanes == d->local_lanes && c->packet_width == d->packet_width &&
+           c->fused == d->fused && c->tiled == d->tiled && x->work.blocks_per_task == y->work.blocks_per_task;
+}
+
+static tilec_status no_memory(tilec_context *ctx) {
+    return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
+}
+
+tilec_status program_compile_buckets(pipeline *p) {
+    tilec_kernel *k = p->k;
+    tilec_compile_options o = p->o;
+    o.runtime = k->runtime;
+    o.threads = k->workers;
+    o.width = p->width;
+    pipeline plans[PIPELINE_MAX_BUCKETS]; /* the variants' pipelines, kept while later buckets compare with them */
+    uint32_t made = 0;
+    tilec_status st = TILEC_OK;
+    k->bucket_count = pipeline_buckets(p->f, k->buckets);
+    for (uint32_t b = 0; !st && b < k->bucket_count; b++) {
+        pipeline *c = &plans[made];
+        pipeline_init(c, p->ctx, p->f, &o, p->target, TILEC_STAGE_PLAN);
+        c->make_kernel = true;
+        c->aot = p->aot;
+        c->modeled_workers = p->workers;
+        c->plan_at = k->buckets[b].at;
+        if ((st = pipeline_run(c))) {
+            pipeline_kernel_free(c->k);
+            pipeline_free(c);
+            break;
+        }
+        uint32_t v = 0;
+        while (v < made && !same_plan(&plans[v].plan, &c->plan)) v++;
+        k->bucket_variant[b] = v;
+        if (v < made) { /* an earlier bucket's plan: its variant serves this one too */
+            pipeline_kernel_free(c->k);
+            pipeline_free(c);
+            continue;
+        }
+        st = pipeline_make(c, &k->variants[made]);
+        k->variant_count = ++made;
+        if (!st) k->times.total += k->variants[v]->times.total;
+    }
+    for (uint32_t v = 0; v < made; v++) pipeline_free(&plans[v]);
+    if (st) return st;
+    /* the kernel checks and describes as its largest bucket's variant */
+    const tilec_kernel *main = k->variants[k->bucket_variant[k->bucket_count - 1]];
+    uint32_t n = main->prog.user_args;
+    if (!(k->params = tilec_alloc(p->ctx, (n ? n : 1) * sizeof *k->params))) return no_memory(p->ctx);
+    memcpy(k->params, main->params, n * sizeof *k->params);
+    k->prog = (rt_program){.desc = main->prog.desc, .user_args = n, .dim_count = main->prog.dim_count};
+    k->prog.desc.name = strbuf_cstr(&k->name);
+    k->prog.desc.params = k->params;
+    k->arg_bytes = main->arg_bytes;
+    k->times.verify = main->times.verify;
+    for (uint32_t b = 0; b < k->bucket_count; b++) {
+        const pipeline_bucket *bk = &k->buckets[b];
+        if (b) strbuf_append(&k->plan, " | ");
+        for (uint32_t s = 0; s < p->f->sym_count; s++)
+            strbuf_printf(&k->plan, "%s%s=%lld..%lld", s ? "," : "", p->f->syms[s]->name, (long long)bk->lo[s],
+                          (long long)bk->hi[s]);
+        strbuf_printf(&k->plan, ":%s", strbuf_cstr(&k->variants[k->bucket_variant[b]]->plan));
+    }
+    strbuf_append(&k->plan_realization, strbuf_cstr(&main->plan_realization));
+    return k->plan.failed || k->plan_realization.failed ? no_memory(p->ctx) : TILEC_OK;
+}
+
+const tilec_kernel *pipeline_bucket_variant(const tilec_kernel *k, const int64_t *dims) {
+    for (uint32_t b = 0; b < k->bucket_count; b++)
+        if (pipeline_bucket_holds(&k->buckets[b], k->dim_count, dims)) return k->variants[k->bucket_variant[b]];
+    return NULL; /* the dims were checked against the whole range, which the buckets cover */
+}
