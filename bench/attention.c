@@ -119,8 +119,8 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         char extra[8192];
         snprintf(extra, sizeof extra, "\"mode\": \"%s\", \"tir_kernel\": \"%s\", \"blocks\": \"bq=%d bk=%d\"", s->mode,
                  kernel_for(s), bq, bk);
-        bench_peer peers[2 + PY_PEERS + BENCH_CONTROLS];
-        bench_tilec tc, ctl[BENCH_CONTROLS];
+        bench_peer peers[2 + PY_PEERS + BENCH_CONTROLS + 1];
+        bench_tilec tc, ctl[BENCH_CONTROLS], dyn;
         memset(&tc, 0, sizeof tc);
         peers_set_threads(threads);
         tilec_buffer bufs[4] = {{a.q, nq * sizeof(float), TIR_F32},
@@ -138,6 +138,8 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         int dims[7] = {s->B, s->Hq, s->Hkv, s->Lq, s->Lk, s->D, s->Dv};
         for (size_t p = 0; p < PY_PEERS; p++) py_peer_setup(&peers[2 + p], py, p, "attention", threads, dims, 7);
         bench_tilec_controls(ctl, &peers[2 + PY_PEERS], ctx, have_ref ? f : NULL, threads, bufs, 4);
+        bench_tilec_dynamic(&dyn, &peers[2 + PY_PEERS + BENCH_CONTROLS], ctx, kernel_for(s), defines, 9, 4, 1 << 17,
+                            threads, bufs, 4); /* Lk a runtime size */
         bench_row row = {
             .kernel = "attention",
             .shape = shape,
@@ -154,11 +156,12 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
             .rtol = 5e-5,
             .compile = tc.kernel ? &tc.times : NULL,
             .peers = peers,
-            .n_peers = 2 + PY_PEERS + BENCH_CONTROLS,
+            .n_peers = 2 + PY_PEERS + BENCH_CONTROLS + 1,
         };
         bench_run_row(doc, o, &row);
         bench_tilec_release(&tc);
         bench_tilec_controls_release(ctl);
+        bench_tilec_release(&dyn);
     }
     tir_module_destroy(m);
     free(a.q), free(a.k), free(a.v), free(a.o), free(ref);

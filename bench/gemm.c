@@ -167,8 +167,8 @@ static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         int threads = o->threads[t];
         char extra[8192];
         snprintf(extra, sizeof extra, "\"tile\": \"%dx%dx%d\"", bm, bn, bk);
-        bench_peer peers[3 + PY_PEERS + BENCH_CONTROLS];
-        bench_tilec tc, ctl[BENCH_CONTROLS];
+        bench_peer peers[3 + PY_PEERS + BENCH_CONTROLS + 1];
+        bench_tilec tc, ctl[BENCH_CONTROLS], dyn;
         memset(&tc, 0, sizeof tc);
         tilec_buffer args[3] = {{A, nb * M * K * sizeof *A, TIR_F32}, {B, nb * K * N * sizeof *B, TIR_F32},
                                 {C, nb * M * N * sizeof *C, TIR_F32}};
@@ -208,6 +208,8 @@ static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         for (size_t p = 0; bf16 && p < PY_PEERS; p++) py_peer_setup(&peers[n++], py, p, s->kernel, threads, dims, 3);
         bench_tilec_controls(ctl, &peers[n], ctx, m ? f : NULL, threads, args, 3);
         n += BENCH_CONTROLS;
+        bench_tilec_dynamic(&dyn, &peers[n++], ctx, s->kernel, defines, s->batch > 1 ? 7 : 6, 0, 1 << 16, threads,
+                            args, 3); /* M a runtime size */
         bench_row row = {
             .kernel = s->kernel,
             .shape = shape,
@@ -229,6 +231,7 @@ static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         onednn_destroy(g.op);
         bench_tilec_release(&tc);
         bench_tilec_controls_release(ctl);
+        bench_tilec_release(&dyn);
     }
     tir_module_destroy(m);
     free(A), free(B), free(C), free(Ad), free(Bd), free(Cd), free(A16), free(B16);

@@ -304,7 +304,7 @@ uint32_t bench_tilec_width(void) {
 
 static bool tilec_run(void *state, char *err, size_t errlen) {
     bench_tilec *t = state;
-    if (tilec_dispatch(t->ctx, t->kernel, t->n_args, t->args) == TILEC_OK) return true;
+    if (tilec_dispatch_dims(t->ctx, t->kernel, t->n_args, t->args, t->n_dims, t->dims) == TILEC_OK) return true;
     bench_diag_message(t->ctx, err, errlen);
     return false;
 }
@@ -381,6 +381,53 @@ void bench_tilec_release(bench_tilec *t) {
 
 void bench_tilec_controls_release(bench_tilec t[BENCH_CONTROLS]) {
     for (int c = 0; c < BENCH_CONTROLS; c++) bench_tilec_release(&t[c]);
+}
+
+/* text with the kernel header's `name=DEFAULT` declared `name: 1..hi`
+ * (malloc'd), or NULL when the header has no such parameter. */
+static char *ranged_text(const char *text, const char *name, int64_t hi) {
+    const char *header = strstr(text, "\nkernel @"), *at = header ? strchr(header, '<') : NULL;
+    size_t n = strlen(name);
+    while (at && *at != '>' && !(strncmp(at + 1, name, n) == 0 && at[1 + n] == '=' && (*at == '<' || *at == ' ')))
+        at++;
+    if (!at || *at == '>') return NULL;
+    const char *end = at + 1 + n;
+    while (*end && *end != ',' && *end != '>') end++;
+    size_t size = strlen(text) + 64;
+    char *out = malloc(size);
+    if (out) snprintf(out, size, "%.*s%s: 1..%lld%s", (int)(at + 1 - text), text, name, (long long)hi, end);
+    return out;
+}
+
+void bench_tilec_dynamic(bench_tilec *t, bench_peer *p, tilec_context *ctx, const char *name,
+                         const tir_define *defines, size_t n_defines, size_t dynamic, int64_t hi, int threads,
+                         const tilec_buffer *args, size_t n) {
+    char path[1024], err[512] = "";
+    snprintf(path, sizeof path, "%s/%s.tir", TILEC_EXAMPLES_DIR, name);
+    size_t len;
+    char *text = bench_read_file(path, &len), *ranged = text ? ranged_text(text, defines[dynamic].name, hi) : NULL;
+    tir_define pinned[16];
+    size_t m = 0;
+    for (size_t i = 0; i < n_defines && m < 16; i++)
+        if (i != dynamic) pinned[m++] = defines[i];
+    tir_module *mod = NULL;
+    const tir_func *f = NULL;
+    if (ranged && tir_parse(ctx, ranged, strlen(ranged), path, pinned, m, &mod) == TILEC_OK)
+        f = tir_module_find_func(mod, name);
+    else if (!ranged)
+        snprintf(err, sizeof err, "%s.tir has no shape parameter %s to make a runtime size", name, defines[dynamic].name);
+    else
+        bench_diag_message(ctx, err, sizeof err);
+    if (f && tilec_peer(t, p, "tilec-dynamic", ctx, f, threads, NULL, 0, args, n)) {
+        t->dims[0] = defines[dynamic].value;
+        t->n_dims = 1;
+    } else if (!f) {
+        bench_peer_preset(p, "tilec-dynamic", BENCH_ERROR, "%s", err);
+    }
+    p->control = true;
+    tir_module_destroy(mod); /* the kernel borrows nothing from it */
+    free(ranged);
+    free(text);
 }
 
 /* ---------------------------------------------------------------- JSON document */

@@ -138,6 +138,8 @@ typedef struct {
     tilec_buffer args[8];
     size_t n_args;
     tilec_compile_times times;
+    int64_t dims[1]; /* the dynamic control's runtime size (n_dims 1), else n_dims 0 */
+    size_t n_dims;
 } bench_tilec;
 
 /* Compiles f on the runtime for `threads` and makes p the tilec peer running
@@ -158,6 +160,16 @@ enum { BENCH_CONTROLS = 2 };
 void bench_tilec_controls(bench_tilec t[BENCH_CONTROLS], bench_peer p[BENCH_CONTROLS], tilec_context *ctx,
                           const tir_func *f, int threads, const tilec_buffer *args, size_t n);
 void bench_tilec_controls_release(bench_tilec t[BENCH_CONTROLS]);
+
+/* The runtime-size control (docs/performance.md "Protocol"): examples/NAME.tir
+ * with defines[dynamic] declared a runtime size `NAME: 1..hi` (docs/tir.md
+ * "Runtime sizes") and the other defines pinned, compiled once and run at
+ * the define's value as peer "tilec-dynamic", flagged `control`: the row's
+ * ratio tilec / it gives the dynamic kernel's cost against the static one.
+ * A failed parse or compile presets "error". */
+void bench_tilec_dynamic(bench_tilec *t, bench_peer *p, tilec_context *ctx, const char *name,
+                         const tir_define *defines, size_t n_defines, size_t dynamic, int64_t hi, int threads,
+                         const tilec_buffer *args, size_t n);
 
 /* ---- helpers for drivers ---- */
 double bench_now_us(void);

@@ -233,7 +233,8 @@ def controls_table(fams):
     reversed root order (docs/performance.md "Protocol", item 8), as
     tilec / control: < 1 the pick is faster, > 1 the control is."""
     rows = [(fam, r) for fam in fams for r in fam.get("rows", [])
-            if any(p.get("control") for p in r.get("peers", []))]
+            if any(p.get("control") and p.get("name") in ("tilec-canonical", "tilec-reversed")
+                   for p in r.get("peers", []))]
     if not rows:
         return []
     out = ["## Planner controls", "",
@@ -259,6 +260,41 @@ def controls_table(fams):
             else:
                 cells.append(DASH if ratio is None else fmt_ratio(ratio) + (" **mispick**" if ratio > 1.05 else ""))
         out.append("| " + " | ".join(cells) + " |")
+    return out + [""]
+
+
+def dynamic_table(fams):
+    """Per row: the same kernel compiled once for a range of sizes (its row
+    or M or Lk dimension a runtime size, docs/tir.md "Runtime sizes") against
+    the static kernel, as dynamic / static (the inverse of the per-round ratio
+    tilec / tilec-dynamic): the goal is <= 1.10 per row, median <= 1.03."""
+    rows = [(fam, r) for fam in fams for r in fam.get("rows", []) if peer_of(r, "tilec-dynamic")]
+    if not rows:
+        return []
+    out = ["## Runtime sizes", "",
+           "Each row's kernel compiled once with its first size a runtime size (rows: R in 1..2^20; gemm: M in "
+           "1..2^16; attention: Lk in 1..2^17) and dispatched at the row's size, against the static kernel in the "
+           "same rounds. dynamic/static = 1 / median of the per-round ratios static/dynamic; goal <= 1.10 per row, "
+           "median <= 1.03.", "",
+           "| family | kernel | shape | threads | static µs | dynamic µs | dynamic/static | dynamic plan |",
+           "|---|---|---|---:|---:|---:|---:|---|"]
+    ratios = []
+    for fam, r in rows:
+        t, d = peer_of(r, "tilec") or {}, peer_of(r, "tilec-dynamic") or {}
+        q = next((x for x in r.get("ratios", []) if x.get("peer") == "tilec-dynamic"), None)
+        ratio = 1 / q["median"] if q and q.get("median") else None
+        if ratio is not None:
+            ratios.append(ratio)
+        cells = [str(fam.get("family", "?")), str(r.get("kernel")), str(r.get("shape")), str(r.get("threads", "?")),
+                 fmt_num(t.get("median_us")) if t.get("status") == "ok" else str(t.get("status", DASH)),
+                 fmt_num(d.get("median_us")) if d.get("status") == "ok" else str(d.get("status", DASH)),
+                 DASH if ratio is None else fmt_ratio(ratio) + (" **over 1.10**" if ratio > 1.10 else ""),
+                 (d.get("message") or DASH)[:80] if d.get("status") != "ok" else DASH]
+        out.append("| " + " | ".join(cells) + " |")
+    if ratios:
+        xs = sorted(ratios)
+        out += ["", f"Rows: {len(xs)}; median dynamic/static {fmt_ratio(xs[len(xs) // 2])}; worst "
+                    f"{fmt_ratio(xs[-1])}; over 1.10: {sum(x > 1.10 for x in xs)}."]
     return out + [""]
 
 
@@ -324,6 +360,7 @@ def markdown(doc, png_name):
     for fam in fams:
         out += family_table(fam)
     out += controls_table(fams)
+    out += dynamic_table(fams)
     out += compile_table(fams)
     return "\n".join(out) + "\n"
 

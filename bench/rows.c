@@ -170,8 +170,8 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
     for (size_t t = 0; t < o->n_threads; t++) {
         int threads = o->threads[t];
         char extra[8192] = "";
-        bench_peer peers[4 + PY_PEERS + BENCH_CONTROLS];
-        bench_tilec tc, ctl[BENCH_CONTROLS];
+        bench_peer peers[4 + PY_PEERS + BENCH_CONTROLS + 1];
+        bench_tilec tc, ctl[BENCH_CONTROLS], dyn;
         memset(&tc, 0, sizeof tc);
         peers_set_threads(threads);
         if (have_ref)
@@ -206,6 +206,8 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         peers[n++].bound = true;
         bench_tilec_controls(ctl, &peers[n], ctx, have_ref ? f : NULL, threads, bufs, (size_t)k->n_inputs + 1);
         n += BENCH_CONTROLS;
+        bench_tilec_dynamic(&dyn, &peers[n++], ctx, k->name, defines, 2, 0, 1 << 20, threads, bufs,
+                            (size_t)k->n_inputs + 1); /* R a runtime size */
         bench_row row = {
             .kernel = k->name,
             .shape = shape,
@@ -230,6 +232,7 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         s.op = NULL;
         bench_tilec_release(&tc);
         bench_tilec_controls_release(ctl);
+        bench_tilec_release(&dyn);
     }
     tir_module_destroy(m);
     for (int i = 0; i < k->n_inputs; i++) free(s.in[i]), free(s.in16[i]);

@@ -19,23 +19,26 @@ static void dims_text(const tilec_kernel *k, strbuf *s) {
                       (long long)k->dims[i].hi);
 }
 
-/* RT-D10: dims that are not one value per runtime size, each in its range. */
+/* RT-D10: dims that are not one value per runtime size, each in its range
+ * (the text only on an error: this runs on every dispatch). */
 static tilec_status check_dims(tilec_context *ctx, const tilec_kernel *k, size_t n_dims, const int64_t *dims) {
+    bool count_ok = n_dims == k->dim_count && (!n_dims || dims);
+    uint32_t bad = 0;
+    while (count_ok && bad < k->dim_count && dims[bad] >= k->dims[bad].lo && dims[bad] <= k->dims[bad].hi) bad++;
+    if (count_ok && bad == k->dim_count) return TILEC_OK;
     const char *name = k->prog.desc.name ? k->prog.desc.name : "kernel";
+    if (count_ok)
+        return tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(),
+                           "%s: runtime size %s=%lld is outside its range %lld..%lld", name, k->dims[bad].name,
+                           (long long)dims[bad], (long long)k->dims[bad].lo, (long long)k->dims[bad].hi);
     strbuf expected;
     strbuf_init(&expected, ctx);
     dims_text(k, &expected);
-    tilec_status st = TILEC_OK;
-    if (n_dims != k->dim_count || (n_dims && !dims))
-        st = tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(),
-                         "%s takes %u runtime sizes (%s), got %zu%s", name, k->dim_count,
-                         k->dim_count ? expected.data : "none", n_dims,
-                         n_dims && !dims ? " and no array" : k->dim_count && !n_dims ? ": dispatch it with tilec_dispatch_dims" : "");
-    for (uint32_t i = 0; !st && i < k->dim_count; i++)
-        if (dims[i] < k->dims[i].lo || dims[i] > k->dims[i].hi)
-            st = tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(),
-                             "%s: runtime size %s=%lld is outside its range %lld..%lld", name, k->dims[i].name,
-                             (long long)dims[i], (long long)k->dims[i].lo, (long long)k->dims[i].hi);
+    tilec_status st = tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(), "%s takes %u runtime sizes (%s), got %zu%s",
+                                  name, k->dim_count, k->dim_count && expected.data ? expected.data : "none", n_dims,
+                                  n_dims && !dims                ? " and no array"
+                                  : k->dim_count && !n_dims ? ": dispatch it with tilec_dispatch_dims"
+                                                            : "");
     strbuf_free(&expected);
     return st;
 }

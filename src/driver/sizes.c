@@ -7,6 +7,7 @@
  * kernel. */
 #include "driver/kernel.h"
 
+#include "base/checked.h"
 #include "tir/form.h"
 
 typedef struct {
@@ -55,14 +56,19 @@ static void form_steps(writer *w, const tir_form *f) {
     }
 }
 
-/* factor · Π extents of s; its first step's index in *at. */
+/* factor · Π extents of s, the static extents folded into the factor
+ * (the runtime's short way: CONST c then DIM k, MUL per size); its first
+ * step's index in *at. */
 static void volume_steps(writer *w, const tir_space *s, int64_t factor, uint32_t *at) {
     *at = (uint32_t)w->steps.len;
+    for (uint32_t i = 0; i < s->rank; i++)
+        if (!tir_extent_is_symbolic(s->axes[i].extent))
+            factor = (int64_t)saturated_mul_u64((uint64_t)factor, s->axes[i].extent); /* admitted: fits */
     step(w, RT_SIZE_CONST, factor);
     for (uint32_t i = 0; i < s->rank; i++) {
         const tir_form *f = tir_extent_form(w->m, s->axes[i].extent);
-        if (f) form_steps(w, f);
-        else step(w, RT_SIZE_CONST, (int64_t)s->axes[i].extent);
+        if (!f) continue;
+        form_steps(w, f);
         step(w, RT_SIZE_MUL, 0);
     }
 }

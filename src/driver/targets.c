@@ -123,22 +123,35 @@ static uint64_t apart_args(const lower_result *lowered) {
  * (tilec_stores): auto, when the parameters together span at least 3/4 of
  * the last-level cache — the output would be evicted before any reuse
  * (glibc's memcpy uses the same bound for its non-temporal copies). */
-static uint64_t streaming_args(const lower_result *lowered, tilec_stores policy, uint64_t l3_bytes) {
-    uint64_t footprint = 0, written = 0;
-    for (size_t a = 0; a < lowered->arg_count && a < 64; a++) {
-        footprint += lowered->args[a].min_bytes;
+static uint64_t streaming_args(const lower_result *lowered, tilec_stores policy, uint64_t l3_bytes, uint64_t footprint) {
+    uint64_t written = 0;
+    for (size_t a = 0; a < lowered->arg_count && a < 64; a++)
         if (lowered->args[a].usage == LOWER_USAGE_WRITE) written |= 1ull << a;
-    }
     if (policy == TILEC_STORES_STREAMING) return written;
     if (policy == TILEC_STORES_CACHED || footprint / 3 < l3_bytes / 4) return 0;
     return written;
 }
 
+/* The bytes the arguments span: the lowering's, or for a kernel with
+ * runtime sizes at the sizes it was planned at (sized: that kernel, else
+ * NULL). */
+static uint64_t footprint(const lower_result *lr, const tir_module *sized) {
+    uint64_t bytes = 0, volume;
+    for (size_t a = 0; !sized && a < lr->arg_count; a++) bytes += lr->args[a].min_bytes;
+    const tir_func *f = sized ? tir_module_func(sized, 0) : NULL;
+    for (size_t a = 0; f && a < tir_func_param_count(f); a++) {
+        const tir_type *t = tir_value_type(tir_func_param(f, a));
+        if (tir_space_volume(tir_type_space(t), &volume)) bytes += volume * tir_scalar_size(tir_type_elem(t));
+    }
+    return bytes;
+}
+
 /* What the SIMD backend is told of a lowering beside the record. */
-static simd_facts lowering_facts(const lower_result *lr, uint32_t width, tilec_stores stores, uint64_t l3_bytes) {
+static simd_facts lowering_facts(const lower_result *lr, uint32_t width, tilec_stores stores, uint64_t l3_bytes,
+                                 const tir_module *sized) {
     return (simd_facts){.width = width,
                         .required_packet_width = lr->required_packet_width,
-                        .streaming_args = streaming_args(lr, stores, l3_bytes),
+                        .streaming_args = streaming_args(lr, stores, l3_bytes, footprint(lr, sized)),
                         .apart_args = apart_args(lr)};
 }
 
@@ -146,7 +159,7 @@ tilec_status pipeline_native_lowered(tilec_context *ctx, const lower_result *lr,
                                      simd_kernel **out) {
     plan_thread_pool host;
     host_pool(&host, o->width, 1);
-    simd_facts d = lowering_facts(lr, o->width, o->stores, host.l3_bytes);
+    simd_facts d = lowering_facts(lr, o->width, o->stores, host.l3_bytes, NULL);
     return simd_compile(ctx, lr->kernel, o, &d, out);
 }
 
@@ -156,7 +169,7 @@ static tilec_status cpu_emit(pipeline *p) {
     tilec_kernel *k = p->k;
     const lower_result *lr = &p->lowered;
     double t3 = now_ms();
-    simd_facts d = lowering_facts(lr, p->width, p->o.stores, p->info.pool.l3_bytes);
+    simd_facts d = lowering_facts(lr, p->width, p->o.stores, p->info.pool.l3_bytes, p->sized);
     tilec_status st = tilec_compile_native(p->ctx, k, lr->kernel, &p->o, &d);
     double t4 = now_ms();
     if (st) return st;

@@ -19,7 +19,22 @@ static bool apply(rt_size_op op, int64_t a, int64_t b, int64_t *out) {
     }
 }
 
+/* The common program, a volume: CONST c then (DIM k, MUL)...; false when
+ * s is another one (or overflows: the general loop says so again). */
+static bool volume(const rt_size *s, const int64_t *dims, uint32_t dim_count, int64_t *out) {
+    const rt_size_step *st = s->steps;
+    if (!s->count || st[0].op != RT_SIZE_CONST || s->count % 2 != 1) return false;
+    int64_t v = st[0].arg;
+    for (uint32_t i = 1; i < s->count; i += 2)
+        if (st[i].op != RT_SIZE_DIM || st[i + 1].op != RT_SIZE_MUL || st[i].arg < 0 || (uint64_t)st[i].arg >= dim_count ||
+            !checked_mul_i64(v, dims[st[i].arg], &v))
+            return false;
+    *out = v;
+    return true;
+}
+
 bool rt_size_eval(const rt_size *s, const int64_t *dims, uint32_t dim_count, int64_t *out) {
+    if (volume(s, dims, dim_count, out)) return true; /* every dispatch evaluates these: the short way first */
     int64_t stack[RT_SIZE_MAX_DEPTH];
     uint32_t depth = 0;
     for (uint32_t i = 0; i < s->count; i++) {
