@@ -6,8 +6,10 @@
  * known intervals when no corner overflows; div/mod by a positive constant of
  * a nonnegative dividend.  Everything else (narrow types, casts, selects,
  * possible overflow, depth over 32) is unknown, which keeps the guard.  A
- * guard is removed only when the interval proves it always true. */
+ * guard is removed only when the interval proves it always true; against a
+ * runtime extent, by its smallest value or by a symbolic bound (below). */
 #include "lower/internal.h"
+#include "tir/form.h"
 
 #include "base/checked.h"
 
@@ -19,19 +21,14 @@ void lw_set_range(lowerer *lw, xir_value *v, int64_t lo, int64_t hi) {
         lw_fail(lw, TILEC_E_NOMEM, "LOWER-M01", "out of memory recording intervals");
         return;
     }
-    while (lw->ranges.len <= v->id) lw->ranges.data[lw->ranges.len++] = (lw_range){false, 0, 0, 0};
-    lw->ranges.data[v->id] = (lw_range){true, lo, hi, 0};
+    while (lw->ranges.len <= v->id) lw->ranges.data[lw->ranges.len++] = (lw_range){false, 0, 0, NULL, 1, 0};
+    lw->ranges.data[v->id] = (lw_range){true, lo, hi, NULL, 1, 0};
 }
 
-void lw_set_below(lowerer *lw, xir_value *v, uint64_t extent) {
-    if (v && v->kind == XIR_VALUE_INST && v->id < lw->ranges.len && lw->ranges.data[v->id].known)
-        lw->ranges.data[v->id].below = extent;
-}
-
-/* Whether v is a coordinate below the symbolic extent E (sizes.c). */
-static bool below(const lowerer *lw, const xir_value *v, uint64_t extent) {
-    return v && v->kind == XIR_VALUE_INST && v->id < lw->ranges.len && lw->ranges.data[v->id].known &&
-           lw->ranges.data[v->id].below == extent;
+void lw_set_sym_bound(lowerer *lw, xir_value *v, const tir_form *form, int64_t div, int64_t c) {
+    if (!v || v->kind != XIR_VALUE_INST || v->id >= lw->ranges.len || !lw->ranges.data[v->id].known) return;
+    lw_range *r = &lw->ranges.data[v->id];
+    r->sym = form, r->sym_div = div, r->sym_c = c;
 }
 
 static bool corners(xir_arith_op op, int64_t alo, int64_t ahi, int64_t blo, int64_t bhi, int64_t *lo, int64_t *hi) {
@@ -92,6 +89,56 @@ static bool range_of(lowerer *lw, xir_value *v, int64_t *lo, int64_t *hi, int de
     }
 }
 
+/* A symbolic upper bound of an Index value: v <= floor(F / d) + c.  Known
+ * for recorded coordinates and loop indices (sizes.c, loops.c); carried
+ * through adding or subtracting a value of known interval, and through a
+ * product by d itself (d·floor(F/d) <= F for F >= 0, as extents are).
+ * Anything else has none, which keeps the guard. */
+typedef struct {
+    const tir_form *form;
+    int64_t div, c;
+} sym_bound;
+
+static bool bound_of(lowerer *lw, xir_value *v, sym_bound *out, int depth) {
+    if (!v || depth > RANGE_MAX_DEPTH || v->kind != XIR_VALUE_INST) return false;
+    if (v->id < lw->ranges.len && lw->ranges.data[v->id].known && lw->ranges.data[v->id].sym) {
+        const lw_range *r = &lw->ranges.data[v->id];
+        *out = (sym_bound){r->sym, r->sym_div, r->sym_c};
+        return true;
+    }
+    xir_inst *inst = xir_value_inst(v);
+    if (!inst || inst->kind != XIR_INST_ARITH) return false;
+    xir_value *a = xir_operand(inst, 0), *b = inst->op == XIR_OP_ADD || inst->op == XIR_OP_SUB || inst->op == XIR_OP_MUL
+                                                   ? xir_operand(inst, 1)
+                                                   : NULL;
+    int64_t lo, hi;
+    if (inst->op == XIR_OP_ADD && !bound_of(lw, a, out, depth + 1)) { /* the bounded side first */
+        xir_value *t = a;
+        a = b, b = t;
+        if (!bound_of(lw, a, out, depth + 1)) return false;
+    } else if (inst->op != XIR_OP_ADD && (!b || !bound_of(lw, a, out, depth + 1))) {
+        if (inst->op != XIR_OP_MUL || !b || !bound_of(lw, b, out, depth + 1)) return false;
+        b = a; /* a constant times the bounded value */
+    }
+    if (inst->op == XIR_OP_MUL) { /* by its own divisor: d·floor(F/d) + d·c <= F + d·c */
+        if (b->kind != XIR_VALUE_CONST || b->constant.i != out->div || out->div <= 0) return false;
+        int64_t c;
+        if (!checked_mul_i64(out->c, out->div, &c)) return false;
+        *out = (sym_bound){out->form, 1, c};
+        return true;
+    }
+    if (!range_of(lw, b, &lo, &hi, depth + 1)) return false;
+    return inst->op == XIR_OP_ADD ? checked_add_i64(out->c, hi, &out->c) : checked_sub_i64(out->c, lo, &out->c);
+}
+
+/* v + slack < extent, extent a runtime size's, from v's symbolic bound. */
+static bool below(lowerer *lw, xir_value *v, uint64_t extent, int64_t slack) {
+    const tir_form *e = tir_extent_form(lw->tf->module, extent);
+    sym_bound b;
+    int64_t top;
+    return e && bound_of(lw, v, &b, 0) && b.form == e && b.div == 1 && checked_add_i64(b.c, slack, &top) && top <= -1;
+}
+
 bool lw_range_of(lowerer *lw, xir_value *v, int64_t *lo, int64_t *hi) { return range_of(lw, v, lo, hi, 0); }
 
 /* A runtime extent is proven above an interval only by its smallest value,
@@ -99,7 +146,7 @@ bool lw_range_of(lowerer *lw, xir_value *v, int64_t *lo, int64_t *hi) { return r
 bool lw_proven_index(lowerer *lw, xir_value *v, uint64_t count) {
     int64_t lo, hi;
     if (!lw_range_of(lw, v, &lo, &hi) || lo < 0) return false;
-    return (uint64_t)hi < lw_extent_min(lw, count) || below(lw, v, count);
+    return (uint64_t)hi < lw_extent_min(lw, count) || below(lw, v, count, 0);
 }
 
 bool lw_axis_proven(lowerer *lw, xir_value *origin, uint64_t n, uint64_t extent) {
@@ -107,7 +154,7 @@ bool lw_axis_proven(lowerer *lw, xir_value *origin, uint64_t n, uint64_t extent)
     if (n == 0) return true;
     if (!lw_range_of(lw, origin, &lo, &hi) || lo < 0) return false;
     return (checked_add_i64(hi, (int64_t)(n - 1), &top) && (uint64_t)top < lw_extent_min(lw, extent)) ||
-           (n == 1 && below(lw, origin, extent));
+           below(lw, origin, extent, (int64_t)(n - 1));
 }
 
 xir_value *lw_axis_guard(lowerer *lw, xir_value *origin, xir_value *e, uint64_t extent) {
@@ -115,7 +162,7 @@ xir_value *lw_axis_guard(lowerer *lw, xir_value *origin, xir_value *e, uint64_t 
     bool o_known = lw_range_of(lw, origin, &olo, &ohi), e_known = lw_range_of(lw, e, &elo, &ehi);
     bool lower_ok = o_known && e_known && checked_add_i64(olo, elo, &sum) && sum >= 0;
     bool upper_ok = o_known && e_known && checked_add_i64(ohi, ehi, &sum) && sum >= 0 &&
-                    ((uint64_t)sum < lw_extent_min(lw, extent) || (elo == 0 && ehi == 0 && below(lw, origin, extent)));
+                    ((uint64_t)sum < lw_extent_min(lw, extent) || below(lw, origin, extent, ehi));
     /* 0 <= o + e < E  ⇔  o >= -e  and  o < E - e: no sum that could overflow. */
     xir_value *cond = NULL;
     if (!lower_ok) cond = lw_arith(lw, XIR_OP_GE, origin, lw_arith(lw, XIR_OP_SUB, lw_i64(lw, 0), e, NULL), NULL);

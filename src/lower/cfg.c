@@ -16,7 +16,7 @@ void lw_phi_add(lowerer *lw, xir_inst *phi, xir_value *value, xir_block *from) {
 
 /* The header: index from start while index < end, its interval [lo, hi]
  * when `ranged`. */
-static void loop_open(lowerer *lw, lw_loop *L, int64_t start, xir_value *end, bool ranged, int64_t lo, int64_t hi) {
+static void loop_open(lowerer *lw, lw_loop *L, xir_value *start, xir_value *end, bool ranged, int64_t lo, int64_t hi) {
     *L = (lw_loop){0};
     if (!lw_ok(lw)) return;
     L->preheader = lw->b.block;
@@ -28,7 +28,7 @@ static void loop_open(lowerer *lw, lw_loop *L, int64_t start, xir_value *end, bo
     xir_builder_at_end(&lw->b, L->header);
     L->index = xir_build_phi(&lw->b, xir_type_scalar(lw->m, TIR_I64));
     if (!L->index) return;
-    xir_phi_add_incoming(L->index, lw_i64(lw, start), L->preheader);
+    xir_phi_add_incoming(L->index, start, L->preheader);
     if (ranged) lw_set_range(lw, &L->index->value, lo, hi);
     xir_value *more = xir_build_arith(&lw->b, XIR_OP_LT, &L->index->value, end, NULL);
     xir_build_cond_br(&lw->b, more, body, L->exit);
@@ -36,11 +36,11 @@ static void loop_open(lowerer *lw, lw_loop *L, int64_t start, xir_value *end, bo
 }
 
 void lw_loop_begin(lowerer *lw, lw_loop *L, int64_t start, int64_t end, int64_t step) {
-    loop_open(lw, L, start, lw_i64(lw, end), end > start, start, start + (end - start - 1) / step * step);
+    loop_open(lw, L, lw_i64(lw, start), lw_i64(lw, end), end > start, start, start + (end - start - 1) / step * step);
 }
 
-void lw_loop_begin_to(lowerer *lw, lw_loop *L, xir_value *end, uint64_t max) {
-    loop_open(lw, L, 0, end, true, 0, max ? (int64_t)max - 1 : 0);
+void lw_loop_begin_to(lowerer *lw, lw_loop *L, xir_value *start, xir_value *end, uint64_t max) {
+    loop_open(lw, L, start, end, true, 0, max ? (int64_t)max - 1 : 0);
 }
 
 xir_inst *lw_loop_phi(lowerer *lw, lw_loop *L, xir_type *type, xir_value *init) {

@@ -39,7 +39,10 @@ struct lv {
 typedef struct {
     bool known;
     int64_t lo, hi;
-    uint64_t below; /* a symbolic extent E the value is below (a coordinate of E: sizes.c); 0: none */
+    /* v <= floor(sym / sym_div) + sym_c, sym a form over the runtime sizes
+     * (bounds.c); NULL: none */
+    const tir_form *sym;
+    int64_t sym_div, sym_c;
 } lw_range;
 
 typedef struct {
@@ -161,8 +164,9 @@ typedef struct {
 /* A top-tested counted loop for (i = start; i < end; i += step); the builder
  * is left in the body.  The index's interval is recorded. */
 void lw_loop_begin(lowerer *lw, lw_loop *L, int64_t start, int64_t end, int64_t step);
-/* A loop from 0 while index < end (an i64 value, at most `max` trips), step 1. */
-void lw_loop_begin_to(lowerer *lw, lw_loop *L, xir_value *end, uint64_t max);
+/* A loop from `start` while index < end (i64 values; the index in
+ * [0, max-1]), step 1. */
+void lw_loop_begin_to(lowerer *lw, lw_loop *L, xir_value *start, xir_value *end, uint64_t max);
 /* A header PHI entering with `init` from the preheader. */
 xir_inst *lw_loop_phi(lowerer *lw, lw_loop *L, xir_type *type, xir_value *init);
 /* Increments, branches back and leaves the builder at the exit; L->latch is
@@ -180,8 +184,8 @@ xir_value *lw_if_phi(lowerer *lw, lw_if *d, xir_value *then_value, xir_value *el
 
 /* ---- intervals and guards (bounds.c) ---- */
 void lw_set_range(lowerer *lw, xir_value *v, int64_t lo, int64_t hi);
-/* v < extent (a symbolic extent), for v with a recorded interval. */
-void lw_set_below(lowerer *lw, xir_value *v, uint64_t extent);
+/* v <= floor(form / div) + c, for v with a recorded interval. */
+void lw_set_sym_bound(lowerer *lw, xir_value *v, const tir_form *form, int64_t div, int64_t c);
 bool lw_range_of(lowerer *lw, xir_value *v, int64_t *lo, int64_t *hi);
 /* Whether 0 <= v < count is proven. */
 bool lw_proven_index(lowerer *lw, xir_value *v, uint64_t count);

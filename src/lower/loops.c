@@ -10,6 +10,7 @@
  * swaps work); the body and the loop result read current.  A zero-trip loop
  * never enters the body, so its results are the initial values. */
 #include "lower/internal.h"
+#include "tir/form.h"
 
 /* Packet-local, a coordinate on D arrives as its slot q: it is bound to the
  * element W·q + lane and keeps q as its split (extracts read slot q). */
@@ -84,6 +85,56 @@ static lv *carry_record(lowerer *lw, const carry *c) {
     return rec;
 }
 
+/* One counted loop over op's flattened domain from `from` to `to` (i64
+ * values, at most `max` trips; static: from 0 to trips), its carries'
+ * PHIs starting from their current values; `full`, when given, bounds the
+ * index: i <= floor(full->form / full->div) - 1 (a peeled loop's guard-free
+ * part).  Leaves the carries at the loop's exit. */
+typedef struct {
+    const tir_form *form;
+    int64_t div;
+} loop_bound;
+
+static bool loop_range(lowerer *lw, const tir_op *op, carry *carries, xir_value *from, xir_value *to, uint64_t max,
+                       int64_t trips, const loop_bound *full) {
+    uint32_t rank = op->domain->rank, n = op->result_count;
+    lw_loop L;
+    if (to) lw_loop_begin_to(lw, &L, from, to, max);
+    else lw_loop_begin(lw, &L, 0, trips, 1);
+    for (uint32_t j = 0; j < n; j++) {
+        carry *c = &carries[j];
+        if (c->state.plan->form == PLAN_FORM_ARRAY) continue;
+        xir_type *type = xir_type_scalar(lw->m, c->state.plan->elem);
+        for (uint64_t k = 0; k < c->state.plan->count; k++) c->phis[k] = lw_loop_phi(lw, &L, type, c->state.elems[k]);
+        lw->counters.phi_carries++;
+    }
+    if (!lw_ok(lw)) return false;
+    xir_value *i = &L.index->value;
+    if (full) lw_set_sym_bound(lw, i, full->form, full->div, -1);
+    bool reverse = op->kind == TIR_OP_REDUCE && op->policy == TIR_REDUCE_FOLD_RIGHT;
+    xir_value *last = to ? lw_arith(lw, XIR_OP_SUB, to, lw_i64(lw, 1), NULL) : lw_i64(lw, trips - 1);
+    lw_bind_coords(lw, op, reverse ? lw_arith(lw, XIR_OP_SUB, last, i, NULL) : i);
+    for (uint32_t j = 0; j < n; j++) lw_bind(lw, op->body->args[rank + j], carry_record(lw, &carries[j]));
+    lower_block(lw, op->body, NULL);
+    /* The back edge: PHI values first, then the staged copy of large carries. */
+    for (uint32_t j = 0; j < n; j++)
+        if (!lw_carry_yield(lw, &carries[j].state, lw_yielded(lw, op, j))) return false;
+    for (uint32_t j = 0; j < n; j++) lw_carry_commit(lw, &carries[j].state);
+    lw_loop_end(lw, &L, 1);
+    for (uint32_t j = 0; j < n; j++) {
+        carry *c = &carries[j];
+        if (c->state.plan->form == PLAN_FORM_ARRAY) continue;
+        for (uint64_t k = 0; k < c->state.plan->count; k++) {
+            lw_phi_add(lw, c->phis[k], c->state.elems[k], L.latch);
+            c->state.elems[k] = &c->phis[k]->value; /* at the exit: what a next loop starts from */
+        }
+    }
+    return lw_ok(lw);
+}
+
+/* A loop over runtime sizes of ceil_div(A, k) trips is peeled (represent.c):
+ * floor(A / k) trips whose index proves a k-element block inside A, then
+ * the rest (at most one trip) with its guards. */
 void lower_loop(lowerer *lw, const tir_op *op) {
     const plan_op *po = plan_op_of(lw->plan, op);
     if (po->partitioned) {
@@ -91,7 +142,6 @@ void lower_loop(lowerer *lw, const tir_op *op) {
         return;
     }
     uint32_t rank = op->domain->rank, n = op->result_count;
-    int64_t trips = (int64_t)po->count;
     xir_value *sized = po->sized ? lw_volume_value(lw, op->domain) : NULL; /* the trips of a loop over runtime sizes */
     carry *carries = lw_alloc(lw, sizeof *carries * (n ? n : 1));
     if (!carries) return;
@@ -103,32 +153,15 @@ void lower_loop(lowerer *lw, const tir_op *op) {
             !(c->phis = lw_alloc(lw, sizeof *c->phis * c->state.plan->count)))
             return;
     }
-    lw_loop L;
-    if (sized) lw_loop_begin_to(lw, &L, sized, po->max_count);
-    else lw_loop_begin(lw, &L, 0, trips, 1);
-    for (uint32_t j = 0; j < n; j++) {
-        carry *c = &carries[j];
-        if (c->state.plan->form == PLAN_FORM_ARRAY) continue;
-        xir_type *type = xir_type_scalar(lw->m, c->state.plan->elem);
-        for (uint64_t k = 0; k < c->state.plan->count; k++) c->phis[k] = lw_loop_phi(lw, &L, type, c->state.elems[k]);
-        lw->counters.phi_carries++;
+    xir_value *from = lw_i64(lw, 0);
+    if (po->peeled) {
+        const tir_form *trips = tir_extent_form(lw->tf->module, op->domain->axes[0].extent);
+        loop_bound full = {trips->a.form, trips->c};
+        xir_value *blocks = lw_arith(lw, XIR_OP_DIV, lw_form_value(lw, trips->a.form), lw_i64(lw, trips->c), NULL);
+        if (!loop_range(lw, op, carries, from, blocks, po->max_count, 0, &full)) return;
+        from = blocks;
+        lw->counters.peeled_loops++;
     }
-    if (!lw_ok(lw)) return;
-    xir_value *i = &L.index->value;
-    bool reverse = op->kind == TIR_OP_REDUCE && op->policy == TIR_REDUCE_FOLD_RIGHT;
-    xir_value *last = sized ? lw_arith(lw, XIR_OP_SUB, sized, lw_i64(lw, 1), NULL) : lw_i64(lw, trips - 1);
-    lw_bind_coords(lw, op, reverse ? lw_arith(lw, XIR_OP_SUB, last, i, NULL) : i);
-    for (uint32_t j = 0; j < n; j++) lw_bind(lw, op->body->args[rank + j], carry_record(lw, &carries[j]));
-    lower_block(lw, op->body, NULL);
-    /* The back edge: PHI values first, then the staged copy of large carries. */
-    for (uint32_t j = 0; j < n; j++)
-        if (!lw_carry_yield(lw, &carries[j].state, lw_yielded(lw, op, j))) return;
-    for (uint32_t j = 0; j < n; j++) lw_carry_commit(lw, &carries[j].state);
-    lw_loop_end(lw, &L, 1);
-    for (uint32_t j = 0; j < n; j++) {
-        carry *c = &carries[j];
-        if (c->state.plan->form != PLAN_FORM_ARRAY)
-            for (uint64_t k = 0; k < c->state.plan->count; k++) lw_phi_add(lw, c->phis[k], c->state.elems[k], L.latch);
-        lw_bind(lw, op->results[j], carry_record(lw, c));
-    }
+    if (!loop_range(lw, op, carries, from, sized, po->max_count, (int64_t)po->count, NULL)) return;
+    for (uint32_t j = 0; j < n; j++) lw_bind(lw, op->results[j], carry_record(lw, &carries[j]));
 }

@@ -4,8 +4,8 @@
  * evaluated there too (once per form), so its value dominates every use and
  * is uniform across the packet.  Each value carries its interval over the
  * declared ranges, and a coordinate of a domain axis of such an extent E
- * records E as its bound (lw_range.below): the one symbolic fact the guard
- * removal uses (a coordinate c of E is < E). */
+ * records c <= E - 1 (lw_range.sym; bounds.c carries it through sums and
+ * products, so a guard against E is removed where it provably holds). */
 #include "lower/internal.h"
 
 #include "tir/form.h"
@@ -104,7 +104,8 @@ xir_value *lw_volume_value(lowerer *lw, const tir_space *s) {
 void lw_coordinate_range(lowerer *lw, xir_value *c, uint64_t extent) {
     uint64_t hi = lw_extent_max(lw, extent);
     lw_set_range(lw, c, 0, hi ? (int64_t)hi - 1 : 0);
-    if (tir_extent_is_symbolic(extent)) lw_set_below(lw, c, extent);
+    const tir_form *f = tir_extent_form(lw->tf->module, extent);
+    if (f) lw_set_sym_bound(lw, c, f, 1, -1); /* c <= E - 1 */
 }
 
 /* Row-major decode of a flat index over a domain of runtime extents: the

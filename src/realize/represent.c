@@ -380,8 +380,13 @@ static void plan_loop(planner *p, const tir_op *op, plan_op *po) {
     po->count = po->sized ? 0 : space_volume(o, op->domain);
     if (po->sized) tir_space_volume_max(op->func->module, op->domain, &po->max_count); /* admitted: fits */
     bool constant_coords = false;
+    const tir_form *trips = po->sized && op->domain->rank == 1
+                                ? tir_extent_form(op->func->module, op->domain->axes[0].extent)
+                                : NULL;
+    po->peeled = trips && trips->kind == TIR_FORM_CEIL_DIV && trips->a.form &&
+                 !(op->kind == TIR_OP_REDUCE && op->policy == TIR_REDUCE_FOLD_RIGHT);
     if (plan_partitioned(o, op, po)) constant_coords = !po->bulk_loop;
-    else po->body_emissions = 1;
+    else po->body_emissions = po->peeled ? 2 : 1;
     uint64_t body_mult = saturated_mul_u64(po->multiplicity, po->body_emissions);
     plan_coords(p, op, constant_coords, body_mult);
     uint32_t rank = op->domain->rank;

@@ -109,6 +109,9 @@ typedef struct {
      * (count 0), at most max_count; it is never partitioned */
     bool sized;
     uint64_t max_count;
+    /* sized, one axis of ceil_div(A, k) trips, in order: lowered as floor(A/k)
+     * guard-free trips, then the rest (body_emissions 2; loops.c) */
+    bool peeled;
     bool runtime;          /* elementwise, load, store, map, mma outputs: a runtime loop */
     uint64_t contraction;  /* mma: contracted elements */
     bool contraction_runtime;
