@@ -64,6 +64,7 @@ static tilec_status plan_at(pipeline *p, const tilec_compile_options *po, const 
                             plan_result *out) {
     tilec_compile_options o = *po;
     o.split = TILEC_SPLIT_OFF;
+    o.split_chunks = 0; /* (a count asks for a split) */
     o.pack = TILEC_PACK_OFF;
     o.search_tiles = false;
     if (!(*sized = tir_func_specialize(p->f, p->f->sym_count, at))) return TILEC_E_SHAPE;

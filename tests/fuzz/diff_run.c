@@ -1,5 +1,6 @@
 /* diff_run.c — one differential case (diff_run.h): buffers, inputs,
- * reference run, native compile + dispatch, comparison.
+ * reference run, native compile + dispatch, comparison; then the case as a
+ * kernel with runtime sizes (diff_sized.h).
  *
  * Memory: each parameter that is no `bind=` target owns one allocation of
  * max(its bytes, every bound view's offset + bytes), with PAD sentinel bytes
@@ -10,6 +11,7 @@
 #include "diff_run.h"
 
 #include "diff_case.h"
+#include "diff_sized.h"
 #include "driver/pipeline.h"
 #include "gpu/gpu.h"
 #include "gpu/host_run.h"
@@ -465,28 +467,74 @@ static bool is_runtime_code(const char *code) {
     return !strcmp(code, "TIR-I07") || !strcmp(code, "TIR-I08") || !strcmp(code, "TIR-I09");
 }
 
+/* b's reference and native arguments. */
+static void bind_args(const buffers *b, tir_buffer *rargs, tilec_buffer *nargs) {
+    for (size_t i = 0; i < b->n; i++) {
+        size_t o = (size_t)b->owner[i];
+        rargs[i] = (tir_buffer){b->ref[o] + PAD + b->offset[i], b->bytes[i]};
+        nargs[i] = (tilec_buffer){b->nat[o] + PAD + b->offset[i], b->bytes[i], b->elem[i]};
+    }
+}
+
+/* The reference's run of f on b: TILEC_OK, or its runtime error when oob
+ * allows one (code in ref_code); false (out set) when it refused. */
+static bool run_reference(diff_runner *r, const tir_func *f, const buffers *b, bool oob, tilec_status *ref,
+                          char *ref_code, diff_result *out) {
+    tir_buffer rargs[MAX_ARGS];
+    tilec_buffer nargs[MAX_ARGS];
+    bind_args(b, rargs, nargs);
+    tilec_diag_clear(r->ctx);
+    *ref = tir_interpret(r->ctx, f, b->n, rargs);
+    snprintf(ref_code, 32, "%s", first_code(r->ctx));
+    if (*ref && !(oob && *ref == TILEC_E_RUNTIME && is_runtime_code(ref_code))) {
+        set_diag(out, r->ctx, *ref == TILEC_E_BUDGET ? DIFF_SKIPPED : DIFF_INVALID, "reference failed");
+        return false;
+    }
+    return true;
+}
+
+/* The native dispatch's status st against the reference's: the same fault
+ * (any_fault: a fault, when sizes the generator did not choose may fault
+ * at several accesses, whose first differs between the engines' orders),
+ * or the same bytes.  Sets out's outcome (OK unless it was retried). */
+static void judge(diff_runner *r, const diff_case *c, const tir_func *f, const buffers *b, tilec_status ref,
+                  const char *ref_code, tilec_status st, bool any_fault, diff_result *out) {
+    char why[512];
+    out->faulted = ref != TILEC_OK;
+    if (ref) { /* the reference reported an out-of-range access */
+        bool same = any_fault ? is_runtime_code(first_code(r->ctx)) : !strcmp(first_code(r->ctx), ref_code);
+        if (st != TILEC_E_RUNTIME || !same) {
+            out->outcome = DIFF_MISMATCH;
+            snprintf(out->code, sizeof out->code, "%s", ref_code);
+            snprintf(out->detail, sizeof out->detail, "the reference reports %s, native dispatch %s %s", ref_code,
+                     st ? "fails with" : "succeeds", st ? first_code(r->ctx) : "");
+        } else if (!compare(c, f, b, true, why, sizeof why)) {
+            out->outcome = DIFF_MISMATCH;
+            snprintf(out->detail, sizeof out->detail, "after %s: %s", ref_code, why);
+        } else if (!out->retried) {
+            out->outcome = DIFF_OK;
+        }
+    } else if (st) {
+        set_diag(out, r->ctx, DIFF_ERROR, "dispatch failed");
+    } else if (!compare(c, f, b, false, why, sizeof why)) {
+        out->outcome = DIFF_MISMATCH;
+        snprintf(out->detail, sizeof out->detail, "%s", why);
+    } else if (!out->retried) {
+        out->outcome = DIFF_OK;
+    }
+}
+
 static void run_parsed(diff_runner *r, const diff_case *c, const tir_func *f, bool oob, diff_result *out) {
     buffers b;
-    char why[512];
+    char why[512], ref_code[32];
+    tilec_status ref;
     if (!buffers_make(c, f, &b, why, sizeof why)) {
         out->outcome = DIFF_INVALID;
         snprintf(out->detail, sizeof out->detail, "%s", why);
         buffers_free(&b);
         return;
     }
-    tir_buffer rargs[MAX_ARGS];
-    tilec_buffer nargs[MAX_ARGS];
-    for (size_t i = 0; i < b.n; i++) {
-        size_t o = (size_t)b.owner[i];
-        rargs[i] = (tir_buffer){b.ref[o] + PAD + b.offset[i], b.bytes[i]};
-        nargs[i] = (tilec_buffer){b.nat[o] + PAD + b.offset[i], b.bytes[i], b.elem[i]};
-    }
-    tilec_diag_clear(r->ctx);
-    tilec_status ref = tir_interpret(r->ctx, f, b.n, rargs);
-    char ref_code[32];
-    snprintf(ref_code, sizeof ref_code, "%s", first_code(r->ctx));
-    if (ref && !(oob && ref == TILEC_E_RUNTIME && is_runtime_code(ref_code))) {
-        set_diag(out, r->ctx, ref == TILEC_E_BUDGET ? DIFF_SKIPPED : DIFF_INVALID, "reference failed");
+    if (!run_reference(r, f, &b, oob, &ref, ref_code, out)) {
         buffers_free(&b);
         return;
     }
@@ -495,36 +543,74 @@ static void run_parsed(diff_runner *r, const diff_case *c, const tir_func *f, bo
         const char *plan = strstr(tilec_kernel_realization(k), "plan=split"); /* plan=split<S>(..)+combine(..) */
         unsigned chunks = 0;
         if (plan && sscanf(plan, "plan=split%u(", &chunks) == 1) out->split = chunks;
+        tir_buffer rargs[MAX_ARGS];
+        tilec_buffer nargs[MAX_ARGS];
+        bind_args(&b, rargs, nargs);
         tilec_diag_clear(r->ctx);
-        tilec_status st = tilec_dispatch(r->ctx, k, b.n, nargs);
-        out->faulted = ref != TILEC_OK;
-        if (ref) { /* the reference reported an out-of-range access */
-            if (st != TILEC_E_RUNTIME || strcmp(first_code(r->ctx), ref_code)) {
-                out->outcome = DIFF_MISMATCH;
-                snprintf(out->code, sizeof out->code, "%s", ref_code);
-                snprintf(out->detail, sizeof out->detail, "the reference reports %s, native dispatch %s %s", ref_code,
-                         st ? "fails with" : "succeeds", st ? first_code(r->ctx) : "");
-            } else if (!compare(c, f, &b, true, why, sizeof why)) {
-                out->outcome = DIFF_MISMATCH;
-                snprintf(out->detail, sizeof out->detail, "after %s: %s", ref_code, why);
-            } else if (!out->retried) {
-                out->outcome = DIFF_OK;
-            }
-        } else if (st) {
-            set_diag(out, r->ctx, DIFF_ERROR, "dispatch failed");
-        } else if (!compare(c, f, &b, false, why, sizeof why)) {
-            out->outcome = DIFF_MISMATCH;
-            snprintf(out->detail, sizeof out->detail, "%s", why);
-        } else if (!out->retried) {
-            out->outcome = DIFF_OK;
-        }
+        judge(r, c, f, &b, ref, ref_code, tilec_dispatch(r->ctx, k, b.n, nargs), false, out);
         tilec_kernel_destroy(k);
     }
     if (out->outcome == DIFF_OK && !ref && !c->n_binds) run_gpu(r, c, f, &b, out);
     buffers_free(&b);
 }
 
-void diff_run_case(diff_runner *r, const char *text, bool oob, diff_result *out) {
+/* The case as a kernel with runtime sizes (diff_sized.h): compiled once
+ * with the case's options and run at each sampled size against the
+ * reference of the kernel at those sizes.  A refused compile is counted,
+ * not a bug; a mismatch or error replaces out's outcome. */
+static void run_sized(diff_runner *r, const diff_case *c, const char *text, bool oob, diff_result *out) {
+    diff_sizes s;
+    if (c->tiles_len) return; /* root tiles do not divide a runtime size (LOWER-O06) */
+    char *t = diff_sized_text(text, c->input_seed, &s);
+    if (!t) return;
+    tir_module *m = NULL;
+    diff_result sized = {0};
+    tilec_diag_clear(r->ctx);
+    tilec_status st = tir_parse(r->ctx, t, strlen(t), "sized.tir", NULL, 0, &m);
+    if (!st) st = tir_verify(r->ctx, m);
+    tilec_kernel *k = NULL;
+    if (st) set_diag(&sized, r->ctx, DIFF_ERROR, "the kernel made of runtime sizes does not parse and verify");
+    else if (!(k = compile(r, c, tir_module_func(m, 0), &sized)) && sized.outcome == DIFF_REFUSED) out->sized = DIFF_SIZED_REFUSED;
+    for (uint32_t round = 0; k && round < DIFF_SIZED_ROUNDS && !diff_outcome_is_bug(sized.outcome); round++) {
+        int64_t dims[DIFF_MAX_SIZES];
+        diff_sized_sample(&s, round, c->input_seed, dims);
+        tir_module *at = tir_func_specialize(tir_module_func(m, 0), s.count, dims);
+        buffers b;
+        char why[512], ref_code[32];
+        tilec_status ref;
+        if (!at || !buffers_make(c, tir_module_func(at, 0), &b, why, sizeof why)) {
+            set_diag(&sized, r->ctx, DIFF_ERROR, "the kernel at sampled sizes cannot be made");
+        } else if (run_reference(r, tir_module_func(at, 0), &b, oob || round > 0, &ref, ref_code, &sized)) {
+            tir_buffer rargs[MAX_ARGS];
+            tilec_buffer nargs[MAX_ARGS];
+            bind_args(&b, rargs, nargs);
+            tilec_diag_clear(r->ctx);
+            judge(r, c, tir_module_func(at, 0), &b, ref, ref_code,
+                  tilec_dispatch_dims(r->ctx, k, b.n, nargs, s.count, dims), round > 0, &sized);
+            if (diff_outcome_is_bug(sized.outcome)) {
+                char detail[sizeof sized.detail];
+                memcpy(detail, sized.detail, sizeof detail);
+                snprintf(sized.detail, sizeof sized.detail, "with runtime sizes S0..=%lld,%lld,%lld: %.600s",
+                         (long long)dims[0], (long long)(s.count > 1 ? dims[1] : 0),
+                         (long long)(s.count > 2 ? dims[2] : 0), detail);
+            } else {
+                out->sized = DIFF_SIZED_CHECKED;
+            }
+        }
+        buffers_free(&b);
+        tir_module_destroy(at);
+    }
+    if (diff_outcome_is_bug(sized.outcome)) {
+        out->outcome = sized.outcome;
+        snprintf(out->code, sizeof out->code, "%s", sized.code);
+        snprintf(out->detail, sizeof out->detail, "%s", sized.detail);
+    }
+    tilec_kernel_destroy(k);
+    tir_module_destroy(m);
+    free(t);
+}
+
+void diff_run_case(diff_runner *r, const char *text, bool oob, bool sized, diff_result *out) {
     memset(out, 0, sizeof *out);
     diff_case c;
     char why[512];
@@ -543,6 +629,7 @@ void diff_run_case(diff_runner *r, const char *text, bool oob, diff_result *out)
         set_diag(out, r->ctx, DIFF_INVALID, "the kernel does not parse and verify");
     } else {
         run_parsed(r, &c, tir_module_func(m, 0), oob, out);
+        if (sized && out->outcome == DIFF_OK && !c.n_binds) run_sized(r, &c, text, oob, out);
         if (c.expect_ok && (out->outcome == DIFF_REFUSED || out->retried)) {
             out->outcome = DIFF_ERROR;
             snprintf(out->detail, sizeof out->detail, "refused (%s), but the case expects ok", out->code);

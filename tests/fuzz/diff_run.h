@@ -25,7 +25,13 @@
  * per lane (no warp instructions) also runs as the GPU backend's own code
  * on the host, thread by thread (tests/gpu/host_run.h), compared the same
  * way.  A GPU plan the planner
- * or lowering refuses is counted, not a bug. */
+ * or lowering refuses is counted, not a bug.
+ *
+ * Then, on cases that passed without aliased parameters, the same kernel
+ * with up to three of its extents made runtime sizes (diff_sized.h),
+ * compiled once and run at the extents as written, the ranges' tops and a
+ * random size, each against the reference at those sizes (a mismatch
+ * there is the case's bug; a refused compile is counted). */
 #ifndef TILEC_TESTS_DIFF_RUN_H
 #define TILEC_TESTS_DIFF_RUN_H
 
@@ -59,6 +65,8 @@ typedef struct {
     bool split_asked;  /* the case asks for chunks (split=N, N > 0) */
     enum { DIFF_GPU_NOT_RUN, DIFF_GPU_CHECKED, DIFF_GPU_REFUSED } gpu; /* the GPU route's W = 32 run */
     bool gpu_host;     /* ... and its GPU code ran on the host (one program per lane) */
+    /* the case with runtime sizes (diff_sized.h): checked at a sampled size, or its compile refused */
+    enum { DIFF_SIZED_NOT_RUN, DIFF_SIZED_CHECKED, DIFF_SIZED_REFUSED } sized;
 } diff_result;
 
 typedef struct diff_runner diff_runner;
@@ -67,7 +75,8 @@ typedef struct diff_runner diff_runner;
 diff_runner *diff_runner_create(void);
 void diff_runner_destroy(diff_runner *r);
 /* oob: a reference runtime error (TIR-I07..I09) is expected natively too,
- * as a TILEC_E_RUNTIME dispatch failure with the same code. */
-void diff_run_case(diff_runner *r, const char *text, bool oob, diff_result *out);
+ * as a TILEC_E_RUNTIME dispatch failure with the same code; sized: rerun a
+ * case that passed with runtime sizes (above). */
+void diff_run_case(diff_runner *r, const char *text, bool oob, bool sized, diff_result *out);
 
 #endif

@@ -4,7 +4,7 @@
  * reproducer (diff_minimize.h) in a corpus directory; or replays corpora.
  *
  *   fuzz_diff [--seed S] [--count N] [--time-limit SECONDS] [--corpus DIR]
- *             [--replay DIR]... [--max-statements N] [--no-oob] [--no-minimize]
+ *             [--replay DIR]... [--max-statements N] [--no-oob] [--no-minimize] [--sized-every N]
  *             [--gen FAMILIES] [--show INDEX] [--generate-only] [--quiet]
  *
  * libFuzzer-style arguments are accepted too, so `make fuzz
@@ -46,6 +46,7 @@ typedef struct {
     const char *replay[MAX_REPLAY];
     int n_replay;
     diff_gen_options gen;
+    uint64_t sized_every; /* --sized-every N: rerun kernel i with runtime sizes when i % N == 0 (0: never) */
     bool minimize, quiet, generate_only;
     long show;
 } options;
@@ -57,6 +58,7 @@ typedef struct {
     uint64_t gen_failures, statements, retries, retried, faulted;
     uint64_t mergeable, split_asked, split; /* kernels with a combine block, asking split=N, split natively */
     uint64_t gpu_checked, gpu_refused;      /* the GPU route's W = 32 runs, and its refused plans */
+    uint64_t sized_checked, sized_refused;  /* cases rerun with runtime sizes (diff_sized.h), refused compiles */
     uint64_t gpu_host;                      /* of the checked, those whose GPU code also ran on the host */
     double compile_ms;
     struct {
@@ -108,6 +110,8 @@ static void record(const diff_result *r, uint64_t kernel) {
     if (r->mergeable) sh->mergeable++;
     if (r->gpu == DIFF_GPU_CHECKED) sh->gpu_checked++;
     if (r->gpu == DIFF_GPU_REFUSED) sh->gpu_refused++;
+    if (r->sized == DIFF_SIZED_CHECKED) sh->sized_checked++;
+    if (r->sized == DIFF_SIZED_REFUSED) sh->sized_refused++;
     if (r->gpu == DIFF_GPU_CHECKED && r->gpu_host) sh->gpu_host++;
     if (r->split_asked) sh->split_asked++;
     if (r->split) sh->split++;
@@ -143,7 +147,7 @@ static int worker(const options *o, uint64_t end) {
         sh->case_start = now();
         sh->busy = 1;
         diff_result res;
-        diff_run_case(r, sh->text, o->gen.oob, &res);
+        diff_run_case(r, sh->text, o->gen.oob, o->sized_every && sh->next % o->sized_every == 0, &res);
         sh->busy = 0;
         record(&res, sh->next);
         sh->next++;
@@ -167,7 +171,7 @@ static void run_isolated(const char *text, bool oob, double timeout, diff_result
     if (pid == 0) {
         diff_runner *r = diff_runner_create();
         if (!r) _exit(4);
-        diff_run_case(r, text, oob, &sh->result);
+        diff_run_case(r, text, oob, true, &sh->result);
         diff_runner_destroy(r);
         _exit(0);
     }
@@ -362,7 +366,8 @@ static int replay_dir(const options *o, const char *dir, int *total) {
 static int usage(void) {
     fprintf(stderr, "usage: fuzz_diff [--seed S] [--count N] [--time-limit SECONDS] [--corpus DIR] [--replay DIR]...\n"
                     "                 [--max-statements N] [--case-timeout SECONDS] [--no-oob] [--no-minimize]\n"
-                    "                 [--gen FAMILIES] [--show INDEX] [--generate-only] [--quiet]\n"
+                    "                 [--sized-every N]\n"
+                    "                 [--gen FAMILIES] [--show INDEX] [--generate-only] [--quiet] [--sized-every N]\n"
                     "       (libFuzzer style: -max_total_time=N [-flag=value]... [CORPUS_DIR [REPLAY_DIR]...])\n");
     return 2;
 }
@@ -394,6 +399,7 @@ static bool parse_args(int argc, char **argv, options *o) {
     o->count = UINT64_MAX;
     o->case_timeout = 30;
     o->minimize = true;
+    o->sized_every = 1;
     o->gen.oob = true; /* native code reports bounds faults like the reference (docs/facade.md) */
     o->show = -1;
     parse_gen("mix", &o->gen);
@@ -414,6 +420,7 @@ static bool parse_args(int argc, char **argv, options *o) {
         }
         else if (!strcmp(a, "--oob")) o->gen.oob = true;
         else if (!strcmp(a, "--no-oob")) o->gen.oob = false;
+        else if (!strcmp(a, "--sized-every") && v) o->sized_every = strtoull(VALUE(), NULL, 10);
         else if (!strcmp(a, "--no-minimize")) o->minimize = false;
         else if (!strcmp(a, "--quiet")) o->quiet = true;
         else if (!strcmp(a, "--generate-only")) o->generate_only = true;
@@ -507,6 +514,9 @@ int main(int argc, char **argv) {
     printf("  GPU route: %llu kernels planned for the GPU, run at W=32 and compiled to PTX (%llu also run as GPU code "
            "on the host); %llu GPU plans refused\n",
            (unsigned long long)sh->gpu_checked, (unsigned long long)sh->gpu_host, (unsigned long long)sh->gpu_refused);
+    printf("  runtime sizes: %llu kernels rerun with some extents made runtime sizes and checked at sampled sizes; %llu "
+           "such compiles refused\n",
+           (unsigned long long)sh->sized_checked, (unsigned long long)sh->sized_refused);
     uint64_t generated = sh->done + sh->gen_failures;
     printf("  generator: %llu statements, %llu replaced choices, rejected %llu of %llu (%.3f%%: %llu builder failures, "
            "%llu invalid)\n",
