@@ -27,11 +27,19 @@ static bool number_at(const char *p, size_t *len, int64_t *value) {
     return true;
 }
 
+/* The kernel's header line: the first line that starts with "kernel @" (a
+ * comment may mention one). */
+static const char *header_of(const char *text) {
+    if (!strncmp(text, "kernel @", 8)) return text;
+    const char *h = strstr(text, "\nkernel @");
+    return h ? h + 1 : NULL;
+}
+
 /* The extents that may be runtime sizes: view parameters' axes (in the
  * kernel's header line) and domains of parallel and loop regions. */
 static size_t find_sites(const char *text, extent_site *sites) {
     size_t n = 0;
-    const char *header = strstr(text, "kernel @"), *line = text;
+    const char *header = header_of(text), *line = text;
     while (line && *line && n < MAX_SITES) {
         const char *end = strchr(line, '\n');
         size_t len = end ? (size_t)(end - line) : strlen(line);
@@ -64,7 +72,7 @@ static uint64_t mix(uint64_t x) {
 char *diff_sized_text(const char *text, uint64_t seed, diff_sizes *out) {
     extent_site sites[MAX_SITES];
     size_t n = find_sites(text, sites);
-    const char *name = strstr(text, "kernel @");
+    const char *name = header_of(text);
     const char *open = name ? strchr(name, '(') : NULL;
     memset(out, 0, sizeof *out);
     if (!n || !open || memchr(name, '<', (size_t)(open - name))) return NULL; /* none, or a header with parameters */
