@@ -9,9 +9,11 @@
  * sizes fall in (no planning or compiling at dispatch). */
 #include "driver/pipeline.h"
 
+#include "rewrite/pack.h"
 #include "tir/form.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static const int64_t CUTS[] = {2, 256, 4096};
@@ -86,6 +88,69 @@ static bool same_plan(const plan_result *a, const plan_result *b) {
 static tilec_status no_memory(tilec_context *ctx) {
     return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
 }
+
+/* ---- a plan made at a bucket's sizes, for the kernel itself ---- */
+
+/* The ops and values of a sized copy (by id) against the kernel's own: the
+ * two have the same structure, op for op. */
+typedef struct {
+    const tir_op **ops;
+    const tir_value **values;
+} pairing;
+
+static void pair_block(pairing *m, const tir_block *at, const tir_block *own) {
+    for (uint32_t i = 0; i < at->arg_count && i < own->arg_count; i++) m->values[at->args[i]->id] = own->args[i];
+    for (const tir_op *a = at->first, *o = own->first; a && o; a = a->next, o = o->next) {
+        m->ops[a->id] = o;
+        for (uint32_t i = 0; i < a->result_count && i < o->result_count; i++) m->values[a->results[i]->id] = o->results[i];
+        if (a->body && o->body) pair_block(m, a->body, o->body);
+        if (a->combine && o->combine) pair_block(m, a->combine, o->combine);
+    }
+}
+
+/* A pack of static data: its view's extents and its coordinates' domains
+ * are numbers, so its copy kernel is the same at every size. */
+static bool pack_static(const plan_pack *k) {
+    if (!tir_space_is_static(k->load->operands[0]->value->type->space)) return false;
+    for (uint32_t i = 0; i < k->coord_count; i++) {
+        const tir_value *c = k->coords[i];
+        const tir_op *region = c->def_block ? c->def_block->parent_op : NULL;
+        if (!region || !region->domain || c->index >= region->domain->rank ||
+            tir_extent_is_symbolic(region->domain->axes[c->index].extent))
+            return false;
+    }
+    return true;
+}
+
+tilec_status pipeline_sized_packing(pipeline *p) {
+    plan_packing *packing = &p->plan.packing;
+    const tir_func *at = tir_module_func(p->sized, 0);
+    if (!packing->count) return TILEC_OK;
+    pairing m = {tilec_alloc(p->ctx, (at->next_op_id + 1) * sizeof *m.ops),
+                 tilec_alloc(p->ctx, (at->next_value_id + 1) * sizeof *m.values)};
+    bool ok = m.ops && m.values;
+    if (ok) {
+        memset(m.ops, 0, (at->next_op_id + 1) * sizeof *m.ops);
+        memset(m.values, 0, (at->next_value_id + 1) * sizeof *m.values);
+        pair_block(&m, at->body, p->f->body);
+    }
+    for (uint32_t i = 0; ok && i < packing->count; i++) {
+        plan_pack *k = &packing->packs[i];
+        k->load = m.ops[k->load->id];
+        for (uint32_t c = 0; k->load && c < k->coord_count; c++) k->coords[c] = m.values[k->coords[c]->id];
+        bool paired = k->load != NULL;
+        for (uint32_t c = 0; paired && c < k->coord_count; c++) paired = k->coords[c] != NULL;
+        if (!paired || !pack_static(k)) { /* a panel of a runtime size: not packed */
+            packing->count = 0;
+            snprintf(packing->why, sizeof packing->why, "not packed: a packed view or its coordinates depend on a "
+                                                        "runtime size");
+        }
+    }
+    tilec_free(p->ctx, m.ops);
+    tilec_free(p->ctx, m.values);
+    return ok ? TILEC_OK : no_memory(p->ctx);
+}
+
 
 tilec_status program_compile_buckets(pipeline *p) {
     tilec_kernel *k = p->k;

@@ -105,17 +105,11 @@ tilec_status pipeline_dispatch_xir(tilec_context *ctx, tilec_kernel *k, size_t n
                                    const int64_t *dims) {
     rt_program *prog = &k->prog;
     tir_buffer all[MAX_ARGS];
-    if (prog->dim_count) { /* the dims are the last argument, as the runtime passes them */
-        rt_param params[MAX_ARGS];
-        uint32_t dispatch_size = 0;
-        tilec_status st = sized_launch(ctx, k, dims, params, &dispatch_size);
-        if (!st) st = bind(ctx, k, params, n, args, 1, all);
-        if (st || !dispatch_size) return st;
-        all[n] = (tir_buffer){(void *)dims, prog->dim_count * sizeof *dims};
-        return interpret(ctx, k, dispatch_size, n + 1, all);
-    }
-    tilec_status st = bind(ctx, k, k->params, n, args, RT_MAX_PACKS, all);
-    if (st || !prog->desc.dispatch_size) return st;
+    rt_param sized[MAX_ARGS];
+    uint32_t dispatch_size = k->xir->dispatch_size;
+    tilec_status st = prog->dim_count ? sized_launch(ctx, k, dims, sized, &dispatch_size) : TILEC_OK;
+    if (!st) st = bind(ctx, k, prog->dim_count ? sized : k->params, n, args, RT_MAX_PACKS + 1, all);
+    if (st || !dispatch_size) return st;
     if (prog->packs) pthread_mutex_lock(&prog->scratch_lock); /* the panels are the kernel's */
     for (uint32_t i = 0; !st && i < prog->packs; i++) {
         tir_buffer panels = {(char *)prog->scratch + prog->pack_offset[i], prog->pack_bytes[i]};
@@ -123,7 +117,9 @@ tilec_status pipeline_dispatch_xir(tilec_context *ctx, tilec_kernel *k, size_t n
         tir_buffer copy[2] = {all[prog->packed_param[i]], panels};
         st = interpret(ctx, k->pack[i], k->pack[i]->xir->dispatch_size, 2, copy);
     }
-    if (!st) st = interpret(ctx, k, k->xir->dispatch_size, n + prog->packs, all);
+    size_t count = n + prog->packs;
+    if (prog->dim_count) all[count++] = (tir_buffer){(void *)dims, prog->dim_count * sizeof *dims}; /* last, as the runtime passes them */
+    if (!st) st = interpret(ctx, k, dispatch_size, count, all);
     if (prog->packs) pthread_mutex_unlock(&prog->scratch_lock);
     return st;
 }

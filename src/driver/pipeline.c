@@ -57,15 +57,14 @@ static tilec_status stage_verify(pipeline *p) {
 /* The exact planner for the target; a kernel whose root domain is empty
  * has no plan: the target says what it becomes. */
 /* A kernel with runtime sizes is planned at given sizes (a bucket's,
- * buckets.c), with what must hold for every size: no root tiles, no split,
- * no packing.  The lowering realizes that choice for the kernel itself, its
- * extents read at run time. */
+ * buckets.c), with what must hold for every size: no root tiles, no split;
+ * only static data packed (pipeline_sized_packing).  The lowering realizes
+ * that choice for the kernel itself, its extents read at run time. */
 static tilec_status plan_at(pipeline *p, const tilec_compile_options *po, const int64_t *at, tir_module **sized,
                             plan_result *out) {
     tilec_compile_options o = *po;
     o.split = TILEC_SPLIT_OFF;
     o.split_chunks = 0; /* (a count asks for a split) */
-    o.pack = TILEC_PACK_OFF;
     o.search_tiles = false;
     if (!(*sized = tir_func_specialize(p->f, p->f->sym_count, at))) return TILEC_E_SHAPE;
     return plan_kernel(p->ctx, tir_module_func(*sized, 0), &o, p->info_of, out);
@@ -75,7 +74,10 @@ static tilec_status plan_at(pipeline *p, const tilec_compile_options *po, const 
  * plans every bucket (the lowering after it realizes the last one's). */
 static tilec_status plan_sized(pipeline *p, const tilec_compile_options *po) {
     p->planned = true;
-    if (p->plan_at) return plan_at(p, po, p->plan_at, &p->sized, &p->plan);
+    if (p->plan_at) {
+        tilec_status st = plan_at(p, po, p->plan_at, &p->sized, &p->plan);
+        return st ? st : pipeline_sized_packing(p);
+    }
     uint32_t n = p->bucket_count = pipeline_buckets(p->f, p->buckets);
     tilec_status st = TILEC_OK;
     for (uint32_t b = 0; b + 1 < n; b++) { /* zeroed: pipeline_free frees them all */
@@ -84,7 +86,8 @@ static tilec_status plan_sized(pipeline *p, const tilec_compile_options *po) {
     }
     for (uint32_t b = 0; !st && b + 1 < n; b++)
         st = plan_at(p, po, p->buckets[b].at, &p->bucket_sized[b], &p->bucket_plans[b]);
-    return st ? st : plan_at(p, po, p->buckets[n - 1].at, &p->sized, &p->plan);
+    if (!st) st = plan_at(p, po, p->buckets[n - 1].at, &p->sized, &p->plan);
+    return st ? st : pipeline_sized_packing(p);
 }
 
 static tilec_status stage_plan(pipeline *p) {

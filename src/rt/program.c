@@ -70,22 +70,34 @@ static bool streams_unsafe(const rt_program *p, size_t n, const rt_arg *args, si
     return false;
 }
 
+/* The panels of p's packs at a[n..n+packs); then, under the scratch lock,
+ * each pack's copy and `desc` on a[0..count). */
+static void bind_panels(const rt_program *p, size_t n, rt_arg *a) {
+    for (uint32_t i = 0; i < p->packs; i++)
+        a[n + i] = (rt_arg){(char *)p->scratch + p->pack_offset[i], p->pack_bytes[i], p->desc.params[n + i].elem};
+}
+
+static tilec_status run_packed(rt_pool *pool, tilec_context *ctx, rt_program *p, const rt_kernel *desc, rt_arg *a,
+                               size_t count) {
+    pthread_mutex_lock(&p->scratch_lock);
+    tilec_status st = rt_check_args(ctx, desc, a, (uint32_t)count);
+    for (uint32_t i = 0; !st && i < p->packs; i++) {
+        rt_arg copy[2] = {a[p->packed_param[i]], a[p->user_args + i]};
+        st = rt_dispatch(pool, ctx, &p->pack[i]->desc, copy, 2, NULL);
+    }
+    if (!st) st = rt_dispatch(pool, ctx, desc, a, (uint32_t)count, NULL);
+    pthread_mutex_unlock(&p->scratch_lock);
+    return st;
+}
+
 static tilec_status dispatch_packed(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args) {
     rt_arg local[STACK_ARGS];
     size_t count = n + p->packs;
     rt_arg *a = count <= STACK_ARGS ? local : tilec_alloc(ctx, count * sizeof *a);
     if (!a) return tilec_error(ctx, TILEC_E_NOMEM, "RT-D07", tilec_no_loc(), "out of memory binding arguments");
     if (n) memcpy(a, args, n * sizeof *a);
-    for (uint32_t i = 0; i < p->packs; i++)
-        a[n + i] = (rt_arg){(char *)p->scratch + p->pack_offset[i], p->pack_bytes[i], p->desc.params[n + i].elem};
-    pthread_mutex_lock(&p->scratch_lock);
-    tilec_status st = rt_check_args(ctx, &p->desc, a, (uint32_t)count);
-    for (uint32_t i = 0; !st && i < p->packs; i++) {
-        rt_arg copy[2] = {a[p->packed_param[i]], a[n + i]};
-        st = rt_dispatch(pool, ctx, &p->pack[i]->desc, copy, 2, NULL);
-    }
-    if (!st) st = rt_dispatch(pool, ctx, &p->desc, a, (uint32_t)count, NULL);
-    pthread_mutex_unlock(&p->scratch_lock);
+    bind_panels(p, n, a);
+    tilec_status st = run_packed(pool, ctx, p, &p->desc, a, count);
     if (a != local) tilec_free(ctx, a);
     return st;
 }
@@ -93,11 +105,12 @@ static tilec_status dispatch_packed(rt_pool *pool, tilec_context *ctx, rt_progra
 enum { SIZED_MAX_ARGS = 64 };
 
 /* A sized program's dispatch: its descriptor at these sizes (dispatch size,
- * argument bytes) and the dims as one more argument. */
-static tilec_status dispatch_sized(rt_pool *pool, tilec_context *ctx, const rt_program *p, size_t n, const rt_arg *args,
+ * argument bytes), its panels (packs: static operands) and the dims as one
+ * more argument. */
+static tilec_status dispatch_sized(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args,
                                    const int64_t *dims) {
     const char *name = p->desc.name ? p->desc.name : "kernel";
-    if (n >= SIZED_MAX_ARGS)
+    if (n + p->packs >= SIZED_MAX_ARGS)
         return tilec_error(ctx, TILEC_E_UNSUPPORTED, "RT-D02", tilec_no_loc(),
                            "kernel '@%s': a kernel with runtime sizes takes at most %d arguments", name,
                            SIZED_MAX_ARGS - 1);
@@ -115,13 +128,16 @@ static tilec_status dispatch_sized(rt_pool *pool, tilec_context *ctx, const rt_p
         return tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(),
                            "kernel '@%s': its dispatch size or an argument's bytes do not fit at these runtime sizes",
                            name);
-    params[n] = (rt_param){TIR_I64, (uint64_t)p->dim_count * sizeof *dims};
-    bound[n] = (rt_arg){(void *)dims, params[n].min_bytes, TIR_I64};
+    bind_panels(p, n, bound);
+    for (uint32_t i = 0; i < p->packs; i++) params[n + i] = p->desc.params[n + i];
+    size_t last = n + p->packs;
+    params[last] = (rt_param){TIR_I64, (uint64_t)p->dim_count * sizeof *dims};
+    bound[last] = (rt_arg){(void *)dims, params[last].min_bytes, TIR_I64};
     rt_kernel d = p->desc;
-    d.arg_count = (uint32_t)n + 1;
+    d.arg_count = (uint32_t)last + 1;
     d.params = params;
     d.dispatch_size = (uint32_t)programs;
-    return rt_dispatch(pool, ctx, &d, bound, (uint32_t)n + 1, NULL);
+    return p->packs ? run_packed(pool, ctx, p, &d, bound, last + 1) : rt_dispatch(pool, ctx, &d, bound, (uint32_t)last + 1, NULL);
 }
 
 tilec_status rt_program_dispatch(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args,
@@ -141,7 +157,7 @@ tilec_status rt_program_dispatch(rt_pool *pool, tilec_context *ctx, rt_program *
         ++*(unsafe ? &p->unfused_dispatches : &p->fused_dispatches);
         if (unsafe) return rt_program_dispatch(pool, ctx, p->unfused, n, args, dims);
     }
-    if (p->dim_count) return dispatch_sized(pool, ctx, p, n, args, dims); /* neither split nor packed */
+    if (p->dim_count) return dispatch_sized(pool, ctx, p, n, args, dims); /* never split */
     if (p->split_partial) return dispatch_split(pool, ctx, p, n, args);
     if (p->packs) return dispatch_packed(pool, ctx, p, n, args);
     return rt_dispatch(pool, ctx, &p->desc, args, (uint32_t)n, NULL);

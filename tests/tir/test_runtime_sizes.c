@@ -259,6 +259,7 @@ static const sized_case cases[] = {
     {"layernorm", "R", "0..4096", {0, 1, 13, 0}},
     {"rope", "R", "1..4096", {1, 3, 17, 0}},
     {"gemm", "M", "1..1024", {1, 7, 64, 67}},
+    {"gemm_bt", "M", "1..1024", {1, 9, 64, 65}},
     {"transpose", "M", "1..1024", {1, 16, 37, 0}},
     {"bmm", "M", "1..512", {1, 5, 20, 0}},
     {"attention_gqa", "Lk", "1..32768", {1, 3, 11, 13}},
@@ -442,6 +443,54 @@ static void test_decode_lengths(void) {
     free(src);
 }
 
+/* examples/dynamic: each kernel compiled once, run at sizes across its
+ * buckets (1, 2, 16, 17, 255, 256, 257, capped at its range) against the
+ * reference of the kernel at each size. */
+static bool visit_dynamic(const char *path, const char *name, const char *text, size_t size, void *user) {
+    (void)name, (void)size;
+    (*(int *)user)++;
+    tir_module *m = parse(__LINE__, text, NULL, 0);
+    const tir_func *f = m ? tir_module_func(m, 0) : NULL;
+    CHECK_MSG(f && tir_func_symbol_count(f) == 1, "%s: one runtime size", path);
+    tilec_kernel *k = NULL;
+    tilec_compile_options o = tilec_compile_options_default();
+    o.threads = 2;
+    CHECK_MSG(f && tilec_compile(ctx, f, &o, &k) == TILEC_OK, "%s does not compile", path);
+    static const int64_t sizes[] = {1, 2, 16, 17, 255, 256, 257};
+    int64_t lo = 0, hi = 0;
+    if (f) tir_func_symbol(f, 0, &lo, &hi);
+    for (size_t i = 0; k && i < sizeof sizes / sizeof sizes[0]; i++) {
+        int64_t v = sizes[i] < lo ? lo : sizes[i] > hi ? hi : sizes[i];
+        tir_module *at = tir_func_specialize(f, 1, &v);
+        tilec_buffer nat[8], ref[8];
+        size_t n = at ? make_args(tir_module_func(at, 0), nat) : 0;
+        make_args(tir_module_func(at, 0), ref);
+        tilec_pipeline_config reference = tilec_pipeline_config_default();
+        reference.engine = TILEC_ENGINE_REFERENCE;
+        tilec_kernel *kr = NULL;
+        bool ran = at && tilec_dispatch_dims(ctx, k, n, nat, 1, &v) == TILEC_OK &&
+                   tilec_pipeline_run(ctx, tir_module_func(at, 0), NULL, &reference, &kr) == TILEC_OK &&
+                   tilec_dispatch(ctx, kr, n, ref) == TILEC_OK;
+        CHECK_MSG(ran, "%s at %lld: a dispatch failed", path, (long long)v);
+        for (size_t a = 0; ran && a < n; a++)
+            CHECK_MSG(close_to(&nat[a], &ref[a]), "%s at %lld: argument %zu differs", path, (long long)v, a);
+        CHECK_MSG(canaries_intact(nat, n), "%s at %lld: bytes past a buffer were written", path, (long long)v);
+        for (size_t a = 0; a < n; a++) free(nat[a].data), free(ref[a].data);
+        tilec_kernel_destroy(kr);
+        tir_module_destroy(at);
+        flush_diags_in(ctx);
+    }
+    tilec_kernel_destroy(k);
+    tir_module_destroy(m);
+    return true;
+}
+
+static void test_dynamic_examples(void) {
+    int n = 0;
+    for_each_source(TILEC_SOURCE_DIR "/examples/dynamic", ".tir", visit_dynamic, &n);
+    CHECK(n >= 4);
+}
+
 /* ---- dispatch and compile refusals ---- */
 
 static void test_dispatch_refusals(void) {
@@ -502,6 +551,7 @@ int main(void) {
     test_examples_sized();
     test_native_sized();
     test_decode_lengths();
+    test_dynamic_examples();
     test_dispatch_refusals();
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
