@@ -134,18 +134,19 @@ tilec_status pipeline_sized_packing(pipeline *p) {
         memset(m.values, 0, (at->next_value_id + 1) * sizeof *m.values);
         pair_block(&m, at->body, p->f->body);
     }
+    uint32_t kept = 0;
     for (uint32_t i = 0; ok && i < packing->count; i++) {
-        plan_pack *k = &packing->packs[i];
-        k->load = m.ops[k->load->id];
-        for (uint32_t c = 0; k->load && c < k->coord_count; c++) k->coords[c] = m.values[k->coords[c]->id];
-        bool paired = k->load != NULL;
-        for (uint32_t c = 0; paired && c < k->coord_count; c++) paired = k->coords[c] != NULL;
-        if (!paired || !pack_static(k)) { /* a panel of a runtime size: not packed */
-            packing->count = 0;
-            snprintf(packing->why, sizeof packing->why, "not packed: a packed view or its coordinates depend on a "
-                                                        "runtime size");
-        }
+        plan_pack k = packing->packs[i];
+        k.load = m.ops[k.load->id];
+        bool paired = k.load != NULL;
+        for (uint32_t c = 0; paired && c < k.coord_count; c++) paired = (k.coords[c] = m.values[k.coords[c]->id]) != NULL;
+        if (paired && pack_static(&k)) packing->packs[kept++] = k; /* a panel of a runtime size is not packed */
     }
+    if (ok && kept < packing->count)
+        snprintf(packing->why + strlen(packing->why), sizeof packing->why - strlen(packing->why),
+                 "; %u of %u packs kept: the others' views or coordinates depend on a runtime size", kept,
+                 packing->count);
+    if (ok) packing->count = kept;
     tilec_free(p->ctx, m.ops);
     tilec_free(p->ctx, m.values);
     return ok ? TILEC_OK : no_memory(p->ctx);

@@ -47,8 +47,9 @@ static bool print_bucket_plan(const pipeline *p, uint32_t b, const plan_result *
 
 /* A kernel with runtime sizes: every bucket's plan, the last one's is p's. */
 static bool print_buckets(const pipeline *p, strbuf *s) {
-    strbuf_printf(s, "runtime sizes: %u buckets, each planned at its sizes without root tiles, split or packing; a "
-                     "dispatch runs its bucket's plan, its size and argument bytes computed from its sizes\n",
+    strbuf_printf(s, "runtime sizes: %u buckets, each planned at its sizes without root tiles or split, packing "
+                     "static data only; a dispatch runs its bucket's plan, its size and argument bytes computed from its "
+                     "sizes\n",
                   p->bucket_count);
     for (uint32_t b = 0; b + 1 < p->bucket_count; b++)
         if (!print_bucket_plan(p, b, &p->bucket_plans[b], s)) return false;

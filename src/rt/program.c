@@ -33,13 +33,21 @@ void rt_program_free_scratch(tilec_context *ctx, rt_program *p) {
     p->scratch_block = p->scratch = NULL;
 }
 
+/* args[0..n) with room for `count` arguments: `local` when it holds them,
+ * else the heap (NULL after RT-D07). */
+static rt_arg *with_room(tilec_context *ctx, rt_arg local[STACK_ARGS], const rt_arg *args, size_t n, size_t count) {
+    rt_arg *a = count <= STACK_ARGS ? local : tilec_alloc(ctx, count * sizeof *a);
+    if (!a) tilec_error(ctx, TILEC_E_NOMEM, "RT-D07", tilec_no_loc(), "out of memory binding arguments");
+    else if (n) memcpy(a, args, n * sizeof *a);
+    return a;
+}
+
 /* (A split program is static: runtime sizes are refused before it is built.) */
 static tilec_status dispatch_split(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args) {
     rt_arg local[STACK_ARGS];
     size_t count = n + p->split_carries;
-    rt_arg *b = count <= STACK_ARGS ? local : tilec_alloc(ctx, count * sizeof *b);
-    if (!b) return tilec_error(ctx, TILEC_E_NOMEM, "RT-D07", tilec_no_loc(), "out of memory binding arguments");
-    if (n) memcpy(b, args, n * sizeof *b);
+    rt_arg *b = with_room(ctx, local, args, n, count);
+    if (!b) return TILEC_E_NOMEM;
     for (uint32_t i = 0; i < p->split_carries; i++)
         b[n + i] = (rt_arg){(char *)p->scratch + p->split_offset[i], p->split_bytes[i], p->split_elem[i]};
     pthread_mutex_lock(&p->scratch_lock);
@@ -93,9 +101,8 @@ static tilec_status run_packed(rt_pool *pool, tilec_context *ctx, rt_program *p,
 static tilec_status dispatch_packed(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args) {
     rt_arg local[STACK_ARGS];
     size_t count = n + p->packs;
-    rt_arg *a = count <= STACK_ARGS ? local : tilec_alloc(ctx, count * sizeof *a);
-    if (!a) return tilec_error(ctx, TILEC_E_NOMEM, "RT-D07", tilec_no_loc(), "out of memory binding arguments");
-    if (n) memcpy(a, args, n * sizeof *a);
+    rt_arg *a = with_room(ctx, local, args, n, count);
+    if (!a) return TILEC_E_NOMEM;
     bind_panels(p, n, a);
     tilec_status st = run_packed(pool, ctx, p, &p->desc, a, count);
     if (a != local) tilec_free(ctx, a);
