@@ -215,6 +215,12 @@ TILEC_API void tilec_kernel_dispatch_counts(const tilec_kernel *k, uint64_t *fus
 TILEC_API size_t tilec_kernel_arg_count(const tilec_kernel *k);
 TILEC_API tir_scalar tilec_kernel_arg_elem(const tilec_kernel *k, size_t index);
 TILEC_API uint64_t tilec_kernel_arg_min_bytes(const tilec_kernel *k, size_t index);
+/* The bytes argument `index` must hold at runtime sizes dims (one value per
+ * size, tilec_kernel_dim): its view's extent × element size there.  A
+ * kernel without runtime sizes ignores dims (NULL is fine); 0 for an index
+ * out of range, NULL dims of a kernel that needs them, or a size that
+ * overflows. */
+TILEC_API uint64_t tilec_kernel_arg_bytes(const tilec_kernel *k, size_t index, const int64_t *dims);
 TILEC_API uint32_t tilec_kernel_width(const tilec_kernel *k);
 TILEC_API uint32_t tilec_kernel_workers(const tilec_kernel *k);
 /* The launch: logical programs per block, and the dispatch size (the

@@ -7,6 +7,15 @@
 size_t tilec_kernel_arg_count(const tilec_kernel *k) { return k->prog.user_args; }
 tir_scalar tilec_kernel_arg_elem(const tilec_kernel *k, size_t index) { return k->params[index].elem; }
 uint64_t tilec_kernel_arg_min_bytes(const tilec_kernel *k, size_t index) { return k->params[index].min_bytes; }
+uint64_t tilec_kernel_arg_bytes(const tilec_kernel *k, size_t index, const int64_t *dims) {
+    const tilec_kernel *m = k ? kernel_main(k) : NULL;
+    if (!m || index >= m->prog.user_args) return 0;
+    const rt_size *bytes = m->prog.dim_count && m->prog.arg_bytes ? &m->prog.arg_bytes[index] : NULL;
+    if (!bytes || !bytes->count) return m->params[index].min_bytes; /* a view of static extents */
+    int64_t v;
+    return dims && rt_size_eval(bytes, dims, m->prog.dim_count, &v) && v >= 0 ? (uint64_t)v : 0;
+}
+
 uint32_t tilec_kernel_width(const tilec_kernel *k) {
     k = kernel_main(k);
     if (k->xir) return k->xir->packet_width;

@@ -141,6 +141,7 @@ static tilec_status reference_emit(pipeline *p) {
     k->flops = tilec_count_mma_flops(p->source);
     tilec_status st = tilec_kernel_tir_params(p->ctx, k, p->source);
     if (st) return st;
+    if (p->source->sym_count && !kernel_sizes_make(k, p->source, 1)) return no_memory(p->ctx); /* arg bytes at sizes */
     strbuf_append(&k->plan, "reference");
     return k->plan.failed ? no_memory(p->ctx) : TILEC_OK;
 }

@@ -130,7 +130,8 @@ static inline const tilec_kernel *kernel_main(const tilec_kernel *k) {
  * a split kernel's partial kernel's. */
 const simd_kernel *tilec_kernel_native(const tilec_kernel *k);
 /* k's size programs for f, a kernel with runtime sizes lowered with `lanes`
- * lanes per program (driver/sizes.c); false on NOMEM. */
+ * lanes per program (driver/sizes.c; the reference's: 1, its dispatch
+ * size unused); false on NOMEM. */
 bool kernel_sizes_make(tilec_kernel *k, const tir_func *f, uint32_t lanes);
 /* Builds realization and json from the other fields; false on NOMEM. */
 bool tilec_kernel_describe(tilec_kernel *k);

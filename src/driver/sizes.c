@@ -83,8 +83,9 @@ bool kernel_sizes_make(tilec_kernel *k, const tir_func *f, uint32_t lanes) {
     writer w = {k->ctx, f->module, {0}, false};
     uint32_t n = k->prog.user_args, begin[64 + 1];
     const tir_op *root = root_of(f);
-    if (n > 64 || !root) return false; /* the lowering admitted f: a root and at most 64 parameters */
-    volume_steps(&w, root->domain, lanes, &begin[n]);
+    if (n > 64) return false; /* the lowering admitted f: at most 64 parameters */
+    begin[n] = 0;
+    if (root) volume_steps(&w, root->domain, lanes, &begin[n]); /* (none: a reference kernel without one) */
     for (uint32_t i = 0; i < n; i++) {
         const tir_value *p = f->body->args[i];
         if (tir_space_is_static(p->type->space)) begin[i] = (uint32_t)w.steps.len; /* empty: its min_bytes */
@@ -101,7 +102,7 @@ bool kernel_sizes_make(tilec_kernel *k, const tir_func *f, uint32_t lanes) {
         k->arg_sizes[i] = (rt_size){k->size_steps + begin[i], next - begin[i]};
     }
     k->prog.dim_count = f->sym_count;
-    k->prog.dispatch_size = (rt_size){k->size_steps + begin[n], (n ? begin[0] : end) - begin[n]};
+    k->prog.dispatch_size = (rt_size){k->size_steps ? k->size_steps + begin[n] : NULL, (n ? begin[0] : end) - begin[n]};
     k->prog.arg_bytes = k->arg_sizes;
     return true;
 }

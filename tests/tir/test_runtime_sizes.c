@@ -422,6 +422,9 @@ static void test_decode_lengths(void) {
         size_t n = make_args(tir_module_func(pinned, 0), nat);
         CHECK_MSG(tilec_dispatch_dims(ctx, k, n, nat, 1, &lk) == TILEC_OK && canaries_intact(nat, n), "Lk=%lld",
                   (long long)lk);
+        for (size_t i = 0; i < n; i++) /* what a caller allocates at these sizes */
+            CHECK_MSG(tilec_kernel_arg_bytes(k, i, &lk) == nat[i].size_bytes, "Lk=%lld: argument %zu's bytes",
+                      (long long)lk, i);
         if (lk % 37 == 1 || lk == 255 || lk == 256) {
             make_args(tir_module_func(pinned, 0), ref);
             tilec_pipeline_config reference = tilec_pipeline_config_default();
@@ -512,6 +515,9 @@ static void test_dispatch_refusals(void) {
     if (k) {
         int64_t lo = 0, hi = 0;
         CHECK(!strcmp(tilec_kernel_dim(k, 0, &lo, &hi), "R") && lo == 2 && hi == 64 && !tilec_kernel_dim(k, 1, NULL, NULL));
+        int64_t four = 4, forty = 40;
+        CHECK(tilec_kernel_arg_bytes(k, 0, &four) == 4 * 65 * 4 && tilec_kernel_arg_bytes(k, 1, &forty) == 40 * 65 * 4);
+        CHECK(tilec_kernel_arg_bytes(k, 0, NULL) == 0 && tilec_kernel_arg_bytes(k, 2, &four) == 0);
         float x[4 * 65], y[4 * 65];
         memset(x, 0, sizeof x);
         tilec_buffer args[2] = {{x, sizeof x, TIR_F32}, {y, sizeof y, TIR_F32}};
