@@ -102,6 +102,7 @@ bool kernel_sizes_make(tilec_kernel *k, const tir_func *f, uint32_t lanes) {
         k->arg_sizes[i] = (rt_size){k->size_steps + begin[i], next - begin[i]};
     }
     k->prog.dim_count = f->sym_count;
+    k->prog.size_serial = rt_size_serial();
     k->prog.dispatch_size = (rt_size){k->size_steps ? k->size_steps + begin[n] : NULL, (n ? begin[0] : end) - begin[n]};
     k->prog.arg_bytes = k->arg_sizes;
     return true;

@@ -7,6 +7,8 @@
  * apart and runs the twin when they do. */
 #include "rt/program.h"
 
+#include <stdlib.h>
+
 #include <inttypes.h>
 #include <string.h>
 
@@ -111,6 +113,69 @@ static tilec_status dispatch_packed(rt_pool *pool, tilec_context *ctx, rt_progra
 
 enum { SIZED_MAX_ARGS = 64 };
 
+/* What a thread last computed for a sized program at some sizes: a loop
+ * dispatching one kernel at one size (the smallest kernels' case) does not
+ * evaluate its size programs again.  Keyed by the program's serial, which
+ * no other program ever has, so a kernel freed and another made at its
+ * address cannot hit. */
+typedef struct {
+    uint64_t serial; /* 0: empty */
+    int64_t dims[RT_MAX_DIMS];
+    uint32_t programs;
+    rt_param params[SIZED_MAX_ARGS];
+} sized_launch;
+
+/* Each thread's, made on its first sized dispatch and freed when it exits
+ * (thread-owned, not a context's: plain calloc).  Thread-specific data
+ * rather than a _Thread_local: a large TLS block in a dlopen'ed library
+ * (Python) costs the general TLS model's call on every access. */
+static pthread_key_t launch_key;
+static pthread_once_t launch_once = PTHREAD_ONCE_INIT;
+
+static void launch_key_make(void) {
+    if (pthread_key_create(&launch_key, free)) launch_key = (pthread_key_t)-1;
+}
+
+/* The thread's cache, or `spare` when none can be had. */
+static sized_launch *thread_launch(sized_launch *spare) {
+    pthread_once(&launch_once, launch_key_make);
+    if (launch_key == (pthread_key_t)-1) return spare;
+    sized_launch *l = pthread_getspecific(launch_key);
+    if (!l && (l = calloc(1, sizeof *l)) && pthread_setspecific(launch_key, l)) {
+        free(l);
+        l = NULL;
+    }
+    return l ? l : spare;
+}
+
+static bool same_dims(const int64_t *a, const int64_t *b, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return false;
+    return true;
+}
+
+/* The launch of p at dims: from the thread's last one, or computed (false
+ * when a size overflows; the cache is then empty). */
+static const sized_launch *launch_at(const rt_program *p, size_t n, const int64_t *dims, sized_launch *spare) {
+    sized_launch *l = thread_launch(spare);
+    size_t dim_bytes = p->dim_count * sizeof *dims;
+    if (l->serial == p->size_serial && same_dims(l->dims, dims, p->dim_count)) return l;
+    int64_t programs = 0;
+    bool ok = p->dim_count <= RT_MAX_DIMS && rt_size_eval(&p->dispatch_size, dims, p->dim_count, &programs) &&
+              programs >= 0 && programs <= UINT32_MAX;
+    for (size_t i = 0; ok && i < n; i++) {
+        int64_t bytes = (int64_t)p->desc.params[i].min_bytes;
+        ok = !p->arg_bytes[i].count || (rt_size_eval(&p->arg_bytes[i], dims, p->dim_count, &bytes) && bytes >= 0);
+        l->params[i] = (rt_param){p->desc.params[i].elem, (uint64_t)bytes};
+    }
+    for (uint32_t i = 0; ok && i < p->packs; i++) l->params[n + i] = p->desc.params[n + i];
+    if (ok) l->params[n + p->packs] = (rt_param){TIR_I64, dim_bytes};
+    l->serial = ok ? p->size_serial : 0;
+    l->programs = (uint32_t)programs;
+    memcpy(l->dims, dims, ok ? dim_bytes : 0);
+    return ok ? l : NULL;
+}
+
 /* A sized program's dispatch: its descriptor at these sizes (dispatch size,
  * argument bytes), its panels (packs: static operands) and the dims as one
  * more argument. */
@@ -121,29 +186,22 @@ static tilec_status dispatch_sized(rt_pool *pool, tilec_context *ctx, rt_program
         return tilec_error(ctx, TILEC_E_UNSUPPORTED, "RT-D02", tilec_no_loc(),
                            "kernel '@%s': a kernel with runtime sizes takes at most %d arguments", name,
                            SIZED_MAX_ARGS - 1);
-    rt_param params[SIZED_MAX_ARGS];
-    rt_arg bound[SIZED_MAX_ARGS];
-    int64_t programs = 0;
-    bool ok = rt_size_eval(&p->dispatch_size, dims, p->dim_count, &programs) && programs >= 0 && programs <= UINT32_MAX;
-    for (size_t i = 0; ok && i < n; i++) {
-        int64_t bytes = (int64_t)p->desc.params[i].min_bytes;
-        ok = !p->arg_bytes[i].count || (rt_size_eval(&p->arg_bytes[i], dims, p->dim_count, &bytes) && bytes >= 0);
-        params[i] = (rt_param){p->desc.params[i].elem, (uint64_t)bytes};
-        bound[i] = args[i];
-    }
-    if (!ok)
+    sized_launch spare; /* when the thread has no cache */
+    spare.serial = 0;
+    const sized_launch *l = launch_at(p, n, dims, &spare);
+    if (!l)
         return tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(),
                            "kernel '@%s': its dispatch size or an argument's bytes do not fit at these runtime sizes",
                            name);
+    rt_arg bound[SIZED_MAX_ARGS];
+    if (n) memcpy(bound, args, n * sizeof *args);
     bind_panels(p, n, bound);
-    for (uint32_t i = 0; i < p->packs; i++) params[n + i] = p->desc.params[n + i];
     size_t last = n + p->packs;
-    params[last] = (rt_param){TIR_I64, (uint64_t)p->dim_count * sizeof *dims};
-    bound[last] = (rt_arg){(void *)dims, params[last].min_bytes, TIR_I64};
+    bound[last] = (rt_arg){(void *)dims, l->params[last].min_bytes, TIR_I64};
     rt_kernel d = p->desc;
     d.arg_count = (uint32_t)last + 1;
-    d.params = params;
-    d.dispatch_size = (uint32_t)programs;
+    d.params = l->params; /* read before this thread computes another launch */
+    d.dispatch_size = l->programs;
     return p->packs ? run_packed(pool, ctx, p, &d, bound, last + 1) : rt_dispatch(pool, ctx, &d, bound, (uint32_t)last + 1, NULL);
 }
 

@@ -51,6 +51,7 @@ struct rt_program {
     uint32_t dim_count;
     rt_size dispatch_size;
     const rt_size *arg_bytes; /* [user_args] */
+    uint64_t size_serial;     /* rt_size_serial(), once its programs are set */
     void *scratch_block, *scratch; /* what was allocated; it aligned up to 64 */
     uint64_t scratch_bytes;
     pthread_mutex_t scratch_lock;

@@ -3,6 +3,8 @@
 
 #include "base/checked.h"
 
+#include <stdatomic.h>
+
 static bool apply(rt_size_op op, int64_t a, int64_t b, int64_t *out) {
     switch (op) {
     case RT_SIZE_ADD: return checked_add_i64(a, b, out);
@@ -52,3 +54,8 @@ bool rt_size_eval(const rt_size *s, const int64_t *dims, uint32_t dim_count, int
     *out = stack[0];
     return true;
 }
+
+/* The one counter of serials (process-wide state: tests/tilec/test_threads.c). */
+static _Atomic uint64_t serial_next = 1;
+
+uint64_t rt_size_serial(void) { return atomic_fetch_add(&serial_next, 1); }

@@ -35,10 +35,13 @@ typedef struct {
     uint32_t count;
 } rt_size;
 
-enum { RT_SIZE_MAX_DEPTH = 32 };
+enum { RT_SIZE_MAX_DEPTH = 32, RT_MAX_DIMS = 16 /* runtime sizes per kernel (tir/ir.h TIR_MAX_SYMBOLS) */ };
 
 /* The program's value at `dims` (dim_count of them); false when it
  * overflows, divides by zero, reads a dim past dim_count or is malformed. */
 bool rt_size_eval(const rt_size *s, const int64_t *dims, uint32_t dim_count, int64_t *out);
+/* A number no other program with size programs has: what a thread's cache
+ * of the last sizes it computed is keyed by (rt/program.c). */
+uint64_t rt_size_serial(void);
 
 #endif
