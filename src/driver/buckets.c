@@ -159,10 +159,12 @@ tilec_status program_compile_buckets(pipeline *p) {
     o.runtime = k->runtime;
     o.threads = k->workers;
     o.width = p->width;
-    pipeline plans[PIPELINE_MAX_BUCKETS]; /* the variants' pipelines, kept while later buckets compare with them */
+    /* the variants' pipelines, kept while later buckets compare with them
+     * (on the heap: a pipeline holds plans, too much for a thread's stack) */
+    pipeline *plans = tilec_alloc(p->ctx, PIPELINE_MAX_BUCKETS * sizeof *plans);
     uint32_t made = 0;
-    tilec_status st = TILEC_OK;
-    k->bucket_count = pipeline_buckets(p->f, k->buckets);
+    tilec_status st = plans ? TILEC_OK : no_memory(p->ctx);
+    k->bucket_count = plans ? pipeline_buckets(p->f, k->buckets) : 0;
     for (uint32_t b = 0; !st && b < k->bucket_count; b++) {
         pipeline *c = &plans[made];
         pipeline_init(c, p->ctx, p->f, &o, p->target, TILEC_STAGE_PLAN);
@@ -188,6 +190,7 @@ tilec_status program_compile_buckets(pipeline *p) {
         if (!st) k->times.total += k->variants[v]->times.total;
     }
     for (uint32_t v = 0; v < made; v++) pipeline_free(&plans[v]);
+    tilec_free(p->ctx, plans);
     if (st) return st;
     /* the kernel checks and describes as its largest bucket's variant */
     const tilec_kernel *main = k->variants[k->bucket_variant[k->bucket_count - 1]];

@@ -78,15 +78,13 @@ static tilec_status plan_sized(pipeline *p, const tilec_compile_options *po) {
         tilec_status st = plan_at(p, po, p->plan_at, &p->sized, &p->plan);
         return st ? st : pipeline_sized_packing(p);
     }
-    uint32_t n = p->bucket_count = pipeline_buckets(p->f, p->buckets);
+    pipeline_bucket_plans *b = p->bucketed = tilec_alloc(p->ctx, sizeof *p->bucketed);
+    if (!b) return tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory planning buckets");
+    memset(b, 0, sizeof *b); /* zeroed: pipeline_free frees them all */
+    uint32_t n = b->count = pipeline_buckets(p->f, b->buckets);
     tilec_status st = TILEC_OK;
-    for (uint32_t b = 0; b + 1 < n; b++) { /* zeroed: pipeline_free frees them all */
-        p->bucket_plans[b] = (plan_result){0};
-        p->bucket_sized[b] = NULL;
-    }
-    for (uint32_t b = 0; !st && b + 1 < n; b++)
-        st = plan_at(p, po, p->buckets[b].at, &p->bucket_sized[b], &p->bucket_plans[b]);
-    if (!st) st = plan_at(p, po, p->buckets[n - 1].at, &p->sized, &p->plan);
+    for (uint32_t i = 0; !st && i + 1 < n; i++) st = plan_at(p, po, b->buckets[i].at, &b->sized[i], &b->plans[i]);
+    if (!st) st = plan_at(p, po, b->buckets[n - 1].at, &p->sized, &p->plan);
     return st ? st : pipeline_sized_packing(p);
 }
 
@@ -208,11 +206,12 @@ void pipeline_free(pipeline *p) {
     gpu_kernel_destroy(p->ptx);
     tir_module_destroy(p->flat);
     tir_module_destroy(p->sized);
-    for (uint32_t b = 0; b + 1 < p->bucket_count; b++) {
-        plan_result_free(&p->bucket_plans[b]);
-        tir_module_destroy(p->bucket_sized[b]);
+    for (uint32_t b = 0; p->bucketed && b + 1 < p->bucketed->count; b++) {
+        plan_result_free(&p->bucketed->plans[b]);
+        tir_module_destroy(p->bucketed->sized[b]);
     }
-    p->bucket_count = 0;
+    tilec_free(p->ctx, p->bucketed);
+    p->bucketed = NULL;
     p->planned = false;
     p->ptx = NULL;
     p->flat = p->split = p->sized = NULL;

@@ -27,6 +27,15 @@
 typedef struct pipeline pipeline;
 typedef struct pipeline_target pipeline_target;
 
+/* The buckets of a kernel with runtime sizes (buckets.c) and each but the
+ * last one's plan and the sized kernel it was made at. */
+typedef struct {
+    uint32_t count;
+    pipeline_bucket buckets[PIPELINE_MAX_BUCKETS];
+    plan_result plans[PIPELINE_MAX_BUCKETS - 1];
+    tir_module *sized[PIPELINE_MAX_BUCKETS - 1];
+} pipeline_bucket_plans;
+
 struct pipeline {
     /* ---- what the caller asks ---- */
     tilec_context *ctx;
@@ -54,13 +63,9 @@ struct pipeline {
     bool planned;
     tir_module *sized;  /* owned: f at the sizes it was planned for, when it has runtime sizes */
     const int64_t *plan_at; /* a bucket's pipeline (buckets.c): the sizes to plan at; NULL: every bucket */
-    /* planned without a kernel (printed): the buckets (buckets.c) and each
-     * but the last one's plan and sized kernel (owned); plan and sized are
-     * the last one's */
-    uint32_t bucket_count;
-    pipeline_bucket buckets[PIPELINE_MAX_BUCKETS];
-    plan_result bucket_plans[PIPELINE_MAX_BUCKETS - 1];
-    tir_module *bucket_sized[PIPELINE_MAX_BUCKETS - 1];
+    /* planned without a kernel (printed): every bucket's plan (owned; NULL
+     * else); plan and sized are the last bucket's */
+    pipeline_bucket_plans *bucketed;
     tir_module *split;  /* owned: the split's partial and combine kernels, when built */
     lower_result lowered;
     tilec_kernel *k;    /* the kernel being made (make_kernel), else NULL */

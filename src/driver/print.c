@@ -32,11 +32,12 @@ static void print_bucket(const tir_func *f, const pipeline_bucket *b, strbuf *s)
 /* One bucket's plan under its header: which sizes it serves, where it was planned. */
 static bool print_bucket_plan(const pipeline *p, uint32_t b, const plan_result *plan, strbuf *s) {
     const tir_func *f = p->f;
+    const pipeline_bucket *bucket = &p->bucketed->buckets[b];
     strbuf_append(s, "bucket ");
-    print_bucket(f, &p->buckets[b], s);
+    print_bucket(f, bucket, s);
     strbuf_append(s, ", planned at ");
     for (uint32_t i = 0; i < f->sym_count; i++)
-        strbuf_printf(s, "%s%s=%lld", i ? ", " : "", f->syms[i]->name, (long long)p->buckets[b].at[i]);
+        strbuf_printf(s, "%s%s=%lld", i ? ", " : "", f->syms[i]->name, (long long)bucket->at[i]);
     strbuf_append(s, ":\n");
     const plan_choice **rank = p->explain ? plan_ranking(p->ctx, plan) : NULL;
     if (p->explain && !rank) return false;
@@ -50,17 +51,17 @@ static bool print_buckets(const pipeline *p, strbuf *s) {
     strbuf_printf(s, "runtime sizes: %u buckets, each planned at its sizes without root tiles or split, packing "
                      "static data only; a dispatch runs its bucket's plan, its size and argument bytes computed from its "
                      "sizes\n",
-                  p->bucket_count);
-    for (uint32_t b = 0; b + 1 < p->bucket_count; b++)
-        if (!print_bucket_plan(p, b, &p->bucket_plans[b], s)) return false;
-    return print_bucket_plan(p, p->bucket_count - 1, &p->plan, s);
+                  p->bucketed->count);
+    for (uint32_t b = 0; b + 1 < p->bucketed->count; b++)
+        if (!print_bucket_plan(p, b, &p->bucketed->plans[b], s)) return false;
+    return print_bucket_plan(p, p->bucketed->count - 1, &p->plan, s);
 }
 
 /* A plan, or why there is none (a failed plan with an explanation asked). */
 bool pipeline_print_plan(const pipeline *p, strbuf *s) {
     bool failed = p->next <= TILEC_STAGE_PLAN;
     if (!p->planned || (failed && !(p->explain && p->plan.candidate_count))) return true;
-    if (p->bucket_count && !p->json && !failed) return print_buckets(p, s);
+    if (p->bucketed && !p->json && !failed) return print_buckets(p, s);
     const plan_choice **rank = p->explain ? plan_ranking(p->ctx, &p->plan) : NULL;
     if (p->explain && !rank) return false;
     if (p->json) plan_report_json(s, &p->plan, rank, p->explain);
