@@ -48,9 +48,11 @@ static bool print_bucket_plan(const pipeline *p, uint32_t b, const plan_result *
 
 /* A kernel with runtime sizes: every bucket's plan, the last one's is p's. */
 static bool print_buckets(const pipeline *p, strbuf *s) {
-    strbuf_printf(s, "runtime sizes: %u buckets, each planned at its sizes without root tiles or split, packing "
-                     "static data only; a dispatch runs its bucket's plan, its size and argument bytes computed from its "
-                     "sizes\n",
+    strbuf_printf(s, "runtime sizes: %u buckets (each size's range cut at 2, 256 and 4096: a decode-like 1 alone, then "
+                     "small, mid and large; 256 and 4096 only where the piece past them reaches twice the cut), each planned at "
+                     "its geometric middle without root tiles or split, packing static data only; buckets whose plans "
+                     "agree share one compiled kernel; a dispatch runs its bucket's plan, its size and argument bytes "
+                     "computed from its sizes\n",
                   p->bucketed->count);
     for (uint32_t b = 0; b + 1 < p->bucketed->count; b++)
         if (!print_bucket_plan(p, b, &p->bucketed->plans[b], s)) return false;
