@@ -187,7 +187,12 @@ tilec_status program_compile_buckets(pipeline *p) {
         }
         st = pipeline_make(c, &k->variants[made]);
         k->variant_count = ++made;
-        if (!st) k->times.total += k->variants[v]->times.total;
+        if (!st) { /* the stages summed over the variants */
+            const tilec_compile_times *t = &k->variants[v]->times;
+            k->times.plan += t->plan, k->times.lower += t->lower, k->times.llvm += t->llvm;
+            k->times.jit += t->jit, k->times.optimize += t->optimize, k->times.codegen += t->codegen;
+            k->times.total += t->total;
+        }
     }
     for (uint32_t v = 0; v < made; v++) pipeline_free(&plans[v]);
     tilec_free(p->ctx, plans);

@@ -51,6 +51,12 @@ expect 1 "$TILEC" plan "$K" --target cuda && contains "$WORK/err" 'TILEC-R01'
 expect 1 "$TILEC" compile "$K" -o "$WORK/k.o" && contains "$WORK/err" 'TILEC-R03.*ahead-of-time objects'
 [ ! -e "$WORK/k.o" ] || fail "a refused compile left an object"
 expect 0 "$TILEC" plan "$K" && contains "$WORK/out" '^bucket R=256..4096, planned at R=1024:'
+# bench times the one kernel at the sizes --dim gives (every size needs one)
+expect 0 "$TILEC" bench "$K" --dim R=64 --threads 1 && {
+  contains "$WORK/out" 'dims=R:1..4096'
+  contains "$WORK/out" 'throughput: .* GB/s \(33280 argument bytes\)'
+}
+expect 2 "$TILEC" bench "$K" --threads 1 && contains "$WORK/err" 'needs runtime size R: give --dim R=N$'
 # a tile over a runtime size, with the caret at its extent
 sed 's/tile \[m=1, n=W\], %y/tile [m=R, n=W], %y/' "$K" >"$WORK/tile.tir"
 expect 1 "$TILEC" check "$WORK/tile.tir" && {

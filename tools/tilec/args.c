@@ -3,6 +3,7 @@
  * buffer is always allocated (at least one byte) once create succeeds. */
 #include "args.h"
 
+#include "cli.h"
 #include "memory.h"
 
 #include "base/checked.h"
@@ -311,6 +312,56 @@ tilec_status cli_args_load_npy(cli_args *a, size_t index, const char *path) {
     npy_read_options o = {accept_header, &target, a->buffers[index].data, a->buffers[index].size_bytes, false};
     npy_array header;
     return npy_read_with(a->ctx, path, &o, &header);
+}
+
+/* ---- runtime sizes ---- */
+
+int cli_dim_set(const char *command, const tir_func *f, int64_t *dims, bool *set, size_t k, int64_t v,
+                const char *source) {
+    const char *name = tir_func_symbol(f, k, NULL, NULL);
+    if (set[k] && dims[k] != v) {
+        cli_fail(command, "runtime size %s is %lld, but %s makes it %lld", name, (long long)dims[k], source,
+                 (long long)v);
+        return CLI_EXIT_FAIL;
+    }
+    dims[k] = v;
+    set[k] = true;
+    return CLI_CONTINUE;
+}
+
+int cli_dim_take(const char *command, const tir_func *f, const char *text, int64_t *dims, bool *set) {
+    const char *value = strchr(text, '=');
+    size_t len = value ? (size_t)(value - text) : strlen(text), n = tir_func_symbol_count(f), k = 0;
+    if (!value || !len) return cli_usage_error(command, "malformed --dim '%s' (expected NAME=N)", text);
+    while (k < n && (strlen(tir_func_symbol(f, k, NULL, NULL)) != len || memcmp(tir_func_symbol(f, k, NULL, NULL), text, len)))
+        k++;
+    if (k == n) {
+        cli_fail(command, "--dim %.*s=...: kernel @%s has no runtime size '%.*s'", (int)len, text, tir_func_name(f),
+                 (int)len, text);
+        fprintf(stderr, "  runtime sizes:");
+        for (size_t i = 0; i < n; i++) {
+            int64_t lo, hi;
+            const char *name = tir_func_symbol(f, i, &lo, &hi);
+            fprintf(stderr, " %s (%lld..%lld)", name, (long long)lo, (long long)hi);
+        }
+        fprintf(stderr, "%s\n", n ? "" : " none (its extents are numbers)");
+        return CLI_EXIT_FAIL;
+    }
+    char *end;
+    errno = 0;
+    long long v = strtoll(value + 1, &end, 10);
+    if (!value[1] || *end || errno) return cli_usage_error(command, "--dim %s: not an integer", text);
+    return cli_dim_set(command, f, dims, set, k, v, "--dim");
+}
+
+int cli_dims_complete(const char *command, const tir_func *f, const bool *set, const char *how) {
+    for (size_t k = 0; k < tir_func_symbol_count(f); k++)
+        if (!set[k]) {
+            const char *name = tir_func_symbol(f, k, NULL, NULL);
+            return cli_usage_error(command, "kernel @%s needs runtime size %s: give --dim %s=N%s", tir_func_name(f),
+                                   name, name, how);
+        }
+    return CLI_CONTINUE;
 }
 
 tilec_status cli_npy_shape(tilec_context *ctx, const char *path, uint64_t *shape, size_t *rank) {

@@ -60,6 +60,19 @@ tilec_status cli_args_load_npy(cli_args *a, size_t index, const char *path);
  * rounded once); a value that does not fit is TILEC-ARG01. */
 tilec_status cli_args_fill_value(cli_args *a, size_t index, const char *text);
 tilec_status cli_args_save_npy(cli_args *a, size_t index, const char *path);
+/* ---- runtime sizes (docs/tir.md "Runtime sizes") ---- */
+/* Size k of f set to v by `source` (a --dim, an --in file's shape); a
+ * second source must agree (exit 1 otherwise). */
+int cli_dim_set(const char *command, const tir_func *f, int64_t *dims, bool *set, size_t k, int64_t v,
+                const char *source);
+/* One `--dim NAME=N` of `command`: a name that is no runtime size of f
+ * (exit 1, listing them; a static kernel has none), a value that is no
+ * integer (usage error) or that another source set differently. */
+int cli_dim_take(const char *command, const tir_func *f, const char *text, int64_t *dims, bool *set);
+/* Every size of f set, else a usage error naming the first missing one
+ * and how to give it (`how`). */
+int cli_dims_complete(const char *command, const tir_func *f, const bool *set, const char *how);
+
 /* The shape of the array in a .npy file (its header only); shape holds 64. */
 tilec_status cli_npy_shape(tilec_context *ctx, const char *path, uint64_t *shape, size_t *rank);
 

@@ -11,6 +11,7 @@
 #include "native.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 enum { ROUNDS = CLI_TIME_ROUNDS, MAX_REPS = 1 << 20 };
@@ -53,9 +54,12 @@ bool cli_time_kernel(tilec_context *ctx, tilec_kernel *k, const cli_args *a, dou
     return true;
 }
 
-static int bench_kernel(tilec_context *ctx, const tir_func *f, tilec_kernel *k) {
+/* f's arguments at the run's sizes (sized: f at them, else f). */
+static int bench_kernel(tilec_context *ctx, const tir_func *f, tilec_kernel *k, const int64_t *dims, size_t n_dims) {
     cli_args a;
     if (cli_args_create(ctx, f, &a) != TILEC_OK) return cli_fail_diags(ctx);
+    a.n_dims = n_dims;
+    memcpy(a.dims, dims, n_dims * sizeof *dims);
     for (size_t i = 0; i < a.count; i++) cli_args_fill_random(&a, i, 0);
     int code = CLI_EXIT_FAIL;
     uint64_t reps;
@@ -71,7 +75,7 @@ static int bench_kernel(tilec_context *ctx, const tir_func *f, tilec_kernel *k) 
         printf("  run: median %.2f us, min %.2f us, max %.2f us (%d rounds of %llu dispatches)\n", median, per[0],
                per[ROUNDS - 1], ROUNDS, (unsigned long long)reps);
         uint64_t flops = tilec_kernel_flops(k), bytes = 0;
-        for (size_t i = 0; i < tilec_kernel_arg_count(k); i++) bytes += tilec_kernel_arg_min_bytes(k, i);
+        for (size_t i = 0; i < tilec_kernel_arg_count(k); i++) bytes += tilec_kernel_arg_bytes(k, i, dims);
         if (flops)
             printf("  throughput: %.2f GFLOP/s (%llu flops from mma)\n", (double)flops / median * 1e-3,
                    (unsigned long long)flops);
@@ -87,21 +91,39 @@ static int bench_kernel(tilec_context *ctx, const tir_func *f, tilec_kernel *k) 
     return code;
 }
 
+/* f's runtime sizes from --dim (all needed), and f at them in *sized. */
+static int bench_sizes(tilec_context *ctx, const cli_native_request *r, const tir_func *f, int64_t *dims,
+                       tir_module **sized) {
+    bool set[CLI_MAX_DIMS] = {false};
+    int code = CLI_CONTINUE;
+    for (size_t i = 0; code == CLI_CONTINUE && i < r->dim_count; i++) code = cli_dim_take("bench", f, r->dims[i], dims, set);
+    if (code == CLI_CONTINUE) code = cli_dims_complete("bench", f, set, "");
+    if (code == CLI_CONTINUE && tir_func_symbol_count(f) &&
+        !(*sized = tir_func_specialize(f, tir_func_symbol_count(f), dims)))
+        code = cli_fail_diags(ctx);
+    return code;
+}
+
 static int bench_main(tilec_context *ctx, int argc, char **argv, bool parse_only) {
     cli_native_request r;
-    int code = cli_native_request_scan(ctx, &cli_bench_command, argc, argv, &r);
+    int code = cli_bench_request_scan(ctx, &cli_bench_command, argc, argv, &r);
     if (code == CLI_CONTINUE && !parse_only) {
-        tir_module *m = cli_load_module(ctx, r.path, &r.defines);
+        tir_module *m = cli_load_module(ctx, r.path, &r.defines), *sized = NULL;
         const tir_func *f = m ? cli_pick_kernel(m, "bench", r.kernel) : NULL;
-        code = CLI_EXIT_FAIL;
-        if (f && cli_args_check_memory(ctx, f, 1) != TILEC_OK) {
-            cli_fail_diags(ctx); /* before the compile: it would be in vain */
-        } else if (f) {
+        int64_t dims[CLI_MAX_DIMS];
+        code = f ? bench_sizes(ctx, &r, f, dims, &sized) : CLI_EXIT_FAIL;
+        const tir_func *at = sized ? tir_module_func(sized, 0) : f; /* the arguments' shapes */
+        if (code != CLI_CONTINUE) {
+            /* said */
+        } else if (cli_args_check_memory(ctx, at, 1) != TILEC_OK) {
+            code = cli_fail_diags(ctx); /* before the compile: it would be in vain */
+        } else {
             tilec_compile_options o = cli_options_native(&r.options);
             tilec_kernel *k = cli_native_compile(ctx, &o, f, NULL);
-            if (k) code = bench_kernel(ctx, f, k);
+            code = k ? bench_kernel(ctx, at, k, dims, tir_func_symbol_count(f)) : CLI_EXIT_FAIL;
             tilec_kernel_destroy(k);
         }
+        tir_module_destroy(sized);
         tir_module_destroy(m);
     }
     cli_native_request_free(&r);
@@ -111,7 +133,7 @@ static int bench_main(tilec_context *ctx, int argc, char **argv, bool parse_only
 const cli_command cli_bench_command = {
     "bench",
     "time a kernel's native code (warm, adaptive repetitions)",
-    "usage: tilec bench FILE.tir [--kernel NAME] [-D NAME=VALUE]... [native options]\n"
+    "usage: tilec bench FILE.tir [--kernel NAME] [-D NAME=VALUE]... [--dim NAME=N]... [native options]\n"
     "\n"
     "Compiles one kernel of FILE.tir natively, fills its arguments as `tilec run`\n"
     "does (seed 0), dispatches once to warm up, calibrates the repetitions so a\n"
@@ -119,7 +141,9 @@ const cli_command cli_bench_command = {
     "items, the median/min/max microseconds per dispatch over the rounds, the\n"
     "throughput at the median (GFLOP/s from 2*M*N*K of the mma ops when the\n"
     "kernel has any, else GB/s over the arguments' bytes) and the compile-time\n"
-    "breakdown (verify, plan, lower, LLVM IR emission, optimization + JIT).\n"
+    "breakdown (verify, plan, lower, LLVM IR emission, optimization + JIT).  A\n"
+    "kernel with runtime sizes is compiled once for their ranges and timed at\n"
+    "the sizes --dim NAME=N gives (every size; docs/tir.md \"Runtime sizes\").\n"
     "\n"
     "Options:\n" CLI_NATIVE_COMMAND_HELP
     "\n"

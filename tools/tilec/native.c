@@ -92,8 +92,8 @@ int cli_run_native(tilec_context *ctx, const cli_options *c, const tir_func *f, 
 }
 
 enum { OPT_REQ_DEFINE = 1, OPT_REQ_KERNEL, OPT_REQ_OUTPUT, OPT_REQ_HEADER, OPT_REQ_CPU, OPT_REQ_NAME, OPT_REQ_PARAM,
-       OPT_REQ_FIT };
-enum { REQUEST_NATIVE, REQUEST_AOT, REQUEST_TUNE };
+       OPT_REQ_FIT, OPT_REQ_DIM };
+enum { REQUEST_NATIVE, REQUEST_AOT, REQUEST_TUNE, REQUEST_BENCH };
 
 #define REQUEST_OPTIONS {"-D", true, OPT_REQ_DEFINE}, {"--kernel", true, OPT_REQ_KERNEL}
 static const cli_option request_options[] = {REQUEST_OPTIONS, {NULL, false, 0}};
@@ -103,10 +103,12 @@ static const cli_option aot_request_options[] = {
 };
 static const cli_option tune_request_options[] = {
     REQUEST_OPTIONS, {"--param", true, OPT_REQ_PARAM}, {"--fit", true, OPT_REQ_FIT}, {NULL, false, 0}};
+static const cli_option bench_request_options[] = {REQUEST_OPTIONS, {"--dim", true, OPT_REQ_DIM}, {NULL, false, 0}};
 
 static int scan_request(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r,
                         int kind) {
-    static const cli_option *const tables[] = {request_options, aot_request_options, tune_request_options};
+    static const cli_option *const tables[] = {request_options, aot_request_options, tune_request_options,
+                                               bench_request_options};
     bool aot = kind == REQUEST_AOT;
     memset(r, 0, sizeof *r);
     cli_defines_init(&r->defines, ctx);
@@ -139,6 +141,10 @@ static int scan_request(tilec_context *ctx, const cli_command *cmd, int argc, ch
             r->params[r->param_count++] = value;
             break;
         case OPT_REQ_FIT: r->fit = value; break;
+        case OPT_REQ_DIM:
+            if (r->dim_count == CLI_MAX_DIMS) return cli_usage_error(cmd->name, "at most %d --dim options", CLI_MAX_DIMS);
+            r->dims[r->dim_count++] = value;
+            break;
         default:
             if (!cli_options_take(&r->options, cmd->name, id, value)) return CLI_EXIT_USAGE;
         }
@@ -150,6 +156,10 @@ static int scan_request(tilec_context *ctx, const cli_command *cmd, int argc, ch
 
 int cli_native_request_scan(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r) {
     return scan_request(ctx, cmd, argc, argv, r, REQUEST_NATIVE);
+}
+
+int cli_bench_request_scan(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r) {
+    return scan_request(ctx, cmd, argc, argv, r, REQUEST_BENCH);
 }
 
 int cli_tune_request_scan(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r) {

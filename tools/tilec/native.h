@@ -52,6 +52,8 @@ typedef struct {
     const char *params[CLI_MAX_TUNE_PARAMS];    /* `tilec tune`: --param NAME=V1,V2,... */
     size_t param_count;
     const char *fit;                            /* `tilec tune`: --fit FILE */
+    const char *dims[CLI_MAX_DIMS];             /* `tilec bench`: --dim NAME=N */
+    size_t dim_count;
 } cli_native_request;
 
 #define CLI_NATIVE_COMMAND_HELP \
@@ -65,6 +67,8 @@ int cli_native_request_scan(tilec_context *ctx, const cli_command *cmd, int argc
 /* The same with `tilec compile`'s -o FILE.o (required), --header FILE.h,
  * --cpu NAME and --name SYMBOL. */
 int cli_aot_request_scan(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r);
+/* The same with `tilec bench`'s --dim NAME=N (repeatable). */
+int cli_bench_request_scan(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r);
 /* The same with `tilec tune`'s --param NAME=V1,V2,... (repeatable) and
  * --fit FILE. */
 int cli_tune_request_scan(tilec_context *ctx, const cli_command *cmd, int argc, char **argv, cli_native_request *r);

@@ -40,7 +40,7 @@ typedef struct {
     const char *path, *kernel;
     uint64_t seed;
     file_args ins, outs, values; /* --in, --out; --arg (path holds the value's text) */
-    file_args dims;               /* --dim NAME=N (path holds the number's text) */
+    VEC(const char *) dims;       /* --dim NAME=N, as given */
     enum { ENGINE_NATIVE, ENGINE_REFERENCE, ENGINE_XIR } engine;
     bool check;                   /* --check */
     cli_options options;          /* native and modeled (--xir) alike */
@@ -50,7 +50,7 @@ static int add_file_arg(run_request *r, file_args *list, const char *option, con
     file_arg a = {0};
     if (!cli_split_assignment(text, &a.name, &a.name_len, &a.path))
         return cli_usage_error("run", "malformed %s '%s' (expected NAME=%s)", option, text,
-                               !strcmp(option, "--dim") ? "N" : strcmp(option, "--arg") ? "FILE.npy" : "VALUE");
+                               strcmp(option, "--arg") ? "FILE.npy" : "VALUE");
     if (a.name[0] == '%') { /* %X and X name the same parameter */
         a.name++;
         a.name_len--;
@@ -79,7 +79,9 @@ static int scan(run_request *r, int argc, char **argv) {
         case OPT_IN: code = add_file_arg(r, &r->ins, "--in", value); break;
         case OPT_OUT: code = add_file_arg(r, &r->outs, "--out", value); break;
         case OPT_ARG: code = add_file_arg(r, &r->values, "--arg", value); break;
-        case OPT_DIM: code = add_file_arg(r, &r->dims, "--dim", value); break;
+        case OPT_DIM:
+            if (!VEC_PUSH(r->ctx, &r->dims, value)) code = cli_fail("run", "out of memory");
+            break;
         case OPT_SEED:
             if (!cli_parse_u64(value, &r->seed))
                 return cli_usage_error("run", "--seed needs a non-negative integer, not '%s'", value);
@@ -150,52 +152,14 @@ static double elapsed_ms(const struct timespec *t0) {
 
 /* ---- runtime sizes ---- */
 
-static int no_size(const tir_func *f, const char *name, size_t len) {
-    size_t n = tir_func_symbol_count(f);
-    cli_fail("run", "--dim %.*s=...: kernel @%s has no runtime size '%.*s'", (int)len, name, tir_func_name(f), (int)len,
-             name);
-    fprintf(stderr, "  runtime sizes:");
-    for (size_t i = 0; i < n; i++) {
-        int64_t lo, hi;
-        const char *s = tir_func_symbol(f, i, &lo, &hi);
-        fprintf(stderr, " %s (%lld..%lld)", s, (long long)lo, (long long)hi);
-    }
-    fprintf(stderr, "%s\n", n ? "" : " none (its extents are numbers)");
-    return CLI_EXIT_FAIL;
-}
-
-/* Size k of f set to v by `source` (a --dim, or an --in file's shape); a
- * second source must agree. */
-static int set_size(const tir_func *f, int64_t *dims, bool *set, size_t k, int64_t v, const char *source) {
-    const char *name = tir_func_symbol(f, k, NULL, NULL);
-    if (set[k] && dims[k] != v) {
-        cli_fail("run", "runtime size %s is %lld, but %s makes it %lld", name, (long long)dims[k], source, (long long)v);
-        return CLI_EXIT_FAIL;
-    }
-    dims[k] = v;
-    set[k] = true;
-    return CLI_CONTINUE;
-}
-
 /* The runtime sizes of f: each from --dim, else from the shape of an --in
  * array whose axis is exactly that size; the ranges are checked when the
  * kernel is sized (tir_func_specialize). */
 static int runtime_sizes(tilec_context *ctx, const run_request *r, const tir_func *f, int64_t *dims) {
-    size_t n = tir_func_symbol_count(f);
     bool set[CLI_MAX_DIMS] = {false};
     int code = CLI_CONTINUE;
-    for (size_t i = 0; code == CLI_CONTINUE && i < r->dims.len; i++) {
-        const file_arg *d = &r->dims.data[i];
-        size_t k = 0;
-        while (k < n && (strlen(tir_func_symbol(f, k, NULL, NULL)) != d->name_len ||
-                         memcmp(tir_func_symbol(f, k, NULL, NULL), d->name, d->name_len)))
-            k++;
-        char *end;
-        long long v = strtoll(d->path, &end, 10);
-        if (k == n) return no_size(f, d->name, d->name_len);
-        if (!*d->path || *end) return cli_usage_error("run", "--dim %.*s=%s: not an integer", (int)d->name_len, d->name, d->path);
-        code = set_size(f, dims, set, k, v, "--dim");
-    }
+    for (size_t i = 0; code == CLI_CONTINUE && i < r->dims.len; i++)
+        code = cli_dim_take("run", f, r->dims.data[i], dims, set);
     for (size_t i = 0; code == CLI_CONTINUE && i < r->ins.len; i++) {
         const file_arg *in = &r->ins.data[i];
         const tir_value *param = NULL;
@@ -212,15 +176,13 @@ static int runtime_sizes(tilec_context *ctx, const run_request *r, const tir_fun
             int k = tir_func_extent_symbol(f, tir_space_extent(space, a));
             char source[300];
             snprintf(source, sizeof source, "the shape of %s", in->path);
-            if (k >= 0) code = set_size(f, dims, set, (size_t)k, shape[a] > INT64_MAX ? INT64_MAX : (int64_t)shape[a], source);
+            if (k >= 0)
+                code = cli_dim_set("run", f, dims, set, (size_t)k, shape[a] > INT64_MAX ? INT64_MAX : (int64_t)shape[a],
+                                   source);
         }
     }
     tilec_diag_clear(ctx); /* an unreadable --in is reported when it is loaded */
-    for (size_t k = 0; code == CLI_CONTINUE && k < n; k++)
-        if (!set[k])
-            code = cli_usage_error("run", "kernel @%s needs runtime size %s: give --dim %s=N or an --in array it shapes",
-                                   tir_func_name(f), tir_func_symbol(f, k, NULL, NULL), tir_func_symbol(f, k, NULL, NULL));
-    return code;
+    return code == CLI_CONTINUE ? cli_dims_complete("run", f, set, " or an --in array it shapes") : code;
 }
 
 static int execute(tilec_context *ctx, run_request *r, const tir_func *dynamic) {
@@ -229,7 +191,8 @@ static int execute(tilec_context *ctx, run_request *r, const tir_func *dynamic) 
     size_t n_dims = tir_func_symbol_count(dynamic);
     tir_module *sized = NULL;
     const tir_func *f = dynamic; /* the kernel at this run's sizes */
-    if (!n_dims && r->dims.len) return no_size(dynamic, r->dims.data[0].name, r->dims.data[0].name_len);
+    bool none[1] = {false};
+    if (!n_dims && r->dims.len) return cli_dim_take("run", dynamic, r->dims.data[0], dims, none);
     if (n_dims) {
         int code = runtime_sizes(ctx, r, dynamic, dims);
         if (code != CLI_CONTINUE) return code;
