@@ -110,10 +110,11 @@ static bool loop_range(lowerer *lw, const tir_op *op, carry *carries, xir_value 
     }
     if (!lw_ok(lw)) return false;
     xir_value *i = &L.index->value;
-    if (full) lw_set_sym_bound(lw, i, full->form, full->div, -1);
     bool reverse = op->kind == TIR_OP_REDUCE && op->policy == TIR_REDUCE_FOLD_RIGHT;
     xir_value *last = to ? lw_arith(lw, XIR_OP_SUB, to, lw_i64(lw, 1), NULL) : lw_i64(lw, trips - 1);
     lw_bind_coords(lw, op, reverse ? lw_arith(lw, XIR_OP_SUB, last, i, NULL) : i);
+    /* after the coordinates' own bound (i <= E - 1), the peel's tighter one */
+    if (full) lw_set_sym_bound(lw, i, full->form, full->div, -1);
     for (uint32_t j = 0; j < n; j++) lw_bind(lw, op->body->args[rank + j], carry_record(lw, &carries[j]));
     lower_block(lw, op->body, NULL);
     /* The back edge: PHI values first, then the staged copy of large carries. */
