@@ -413,6 +413,9 @@ static void test_decode_lengths(void) {
         const char *plan = tilec_kernel_realization(k);
         CHECK(strstr(plan, "plan=Lk=1..1:") && strstr(plan, " | Lk=2..255:") && strstr(plan, " | Lk=256..4096:"));
         CHECK(strstr(plan, "dims=Lk:1..4096"));
+        /* the KV walk peeled: K's and V's block guards only in the last, partial block's body */
+        const char *lowered = tilec_kernel_plan_realization(k);
+        CHECK_MSG(strstr(lowered, "peeled_loops=1;") && strstr(lowered, "guards_kept=2;"), "%s", lowered);
     }
     for (int64_t lk = 1; k && lk <= 600; lk++) {
         tir_define pin[6] = {{"B", 1}, {"Hq", 8}, {"Hkv", 1}, {"Lq", 1}, {"bq", 1}, {"Lk", lk}};
