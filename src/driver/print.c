@@ -29,41 +29,62 @@ static void print_bucket(const tir_func *f, const pipeline_bucket *b, strbuf *s)
         strbuf_printf(s, "%s%s=%lld..%lld", i ? ", " : "", f->syms[i]->name, (long long)b->lo[i], (long long)b->hi[i]);
 }
 
-/* One bucket's plan under its header: which sizes it serves, where it was planned. */
+/* One bucket's plan under its header: which sizes it serves, where it was
+ * planned (JSON: an element of "buckets" with "sizes", "planned_at" and
+ * "plan"). */
 static bool print_bucket_plan(const pipeline *p, uint32_t b, const plan_result *plan, strbuf *s) {
     const tir_func *f = p->f;
     const pipeline_bucket *bucket = &p->bucketed->buckets[b];
-    strbuf_append(s, "bucket ");
-    print_bucket(f, bucket, s);
-    strbuf_append(s, ", planned at ");
-    for (uint32_t i = 0; i < f->sym_count; i++)
-        strbuf_printf(s, "%s%s=%lld", i ? ", " : "", f->syms[i]->name, (long long)bucket->at[i]);
-    strbuf_append(s, ":\n");
+    if (p->json) {
+        strbuf_append(s, b ? ",\n  {\"sizes\": {" : "  {\"sizes\": {");
+        for (uint32_t i = 0; i < f->sym_count; i++)
+            strbuf_printf(s, "%s\"%s\": [%lld, %lld]", i ? ", " : "", f->syms[i]->name, (long long)bucket->lo[i],
+                          (long long)bucket->hi[i]);
+        strbuf_append(s, "}, \"planned_at\": {");
+        for (uint32_t i = 0; i < f->sym_count; i++)
+            strbuf_printf(s, "%s\"%s\": %lld", i ? ", " : "", f->syms[i]->name, (long long)bucket->at[i]);
+        strbuf_append(s, "}, \"plan\": ");
+    } else {
+        strbuf_append(s, "bucket ");
+        print_bucket(f, bucket, s);
+        strbuf_append(s, ", planned at ");
+        for (uint32_t i = 0; i < f->sym_count; i++)
+            strbuf_printf(s, "%s%s=%lld", i ? ", " : "", f->syms[i]->name, (long long)bucket->at[i]);
+        strbuf_append(s, ":\n");
+    }
     const plan_choice **rank = p->explain ? plan_ranking(p->ctx, plan) : NULL;
     if (p->explain && !rank) return false;
-    plan_report_text(s, plan, rank, p->explain);
+    if (p->json) plan_report_json(s, plan, rank, p->explain);
+    else plan_report_text(s, plan, rank, p->explain);
+    if (p->json) strbuf_append(s, "  }");
     tilec_free(p->ctx, rank);
     return true;
 }
 
-/* A kernel with runtime sizes: every bucket's plan, the last one's is p's. */
+/* A kernel with runtime sizes: every bucket's plan, the last one's is p's
+ * (JSON: {"buckets": [...]}, identifiers as names: no escaping). */
 static bool print_buckets(const pipeline *p, strbuf *s) {
-    strbuf_printf(s, "runtime sizes: %u buckets (each size's range cut at 2, 256 and 4096: a decode-like 1 alone, then "
-                     "small, mid and large; 256 and 4096 only where the piece past them reaches twice the cut), each planned at "
-                     "its geometric middle without root tiles or split, packing static data only; buckets whose plans "
-                     "agree share one compiled kernel; a dispatch runs its bucket's plan, its size and argument bytes "
-                     "computed from its sizes\n",
-                  p->bucketed->count);
+    if (p->json) strbuf_append(s, "{\"buckets\": [\n");
+    else
+        strbuf_printf(s,
+                      "runtime sizes: %u buckets (each size's range cut at 2, 256 and 4096: a decode-like 1 alone, "
+                      "then small, mid and large; 256 and 4096 only where the piece past them reaches twice the cut), "
+                      "each planned at its geometric middle without root tiles or split, packing static data only; "
+                      "buckets whose plans agree share one compiled kernel; a dispatch runs its bucket's plan, its size "
+                      "and argument bytes computed from its sizes\n",
+                      p->bucketed->count);
     for (uint32_t b = 0; b + 1 < p->bucketed->count; b++)
         if (!print_bucket_plan(p, b, &p->bucketed->plans[b], s)) return false;
-    return print_bucket_plan(p, p->bucketed->count - 1, &p->plan, s);
+    if (!print_bucket_plan(p, p->bucketed->count - 1, &p->plan, s)) return false;
+    if (p->json) strbuf_append(s, "\n]}\n");
+    return true;
 }
 
 /* A plan, or why there is none (a failed plan with an explanation asked). */
 bool pipeline_print_plan(const pipeline *p, strbuf *s) {
     bool failed = p->next <= TILEC_STAGE_PLAN;
     if (!p->planned || (failed && !(p->explain && p->plan.candidate_count))) return true;
-    if (p->bucketed && !p->json && !failed) return print_buckets(p, s);
+    if (p->bucketed && !failed) return print_buckets(p, s);
     const plan_choice **rank = p->explain ? plan_ranking(p->ctx, &p->plan) : NULL;
     if (p->explain && !rank) return false;
     if (p->json) plan_report_json(s, &p->plan, rank, p->explain);

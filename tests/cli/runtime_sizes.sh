@@ -51,6 +51,12 @@ expect 1 "$TILEC" plan "$K" --target cuda && contains "$WORK/err" 'TILEC-R01'
 expect 1 "$TILEC" compile "$K" -o "$WORK/k.o" && contains "$WORK/err" 'TILEC-R03.*ahead-of-time objects'
 [ ! -e "$WORK/k.o" ] || fail "a refused compile left an object"
 expect 0 "$TILEC" plan "$K" && contains "$WORK/out" '^bucket R=256..4096, planned at R=1024:'
+expect 0 "$TILEC" plan "$K" --json --explain && {
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); b = d["buckets"]
+assert [x["sizes"]["R"] for x in b] == [[1, 1], [2, 255], [256, 4096]], b
+assert [x["planned_at"]["R"] for x in b] == [1, 22, 1024] and all(x["plan"]["ok"] for x in b)' "$WORK/out" ||
+    fail "plan --json of a kernel with runtime sizes: not one plan per bucket"
+}
 # bench times the one kernel at the sizes --dim gives (every size needs one)
 expect 0 "$TILEC" bench "$K" --dim R=64 --threads 1 && {
   contains "$WORK/out" 'dims=R:1..4096'
