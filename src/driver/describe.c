@@ -5,11 +5,11 @@
  * One item table feeds both formats, so they never disagree. */
 #include "driver/kernel.h"
 
-#include <string.h>
-
 #include "gpu/cuda.h"
 #include "plan/gpu_target.h"
 #include "tir/ir.h"
+
+#include <string.h>
 
 /* ---- mma work ---- */
 

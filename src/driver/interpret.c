@@ -83,22 +83,17 @@ static tilec_status bind(tilec_context *ctx, const tilec_kernel *k, const rt_par
 }
 
 /* A kernel compiled for a range of sizes at `dims`: its dispatch size and
- * each argument's bytes (rt/sizes.h), as the runtime computes them. */
+ * each argument's bytes, as the runtime computes them (rt_program_sizes). */
 static tilec_status sized_launch(tilec_context *ctx, const tilec_kernel *k, const int64_t *dims, rt_param *params,
                                  uint32_t *dispatch_size) {
-    const rt_program *p = &k->prog;
-    int64_t programs = 0;
-    bool ok = rt_size_eval(&p->dispatch_size, dims, p->dim_count, &programs) && programs >= 0 && programs <= UINT32_MAX;
-    for (uint32_t i = 0; ok && i < p->user_args; i++) {
-        int64_t bytes = (int64_t)k->params[i].min_bytes;
-        ok = !p->arg_bytes[i].count || (rt_size_eval(&p->arg_bytes[i], dims, p->dim_count, &bytes) && bytes >= 0);
-        params[i] = (rt_param){k->params[i].elem, (uint64_t)bytes};
-    }
-    *dispatch_size = (uint32_t)programs;
-    return ok ? TILEC_OK
-              : tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(),
-                            "%s: its dispatch size or an argument's bytes do not fit at these runtime sizes",
-                            k->prog.desc.name);
+    if (k->prog.user_args + k->prog.packs + 1 > MAX_ARGS) /* params holds them all */
+        return tilec_error(ctx, TILEC_E_UNSUPPORTED, "RT-D02", tilec_no_loc(),
+                           "%s: an interpreter's kernel takes at most %d arguments", k->prog.desc.name, MAX_ARGS - 1);
+    return rt_program_sizes(&k->prog, dims, params, dispatch_size)
+               ? TILEC_OK
+               : tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(),
+                             "%s: its dispatch size or an argument's bytes do not fit at these runtime sizes",
+                             k->prog.desc.name);
 }
 
 tilec_status pipeline_dispatch_xir(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args,

@@ -148,6 +148,22 @@ static sized_launch *thread_launch(sized_launch *spare) {
     return l ? l : spare;
 }
 
+bool rt_program_sizes(const rt_program *p, const int64_t *dims, rt_param *params, uint32_t *programs) {
+    int64_t v = 0;
+    uint32_t n = p->user_args;
+    bool ok = p->dim_count <= RT_MAX_DIMS && rt_size_eval(&p->dispatch_size, dims, p->dim_count, &v) && v >= 0 &&
+              v <= UINT32_MAX;
+    *programs = (uint32_t)v;
+    for (uint32_t i = 0; ok && i < n; i++) {
+        int64_t bytes = (int64_t)p->desc.params[i].min_bytes;
+        ok = !p->arg_bytes[i].count || (rt_size_eval(&p->arg_bytes[i], dims, p->dim_count, &bytes) && bytes >= 0);
+        params[i] = (rt_param){p->desc.params[i].elem, (uint64_t)bytes};
+    }
+    for (uint32_t i = 0; ok && i < p->packs; i++) params[n + i] = p->desc.params[n + i];
+    if (ok) params[n + p->packs] = (rt_param){TIR_I64, p->dim_count * sizeof *dims};
+    return ok;
+}
+
 static bool same_dims(const int64_t *a, const int64_t *b, uint32_t n) {
     for (uint32_t i = 0; i < n; i++)
         if (a[i] != b[i]) return false;
@@ -156,22 +172,12 @@ static bool same_dims(const int64_t *a, const int64_t *b, uint32_t n) {
 
 /* The launch of p at dims: from the thread's last one, or computed (false
  * when a size overflows; the cache is then empty). */
-static const sized_launch *launch_at(const rt_program *p, size_t n, const int64_t *dims, sized_launch *spare) {
+static const sized_launch *launch_at(const rt_program *p, const int64_t *dims, sized_launch *spare) {
     sized_launch *l = thread_launch(spare);
     size_t dim_bytes = p->dim_count * sizeof *dims;
     if (l->serial == p->size_serial && same_dims(l->dims, dims, p->dim_count)) return l;
-    int64_t programs = 0;
-    bool ok = p->dim_count <= RT_MAX_DIMS && rt_size_eval(&p->dispatch_size, dims, p->dim_count, &programs) &&
-              programs >= 0 && programs <= UINT32_MAX;
-    for (size_t i = 0; ok && i < n; i++) {
-        int64_t bytes = (int64_t)p->desc.params[i].min_bytes;
-        ok = !p->arg_bytes[i].count || (rt_size_eval(&p->arg_bytes[i], dims, p->dim_count, &bytes) && bytes >= 0);
-        l->params[i] = (rt_param){p->desc.params[i].elem, (uint64_t)bytes};
-    }
-    for (uint32_t i = 0; ok && i < p->packs; i++) l->params[n + i] = p->desc.params[n + i];
-    if (ok) l->params[n + p->packs] = (rt_param){TIR_I64, dim_bytes};
+    bool ok = rt_program_sizes(p, dims, l->params, &l->programs);
     l->serial = ok ? p->size_serial : 0;
-    l->programs = (uint32_t)programs;
     memcpy(l->dims, dims, ok ? dim_bytes : 0);
     return ok ? l : NULL;
 }
@@ -188,7 +194,7 @@ static tilec_status dispatch_sized(rt_pool *pool, tilec_context *ctx, rt_program
                            SIZED_MAX_ARGS - 1);
     sized_launch spare; /* when the thread has no cache */
     spare.serial = 0;
-    const sized_launch *l = launch_at(p, n, dims, &spare);
+    const sized_launch *l = launch_at(p, dims, &spare);
     if (!l)
         return tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(),
                            "kernel '@%s': its dispatch size or an argument's bytes do not fit at these runtime sizes",

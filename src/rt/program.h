@@ -64,6 +64,10 @@ tilec_status rt_program_alloc_scratch(tilec_context *ctx, rt_program *p, uint64_
 /* Frees the scratch and its lock (not the sub-programs: their owners do). */
 void rt_program_free_scratch(tilec_context *ctx, rt_program *p);
 
+/* A sized program's launch at dims: *programs its dispatch size, params its
+ * parameters (the user's arguments' bytes there, then the panels, then
+ * the dims: user_args + packs + 1 entries); false when a size overflows. */
+bool rt_program_sizes(const rt_program *p, const int64_t *dims, rt_param *params, uint32_t *programs);
 /* Runs p on args[0..n) (the user's arguments, TileIR parameter order) with
  * its runtime sizes dims[0..p->dim_count) (NULL for a static program; the
  * caller checked them against their ranges): RT-D02 when n is not

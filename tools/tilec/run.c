@@ -191,9 +191,7 @@ static int execute(tilec_context *ctx, run_request *r, const tir_func *dynamic) 
     size_t n_dims = tir_func_symbol_count(dynamic);
     tir_module *sized = NULL;
     const tir_func *f = dynamic; /* the kernel at this run's sizes */
-    bool none[1] = {false};
-    if (!n_dims && r->dims.len) return cli_dim_take("run", dynamic, r->dims.data[0], dims, none);
-    if (n_dims) {
+    if (n_dims || r->dims.len) { /* (a --dim of a static kernel names no size: refused there) */
         int code = runtime_sizes(ctx, r, dynamic, dims);
         if (code != CLI_CONTINUE) return code;
         if (!(sized = tir_func_specialize(dynamic, n_dims, dims))) return cli_fail_diags(ctx);
