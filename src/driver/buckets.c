@@ -82,7 +82,8 @@ static bool same_plan(const plan_result *a, const plan_result *b) {
     const plan_candidate *c = &x->candidate, *d = &y->candidate;
     return c->rank == d->rank && !memcmp(c->order, d->order, c->rank * sizeof *c->order) &&
            c->block_size == d->block_size && c->local_lanes == d->local_lanes && c->packet_width == d->packet_width &&
-           c->fused == d->fused && c->tiled == d->tiled && x->work.blocks_per_task == y->work.blocks_per_task;
+           c->fused == d->fused && c->tiled == d->tiled && x->work.blocks_per_task == y->work.blocks_per_task &&
+           (a->split.reduce ? a->split.chunks : 0) == (b->split.reduce ? b->split.chunks : 0);
 }
 
 static tilec_status no_memory(tilec_context *ctx) {
@@ -122,10 +123,11 @@ static bool pack_static(const plan_pack *k) {
     return true;
 }
 
-tilec_status pipeline_sized_packing(pipeline *p) {
+tilec_status pipeline_sized_plan(pipeline *p) {
     plan_packing *packing = &p->plan.packing;
+    plan_split *split = &p->plan.split;
     const tir_func *at = tir_module_func(p->sized, 0);
-    if (!packing->count) return TILEC_OK;
+    if (!packing->count && !split->reduce) return TILEC_OK;
     pairing m = {tilec_alloc(p->ctx, (at->next_op_id + 1) * sizeof *m.ops),
                  tilec_alloc(p->ctx, (at->next_value_id + 1) * sizeof *m.values)};
     bool ok = m.ops && m.values;
@@ -147,6 +149,11 @@ tilec_status pipeline_sized_packing(pipeline *p) {
                  "; %u of %u packs kept: the others' views or coordinates depend on a runtime size", kept,
                  packing->count);
     if (ok) packing->count = kept;
+    if (ok && split->reduce) { /* the split's root and reduce: the kernel's own */
+        split->root = m.ops[split->root->id];
+        split->reduce = m.ops[split->reduce->id];
+        ok = split->root && split->reduce;
+    }
     tilec_free(p->ctx, m.ops);
     tilec_free(p->ctx, m.values);
     return ok ? TILEC_OK : no_memory(p->ctx);

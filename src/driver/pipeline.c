@@ -8,6 +8,7 @@
 #include "base/clock.h"
 #include "realize/admit.h"
 #include "rewrite/flatten.h"
+#include "plan/split.h"
 #include "rewrite/split.h"
 #include "tir/form.h"
 #include "xir/verify.h"
@@ -56,18 +57,40 @@ static tilec_status stage_verify(pipeline *p) {
 
 /* The exact planner for the target; a kernel whose root domain is empty
  * has no plan: the target says what it becomes. */
+/* Whether f's one root parallel runs a fixed number of programs: only
+ * then is a kernel with runtime sizes split (its workspace is sized at
+ * compile time; the chunks' trips follow the sizes, rewrite/split.c). */
+static bool root_static(const tir_func *f) {
+    const tir_op *root = NULL;
+    for (const tir_op *o = f->body->first; o; o = o->next)
+        if (o->kind == TIR_OP_PARALLEL) {
+            if (root) return false;
+            root = o;
+        }
+    return root && tir_space_is_static(root->domain);
+}
+
 /* A kernel with runtime sizes is planned at given sizes (a bucket's,
- * buckets.c), with what must hold for every size: no root tiles, no split;
- * only static data packed (pipeline_sized_packing).  The lowering realizes
- * that choice for the kernel itself, its extents read at run time. */
+ * buckets.c), with what must hold for every size: no root tiles, a split
+ * only over a static root, only static data packed (pipeline_sized_plan).
+ * The lowering realizes that choice for the kernel itself, its extents
+ * read at run time. */
 static tilec_status plan_at(pipeline *p, const tilec_compile_options *po, const int64_t *at, tir_module **sized,
                             plan_result *out) {
     tilec_compile_options o = *po;
-    o.split = TILEC_SPLIT_OFF;
-    o.split_chunks = 0; /* (a count asks for a split) */
+    if (!root_static(p->f)) {
+        o.split = TILEC_SPLIT_OFF;
+        o.split_chunks = 0; /* (a count asks for a split) */
+    }
     o.search_tiles = false;
     if (!(*sized = tir_func_specialize(p->f, p->f->sym_count, at))) return TILEC_E_SHAPE;
-    return plan_kernel(p->ctx, tir_module_func(*sized, 0), &o, p->info_of, out);
+    const tir_func *g = tir_module_func(*sized, 0);
+    plan_split probe; /* an explicit chunk count: for the buckets whose trips hold it */
+    if (o.split_chunks && !plan_split_decide(g, o.split, o.split_chunks, 1, &probe) && probe.bad_chunks) {
+        o.split = TILEC_SPLIT_OFF;
+        o.split_chunks = 0;
+    }
+    return plan_kernel(p->ctx, g, &o, p->info_of, out);
 }
 
 /* A bucket's pipeline plans at its sizes; a pipeline printing the plan
@@ -76,7 +99,7 @@ static tilec_status plan_sized(pipeline *p, const tilec_compile_options *po) {
     p->planned = true;
     if (p->plan_at) {
         tilec_status st = plan_at(p, po, p->plan_at, &p->sized, &p->plan);
-        return st ? st : pipeline_sized_packing(p);
+        return st ? st : pipeline_sized_plan(p);
     }
     pipeline_bucket_plans *b = p->bucketed = tilec_alloc(p->ctx, sizeof *p->bucketed);
     if (!b) return tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory planning buckets");
@@ -85,7 +108,7 @@ static tilec_status plan_sized(pipeline *p, const tilec_compile_options *po) {
     tilec_status st = TILEC_OK;
     for (uint32_t i = 0; !st && i + 1 < n; i++) st = plan_at(p, po, b->buckets[i].at, &b->sized[i], &b->plans[i]);
     if (!st) st = plan_at(p, po, b->buckets[n - 1].at, &p->sized, &p->plan);
-    return st ? st : pipeline_sized_packing(p);
+    return st ? st : pipeline_sized_plan(p);
 }
 
 static tilec_status stage_plan(pipeline *p) {

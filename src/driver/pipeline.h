@@ -161,9 +161,9 @@ bool pipeline_bucket_holds(const pipeline_bucket *b, uint32_t n, const int64_t *
 /* p->k as one variant per distinct plan of f's buckets, each a pipeline
  * planned at its bucket's sizes; p finishes with it. */
 tilec_status program_compile_buckets(pipeline *p);
-/* p's plan, made at p->sized, with its packing in p->f's terms (each pack
- * of data that depends on a runtime size dropped); NOMEM only. */
-tilec_status pipeline_sized_packing(pipeline *p);
+/* p's plan, made at p->sized, in p->f's terms: its packing (each pack of
+ * data that depends on a runtime size dropped) and its split; NOMEM only. */
+tilec_status pipeline_sized_plan(pipeline *p);
 /* The variant of bucketed k serving dims (checked against the ranges). */
 const tilec_kernel *pipeline_bucket_variant(const tilec_kernel *k, const int64_t *dims);
 

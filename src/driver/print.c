@@ -69,7 +69,7 @@ static bool print_buckets(const pipeline *p, strbuf *s) {
         strbuf_printf(s,
                       "runtime sizes: %u buckets (each size's range cut at 2, 256 and 4096: a decode-like 1 alone, "
                       "then small, mid and large; 256 and 4096 only where the piece past them reaches twice the cut), "
-                      "each planned at its geometric middle without root tiles or split, packing static data only; "
+                      "each planned at its geometric middle without root tiles, split only over a fixed root, packing static data only; "
                       "buckets whose plans agree share one compiled kernel; a dispatch runs its bucket's plan, its size "
                       "and argument bytes computed from its sizes\n",
                       p->bucketed->count);

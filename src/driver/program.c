@@ -28,6 +28,7 @@ static tilec_status compile_child(const pipeline *parent, const tir_func *f, con
     pipeline_init(&p, parent->ctx, f, o, parent->target, TILEC_STAGE_EMIT);
     p.aot = parent->aot;
     p.modeled_workers = parent->workers;
+    p.plan_at = parent->plan_at; /* a variant's helpers: planned at its sizes */
     tilec_status st = pipeline_make(&p, out);
     pipeline_free(&p);
     return st;
@@ -107,6 +108,8 @@ tilec_status program_compile_split(pipeline *p) {
     prog->split_partial = &k->split_partial->prog;
     prog->split_combine = &k->split_combine->prog;
     prog->user_args = (uint32_t)p->f->body->arg_count;
+    prog->dim_count = part->prog.dim_count;
+    prog->arg_bytes = part->prog.arg_bytes; /* the user's views, as both kernels declare them */
     prog->split_carries = split->reduce->result_count;
     uint64_t bytes = 0;
     for (uint32_t i = 0; i < prog->split_carries; i++) {

@@ -89,46 +89,80 @@ static bool range_of(lowerer *lw, xir_value *v, int64_t *lo, int64_t *hi, int de
     }
 }
 
-/* A symbolic upper bound of an Index value: v <= floor(F / d) + c.  Known
- * for recorded coordinates and loop indices (sizes.c, loops.c); carried
- * through adding or subtracting a value of known interval, and through a
- * product by d itself (d·floor(F/d) <= F for F >= 0, as extents are).
- * Anything else has none, which keeps the guard. */
+/* A symbolic upper bound of an Index value: v <= m·floor(F / d) + c
+ * (m >= 0; the division truncates, as the forms' does).  Known for recorded coordinates, loop
+ * indices and the forms' own values (sizes.c, loops.c); carried through
+ * adding a value of known interval or another bound over the same
+ * floor(F/d) (the m's add), subtracting a value of known interval, and a
+ * product by a positive constant or by a nonnegative value of known
+ * interval (the bounded side nonnegative too).  floor(floor(F/a)/b) is
+ * floor(F/(a·b)), and m·floor(F/d) <= (m/d)·F when d divides m and F >= 0
+ * (F's lower bound says so), which is
+ * how a chunk of a split loop (i + s·⌊n/S⌋, times its block) is proven
+ * inside F.  Anything else has none, which keeps the guard. */
 typedef struct {
     const tir_form *form;
-    int64_t div, c;
+    int64_t div, m, c;
 } sym_bound;
+
+/* The bound with nested floors merged and a multiple of the divisor taken
+ * out of the floor; false on overflow. */
+static bool normalize(sym_bound *b) {
+    while (b->form->kind == TIR_FORM_DIV && b->form->a.form && b->form->a.c == 0) {
+        if (!checked_mul_i64(b->div, b->form->c, &b->div)) return false;
+        b->form = b->form->a.form;
+    }
+    if (b->div > 1 && b->m % b->div == 0 && b->form->lo >= 0) b->m /= b->div, b->div = 1;
+    return true;
+}
+
+static bool bound_of(lowerer *lw, xir_value *v, sym_bound *out, int depth);
+
+/* a·b <= bound(a)·hi for a >= 0 and b in [0, hi]. */
+static bool bound_times_range(lowerer *lw, xir_value *a, xir_value *b, sym_bound *out, int depth) {
+    int64_t alo, ahi, blo, bhi;
+    if (!bound_of(lw, a, out, depth + 1) || !range_of(lw, a, &alo, &ahi, depth + 1) || alo < 0 ||
+        !range_of(lw, b, &blo, &bhi, depth + 1) || blo < 0)
+        return false;
+    return checked_mul_i64(out->m, bhi, &out->m) && checked_mul_i64(out->c, bhi, &out->c) && normalize(out);
+}
 
 static bool bound_of(lowerer *lw, xir_value *v, sym_bound *out, int depth) {
     if (!v || depth > RANGE_MAX_DEPTH || v->kind != XIR_VALUE_INST) return false;
     if (v->id < lw->ranges.len && lw->ranges.data[v->id].known && lw->ranges.data[v->id].sym) {
         const lw_range *r = &lw->ranges.data[v->id];
-        *out = (sym_bound){r->sym, r->sym_div, r->sym_c};
-        return true;
+        *out = (sym_bound){r->sym, r->sym_div, 1, r->sym_c};
+        return normalize(out);
     }
     xir_inst *inst = xir_value_inst(v);
     if (!inst || inst->kind != XIR_INST_ARITH) return false;
-    xir_value *a = xir_operand(inst, 0), *b = inst->op == XIR_OP_ADD || inst->op == XIR_OP_SUB || inst->op == XIR_OP_MUL
-                                                   ? xir_operand(inst, 1)
-                                                   : NULL;
+    if (inst->op != XIR_OP_ADD && inst->op != XIR_OP_SUB && inst->op != XIR_OP_MUL) return false;
+    xir_value *a = xir_operand(inst, 0), *b = xir_operand(inst, 1);
     int64_t lo, hi;
-    if (inst->op == XIR_OP_ADD && !bound_of(lw, a, out, depth + 1)) { /* the bounded side first */
-        xir_value *t = a;
-        a = b, b = t;
-        if (!bound_of(lw, a, out, depth + 1)) return false;
-    } else if (inst->op != XIR_OP_ADD && (!b || !bound_of(lw, a, out, depth + 1))) {
-        if (inst->op != XIR_OP_MUL || !b || !bound_of(lw, b, out, depth + 1)) return false;
-        b = a; /* a constant times the bounded value */
+    sym_bound other;
+    switch (inst->op) {
+    case XIR_OP_ADD:
+        if (!bound_of(lw, a, out, depth + 1)) { /* the bounded side first */
+            xir_value *t = a;
+            a = b, b = t;
+            if (!bound_of(lw, a, out, depth + 1)) return false;
+        }
+        if (bound_of(lw, b, &other, depth + 1) && other.form == out->form && other.div == out->div)
+            return checked_add_i64(out->m, other.m, &out->m) && checked_add_i64(out->c, other.c, &out->c) &&
+                   normalize(out);
+        return range_of(lw, b, &lo, &hi, depth + 1) && checked_add_i64(out->c, hi, &out->c);
+    case XIR_OP_SUB:
+        return bound_of(lw, a, out, depth + 1) && range_of(lw, b, &lo, &hi, depth + 1) &&
+               checked_sub_i64(out->c, lo, &out->c);
+    default: /* MUL */
+        if (b->kind == XIR_VALUE_CONST || a->kind == XIR_VALUE_CONST) { /* by a positive constant */
+            xir_value *k = b->kind == XIR_VALUE_CONST ? b : a;
+            return k->constant.i > 0 && bound_of(lw, k == b ? a : b, out, depth + 1) &&
+                   checked_mul_i64(out->m, k->constant.i, &out->m) && checked_mul_i64(out->c, k->constant.i, &out->c) &&
+                   normalize(out);
+        }
+        return bound_times_range(lw, a, b, out, depth) || bound_times_range(lw, b, a, out, depth);
     }
-    if (inst->op == XIR_OP_MUL) { /* by its own divisor: d·floor(F/d) + d·c <= F + d·c */
-        if (b->kind != XIR_VALUE_CONST || b->constant.i != out->div || out->div <= 0) return false;
-        int64_t c;
-        if (!checked_mul_i64(out->c, out->div, &c)) return false;
-        *out = (sym_bound){out->form, 1, c};
-        return true;
-    }
-    if (!range_of(lw, b, &lo, &hi, depth + 1)) return false;
-    return inst->op == XIR_OP_ADD ? checked_add_i64(out->c, hi, &out->c) : checked_sub_i64(out->c, lo, &out->c);
 }
 
 /* v + slack < extent, extent a runtime size's, from v's symbolic bound. */
@@ -136,7 +170,8 @@ static bool below(lowerer *lw, xir_value *v, uint64_t extent, int64_t slack) {
     const tir_form *e = tir_extent_form(lw->tf->module, extent);
     sym_bound b;
     int64_t top;
-    return e && bound_of(lw, v, &b, 0) && b.form == e && b.div == 1 && checked_add_i64(b.c, slack, &top) && top <= -1;
+    return e && bound_of(lw, v, &b, 0) && b.form == e && b.div == 1 && b.m <= 1 && checked_add_i64(b.c, slack, &top) &&
+           top <= -1;
 }
 
 bool lw_range_of(lowerer *lw, xir_value *v, int64_t *lo, int64_t *hi) { return range_of(lw, v, lo, hi, 0); }

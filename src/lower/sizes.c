@@ -70,6 +70,7 @@ static xir_value *form_value(lowerer *lw, const tir_form *f) {
         break;
     }
     lw_set_range(lw, v, f->lo, f->hi);
+    lw_set_sym_bound(lw, v, f, 1, 0); /* v <= f itself: what bounds.c builds on */
     return lw->form_values[f->id] = v;
 }
 

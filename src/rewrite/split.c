@@ -4,6 +4,7 @@
 
 #include "tir/builder.h"
 #include "tir/clone.h"
+#include "tir/form.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -69,6 +70,9 @@ static tir_op *begin_kernel(rewrite *w, const char *suffix, bool chunked) {
     snprintf(name, sizeof name, "%s_%s", w->src->name, suffix);
     tir_func *f = tir_func_new(w->m, name);
     if (!f) return NULL;
+    for (uint32_t i = 0; i < w->src->sym_count; i++) /* the same runtime sizes, in the same order */
+        if (!tir_sym_add(f, w->src->syms[i]->name, w->src->syms[i]->lo, w->src->syms[i]->hi)) return NULL;
+    w->map.forms_to = f;
     for (uint32_t i = 0; i < w->src->body->arg_count; i++) {
         const tir_value *p = w->src->body->args[i];
         tir_type *t = tir_clone_type(&w->map, p->type);
@@ -108,6 +112,33 @@ static tir_op *begin_kernel(rewrite *w, const char *suffix, bool chunked) {
     tir_op *r = space ? tir_region_begin(w->b, TIR_OP_PARALLEL, space, &opts, 0, NULL) : NULL;
     for (uint32_t a = 0; r && a < root->domain->rank; a++) tir_clone_map_set(&w->map, root->body->args[a], tir_region_coord(r, a));
     return r;
+}
+
+/* An extent of ival v. */
+static uint64_t ival_extent(tir_ival v) { return v.form ? tir_form_extent(v.form) : (uint64_t)v.c; }
+
+/* The chunks' trips and the tail's in the function being built: numbers,
+ * or, when the reduce's trips are a runtime size's form n, C = n / S and
+ * n − S·C.  Trips ceil_div(A, k) (blocks of k over A, the last one partial)
+ * chunk only the full blocks, C = (A / k) / S, so every chunk's blocks are
+ * proven inside A (lower/bounds.c) and the tail, in the combine kernel,
+ * holds the partial block.  A chunk of no trips yields the reduce's
+ * initial carries, which the merge folds in as the static split folds
+ * every chunk's start. */
+static bool chunking(rewrite *w, tir_ival *chunk, tir_ival *tail) {
+    const tir_form *n = tir_extent_form(w->src->module, w->s->reduce->domain->axes[0].extent);
+    *chunk = tir_ival_const((int64_t)w->s->chunk_trips), *tail = tir_ival_const((int64_t)w->s->tail_trips);
+    if (!n) return true;
+    tir_ival t, whole, done;
+    bool blocks = n->kind == TIR_FORM_CEIL_DIV && n->a.form;
+    tir_form_status st = tir_form_translate(w->b->func, n, &t);
+    whole = t;
+    if (!st && blocks) st = tir_ival_divide(w->m, t.form->a, '/', t.form->c, &whole);
+    if (!st) st = tir_ival_divide(w->m, whole, '/', w->s->chunks, chunk);
+    if (!st) st = tir_ival_scale(w->m, *chunk, -(int64_t)w->s->chunks, &done);
+    if (!st) st = tir_ival_add(w->m, t, done, tail);
+    if (st) failed(w, "the chunks' trips");
+    return !st;
 }
 
 /* lin(program) · S: the first workspace slot of this program. */
@@ -198,8 +229,10 @@ static void build_partial(rewrite *w) {
     for (uint32_t i = 0; i < w->count; i++) w->needed[i] = i < w->reduce_at;
     emit_prologue(w);
     tir_value *s = tir_region_coord(r, w->s->root->domain->rank), *state[PLAN_SPLIT_MAX_CARRIES];
-    tir_value *base = tir_ew2(w->b, TIR_EW_MUL, s, tir_const_index(w->b, (int64_t)w->s->chunk_trips));
-    emit_chunk(w, base, w->s->chunk_trips, state);
+    tir_ival chunk, tail;
+    if (!chunking(w, &chunk, &tail)) return;
+    tir_value *base = tir_ew2(w->b, TIR_EW_MUL, s, tir_const_index_ival(w->b, chunk.form, chunk.c));
+    emit_chunk(w, base, ival_extent(chunk), state);
     tir_value *slot = tir_ew2(w->b, TIR_EW_ADD, first_slot(w, r), s);
     /* the largest carry first: packet-local programs split the innermost
      * axis of the first store (realize/local.h), which should be the widest
@@ -232,7 +265,7 @@ static void build_combine(rewrite *w) {
     uint32_t k = red->result_count;
     for (uint32_t i = 0; i < w->count; i++) w->needed[i] = i > w->reduce_at;
     /* the tail folds the reduce's body from its initial carries */
-    w->needed[w->reduce_at] = w->s->tail_trips > 0;
+    w->needed[w->reduce_at] = w->s->tail_trips > 0 || tir_extent_is_symbolic(red->domain->axes[0].extent);
     mark_needed(w->s->root, w->ops, w->count, w->reduce_at, w->needed);
     emit_prologue(w);
     tir_value *first = first_slot(w, r), *state[PLAN_SPLIT_MAX_CARRIES], *right[PLAN_SPLIT_MAX_CARRIES];
@@ -252,8 +285,14 @@ static void build_combine(rewrite *w) {
     emit_merge(w, state, right);
     tir_region_end(w->b, loop, k, state);
     for (uint32_t i = 0; i < k; i++) state[i] = loop->results[i];
-    if (w->s->tail_trips) {
-        emit_chunk(w, tir_const_index(w->b, (int64_t)(w->s->chunks * w->s->chunk_trips)), w->s->tail_trips, right);
+    tir_ival chunk, tail, done;
+    if (!chunking(w, &chunk, &tail)) return;
+    if (tail.form || tail.c) {
+        if (tir_ival_scale(w->m, chunk, (int64_t)w->s->chunks, &done)) {
+            failed(w, "the tail's start");
+            return;
+        }
+        emit_chunk(w, tir_const_index_ival(w->b, done.form, done.c), ival_extent(tail), right);
         emit_merge(w, state, right);
     }
     for (uint32_t i = 0; i < k; i++) tir_clone_map_set(&w->map, red->results[i], state[i]);

@@ -44,8 +44,10 @@ static rt_arg *with_room(tilec_context *ctx, rt_arg local[STACK_ARGS], const rt_
     return a;
 }
 
-/* (A split program is static: runtime sizes are refused before it is built.) */
-static tilec_status dispatch_split(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args) {
+/* A split program with runtime sizes passes the dims to its two kernels,
+ * which check the arguments at those sizes. */
+static tilec_status dispatch_split(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args,
+                                   const int64_t *dims) {
     rt_arg local[STACK_ARGS];
     size_t count = n + p->split_carries;
     rt_arg *b = with_room(ctx, local, args, n, count);
@@ -53,9 +55,9 @@ static tilec_status dispatch_split(rt_pool *pool, tilec_context *ctx, rt_program
     for (uint32_t i = 0; i < p->split_carries; i++)
         b[n + i] = (rt_arg){(char *)p->scratch + p->split_offset[i], p->split_bytes[i], p->split_elem[i]};
     pthread_mutex_lock(&p->scratch_lock);
-    tilec_status st = rt_check_args(ctx, &p->desc, args, (uint32_t)n);
-    if (!st) st = rt_program_dispatch(pool, ctx, p->split_partial, count, b, NULL);
-    if (!st) st = rt_program_dispatch(pool, ctx, p->split_combine, count, b, NULL);
+    tilec_status st = p->dim_count ? TILEC_OK : rt_check_args(ctx, &p->desc, args, (uint32_t)n);
+    if (!st) st = rt_program_dispatch(pool, ctx, p->split_partial, count, b, dims);
+    if (!st) st = rt_program_dispatch(pool, ctx, p->split_combine, count, b, dims);
     pthread_mutex_unlock(&p->scratch_lock);
     if (b != local) tilec_free(ctx, b);
     return st;
@@ -228,8 +230,8 @@ tilec_status rt_program_dispatch(rt_pool *pool, tilec_context *ctx, rt_program *
         ++*(unsafe ? &p->unfused_dispatches : &p->fused_dispatches);
         if (unsafe) return rt_program_dispatch(pool, ctx, p->unfused, n, args, dims);
     }
-    if (p->dim_count) return dispatch_sized(pool, ctx, p, n, args, dims); /* never split */
-    if (p->split_partial) return dispatch_split(pool, ctx, p, n, args);
+    if (p->split_partial) return dispatch_split(pool, ctx, p, n, args, dims);
+    if (p->dim_count) return dispatch_sized(pool, ctx, p, n, args, dims);
     if (p->packs) return dispatch_packed(pool, ctx, p, n, args);
     return rt_dispatch(pool, ctx, &p->desc, args, (uint32_t)n, NULL);
 }

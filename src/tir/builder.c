@@ -151,6 +151,12 @@ tir_value *tir_const_index(tir_builder *b, int64_t v) {
     return tir_const(b, tir_type_index(b->module), (tir_literal){TIR_LIT_INT, {.i = v}});
 }
 
+tir_value *tir_const_index_ival(tir_builder *b, const tir_form *form, int64_t c) {
+    tir_value *v = tir_const_index(b, c);
+    if (v) v->def_op->form = form;
+    return v;
+}
+
 tir_value *tir_const_int(tir_builder *b, tir_scalar s, int64_t v) {
     CHECK_LIVE(b, NULL);
     return tir_const(b, tir_type_scalar(b->module, s), (tir_literal){TIR_LIT_INT, {.i = v}});

@@ -48,6 +48,9 @@ static inline bool tir_frame_is_combine(const tir_frame *f) { return f->op && f-
 /* Records the first error (sticky) with the builder's current location. */
 void tir_builder_fail(tir_builder *b, tilec_status status, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* `const index` with value ival (a form over the function's runtime sizes,
+ * tir/form.h, or a number). */
+tir_value *tir_const_index_ival(tir_builder *b, const tir_form *form, int64_t c);
 /* Appends a detached op at the insertion point. */
 void tir_builder_emit(tir_builder *b, tir_op *op);
 tir_frame *tir_builder_top(tir_builder *b);

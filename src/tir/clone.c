@@ -55,11 +55,24 @@ static bool unsized(tir_clone_map *map, const tir_form *f, const char *what) {
     return false;
 }
 
-/* The value of a symbolic extent at the map's sizes (a static one as is). */
+/* f over the target function's symbols (map->forms_to); false on NOMEM
+ * or overflow, which the source's own bounds rule out. */
+static bool translated(tir_clone_map *map, const tir_form *f, tir_ival *out) {
+    tir_form_status st = tir_form_translate(map->forms_to, f, out);
+    if (st == TIR_FORM_NOMEM)
+        tilec_error(map->ctx, TILEC_E_NOMEM, "TIR-M01", tilec_no_loc(), "out of memory copying a runtime size's form");
+    return st == TIR_FORM_OK;
+}
+
+/* A symbolic extent at the map's sizes, or as the same form over the
+ * target's symbols (a static one as is). */
 static bool clone_extent(tir_clone_map *map, uint64_t extent, uint64_t *out) {
     const tir_form *f = tir_extent_form(map->source, extent);
     if (!f) return *out = extent, true;
     if (map->sizes && tir_extent_eval(map->source, extent, map->sizes, out) && *out < TIR_EXTENT_SYMBOLIC) return true;
+    tir_ival v;
+    if (!map->sizes && map->forms_to)
+        return translated(map, f, &v) && (*out = v.form ? tir_form_extent(v.form) : (uint64_t)v.c, true);
     return unsized(map, f, "extent");
 }
 
@@ -120,7 +133,12 @@ tir_op *tir_clone_op(tir_func *f, const tir_op *op, tir_clone_map *map) {
     c->initiation_interval = op->initiation_interval;
     c->scope = op->scope;
     c->literal = op->literal;
-    if (op->form) {
+    if (op->form && !map->sizes && map->forms_to) {
+        tir_ival v;
+        if (!translated(map, op->form, &v)) return NULL;
+        c->form = v.form;
+        c->literal.as.i = v.c;
+    } else if (op->form) {
         if (!map->sizes || !tir_form_eval(op->form, map->sizes, &c->literal.as.i)) {
             unsized(map, op->form, "index constant");
             return NULL;

@@ -23,10 +23,14 @@ typedef struct {
     tir_dim **dims;     /* [dim_count], by source dim id; NULL: not made yet */
     uint32_t dim_count;
     /* The source's runtime sizes, one value per symbol (tir/form.h): set,
-     * every symbolic extent and index constant is copied as its value;
-     * NULL, copying one is refused (TIR-M10: forms do not cross modules). */
+     * every symbolic extent and index constant is copied as its value.
+     * Else, with `forms_to` set (a target function declaring the source's
+     * symbols in the same order), each is copied as the same form over
+     * that function's symbols; with neither, copying one is refused
+     * (TIR-M10). */
     const tir_module *source;
     const int64_t *sizes;
+    const tir_func *forms_to;
 } tir_clone_map;
 
 /* An empty map from the values of `src` (and the dims of its module) into

@@ -247,6 +247,42 @@ tir_form_status tir_ival_minmax(tir_module *m, tir_ival a, tir_ival b, char op, 
     return TIR_FORM_OK;
 }
 
+/* ---- copying into another function ---- */
+
+tir_form_status tir_form_translate(const tir_func *g, const tir_form *f, tir_ival *out) {
+    tir_module *m = g->module;
+    tir_ival a, b;
+    tir_form_status st = TIR_FORM_OK;
+    if (f->kind != TIR_FORM_SYM && f->kind != TIR_FORM_LINEAR) {
+        a = f->a, b = f->b;
+        if (a.form) st = tir_form_translate(g, a.form, &a);
+        if (!st && b.form) st = tir_form_translate(g, b.form, &b);
+        if (st) return st;
+    }
+    switch (f->kind) {
+    case TIR_FORM_SYM: {
+        const tir_form *s = f->sym->index < g->sym_count ? tir_sym_form(m, g->syms[f->sym->index]) : NULL;
+        if (!s) return TIR_FORM_NOMEM;
+        *out = tir_ival_form(s);
+        return TIR_FORM_OK;
+    }
+    case TIR_FORM_LINEAR:
+        *out = tir_ival_const(f->c);
+        for (uint32_t i = 0; !st && i < f->term_count; i++) {
+            tir_ival t;
+            st = tir_form_translate(g, f->terms[i].atom, &t);
+            if (!st) st = combine(m, *out, 1, t, f->terms[i].coef, out);
+        }
+        return st;
+    case TIR_FORM_DIV: return tir_ival_divide(m, a, '/', f->c, out);
+    case TIR_FORM_CEIL_DIV: return tir_ival_divide(m, a, 'c', f->c, out);
+    case TIR_FORM_MOD: return tir_ival_divide(m, a, '%', f->c, out);
+    case TIR_FORM_MIN: return tir_ival_minmax(m, a, b, '<', out);
+    case TIR_FORM_MAX: return tir_ival_minmax(m, a, b, '>', out);
+    }
+    return TIR_FORM_OVERFLOW;
+}
+
 /* ---- extents ---- */
 
 const tir_form *tir_extent_form(const tir_module *m, uint64_t extent) {

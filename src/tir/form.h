@@ -85,6 +85,12 @@ tir_form_status tir_ival_divide(tir_module *m, tir_ival a, char op, int64_t d, t
 /* op: '<' (min), '>' (max). */
 tir_form_status tir_ival_minmax(tir_module *m, tir_ival a, tir_ival b, char op, tir_ival *out);
 
+/* ---- copying into another function ---- */
+/* f (a form of some function) rebuilt over g's symbols of the same
+ * positions, interned in g's module: a rewrite that builds kernels in a
+ * module of its own carries the sizes over (g declares them first). */
+tir_form_status tir_form_translate(const tir_func *g, const tir_form *f, tir_ival *out);
+
 /* ---- extents ---- */
 static inline uint64_t tir_form_extent(const tir_form *f) { return TIR_EXTENT_SYMBOLIC | f->id; }
 /* The form an extent names, or NULL for a static extent. */

@@ -413,10 +413,24 @@ static void test_decode_lengths(void) {
         const char *plan = tilec_kernel_realization(k);
         CHECK(strstr(plan, "plan=Lk=1..1:") && strstr(plan, " | Lk=2..255:") && strstr(plan, " | Lk=256..4096:"));
         CHECK(strstr(plan, "dims=Lk:1..4096"));
-        /* the KV walk peeled: K's and V's block guards only in the last, partial block's body */
-        const char *lowered = tilec_kernel_plan_realization(k);
+        /* at two workers the 256..4096 bucket splits the KV walk over one
+         * KV head (flash decoding): each chunk covers full blocks only,
+         * proven in bounds (no guard kept); K's and V's guards sit in the
+         * combine kernel's tail, which holds the partial block */
+        CHECK_MSG(strstr(plan, " | Lk=256..4096:split2("), "%s", plan);
+        const char *lowered = tilec_kernel_plan_realization(k), *combine = strstr(lowered, " | combine: ");
+        const char *unguarded = strstr(lowered, "guards_kept=0;");
+        CHECK_MSG(combine && unguarded && unguarded < combine && strstr(combine, "guards_kept=2;"), "%s", lowered);
+    }
+    tilec_compile_options one = o;
+    one.threads = 1;
+    tilec_kernel *k1 = NULL;
+    CHECK(dyn && tilec_compile(ctx, tir_module_func(dyn, 0), &one, &k1) == TILEC_OK);
+    if (k1) { /* one worker, no split: the KV walk peeled, the guards only in the partial block's body */
+        const char *lowered = tilec_kernel_plan_realization(k1);
         CHECK_MSG(strstr(lowered, "peeled_loops=1;") && strstr(lowered, "guards_kept=2;"), "%s", lowered);
     }
+    tilec_kernel_destroy(k1);
     for (int64_t lk = 1; k && lk <= 600; lk++) {
         tir_define pin[6] = {{"B", 1}, {"Hq", 8}, {"Hkv", 1}, {"Lq", 1}, {"bq", 1}, {"Lk", lk}};
         tir_module *pinned = parse(__LINE__, src, pin, 6);
@@ -428,6 +442,17 @@ static void test_decode_lengths(void) {
         for (size_t i = 0; i < n; i++) /* what a caller allocates at these sizes */
             CHECK_MSG(tilec_kernel_arg_bytes(k, i, &lk) == nat[i].size_bytes, "Lk=%lld: argument %zu's bytes",
                       (long long)lk, i);
+        if (lk == 512) { /* a whole number of blocks: the split chunks as the static kernel's, bit for bit */
+            tilec_kernel *ks = NULL;
+            tilec_buffer st[8];
+            make_args(tir_module_func(pinned, 0), st);
+            CHECK(tilec_compile(ctx, tir_module_func(pinned, 0), &o, &ks) == TILEC_OK &&
+                  strstr(tilec_kernel_realization(ks), "plan=split2(") && tilec_dispatch(ctx, ks, n, st) == TILEC_OK);
+            CHECK_MSG(!memcmp(st[n - 1].data, nat[n - 1].data, nat[n - 1].size_bytes),
+                      "decode at Lk=512: the dynamic split differs from the static one");
+            for (size_t i = 0; i < n; i++) free(st[i].data);
+            tilec_kernel_destroy(ks);
+        }
         if (lk % 37 == 1 || lk == 255 || lk == 256) {
             make_args(tir_module_func(pinned, 0), ref);
             tilec_pipeline_config reference = tilec_pipeline_config_default();
