@@ -68,7 +68,12 @@ const char *tilec_kernel_dim(const tilec_kernel *k, size_t index, int64_t *lo, i
     return k->dims[index].name;
 }
 
+/* A kernel of several variants (runtime sizes) counts theirs. */
 void tilec_kernel_dispatch_counts(const tilec_kernel *k, uint64_t *fused, uint64_t *unfused) {
     *fused = k->prog.fused_dispatches;
     *unfused = k->prog.unfused_dispatches;
+    for (uint32_t v = 0; v < k->variant_count; v++) {
+        *fused += k->variants[v]->prog.fused_dispatches;
+        *unfused += k->variants[v]->prog.unfused_dispatches;
+    }
 }

@@ -96,8 +96,10 @@ static bool range_of(lowerer *lw, xir_value *v, int64_t *lo, int64_t *hi, int de
  * floor(F/d) (the m's add), subtracting a value of known interval, and a
  * product by a positive constant or by a nonnegative value of known
  * interval (the bounded side nonnegative too).  floor(floor(F/a)/b) is
- * floor(F/(a·b)), and m·floor(F/d) <= (m/d)·F when d divides m and F >= 0
- * (F's lower bound says so), which is
+ * floor(F/(a·b)), m·floor(F/d) <= (m/d)·F when d divides m and F >= 0
+ * (F's lower bound says so) and m·ceil(A/d) <= (m/d)·(A + d − 1) (so the
+ * first row of a block of d rows at gm·d, gm < ceil(A/d), is inside A),
+ * which is
  * how a chunk of a split loop (i + s·⌊n/S⌋, times its block) is proven
  * inside F.  Anything else has none, which keeps the guard. */
 typedef struct {
@@ -106,13 +108,19 @@ typedef struct {
 } sym_bound;
 
 /* The bound with nested floors merged and a multiple of the divisor taken
- * out of the floor; false on overflow. */
+ * out of the floor or ceiling; false on overflow. */
 static bool normalize(sym_bound *b) {
     while (b->form->kind == TIR_FORM_DIV && b->form->a.form && b->form->a.c == 0) {
         if (!checked_mul_i64(b->div, b->form->c, &b->div)) return false;
         b->form = b->form->a.form;
     }
     if (b->div > 1 && b->m % b->div == 0 && b->form->lo >= 0) b->m /= b->div, b->div = 1;
+    const tir_form *f = b->form;
+    if (b->div == 1 && f->kind == TIR_FORM_CEIL_DIV && f->a.form && b->m > 0 && b->m % f->c == 0) {
+        int64_t q = b->m / f->c, extra; /* d·ceil(A/d) <= A + d − 1, for any sign of A */
+        if (!checked_mul_i64(q, f->c - 1, &extra) || !checked_add_i64(b->c, extra, &b->c)) return false;
+        b->form = f->a.form, b->m = q;
+    }
     return true;
 }
 

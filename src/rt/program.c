@@ -63,20 +63,22 @@ static tilec_status dispatch_split(rt_pool *pool, tilec_context *ctx, rt_program
     return st;
 }
 
-/* Whether arguments i and j share a byte the program may touch. */
-static bool overlap(const rt_program *p, const rt_arg *args, size_t i, size_t j) {
+/* Whether arguments i and j share a byte the program may touch (the
+ * parameters' bytes at this dispatch's sizes). */
+static bool overlap(const rt_param *params, const rt_arg *args, size_t i, size_t j) {
     uintptr_t a = (uintptr_t)args[i].data, b = (uintptr_t)args[j].data;
-    uint64_t na = p->desc.params[i].min_bytes, nb = p->desc.params[j].min_bytes;
+    uint64_t na = params[i].min_bytes, nb = params[j].min_bytes;
     return na && nb && (a >= b ? a - b < nb : b - a < na);
 }
 
 /* Whether the arguments break what the streamed loads need: *i and *j
  * then name two that overlap. */
-static bool streams_unsafe(const rt_program *p, size_t n, const rt_arg *args, size_t *i, size_t *j) {
+static bool streams_unsafe(const rt_program *p, const rt_param *params, size_t n, const rt_arg *args, size_t *i,
+                           size_t *j) {
     for (*i = 0; *i < n && *i < 64; ++*i)
         for (*j = 0; *j < n && *j < 64; ++*j) {
-            if ((p->disjoint[*i] >> *j & 1) && overlap(p, args, *i, *j)) return true;
-            if ((p->disjoint_or_equal[*i] >> *j & 1) && overlap(p, args, *i, *j) && args[*i].data != args[*j].data)
+            if ((p->disjoint[*i] >> *j & 1) && overlap(params, args, *i, *j)) return true;
+            if ((p->disjoint_or_equal[*i] >> *j & 1) && overlap(params, args, *i, *j) && args[*i].data != args[*j].data)
                 return true;
         }
     return false;
@@ -184,6 +186,11 @@ static const sized_launch *launch_at(const rt_program *p, const int64_t *dims, s
     return ok ? l : NULL;
 }
 
+static tilec_status unsized(tilec_context *ctx, const char *name) {
+    return tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(),
+                       "kernel '@%s': its dispatch size or an argument's bytes do not fit at these runtime sizes", name);
+}
+
 /* A sized program's dispatch: its descriptor at these sizes (dispatch size,
  * argument bytes), its panels (packs: static operands) and the dims as one
  * more argument. */
@@ -197,10 +204,7 @@ static tilec_status dispatch_sized(rt_pool *pool, tilec_context *ctx, rt_program
     sized_launch spare; /* when the thread has no cache */
     spare.serial = 0;
     const sized_launch *l = launch_at(p, dims, &spare);
-    if (!l)
-        return tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(),
-                           "kernel '@%s': its dispatch size or an argument's bytes do not fit at these runtime sizes",
-                           name);
+    if (!l) return unsized(ctx, name);
     rt_arg bound[SIZED_MAX_ARGS];
     if (n) memcpy(bound, args, n * sizeof *args);
     bind_panels(p, n, bound);
@@ -221,7 +225,15 @@ tilec_status rt_program_dispatch(rt_pool *pool, tilec_context *ctx, rt_program *
                            name, p->user_args, n, n && !args ? " (NULL array)" : "");
     if (p->disjoint) {
         size_t i, j;
-        bool unsafe = streams_unsafe(p, n, args, &i, &j);
+        const rt_param *params = p->desc.params;
+        sized_launch spare; /* a sized program's bytes at these sizes (the launch its dispatch then reuses) */
+        spare.serial = 0;
+        if (p->dim_count) {
+            const sized_launch *l = launch_at(p, dims, &spare);
+            if (!l) return unsized(ctx, name);
+            params = l->params;
+        }
+        bool unsafe = streams_unsafe(p, params, n, args, &i, &j);
         if (unsafe && !p->unfused)
             return tilec_error(ctx, TILEC_E_ARG, "RT-D09", tilec_no_loc(),
                                "kernel '@%s' streams rows too large to snapshot and has no unfused twin: arguments "

@@ -577,6 +577,66 @@ static void test_dispatch_refusals(void) {
     tir_module_destroy(m);
 }
 
+/* A fused kernel with runtime sizes whose streams need its input and
+ * output apart: at one row, the output bound over the input shifted by 7
+ * elements overlaps it at those sizes' bytes, so the unfused twin (planned
+ * at the same bucket) runs; bound apart, the fused code.  Both equal the
+ * reference run on the same overlapping memory. */
+static void test_overlap_sized(void) {
+    char *src = read_example("rmsnorm");
+    char *ranged = src ? make_ranged(src, "R", "1..64") : NULL;
+    tir_define wide = {"W", 1030};
+    tir_module *dyn = ranged ? parse(__LINE__, ranged, &wide, 1) : NULL;
+    tilec_compile_options o = tilec_compile_options_default();
+    o.fuse = TILEC_FUSE_ON;
+    tilec_kernel *k = NULL;
+    CHECK(dyn && tilec_compile(ctx, tir_module_func(dyn, 0), &o, &k) == TILEC_OK);
+    CHECK_MSG(k && !strstr(tilec_kernel_realization(k), "unfused_twin=none;"), "%s", k ? tilec_kernel_realization(k) : "");
+    int64_t r = 1;
+    tir_define pin[2] = {{"R", 1}, {"W", 1030}};
+    tir_module *pinned = parse(__LINE__, src, pin, 2);
+    tilec_pipeline_config reference = tilec_pipeline_config_default();
+    reference.engine = TILEC_ENGINE_REFERENCE;
+    tilec_kernel *kr = NULL;
+    CHECK(pinned && tilec_pipeline_run(ctx, tir_module_func(pinned, 0), NULL, &reference, &kr) == TILEC_OK);
+    for (int shifted = 0; k && kr && shifted < 2; shifted++) {
+        tilec_buffer nat[3], ref[3];
+        make_args(tir_module_func(pinned, 0), nat);
+        make_args(tir_module_func(pinned, 0), ref);
+        size_t bytes = nat[0].size_bytes;
+        float *mem[2] = {malloc(bytes + 7 * 4), malloc(bytes + 7 * 4)}; /* X, then Y 7 floats on */
+        tilec_buffer *b[2] = {nat, ref};
+        for (int i = 0; i < 2; i++) {
+            memcpy(mem[i], b[i][0].data, bytes);
+            memset(mem[i] + bytes / 4, 0, 7 * 4);
+            free(b[i][0].data);
+            b[i][0].data = mem[i];
+            if (shifted) free(b[i][2].data), b[i][2].data = mem[i] + 7;
+        }
+        uint64_t fused0, unfused0, fused1, unfused1;
+        tilec_kernel_dispatch_counts(k, &fused0, &unfused0);
+        CHECK(tilec_dispatch_dims(ctx, k, 3, nat, 1, &r) == TILEC_OK && tilec_dispatch(ctx, kr, 3, ref) == TILEC_OK);
+        tilec_kernel_dispatch_counts(k, &fused1, &unfused1);
+        CHECK_MSG(unfused1 - unfused0 == (uint64_t)shifted && fused1 - fused0 == (uint64_t)!shifted,
+                  "shifted=%d: fused +%llu, unfused +%llu", shifted, (unsigned long long)(fused1 - fused0),
+                  (unsigned long long)(unfused1 - unfused0));
+        CHECK_MSG(!memcmp(mem[0], mem[1], bytes + 7 * 4) || close_to(&nat[2], &ref[2]), "shifted=%d: differs from the reference",
+                  shifted);
+        for (int i = 0; i < 2; i++) {
+            free(mem[i]);
+            free(b[i][1].data);
+            if (!shifted) free(b[i][2].data);
+        }
+    }
+    flush_diags_in(ctx);
+    tilec_kernel_destroy(kr);
+    tilec_kernel_destroy(k);
+    tir_module_destroy(pinned);
+    tir_module_destroy(dyn);
+    free(ranged);
+    free(src);
+}
+
 int main(void) {
     CHECK(tilec_context_create(NULL, &ctx) == TILEC_OK);
     test_forms();
@@ -585,6 +645,7 @@ int main(void) {
     test_examples_sized();
     test_native_sized();
     test_decode_lengths();
+    test_overlap_sized();
     test_dynamic_examples();
     test_dispatch_refusals();
     tilec_context_destroy(ctx);
