@@ -32,9 +32,19 @@ typedef struct tilec_aot_kernel tilec_aot_kernel;
  * cleared first as by tilec_aot_call). */
 TILEC_API tilec_status tilec_aot_dispatch(tilec_context *ctx, tilec_runtime *rt, const tilec_aot_kernel *k, size_t n,
                                           const tilec_buffer *args);
+/* tilec_aot_dispatch of a kernel with runtime sizes (docs/tir.md "Runtime
+ * sizes"): dims[0..n_dims), one value per size in declaration order, each
+ * in its range (RT-D10 otherwise); its bucket's program runs. */
+TILEC_API tilec_status tilec_aot_dispatch_dims(tilec_context *ctx, tilec_runtime *rt, const tilec_aot_kernel *k,
+                                               size_t n, const tilec_buffer *args, size_t n_dims, const int64_t *dims);
 /* tilec_aot_dispatch on the default runtime with the calling thread's
  * context, cleared first: what the typed entry points call. */
 TILEC_API tilec_status tilec_aot_call(const tilec_aot_kernel *k, size_t n, const tilec_buffer *args);
+/* tilec_aot_call with runtime sizes, trusting its buffers as the typed entry
+ * points do: a buffer of 0 bytes for a parameter whose extents depend on
+ * the sizes is taken to have the bytes the kernel reads at dims. */
+TILEC_API tilec_status tilec_aot_call_dims(const tilec_aot_kernel *k, size_t n, const tilec_buffer *args, size_t n_dims,
+                                           const int64_t *dims);
 /* The calling thread's diagnostics of its last call on its own context
  * (tilec_aot_call, or tilec_aot_dispatch with ctx NULL) and of that call
  * only, rendered as tilec_diag_render does ("" when it succeeded). */

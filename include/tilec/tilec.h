@@ -106,6 +106,8 @@ typedef struct {
     size_t root_axis_order_len;      /* 0: search every permutation */
     const uint32_t *root_axis_tiles; /* mixed-radix root traversal factors */
     size_t root_axis_tiles_len;      /* 0: none */
+    const uint32_t *bucket_cuts;     /* runtime sizes: each size's range cut before these (rising) sizes */
+    size_t bucket_cuts_len;          /* 0: the defaults 2, 256, 4096 (docs/planner.md "Runtime sizes") */
     uint64_t max_candidates;         /* planner budget (1024) */
     uint32_t blocks_per_task;        /* 0: the pool's heuristic; else a fixed CPU task grain */
     bool search_task_grain;          /* also enumerate task grains (ignored when blocks_per_task is set) */
@@ -148,7 +150,7 @@ TILEC_API tilec_compile_options tilec_compile_options_default(void);
  * reduction_partitions, split_chunks (unsigned integers); fuse, pack, split
  * (auto|on|off); stores (auto|cached|streaming); check_bounds, fused_mma,
  * search_tiles, search_task_grain, full_packet_specialization, capture_ir,
- * capture_asm (0|1); order, tiles (comma-separated unsigned integers, "" for
+ * capture_asm (0|1); order, tiles, bucket_cuts (comma-separated unsigned integers, "" for
  * none; the array is kept by the context until it is destroyed); cost.NAME
  * for each cost coefficient (a number); target (cpu|cuda); gpu_arch (sm_60 ..
  * sm_90a, "" for the default).  An unknown name or a bad value: TILEC_E_ARG and TILEC-O01.

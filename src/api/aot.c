@@ -14,6 +14,7 @@
 #include "driver/pipeline.h"
 
 #include "base/fault.h"
+#include "tir/form.h"
 #include "tir/ir.h"
 
 #include <ctype.h>
@@ -56,6 +57,15 @@ static uint32_t number(blob_writer *w, const tilec_kernel *k) {
     number(w, k->split_combine);
     number(w, k->unfused);
     return at;
+}
+
+/* A size program (rt/sizes.h): its steps. */
+static void put_size(strbuf *s, const rt_size *z) {
+    put_u32(s, z->count);
+    for (uint32_t i = 0; i < z->count; i++) {
+        put_u64(s, (uint64_t)z->steps[i].arg);
+        put_u32(s, z->steps[i].op);
+    }
 }
 
 static uint32_t index_of(const blob_writer *w, const tilec_kernel *k) {
@@ -102,6 +112,11 @@ static void put_node(blob_writer *w, const tilec_kernel *k) {
         put_u64(s, p->disjoint[i]);
         put_u64(s, p->disjoint_or_equal[i]);
     }
+    put_u32(s, p->dim_count);
+    if (p->dim_count) { /* the launch at each dispatch's sizes */
+        put_size(s, &p->dispatch_size);
+        for (uint32_t i = 0; i < p->user_args; i++) put_size(s, p->arg_bytes ? &p->arg_bytes[i] : &(rt_size){0});
+    }
     put_u32(s, (uint32_t)k->fault_site_count);
     for (size_t i = 0; i < k->fault_site_count; i++) {
         const tir_fault_site *f = &k->fault_sites[i];
@@ -120,9 +135,14 @@ static void put_node(blob_writer *w, const tilec_kernel *k) {
     }
 }
 
+/* A kernel with runtime sizes is its buckets' variants, numbered in
+ * order; the bucket table says which serves each. */
 static tilec_status write_blob(tilec_context *ctx, const tilec_kernel *k, const simd_aot *a, strbuf *out) {
     blob_writer w = {.out = out};
-    number(&w, k);
+    if (k->bucket_count)
+        for (uint32_t v = 0; v < k->variant_count; v++) number(&w, k->variants[v]);
+    else
+        number(&w, k);
     if (w.overflow)
         return tilec_error(ctx, TILEC_E_UNSUPPORTED, "TILEC-AOT02", tilec_no_loc(),
                            "'@%s' needs more than %zu programs (helper kernels) in one object",
@@ -131,6 +151,20 @@ static tilec_status write_blob(tilec_context *ctx, const tilec_kernel *k, const 
     put_str(out, simd_aot_features(a));
     put_str(out, tilec_version());
     put_str(out, simd_aot_cpu(a));
+    put_u32(out, k->dim_count);
+    for (uint32_t i = 0; i < k->dim_count; i++) {
+        put_str(out, k->dims[i].name);
+        put_u64(out, (uint64_t)k->dims[i].lo);
+        put_u64(out, (uint64_t)k->dims[i].hi);
+    }
+    put_u32(out, k->bucket_count);
+    for (uint32_t b = 0; b < k->bucket_count; b++) {
+        for (uint32_t i = 0; i < k->dim_count; i++) {
+            put_u64(out, (uint64_t)k->buckets[b].lo[i]);
+            put_u64(out, (uint64_t)k->buckets[b].hi[i]);
+        }
+        put_u32(out, index_of(&w, k->variants[k->bucket_variant[b]]));
+    }
     put_u32(out, w.count);
     for (uint32_t i = 0; i < w.count; i++) put_node(&w, w.nodes[i]);
     return out->failed ? tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing the object")
@@ -241,10 +275,15 @@ static void write_header(strbuf *h, const tilec_kernel *k, const tir_func *f, co
     for (size_t i = 0; i < tir_func_shape_param_count(f); i++) {
         int64_t value;
         const char *name = tir_func_shape_param(f, i, &value);
-        strbuf_printf(h, "%s%s=%lld", i ? ", " : " with ", name, (long long)value);
+        const tir_form *form = f->shape_params[i].form; /* a runtime size, or a form of them */
+        strbuf_printf(h, "%s%s", i ? ", " : " with ", name);
+        if (form && form->kind == TIR_FORM_SYM && !strcmp(form->sym->name, name))
+            strbuf_printf(h, ": %lld..%lld", (long long)form->sym->lo, (long long)form->sym->hi);
+        else if (form) strbuf_append(h, "="), tir_form_print(h, form);
+        else strbuf_printf(h, "=%lld", (long long)value);
     }
-    strbuf_printf(h, "; target %s, W=%u, planned for %u workers: %s.\n", simd_aot_cpu(a),
-                  simd_kernel_width(tilec_kernel_native(k)), k->workers, strbuf_cstr(&k->plan));
+    strbuf_printf(h, "; target %s, W=%u, planned for %u workers: %s.\n", simd_aot_cpu(a), tilec_kernel_width(k),
+                  k->workers, strbuf_cstr(&k->plan));
     strbuf_printf(h, " * Link the object with the runtime library: cc … %s.o $(pkg-config --libs tilec-rt). */\n",
                   symbol);
     char guard[160];
@@ -261,12 +300,18 @@ static void write_header(strbuf *h, const tilec_kernel *k, const tir_func *f, co
         char buf[32];
         strbuf_printf(h, " *   %-10s %s[", param_name(v, buf),
                       tir_scalar_name(tir_type_elem(tir_value_type(v))));
-        for (size_t d = 0; d < tir_space_rank(sp); d++)
-            strbuf_printf(h, "%s%llu", d ? ", " : "", (unsigned long long)tir_space_extent(sp, d));
-        strbuf_printf(h, "]  %s, %llu bytes\n",
-                      by_value(v) ? "by value" : tir_value_read_only(v) ? "read" : "written",
-                      (unsigned long long)k->params[i].min_bytes);
+        for (size_t d = 0; d < tir_space_rank(sp); d++) {
+            if (d) strbuf_append(h, ", ");
+            tir_extent_print(h, f->module, tir_space_extent(sp, d));
+        }
+        strbuf_printf(h, "]  %s, ", by_value(v) ? "by value" : tir_value_read_only(v) ? "read" : "written");
+        if (tir_space_is_static(sp)) strbuf_printf(h, "%llu bytes\n", (unsigned long long)k->params[i].min_bytes);
+        else strbuf_append(h, "its bytes at the runtime sizes\n");
     }
+    for (uint32_t i = 0; i < k->dim_count; i++)
+        strbuf_printf(h, "%s%s in %lld..%lld", i ? ", " : " * Runtime sizes (int64_t), after the parameters: ",
+                      k->dims[i].name, (long long)k->dims[i].lo, (long long)k->dims[i].hi);
+    if (k->dim_count) strbuf_append(h, "\n");
     strbuf_printf(h, " */\n\n/* Runs '@%s' on the default runtime (tilec_aot_default_runtime): 0, or a\n"
                      " * tilec_status whose message tilec_aot_last_error() returns. */\nint %s(",
                   tir_func_name(f), symbol);
@@ -274,11 +319,19 @@ static void write_header(strbuf *h, const tilec_kernel *k, const tir_func *f, co
         if (i) strbuf_append(h, ", ");
         param_decl(h, tir_func_param(f, i), true);
     }
-    strbuf_printf(h, "%s);\n\n/* The same on checked buffers (tilec_buffer, parameter order) on rt (NULL: the\n"
-                     " * default runtime), diagnostics into ctx (NULL: the calling thread's). */\n"
+    for (uint32_t i = 0; i < k->dim_count; i++) { /* a size's name, or dimI when it cannot be one in C */
+        strbuf_printf(h, "%sint64_t ", i || tir_func_param_count(f) ? ", " : "");
+        if (c_identifier(k->dims[i].name) && !c_keyword(k->dims[i].name)) strbuf_append(h, k->dims[i].name);
+        else strbuf_printf(h, "dim%u", i);
+    }
+    strbuf_printf(h, "%s);\n\n/* The same on checked buffers (tilec_buffer, parameter order)%s\n"
+                     " * on rt (NULL: the default runtime), diagnostics into ctx (NULL: the calling\n"
+                     " * thread's). */\n"
                      "tilec_status %s_dispatch(tilec_context *ctx, tilec_runtime *rt, size_t n, const tilec_buffer "
-                     "*args);\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n",
-                  tir_func_param_count(f) ? "" : "void", symbol);
+                     "*args%s);\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n",
+                  tir_func_param_count(f) || k->dim_count ? "" : "void",
+                  k->dim_count ? " and the runtime\n * sizes (dims[0..n_dims), in their order)" : "", symbol,
+                  k->dim_count ? ", size_t n_dims, const int64_t *dims" : "");
 }
 
 /* ---- the driver ---- */
@@ -290,7 +343,7 @@ static tilec_status entry_points(tilec_context *ctx, const tilec_kernel *k, cons
     if (!params) return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory");
     for (size_t i = 0; i < n; i++)
         params[i] = (simd_aot_param){k->params[i].elem, by_value(tir_func_param(f, i)), k->params[i].min_bytes};
-    simd_aot_entry_points ep = {symbol, AOT_MAGIC, blob->data, blob->len, params, n};
+    simd_aot_entry_points ep = {symbol, AOT_MAGIC, blob->data, blob->len, params, n, k->dim_count};
     tilec_status st = simd_aot_finish(a, &ep, object);
     tilec_free(ctx, params);
     return st;

@@ -8,9 +8,12 @@
  * the host's byte order (an object runs where its CPU level runs: x86-64):
  *   u32 AOT_FORMAT, str features (every CPU feature the code may use, as
  *   LLVM names them: "+avx2,+fma,-avx512f,…", simd_aot_features), str tilec
- *   version, str target CPU, u32 node count, nodes;
- * a node (an rt_program; node 0 is the kernel, children have larger
- * indices):
+ *   version, str target CPU,
+ *   u32 runtime sizes, sizes × {str name, i64 lo, i64 hi},
+ *   u32 buckets, buckets × {sizes × {i64 lo, i64 hi}, u32 node},
+ *   u32 node count, nodes;
+ * a node (an rt_program; without buckets node 0 is the kernel, with them
+ * each bucket's node serves it; children have larger indices):
  *   str name, u32 entry (AOT_NONE: none), u32 arg count, u32 user args,
  *   args × {u32 elem, u64 min bytes}, u32 dispatch size, u32 block size,
  *   u64 blocks per task, u64 workspace bytes,
@@ -19,10 +22,12 @@
  *   u32 partial node, u32 combine node, u32 carries,
  *   carries × {u64 offset, u64 bytes, u32 elem},
  *   u32 unfused node, u32 masks (0 or 1), when 1: user args × {u64 disjoint, u64 disjoint_or_equal},
+ *   u32 runtime sizes, when above 0: size (the dispatch size), user args × size (their bytes),
  *   u32 fault sites, sites × {u32 kind, u32 store, str target, u32 target id,
  *   str func, str axis label, u32 axis, u64 extent, u64 count, str file,
  *   u32 line, u32 column};
- * str is u32 length (AOT_NONE: NULL) then the bytes, no terminator. */
+ * str is u32 length (AOT_NONE: NULL) then the bytes, no terminator; size
+ * a size program (rt/sizes.h): u32 steps, steps × {i64 arg, u32 op}. */
 #ifndef TILEC_FACADE_AOT_FORMAT_H
 #define TILEC_FACADE_AOT_FORMAT_H
 
@@ -30,7 +35,7 @@
 #include <stdint.h>
 
 /* "TLCAOT" and the format number in the low 16 bits. */
-#define AOT_FORMAT 3u
+#define AOT_FORMAT 4u
 #define AOT_MAGIC (0x544c43414f540000ull | AOT_FORMAT)
 #define AOT_NONE UINT32_MAX
 

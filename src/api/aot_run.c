@@ -7,8 +7,9 @@
  * life of the process: the default runtime and the context its pool
  * allocates through; the context loaded programs live in, used only under
  * load_lock; the key of each thread's own context (destroyed with the
- * thread).  An object's loaded programs hang off its descriptor's pointer
- * slot, published with release and read with acquire ordering. */
+ * thread).  An object's loaded programs (aot_loaded) hang off its
+ * descriptor's pointer slot, published with release and read with acquire
+ * ordering. */
 #include "tilec/aot.h"
 
 #include "base/fault.h"
@@ -77,10 +78,27 @@ typedef struct {
     rt_program prog;
     rt_param *params;
     uint64_t *masks; /* [2·user args]: disjoint, then disjoint_or_equal */
+    rt_size *arg_bytes; /* [user args], a program with runtime sizes' */
     tir_fault_site *sites;
     uint32_t site_count;
     char *name;
 } aot_node;
+
+/* A bucket of runtime sizes and the program serving it. */
+typedef struct {
+    int64_t lo[RT_MAX_DIMS], hi[RT_MAX_DIMS];
+    rt_program *prog;
+} aot_bucket;
+
+/* What an object's descriptor points to once loaded: its kernel, or, for
+ * a kernel with runtime sizes, the sizes and the program of each bucket. */
+typedef struct {
+    rt_program *kernel; /* no buckets: the one program */
+    const char *name;
+    uint32_t dim_count, bucket_count;
+    rt_dim dims[RT_MAX_DIMS];
+    aot_bucket *buckets;
+} aot_loaded;
 
 typedef struct {
     const unsigned char *at, *end;
@@ -109,6 +127,25 @@ static uint64_t get_u64(reader *r) {
     uint64_t v;
     take(r, &v, sizeof v);
     return v;
+}
+
+static int64_t get_i64(reader *r) { return (int64_t)get_u64(r); }
+
+/* A size program (steps in load_ctx). */
+static void get_size(reader *r, rt_size *z) {
+    z->count = get_u32(r);
+    z->steps = NULL;
+    if (r->bad || !z->count) return;
+    rt_size_step *steps = z->count <= 4096 ? tilec_alloc(r->ctx, z->count * sizeof *steps) : NULL;
+    if (!steps) {
+        r->bad = true;
+        return;
+    }
+    for (uint32_t i = 0; i < z->count; i++) {
+        steps[i].arg = get_i64(r);
+        steps[i].op = get_u32(r);
+    }
+    z->steps = steps;
 }
 
 static char *get_str(reader *r) {
@@ -203,6 +240,15 @@ static void read_node(reader *r, aot_node *nodes, uint32_t self, uint32_t count,
         p->disjoint = n->masks;
         p->disjoint_or_equal = n->masks + p->user_args;
     }
+    p->dim_count = get_u32(r);
+    if (p->dim_count > RT_MAX_DIMS) r->bad = true;
+    if (p->dim_count && !r->bad) {
+        get_size(r, &p->dispatch_size);
+        if (!(n->arg_bytes = tilec_alloc(r->ctx, (p->user_args ? p->user_args : 1) * sizeof *n->arg_bytes))) r->bad = true;
+        for (uint32_t i = 0; !r->bad && i < p->user_args; i++) get_size(r, &n->arg_bytes[i]);
+        p->arg_bytes = n->arg_bytes;
+        p->size_serial = rt_size_serial();
+    }
     n->site_count = get_u32(r);
     if (r->bad || n->site_count > (uint32_t)(r->end - r->at)) {
         r->bad = true;
@@ -230,9 +276,16 @@ static void read_node(reader *r, aot_node *nodes, uint32_t self, uint32_t count,
 }
 
 /* What dispatch relies on (once every node is read): the steps' argument
- * tables fit together. */
+ * tables fit together, and a program's helpers run at its runtime sizes
+ * (a copy of static panels at none). */
 static bool fits(const rt_program *p) {
     uint32_t args = p->desc.arg_count, user = p->user_args;
+    for (uint32_t i = 0; i < p->packs; i++)
+        if (p->pack[i] && p->pack[i]->dim_count) return false;
+    const rt_program *helpers[3] = {p->split_partial, p->split_combine, p->unfused};
+    for (int i = 0; i < 3; i++)
+        if (helpers[i] && helpers[i]->dim_count != p->dim_count) return false;
+    if (p->dim_count && !p->split_partial && !p->dispatch_size.count) return false;
     if (p->packs) {
         bool ok = args == user + p->packs && p->scratch;
         for (uint32_t i = 0; ok && i < p->packs; i++)
@@ -422,8 +475,32 @@ static tilec_status check_cpu(tilec_context *ctx, const char *features, const ch
     return TILEC_E_UNSUPPORTED;
 }
 
+/* The object's runtime sizes and buckets, each bucket's node among the
+ * `count` read after them (fixed up once they are). */
+static void read_sizes(reader *r, aot_loaded *l, uint32_t *bucket_node) {
+    l->dim_count = get_u32(r);
+    if (l->dim_count > RT_MAX_DIMS) r->bad = true;
+    for (uint32_t i = 0; !r->bad && i < l->dim_count; i++) {
+        l->dims[i].name = get_str(r);
+        l->dims[i].lo = get_i64(r);
+        l->dims[i].hi = get_i64(r);
+        if (!l->dims[i].name || l->dims[i].lo > l->dims[i].hi) r->bad = true;
+    }
+    l->bucket_count = get_u32(r);
+    if (!r->bad && (l->bucket_count > 64 || (l->bucket_count > 0) != (l->dim_count > 0))) r->bad = true;
+    if (!r->bad && l->bucket_count && !(l->buckets = tilec_alloc(r->ctx, l->bucket_count * sizeof *l->buckets)))
+        r->bad = true;
+    for (uint32_t b = 0; !r->bad && b < l->bucket_count; b++) {
+        for (uint32_t i = 0; i < l->dim_count; i++) {
+            l->buckets[b].lo[i] = get_i64(r);
+            l->buckets[b].hi[i] = get_i64(r);
+        }
+        bucket_node[b] = get_u32(r);
+    }
+}
+
 /* The object's programs, read at its first dispatch (under load_lock). */
-static tilec_status load(tilec_context *ctx, const aot_descriptor *d, rt_program **out) {
+static tilec_status load(tilec_context *ctx, const aot_descriptor *d, aot_loaded **out) {
     if (d->magic != AOT_MAGIC)
         return tilec_error(ctx, TILEC_E_UNSUPPORTED, "TILEC-AOT10", tilec_no_loc(),
                            "the object was not made for this runtime (tilec %s reads object format %u; the object's "
@@ -435,61 +512,116 @@ static tilec_status load(tilec_context *ctx, const aot_descriptor *d, rt_program
     char *features = get_str(&r), *version = get_str(&r), *cpu = get_str(&r);
     if (!features) r.bad = true;
     tilec_status st = format == AOT_FORMAT && !r.bad ? check_cpu(ctx, features, cpu) : TILEC_OK;
+    aot_loaded *l = tilec_alloc(load_ctx, sizeof *l);
+    uint32_t bucket_node[64];
+    if (l) memset(l, 0, sizeof *l), read_sizes(&r, l, bucket_node);
     uint32_t count = get_u32(&r);
     aot_node *nodes = NULL;
-    if (!st && !r.bad && count && count <= 64 && (nodes = tilec_alloc(load_ctx, count * sizeof *nodes))) {
+    if (!st && l && !r.bad && count && count <= 64 && (nodes = tilec_alloc(load_ctx, count * sizeof *nodes))) {
         memset(nodes, 0, count * sizeof *nodes);
         for (uint32_t i = 0; i < count && !r.bad; i++) read_node(&r, nodes, i, count, d);
         for (uint32_t i = 0; i < count && !r.bad; i++) r.bad = !fits(&nodes[i].prog);
+        for (uint32_t b = 0; !r.bad && b < l->bucket_count; b++) {
+            r.bad = bucket_node[b] >= count || nodes[bucket_node[b]].prog.dim_count != l->dim_count;
+            if (!r.bad) l->buckets[b].prog = &nodes[bucket_node[b]].prog;
+        }
+        r.bad = r.bad || (!l->bucket_count && nodes[0].prog.dim_count);
     } else {
         r.bad = true;
     }
     if (!st && (r.bad || r.at != r.end))
         st = tilec_error(ctx, TILEC_E_UNSUPPORTED, "TILEC-AOT12", tilec_no_loc(),
                          "the object's kernel description is damaged (made by tilec %s)", version ? version : "?");
-    if (!st) *out = &nodes[0].prog;
+    if (!st) {
+        l->kernel = &nodes[0].prog;
+        l->name = nodes[0].name ? nodes[0].name : "kernel";
+        *out = l;
+    }
     /* on failure what was read stays in load_ctx (freed with the process) */
     return st;
 }
 
 /* ---- dispatch ---- */
 
+/* The program serving dims (checked against the sizes' ranges, which the
+ * buckets cover). */
+static rt_program *bucket_program(const aot_loaded *l, const int64_t *dims) {
+    for (uint32_t b = 0; b < l->bucket_count; b++) {
+        uint32_t i = 0;
+        while (i < l->dim_count && dims[i] >= l->buckets[b].lo[i] && dims[i] <= l->buckets[b].hi[i]) i++;
+        if (i == l->dim_count) return l->buckets[b].prog;
+    }
+    return NULL;
+}
+
+enum { TYPED_MAX_ARGS = 64 };
+
+/* `typed`: the typed entry's call, which trusts its pointers: a buffer of
+ * a runtime-size parameter comes with 0 bytes and is taken to have the
+ * bytes the kernel reads at these sizes. */
 static tilec_status dispatch(tilec_context *ctx, tilec_runtime *rt, const tilec_aot_kernel *k, size_t n,
-                             const tilec_buffer *args) {
+                             const tilec_buffer *args, size_t n_dims, const int64_t *dims, bool typed) {
     if (!k) return tilec_error(ctx, TILEC_E_ARG, "TILEC-D01", tilec_no_loc(), "tilec_aot_dispatch: no kernel");
     const aot_descriptor *d = (const aot_descriptor *)k;
-    rt_program *p = __atomic_load_n((rt_program **)d->loaded, __ATOMIC_ACQUIRE);
-    if (!p) {
+    aot_loaded *l = __atomic_load_n((aot_loaded **)d->loaded, __ATOMIC_ACQUIRE);
+    if (!l) {
         pthread_mutex_lock(&load_lock);
-        p = __atomic_load_n((rt_program **)d->loaded, __ATOMIC_ACQUIRE);
-        tilec_status st = p ? TILEC_OK : load(ctx, d, &p);
-        if (!st) __atomic_store_n((rt_program **)d->loaded, p, __ATOMIC_RELEASE);
+        l = __atomic_load_n((aot_loaded **)d->loaded, __ATOMIC_ACQUIRE);
+        tilec_status st = l ? TILEC_OK : load(ctx, d, &l);
+        if (!st) __atomic_store_n((aot_loaded **)d->loaded, l, __ATOMIC_RELEASE);
         pthread_mutex_unlock(&load_lock);
         if (st) return st;
     }
+    tilec_status st = rt_check_dims(ctx, l->name, l->dims, l->dim_count, n_dims, dims,
+                                    "dispatch it with tilec_aot_dispatch_dims");
+    if (st) return st;
+    rt_program *p = l->bucket_count ? bucket_program(l, dims) : l->kernel;
+    if (!p) return tilec_error(ctx, TILEC_E_INTERNAL, "RT-D10", tilec_no_loc(), "%s: no bucket holds these sizes", l->name);
     if (!rt) rt = tilec_aot_default_runtime();
     if (!rt)
         return tilec_error(ctx, TILEC_E_RUNTIME, "RT-P03", tilec_no_loc(), "no default runtime: %s", default_error);
-    return rt_runtime_dispatch(ctx, rt, p, n, args, NULL);
+    tilec_buffer trusted[TYPED_MAX_ARGS];
+    if (typed && p->arg_bytes && n == p->user_args && n <= TYPED_MAX_ARGS && args) {
+        memcpy(trusted, args, n * sizeof *args);
+        for (size_t i = 0; i < n; i++) {
+            int64_t bytes;
+            if (!trusted[i].size_bytes && p->arg_bytes[i].count &&
+                rt_size_eval(&p->arg_bytes[i], dims, p->dim_count, &bytes) && bytes >= 0)
+                trusted[i].size_bytes = (size_t)bytes;
+        }
+        args = trusted;
+    }
+    return rt_runtime_dispatch(ctx, rt, p, n, args, dims);
 }
 
 /* A dispatch into the calling thread's context, cleared first: it holds
  * this call's diagnostics only (tilec_aot_last_error), however many calls
  * failed before. */
-static tilec_status dispatch_here(tilec_runtime *rt, const tilec_aot_kernel *k, size_t n, const tilec_buffer *args) {
+static tilec_status dispatch_here(tilec_runtime *rt, const tilec_aot_kernel *k, size_t n, const tilec_buffer *args,
+                                  size_t n_dims, const int64_t *dims, bool typed) {
     thread_state *t = this_thread();
     if (!t) return TILEC_E_NOMEM;
     tilec_diag_clear(t->ctx);
-    return dispatch(t->ctx, rt, k, n, args);
+    return dispatch(t->ctx, rt, k, n, args, n_dims, dims, typed);
+}
+
+tilec_status tilec_aot_dispatch_dims(tilec_context *ctx, tilec_runtime *rt, const tilec_aot_kernel *k, size_t n,
+                                     const tilec_buffer *args, size_t n_dims, const int64_t *dims) {
+    return ctx ? dispatch(ctx, rt, k, n, args, n_dims, dims, false) : dispatch_here(rt, k, n, args, n_dims, dims, false);
 }
 
 tilec_status tilec_aot_dispatch(tilec_context *ctx, tilec_runtime *rt, const tilec_aot_kernel *k, size_t n,
                                 const tilec_buffer *args) {
-    return ctx ? dispatch(ctx, rt, k, n, args) : dispatch_here(rt, k, n, args);
+    return tilec_aot_dispatch_dims(ctx, rt, k, n, args, 0, NULL);
+}
+
+tilec_status tilec_aot_call_dims(const tilec_aot_kernel *k, size_t n, const tilec_buffer *args, size_t n_dims,
+                                 const int64_t *dims) {
+    return dispatch_here(NULL, k, n, args, n_dims, dims, true);
 }
 
 tilec_status tilec_aot_call(const tilec_aot_kernel *k, size_t n, const tilec_buffer *args) {
-    return dispatch_here(NULL, k, n, args);
+    return tilec_aot_call_dims(k, n, args, 0, NULL);
 }
 
 const char *tilec_aot_last_error(void) {

@@ -12,41 +12,11 @@ _Static_assert(sizeof(rt_buffer) == sizeof(simd_buffer_arg), "buffer record size
 _Static_assert(offsetof(rt_buffer, data) == offsetof(simd_buffer_arg, data), "buffer record data");
 _Static_assert(offsetof(rt_buffer, size_bytes) == offsetof(simd_buffer_arg, size_bytes), "buffer record size_bytes");
 
-/* The kernel's runtime sizes as "L: 1..4096, M: 0..64". */
-static void dims_text(const tilec_kernel *k, strbuf *s) {
-    for (uint32_t i = 0; i < k->dim_count; i++)
-        strbuf_printf(s, "%s%s: %lld..%lld", i ? ", " : "", k->dims[i].name, (long long)k->dims[i].lo,
-                      (long long)k->dims[i].hi);
-}
-
-/* RT-D10: dims that are not one value per runtime size, each in its range
- * (the text only on an error: this runs on every dispatch). */
-static tilec_status check_dims(tilec_context *ctx, const tilec_kernel *k, size_t n_dims, const int64_t *dims) {
-    bool count_ok = n_dims == k->dim_count && (!n_dims || dims);
-    uint32_t bad = 0;
-    while (count_ok && bad < k->dim_count && dims[bad] >= k->dims[bad].lo && dims[bad] <= k->dims[bad].hi) bad++;
-    if (count_ok && bad == k->dim_count) return TILEC_OK;
-    const char *name = k->prog.desc.name ? k->prog.desc.name : "kernel";
-    if (count_ok)
-        return tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(),
-                           "%s: runtime size %s=%lld is outside its range %lld..%lld", name, k->dims[bad].name,
-                           (long long)dims[bad], (long long)k->dims[bad].lo, (long long)k->dims[bad].hi);
-    strbuf expected;
-    strbuf_init(&expected, ctx);
-    dims_text(k, &expected);
-    tilec_status st = tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(), "%s takes %u runtime sizes (%s), got %zu%s",
-                                  name, k->dim_count, k->dim_count && expected.data ? expected.data : "none", n_dims,
-                                  n_dims && !dims                ? " and no array"
-                                  : k->dim_count && !n_dims ? ": dispatch it with tilec_dispatch_dims"
-                                                            : "");
-    strbuf_free(&expected);
-    return st;
-}
-
 tilec_status tilec_dispatch_dims(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args, size_t n_dims,
                                  const int64_t *dims) {
     if (!k) return tilec_error(ctx, TILEC_E_ARG, "TILEC-D01", tilec_no_loc(), "tilec_dispatch: no kernel");
-    tilec_status st = check_dims(ctx, k, n_dims, dims);
+    tilec_status st = rt_check_dims(ctx, k->prog.desc.name ? k->prog.desc.name : "kernel", k->dims, k->dim_count,
+                                    n_dims, dims, "dispatch it with tilec_dispatch_dims");
     if (st) return st;
     if (k->bucket_count) k = (tilec_kernel *)pipeline_bucket_variant(k, dims); /* its bucket's plan */
     if (k->reference) return pipeline_dispatch_reference(ctx, k, n, args, dims);

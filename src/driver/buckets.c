@@ -1,11 +1,13 @@
 /* buckets.c — a kernel with runtime sizes made of one plan per bucket of
  * sizes (docs/planner.md "Runtime sizes").  Each runtime size's range is
- * cut at 2, 256 and 4096 (a decode-like 1 apart, then small, mid and large);
- * a bucket is one piece per size (the first size's pieces only, past 16
- * buckets), planned at its representative sizes (each piece's geometric
- * middle).  A cut above 2 is made only where the piece past it reaches
- * twice the cut.  Buckets whose plans agree share one compiled variant, so a
- * kernel compiles once per distinct plan; dispatch picks the bucket its
+ * cut at 2, 256 and 4096 (a decode-like 1 apart, then small, mid and large;
+ * the option bucket_cuts replaces them); a bucket is one piece per size (the
+ * first size's pieces only, past 16 buckets), planned at its representative
+ * sizes (each piece's geometric middle).  A default cut above 2 is made
+ * only where the piece past it reaches twice the cut.  A bucket runs the
+ * plan, of those made at its ends and middle, whose worst regret over the
+ * three is least.  Buckets whose plans agree share one compiled variant, so
+ * a kernel compiles once per distinct plan; dispatch picks the bucket its
  * sizes fall in (no planning or compiling at dispatch). */
 #include "driver/pipeline.h"
 
@@ -16,26 +18,26 @@
 #include <stdio.h>
 #include <string.h>
 
-static const int64_t CUTS[] = {2, 256, 4096};
-enum { PIECES = sizeof CUTS / sizeof CUTS[0] + 1 };
+static const uint32_t CUTS[] = {2, 256, 4096};
+enum { MAX_CUTS = PIPELINE_MAX_BUCKETS - 1, PIECES = MAX_CUTS + 1 };
 
 typedef struct {
     int64_t lo[PIECES], hi[PIECES];
     uint32_t count;
 } pieces;
 
-/* [lo, hi] cut at CUTS, empty pieces dropped; a cut above 2 only where
- * the piece past it would reach twice the cut (no sliver 4096..4097). */
-static void cut(int64_t lo, int64_t hi, pieces *out) {
+/* [lo, hi] cut before each of cuts[0..n) (rising) inside it; with the
+ * default cuts, one above 2 only where the piece past it would reach twice
+ * the cut (no sliver 4096..4097). */
+static void cut(int64_t lo, int64_t hi, const uint32_t *cuts, size_t n, bool defaults, pieces *out) {
     out->count = 0;
     int64_t from = lo;
-    for (uint32_t c = 0; c <= PIECES - 1 && from <= hi; c++) {
-        bool last = c == PIECES - 1 || (CUTS[c] > 2 && hi < 2 * CUTS[c]);
-        int64_t to = last ? hi : CUTS[c] - 1;
-        if (to > hi) to = hi;
-        if (to >= from) out->lo[out->count] = from, out->hi[out->count++] = to, from = to + 1;
-        if (last) break;
+    for (size_t c = 0; c < n; c++) {
+        int64_t at = cuts[c];
+        if (at <= from || at > hi || (defaults && at > 2 && hi < 2 * at)) continue;
+        out->lo[out->count] = from, out->hi[out->count++] = at - 1, from = at;
     }
+    out->lo[out->count] = from, out->hi[out->count++] = hi;
 }
 
 /* The middle of a piece for planning: its geometric middle (1 for 0..1). */
@@ -46,17 +48,22 @@ static int64_t middle(int64_t lo, int64_t hi) {
     return v < lo ? lo : v > hi ? hi : v;
 }
 
-uint32_t pipeline_buckets(const tir_func *f, pipeline_bucket *out) {
+uint32_t pipeline_buckets(const tir_func *f, const tilec_compile_options *o, pipeline_bucket *out) {
+    bool defaults = !o->bucket_cuts_len;
+    const uint32_t *cuts = defaults ? CUTS : o->bucket_cuts;
+    size_t n_cuts = defaults ? sizeof CUTS / sizeof CUTS[0] : o->bucket_cuts_len;
+    if (n_cuts > MAX_CUTS) n_cuts = MAX_CUTS; /* (the options' check refuses more) */
     pieces p[TIR_MAX_SYMBOLS];
     uint32_t total = 1;
     for (uint32_t s = 0; s < f->sym_count; s++) {
-        cut(f->syms[s]->lo, f->syms[s]->hi, &p[s]);
-        total *= p[s].count;
+        cut(f->syms[s]->lo, f->syms[s]->hi, cuts, n_cuts, defaults, &p[s]);
+        total = total > PIPELINE_MAX_BUCKETS ? total : total * p[s].count;
     }
     bool first_only = total > PIPELINE_MAX_BUCKETS;
     uint32_t n = first_only ? p[0].count : total;
     for (uint32_t b = 0; b < n; b++) {
         uint32_t rest = b;
+        memset(&out[b].choice, 0, sizeof out[b].choice);
         for (uint32_t s = f->sym_count; s-- > 0;) {
             bool whole = first_only && s > 0;
             uint32_t i = whole ? 0 : rest % p[s].count;
@@ -75,15 +82,82 @@ bool pipeline_bucket_holds(const pipeline_bucket *b, uint32_t n, const int64_t *
     return true;
 }
 
-/* Whether two plans realize alike: the same candidate but for its index
- * and program counts, and the same grain. */
-static bool same_plan(const plan_result *a, const plan_result *b) {
-    const plan_choice *x = plan_selected(a), *y = plan_selected(b);
-    const plan_candidate *c = &x->candidate, *d = &y->candidate;
+/* Whether two candidates realize alike but for their sizes: the same root
+ * order, block, lanes, width and fusion (a kernel with runtime sizes has no
+ * tiles). */
+static bool same_candidate(const plan_candidate *c, const plan_candidate *d) {
     return c->rank == d->rank && !memcmp(c->order, d->order, c->rank * sizeof *c->order) &&
            c->block_size == d->block_size && c->local_lanes == d->local_lanes && c->packet_width == d->packet_width &&
-           c->fused == d->fused && c->tiled == d->tiled && x->work.blocks_per_task == y->work.blocks_per_task &&
+           c->fused == d->fused && c->tiled == d->tiled;
+}
+
+/* Whether two plans realize alike: the same candidate, grain and split. */
+static bool same_plan(const plan_result *a, const plan_result *b) {
+    const plan_choice *x = plan_selected(a), *y = plan_selected(b);
+    return same_candidate(&x->candidate, &y->candidate) && x->work.blocks_per_task == y->work.blocks_per_task &&
            (a->split.reduce ? a->split.chunks : 0) == (b->split.reduce ? b->split.chunks : 0);
+}
+
+/* ---- the plan a bucket runs ---- */
+
+/* c's cost in r: its best score among r's admitted candidates that realize
+ * like it (INFINITY: none). */
+static double cost_in(const plan_result *r, const plan_candidate *c) {
+    double best = INFINITY;
+    for (size_t i = 0; i < r->candidates.len; i++)
+        if (same_candidate(&r->candidates.data[i].candidate, c) && r->candidates.data[i].cost.score < best)
+            best = r->candidates.data[i].cost.score;
+    return best;
+}
+
+/* A plan that fails at an end (a size of 0 has no root programs) leaves
+ * that end unpriced, its diagnostics dropped; the middle's failure is
+ * reported when the bucket is planned there. */
+void pipeline_bucket_choose(pipeline *p, const tilec_compile_options *po, pipeline_bucket *b) {
+    pipeline_choice *ch = &b->choice;
+    memset(ch, 0, sizeof *ch);
+    ch->from = 1;
+    const tir_func *f = p->f;
+    int64_t at[PIPELINE_POINTS][TIR_MAX_SYMBOLS];
+    bool whole = true; /* one point: nothing to choose */
+    for (uint32_t s = 0; s < f->sym_count; s++) {
+        at[0][s] = b->lo[s], at[1][s] = b->at[s], at[2][s] = b->hi[s];
+        whole = whole && b->lo[s] == b->hi[s];
+    }
+    if (whole) return;
+    plan_result plans[PIPELINE_POINTS];
+    tir_module *sized[PIPELINE_POINTS] = {NULL};
+    bool made[PIPELINE_POINTS];
+    size_t diags = tilec_diag_count(p->ctx);
+    for (uint32_t x = 0; x < PIPELINE_POINTS; x++) {
+        tilec_status st = pipeline_plan_at(p, po, at[x], NULL, &sized[x], &plans[x]);
+        if (!sized[x]) memset(&plans[x], 0, sizeof plans[x]); /* specializing failed: nothing planned */
+        made[x] = !st && plans[x].ok && plan_selected(&plans[x])->cost.score > 0;
+    }
+    tilec_diag_truncate(p->ctx, diags);
+    for (uint32_t y = 0; made[1] && y < PIPELINE_POINTS; y++) { /* each point's plan, priced at every point */
+        if (!made[y]) continue;
+        const plan_candidate *c = &plan_selected(&plans[y])->candidate;
+        double worst = 1;
+        for (uint32_t x = 0; x < PIPELINE_POINTS; x++) {
+            double r = made[x] ? cost_in(&plans[x], c) / plan_selected(&plans[x])->cost.score : 1;
+            worst = r > worst ? r : worst;
+        }
+        ch->regret[y] = worst;
+    }
+    for (uint32_t y = 0; made[1] && y < PIPELINE_POINTS; y += 2) /* the middle's on a tie */
+        if (made[y] && ch->regret[y] < ch->regret[ch->from] * (1 - 1e-9)) ch->from = y;
+    const plan_candidate *c = made[1] ? &plan_selected(&plans[ch->from])->candidate : NULL;
+    if (c) {
+        ch->rank = c->rank;
+        memcpy(ch->order, c->order, sizeof ch->order);
+        ch->block_size = c->block_size, ch->local_lanes = c->local_lanes, ch->fused = c->fused;
+    }
+    ch->pinned = ch->from != 1;
+    for (uint32_t x = 0; x < PIPELINE_POINTS; x++) {
+        if (sized[x]) plan_result_free(&plans[x]);
+        tir_module_destroy(sized[x]);
+    }
 }
 
 static tilec_status no_memory(tilec_context *ctx) {
@@ -171,7 +245,7 @@ tilec_status program_compile_buckets(pipeline *p) {
     pipeline *plans = tilec_alloc(p->ctx, PIPELINE_MAX_BUCKETS * sizeof *plans);
     uint32_t made = 0;
     tilec_status st = plans ? TILEC_OK : no_memory(p->ctx);
-    k->bucket_count = plans ? pipeline_buckets(p->f, k->buckets) : 0;
+    k->bucket_count = plans ? pipeline_buckets(p->f, &p->o, k->buckets) : 0;
     for (uint32_t b = 0; !st && b < k->bucket_count; b++) {
         pipeline *c = &plans[made];
         pipeline_init(c, p->ctx, p->f, &o, p->target, TILEC_STAGE_PLAN);
@@ -179,6 +253,7 @@ tilec_status program_compile_buckets(pipeline *p) {
         c->aot = p->aot;
         c->modeled_workers = p->workers;
         c->plan_at = k->buckets[b].at;
+        c->bucket = &k->buckets[b];
         if ((st = pipeline_run(c))) {
             pipeline_kernel_free(c->k);
             pipeline_free(c);

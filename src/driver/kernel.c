@@ -31,7 +31,7 @@ tilec_status pipeline_kernel_start(pipeline *p) {
     const tir_func *f = p->source;
     for (uint32_t i = 0; i < f->sym_count; i++) {
         size_t n = strlen(f->syms[i]->name) + 1;
-        kernel_dim *d = &p->k->dims[p->k->dim_count];
+        rt_dim *d = &p->k->dims[p->k->dim_count];
         if (!(d->name = tilec_alloc(p->ctx, n)))
             return tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory creating a kernel");
         memcpy(d->name, f->syms[i]->name, n);

@@ -29,25 +29,33 @@
 #include "rt/runtime.h"
 #include "tilec/tilec.h"
 
-/* A bucket of runtime sizes (buckets.c): each size's range in it, and the
- * sizes its plan was made at. */
+/* The plan a bucket runs (buckets.c): of the plans made at its low end,
+ * middle and high end, the one whose worst regret over those three points
+ * is least (the middle's on a tie).  Unpinned: the middle's own plan. */
+enum { PIPELINE_POINTS = 3 }; /* low end, middle, high end */
+typedef struct {
+    bool pinned;     /* the plan is another point's: planned at the middle with its choices fixed */
+    uint32_t from;   /* whose plan: 0 low end, 1 middle, 2 high end */
+    uint32_t rank, order[PLAN_MAX_RANK], block_size, local_lanes, fused;
+    /* each point's plan's worst cost over the best at every point
+     * (0: no plan made there; INFINITY: not admitted at some point) */
+    double regret[PIPELINE_POINTS];
+} pipeline_choice;
+
+/* A bucket of runtime sizes (buckets.c): each size's range in it, the
+ * sizes its plan was made at, and how that plan was chosen. */
 enum { PIPELINE_MAX_BUCKETS = 16 };
 typedef struct {
     int64_t lo[TIR_MAX_SYMBOLS], hi[TIR_MAX_SYMBOLS], at[TIR_MAX_SYMBOLS];
+    pipeline_choice choice;
 } pipeline_bucket;
-
-/* A runtime size of the kernel (tir/form.h): its name (owned) and range. */
-typedef struct {
-    char *name;
-    int64_t lo, hi;
-} kernel_dim;
 
 struct tilec_kernel {
     tilec_context *ctx;
     /* The runtime sizes every dispatch gives (tilec_dispatch_dims), in
      * their declaration order; 0 for a kernel of static extents. */
     uint32_t dim_count;
-    kernel_dim dims[TIR_MAX_SYMBOLS];
+    rt_dim dims[TIR_MAX_SYMBOLS]; /* names owned */
     /* Planned per bucket of sizes (buckets.c): the buckets, the variant
      * serving each, and the variants (owned, each a whole kernel on the
      * same runtime); 0 buckets: the kernel runs its own program. */

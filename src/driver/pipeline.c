@@ -55,8 +55,6 @@ static tilec_status stage_verify(pipeline *p) {
     return tir_verify(p->ctx, p->f->module);
 }
 
-/* The exact planner for the target; a kernel whose root domain is empty
- * has no plan: the target says what it becomes. */
 /* Whether f's one root parallel runs a fixed number of programs: only
  * then is a kernel with runtime sizes split (its workspace is sized at
  * compile time; the chunks' trips follow the sizes, rewrite/split.c). */
@@ -72,12 +70,19 @@ static bool root_static(const tir_func *f) {
 
 /* A kernel with runtime sizes is planned at given sizes (a bucket's,
  * buckets.c), with what must hold for every size: no root tiles, a split
- * only over a static root, only static data packed (pipeline_sized_plan).
- * The lowering realizes that choice for the kernel itself, its extents
- * read at run time. */
-static tilec_status plan_at(pipeline *p, const tilec_compile_options *po, const int64_t *at, tir_module **sized,
-                            plan_result *out) {
+ * only over a static root, only static data packed (pipeline_sized_plan);
+ * the bucket's choice of plan fixed.  The lowering realizes that plan for
+ * the kernel itself, its extents read at run time. */
+tilec_status pipeline_plan_at(pipeline *p, const tilec_compile_options *po, const int64_t *at,
+                              const pipeline_choice *choice, tir_module **sized, plan_result *out) {
     tilec_compile_options o = *po;
+    if (choice && choice->pinned) { /* another point's plan, fixed (the caller's constraints allowed it there) */
+        o.block_size = choice->block_size;
+        o.root_axis_order = choice->order;
+        o.root_axis_order_len = choice->rank;
+        o.local_lanes = choice->local_lanes;
+        o.fuse = choice->fused ? TILEC_FUSE_ON : TILEC_FUSE_OFF;
+    }
     if (!root_static(p->f)) {
         o.split = TILEC_SPLIT_OFF;
         o.split_chunks = 0; /* (a count asks for a split) */
@@ -93,32 +98,36 @@ static tilec_status plan_at(pipeline *p, const tilec_compile_options *po, const 
     return plan_kernel(p->ctx, g, &o, p->info_of, out);
 }
 
-/* A bucket's pipeline plans at its sizes; a pipeline printing the plan
- * plans every bucket (the lowering after it realizes the last one's). */
+/* A bucket's pipeline plans at its sizes (its own, not its helpers', the
+ * plan chosen over the bucket); a pipeline printing the plan plans every
+ * bucket (the lowering after it realizes the last one's). */
 static tilec_status plan_sized(pipeline *p, const tilec_compile_options *po) {
     p->planned = true;
     if (p->plan_at) {
-        tilec_status st = plan_at(p, po, p->plan_at, &p->sized, &p->plan);
+        if (p->bucket) pipeline_bucket_choose(p, po, p->bucket);
+        tilec_status st =
+            pipeline_plan_at(p, po, p->plan_at, p->bucket ? &p->bucket->choice : NULL, &p->sized, &p->plan);
         return st ? st : pipeline_sized_plan(p);
     }
     pipeline_bucket_plans *b = p->bucketed = tilec_alloc(p->ctx, sizeof *p->bucketed);
     if (!b) return tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory planning buckets");
     memset(b, 0, sizeof *b); /* zeroed: pipeline_free frees them all */
-    uint32_t n = b->count = pipeline_buckets(p->f, b->buckets);
+    uint32_t n = b->count = pipeline_buckets(p->f, &p->o, b->buckets);
     tilec_status st = TILEC_OK;
-    for (uint32_t i = 0; !st && i + 1 < n; i++) st = plan_at(p, po, b->buckets[i].at, &b->sized[i], &b->plans[i]);
-    if (!st) st = plan_at(p, po, b->buckets[n - 1].at, &p->sized, &p->plan);
+    for (uint32_t i = 0; !st && i < n; i++) {
+        pipeline_bucket_choose(p, po, &b->buckets[i]);
+        bool last = i + 1 == n;
+        st = pipeline_plan_at(p, po, b->buckets[i].at, &b->buckets[i].choice, last ? &p->sized : &b->sized[i],
+                              last ? &p->plan : &b->plans[i]);
+    }
     return st ? st : pipeline_sized_plan(p);
 }
 
+/* The exact planner for the target; a kernel whose root domain is empty
+ * has no plan: the target says what it becomes. */
 static tilec_status stage_plan(pipeline *p) {
     if (!p->target->planner) return TILEC_OK; /* the target runs the TileIR itself */
     if (p->f->sym_count && !p->target->sized) return refuse_runtime_sizes(p);
-    if (p->f->sym_count && p->aot) /* the object format carries no size programs yet */
-        return tilec_error(p->ctx, TILEC_E_UNSUPPORTED, "TILEC-R03", p->f->loc,
-                           "kernel '@%s' has runtime sizes: ahead-of-time objects of such kernels are not built yet; "
-                           "pin them with -D, or compile it at run time",
-                           p->f->name);
     if (p->stop_after == TILEC_STAGE_EMIT && p->target->empty && plan_root_empty(p->f)) {
         p->finished = true;
         return p->target->empty(p);

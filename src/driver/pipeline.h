@@ -63,6 +63,7 @@ struct pipeline {
     bool planned;
     tir_module *sized;  /* owned: f at the sizes it was planned for, when it has runtime sizes */
     const int64_t *plan_at; /* a bucket's pipeline (buckets.c): the sizes to plan at; NULL: every bucket */
+    pipeline_bucket *bucket; /* a bucket's own pipeline (not its helpers'): its plan is chosen over the bucket */
     /* planned without a kernel (printed): every bucket's plan (owned; NULL
      * else); plan and sized are the last bucket's */
     pipeline_bucket_plans *bucketed;
@@ -155,12 +156,19 @@ tilec_status program_compile_split(pipeline *p);
 /* The unfused twin of a kernel whose streams need arguments apart. */
 tilec_status program_compile_unfused(pipeline *p);
 /* ---- buckets.c ---- */
-/* The buckets of f's runtime sizes (at most PIPELINE_MAX_BUCKETS); their count. */
-uint32_t pipeline_buckets(const tir_func *f, pipeline_bucket *out);
+/* The buckets of f's runtime sizes (at most PIPELINE_MAX_BUCKETS; cut where
+ * o->bucket_cuts says, else at the defaults); their count. */
+uint32_t pipeline_buckets(const tir_func *f, const tilec_compile_options *o, pipeline_bucket *out);
 bool pipeline_bucket_holds(const pipeline_bucket *b, uint32_t n, const int64_t *dims);
 /* p->k as one variant per distinct plan of f's buckets, each a pipeline
  * planned at its bucket's sizes; p finishes with it. */
 tilec_status program_compile_buckets(pipeline *p);
+/* Plans p->f at sizes `at` (the copy it planned in *sized), under po with
+ * what a kernel with runtime sizes needs, and `choice`'s fixed when pinned. */
+tilec_status pipeline_plan_at(pipeline *p, const tilec_compile_options *po, const int64_t *at,
+                              const pipeline_choice *choice, tir_module **sized, plan_result *out);
+/* b->choice: the plans at b's ends and middle, each priced at all three. */
+void pipeline_bucket_choose(pipeline *p, const tilec_compile_options *po, pipeline_bucket *b);
 /* p's plan, made at p->sized, in p->f's terms: its packing (each pack of
  * data that depends on a runtime size dropped) and its split; NOMEM only. */
 tilec_status pipeline_sized_plan(pipeline *p);

@@ -21,6 +21,8 @@
 #include "tir/text.h"
 #include "xir/text.h"
 
+#include <math.h>
+
 bool pipeline_print_kernel(const pipeline *p, strbuf *s) { return tir_print_to_strbuf(p->f->module, s); }
 
 /* "R=2..255" for bucket b of f. */
@@ -29,9 +31,45 @@ static void print_bucket(const tir_func *f, const pipeline_bucket *b, strbuf *s)
         strbuf_printf(s, "%s%s=%lld..%lld", i ? ", " : "", f->syms[i]->name, (long long)b->lo[i], (long long)b->hi[i]);
 }
 
+static const char *const POINT[PIPELINE_POINTS] = {"low end", "middle", "high end"};
+
+/* A regret as text: "1.00", "unadmitted" (a plan another point cannot
+ * run), "none" (no plan made there). */
+static void print_regret(strbuf *s, double r, bool json) {
+    if (r == 0) strbuf_append(s, json ? "null" : "none");
+    else if (isinf(r)) strbuf_append(s, json ? "\"unadmitted\"" : "unadmitted");
+    else strbuf_printf(s, "%.3f", r);
+}
+
+/* How the bucket's plan was chosen: whose plan, and each point's worst
+ * regret over the three (nothing when the bucket is one point). */
+static void print_choice(const tir_func *f, const pipeline_bucket *b, strbuf *s, bool json) {
+    const pipeline_choice *c = &b->choice;
+    if (!c->regret[1]) {
+        if (json) strbuf_append(s, "null");
+        return;
+    }
+    if (json) strbuf_printf(s, "{\"from\": \"%s\", \"regret\": {", POINT[c->from]);
+    else strbuf_printf(s, ", the plan of its %s (worst regret over the three: ", POINT[c->from]);
+    for (uint32_t x = 0; x < PIPELINE_POINTS; x++) {
+        const int64_t *v = x == 0 ? b->lo : x == 1 ? b->at : b->hi;
+        if (json) {
+            strbuf_printf(s, "%s\"%s\": ", x ? ", " : "", POINT[x]);
+            print_regret(s, c->regret[x], true);
+            continue;
+        }
+        strbuf_append(s, x ? ", " : "");
+        for (uint32_t i = 0; i < f->sym_count; i++)
+            strbuf_printf(s, "%s%s=%lld", i ? "," : "", f->syms[i]->name, (long long)v[i]);
+        strbuf_printf(s, "'s ");
+        print_regret(s, c->regret[x], false);
+    }
+    strbuf_append(s, json ? "}}" : ")");
+}
+
 /* One bucket's plan under its header: which sizes it serves, where it was
- * planned (JSON: an element of "buckets" with "sizes", "planned_at" and
- * "plan"). */
+ * planned and whose plan it is (JSON: an element of "buckets" with
+ * "sizes", "planned_at", "choice" and "plan"). */
 static bool print_bucket_plan(const pipeline *p, uint32_t b, const plan_result *plan, strbuf *s) {
     const tir_func *f = p->f;
     const pipeline_bucket *bucket = &p->bucketed->buckets[b];
@@ -43,13 +81,16 @@ static bool print_bucket_plan(const pipeline *p, uint32_t b, const plan_result *
         strbuf_append(s, "}, \"planned_at\": {");
         for (uint32_t i = 0; i < f->sym_count; i++)
             strbuf_printf(s, "%s\"%s\": %lld", i ? ", " : "", f->syms[i]->name, (long long)bucket->at[i]);
-        strbuf_append(s, "}, \"plan\": ");
+        strbuf_append(s, "}, \"choice\": ");
+        print_choice(f, bucket, s, true);
+        strbuf_append(s, ", \"plan\": ");
     } else {
         strbuf_append(s, "bucket ");
         print_bucket(f, bucket, s);
         strbuf_append(s, ", planned at ");
         for (uint32_t i = 0; i < f->sym_count; i++)
             strbuf_printf(s, "%s%s=%lld", i ? ", " : "", f->syms[i]->name, (long long)bucket->at[i]);
+        print_choice(f, bucket, s, false);
         strbuf_append(s, ":\n");
     }
     const plan_choice **rank = p->explain ? plan_ranking(p->ctx, plan) : NULL;
@@ -67,12 +108,16 @@ static bool print_buckets(const pipeline *p, strbuf *s) {
     if (p->json) strbuf_append(s, "{\"buckets\": [\n");
     else
         strbuf_printf(s,
-                      "runtime sizes: %u buckets (each size's range cut at 2, 256 and 4096: a decode-like 1 alone, "
-                      "then small, mid and large; 256 and 4096 only where the piece past them reaches twice the cut), "
-                      "each planned at its geometric middle without root tiles, split only over a fixed root, packing static data only; "
-                      "buckets whose plans agree share one compiled kernel; a dispatch runs its bucket's plan, its size "
-                      "and argument bytes computed from its sizes\n",
-                      p->bucketed->count);
+                      "runtime sizes: %u buckets (%s), each planned at its geometric middle without root tiles, "
+                      "split only over a fixed root, packing static data only; a bucket runs the plan, of those made "
+                      "at its low end, middle and high end, whose worst regret over the three (its cost over the best "
+                      "at each, in the model) is least; buckets whose plans agree share one compiled kernel; a "
+                      "dispatch runs its bucket's plan, its size and argument bytes computed from its sizes\n",
+                      p->bucketed->count,
+                      p->o.bucket_cuts_len ? "each size's range cut before the sizes bucket_cuts gives"
+                                           : "each size's range cut at 2, 256 and 4096: a decode-like 1 alone, then "
+                                             "small, mid and large; 256 and 4096 only where the piece past them "
+                                             "reaches twice the cut");
     for (uint32_t b = 0; b + 1 < p->bucketed->count; b++)
         if (!print_bucket_plan(p, b, &p->bucketed->plans[b], s)) return false;
     if (!print_bucket_plan(p, p->bucketed->count - 1, &p->plan, s)) return false;

@@ -52,7 +52,9 @@ _Static_assert(sizeof(tilec_fuse) == sizeof(unsigned) && sizeof(tilec_pack) == s
 _Static_assert(offsetof(tilec_compile_options, root_axis_order_len) ==
                        offsetof(tilec_compile_options, root_axis_order) + sizeof(const uint32_t *) &&
                    offsetof(tilec_compile_options, root_axis_tiles_len) ==
-                       offsetof(tilec_compile_options, root_axis_tiles) + sizeof(const uint32_t *),
+                       offsetof(tilec_compile_options, root_axis_tiles) + sizeof(const uint32_t *) &&
+                   offsetof(tilec_compile_options, bucket_cuts_len) ==
+                       offsetof(tilec_compile_options, bucket_cuts) + sizeof(const uint32_t *),
                "a list's length follows its array");
 _Static_assert((int)TILEC_PACK_AUTO == (int)TILEC_SPLIT_AUTO && (int)TILEC_PACK_ON == (int)TILEC_SPLIT_ON &&
                    (int)TILEC_PACK_OFF == (int)TILEC_SPLIT_OFF && (int)TILEC_FUSE_ON == (int)TILEC_PACK_ON &&

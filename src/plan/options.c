@@ -34,6 +34,15 @@ tilec_status plan_options_validate(tilec_context *ctx, const tilec_compile_optio
         return tilec_error(ctx, TILEC_E_ARG, "PLAN-O03", tilec_no_loc(), "root_axis_order has a length but no array");
     if (o->root_axis_tiles_len && !o->root_axis_tiles)
         return tilec_error(ctx, TILEC_E_ARG, "PLAN-O03", tilec_no_loc(), "root_axis_tiles has a length but no array");
+    if (o->bucket_cuts_len && !o->bucket_cuts)
+        return tilec_error(ctx, TILEC_E_ARG, "PLAN-O03", tilec_no_loc(), "bucket_cuts has a length but no array");
+    if (o->bucket_cuts_len > 15)
+        return tilec_error(ctx, TILEC_E_ARG, "PLAN-O13", tilec_no_loc(), "bucket_cuts has %zu cuts (at most 15)",
+                           o->bucket_cuts_len);
+    for (size_t i = 1; i < o->bucket_cuts_len; i++)
+        if (o->bucket_cuts[i] <= o->bucket_cuts[i - 1])
+            return tilec_error(ctx, TILEC_E_ARG, "PLAN-O13", tilec_no_loc(),
+                               "bucket_cuts must rise: %u follows %u", o->bucket_cuts[i], o->bucket_cuts[i - 1]);
     if ((unsigned)o->pack > PLAN_PACK_OFF)
         return tilec_error(ctx, TILEC_E_ARG, "PLAN-O09", tilec_no_loc(), "pack %u is not auto (0), on (1) or off (2)",
                            (unsigned)o->pack);

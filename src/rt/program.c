@@ -217,6 +217,26 @@ static tilec_status dispatch_sized(rt_pool *pool, tilec_context *ctx, rt_program
     return p->packs ? run_packed(pool, ctx, p, &d, bound, last + 1) : rt_dispatch(pool, ctx, &d, bound, (uint32_t)last + 1, NULL);
 }
 
+/* (the text only on an error: this runs on every dispatch) */
+tilec_status rt_check_dims(tilec_context *ctx, const char *kernel, const rt_dim *sizes, uint32_t count, size_t n_dims,
+                           const int64_t *dims, const char *how) {
+    bool count_ok = n_dims == count && (!n_dims || dims);
+    uint32_t bad = 0;
+    while (count_ok && bad < count && dims[bad] >= sizes[bad].lo && dims[bad] <= sizes[bad].hi) bad++;
+    if (count_ok && bad == count) return TILEC_OK;
+    if (count_ok)
+        return tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(),
+                           "%s: runtime size %s=%lld is outside its range %lld..%lld", kernel, sizes[bad].name,
+                           (long long)dims[bad], (long long)sizes[bad].lo, (long long)sizes[bad].hi);
+    char expected[512] = "none";
+    for (uint32_t i = 0, at = 0; i < count && at < sizeof expected; i++)
+        at += (uint32_t)snprintf(expected + at, sizeof expected - at, "%s%s: %lld..%lld", i ? ", " : "",
+                                 sizes[i].name, (long long)sizes[i].lo, (long long)sizes[i].hi);
+    bool none = count && !n_dims && how;
+    return tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(), "%s takes %u runtime sizes (%s), got %zu%s%s", kernel,
+                       count, expected, n_dims, n_dims && !dims ? " and no array" : none ? ": " : "", none ? how : "");
+}
+
 tilec_status rt_program_dispatch(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args,
                                  const int64_t *dims) {
     const char *name = p->desc.name ? p->desc.name : "kernel";

@@ -68,6 +68,18 @@ void rt_program_free_scratch(tilec_context *ctx, rt_program *p);
  * parameters (the user's arguments' bytes there, then the panels, then
  * the dims: user_args + packs + 1 entries); false when a size overflows. */
 bool rt_program_sizes(const rt_program *p, const int64_t *dims, rt_param *params, uint32_t *programs);
+/* A runtime size of a kernel: its name and declared range. */
+typedef struct {
+    char *name;
+    int64_t lo, hi;
+} rt_dim;
+
+/* RT-D10 unless dims[0..n_dims) are one value per size of sizes[0..count),
+ * each in its range (`kernel` names the kernel in the message; `how` says
+ * how to pass them, for a call that passed none). */
+tilec_status rt_check_dims(tilec_context *ctx, const char *kernel, const rt_dim *sizes, uint32_t count, size_t n_dims,
+                           const int64_t *dims, const char *how);
+
 /* Runs p on args[0..n) (the user's arguments, TileIR parameter order) with
  * its runtime sizes dims[0..p->dim_count) (NULL for a static program; the
  * caller checked them against their ranges): RT-D02 when n is not

@@ -121,33 +121,43 @@ static LLVMValueRef declare(LLVMModuleRef m, const char *name, LLVMTypeRef type)
     return fn ? fn : LLVMAddFunction(m, name, type);
 }
 
-/* int sym_dispatch(ctx, rt, n, args) → tilec_aot_dispatch(ctx, rt, &d, n, args) */
-static void emit_dispatch(simd_aot *a, const char *symbol, LLVMValueRef desc) {
+/* int sym_dispatch(ctx, rt, n, args) → tilec_aot_dispatch(ctx, rt, &d, n, args);
+ * with runtime sizes sym_dispatch(ctx, rt, n, args, n_dims, dims) →
+ * tilec_aot_dispatch_dims(ctx, rt, &d, n, args, n_dims, dims) */
+static void emit_dispatch(simd_aot *a, const simd_aot_entry_points *ep, LLVMValueRef desc) {
     LLVMTypeRef ptr = LLVMPointerTypeInContext(a->c, 0), i32 = LLVMInt32TypeInContext(a->c),
                 i64 = LLVMInt64TypeInContext(a->c);
-    LLVMTypeRef callee_t = LLVMFunctionType(i32, (LLVMTypeRef[5]){ptr, ptr, ptr, i64, ptr}, 5, false);
-    LLVMValueRef callee = declare(a->m, "tilec_aot_dispatch", callee_t);
+    unsigned sized = ep->dim_count ? 2 : 0;
+    LLVMTypeRef callee_t = LLVMFunctionType(i32, (LLVMTypeRef[7]){ptr, ptr, ptr, i64, ptr, i64, ptr}, 5 + sized, false);
+    LLVMValueRef callee = declare(a->m, sized ? "tilec_aot_dispatch_dims" : "tilec_aot_dispatch", callee_t);
     char name[256];
-    snprintf(name, sizeof name, "%s_dispatch", symbol);
-    LLVMValueRef fn = LLVMAddFunction(a->m, name, LLVMFunctionType(i32, (LLVMTypeRef[4]){ptr, ptr, i64, ptr}, 4, false));
+    snprintf(name, sizeof name, "%s_dispatch", ep->symbol);
+    LLVMValueRef fn =
+        LLVMAddFunction(a->m, name, LLVMFunctionType(i32, (LLVMTypeRef[6]){ptr, ptr, i64, ptr, i64, ptr}, 4 + sized, false));
     LLVMBuilderRef b = LLVMCreateBuilderInContext(a->c);
     LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(a->c, fn, "entry"));
-    LLVMValueRef args[5] = {LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), desc, LLVMGetParam(fn, 2), LLVMGetParam(fn, 3)};
-    LLVMBuildRet(b, LLVMBuildCall2(b, callee_t, callee, args, 5, ""));
+    LLVMValueRef args[7] = {LLVMGetParam(fn, 0), LLVMGetParam(fn, 1), desc, LLVMGetParam(fn, 2), LLVMGetParam(fn, 3)};
+    if (sized) args[5] = LLVMGetParam(fn, 4), args[6] = LLVMGetParam(fn, 5);
+    LLVMBuildRet(b, LLVMBuildCall2(b, callee_t, callee, args, 5 + sized, ""));
     LLVMDisposeBuilder(b);
 }
 
-/* int sym(P0, …) → tilec_aot_call(&d, n, {{P0 or &P0, bytes, elem}, …}) */
+/* int sym(P0, …) → tilec_aot_call(&d, n, {{P0 or &P0, bytes, elem}, …});
+ * with runtime sizes int sym(P0, …, D0, …) → tilec_aot_call_dims(&d, n,
+ * {…}, dims, {D0, …}), a runtime-size parameter's buffer of 0 bytes (the
+ * runtime takes its bytes at the dims) */
 static bool emit_typed(simd_aot *a, const simd_aot_entry_points *ep, LLVMValueRef desc) {
     LLVMTypeRef ptr = LLVMPointerTypeInContext(a->c, 0), i32 = LLVMInt32TypeInContext(a->c),
                 i64 = LLVMInt64TypeInContext(a->c);
-    LLVMTypeRef callee_t = LLVMFunctionType(i32, (LLVMTypeRef[3]){ptr, i64, ptr}, 3, false);
-    LLVMValueRef callee = declare(a->m, "tilec_aot_call", callee_t);
+    size_t dims = ep->dim_count;
+    LLVMTypeRef callee_t = LLVMFunctionType(i32, (LLVMTypeRef[5]){ptr, i64, ptr, i64, ptr}, dims ? 5 : 3, false);
+    LLVMValueRef callee = declare(a->m, dims ? "tilec_aot_call_dims" : "tilec_aot_call", callee_t);
     size_t n = ep->param_count;
-    LLVMTypeRef *types = tilec_alloc(a->ctx, (n + 1) * sizeof *types);
+    LLVMTypeRef *types = tilec_alloc(a->ctx, (n + dims + 1) * sizeof *types);
     if (!types) return false;
     for (size_t i = 0; i < n; i++) types[i] = ep->params[i].by_value ? value_type(a->c, ep->params[i].elem) : ptr;
-    LLVMValueRef fn = LLVMAddFunction(a->m, ep->symbol, LLVMFunctionType(i32, types, (unsigned)n, false));
+    for (size_t i = 0; i < dims; i++) types[n + i] = i64;
+    LLVMValueRef fn = LLVMAddFunction(a->m, ep->symbol, LLVMFunctionType(i32, types, (unsigned)(n + dims), false));
     tilec_free(a->ctx, types);
     LLVMBuilderRef b = LLVMCreateBuilderInContext(a->c);
     LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(a->c, fn, "entry"));
@@ -166,8 +176,12 @@ static bool emit_typed(simd_aot *a, const simd_aot_entry_points *ep, LLVMValueRe
                                   LLVMConstInt(i32, (unsigned)ep->params[i].elem, false)};
         for (unsigned k = 0; k < 3; k++) LLVMBuildStore(b, fields[k], LLVMBuildStructGEP2(b, buffer_t, at, k, ""));
     }
-    LLVMValueRef args[3] = {desc, LLVMConstInt(i64, n, false), buffers};
-    LLVMBuildRet(b, LLVMBuildCall2(b, callee_t, callee, args, 3, ""));
+    LLVMValueRef values = LLVMBuildArrayAlloca(b, i64, LLVMConstInt(i64, dims ? dims : 1, false), "dims");
+    for (size_t i = 0; i < dims; i++)
+        LLVMBuildStore(b, LLVMGetParam(fn, (unsigned)(n + i)),
+                       LLVMBuildGEP2(b, i64, values, (LLVMValueRef[1]){LLVMConstInt(i64, i, false)}, 1, ""));
+    LLVMValueRef args[5] = {desc, LLVMConstInt(i64, n, false), buffers, LLVMConstInt(i64, dims, false), values};
+    LLVMBuildRet(b, LLVMBuildCall2(b, callee_t, callee, args, dims ? 5 : 3, ""));
     LLVMDisposeBuilder(b);
     return true;
 }
@@ -193,7 +207,7 @@ tilec_status simd_aot_finish(simd_aot *a, const simd_aot_entry_points *ep, strbu
                               entries, LLVMConstInt(i64, a->entry_count, false), slot};
     LLVMValueRef desc = private_constant(a->m, LLVMConstStructInContext(a->c, fields, 6, false), "tilec.aot.kernel");
     LLVMSetAlignment(desc, 8);
-    emit_dispatch(a, ep->symbol, desc);
+    emit_dispatch(a, ep, desc);
     if (!emit_typed(a, ep, desc)) return tilec_error(a->ctx, TILEC_E_NOMEM, "SIMD-M02", tilec_no_loc(), "out of memory");
     LLVMModuleRef m = a->m;
     a->m = NULL; /* jit_compile_pic_object takes it */

@@ -14,7 +14,11 @@
  *                       stack) with their byte sizes and element types;
  *   int sym_dispatch(ctx, rt, n, args) calls
  *                       tilec_aot_dispatch(ctx, rt, &descriptor, n, args).
- * The runtime library defines tilec_aot_call and tilec_aot_dispatch and
+ * With runtime sizes, sym takes them (int64_t each) after the parameters
+ * and calls tilec_aot_call_dims; sym_dispatch takes (n_dims, dims) after
+ * args and calls tilec_aot_dispatch_dims.
+ * The runtime library defines tilec_aot_call and tilec_aot_dispatch (and
+ * their _dims forms) and
  * reads the blob; this backend only carries it. */
 #ifndef TILEC_SIMD_AOT_H
 #define TILEC_SIMD_AOT_H
@@ -56,6 +60,7 @@ typedef struct {
     size_t blob_bytes;
     const simd_aot_param *params;
     size_t param_count;
+    size_t dim_count; /* runtime sizes: the typed entry takes them after the parameters */
 } simd_aot_entry_points;
 
 /* Adds the descriptor and the entry points, optimizes the module

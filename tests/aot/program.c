@@ -21,11 +21,13 @@
  * half (tests/kernels/half_conv.tir for x86-64-v2, whose CPU has no F16C so
  * the backend rounds to f16/bf16 by integer steps, against the same kernel
  * for this CPU — bit for bit, over a sweep of f32 bit patterns, ties,
- * subnormals, infinities and NaNs). */
+ * subnormals, infinities and NaNs), decode (a kernel with runtime sizes:
+ * one object for a range of KV lengths, see decode_case). */
 #include "attention_gqa.h"
 #include "axpb.h"
 #include "conv_native.h"
 #include "conv_v2.h"
+#include "decode.h"
 #include "gemm_bf16.h"
 #include "gemm_v3.h"
 #include "rmsnorm.h"
@@ -104,6 +106,47 @@ static void attention_case(void) {
     if (called("attention_gqa", attention_gqa(q, k, v, o)) && close_to("attention_gqa", o, want, 1568 / 4))
         puts("attention_gqa ok");
     free(q), free(k), free(v), free(want);
+}
+
+/* A kernel with runtime sizes (examples/dynamic/decode_attention.tir, one
+ * KV head, 2 workers): one object for Lk in 1..32768, its buckets' plans
+ * (unsplit below 256, split above), run at three lengths through the
+ * typed entry; the checked form refuses a length outside the range
+ * (RT-D10) and a K too short for its length (RT-D04). */
+static void decode_case(void) {
+    static const int64_t lengths[] = {17, 300, 5000};
+    bool ok = true;
+    for (size_t i = 0; i < 3; i++) {
+        int64_t lk = lengths[i];
+        char name[4][32];
+        const char *param = "QKVO";
+        for (int p = 0; p < 4; p++) snprintf(name[p], sizeof name[p], "decode%lld.%c", (long long)lk, param[p]);
+        size_t kv = (size_t)lk * 64 * 4;
+        float *q = load(name[0], 2048), *k = load(name[1], kv), *v = load(name[2], kv), *want = load(name[3], 2048);
+        float o[512];
+        ok = ok && called("decode", decode(q, k, v, o, lk)) && close_to("decode", o, want, 512);
+        if (ok && lk == 300) {
+            tilec_context *ctx;
+            if (tilec_context_create(NULL, &ctx)) return;
+            tilec_buffer args[4] = {{q, 2048, TIR_F32}, {k, kv, TIR_F32}, {v, kv, TIR_F32}, {o, 2048, TIR_F32}};
+            int64_t far = 40000, longer = 301;
+            char text[2][512];
+            int out_of_range = decode_dispatch(ctx, NULL, 4, args, 1, &far);
+            tilec_diag_render(ctx, text[0], sizeof text[0]);
+            tilec_diag_clear(ctx);
+            int short_k = decode_dispatch(ctx, NULL, 4, args, 1, &longer);
+            tilec_diag_render(ctx, text[1], sizeof text[1]);
+            if (out_of_range != TILEC_E_ARG || !strstr(text[0], "RT-D10") || short_k != TILEC_E_RUNTIME ||
+                !strstr(text[1], "RT-D04") || decode_dispatch(ctx, NULL, 4, args, 1, &lk) != TILEC_OK) {
+                printf("decode: checked: %d %s / %d %s\n", out_of_range, text[0], short_k, text[1]);
+                failures++;
+                ok = false;
+            }
+            tilec_context_destroy(ctx);
+        }
+        free(q), free(k), free(v), free(want);
+    }
+    if (ok) puts("decode ok");
 }
 
 static void rmsnorm_case(void) {
@@ -246,6 +289,7 @@ static const struct {
     {"softmax", softmax_case}, {"gemm_v3", gemm_case}, {"gemm_bf16", gemm_bf16_case}, {"attention_gqa", attention_case},
     {"rmsnorm", rmsnorm_case}, {"axpb", axpb_case},    {"fault", fault_case},
     {"checked", checked_case}, {"last_error", last_error_case}, {"threads", threads_case},  {"half", half_case},
+    {"decode", decode_case},
 };
 
 int main(int argc, char **argv) {

@@ -1,8 +1,9 @@
-# Ahead-of-time objects (docs/aot.md): `tilec compile` of five kernels —
+# Ahead-of-time objects (docs/aot.md): `tilec compile` of these kernels —
 # softmax (plain), gemm with --pack on for --cpu x86-64-v3 under another
 # name, attention_gqa with --split on, rmsnorm fused with an unfused twin,
 # a kernel with scalar parameters, f16/bf16 conversions for x86-64-v2 (no
-# F16C: integer rounding) and for this CPU — and one that faults; their headers
+# F16C: integer rounding) and for this CPU, decode attention with a runtime
+# KV length (one object, every bucket) — and one that faults; their headers
 # declare the typed entry points; tests/aot/program.c links the objects
 # against the runtime library (shared, then static) and checks each result
 # against the reference interpreter's (`tilec run --reference --out`); the
@@ -46,6 +47,19 @@ mv "$WORK/gemm.o" "$WORK/gemm_v3.o" && mv "$WORK/gemm.h" "$WORK/gemm_v3.h"
 aot gemm_bf16 "$SRC/examples/gemm_bf16.tir" "A B C" --pack on
 aot attention_gqa "$SRC/examples/attention_gqa.tir" "Q K V O" --split on
 aot rmsnorm "$SRC/examples/rmsnorm.tir" "X G Y" -DR=1 -DW=1030 --fuse on
+# a kernel with runtime sizes: one object for Lk in 1..32768, the
+# reference's outputs at three lengths
+expect 0 "$TILEC" compile "$SRC/examples/dynamic/decode_attention.tir" -D Hkv=1 --threads 2 --name decode \
+  -o "$WORK/decode.o" --header "$WORK/decode.h"
+for lk in 17 300 5000; do
+  expect 0 "$TILEC" run "$SRC/examples/dynamic/decode_attention.tir" -D Hkv=1 --reference --seed 5 --dim Lk=$lk \
+    --out "Q=$WORK/decode$lk.Q.npy" --out "K=$WORK/decode$lk.K.npy" --out "V=$WORK/decode$lk.V.npy" \
+    --out "O=$WORK/decode$lk.O.npy"
+done
+contains "$WORK/decode.h" '^int decode\(const float \*Q, const float \*K, const float \*V, float \*O, int64_t Lk\);$'
+contains "$WORK/decode.h" '^tilec_status decode_dispatch\(.*const tilec_buffer \*args, size_t n_dims, const int64_t \*dims\);$'
+contains "$WORK/decode.h" 'K +f32\[1, 1, Lk, 64\]  read, its bytes at the runtime sizes'
+contains "$WORK/decode.h" 'Lk in 1\.\.32768'
 ARGS=(--arg a=2 --arg b=0.5 --arg k=-4)
 aot axpb "$SRC/tests/kernels/axpb.tir" "X Y" -DN=1000
 ARGS=()
@@ -66,7 +80,7 @@ contains "$WORK/gemm_v3.h" 'target x86-64-v3, W=8, planned for 2 workers'
 contains "$WORK/axpb.h" '^int axpb\(float a, const float \*X, float b, int32_t k, float \*Y\);$'
 contains "$WORK/scalar_ops.h" '^int scalar_ops\(const float \*X, int32_t \*I, float \*Y\);$'
 
-OBJECTS=("$WORK"/{softmax,gemm_v3,gemm_bf16,attention_gqa,rmsnorm,axpb,scalar_ops,conv_v2,conv_native}.o)
+OBJECTS=("$WORK"/{softmax,gemm_v3,gemm_bf16,attention_gqa,rmsnorm,axpb,scalar_ops,conv_v2,conv_native,decode}.o)
 build_program() { # OUT [library arguments…]
   local out=$1
   shift
@@ -75,7 +89,7 @@ build_program() { # OUT [library arguments…]
 }
 check_program() { # PROGRAM
   (cd "$WORK" && TILEC_THREADS=2 "$1") >"$WORK/out" 2>"$WORK/err" || fail "$1 failed: $(cat "$WORK/out" "$WORK/err")"
-  for c in softmax gemm_v3 gemm_bf16 attention_gqa rmsnorm axpb fault checked last_error half; do contains "$WORK/out" "^$c ok$"; done
+  for c in softmax gemm_v3 gemm_bf16 attention_gqa rmsnorm axpb fault checked last_error half decode; do contains "$WORK/out" "^$c ok$"; done
   contains "$WORK/out" '^threads ok \(2 workers\)$'
 }
 if build_program "$WORK/shared" -L"$BUILD" -ltilec_rt -Wl,-rpath,"$BUILD"; then
@@ -92,13 +106,13 @@ build_program "$WORK/static" "$BUILD/libtilec_rt.a" && check_program "$WORK/stat
 python3 - "$WORK/softmax.o" "$WORK/damaged.o" <<'PY'
 import struct, sys
 data = bytearray(open(sys.argv[1], "rb").read())
-magic = struct.pack("<Q", 0x544c43414f540003)
+magic = struct.pack("<Q", 0x544c43414f540004)
 at = data.find(magic)
 assert at >= 0 and data.find(magic, at + 1) < 0, "the magic is in the object once"
 data[at] ^= 0xff
 open(sys.argv[2], "wb").write(data)
 PY
-OBJECTS=("$WORK/damaged.o" "$WORK"/{gemm_v3,gemm_bf16,attention_gqa,rmsnorm,axpb,scalar_ops,conv_v2,conv_native}.o)
+OBJECTS=("$WORK/damaged.o" "$WORK"/{gemm_v3,gemm_bf16,attention_gqa,rmsnorm,axpb,scalar_ops,conv_v2,conv_native,decode}.o)
 if build_program "$WORK/damaged" "$BUILD/libtilec_rt.a"; then
   (cd "$WORK" && ./damaged softmax) >"$WORK/out" 2>&1 && fail "a damaged object ran"
   contains "$WORK/out" 'error\[TILEC-AOT10\]: the object was not made for this runtime'
@@ -124,7 +138,7 @@ open(sys.argv[2], "wb").write(data)
 print(name)
 PY
     ) || { fail "cannot edit the feature list of native.o"; continue; }
-    OBJECTS=("$WORK/$how.o" "$WORK"/{gemm_v3,gemm_bf16,attention_gqa,rmsnorm,axpb,scalar_ops,conv_v2,conv_native}.o)
+    OBJECTS=("$WORK/$how.o" "$WORK"/{gemm_v3,gemm_bf16,attention_gqa,rmsnorm,axpb,scalar_ops,conv_v2,conv_native,decode}.o)
     build_program "$WORK/$how" "$BUILD/libtilec_rt.a" || continue
     (cd "$WORK" && "./$how" softmax) >"$WORK/out" 2>&1 && fail "an object enabling $feature ($how) ran"
     if [ $how = lacks ]; then

@@ -5,7 +5,8 @@
 # --xir runs of the one kernel match the reference at several sizes; the
 # plan names the sizes it was made for; a missing, unknown, disagreeing or
 # out-of-range size is an error; the CUDA targets refuse the kernel
-# (TILEC-R01).
+# (TILEC-R01); an ahead-of-time object's typed entry takes the sizes after
+# the parameters (tests/cli/aot.sh runs one).
 source "$(dirname "$0")/common.bash" "$@"
 K="$WORK/softmax_rows.tir"
 sed 's/^kernel @softmax<R=17,/kernel @softmax<R: 1..4096,/' "$SRC/examples/softmax.tir" >"$K"
@@ -48,13 +49,24 @@ done
 expect 1 "$TILEC" run "$K" --dim R=0 --check && contains "$WORK/err" 'R=0 of .@softmax. is outside its range 1..4096'
 expect 1 "$TILEC" emit-ptx "$K" && contains "$WORK/err" 'TILEC-R01.*runtime sizes \(R: 1..4096\): the cuda target'
 expect 1 "$TILEC" plan "$K" --target cuda && contains "$WORK/err" 'TILEC-R01'
-expect 1 "$TILEC" compile "$K" -o "$WORK/k.o" && contains "$WORK/err" 'TILEC-R03.*ahead-of-time objects'
-[ ! -e "$WORK/k.o" ] || fail "a refused compile left an object"
-expect 0 "$TILEC" plan "$K" && contains "$WORK/out" '^bucket R=256..4096, planned at R=1024:'
+expect 0 "$TILEC" compile "$K" -o "$WORK/k.o" --header "$WORK/k.h" && contains "$WORK/k.h" '^int softmax\(const float \*X, float \*Y, int64_t R\);$'
+expect 0 "$TILEC" plan "$K" &&
+  contains "$WORK/out" '^bucket R=256..4096, planned at R=1024, the plan of its (low end|middle|high end) \(worst regret over the three: R=256.s [0-9.]+, R=1024.s [0-9.]+, R=4096.s [0-9.]+\):$'
+# bucket_cuts replaces the cuts (0: one bucket); they must rise (PLAN-O13)
+expect 0 "$TILEC" plan "$K" --bucket-cuts 0 && contains "$WORK/out" '^runtime sizes: 1 buckets' &&
+  contains "$WORK/out" '^bucket R=1..4096, planned at R=64'
+expect 0 "$TILEC" plan "$K" --bucket-cuts 16,1000 && contains "$WORK/out" '^bucket R=1..15,' &&
+  contains "$WORK/out" '^bucket R=16..999,' && contains "$WORK/out" '^bucket R=1000..4096,'
+expect 1 "$TILEC" plan "$K" --bucket-cuts 16,8 && contains "$WORK/err" 'PLAN-O13.*bucket_cuts must rise: 8 follows 16'
 expect 0 "$TILEC" plan "$K" --json --explain && {
   python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); b = d["buckets"]
 assert [x["sizes"]["R"] for x in b] == [[1, 1], [2, 255], [256, 4096]], b
-assert [x["planned_at"]["R"] for x in b] == [1, 22, 1024] and all(x["plan"]["ok"] for x in b)' "$WORK/out" ||
+assert [x["planned_at"]["R"] for x in b] == [1, 22, 1024] and all(x["plan"]["ok"] for x in b)
+assert b[0]["choice"] is None and all(x["choice"]["from"] in ("low end", "middle", "high end") for x in b[1:])
+for x in b[1:]:  # the chosen plan has the least worst regret, the middle on a tie
+    r = {k: v for k, v in x["choice"]["regret"].items() if isinstance(v, float)}
+    assert min(r.values()) >= 1 and r[x["choice"]["from"]] == min(r.values()), x["choice"]
+    assert x["choice"]["from"] == "middle" or r[x["choice"]["from"]] <= r["middle"], x["choice"]' "$WORK/out" ||
     fail "plan --json of a kernel with runtime sizes: not one plan per bucket"
 }
 # bench times the one kernel at the sizes --dim gives (every size needs one)

@@ -58,7 +58,8 @@ static void test_round_trip(void) {
     } other[] = {
         {"threads", "3"}, {"width", "16"}, {"local_lanes", "8"}, {"block_size", "64"}, {"blocks_per_task", "4"},
         {"search_task_grain", "1"}, {"search_tiles", "1"}, {"max_candidates", "17179869184"}, {"max_unrolled", "0"},
-        {"reduction_partitions", "2"}, {"order", "2,0,1"}, {"tiles", "4,1,2"}, {"check_bounds", "1"},
+        {"reduction_partitions", "2"}, {"order", "2,0,1"}, {"tiles", "4,1,2"}, {"bucket_cuts", "2,64,1024"},
+        {"check_bounds", "1"},
         {"fused_mma", "0"}, {"fuse", "off"}, {"pack", "on"}, {"split", "off"}, {"split_chunks", "5"},
         {"full_packet_specialization", "0"}, {"stores", "streaming"}, {"capture_ir", "1"}, {"capture_asm", "1"},
         {"target", "cuda"}, {"gpu_arch", "sm_80"}, {"cost.arithmetic", "3"}, {"cost.broadcast_load", "0.5"},

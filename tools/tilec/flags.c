@@ -45,6 +45,7 @@ static const struct {
     {"--workers", "option value '%s' is not a non-negative integer in range"},
     {"--order", "--order needs comma-separated axis numbers, not '%s'"},
     {"--tiles", "--tiles needs comma-separated factors, one per root axis, not '%s'"},
+    {"--bucket-cuts", "--bucket-cuts needs comma-separated sizes, not '%s'"},
     {"--threads", "--threads needs a worker count 1..1024, not '%s'"},
 };
 

@@ -90,7 +90,10 @@ tilec_compile_options cli_options_native(const cli_options *c);
     "                    contiguous panels before each dispatch (docs/lowering.md)\n" \
     "  --split MODE      auto (default), on or off: fold a mergeable reduce (one with a\n" \
     "                    combine block) in chunks over several programs, then merge\n" \
-    "  --split-chunks N  exactly N chunks (2..trips; implies --split on)\n"
+    "  --split-chunks N  exactly N chunks (2..trips; implies --split on)\n" \
+    "  --bucket-cuts C,...  a kernel with runtime sizes: cut each size's range before\n" \
+    "                    these rising sizes, one plan per bucket (default 2,256,4096;\n" \
+    "                    0: one bucket; docs/planner.md \"Runtime sizes\")\n"
 #define CLI_STAGES_HELP \
     "  --print-after S   print what stage S made; S is flatten, verify, plan, split,\n" \
     "                    lower or emit, or several comma-separated (docs/cli.md \"Stages\")\n" \
@@ -112,7 +115,7 @@ tilec_compile_options cli_options_native(const cli_options *c);
     "  --block B, --order I,J,..., --tiles A,B,..., --grain G, --search-grain,\n" \
     "  --search-tiles, --max-candidates N, --cost NAME=X, --profile FILE, --partitions P,\n" \
     "  --max-unrolled N, --local-lanes L, --fuse MODE, --pack MODE, --split MODE,\n" \
-    "  --split-chunks N\n" \
+    "  --split-chunks N, --bucket-cuts C,...\n" \
     "                    planner constraints and settings, as for `tilec plan`\n" \
     "  --check-bounds    check every scalar access, extract and bounds=assume subtile at\n" \
     "                    run time, also those proven in range (default: unproven ones)\n" \

@@ -83,13 +83,13 @@ const cli_command cli_plan_command = {
     "  --explain         also rank every admitted candidate with its cost terms and\n"
     "                    list every rejected candidate with its reason\n"
     "  --json            print the same as one JSON object (stable keys and numbers)\n"
-    "  --kernel NAME     the kernel to plan (needed when the file has several)\n" CLI_LOWERING_HELP CLI_STAGES_HELP
+    "  --kernel NAME     the kernel to plan (needed when the file has several)\n" CLI_LOWERING_HELP,
+    plan_main,
+    CLI_STAGES_HELP
     "  -D NAME=VALUE     override shape parameter NAME (repeatable)\n"
     "  -h, --help        show this help\n"
     "\n"
     "Constraints (--block, --order, --grain, --local-lanes) are exact, not hints.\n"
     "Exit status: 0 planned, 1 the file has errors or no candidate is admitted\n"
     "(with --explain the rejections are still printed), 2 usage error.\n",
-    plan_main,
-    NULL,
 };
