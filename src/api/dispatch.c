@@ -20,7 +20,7 @@ tilec_status tilec_dispatch_dims(tilec_context *ctx, tilec_kernel *k, size_t n, 
     if (st) return st;
     if (k->bucket_count) k = (tilec_kernel *)pipeline_bucket_variant(k, dims); /* its bucket's plan */
     if (k->reference) return pipeline_dispatch_reference(ctx, k, n, args, dims);
-    if (k->gpu) return tilec_dispatch_gpu(ctx, k, n, args, NULL, NULL); /* the pipeline refuses runtime sizes there */
+    if (k->gpu) return tilec_dispatch_gpu(ctx, k, n, args, dims, NULL, NULL);
     if (k->xir) return pipeline_dispatch_xir(ctx, k, n, args, dims);
     return rt_runtime_dispatch(ctx, k->runtime, &k->prog, n, args, dims);
 }

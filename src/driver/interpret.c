@@ -141,7 +141,7 @@ static tilec_status reference_emit(pipeline *p) {
     return k->plan.failed ? no_memory(p->ctx) : TILEC_OK;
 }
 
-const pipeline_target PIPELINE_REFERENCE = {"reference", reference_prepare, NULL, NULL, false, false, reference_emit};
+const pipeline_target PIPELINE_REFERENCE = {"reference", reference_prepare, NULL, NULL, false, reference_emit};
 
 tilec_status pipeline_dispatch_reference(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args,
                                          const int64_t *dims) {

@@ -98,14 +98,16 @@ struct tilec_kernel {
 
 /* "order[1,0]/block64/grain2/tasks8": the selected plan in one token. */
 void tilec_plan_label(const plan_result *p, strbuf *s);
-/* tilec_dispatch of a CUDA kernel; with `timing`, the launch is repeated
- * (warmup untimed, then reps timed with CUDA events: *ms per launch) and
- * the results copied back are the last launch's. */
+/* tilec_dispatch of a CUDA kernel (a bucket's variant at dims, for one with
+ * runtime sizes: the dims follow the arguments as one more device buffer,
+ * the grid from the dispatch size at those sizes); with `timing`, the
+ * launch is repeated (warmup untimed, then reps timed with CUDA events:
+ * *ms per launch) and the results copied back are the last launch's. */
 typedef struct {
     uint32_t warmup, reps;
 } tilec_gpu_timing;
 tilec_status tilec_dispatch_gpu(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args,
-                                const tilec_gpu_timing *timing, double *ms);
+                                const int64_t *dims, const tilec_gpu_timing *timing, double *ms);
 /* The native code of XIR function f for k: compiled through the kernel
  * cache, or emitted into k->aot; k->cache says which. */
 tilec_status tilec_compile_native(tilec_context *ctx, tilec_kernel *k, const xir_func *f, const tilec_compile_options *o,

@@ -15,24 +15,6 @@
 
 #include <string.h>
 
-/* A kernel with runtime sizes on a target that does not compile one for a
- * range (the CUDA targets): refused, fail closed — nothing downstream of
- * the plan reads a symbolic extent as a number there. */
-static tilec_status refuse_runtime_sizes(pipeline *p) {
-    const tir_func *f = p->f;
-    strbuf sizes;
-    strbuf_init(&sizes, p->ctx);
-    for (uint32_t i = 0; i < f->sym_count; i++)
-        strbuf_printf(&sizes, "%s%s: %lld..%lld", i ? ", " : "", f->syms[i]->name, (long long)f->syms[i]->lo,
-                      (long long)f->syms[i]->hi);
-    tilec_status st = tilec_error(p->ctx, TILEC_E_UNSUPPORTED, "TILEC-R01", f->loc,
-                                  "kernel '@%s' has runtime sizes (%s): the %s target cannot compile a kernel for a "
-                                  "range of sizes yet; pin them with -D, or compile it for the CPU",
-                                  f->name, sizes.data ? sizes.data : "?", p->target->name);
-    strbuf_free(&sizes);
-    return st;
-}
-
 /* Nested root parallels flattened into one (rewrite/flatten.h), after the
  * module they are in verifies. */
 static tilec_status stage_flatten(pipeline *p) {
@@ -127,7 +109,6 @@ static tilec_status plan_sized(pipeline *p, const tilec_compile_options *po) {
  * has no plan: the target says what it becomes. */
 static tilec_status stage_plan(pipeline *p) {
     if (!p->target->planner) return TILEC_OK; /* the target runs the TileIR itself */
-    if (p->f->sym_count && !p->target->sized) return refuse_runtime_sizes(p);
     if (p->stop_after == TILEC_STAGE_EMIT && p->target->empty && plan_root_empty(p->f)) {
         p->finished = true;
         return p->target->empty(p);

@@ -94,7 +94,6 @@ struct pipeline_target {
     /* a root domain with no instances, when a kernel is made */
     tilec_status (*empty)(pipeline *p);
     bool splits; /* the split stage composes partial and combine kernels */
-    bool sized;  /* plans and lowers kernels with runtime sizes (docs/tir.md "Runtime sizes") */
     /* the lowered kernel as code in p->k */
     tilec_status (*emit)(pipeline *p);
 };

@@ -155,17 +155,52 @@ bool pipeline_print_lowered(const pipeline *p, strbuf *s) {
     return xir_print_to_strbuf(p->lowered.module, s);
 }
 
+/* A volume as text: factor·e0·e1·… with each extent a number or its form. */
+static void print_volume(strbuf *s, const tir_module *m, const tir_space *sp, uint64_t factor) {
+    strbuf_printf(s, "%llu", (unsigned long long)factor);
+    for (uint32_t i = 0; i < sp->rank; i++) {
+        strbuf_append(s, "*");
+        const tir_form *form = tir_extent_form(m, sp->axes[i].extent);
+        bool sum = form && form->kind != TIR_FORM_SYM; /* a form in parentheses, a size alone */
+        strbuf_append(s, sum ? "(" : "");
+        tir_extent_print(s, m, sp->axes[i].extent);
+        strbuf_append(s, sum ? ")" : "");
+    }
+}
+
 /* PTX comments that say how to launch the entry (docs/gpu.md "Launch
- * ABI"), so the file stands alone: a runner needs nothing else. */
-static void launch_header(strbuf *s, const lower_result *lr, const gpu_kernel *g) {
-    uint32_t grid = lr->dispatch_size / lr->block_size + (lr->dispatch_size % lr->block_size != 0);
-    strbuf_printf(s, "// tilec-launch: entry=%s sm=%s block=%u dispatch=%u grid=%u args=%zu\n", gpu_kernel_entry(g),
-                  gpu_kernel_sm(g), lr->block_size, lr->dispatch_size, grid, lr->arg_count);
-    for (size_t i = 0; i < lr->arg_count; i++)
-        strbuf_printf(s, "// tilec-arg: %zu %s %s bytes=%llu%s%s\n", i, lr->args[i].name,
-                      tir_scalar_name(lr->args[i].elem), (unsigned long long)lr->args[i].min_bytes,
-                      lr->args[i].usage & LOWER_USAGE_READ ? " read" : "",
+ * ABI"), so the file stands alone: a runner needs nothing else.  With
+ * runtime sizes the dispatch size and the bytes are formulas over them,
+ * the dims an i64 buffer after the arguments; the PTX is the plan of the
+ * bucket `tilec-sizes` names. */
+static void launch_header(strbuf *s, const pipeline *p, const gpu_kernel *g) {
+    const lower_result *lr = &p->lowered;
+    const tir_func *f = p->f;
+    if (f->sym_count) {
+        strbuf_printf(s, "// tilec-launch: entry=%s sm=%s block=%u dispatch=", gpu_kernel_entry(g), gpu_kernel_sm(g),
+                      lr->block_size);
+        for (const tir_op *o = f->body->first; o; o = o->next)
+            if (o->kind == TIR_OP_PARALLEL) print_volume(s, f->module, o->domain, lr->local_lanes);
+        strbuf_printf(s, " grid=ceil(dispatch/%u) args=%zu+dims\n// tilec-sizes:", lr->block_size, lr->arg_count);
+        const pipeline_bucket *b = p->bucketed ? &p->bucketed->buckets[p->bucketed->count - 1] : NULL;
+        for (uint32_t i = 0; i < f->sym_count; i++) {
+            strbuf_printf(s, " %s=%lld..%lld", f->syms[i]->name, (long long)f->syms[i]->lo, (long long)f->syms[i]->hi);
+            if (b) strbuf_printf(s, " (this PTX: its bucket %lld..%lld)", (long long)b->lo[i], (long long)b->hi[i]);
+        }
+        strbuf_append(s, "; dims: an i64 buffer of them after the arguments\n");
+    } else {
+        uint32_t grid = lr->dispatch_size / lr->block_size + (lr->dispatch_size % lr->block_size != 0);
+        strbuf_printf(s, "// tilec-launch: entry=%s sm=%s block=%u dispatch=%u grid=%u args=%zu\n", gpu_kernel_entry(g),
+                      gpu_kernel_sm(g), lr->block_size, lr->dispatch_size, grid, lr->arg_count);
+    }
+    for (size_t i = 0; i < lr->arg_count; i++) {
+        const tir_type *t = f->body->args[i]->type;
+        strbuf_printf(s, "// tilec-arg: %zu %s %s bytes=", i, lr->args[i].name, tir_scalar_name(lr->args[i].elem));
+        if (tir_space_is_static(t->space)) strbuf_printf(s, "%llu", (unsigned long long)lr->args[i].min_bytes);
+        else print_volume(s, f->module, t->space, tir_scalar_size(t->elem));
+        strbuf_printf(s, "%s%s\n", lr->args[i].usage & LOWER_USAGE_READ ? " read" : "",
                       lr->args[i].usage & LOWER_USAGE_WRITE ? " write" : "");
+    }
     strbuf_printf(s, "// tilec-plan: %s\n", lr->realization ? lr->realization : "");
 }
 
@@ -173,7 +208,7 @@ bool pipeline_print_code(const pipeline *p, strbuf *s) {
     const tilec_kernel *k = p->k;
     const gpu_kernel *ptx = p->ptx ? p->ptx : k ? k->gpu : NULL;
     if (ptx) {
-        launch_header(s, &p->lowered, ptx);
+        launch_header(s, p, ptx);
         strbuf_append(s, gpu_kernel_ptx(ptx));
         return true;
     }

@@ -191,7 +191,7 @@ static tilec_status cpu_emit(pipeline *p) {
     return program_compile_unfused(p);
 }
 
-const pipeline_target PIPELINE_CPU = {"cpu", cpu_prepare, cpu_planner, cpu_empty, true, true, cpu_emit};
+const pipeline_target PIPELINE_CPU = {"cpu", cpu_prepare, cpu_planner, cpu_empty, true, cpu_emit};
 
 /* ---- cuda ---- */
 
@@ -243,7 +243,7 @@ static tilec_status cuda_empty(pipeline *p) {
 
 /* The argument table and launch geometry the dispatch needs, and the
  * parameters it copies back. */
-static bool take_gpu_launch(tilec_kernel *k, const plan_result *plan, const lower_result *lr) {
+static bool take_gpu_launch(tilec_kernel *k, const tir_func *f, const plan_result *plan, const lower_result *lr) {
     k->params = tilec_alloc(k->ctx, (lr->arg_count ? lr->arg_count : 1) * sizeof *k->params);
     k->gpu_written = tilec_alloc(k->ctx, lr->arg_count ? lr->arg_count : 1);
     if (!k->params || !k->gpu_written) return false;
@@ -258,6 +258,7 @@ static bool take_gpu_launch(tilec_kernel *k, const plan_result *plan, const lowe
                                .params = k->params,
                                .dispatch_size = lr->dispatch_size,
                                .block_size = lr->block_size};
+    if (f->sym_count && !kernel_sizes_make(k, f, lr->local_lanes)) return false; /* the launch at each dispatch's sizes */
     tilec_plan_label(plan, &k->plan);
     strbuf_append(&k->plan_realization, lr->realization ? lr->realization : "");
     return !k->plan.failed && !k->plan_realization.failed && tilec_kernel_take_fault_sites(k, lr);
@@ -269,7 +270,7 @@ static tilec_status cuda_emit(pipeline *p) {
     tilec_status st = gpu_compile(p->ctx, p->lowered.kernel, &go, &p->ptx);
     tilec_kernel *k = p->k;
     if (st || !k) return st;
-    if (!take_gpu_launch(k, &p->plan, &p->lowered))
+    if (!take_gpu_launch(k, p->f, &p->plan, &p->lowered))
         return tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing a kernel");
     k->gpu = p->ptx;
     p->ptx = NULL;
@@ -284,7 +285,7 @@ static tilec_status cuda_emit(pipeline *p) {
     return st;
 }
 
-const pipeline_target PIPELINE_CUDA = {"cuda", cuda_prepare, cuda_planner, cuda_empty, false, false, cuda_emit};
+const pipeline_target PIPELINE_CUDA = {"cuda", cuda_prepare, cuda_planner, cuda_empty, false, cuda_emit};
 
 /* ---- modeled targets: the command line's reproducible plans ---- */
 
@@ -306,9 +307,9 @@ static tilec_status modeled_cuda_prepare(pipeline *p) {
 }
 
 const pipeline_target PIPELINE_MODELED_CPU = {"modeled-cpu", modeled_cpu_prepare, modeled_cpu_planner, NULL, false,
-                                              true, NULL};
-const pipeline_target PIPELINE_MODELED_CUDA = {"modeled-cuda", modeled_cuda_prepare, cuda_planner, NULL, false, false, NULL};
+                                              NULL};
+const pipeline_target PIPELINE_MODELED_CUDA = {"modeled-cuda", modeled_cuda_prepare, cuda_planner, NULL, false, NULL};
 const pipeline_target PIPELINE_XIR = {"xir", modeled_cpu_prepare, modeled_cpu_planner, pipeline_xir_empty, false,
-                                      true, pipeline_xir_emit};
+                                      pipeline_xir_emit};
 const pipeline_target PIPELINE_XIR_CUDA = {"xir-cuda", modeled_cuda_prepare, cuda_planner, pipeline_xir_empty, false,
-                                           false, pipeline_xir_emit};
+                                           pipeline_xir_emit};

@@ -13,13 +13,16 @@
  *   - PTX containing "syntax error" is rejected with a JIT log; a kernel is
  *     found when its name occurs in the PTX; kernel "fill" stores the u32
  *     *params[1] into grid*block elements at the device pointer *params[0];
+ *     kernel "fill_sized" (a kernel with runtime sizes: its parameters
+ *     Y, the dims, the dispatch size, the fault record) stores the u32
+ *     dispatch size into min(grid*block, dims[0]) elements at Y;
  *     kernel "faulty" fails at the next synchronize with
  *     CUDA_ERROR_LAUNCH_FAILED, sticky until the primary context's last
  *     release, as on a real device;
  *   - each launch "takes" 0.25 ms between two events.
  * fake_cuda_outstanding() counts what is not released yet (allocations,
  * modules, events, primary context retains), fake_cuda_launches() the
- * launches.  Built with -DFAKE_CUDA_LACKS_EVENT_DESTROY it lacks
+ * launches, fake_cuda_last_grid() the last launch's grid.  Built with -DFAKE_CUDA_LACKS_EVENT_DESTROY it lacks
  * cuEventDestroy_v2, as a too-old or broken driver would lack a symbol. */
 #include <stdint.h>
 #include <stdio.h>
@@ -69,6 +72,8 @@ static _Thread_local void *current; /* the calling thread's current context */
 
 int fake_cuda_outstanding(void) { return outstanding; }
 long fake_cuda_launches(void) { return launches; }
+static unsigned last_grid;
+unsigned fake_cuda_last_grid(void) { return last_grid; }
 
 /* Releasing needs only the context; everything else also fails with a
  * sticky error. */
@@ -228,7 +233,13 @@ cu_result cuLaunchKernel(const char *function, unsigned grid_x, unsigned grid_y,
     if (!grid_x || !grid_y || !grid_z || !block_x || !block_y || !block_z || grid_x > 65535 || block_x > 1024)
         return INVALID_VALUE;
     launches++;
+    last_grid = grid_x;
     if (!strcmp(function, "faulty")) sticky = LAUNCH_FAILED;
+    if (!strcmp(function, "fill_sized")) { /* (Y, dims, dispatch size, faults): min(grid·block, dims[0]) elements */
+        uint32_t *out = (uint32_t *)(uintptr_t)*(const uint64_t *)params[0];
+        const int64_t *dims = (const int64_t *)(uintptr_t)*(const uint64_t *)params[1];
+        for (int64_t i = 0; i < (int64_t)grid_x * block_x && i < dims[0]; i++) out[i] = *(const uint32_t *)params[2];
+    }
     if (!strcmp(function, "fill")) {
         uint32_t *out = (uint32_t *)(uintptr_t)*(const uint64_t *)params[0];
         for (uint64_t i = 0; i < (uint64_t)grid_x * block_x; i++) out[i] = *(const uint32_t *)params[1];

@@ -11,6 +11,10 @@
  *   the copy back of a written argument, the untouched sentinels past it;
  * - arguments checked before anything runs (RT-D04) and overlapping ones
  *   refused (GPU-D09), no launch for either;
+ * - a kernel with runtime sizes: one launch per dispatch on the grid its
+ *   sizes give, the dims a device buffer after the arguments, the bytes
+ *   checked at those sizes (RT-D04), a size out of range RT-D10, the timed
+ *   form refused (TILEC-D02: it takes no sizes);
  * - tilec_dispatch_gpu_timed: warmup + reps launches, the time per timed
  *   launch from the events (the fake's 0.25 ms a launch), the results
  *   copied back; no repetition is GPU-D08, a CPU kernel TILEC-D02;
@@ -26,6 +30,7 @@
 static tilec_context *ctx;
 static int (*fake_outstanding)(void);
 static long (*fake_launches)(void);
+static unsigned (*fake_last_grid)(void);
 
 /* `text` parsed into *m and its kernel compiled for the CUDA target with
  * options o (target set here); NULL after a failed CHECK. */
@@ -87,6 +92,53 @@ static void test_fill(void) {
     CHECK(tilec_dispatch(ctx, k, 1, &arg) == TILEC_E_RUNTIME && has("RT-D04", "at least 256"));
     CHECK(fake_launches() == before + 1);
     tilec_diag_clear(ctx);
+    tilec_kernel_destroy(k);
+    tir_module_destroy(m);
+}
+
+/* A kernel with runtime sizes: one variant per bucket plan, each launched
+ * on a grid from the dispatch's sizes, the dims after the arguments (the
+ * fake's fill_sized stores the dispatch size into dims[0] elements). */
+static const char *FILL_SIZED = "kernel @fill_sized<N: 1..4096>(%Y: view<u32>[Y.0=N]) {\n"
+                                "  parallel (%i: i=N) {\n"
+                                "    %v = const u32 7\n"
+                                "    store %Y[%i], %v\n"
+                                "  }\n"
+                                "}\n";
+
+static void test_fill_sized(void) {
+    tilec_compile_options o = tilec_compile_options_default();
+    o.block_size = 64;
+    o.local_lanes = 1;
+    tir_module *m;
+    tilec_kernel *k = compile_cuda(FILL_SIZED, o, &m);
+    if (k) {
+        CHECK(tilec_kernel_target(k) == TILEC_TARGET_CUDA && tilec_kernel_dim_count(k) == 1);
+        static uint32_t mem[3000 + 4];
+        static const int64_t sizes[] = {1, 100, 3000};
+        for (size_t s = 0; s < 3; s++) {
+            int64_t n = sizes[s];
+            for (int i = 0; i < 3004; i++) mem[i] = 0xdeadbeef;
+            tilec_buffer arg = {mem, (size_t)n * sizeof(uint32_t), TIR_U32};
+            long before = fake_launches();
+            CHECK(tilec_dispatch_dims(ctx, k, 1, &arg, 1, &n) == TILEC_OK && fake_launches() == before + 1);
+            CHECK_MSG(fake_last_grid() == (unsigned)((n + 63) / 64), "N=%lld: grid %u", (long long)n, fake_last_grid());
+            int wrong = 0;
+            for (int64_t i = 0; i < n; i++) wrong += mem[i] != (uint32_t)n;
+            CHECK_MSG(wrong == 0 && mem[n] == 0xdeadbeef, "N=%lld: %d elements are not the dispatch size", (long long)n,
+                      wrong);
+        }
+        /* the buffer checked at the sizes; a size outside the range refused; no launch */
+        int64_t n = 100, far = 5000;
+        tilec_buffer short_arg = {mem, 99 * sizeof(uint32_t), TIR_U32};
+        long before = fake_launches();
+        CHECK(tilec_dispatch_dims(ctx, k, 1, &short_arg, 1, &n) == TILEC_E_RUNTIME && has("RT-D04", "at least 400"));
+        CHECK(tilec_dispatch_dims(ctx, k, 1, &short_arg, 1, &far) == TILEC_E_ARG && has("RT-D10", "outside its range"));
+        double ms;
+        CHECK(tilec_dispatch_gpu_timed(ctx, k, 1, &short_arg, 0, 1, &ms) == TILEC_E_ARG && has("TILEC-D02", "runtime sizes"));
+        CHECK(fake_launches() == before);
+        tilec_diag_clear(ctx);
+    }
     tilec_kernel_destroy(k);
     tir_module_destroy(m);
 }
@@ -179,11 +231,14 @@ int main(void) {
     void *fake = dlopen(FAKE_CUDA_DRIVER, RTLD_NOW | RTLD_LOCAL);
     void *outstanding = fake ? dlsym(fake, "fake_cuda_outstanding") : NULL;
     void *launches = fake ? dlsym(fake, "fake_cuda_launches") : NULL;
-    CHECK(outstanding && launches);
-    if (outstanding && launches) {
+    void *grid = fake ? dlsym(fake, "fake_cuda_last_grid") : NULL;
+    CHECK(outstanding && launches && grid);
+    if (outstanding && launches && grid) {
         memcpy(&fake_outstanding, &outstanding, sizeof outstanding);
         memcpy(&fake_launches, &launches, sizeof launches);
+        memcpy(&fake_last_grid, &grid, sizeof grid);
         test_fill();
+        test_fill_sized();
         test_timed();
         test_overlap();
         test_device_failure();

@@ -565,16 +565,47 @@ static void test_dispatch_refusals(void) {
         CHECK(sum > 0.9999 && sum < 1.0001);
         tilec_kernel_destroy(k);
     }
-    /* the CUDA target refuses the kernel, naming its sizes */
+    tir_module_destroy(m);
+}
+
+/* The CUDA target plans a kernel with runtime sizes per bucket as the CPU
+ * does; its lowering (W = 32, one warp per row), run on the XIR
+ * interpreter, matches the reference at sizes across the buckets (the
+ * grid follows the dims; tests/gpu/test_cuda_facade.c launches it). */
+static void test_gpu_sized(void) {
+    char *src = read_example("softmax");
+    char *ranged = src ? make_ranged(src, "R", "1..300") : NULL;
+    tir_module *m = ranged ? parse(__LINE__, ranged, NULL, 0) : NULL;
     tilec_compile_options cuda = tilec_compile_options_default();
     cuda.target = TILEC_TARGET_CUDA;
-    tilec_pipeline_config plan = tilec_pipeline_config_default();
-    plan.stop_after = TILEC_STAGE_PLAN;
-    plan.modeled = true;
-    tilec_diag_clear(ctx);
-    CHECK(tilec_pipeline_run(ctx, f, &cuda, &plan, NULL) == TILEC_E_UNSUPPORTED &&
-          has_diag_in(ctx, "TILEC-R01", "runtime sizes (R: 2..64): the modeled-cuda target"));
+    tilec_pipeline_config xir = tilec_pipeline_config_default();
+    xir.engine = TILEC_ENGINE_XIR;
+    tilec_kernel *k = NULL;
+    CHECK(m && tilec_pipeline_run(ctx, tir_module_func(m, 0), &cuda, &xir, &k) == TILEC_OK);
+    CHECK(k && tilec_kernel_width(k) == 32 && strstr(tilec_kernel_realization(k), "plan=R=1..1:"));
+    static const int64_t rows[] = {1, 2, 31, 255, 256, 300};
+    for (size_t i = 0; k && i < sizeof rows / sizeof rows[0]; i++) {
+        tir_module *at = tir_func_specialize(tir_module_func(m, 0), 1, &rows[i]);
+        tilec_buffer got[2], ref[2];
+        size_t n = at ? make_args(tir_module_func(at, 0), got) : 0;
+        if (at) make_args(tir_module_func(at, 0), ref);
+        tilec_pipeline_config reference = tilec_pipeline_config_default();
+        reference.engine = TILEC_ENGINE_REFERENCE;
+        tilec_kernel *kr = NULL;
+        bool ran = at && tilec_dispatch_dims(ctx, k, n, got, 1, &rows[i]) == TILEC_OK &&
+                   tilec_pipeline_run(ctx, tir_module_func(at, 0), NULL, &reference, &kr) == TILEC_OK &&
+                   tilec_dispatch(ctx, kr, n, ref) == TILEC_OK;
+        CHECK_MSG(ran && close_to(&got[1], &ref[1]) && canaries_intact(got, n), "GPU lowering at R=%lld",
+                  (long long)rows[i]);
+        for (size_t a = 0; a < n; a++) free(got[a].data), free(ref[a].data);
+        tilec_kernel_destroy(kr);
+        tir_module_destroy(at);
+    }
+    flush_diags_in(ctx);
+    tilec_kernel_destroy(k);
     tir_module_destroy(m);
+    free(ranged);
+    free(src);
 }
 
 /* A fused kernel with runtime sizes whose streams need its input and
@@ -646,6 +677,7 @@ int main(void) {
     test_native_sized();
     test_decode_lengths();
     test_overlap_sized();
+    test_gpu_sized();
     test_dynamic_examples();
     test_dispatch_refusals();
     tilec_context_destroy(ctx);
