@@ -15,10 +15,17 @@ _Static_assert(offsetof(rt_buffer, size_bytes) == offsetof(simd_buffer_arg, size
 tilec_status tilec_dispatch_dims(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args, size_t n_dims,
                                  const int64_t *dims) {
     if (!k) return tilec_error(ctx, TILEC_E_ARG, "TILEC-D01", tilec_no_loc(), "tilec_dispatch: no kernel");
-    tilec_status st = rt_check_dims(ctx, k->prog.desc.name ? k->prog.desc.name : "kernel", k->dims, k->dim_count,
-                                    n_dims, dims, "dispatch it with tilec_dispatch_dims");
-    if (st) return st;
-    if (k->bucket_count) k = (tilec_kernel *)pipeline_bucket_variant(k, dims); /* its bucket's plan */
+    /* its bucket's plan: the buckets cover the sizes' ranges, so dims a
+     * bucket holds need no other check (the check says why none does) */
+    tilec_kernel *v = k->bucket_count && n_dims == k->dim_count && dims
+                          ? (tilec_kernel *)pipeline_bucket_variant(k, dims)
+                          : NULL;
+    if (!v) {
+        tilec_status st = rt_check_dims(ctx, k->prog.desc.name ? k->prog.desc.name : "kernel", k->dims, k->dim_count,
+                                        n_dims, dims, "dispatch it with tilec_dispatch_dims");
+        if (st) return st;
+    }
+    if (v) k = v;
     if (k->reference) return pipeline_dispatch_reference(ctx, k, n, args, dims);
     if (k->gpu) return tilec_dispatch_gpu(ctx, k, n, args, dims, NULL, NULL);
     if (k->xir) return pipeline_dispatch_xir(ctx, k, n, args, dims);

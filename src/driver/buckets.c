@@ -304,5 +304,5 @@ tilec_status program_compile_buckets(pipeline *p) {
 const tilec_kernel *pipeline_bucket_variant(const tilec_kernel *k, const int64_t *dims) {
     for (uint32_t b = 0; b < k->bucket_count; b++)
         if (pipeline_bucket_holds(&k->buckets[b], k->dim_count, dims)) return k->variants[k->bucket_variant[b]];
-    return NULL; /* the dims were checked against the whole range, which the buckets cover */
+    return NULL; /* outside every bucket: outside the sizes' ranges, which the buckets cover */
 }

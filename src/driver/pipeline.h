@@ -171,7 +171,8 @@ void pipeline_bucket_choose(pipeline *p, const tilec_compile_options *po, pipeli
 /* p's plan, made at p->sized, in p->f's terms: its packing (each pack of
  * data that depends on a runtime size dropped) and its split; NOMEM only. */
 tilec_status pipeline_sized_plan(pipeline *p);
-/* The variant of bucketed k serving dims (checked against the ranges). */
+/* The variant of bucketed k serving dims; NULL when no bucket holds them
+ * (they are outside the sizes' ranges). */
 const tilec_kernel *pipeline_bucket_variant(const tilec_kernel *k, const int64_t *dims);
 
 /* ---- interpret.c: the interpreters' kernels ---- */

@@ -127,6 +127,7 @@ typedef struct {
     int64_t dims[RT_MAX_DIMS];
     uint32_t programs;
     rt_param params[SIZED_MAX_ARGS];
+    rt_kernel desc; /* the program's descriptor at these sizes (its params the ones above) */
 } sized_launch;
 
 /* Each thread's, made on its first sized dispatch and freed when it exits
@@ -181,6 +182,10 @@ static const sized_launch *launch_at(const rt_program *p, const int64_t *dims, s
     size_t dim_bytes = p->dim_count * sizeof *dims;
     if (l->serial == p->size_serial && same_dims(l->dims, dims, p->dim_count)) return l;
     bool ok = rt_program_sizes(p, dims, l->params, &l->programs);
+    l->desc = p->desc;
+    l->desc.arg_count = p->user_args + p->packs + 1;
+    l->desc.params = l->params;
+    l->desc.dispatch_size = l->programs;
     l->serial = ok ? p->size_serial : 0;
     memcpy(l->dims, dims, ok ? dim_bytes : 0);
     return ok ? l : NULL;
@@ -210,11 +215,8 @@ static tilec_status dispatch_sized(rt_pool *pool, tilec_context *ctx, rt_program
     bind_panels(p, n, bound);
     size_t last = n + p->packs;
     bound[last] = (rt_arg){(void *)dims, l->params[last].min_bytes, TIR_I64};
-    rt_kernel d = p->desc;
-    d.arg_count = (uint32_t)last + 1;
-    d.params = l->params; /* read before this thread computes another launch */
-    d.dispatch_size = l->programs;
-    return p->packs ? run_packed(pool, ctx, p, &d, bound, last + 1) : rt_dispatch(pool, ctx, &d, bound, (uint32_t)last + 1, NULL);
+    const rt_kernel *d = &l->desc; /* read before this thread computes another launch */
+    return p->packs ? run_packed(pool, ctx, p, d, bound, last + 1) : rt_dispatch(pool, ctx, d, bound, (uint32_t)last + 1, NULL);
 }
 
 /* (the text only on an error: this runs on every dispatch) */
