@@ -146,10 +146,12 @@ static bool describe_reference(tilec_kernel *k) {
     return finish_work(k);
 }
 
-/* A bucketed kernel: its own kernel, plan (every bucket's) and dims, then
- * the items of its largest bucket's variant from its target on. */
+/* A bucketed kernel: its own kernel, plan (every bucket's), dims and
+ * variant count (its compiles), then the items of its largest bucket's
+ * variant from its target on. */
 static bool describe_buckets(tilec_kernel *k) {
     const tilec_kernel *main = kernel_main(k);
+    item_u64(k, "variants", k->variant_count);
     const char *items = strstr(strbuf_cstr(&main->realization), "target="), *json = strstr(strbuf_cstr(&main->json), "\"target\"");
     strbuf_append(&k->realization, items ? items : "");
     strbuf_printf(&k->json, ", %s", json ? json : "}");

@@ -412,7 +412,10 @@ static void test_decode_lengths(void) {
     if (k) { /* the buckets: 1, 2..255, 256..4096 */
         const char *plan = tilec_kernel_realization(k);
         CHECK(strstr(plan, "plan=Lk=1..1:") && strstr(plan, " | Lk=2..255:") && strstr(plan, " | Lk=256..4096:"));
-        CHECK(strstr(plan, "dims=Lk:1..4096"));
+        CHECK(strstr(plan, "dims=Lk:1..4096; variants="));
+        /* one compile per distinct bucket plan: at most one per bucket */
+        const char *v = strstr(plan, "variants=");
+        CHECK_MSG(v && atoi(v + 9) >= 1 && atoi(v + 9) <= 3, "%s", plan);
         /* at two workers the 256..4096 bucket splits the KV walk over one
          * KV head (flash decoding): each chunk covers full blocks only,
          * proven in bounds (no guard kept); K's and V's guards sit in the
