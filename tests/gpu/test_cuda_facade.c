@@ -44,6 +44,15 @@ static tilec_kernel *compile_cuda(const char *text, tilec_compile_options o, tir
     return k;
 }
 
+/* A fill kernel in blocks of 64 threads, one program per lane: the fake
+ * fills grid × block elements, exactly the view. */
+static tilec_kernel *compile_fill(const char *text, tir_module **m) {
+    tilec_compile_options o = tilec_compile_options_default();
+    o.block_size = 64;
+    o.local_lanes = 1;
+    return compile_cuda(text, o, m);
+}
+
 static bool has(const char *code, const char *text) {
     for (size_t i = 0; i < tilec_diag_count(ctx); i++) {
         const tilec_diag *d = tilec_diag_at(ctx, i);
@@ -61,11 +70,8 @@ static const char *FILL = "kernel @fill(%Y: view<u32>[Y.0=64]) {\n"
                           "}\n";
 
 static void test_fill(void) {
-    tilec_compile_options o = tilec_compile_options_default();
-    o.block_size = 64; /* the fake fills grid × block elements: exactly the view */
-    o.local_lanes = 1;
     tir_module *m;
-    tilec_kernel *k = compile_cuda(FILL, o, &m);
+    tilec_kernel *k = compile_fill(FILL, &m);
     if (!k) {
         tir_module_destroy(m);
         return;
@@ -107,11 +113,8 @@ static const char *FILL_SIZED = "kernel @fill_sized<N: 1..4096>(%Y: view<u32>[Y.
                                 "}\n";
 
 static void test_fill_sized(void) {
-    tilec_compile_options o = tilec_compile_options_default();
-    o.block_size = 64;
-    o.local_lanes = 1;
     tir_module *m;
-    tilec_kernel *k = compile_cuda(FILL_SIZED, o, &m);
+    tilec_kernel *k = compile_fill(FILL_SIZED, &m);
     if (k) {
         CHECK(tilec_kernel_target(k) == TILEC_TARGET_CUDA && tilec_kernel_dim_count(k) == 1);
         static uint32_t mem[3000 + 4];
@@ -144,11 +147,8 @@ static void test_fill_sized(void) {
 }
 
 static void test_timed(void) {
-    tilec_compile_options o = tilec_compile_options_default();
-    o.block_size = 64;
-    o.local_lanes = 1;
     tir_module *m;
-    tilec_kernel *k = compile_cuda(FILL, o, &m);
+    tilec_kernel *k = compile_fill(FILL, &m);
     if (k) {
         uint32_t mem[64];
         memset(mem, 0, sizeof mem);
