@@ -91,10 +91,12 @@ static bool same_candidate(const plan_candidate *c, const plan_candidate *d) {
            c->fused == d->fused && c->tiled == d->tiled;
 }
 
-/* Whether two plans realize alike: the same candidate, grain and split. */
+/* Whether two plans realize alike: the same candidate, requested grain
+ * (the heuristic's is computed at each dispatch) and split. */
 static bool same_plan(const plan_result *a, const plan_result *b) {
     const plan_choice *x = plan_selected(a), *y = plan_selected(b);
-    return same_candidate(&x->candidate, &y->candidate) && x->work.blocks_per_task == y->work.blocks_per_task &&
+    return same_candidate(&x->candidate, &y->candidate) &&
+           x->candidate.blocks_per_task == y->candidate.blocks_per_task &&
            (a->split.reduce ? a->split.chunks : 0) == (b->split.reduce ? b->split.chunks : 0);
 }
 

@@ -93,24 +93,30 @@ bool pipeline_take_launch(tilec_kernel *k, const tir_func *f, const plan_result 
         .params = k->params,
         .dispatch_size = lr->dispatch_size,
         .block_size = lr->block_size,
-        .blocks_per_task = plan_selected(p)->work.blocks_per_task,
+        /* runtime sizes: the grain the candidate asked (0: the pool's
+         * heuristic at each dispatch's block count), not the one at the
+         * sizes it was planned at */
+        .blocks_per_task = f->sym_count ? plan_selected(p)->candidate.blocks_per_task
+                                        : plan_selected(p)->work.blocks_per_task,
         .workspace_bytes = k->native ? simd_kernel_workspace_bytes(k->native) : 0,
     };
     if (f->sym_count && !kernel_sizes_make(k, f, lr->local_lanes)) return false;
-    tilec_plan_label(p, &k->plan);
+    tilec_plan_label(p, f->sym_count != 0, &k->plan);
     strbuf_append(&k->plan_realization, lr->realization ? lr->realization : "");
     return !k->plan.failed && !k->plan_realization.failed;
 }
 
-void tilec_plan_label(const plan_result *p, strbuf *s) {
+void tilec_plan_label(const plan_result *p, bool sized, strbuf *s) {
     const plan_choice *c = plan_selected(p);
     strbuf_append(s, "order[");
     for (uint32_t i = 0; i < c->candidate.rank; i++) strbuf_printf(s, "%s%u", i ? "," : "", c->candidate.order[i]);
     strbuf_printf(s, "]/block%u", c->candidate.block_size);
     if (c->candidate.local_lanes > 1) strbuf_printf(s, "/local%u", c->candidate.local_lanes);
     if (c->candidate.fused) strbuf_append(s, c->candidate.fused == 1 ? "/fused" : "/fused2");
-    strbuf_printf(s, "/grain%llu/tasks%llu",
-                  (unsigned long long)c->work.blocks_per_task, (unsigned long long)c->work.task_count);
+    if (sized && !c->candidate.blocks_per_task) strbuf_append(s, "/grain-per-dispatch");
+    else
+        strbuf_printf(s, "/grain%llu/tasks%llu", (unsigned long long)c->work.blocks_per_task,
+                      (unsigned long long)c->work.task_count);
     if (c->candidate.tiled) {
         strbuf_append(s, "/tiles[");
         for (size_t i = 0; i < c->candidate.rank; i++) strbuf_printf(s, "%s%u", i ? "," : "", c->candidate.tiles[i]);

@@ -96,8 +96,10 @@ struct tilec_kernel {
     unsigned char *gpu_written;
 };
 
-/* "order[1,0]/block64/grain2/tasks8": the selected plan in one token. */
-void tilec_plan_label(const plan_result *p, strbuf *s);
+/* "order[1,0]/block64/grain2/tasks8": the selected plan in one token
+ * ("/grain-per-dispatch" for a kernel with runtime sizes whose grain is the
+ * pool's heuristic, computed at each dispatch). */
+void tilec_plan_label(const plan_result *p, bool sized, strbuf *s);
 /* tilec_dispatch of a CUDA kernel (a bucket's variant at dims, for one with
  * runtime sizes: the dims follow the arguments as one more device buffer,
  * the grid from the dispatch size at those sizes); with `timing`, the

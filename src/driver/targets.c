@@ -259,7 +259,7 @@ static bool take_gpu_launch(tilec_kernel *k, const tir_func *f, const plan_resul
                                .dispatch_size = lr->dispatch_size,
                                .block_size = lr->block_size};
     if (f->sym_count && !kernel_sizes_make(k, f, lr->local_lanes)) return false; /* the launch at each dispatch's sizes */
-    tilec_plan_label(plan, &k->plan);
+    tilec_plan_label(plan, f->sym_count != 0, &k->plan);
     strbuf_append(&k->plan_realization, lr->realization ? lr->realization : "");
     return !k->plan.failed && !k->plan_realization.failed && tilec_kernel_take_fault_sites(k, lr);
 }
