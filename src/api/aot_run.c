@@ -522,7 +522,9 @@ static tilec_status load(tilec_context *ctx, const aot_descriptor *d, aot_loaded
         for (uint32_t i = 0; i < count && !r.bad; i++) read_node(&r, nodes, i, count, d);
         for (uint32_t i = 0; i < count && !r.bad; i++) r.bad = !fits(&nodes[i].prog);
         for (uint32_t b = 0; !r.bad && b < l->bucket_count; b++) {
-            r.bad = bucket_node[b] >= count || nodes[bucket_node[b]].prog.dim_count != l->dim_count;
+            /* a bucket of one point may be a static program (the kernel specialized there) */
+            r.bad = bucket_node[b] >= count || (nodes[bucket_node[b]].prog.dim_count != l->dim_count &&
+                                                nodes[bucket_node[b]].prog.dim_count != 0);
             if (!r.bad) l->buckets[b].prog = &nodes[bucket_node[b]].prog;
         }
         r.bad = r.bad || (!l->bucket_count && nodes[0].prog.dim_count);
@@ -581,12 +583,12 @@ static tilec_status dispatch(tilec_context *ctx, tilec_runtime *rt, const tilec_
     if (!rt)
         return tilec_error(ctx, TILEC_E_RUNTIME, "RT-P03", tilec_no_loc(), "no default runtime: %s", default_error);
     tilec_buffer trusted[TYPED_MAX_ARGS];
-    if (typed && p->arg_bytes && n == p->user_args && n <= TYPED_MAX_ARGS && args) {
+    if (typed && l->dim_count && n == p->user_args && n <= TYPED_MAX_ARGS && args) {
         memcpy(trusted, args, n * sizeof *args);
-        for (size_t i = 0; i < n; i++) {
-            int64_t bytes;
-            if (!trusted[i].size_bytes && p->arg_bytes[i].count &&
-                rt_size_eval(&p->arg_bytes[i], dims, p->dim_count, &bytes) && bytes >= 0)
+        for (size_t i = 0; i < n; i++) { /* (a bucket of one point runs a static program: its own bytes) */
+            int64_t bytes = (int64_t)p->desc.params[i].min_bytes;
+            if (!trusted[i].size_bytes && (!p->arg_bytes || !p->arg_bytes[i].count ||
+                                           (rt_size_eval(&p->arg_bytes[i], dims, p->dim_count, &bytes) && bytes >= 0)))
                 trusted[i].size_bytes = (size_t)bytes;
         }
         args = trusted;

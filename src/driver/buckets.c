@@ -7,7 +7,8 @@
  * only where the piece past it reaches twice the cut.  A bucket runs the
  * plan, of those made at its ends and middle, whose worst regret over the
  * three is least.  Buckets whose plans agree share one compiled variant, so
- * a kernel compiles once per distinct plan; dispatch picks the bucket its
+ * a kernel compiles once per distinct plan; a bucket of one point is the
+ * kernel specialized there (static code).  Dispatch picks the bucket its
  * sizes fall in (no planning or compiling at dispatch). */
 #include "driver/pipeline.h"
 
@@ -245,24 +246,33 @@ tilec_status program_compile_buckets(pipeline *p) {
     /* the variants' pipelines, kept while later buckets compare with them
      * (on the heap: a pipeline holds plans, too much for a thread's stack) */
     pipeline *plans = tilec_alloc(p->ctx, PIPELINE_MAX_BUCKETS * sizeof *plans);
+    /* a bucket of one point (a decode-like 1) is the kernel specialized
+     * there: static code, like the kernel with its sizes pinned, shared
+     * with no other bucket */
+    tir_module *point[PIPELINE_MAX_BUCKETS] = {NULL};
     uint32_t made = 0;
     tilec_status st = plans ? TILEC_OK : no_memory(p->ctx);
     k->bucket_count = plans ? pipeline_buckets(p->f, &p->o, k->buckets) : 0;
     for (uint32_t b = 0; !st && b < k->bucket_count; b++) {
         pipeline *c = &plans[made];
-        pipeline_init(c, p->ctx, p->f, &o, p->target, TILEC_STAGE_PLAN);
+        bool one = !memcmp(k->buckets[b].lo, k->buckets[b].hi, p->f->sym_count * sizeof *k->buckets[b].lo);
+        if (one && !(point[made] = tir_func_specialize(p->f, p->f->sym_count, k->buckets[b].lo))) {
+            st = TILEC_E_SHAPE;
+            break;
+        }
+        pipeline_init(c, p->ctx, one ? tir_module_func(point[made], 0) : p->f, &o, p->target, TILEC_STAGE_PLAN);
         c->make_kernel = true;
         c->aot = p->aot;
         c->modeled_workers = p->workers;
-        c->plan_at = k->buckets[b].at;
-        c->bucket = &k->buckets[b];
+        c->plan_at = one ? NULL : k->buckets[b].at;
+        c->bucket = one ? NULL : &k->buckets[b];
         if ((st = pipeline_run(c))) {
             pipeline_kernel_free(c->k);
             pipeline_free(c);
             break;
         }
         uint32_t v = 0;
-        while (v < made && !same_plan(&plans[v].plan, &c->plan)) v++;
+        while (v < made && (one || point[v] || !same_plan(&plans[v].plan, &c->plan))) v++;
         k->bucket_variant[b] = v;
         if (v < made) { /* an earlier bucket's plan: its variant serves this one too */
             pipeline_kernel_free(c->k);
@@ -278,7 +288,10 @@ tilec_status program_compile_buckets(pipeline *p) {
             k->times.total += t->total;
         }
     }
-    for (uint32_t v = 0; v < made; v++) pipeline_free(&plans[v]);
+    for (uint32_t v = 0; v < PIPELINE_MAX_BUCKETS; v++) {
+        if (v < made) pipeline_free(&plans[v]);
+        tir_module_destroy(point[v]); /* the kernel borrows nothing from it */
+    }
     tilec_free(p->ctx, plans);
     if (st) return st;
     /* the kernel checks and describes as its largest bucket's variant */

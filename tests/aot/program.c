@@ -110,13 +110,13 @@ static void attention_case(void) {
 
 /* A kernel with runtime sizes (examples/dynamic/decode_attention.tir, one
  * KV head, 2 workers): one object for Lk in 1..32768, its buckets' plans
- * (unsplit below 256, split above), run at three lengths through the
- * typed entry; the checked form refuses a length outside the range
- * (RT-D10) and a K too short for its length (RT-D04). */
+ * (Lk = 1 specialized, unsplit below 256, split above), run at four
+ * lengths through the typed entry; the checked form refuses a length
+ * outside the range (RT-D10) and a K too short for its length (RT-D04). */
 static void decode_case(void) {
-    static const int64_t lengths[] = {17, 300, 5000};
+    static const int64_t lengths[] = {1, 17, 300, 5000}; /* 1: a bucket of one point, a static program */
     bool ok = true;
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < 4; i++) {
         int64_t lk = lengths[i];
         char name[4][32];
         const char *param = "QKVO";

@@ -51,7 +51,7 @@ aot rmsnorm "$SRC/examples/rmsnorm.tir" "X G Y" -DR=1 -DW=1030 --fuse on
 # reference's outputs at three lengths
 expect 0 "$TILEC" compile "$SRC/examples/dynamic/decode_attention.tir" -D Hkv=1 --threads 2 --name decode \
   -o "$WORK/decode.o" --header "$WORK/decode.h"
-for lk in 17 300 5000; do
+for lk in 1 17 300 5000; do
   expect 0 "$TILEC" run "$SRC/examples/dynamic/decode_attention.tir" -D Hkv=1 --reference --seed 5 --dim Lk=$lk \
     --out "Q=$WORK/decode$lk.Q.npy" --out "K=$WORK/decode$lk.K.npy" --out "V=$WORK/decode$lk.V.npy" \
     --out "O=$WORK/decode$lk.O.npy"
