@@ -67,6 +67,7 @@ expect 0 "$TILEC" compile "$K" -o "$WORK/k.o" --header "$WORK/k.h" && contains "
 expect 0 "$TILEC" plan "$K" &&
   contains "$WORK/out" '^bucket R=256..4096, planned at R=1024, the plan of its (low end|middle|high end) \(worst regret over the three: R=256.s [0-9.]+, R=1024.s [0-9.]+, R=4096.s [0-9.]+\):$'
 # bucket_cuts replaces the cuts (0: one bucket); they must rise (PLAN-O13)
+expect 0 "$TILEC" plan "$K" && contains "$WORK/out" '^bucket R=1..1, planned at R=1, the kernel specialized there \(static code\):$'
 expect 0 "$TILEC" plan "$K" --bucket-cuts 0 && contains "$WORK/out" '^runtime sizes: 1 buckets' &&
   contains "$WORK/out" '^bucket R=1..4096, planned at R=64'
 expect 0 "$TILEC" plan "$K" --bucket-cuts 16,1000 && contains "$WORK/out" '^bucket R=1..15,' &&
