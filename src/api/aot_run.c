@@ -277,11 +277,11 @@ static void read_node(reader *r, aot_node *nodes, uint32_t self, uint32_t count,
 
 /* What dispatch relies on (once every node is read): the steps' argument
  * tables fit together, and a program's helpers run at its runtime sizes
- * (a copy of static panels at none). */
+ * (a copy of static panels may run at none). */
 static bool fits(const rt_program *p) {
     uint32_t args = p->desc.arg_count, user = p->user_args;
-    for (uint32_t i = 0; i < p->packs; i++)
-        if (p->pack[i] && p->pack[i]->dim_count) return false;
+    for (uint32_t i = 0; i < p->packs; i++) /* a copy runs at none or at the program's sizes */
+        if (p->pack[i] && p->pack[i]->dim_count && p->pack[i]->dim_count != p->dim_count) return false;
     const rt_program *helpers[3] = {p->split_partial, p->split_combine, p->unfused};
     for (int i = 0; i < 3; i++)
         if (helpers[i] && helpers[i]->dim_count != p->dim_count) return false;

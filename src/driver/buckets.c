@@ -12,6 +12,8 @@
  * sizes fall in (no planning or compiling at dispatch). */
 #include "driver/pipeline.h"
 
+#include "base/checked.h"
+
 #include "rewrite/pack.h"
 #include "tir/form.h"
 
@@ -186,17 +188,38 @@ static void pair_block(pairing *m, const tir_block *at, const tir_block *own) {
     }
 }
 
-/* A pack of static data: its view's extents and its coordinates' domains
- * are numbers, so its copy kernel is the same at every size. */
-static bool pack_static(const plan_pack *k) {
-    if (!tir_space_is_static(k->load->operands[0]->value->type->space)) return false;
+/* A pack whose copy kernel can be made for the kernel itself: its
+ * coordinates' domains are numbers but maybe the first's (the outermost,
+ * which multiplies nothing in a tile's index), a runtime size's form when
+ * `sized`.  *first: that extent. */
+static bool pack_kept(const plan_pack *k, bool sized, uint64_t *first) {
+    if (!sized && !tir_space_is_static(k->load->operands[0]->value->type->space)) return false;
     for (uint32_t i = 0; i < k->coord_count; i++) {
         const tir_value *c = k->coords[i];
         const tir_op *region = c->def_block ? c->def_block->parent_op : NULL;
-        if (!region || !region->domain || c->index >= region->domain->rank ||
-            tir_extent_is_symbolic(region->domain->axes[c->index].extent))
-            return false;
+        if (!region || !region->domain || c->index >= region->domain->rank) return false;
+        uint64_t e = region->domain->axes[c->index].extent;
+        if (tir_extent_is_symbolic(e) && (i || !sized)) return false;
+        if (!i) *first = e;
     }
+    return true;
+}
+
+/* A pack over a runtime size: its panels' bytes at the largest sizes it
+ * serves (the bucket's high end, else the ranges'), which its scratch
+ * holds whatever the dispatch's sizes; false past PACK_SIZED_BYTES. */
+enum { PACK_SIZED_BYTES = 64u << 20 };
+static bool pack_sized(const pipeline *p, plan_pack *k, uint64_t first) {
+    const tir_form *f = tir_extent_form(p->f->module, first);
+    if (!f) return true;
+    int64_t top = f->hi;
+    if (p->bucket && !tir_form_eval(f, p->bucket->hi, &top)) return false;
+    uint64_t rest = 1, tiles, bytes;
+    for (uint32_t i = 1; i < k->coord_count; i++) rest *= k->extents[i];
+    if (top < 1 || !checked_mul_u64((uint64_t)top, rest, &tiles) ||
+        !checked_mul_u64(tiles, k->tile_elements * tir_scalar_size(k->elem), &bytes) || bytes > PACK_SIZED_BYTES)
+        return false;
+    k->extents[0] = first, k->instances = tiles, k->bytes = bytes;
     return true;
 }
 
@@ -213,18 +236,23 @@ tilec_status pipeline_sized_plan(pipeline *p) {
         memset(m.values, 0, (at->next_value_id + 1) * sizeof *m.values);
         pair_block(&m, at->body, p->f->body);
     }
+    /* native code packs over a runtime size (the XIR interpreter and the
+     * object format run copies of static sizes only) */
+    bool sized = p->target == &PIPELINE_CPU && !p->aot;
     uint32_t kept = 0;
     for (uint32_t i = 0; ok && i < packing->count; i++) {
         plan_pack k = packing->packs[i];
         k.load = m.ops[k.load->id];
         bool paired = k.load != NULL;
+        uint64_t first = 0;
         for (uint32_t c = 0; paired && c < k.coord_count; c++) paired = (k.coords[c] = m.values[k.coords[c]->id]) != NULL;
-        if (paired && pack_static(&k)) packing->packs[kept++] = k; /* a panel of a runtime size is not packed */
+        if (paired && pack_kept(&k, sized, &first) && pack_sized(p, &k, first)) packing->packs[kept++] = k;
     }
     if (ok && kept < packing->count)
         snprintf(packing->why + strlen(packing->why), sizeof packing->why - strlen(packing->why),
-                 "; %u of %u packs kept: the others' views or coordinates depend on a runtime size", kept,
-                 packing->count);
+                 "; %u of %u packs kept: the others' panels depend on a runtime size %s", kept, packing->count,
+                 sized ? "other than their outermost tiles', or exceed 64 MiB at the bucket's largest sizes"
+                       : "(this target packs static data only)");
     if (ok) packing->count = kept;
     if (ok && split->reduce) { /* the split's root and reduce: the kernel's own */
         split->root = m.ops[split->root->id];

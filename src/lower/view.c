@@ -75,11 +75,12 @@ static bool prepare_packed(lowerer *lw, access *acc, const tir_op *op, const pla
     acc->view = op->operands[0]->value->type->space;
     acc->buffer = lw->packed[p - lw->choice->packing->packs];
     xir_value *inst = lw_i64(lw, 0);
-    for (uint32_t i = 0; i < p->coord_count; i++) {
+    for (uint32_t i = 0; i < p->coord_count; i++) { /* (the first extent, maybe a runtime size's, multiplies nothing) */
         lv *rec = lw_lookup(lw, p->coords[i]);
         if (!rec) return false;
-        inst = lw_arith(lw, XIR_OP_ADD, lw_arith(lw, XIR_OP_MUL, inst, lw_i64(lw, (int64_t)p->extents[i]), NULL),
-                        lw_to_i64(lw, rec->value, tir_value_elem(p->coords[i])), NULL);
+        xir_value *c = lw_to_i64(lw, rec->value, tir_value_elem(p->coords[i]));
+        inst = i ? lw_arith(lw, XIR_OP_ADD, lw_arith(lw, XIR_OP_MUL, inst, lw_i64(lw, (int64_t)p->extents[i]), NULL), c, NULL)
+                 : c;
     }
     for (uint32_t a = 0; a < acc->view->rank; a++) {
         acc->stride[a] = lw_i64(lw, (int64_t)p->stride[a]);

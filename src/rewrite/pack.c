@@ -2,6 +2,8 @@
  * (plan_pack_build; see pack.h). */
 #include "rewrite/pack.h"
 
+#include "tir/form.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -38,9 +40,10 @@ static void build_body(tir_builder *b, tir_module *m, const plan_pack *p, tir_op
         if (p->scale[a] != 1) c = ew2(b, TIR_EW_MUL, c, tir_const_index(b, p->scale[a]));
         origin[a] = p->offset[a] ? ew2(b, TIR_EW_ADD, c, origin[a]) : c;
     }
-    for (uint32_t i = 0; i < p->coord_count; i++)
-        inst = ew2(b, TIR_EW_ADD, ew2(b, TIR_EW_MUL, inst, tir_const_index(b, (int64_t)p->extents[i])),
-                   tir_region_coord(root, i));
+    for (uint32_t i = 0; i < p->coord_count; i++) /* (the first extent multiplies nothing) */
+        inst = i ? ew2(b, TIR_EW_ADD, ew2(b, TIR_EW_MUL, inst, tir_const_index(b, (int64_t)p->extents[i])),
+                       tir_region_coord(root, i))
+                 : tir_region_coord(root, 0);
     tir_dim *dims[PLAN_MAX_RANK], *sdims[PLAN_MAX_RANK];
     uint64_t ext[PLAN_MAX_RANK], sext[PLAN_MAX_RANK];
     for (uint32_t a = 0; a < rank; a++) {
@@ -73,6 +76,17 @@ static void build_body(tir_builder *b, tir_module *m, const plan_pack *p, tir_op
     tir_store_tile(b, dst, row, tile, TIR_BOUNDS_ASSUME);
 }
 
+/* An extent of f's module as pf's: itself, or its form over pf's sizes
+ * (false on NOMEM). */
+static bool extent_in(const tir_func *f, const tir_func *pf, uint64_t extent, uint64_t scale, uint64_t *out) {
+    const tir_form *form = tir_extent_form(f->module, extent);
+    if (!form) return *out = extent * scale, true;
+    tir_ival v;
+    if (tir_form_translate(pf, form, &v) || tir_ival_scale(pf->module, v, (int64_t)scale, &v)) return false;
+    *out = v.form ? tir_form_extent(v.form) : (uint64_t)v.c;
+    return true;
+}
+
 tir_module *plan_pack_build(tilec_context *ctx, const tir_func *f, const plan_pack *p) {
     tir_module *m = tir_module_create(ctx);
     if (!m) {
@@ -83,14 +97,22 @@ tir_module *plan_pack_build(tilec_context *ctx, const tir_func *f, const plan_pa
     const tir_space *vs = view->type->space, *ts = p->load->domain;
     char name[160];
     snprintf(name, sizeof name, "%s_pack_%s", f->name, view->name);
-    uint64_t vext[PLAN_MAX_RANK], pext[PLAN_MAX_RANK];
-    for (uint32_t a = 0; a < vs->rank; a++) {
-        vext[a] = vs->axes[a].extent;
+    tir_func *pf = tir_func_new(m, name);
+    /* a pack over a runtime size (its first coordinate's extent, its view's):
+     * the copy is a kernel of the same sizes, its panels that many tiles */
+    bool ok = pf != NULL;
+    for (uint32_t i = 0; ok && i < f->sym_count; i++)
+        ok = tir_sym_add(pf, f->syms[i]->name, f->syms[i]->lo, f->syms[i]->hi) != NULL;
+    uint64_t vext[PLAN_MAX_RANK], pext[PLAN_MAX_RANK], coords[PLAN_PACK_MAX_COORDS], rest = 1;
+    for (uint32_t i = 1; i < p->coord_count; i++) rest *= p->extents[i];
+    for (uint32_t a = 0; ok && a < vs->rank; a++) {
+        ok = extent_in(f, pf, vs->axes[a].extent, 1, &vext[a]);
         pext[a] = ts->axes[p->order[a]].extent;
     }
-    pext[0] *= p->instances; /* ≤ bytes ≤ UINT32_MAX (plan_pack_decide) */
-    tir_func *pf = tir_func_new(m, name);
-    tir_value *src = pf ? tir_func_add_view(pf, "src", view->type->elem, vs->rank, vext, true) : NULL;
+    /* ≤ bytes ≤ UINT32_MAX (plan_pack_decide) */
+    ok = ok && (p->coord_count ? extent_in(f, pf, p->extents[0], pext[0] * rest, &pext[0]) : true);
+    for (uint32_t i = 0; ok && i < p->coord_count; i++) ok = extent_in(f, pf, p->extents[i], 1, &coords[i]);
+    tir_value *src = ok ? tir_func_add_view(pf, "src", view->type->elem, vs->rank, vext, true) : NULL;
     tir_value *dst = src ? tir_func_add_view(pf, "dst", p->elem, vs->rank, pext, false) : NULL;
     tir_builder *b = dst ? tir_builder_create(pf) : NULL;
     tilec_status st = b ? TILEC_OK : TILEC_E_NOMEM;
@@ -105,7 +127,7 @@ tir_module *plan_pack_build(tilec_context *ctx, const tir_func *f, const plan_pa
             dims[i] = fresh_dim(m, dims, i, region->domain->axes[c->index].dim->label, i);
         }
         if (!p->coord_count) dims[0] = tir_dim_new(m, "tile");
-        tir_space *space = p->coord_count ? tir_space_make(m, p->coord_count, dims, p->extents)
+        tir_space *space = p->coord_count ? tir_space_make(m, p->coord_count, dims, coords)
                                           : tir_space_make(m, 1, dims, &one);
         tir_region_opts opts = {.scope = TIR_SCOPE_AUTO};
         tir_op *root = tir_region_begin(b, TIR_OP_PARALLEL, space, &opts, 0, NULL);

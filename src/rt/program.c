@@ -92,12 +92,12 @@ static void bind_panels(const rt_program *p, size_t n, rt_arg *a) {
 }
 
 static tilec_status run_packed(rt_pool *pool, tilec_context *ctx, rt_program *p, const rt_kernel *desc, rt_arg *a,
-                               size_t count) {
+                               size_t count, const int64_t *dims) {
     pthread_mutex_lock(&p->scratch_lock);
     tilec_status st = rt_check_args(ctx, desc, a, (uint32_t)count);
-    for (uint32_t i = 0; !st && i < p->packs; i++) {
+    for (uint32_t i = 0; !st && i < p->packs; i++) { /* a copy over a runtime size runs at the dims */
         rt_arg copy[2] = {a[p->packed_param[i]], a[p->user_args + i]};
-        st = rt_dispatch(pool, ctx, &p->pack[i]->desc, copy, 2, NULL);
+        st = rt_program_dispatch(pool, ctx, p->pack[i], 2, copy, dims);
     }
     if (!st) st = rt_dispatch(pool, ctx, desc, a, (uint32_t)count, NULL);
     pthread_mutex_unlock(&p->scratch_lock);
@@ -110,7 +110,7 @@ static tilec_status dispatch_packed(rt_pool *pool, tilec_context *ctx, rt_progra
     rt_arg *a = with_room(ctx, local, args, n, count);
     if (!a) return TILEC_E_NOMEM;
     bind_panels(p, n, a);
-    tilec_status st = run_packed(pool, ctx, p, &p->desc, a, count);
+    tilec_status st = run_packed(pool, ctx, p, &p->desc, a, count, NULL);
     if (a != local) tilec_free(ctx, a);
     return st;
 }
@@ -215,8 +215,13 @@ static tilec_status dispatch_sized(rt_pool *pool, tilec_context *ctx, rt_program
     bind_panels(p, n, bound);
     size_t last = n + p->packs;
     bound[last] = (rt_arg){(void *)dims, l->params[last].min_bytes, TIR_I64};
-    const rt_kernel *d = &l->desc; /* read before this thread computes another launch */
-    return p->packs ? run_packed(pool, ctx, p, d, bound, last + 1) : rt_dispatch(pool, ctx, d, bound, (uint32_t)last + 1, NULL);
+    if (!p->packs) return rt_dispatch(pool, ctx, &l->desc, bound, (uint32_t)last + 1, NULL); /* (read before this
+                                                                                          * thread's next launch) */
+    rt_param params[SIZED_MAX_ARGS]; /* the copies' own launches replace this thread's last one */
+    memcpy(params, l->params, (last + 1) * sizeof *params);
+    rt_kernel d = l->desc;
+    d.params = params;
+    return run_packed(pool, ctx, p, &d, bound, last + 1, dims);
 }
 
 /* (the text only on an error: this runs on every dispatch) */

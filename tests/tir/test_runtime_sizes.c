@@ -397,14 +397,24 @@ static void test_native_sized(void) {
     }
 }
 
+/* examples/<example>.tir with `param` made a runtime size over `range`,
+ * parsed with d[0..n); *src: the example's own text (the caller frees it). */
+static tir_module *ranged_example(const char *example, const char *param, const char *range, const tir_define *d,
+                                  size_t n, char **src) {
+    *src = read_example(example);
+    char *ranged = *src ? make_ranged(*src, param, range) : NULL;
+    tir_module *m = ranged ? parse(__LINE__, ranged, d, n) : NULL;
+    free(ranged);
+    return m;
+}
+
 /* Decode attention over a growing KV cache: one kernel, one compile per
  * distinct bucket plan, every length 1..600 dispatched (no compile at
  * dispatch), some checked against the reference. */
 static void test_decode_lengths(void) {
-    char *src = read_example("attention_gqa");
-    char *ranged = src ? make_ranged(src, "Lk", "1..4096") : NULL;
+    char *src;
     tir_define decode[5] = {{"B", 1}, {"Hq", 8}, {"Hkv", 1}, {"Lq", 1}, {"bq", 1}};
-    tir_module *dyn = ranged ? parse(__LINE__, ranged, decode, 5) : NULL;
+    tir_module *dyn = ranged_example("attention_gqa", "Lk", "1..4096", decode, 5, &src);
     tilec_compile_options o = tilec_compile_options_default();
     o.threads = 2;
     tilec_kernel *k = NULL;
@@ -479,7 +489,6 @@ static void test_decode_lengths(void) {
     flush_diags_in(ctx);
     tilec_kernel_destroy(k);
     tir_module_destroy(dyn);
-    free(ranged);
     free(src);
 }
 
@@ -577,14 +586,66 @@ static void test_dispatch_refusals(void) {
     tir_module_destroy(m);
 }
 
+/* The reference interpreter's run of f on fresh arguments ref[] (as
+ * make_args fills them); their count, 0 when it failed (ref then freed). */
+static size_t reference_run(const tir_func *f, tilec_buffer *ref) {
+    size_t n = make_args(f, ref);
+    tilec_pipeline_config reference = tilec_pipeline_config_default();
+    reference.engine = TILEC_ENGINE_REFERENCE;
+    tilec_kernel *kr = NULL;
+    bool ok = tilec_pipeline_run(ctx, f, NULL, &reference, &kr) == TILEC_OK && tilec_dispatch(ctx, kr, n, ref) == TILEC_OK;
+    tilec_kernel_destroy(kr);
+    for (size_t a = 0; !ok && a < n; a++) free(ref[a].data);
+    return ok ? n : 0;
+}
+
+/* Packing over a runtime size: gemm_bf16 with M a runtime size, packing
+ * on, packs A (its tiles' outermost coordinate over ceil_div(M, BM)) as
+ * well as B; the copy of A is a kernel of the same sizes, its panels the
+ * bucket's largest.  At sizes across the buckets the result is the
+ * reference's and the pinned kernel's, bit for bit (bf16 products and
+ * their f32 sums are exact here). */
+static void test_packed_sized(void) {
+    char *src;
+    tir_module *dyn = ranged_example("gemm_bf16", "M", "1..600", NULL, 0, &src);
+    tilec_compile_options o = tilec_compile_options_default();
+    o.pack = TILEC_PACK_ON;
+    o.threads = 2;
+    tilec_kernel *k = NULL;
+    CHECK(dyn && tilec_compile(ctx, tir_module_func(dyn, 0), &o, &k) == TILEC_OK);
+    CHECK_MSG(k && strstr(tilec_kernel_realization(k), "packed=gemm_bf16_pack_A,gemm_bf16_pack_B;"), "%s",
+              k ? tilec_kernel_realization(k) : "");
+    static const int64_t rows[] = {1, 9, 64, 300, 600};
+    for (size_t i = 0; k && i < sizeof rows / sizeof rows[0]; i++) {
+        tir_define pin = {"M", rows[i]};
+        tir_module *pinned = parse(__LINE__, src, &pin, 1);
+        tilec_kernel *ks = NULL;
+        tilec_buffer nat[3], st[3], ref[3];
+        size_t n = pinned ? reference_run(tir_module_func(pinned, 0), ref) : 0;
+        if (n) make_args(tir_module_func(pinned, 0), nat), make_args(tir_module_func(pinned, 0), st);
+        bool ran = n && tilec_dispatch_dims(ctx, k, n, nat, 1, &rows[i]) == TILEC_OK &&
+                   tilec_compile(ctx, tir_module_func(pinned, 0), &o, &ks) == TILEC_OK &&
+                   tilec_dispatch(ctx, ks, n, st) == TILEC_OK;
+        CHECK_MSG(ran && !memcmp(nat[2].data, ref[2].data, nat[2].size_bytes) &&
+                      !memcmp(nat[2].data, st[2].data, nat[2].size_bytes) && canaries_intact(nat, n),
+                  "gemm_bf16 packed at M=%lld", (long long)rows[i]);
+        for (size_t a = 0; a < n; a++) free(nat[a].data), free(st[a].data), free(ref[a].data);
+        tilec_kernel_destroy(ks);
+        tir_module_destroy(pinned);
+    }
+    flush_diags_in(ctx);
+    tilec_kernel_destroy(k);
+    tir_module_destroy(dyn);
+    free(src);
+}
+
 /* The CUDA target plans a kernel with runtime sizes per bucket as the CPU
  * does; its lowering (W = 32, one warp per row), run on the XIR
  * interpreter, matches the reference at sizes across the buckets (the
  * grid follows the dims; tests/gpu/test_cuda_facade.c launches it). */
 static void test_gpu_sized(void) {
-    char *src = read_example("softmax");
-    char *ranged = src ? make_ranged(src, "R", "1..300") : NULL;
-    tir_module *m = ranged ? parse(__LINE__, ranged, NULL, 0) : NULL;
+    char *src;
+    tir_module *m = ranged_example("softmax", "R", "1..300", NULL, 0, &src);
     tilec_compile_options cuda = tilec_compile_options_default();
     cuda.target = TILEC_TARGET_CUDA;
     tilec_pipeline_config xir = tilec_pipeline_config_default();
@@ -596,24 +657,17 @@ static void test_gpu_sized(void) {
     for (size_t i = 0; k && i < sizeof rows / sizeof rows[0]; i++) {
         tir_module *at = tir_func_specialize(tir_module_func(m, 0), 1, &rows[i]);
         tilec_buffer got[2], ref[2];
-        size_t n = at ? make_args(tir_module_func(at, 0), got) : 0;
-        if (at) make_args(tir_module_func(at, 0), ref);
-        tilec_pipeline_config reference = tilec_pipeline_config_default();
-        reference.engine = TILEC_ENGINE_REFERENCE;
-        tilec_kernel *kr = NULL;
-        bool ran = at && tilec_dispatch_dims(ctx, k, n, got, 1, &rows[i]) == TILEC_OK &&
-                   tilec_pipeline_run(ctx, tir_module_func(at, 0), NULL, &reference, &kr) == TILEC_OK &&
-                   tilec_dispatch(ctx, kr, n, ref) == TILEC_OK;
+        size_t n = at ? reference_run(tir_module_func(at, 0), ref) : 0;
+        if (n) make_args(tir_module_func(at, 0), got);
+        bool ran = n && tilec_dispatch_dims(ctx, k, n, got, 1, &rows[i]) == TILEC_OK;
         CHECK_MSG(ran && close_to(&got[1], &ref[1]) && canaries_intact(got, n), "GPU lowering at R=%lld",
                   (long long)rows[i]);
         for (size_t a = 0; a < n; a++) free(got[a].data), free(ref[a].data);
-        tilec_kernel_destroy(kr);
         tir_module_destroy(at);
     }
     flush_diags_in(ctx);
     tilec_kernel_destroy(k);
     tir_module_destroy(m);
-    free(ranged);
     free(src);
 }
 
@@ -623,10 +677,9 @@ static void test_gpu_sized(void) {
  * at the same bucket) runs; bound apart, the fused code.  Both equal the
  * reference run on the same overlapping memory. */
 static void test_overlap_sized(void) {
-    char *src = read_example("rmsnorm");
-    char *ranged = src ? make_ranged(src, "R", "1..64") : NULL;
+    char *src;
     tir_define wide = {"W", 1030};
-    tir_module *dyn = ranged ? parse(__LINE__, ranged, &wide, 1) : NULL;
+    tir_module *dyn = ranged_example("rmsnorm", "R", "1..64", &wide, 1, &src);
     tilec_compile_options o = tilec_compile_options_default();
     o.fuse = TILEC_FUSE_ON;
     tilec_kernel *k = NULL;
@@ -673,7 +726,6 @@ static void test_overlap_sized(void) {
     tilec_kernel_destroy(k);
     tir_module_destroy(pinned);
     tir_module_destroy(dyn);
-    free(ranged);
     free(src);
 }
 
@@ -687,6 +739,7 @@ int main(void) {
     test_decode_lengths();
     test_overlap_sized();
     test_gpu_sized();
+    test_packed_sized();
     test_dynamic_examples();
     test_dispatch_refusals();
     tilec_context_destroy(ctx);
