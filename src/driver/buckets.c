@@ -205,19 +205,21 @@ static bool pack_kept(const plan_pack *k, bool sized, uint64_t *first) {
     return true;
 }
 
-/* A pack over a runtime size: its panels' bytes at the largest sizes it
- * serves (the bucket's high end, else the ranges'), which its scratch
- * holds whatever the dispatch's sizes; false past PACK_SIZED_BYTES. */
-enum { PACK_SIZED_BYTES = 64u << 20 };
+/* A pack over a runtime size: its first extent the form, its panels'
+ * bytes those at the sizes planned for (the scratch they start in; a
+ * dispatch at other sizes computes its own and grows it, rt/program.c). */
 static bool pack_sized(const pipeline *p, plan_pack *k, uint64_t first) {
     const tir_form *f = tir_extent_form(p->f->module, first);
     if (!f) return true;
-    int64_t top = f->hi;
-    if (p->bucket && !tir_form_eval(f, p->bucket->hi, &top)) return false;
+    const int64_t *at = p->plan_at ? p->plan_at
+                        : p->bucketed ? p->bucketed->buckets[p->bucketed->count - 1].at
+                                      : NULL;
+    int64_t top = f->lo;
+    if (at && !tir_form_eval(f, at, &top)) return false;
     uint64_t rest = 1, tiles, bytes;
     for (uint32_t i = 1; i < k->coord_count; i++) rest *= k->extents[i];
     if (top < 1 || !checked_mul_u64((uint64_t)top, rest, &tiles) ||
-        !checked_mul_u64(tiles, k->tile_elements * tir_scalar_size(k->elem), &bytes) || bytes > PACK_SIZED_BYTES)
+        !checked_mul_u64(tiles, k->tile_elements * tir_scalar_size(k->elem), &bytes))
         return false;
     k->extents[0] = first, k->instances = tiles, k->bytes = bytes;
     return true;
@@ -251,8 +253,7 @@ tilec_status pipeline_sized_plan(pipeline *p) {
     if (ok && kept < packing->count)
         snprintf(packing->why + strlen(packing->why), sizeof packing->why - strlen(packing->why),
                  "; %u of %u packs kept: the others' panels depend on a runtime size %s", kept, packing->count,
-                 sized ? "other than their outermost tiles', or exceed 64 MiB at the bucket's largest sizes"
-                       : "(this target packs static data only)");
+                 sized ? "other than their outermost tiles'" : "(this target packs static data only)");
     if (ok) packing->count = kept;
     if (ok && split->reduce) { /* the split's root and reduce: the kernel's own */
         split->root = m.ops[split->root->id];

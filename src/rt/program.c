@@ -16,6 +16,7 @@ enum { STACK_ARGS = 32 };
 
 tilec_status rt_program_alloc_scratch(tilec_context *ctx, rt_program *p, uint64_t bytes, const char *what) {
     p->scratch_bytes = bytes;
+    p->scratch_ctx = ctx;
     if (!(p->scratch_block = tilec_alloc(ctx, bytes + 64)))
         return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory for %" PRIu64 " bytes of %s",
                            bytes, what);
@@ -31,7 +32,7 @@ tilec_status rt_program_alloc_scratch(tilec_context *ctx, rt_program *p, uint64_
 void rt_program_free_scratch(tilec_context *ctx, rt_program *p) {
     if (!p->scratch_block) return;
     pthread_mutex_destroy(&p->scratch_lock);
-    tilec_free(ctx, p->scratch_block);
+    tilec_free(p->scratch_ctx ? p->scratch_ctx : ctx, p->scratch_block);
     p->scratch_block = p->scratch = NULL;
 }
 
@@ -84,17 +85,57 @@ static bool streams_unsafe(const rt_program *p, const rt_param *params, size_t n
     return false;
 }
 
-/* The panels of p's packs at a[n..n+packs); then, under the scratch lock,
- * each pack's copy and `desc` on a[0..count). */
-static void bind_panels(const rt_program *p, size_t n, rt_arg *a) {
-    for (uint32_t i = 0; i < p->packs; i++)
-        a[n + i] = (rt_arg){(char *)p->scratch + p->pack_offset[i], p->pack_bytes[i], p->desc.params[n + i].elem};
+/* Where p's packs' panels lie in its scratch: static, or, for a copy over
+ * runtime sizes, its panels' bytes at dims (its `dst` parameter's), each
+ * pack 64-byte aligned after the previous one; false when a size
+ * overflows.  *total: the scratch they need. */
+typedef struct {
+    uint64_t offset[RT_MAX_PACKS], bytes[RT_MAX_PACKS], total;
+} panel_layout;
+
+static bool panels_at(const rt_program *p, const int64_t *dims, panel_layout *l) {
+    uint64_t at = 0;
+    for (uint32_t i = 0; i < p->packs; i++) {
+        const rt_program *c = p->pack[i];
+        int64_t bytes = (int64_t)p->pack_bytes[i];
+        if (c->dim_count && c->arg_bytes && c->arg_bytes[1].count &&
+            (!rt_size_eval(&c->arg_bytes[1], dims, c->dim_count, &bytes) || bytes < 0))
+            return false;
+        l->offset[i] = at;
+        l->bytes[i] = (uint64_t)bytes;
+        at = (at + (uint64_t)bytes + 63) & ~(uint64_t)63;
+    }
+    l->total = at;
+    return true;
 }
 
+/* p's scratch of at least `bytes` (under the scratch lock): a dispatch whose
+ * sizes need more panels than any before replaces it. */
+static tilec_status grow_scratch(tilec_context *ctx, rt_program *p, uint64_t bytes) {
+    if (bytes <= p->scratch_bytes) return TILEC_OK;
+    void *block = tilec_alloc(p->scratch_ctx, bytes + 64);
+    if (!block)
+        return tilec_error(ctx, TILEC_E_NOMEM, "RT-D07", tilec_no_loc(), "out of memory for %" PRIu64 " bytes of panels",
+                           bytes);
+    tilec_free(p->scratch_ctx, p->scratch_block);
+    p->scratch_block = block;
+    p->scratch = (void *)(((uintptr_t)block + 63) & ~(uintptr_t)63);
+    p->scratch_bytes = bytes;
+    return TILEC_OK;
+}
+
+/* Under the scratch lock: the panels of p's packs (grown to the layout)
+ * at a[n..n+packs), the arguments checked against desc (its panel
+ * parameters' bytes the layout's), each pack's copy (at the dims when it
+ * has runtime sizes), then `desc` on a[0..count). */
 static tilec_status run_packed(rt_pool *pool, tilec_context *ctx, rt_program *p, const rt_kernel *desc, rt_arg *a,
-                               size_t count, const int64_t *dims) {
+                               size_t count, const int64_t *dims, const panel_layout *l) {
     pthread_mutex_lock(&p->scratch_lock);
-    tilec_status st = rt_check_args(ctx, desc, a, (uint32_t)count);
+    tilec_status st = grow_scratch(ctx, p, l->total);
+    size_t n = p->user_args;
+    for (uint32_t i = 0; !st && i < p->packs; i++)
+        a[n + i] = (rt_arg){(char *)p->scratch + l->offset[i], l->bytes[i], desc->params[n + i].elem};
+    if (!st) st = rt_check_args(ctx, desc, a, (uint32_t)count);
     for (uint32_t i = 0; !st && i < p->packs; i++) { /* a copy over a runtime size runs at the dims */
         rt_arg copy[2] = {a[p->packed_param[i]], a[p->user_args + i]};
         st = rt_program_dispatch(pool, ctx, p->pack[i], 2, copy, dims);
@@ -109,8 +150,10 @@ static tilec_status dispatch_packed(rt_pool *pool, tilec_context *ctx, rt_progra
     size_t count = n + p->packs;
     rt_arg *a = with_room(ctx, local, args, n, count);
     if (!a) return TILEC_E_NOMEM;
-    bind_panels(p, n, a);
-    tilec_status st = run_packed(pool, ctx, p, &p->desc, a, count, NULL);
+    panel_layout l = {.total = p->scratch_bytes};
+    memcpy(l.offset, p->pack_offset, sizeof l.offset);
+    memcpy(l.bytes, p->pack_bytes, sizeof l.bytes);
+    tilec_status st = run_packed(pool, ctx, p, &p->desc, a, count, NULL, &l);
     if (a != local) tilec_free(ctx, a);
     return st;
 }
@@ -212,16 +255,18 @@ static tilec_status dispatch_sized(rt_pool *pool, tilec_context *ctx, rt_program
     if (!l) return unsized(ctx, name);
     rt_arg bound[SIZED_MAX_ARGS];
     if (n) memcpy(bound, args, n * sizeof *args);
-    bind_panels(p, n, bound);
     size_t last = n + p->packs;
     bound[last] = (rt_arg){(void *)dims, l->params[last].min_bytes, TIR_I64};
     if (!p->packs) return rt_dispatch(pool, ctx, &l->desc, bound, (uint32_t)last + 1, NULL); /* (read before this
                                                                                           * thread's next launch) */
     rt_param params[SIZED_MAX_ARGS]; /* the copies' own launches replace this thread's last one */
     memcpy(params, l->params, (last + 1) * sizeof *params);
+    panel_layout panels;
+    if (!panels_at(p, dims, &panels)) return unsized(ctx, name);
+    for (uint32_t i = 0; i < p->packs; i++) params[n + i].min_bytes = panels.bytes[i];
     rt_kernel d = l->desc;
     d.params = params;
-    return run_packed(pool, ctx, p, &d, bound, last + 1, dims);
+    return run_packed(pool, ctx, p, &d, bound, last + 1, dims, &panels);
 }
 
 /* (the text only on an error: this runs on every dispatch) */

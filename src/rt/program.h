@@ -54,6 +54,7 @@ struct rt_program {
     uint64_t size_serial;     /* rt_size_serial(), once its programs are set */
     void *scratch_block, *scratch; /* what was allocated; it aligned up to 64 */
     uint64_t scratch_bytes;
+    tilec_context *scratch_ctx;    /* what allocated it: a dispatch that needs more panels grows it */
     pthread_mutex_t scratch_lock;
     _Atomic uint64_t fused_dispatches, unfused_dispatches;
 };
