@@ -548,11 +548,8 @@ static tilec_status load(tilec_context *ctx, const aot_descriptor *d, aot_loaded
 /* The program serving dims (checked against the sizes' ranges, which the
  * buckets cover). */
 static rt_program *bucket_program(const aot_loaded *l, const int64_t *dims) {
-    for (uint32_t b = 0; b < l->bucket_count; b++) {
-        uint32_t i = 0;
-        while (i < l->dim_count && dims[i] >= l->buckets[b].lo[i] && dims[i] <= l->buckets[b].hi[i]) i++;
-        if (i == l->dim_count) return l->buckets[b].prog;
-    }
+    for (uint32_t b = 0; b < l->bucket_count; b++)
+        if (rt_dims_within(l->buckets[b].lo, l->buckets[b].hi, l->dim_count, dims)) return l->buckets[b].prog;
     return NULL;
 }
 

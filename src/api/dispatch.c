@@ -20,12 +20,12 @@ tilec_status tilec_dispatch_dims(tilec_context *ctx, tilec_kernel *k, size_t n, 
     tilec_kernel *v = k->bucket_count && n_dims == k->dim_count && dims
                           ? (tilec_kernel *)pipeline_bucket_variant(k, dims)
                           : NULL;
-    if (!v) {
+    if (v) k = v;
+    else {
         tilec_status st = rt_check_dims(ctx, k->prog.desc.name ? k->prog.desc.name : "kernel", k->dims, k->dim_count,
                                         n_dims, dims, "dispatch it with tilec_dispatch_dims");
         if (st) return st;
     }
-    if (v) k = v;
     if (k->reference) return pipeline_dispatch_reference(ctx, k, n, args, dims);
     if (k->gpu) return tilec_dispatch_gpu(ctx, k, n, args, dims, NULL, NULL);
     if (k->xir) return pipeline_dispatch_xir(ctx, k, n, args, dims);

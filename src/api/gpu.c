@@ -56,11 +56,7 @@ static tilec_status launch_sizes(tilec_context *ctx, const tilec_kernel *k, size
         d->dsize = k->prog.desc.dispatch_size;
         return TILEC_OK;
     }
-    return rt_program_sizes(&k->prog, dims, d->params, &d->dsize)
-               ? TILEC_OK
-               : tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(),
-                             "%s: its dispatch size or an argument's bytes do not fit at these runtime sizes",
-                             k->prog.desc.name);
+    return rt_program_launch_sizes(ctx, &k->prog, dims, d->params, &d->dsize);
 }
 
 static tilec_status check(tilec_context *ctx, const tilec_kernel *k, size_t n, const tilec_buffer *args,

@@ -80,10 +80,10 @@ uint32_t pipeline_buckets(const tir_func *f, const tilec_compile_options *o, pip
 }
 
 bool pipeline_bucket_holds(const pipeline_bucket *b, uint32_t n, const int64_t *dims) {
-    for (uint32_t s = 0; s < n; s++)
-        if (dims[s] < b->lo[s] || dims[s] > b->hi[s]) return false;
-    return true;
+    return rt_dims_within(b->lo, b->hi, n, dims);
 }
+
+bool pipeline_bucket_is_point(const pipeline_bucket *b, uint32_t n) { return !memcmp(b->lo, b->hi, n * sizeof *b->lo); }
 
 /* Whether two candidates realize alike but for their sizes: the same root
  * order, block, lanes, width and fusion (a kernel with runtime sizes has no
@@ -123,13 +123,9 @@ void pipeline_bucket_choose(pipeline *p, const tilec_compile_options *po, pipeli
     memset(ch, 0, sizeof *ch);
     ch->from = 1;
     const tir_func *f = p->f;
+    if (pipeline_bucket_is_point(b, f->sym_count)) return; /* nothing to choose */
     int64_t at[PIPELINE_POINTS][TIR_MAX_SYMBOLS];
-    bool whole = true; /* one point: nothing to choose */
-    for (uint32_t s = 0; s < f->sym_count; s++) {
-        at[0][s] = b->lo[s], at[1][s] = b->at[s], at[2][s] = b->hi[s];
-        whole = whole && b->lo[s] == b->hi[s];
-    }
-    if (whole) return;
+    for (uint32_t s = 0; s < f->sym_count; s++) at[0][s] = b->lo[s], at[1][s] = b->at[s], at[2][s] = b->hi[s];
     plan_result plans[PIPELINE_POINTS];
     tir_module *sized[PIPELINE_POINTS] = {NULL};
     bool made[PIPELINE_POINTS];
@@ -284,7 +280,7 @@ tilec_status program_compile_buckets(pipeline *p) {
     k->bucket_count = plans ? pipeline_buckets(p->f, &p->o, k->buckets) : 0;
     for (uint32_t b = 0; !st && b < k->bucket_count; b++) {
         pipeline *c = &plans[made];
-        bool one = !memcmp(k->buckets[b].lo, k->buckets[b].hi, p->f->sym_count * sizeof *k->buckets[b].lo);
+        bool one = pipeline_bucket_is_point(&k->buckets[b], p->f->sym_count);
         if (one && !(point[made] = tir_func_specialize(p->f, p->f->sym_count, k->buckets[b].lo))) {
             st = TILEC_E_SHAPE;
             break;

@@ -89,11 +89,7 @@ static tilec_status sized_launch(tilec_context *ctx, const tilec_kernel *k, cons
     if (k->prog.user_args + k->prog.packs + 1 > MAX_ARGS) /* params holds them all */
         return tilec_error(ctx, TILEC_E_UNSUPPORTED, "RT-D02", tilec_no_loc(),
                            "%s: an interpreter's kernel takes at most %d arguments", k->prog.desc.name, MAX_ARGS - 1);
-    return rt_program_sizes(&k->prog, dims, params, dispatch_size)
-               ? TILEC_OK
-               : tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(),
-                             "%s: its dispatch size or an argument's bytes do not fit at these runtime sizes",
-                             k->prog.desc.name);
+    return rt_program_launch_sizes(ctx, &k->prog, dims, params, dispatch_size);
 }
 
 tilec_status pipeline_dispatch_xir(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args,

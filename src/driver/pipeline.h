@@ -174,6 +174,8 @@ tilec_status pipeline_sized_plan(pipeline *p);
 /* The variant of bucketed k serving dims; NULL when no bucket holds them
  * (they are outside the sizes' ranges). */
 const tilec_kernel *pipeline_bucket_variant(const tilec_kernel *k, const int64_t *dims);
+/* Whether bucket b of n sizes is one point (each size's low end its high). */
+bool pipeline_bucket_is_point(const pipeline_bucket *b, uint32_t n);
 
 /* ---- interpret.c: the interpreters' kernels ---- */
 

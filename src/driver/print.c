@@ -22,7 +22,6 @@
 #include "xir/text.h"
 
 #include <math.h>
-#include <string.h>
 
 bool pipeline_print_kernel(const pipeline *p, strbuf *s) { return tir_print_to_strbuf(p->f->module, s); }
 
@@ -47,7 +46,7 @@ static void print_regret(strbuf *s, double r, bool json) {
 static void print_choice(const tir_func *f, const pipeline_bucket *b, strbuf *s, bool json) {
     const pipeline_choice *c = &b->choice;
     if (!c->regret[1]) {
-        bool point = !memcmp(b->lo, b->hi, f->sym_count * sizeof *b->lo);
+        bool point = pipeline_bucket_is_point(b, f->sym_count);
         strbuf_append(s, json ? "null" : point ? ", the kernel specialized there (static code)" : "");
         return;
     }
@@ -111,10 +110,10 @@ static bool print_buckets(const pipeline *p, strbuf *s) {
     else
         strbuf_printf(s,
                       "runtime sizes: %u buckets (%s), each planned at its geometric middle without root tiles, "
-                      "split only over a fixed root, packing data whose outermost tiles alone may follow a size; a bucket runs the plan, of those made "
-                      "at its low end, middle and high end, whose worst regret over the three (its cost over the best "
-                      "at each, in the model) is least; buckets whose plans agree share one compiled kernel, a bucket "
-                      "of one point is the kernel specialized there; a "
+                      "split only over a fixed root, packing data whose outermost tiles alone may follow a size; a "
+                      "bucket runs the plan, of those made at its low end, middle and high end, whose worst regret "
+                      "over the three (its cost over the best at each, in the model) is least; buckets whose plans "
+                      "agree share one compiled kernel, a bucket of one point is the kernel specialized there; a "
                       "dispatch runs its bucket's plan, its size and argument bytes computed from its sizes\n",
                       p->bucketed->count,
                       p->o.bucket_cuts_len ? "each size's range cut before the sizes bucket_cuts gives"

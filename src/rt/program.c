@@ -239,6 +239,18 @@ static tilec_status unsized(tilec_context *ctx, const char *name) {
                        "kernel '@%s': its dispatch size or an argument's bytes do not fit at these runtime sizes", name);
 }
 
+tilec_status rt_program_launch_sizes(tilec_context *ctx, const rt_program *p, const int64_t *dims, rt_param *params,
+                                     uint32_t *programs) {
+    return rt_program_sizes(p, dims, params, programs) ? TILEC_OK
+                                                       : unsized(ctx, p->desc.name ? p->desc.name : "kernel");
+}
+
+bool rt_dims_within(const int64_t *lo, const int64_t *hi, uint32_t n, const int64_t *dims) {
+    for (uint32_t i = 0; i < n; i++)
+        if (dims[i] < lo[i] || dims[i] > hi[i]) return false;
+    return true;
+}
+
 /* A sized program's dispatch: its descriptor at these sizes (dispatch size,
  * argument bytes), its panels (packs: static operands) and the dims as one
  * more argument. */

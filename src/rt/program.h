@@ -69,6 +69,11 @@ void rt_program_free_scratch(tilec_context *ctx, rt_program *p);
  * parameters (the user's arguments' bytes there, then the panels, then
  * the dims: user_args + packs + 1 entries); false when a size overflows. */
 bool rt_program_sizes(const rt_program *p, const int64_t *dims, rt_param *params, uint32_t *programs);
+/* rt_program_sizes, RT-D10 when a size overflows. */
+tilec_status rt_program_launch_sizes(tilec_context *ctx, const rt_program *p, const int64_t *dims, rt_param *params,
+                                     uint32_t *programs);
+/* Whether lo[i] <= dims[i] <= hi[i] for i in 0..n (a bucket of sizes holds them). */
+bool rt_dims_within(const int64_t *lo, const int64_t *hi, uint32_t n, const int64_t *dims);
 /* A runtime size of a kernel: its name and declared range. */
 typedef struct {
     char *name;
