@@ -9,6 +9,7 @@
  * destroyed and `out` stays empty. */
 #include "lower/internal.h"
 #include "realize/stream.h"
+#include "tir/form.h"
 #include "xir/passes.h"
 
 #include <string.h>
@@ -38,24 +39,20 @@ static xir_value *digit_extent(lowerer *lw, const plan_root_digit *d) {
                                              : xir_const_uint(lw->m, TIR_U32, d->extent);
 }
 
-/* The root program: coordinates decoded from the program ordinal digit by
- * digit (u32 div/mod by static extents, or by runtime sizes' values, times the digit's scale, summed per
- * axis), each widened to Index with interval [0, extent-1] right after its
- * axis's last digit.  An axis without digits is 0.  A plain map (one scale-1
- * digit per non-unit axis) emits exactly div, mod, cast per axis.  The
- * ordinal is dispatch_id, or packet-local dispatch_id / W (the same on every
- * lane of a packet, since blocks hold whole packets) with the lane
- * warp_lane_id = dispatch_id mod W. */
-static void lower_root(lowerer *lw, const tir_op *root, const plan_root_map *map) {
-    xir_value *j = xir_special_value(lw->m, XIR_SPECIAL_DISPATCH_ID), *coords[PLAN_MAX_RANK] = {NULL};
-    if (lw->local) {
-        uint32_t W = lw->local->lanes;
-        lw->lane_id = xir_special_value(lw->m, XIR_SPECIAL_WARP_LANE_ID);
-        lw->lane = lw_cast(lw, lw->lane_id, TIR_I64);
-        lw_set_range(lw, lw->lane, 0, (int64_t)W - 1);
-        j = lw_arith(lw, XIR_OP_DIV, j, xir_const_uint(lw->m, TIR_U32, W), NULL);
-    }
+/* The root program's coordinates: decoded from the program ordinal digit
+ * by digit (u32 div/mod by static extents, or by runtime sizes' values,
+ * times the digit's scale, summed per axis), each widened to Index with
+ * interval [0, extent-1] right after its axis's last digit.  An axis without
+ * digits is 0.  A plain map (one scale-1 digit per non-unit axis) emits
+ * exactly div, mod, cast per axis.  The ordinal is dispatch_id, or
+ * packet-local dispatch_id / W (the same on every lane of a packet, since
+ * blocks hold whole packets) with the lane warp_lane_id = dispatch_id mod W
+ * (set up by lower_root). */
+static void decode_root(lowerer *lw, const tir_op *root, const plan_root_map *map, xir_value **coords) {
+    xir_value *j = xir_special_value(lw->m, XIR_SPECIAL_DISPATCH_ID);
+    if (lw->local) j = lw_arith(lw, XIR_OP_DIV, j, xir_const_uint(lw->m, TIR_U32, lw->local->lanes), NULL);
     uint32_t last[PLAN_MAX_RANK];
+    for (uint32_t a = 0; a < map->rank; a++) coords[a] = NULL;
     for (uint32_t t = 0; t < map->digit_count; t++) last[map->digits[t].axis] = t;
     for (uint32_t t = 0; t < map->digit_count; t++) {
         const plan_root_digit *d = &map->digits[t];
@@ -75,8 +72,57 @@ static void lower_root(lowerer *lw, const tir_op *root, const plan_root_map *map
     }
     for (uint32_t a = 0; a < map->rank; a++)
         if (!coords[a]) coords[a] = lw_i64(lw, 0);
+}
+
+/* The whole blocks of a root axis of ceil_div(A, k) programs: floor(A/k)
+ * (NULL for any other axis). */
+static xir_value *whole_blocks(lowerer *lw, const tir_axis *axis) {
+    const tir_form *e = tir_extent_form(lw->tf->module, axis->extent);
+    if (!e || e->kind != TIR_FORM_CEIL_DIV || !e->a.form) return NULL;
+    return lw_arith(lw, XIR_OP_DIV, lw_form_value(lw, e->a.form), lw_i64(lw, e->c), NULL);
+}
+
+/* The root program.  A peeled root (plan_local_peels_root) is two uniform
+ * if-diamonds: the programs whose blocks lie wholly inside their runtime
+ * sizes run a body whose coordinates, decoded again there, are bounded by
+ * floor(A/k) - 1 (so guards against A are proven away); the others run the
+ * body with the coordinates' own bounds. */
+static void lower_root(lowerer *lw, const tir_op *root, const plan_root_map *map) {
+    if (lw->local) {
+        lw->lane_id = xir_special_value(lw->m, XIR_SPECIAL_WARP_LANE_ID);
+        lw->lane = lw_cast(lw, lw->lane_id, TIR_I64);
+        lw_set_range(lw, lw->lane, 0, (int64_t)lw->local->lanes - 1);
+    }
+    xir_value *coords[PLAN_MAX_RANK];
+    decode_root(lw, root, map, coords);
+    if (!plan_op_of(lw->plan, root)->peeled) {
+        lw_bind_coord_values(lw, root, coords);
+        lower_block(lw, root->body, NULL);
+        return;
+    }
+    xir_value *inside = NULL, *blocks[PLAN_MAX_RANK];
+    for (uint32_t a = 0; a < map->rank; a++) {
+        if (!(blocks[a] = whole_blocks(lw, &root->domain->axes[a]))) continue;
+        xir_value *lt = lw_arith(lw, XIR_OP_LT, coords[a], blocks[a], NULL);
+        inside = inside ? lw_arith(lw, XIR_OP_AND, inside, lt, NULL) : lt;
+    }
+    xir_value *outside = lw_arith(lw, XIR_OP_NOT, inside, NULL, NULL);
+    lw_if arm;
+    lw_if_begin(lw, &arm, inside);
+    xir_value *whole[PLAN_MAX_RANK];
+    decode_root(lw, root, map, whole);
+    for (uint32_t a = 0; a < map->rank; a++) {
+        const tir_form *e = tir_extent_form(lw->tf->module, root->domain->axes[a].extent);
+        if (blocks[a]) lw_set_sym_bound(lw, whole[a], e->a.form, e->c, -1);
+    }
+    lw_bind_coord_values(lw, root, whole);
+    lower_block(lw, root->body, NULL);
+    lw_if_end(lw, &arm);
+    lw_if_begin(lw, &arm, outside);
     lw_bind_coord_values(lw, root, coords);
     lower_block(lw, root->body, NULL);
+    lw_if_end(lw, &arm);
+    lw->counters.peeled_roots++;
 }
 
 /* "<parameter>_packed" */

@@ -4,6 +4,7 @@
 #include "realize/local.h"
 
 #include "realize/represent.h"
+#include "tir/form.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,6 +52,14 @@ bool plan_local_is_axis(const plan_local *local, const tir_axis *axis) { return 
 bool plan_local_peels(const plan_local *local, const tir_space *s) {
     const plan_local_dim *d = plan_local_dim_in(local, s);
     return d && d->full_slots < d->slots && d->slots > 1 && plan_local_volume(local, s) == d->slots;
+}
+
+bool plan_local_peels_root(const plan_local *local, const tir_func *f, const tir_space *root) {
+    for (uint32_t a = 0; local && a < root->rank; a++) {
+        const tir_form *e = tir_extent_form(f->module, root->axes[a].extent);
+        if (e && e->kind == TIR_FORM_CEIL_DIV && e->a.form) return true;
+    }
+    return false;
 }
 
 uint64_t plan_local_extent(const plan_local *local, const tir_axis *axis) {

@@ -98,6 +98,12 @@ bool plan_local_admit(const tir_func *f, const plan_admission *admission, uint32
  * after it (a body it emits is emitted twice).  The lowerer's traversal and
  * the representation plan's emission counts both ask this. */
 bool plan_local_peels(const plan_local *local, const tir_space *s);
+/* Whether the root is peeled: packet-local (its coordinates are the same on
+ * every lane, so a branch on them is uniform) with an axis of ceil_div(A, k)
+ * programs over runtime sizes.  Its body is emitted twice (lower.c): for the
+ * programs whose blocks lie wholly inside A on every such axis, with their
+ * coordinates bounded by floor(A/k) - 1, and for the rest, guarded. */
+bool plan_local_peels_root(const plan_local *local, const tir_func *f, const tir_space *root);
 /* The distributed dim of the axis: a nonunit axis on a distributed dim (a
  * unit axis of that dim is not; NULL local: none), else NULL. */
 const plan_local_dim *plan_local_dim_of(const plan_local *local, const tir_axis *axis);

@@ -505,9 +505,10 @@ static void plan_op_(planner *p, const tir_op *op, uint64_t mult) {
     case TIR_OP_IF: plan_if(p, op, po); break;
     case TIR_OP_PARALLEL:
         po->count = space_volume(&p->r->options, op->domain);
-        po->body_emissions = 1;
-        plan_coords(p, op, false, mult);
-        plan_block(p, op->body, mult);
+        po->peeled = plan_local_peels_root(p->r->options.local, op->func, op->domain);
+        po->body_emissions = po->peeled ? 2 : 1;
+        plan_coords(p, op, false, mult * po->body_emissions);
+        plan_block(p, op->body, mult * po->body_emissions);
         break;
     default: break;
     }

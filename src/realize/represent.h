@@ -110,7 +110,8 @@ typedef struct {
     bool sized;
     uint64_t max_count;
     /* sized, one axis of ceil_div(A, k) trips, in order: lowered as floor(A/k)
-     * guard-free trips, then the rest (body_emissions 2; loops.c) */
+     * guard-free trips, then the rest (body_emissions 2; loops.c); a root:
+     * plan_local_peels_root (lower.c) */
     bool peeled;
     bool runtime;          /* elementwise, load, store, map, mma outputs: a runtime loop */
     uint64_t contraction;  /* mma: contracted elements */

@@ -599,6 +599,59 @@ static size_t reference_run(const tir_func *f, tilec_buffer *ref) {
     return ok ? n : 0;
 }
 
+/* A realization counter's value ("name=N;"), or -1. */
+static long counter(const char *realization, const char *name) {
+    char key[64];
+    snprintf(key, sizeof key, "%s=", name);
+    const char *at = realization ? strstr(realization, key) : NULL;
+    return at ? atol(at + strlen(key)) : -1;
+}
+
+/* A packet-local root over ceil_div(M, BM) programs is peeled: the
+ * programs whose rows lie wholly inside M run a body in which every guard
+ * the kernel pinned at a multiple of BM removes is removed too (A's and C's
+ * row guards against M included), the last partial block runs the guarded
+ * body.  Both run bit for bit as the reference and the pinned kernel, at a
+ * multiple of BM (no partial block) and past it. */
+static void test_peeled_root(void) {
+    char *src;
+    tir_module *dyn = ranged_example("gemm_bf16", "M", "256..4096", NULL, 0, &src);
+    tilec_compile_options o = tilec_compile_options_default();
+    o.pack = TILEC_PACK_OFF;
+    o.local_lanes = 16;
+    tilec_kernel *k = NULL;
+    CHECK(dyn && tilec_compile(ctx, tir_module_func(dyn, 0), &o, &k) == TILEC_OK);
+    static const int64_t rows[] = {256, 259, 1024, 1031};
+    for (size_t i = 0; k && i < sizeof rows / sizeof rows[0]; i++) {
+        tir_define pin = {"M", rows[i]};
+        tir_module *pinned = parse(__LINE__, src, &pin, 1);
+        tilec_kernel *ks = NULL;
+        tilec_buffer nat[3], st[3], ref[3];
+        size_t n = pinned ? reference_run(tir_module_func(pinned, 0), ref) : 0;
+        if (n) make_args(tir_module_func(pinned, 0), nat), make_args(tir_module_func(pinned, 0), st);
+        bool ran = n && tilec_dispatch_dims(ctx, k, n, nat, 1, &rows[i]) == TILEC_OK &&
+                   tilec_compile(ctx, tir_module_func(pinned, 0), &o, &ks) == TILEC_OK &&
+                   tilec_dispatch(ctx, ks, n, st) == TILEC_OK;
+        CHECK_MSG(ran && !memcmp(nat[2].data, ref[2].data, nat[2].size_bytes) &&
+                      !memcmp(nat[2].data, st[2].data, nat[2].size_bytes) && canaries_intact(nat, n),
+                  "gemm_bf16 peeled at M=%lld", (long long)rows[i]);
+        if (ks && rows[i] % 8 == 0) { /* pinned at whole blocks: every guard against M removed */
+            const char *d = tilec_kernel_plan_realization(k), *s = tilec_kernel_plan_realization(ks);
+            long kept = counter(d, "guards_kept"), removed = counter(d, "guards_removed");
+            CHECK_MSG(counter(d, "peeled_roots") == 1 && counter(s, "peeled_roots") == 0 && counter(s, "guards_kept") == 0 &&
+                          kept > 0 && removed - counter(s, "guards_removed") == counter(s, "guards_removed") - kept,
+                      "%s\n%s", d, s);
+        }
+        for (size_t a = 0; a < n; a++) free(nat[a].data), free(st[a].data), free(ref[a].data);
+        tilec_kernel_destroy(ks);
+        tir_module_destroy(pinned);
+    }
+    flush_diags_in(ctx);
+    tilec_kernel_destroy(k);
+    tir_module_destroy(dyn);
+    free(src);
+}
+
 /* Packing over a runtime size: gemm_bf16 with M a runtime size, packing
  * on, packs A (its tiles' outermost coordinate over ceil_div(M, BM)) as
  * well as B; the copy of A is a kernel of the same sizes, its panels the
@@ -741,6 +794,7 @@ int main(void) {
     test_overlap_sized();
     test_gpu_sized();
     test_packed_sized();
+    test_peeled_root();
     test_dynamic_examples();
     test_dispatch_refusals();
     tilec_context_destroy(ctx);
