@@ -79,10 +79,6 @@ uint32_t pipeline_buckets(const tir_func *f, const tilec_compile_options *o, pip
     return n;
 }
 
-bool pipeline_bucket_holds(const pipeline_bucket *b, uint32_t n, const int64_t *dims) {
-    return rt_dims_within(b->lo, b->hi, n, dims);
-}
-
 bool pipeline_bucket_is_point(const pipeline_bucket *b, uint32_t n) { return !memcmp(b->lo, b->hi, n * sizeof *b->lo); }
 
 /* Whether two candidates realize alike but for their sizes: the same root
@@ -343,6 +339,6 @@ tilec_status program_compile_buckets(pipeline *p) {
 
 const tilec_kernel *pipeline_bucket_variant(const tilec_kernel *k, const int64_t *dims) {
     for (uint32_t b = 0; b < k->bucket_count; b++)
-        if (pipeline_bucket_holds(&k->buckets[b], k->dim_count, dims)) return k->variants[k->bucket_variant[b]];
+        if (rt_dims_within(k->buckets[b].lo, k->buckets[b].hi, k->dim_count, dims)) return k->variants[k->bucket_variant[b]];
     return NULL; /* outside every bucket: outside the sizes' ranges, which the buckets cover */
 }

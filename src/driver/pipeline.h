@@ -158,7 +158,6 @@ tilec_status program_compile_unfused(pipeline *p);
 /* The buckets of f's runtime sizes (at most PIPELINE_MAX_BUCKETS; cut where
  * o->bucket_cuts says, else at the defaults); their count. */
 uint32_t pipeline_buckets(const tir_func *f, const tilec_compile_options *o, pipeline_bucket *out);
-bool pipeline_bucket_holds(const pipeline_bucket *b, uint32_t n, const int64_t *dims);
 /* p->k as one variant per distinct plan of f's buckets, each a pipeline
  * planned at its bucket's sizes; p finishes with it. */
 tilec_status program_compile_buckets(pipeline *p);

@@ -174,11 +174,14 @@ typedef struct {
 } sized_launch;
 
 /* Each thread's, made on its first sized dispatch and freed when it exits
- * (thread-owned, not a context's: plain calloc).  Thread-specific data
- * rather than a _Thread_local: a large TLS block in a dlopen'ed library
- * (Python) costs the general TLS model's call on every access. */
+ * (thread-owned, not a context's: plain calloc; the key's destructor frees
+ * it).  The pointer is also kept in an initial-exec thread-local, so the
+ * dispatch of the smallest kernels reads it with one load: a pointer is
+ * small enough for the static TLS a dlopen'ed library (Python) may use,
+ * where the general model would call __tls_get_addr on every access. */
 static pthread_key_t launch_key;
 static pthread_once_t launch_once = PTHREAD_ONCE_INIT;
+static __thread sized_launch *thread_last __attribute__((tls_model("initial-exec")));
 
 static void launch_key_make(void) {
     if (pthread_key_create(&launch_key, free)) launch_key = (pthread_key_t)-1;
@@ -186,14 +189,15 @@ static void launch_key_make(void) {
 
 /* The thread's cache, or `spare` when none can be had. */
 static sized_launch *thread_launch(sized_launch *spare) {
+    if (thread_last) return thread_last;
     pthread_once(&launch_once, launch_key_make);
     if (launch_key == (pthread_key_t)-1) return spare;
-    sized_launch *l = pthread_getspecific(launch_key);
-    if (!l && (l = calloc(1, sizeof *l)) && pthread_setspecific(launch_key, l)) {
+    sized_launch *l = calloc(1, sizeof *l);
+    if (l && pthread_setspecific(launch_key, l)) {
         free(l);
         l = NULL;
     }
-    return l ? l : spare;
+    return l ? (thread_last = l) : spare;
 }
 
 bool rt_program_sizes(const rt_program *p, const int64_t *dims, rt_param *params, uint32_t *programs) {
@@ -218,20 +222,25 @@ static bool same_dims(const int64_t *a, const int64_t *b, uint32_t n) {
     return true;
 }
 
-/* The launch of p at dims: from the thread's last one, or computed (false
- * when a size overflows; the cache is then empty). */
-static const sized_launch *launch_at(const rt_program *p, const int64_t *dims, sized_launch *spare) {
-    sized_launch *l = thread_launch(spare);
-    size_t dim_bytes = p->dim_count * sizeof *dims;
-    if (l->serial == p->size_serial && same_dims(l->dims, dims, p->dim_count)) return l;
+/* p's launch at dims computed into l (NULL when a size overflows; l is
+ * then empty).  Out of line: the dispatch inlines only the cache check. */
+static __attribute__((noinline)) const sized_launch *launch_compute(const rt_program *p, const int64_t *dims,
+                                                                    sized_launch *l) {
     bool ok = rt_program_sizes(p, dims, l->params, &l->programs);
     l->desc = p->desc;
     l->desc.arg_count = p->user_args + p->packs + 1;
     l->desc.params = l->params;
     l->desc.dispatch_size = l->programs;
     l->serial = ok ? p->size_serial : 0;
-    memcpy(l->dims, dims, ok ? dim_bytes : 0);
+    memcpy(l->dims, dims, ok ? p->dim_count * sizeof *dims : 0);
     return ok ? l : NULL;
+}
+
+/* The launch of p at dims: the thread's last one, or computed. */
+static inline const sized_launch *launch_at(const rt_program *p, const int64_t *dims, sized_launch *spare) {
+    const sized_launch *l = thread_last;
+    if (l && l->serial == p->size_serial && same_dims(l->dims, dims, p->dim_count)) return l;
+    return launch_compute(p, dims, thread_launch(spare));
 }
 
 static tilec_status unsized(tilec_context *ctx, const char *name) {
@@ -243,12 +252,6 @@ tilec_status rt_program_launch_sizes(tilec_context *ctx, const rt_program *p, co
                                      uint32_t *programs) {
     return rt_program_sizes(p, dims, params, programs) ? TILEC_OK
                                                        : unsized(ctx, p->desc.name ? p->desc.name : "kernel");
-}
-
-bool rt_dims_within(const int64_t *lo, const int64_t *hi, uint32_t n, const int64_t *dims) {
-    for (uint32_t i = 0; i < n; i++)
-        if (dims[i] < lo[i] || dims[i] > hi[i]) return false;
-    return true;
 }
 
 /* A sized program's dispatch: its descriptor at these sizes (dispatch size,

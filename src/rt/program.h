@@ -73,7 +73,11 @@ bool rt_program_sizes(const rt_program *p, const int64_t *dims, rt_param *params
 tilec_status rt_program_launch_sizes(tilec_context *ctx, const rt_program *p, const int64_t *dims, rt_param *params,
                                      uint32_t *programs);
 /* Whether lo[i] <= dims[i] <= hi[i] for i in 0..n (a bucket of sizes holds them). */
-bool rt_dims_within(const int64_t *lo, const int64_t *hi, uint32_t n, const int64_t *dims);
+static inline bool rt_dims_within(const int64_t *lo, const int64_t *hi, uint32_t n, const int64_t *dims) {
+    for (uint32_t i = 0; i < n; i++)
+        if (dims[i] < lo[i] || dims[i] > hi[i]) return false;
+    return true;
+}
 /* A runtime size of a kernel: its name and declared range. */
 typedef struct {
     char *name;
