@@ -167,6 +167,127 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
     free(a.q), free(a.k), free(a.v), free(a.o), free(ref);
 }
 
+/* The decode sweep (docs/performance.md "Runtime sizes"): multi-query
+ * decode (1,8,1,1,Lk,128,128) compiled once with Lk a runtime size in
+ * 1..4096 and dispatched at every Lk from 1 to 4096 in turn, as a decoder's
+ * growing KV cache asks: the kernel's buckets and compiles (one per distinct
+ * bucket plan), its compile time and the sweep's (the faster of two
+ * passes).  At a few sizes the static kernel compiled for that size is timed
+ * against it in alternating rounds (per-dispatch µs, the best round of
+ * each), with that static compile's time: what a recompile per size costs.
+ * Inputs as the rows' (uniform in [-1, 1)); the results are the rows' to
+ * check (the tests check every Lk in 1..600). */
+enum { SWEEP_LK = 4096, SWEEP_ROUNDS = 5 };
+
+/* µs per dispatch over reps dispatches (-1 when one fails). */
+static double dispatch_us(tilec_context *ctx, tilec_kernel *k, const tilec_buffer *b, const int64_t *lk, uint64_t reps) {
+    double t = bench_now_us();
+    for (uint64_t i = 0; i < reps; i++)
+        if (tilec_dispatch_dims(ctx, k, 4, b, lk ? 1 : 0, lk) != TILEC_OK) return -1;
+    return (bench_now_us() - t) / (double)reps;
+}
+
+/* One sampled size: the static kernel for it against the dynamic one. */
+static void sweep_point(char *json, size_t size, tilec_context *ctx, tilec_kernel *dyn, const tir_define *defines,
+                        int threads, const tilec_buffer *b, int64_t lk) {
+    tir_define pinned[9];
+    memcpy(pinned, defines, sizeof pinned);
+    pinned[4].value = lk;
+    char err[512] = "";
+    const tir_func *f = NULL;
+    tir_module *m = bench_parse_example(ctx, "attention_gqa", pinned, 9, &f, err, sizeof err);
+    tilec_compile_options co = tilec_compile_options_default();
+    co.runtime = bench_runtime(ctx, threads);
+    tilec_kernel *k = NULL;
+    if (m && co.runtime && tilec_compile(ctx, f, &co, &k) != TILEC_OK) bench_diag_message(ctx, err, sizeof err);
+    double best[2] = {1e300, 1e300}, first = k ? dispatch_us(ctx, k, b, NULL, 1) : -1;
+    uint64_t reps = first > 0 ? (uint64_t)(2000 / first) + 1 : 0; /* about 2 ms a visit */
+    for (int r = 0; r < SWEEP_ROUNDS && reps; r++)
+        for (int v = 0; v < 2; v++) {
+            int which = r % 2 ? 1 - v : v; /* ABBA */
+            double us = dispatch_us(ctx, which ? dyn : k, b, which ? &lk : NULL, reps);
+            if (us < 0) reps = 0;
+            else if (us < best[which]) best[which] = us;
+        }
+    if (!reps) {
+        if (!err[0]) bench_diag_message(ctx, err, sizeof err);
+        bench_appendf(json, size, "{\"Lk\": %lld, \"status\": \"error\", \"message\": ", (long long)lk);
+        bench_json_quote(json, size, err);
+        bench_appendf(json, size, "}");
+    } else {
+        bench_appendf(json, size,
+                      "{\"Lk\": %lld, \"static_us\": %.4f, \"dynamic_us\": %.4f, \"static_compile_ms\": %.2f}",
+                      (long long)lk, best[0], best[1], tilec_kernel_compile_times(k).total);
+    }
+    tilec_kernel_destroy(k);
+    tir_module_destroy(m);
+}
+
+static void decode_sweep(bench_doc *doc, const bench_options *o, tilec_context *ctx, int threads) {
+    static const char shape[] = "decode-sweep 1,8,1,1,1..4096,128,128";
+    static const int64_t points[] = {1, 2, 17, 255, 256, 1000, SWEEP_LK};
+    if (!bench_selected(o, "attention", shape) || !bench_peer_wanted(o, "tilec-dynamic")) return;
+    if (o->list) {
+        printf("attention %s threads=%d\n", shape, threads);
+        return;
+    }
+    fprintf(stderr, "attention %s threads=%d\n", shape, threads);
+    attention_shape s = {"decode", 1, 8, 1, 1, SWEEP_LK, 128, 128};
+    int bq, bk;
+    blocks_for(&s, &bq, &bk);
+    size_t nq = (size_t)s.Hq * s.D, nk = (size_t)s.Hkv * s.Lk * s.D, nv = (size_t)s.Hkv * s.Lk * s.Dv,
+           no = (size_t)s.Hq * s.Dv;
+    float *q = bench_alloc_floats(nq), *k = bench_alloc_floats(nk), *v = bench_alloc_floats(nv),
+          *out = bench_alloc_floats(no);
+    bench_fill_uniform(q, nq, 0xa77e0001);
+    bench_fill_uniform(k, nk, 0xa77e0002);
+    bench_fill_uniform(v, nv, 0xa77e0003);
+    bench_fill_nan(out, no);
+    tilec_buffer b[4] = {{q, nq * sizeof(float), TIR_F32},
+                         {k, nk * sizeof(float), TIR_F32},
+                         {v, nv * sizeof(float), TIR_F32},
+                         {out, no * sizeof(float), TIR_F32}};
+    tir_define defines[9] = {{"B", s.B},   {"Hq", s.Hq}, {"Hkv", s.Hkv}, {"Lq", s.Lq}, {"Lk", s.Lk},
+                             {"D", s.D},   {"Dv", s.Dv}, {"bq", bq},      {"bk", bk}};
+    bench_tilec dyn;
+    bench_peer p;
+    bench_tilec_dynamic(&dyn, &p, ctx, "attention_gqa", defines, 9, 4, SWEEP_LK, threads, b, 4);
+    char json[8192] = "";
+    bench_appendf(json, sizeof json, "{\"kernel\": \"attention\", \"shape\": \"%s\", \"threads\": %d, ", shape,
+                  threads);
+    double sweep = 1e300;
+    for (int pass = 0; dyn.kernel && pass < 2 && sweep > 0; pass++) {
+        double t = bench_now_us();
+        bool ok = true;
+        for (int64_t lk = 1; lk <= SWEEP_LK && ok; lk++) ok = tilec_dispatch_dims(ctx, dyn.kernel, 4, b, 1, &lk) == TILEC_OK;
+        t = bench_now_us() - t;
+        if (!ok) bench_diag_message(ctx, p.message, sizeof p.message);
+        sweep = !ok ? -1 : t < sweep ? t : sweep;
+    }
+    if (!dyn.kernel || sweep < 0) {
+        bench_appendf(json, sizeof json, "\"status\": \"error\", \"message\": ");
+        bench_json_quote(json, sizeof json, p.message);
+    } else {
+        const char *r = tilec_kernel_realization(dyn.kernel), *plan = strstr(r, "plan="), *end = strstr(r, "; dims=");
+        const char *var = strstr(r, "variants=");
+        int buckets = plan ? 1 : 0;
+        for (const char *c = plan; c && end && (c = strstr(c, " | ")) && c < end; c += 3) buckets++;
+        bench_appendf(json, sizeof json,
+                      "\"status\": \"ok\", \"sizes\": %d, \"buckets\": %d, \"compiles\": %d, "
+                      "\"compile_ms\": %.2f, \"sweep_ms\": %.3f, \"points\": [",
+                      SWEEP_LK, buckets, var ? atoi(var + 9) : 1, dyn.times.total, sweep / 1000);
+        for (size_t i = 0; i < sizeof points / sizeof points[0]; i++) {
+            bench_appendf(json, sizeof json, "%s", i ? ", " : "");
+            sweep_point(json, sizeof json, ctx, dyn.kernel, defines, threads, b, points[i]);
+        }
+        bench_appendf(json, sizeof json, "]");
+    }
+    bench_appendf(json, sizeof json, "}");
+    bench_doc_sweep(doc, json);
+    bench_tilec_release(&dyn);
+    free(q), free(k), free(v), free(out);
+}
+
 int main(int argc, char **argv) {
     bench_options o;
     bench_parse_options(argc, argv, "attention", &o);
@@ -176,6 +297,7 @@ int main(int argc, char **argv) {
     bench_doc doc;
     if (!o.list) bench_doc_begin(&doc, "attention", &o);
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) run_shape(&doc, &o, ctx, py, &shapes[i]);
+    for (size_t t = 0; t < o.n_threads; t++) decode_sweep(&doc, &o, ctx, o.threads[t]);
     if (!o.list) {
         const char *names[] = {"c"};
         const char *versions[] = {"gcc " __VERSION__ " -O3 -march=native -fopenmp"};

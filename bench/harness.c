@@ -453,6 +453,7 @@ void bench_doc_begin(bench_doc *d, const char *family, const bench_options *o) {
     d->out = stdout;
     d->family = family;
     d->rows = 0;
+    d->sweeps = NULL;
     char host[256] = "unknown", cpu[256];
     gethostname(host, sizeof host - 1);
     cpu_name(cpu, sizeof cpu);
@@ -488,8 +489,23 @@ void bench_doc_begin(bench_doc *d, const char *family, const bench_options *o) {
     fflush(f);
 }
 
+void bench_doc_sweep(bench_doc *d, const char *json_object) {
+    size_t have = d->sweeps ? strlen(d->sweeps) : 0, n = strlen(json_object);
+    char *s = realloc(d->sweeps, have + n + 4);
+    if (!s) {
+        fprintf(stderr, "bench: out of memory\n");
+        exit(1);
+    }
+    snprintf(s + have, n + 4, "%s%s", have ? ",\n " : "", json_object);
+    d->sweeps = s;
+}
+
 void bench_doc_end(bench_doc *d, size_t n_peers, const char *const *names, const char *const *versions) {
-    fprintf(d->out, "%s],\n \"tilec_width\": %u, \"peer_versions\": {", d->rows ? "\n " : "", bench_tilec_width());
+    fprintf(d->out, "%s],\n", d->rows ? "\n " : "");
+    if (d->sweeps) fprintf(d->out, " \"sweeps\": [%s],\n", d->sweeps);
+    free(d->sweeps);
+    d->sweeps = NULL;
+    fprintf(d->out, " \"tilec_width\": %u, \"peer_versions\": {", bench_tilec_width());
     for (size_t i = 0; i < n_peers; i++) {
         fprintf(d->out, "%s", i ? ", " : "");
         bench_json_string(d->out, names[i]);

@@ -111,11 +111,16 @@ typedef struct {
     FILE *out;
     const char *family;
     size_t rows;
+    char *sweeps; /* the "sweeps" members so far (malloc'd; NULL: none) */
 } bench_doc;
 
 void bench_doc_begin(bench_doc *d, const char *family, const bench_options *o);
 void bench_run_row(bench_doc *d, const bench_options *o, const bench_row *row);
-/* Closes the document with "tilec_width" and "peer_versions": {names[i]: versions[i]}. */
+/* Adds a JSON object to the document's "sweeps" list (a driver's
+ * measurement that is not a row: the decode sweep over runtime sizes). */
+void bench_doc_sweep(bench_doc *d, const char *json_object);
+/* Closes the document with "sweeps" (when any), "tilec_width" and
+ * "peer_versions": {names[i]: versions[i]}. */
 void bench_doc_end(bench_doc *d, size_t n_peers, const char *const *names, const char *const *versions);
 
 /* ---- the tilec contestant ---- */

@@ -6,7 +6,9 @@
  * sizes (each piece's geometric middle).  A default cut above 2 is made
  * only where the piece past it reaches twice the cut.  A bucket runs the
  * plan, of those made at its ends and middle, whose worst regret over the
- * three is least.  Buckets whose plans agree share one compiled variant, so
+ * three is least (a split's modeled gain included); with the default cuts
+ * a bucket whose best worst regret passes 1.25 is cut in two at its
+ * middle.  Buckets whose plans agree share one compiled variant, so
  * a kernel compiles once per distinct plan; a bucket of one point is the
  * kernel specialized there (static code).  Dispatch picks the bucket its
  * sizes fall in (no planning or compiling at dispatch). */
@@ -111,9 +113,21 @@ static double cost_in(const plan_result *r, const plan_candidate *c) {
     return best;
 }
 
+/* The modeled gain of splitting g's reduce into `chunks` (0: unsplit) on
+ * the workers `r` was planned for, chunks past g's trips empty. */
+static double split_gain(const tir_func *g, const plan_result *r, uint32_t chunks) {
+    if (!chunks) return 1;
+    plan_split probe;
+    if (plan_split_decide(g, TILEC_SPLIT_ON, chunks, r->target.worker_count, &probe)) return probe.modeled_gain;
+    return probe.bad_chunks ? plan_split_gain(probe.programs, probe.trips, chunks, r->target.worker_count) : 1;
+}
+
+static uint32_t split_chunks(const plan_result *r) { return r->split.reduce ? r->split.chunks : 0; }
+
 /* A plan that fails at an end (a size of 0 has no root programs) leaves
  * that end unpriced, its diagnostics dropped; the middle's failure is
- * reported when the bucket is planned there. */
+ * reported when the bucket is planned there.  A plan's cost at a point is
+ * its candidate's score there over its split's modeled gain there. */
 void pipeline_bucket_choose(pipeline *p, const tilec_compile_options *po, pipeline_bucket *b) {
     pipeline_choice *ch = &b->choice;
     memset(ch, 0, sizeof *ch);
@@ -137,7 +151,10 @@ void pipeline_bucket_choose(pipeline *p, const tilec_compile_options *po, pipeli
         const plan_candidate *c = &plan_selected(&plans[y])->candidate;
         double worst = 1;
         for (uint32_t x = 0; x < PIPELINE_POINTS; x++) {
-            double r = made[x] ? cost_in(&plans[x], c) / plan_selected(&plans[x])->cost.score : 1;
+            if (!made[x]) continue;
+            const tir_func *g = tir_module_func(sized[x], 0);
+            double best = plan_selected(&plans[x])->cost.score / split_gain(g, &plans[x], split_chunks(&plans[x]));
+            double r = cost_in(&plans[x], c) / split_gain(g, &plans[x], split_chunks(&plans[y])) / best;
             worst = r > worst ? r : worst;
         }
         ch->regret[y] = worst;
@@ -149,12 +166,49 @@ void pipeline_bucket_choose(pipeline *p, const tilec_compile_options *po, pipeli
         ch->rank = c->rank;
         memcpy(ch->order, c->order, sizeof ch->order);
         ch->block_size = c->block_size, ch->local_lanes = c->local_lanes, ch->fused = c->fused;
+        ch->split_chunks = split_chunks(&plans[ch->from]);
     }
     ch->pinned = ch->from != 1;
     for (uint32_t x = 0; x < PIPELINE_POINTS; x++) {
         if (sized[x]) plan_result_free(&plans[x]);
         tir_module_destroy(sized[x]);
     }
+}
+
+/* Past this worst regret one plan does not serve the bucket (the split's
+ * own threshold: a plan that far from a point's best is another plan). */
+#define REFINE_REGRET 1.25
+
+/* The size of b to cut: of those with a range, the one whose range spans
+ * the largest ratio hi/lo; false when b is one point. */
+static bool widest(const tir_func *f, const pipeline_bucket *b, uint32_t *s) {
+    double best = 0;
+    for (uint32_t i = 0; i < f->sym_count; i++) {
+        double ratio = (double)b->hi[i] / (double)(b->lo[i] > 1 ? b->lo[i] : 1);
+        if (b->hi[i] > b->lo[i] && ratio > best) best = ratio, *s = i;
+    }
+    return best > 0;
+}
+
+uint32_t pipeline_buckets_chosen(pipeline *p, const tilec_compile_options *po, pipeline_bucket *out) {
+    uint32_t n = pipeline_buckets(p->f, &p->o, out), s = 0;
+    bool refine = !p->o.bucket_cuts_len; /* cuts the user gave stand as given */
+    for (uint32_t i = 0; i < n;) {
+        pipeline_bucket *b = &out[i];
+        pipeline_bucket_choose(p, po, b);
+        double worst = b->choice.regret[b->choice.from];
+        if (!refine || n == PIPELINE_MAX_BUCKETS || !isfinite(worst) || worst <= REFINE_REGRET || !widest(p->f, b, &s)) {
+            i++;
+            continue;
+        }
+        memmove(&out[i + 2], &out[i + 1], (n - i - 1) * sizeof *out); /* b in two at its middle */
+        out[i + 1] = *b;
+        int64_t at = b->at[s] < b->hi[s] ? b->at[s] : b->hi[s] - 1;
+        b->hi[s] = at, out[i + 1].lo[s] = at + 1;
+        b->at[s] = middle(b->lo[s], b->hi[s]), out[i + 1].at[s] = middle(out[i + 1].lo[s], out[i + 1].hi[s]);
+        n++;
+    }
+    return n;
 }
 
 static tilec_status no_memory(tilec_context *ctx) {
@@ -258,7 +312,7 @@ tilec_status pipeline_sized_plan(pipeline *p) {
 }
 
 
-tilec_status program_compile_buckets(pipeline *p) {
+tilec_status program_compile_buckets(pipeline *p, const tilec_compile_options *po) {
     tilec_kernel *k = p->k;
     tilec_compile_options o = p->o;
     o.runtime = k->runtime;
@@ -273,7 +327,7 @@ tilec_status program_compile_buckets(pipeline *p) {
     tir_module *point[PIPELINE_MAX_BUCKETS] = {NULL};
     uint32_t made = 0;
     tilec_status st = plans ? TILEC_OK : no_memory(p->ctx);
-    k->bucket_count = plans ? pipeline_buckets(p->f, &p->o, k->buckets) : 0;
+    k->bucket_count = plans ? pipeline_buckets_chosen(p, po, k->buckets) : 0;
     for (uint32_t b = 0; !st && b < k->bucket_count; b++) {
         pipeline *c = &plans[made];
         bool one = pipeline_bucket_is_point(&k->buckets[b], p->f->sym_count);

@@ -37,8 +37,10 @@ typedef struct {
     bool pinned;     /* the plan is another point's: planned at the middle with its choices fixed */
     uint32_t from;   /* whose plan: 0 low end, 1 middle, 2 high end */
     uint32_t rank, order[PLAN_MAX_RANK], block_size, local_lanes, fused;
-    /* each point's plan's worst cost over the best at every point
-     * (0: no plan made there; INFINITY: not admitted at some point) */
+    uint32_t split_chunks; /* its split's chunks (0: none) */
+    /* each point's plan's worst cost over the best at every point, a
+     * split's modeled gain included (0: no plan made there; INFINITY: not
+     * admitted at some point) */
     double regret[PIPELINE_POINTS];
 } pipeline_choice;
 

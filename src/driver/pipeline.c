@@ -64,6 +64,8 @@ tilec_status pipeline_plan_at(pipeline *p, const tilec_compile_options *po, cons
         o.root_axis_order_len = choice->rank;
         o.local_lanes = choice->local_lanes;
         o.fuse = choice->fused ? TILEC_FUSE_ON : TILEC_FUSE_OFF;
+        o.split = choice->split_chunks ? TILEC_SPLIT_ON : TILEC_SPLIT_OFF;
+        o.split_chunks = choice->split_chunks;
     }
     if (!root_static(p->f)) {
         o.split = TILEC_SPLIT_OFF;
@@ -85,8 +87,7 @@ tilec_status pipeline_plan_at(pipeline *p, const tilec_compile_options *po, cons
  * bucket (the lowering after it realizes the last one's). */
 static tilec_status plan_sized(pipeline *p, const tilec_compile_options *po) {
     p->planned = true;
-    if (p->plan_at) {
-        if (p->bucket) pipeline_bucket_choose(p, po, p->bucket);
+    if (p->plan_at) { /* a bucket's: chosen with the buckets (pipeline_buckets_chosen) */
         tilec_status st =
             pipeline_plan_at(p, po, p->plan_at, p->bucket ? &p->bucket->choice : NULL, &p->sized, &p->plan);
         return st ? st : pipeline_sized_plan(p);
@@ -94,10 +95,9 @@ static tilec_status plan_sized(pipeline *p, const tilec_compile_options *po) {
     pipeline_bucket_plans *b = p->bucketed = tilec_alloc(p->ctx, sizeof *p->bucketed);
     if (!b) return tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory planning buckets");
     memset(b, 0, sizeof *b); /* zeroed: pipeline_free frees them all */
-    uint32_t n = b->count = pipeline_buckets(p->f, &p->o, b->buckets);
+    uint32_t n = b->count = pipeline_buckets_chosen(p, po, b->buckets);
     tilec_status st = TILEC_OK;
     for (uint32_t i = 0; !st && i < n; i++) {
-        pipeline_bucket_choose(p, po, &b->buckets[i]);
         bool last = i + 1 == n;
         st = pipeline_plan_at(p, po, b->buckets[i].at, &b->buckets[i].choice, last ? &p->sized : &b->sized[i],
                               last ? &p->plan : &b->plans[i]);
@@ -118,7 +118,7 @@ static tilec_status stage_plan(pipeline *p) {
     if (st) return st;
     if (p->f->sym_count && p->make_kernel && !p->plan_at && p->stop_after == TILEC_STAGE_EMIT) {
         p->finished = true; /* a kernel of one variant per distinct bucket plan */
-        return program_compile_buckets(p);
+        return program_compile_buckets(p, &po);
     }
     if (p->f->sym_count) return plan_sized(p, &po);
     p->planned = true;

@@ -158,9 +158,14 @@ tilec_status program_compile_unfused(pipeline *p);
 /* The buckets of f's runtime sizes (at most PIPELINE_MAX_BUCKETS; cut where
  * o->bucket_cuts says, else at the defaults); their count. */
 uint32_t pipeline_buckets(const tir_func *f, const tilec_compile_options *o, pipeline_bucket *out);
-/* p->k as one variant per distinct plan of f's buckets, each a pipeline
- * planned at its bucket's sizes; p finishes with it. */
-tilec_status program_compile_buckets(pipeline *p);
+/* f's buckets, each with its choice (pipeline_bucket_choose under po):
+ * those of the cuts, then, with the default cuts, a bucket whose chosen
+ * plan's worst regret passes 1.25 cut in two at its middle (its widest
+ * size) while there is room: the planner's own buckets. */
+uint32_t pipeline_buckets_chosen(pipeline *p, const tilec_compile_options *po, pipeline_bucket *out);
+/* p->k as one variant per distinct plan of f's buckets (chosen under po),
+ * each a pipeline planned at its bucket's sizes; p finishes with it. */
+tilec_status program_compile_buckets(pipeline *p, const tilec_compile_options *po);
 /* Plans p->f at sizes `at` (the copy it planned in *sized), under po with
  * what a kernel with runtime sizes needs, and `choice`'s fixed when pinned. */
 tilec_status pipeline_plan_at(pipeline *p, const tilec_compile_options *po, const int64_t *at,

@@ -28,6 +28,11 @@ static double makespan(uint64_t P, uint64_t n, uint64_t S, uint32_t workers) {
     return (double)(ceil_div(P * S, workers) * C) + (double)(ceil_div(P, workers) * (S - 1 + r)) + 4.0;
 }
 
+double plan_split_gain(uint64_t programs, uint64_t trips, uint32_t chunks, uint32_t workers) {
+    if (!workers) workers = 1;
+    return makespan(programs, trips, 1, workers) / makespan(programs, trips, chunks ? chunks : 1, workers);
+}
+
 bool plan_split_decide(const tir_func *f, tilec_split mode, uint32_t chunks, uint32_t workers, plan_split *out) {
     memset(out, 0, sizeof *out);
     if (chunks) mode = TILEC_SPLIT_ON;

@@ -16,5 +16,10 @@
  * (which must be in 2..n: bad_chunks says it is not).  Returns whether f is
  * split; `why` says why or why not.  Pure: no diagnostics. */
 bool plan_split_decide(const tir_func *f, tilec_split mode, uint32_t chunks, uint32_t workers, plan_split *out);
+/* The modeled gain (unsplit makespan over split) of `chunks` chunks of a
+ * reduce of `trips` trips in each of `programs` programs on `workers`
+ * workers; chunks past the trips are empty (a runtime size's split: the
+ * combine's tail then does every trip). */
+double plan_split_gain(uint64_t programs, uint64_t trips, uint32_t chunks, uint32_t workers);
 
 #endif

@@ -102,7 +102,9 @@ static bool check_space(plan_local *l, const tir_space *s, const tir_op *op) {
     for (uint32_t i = 0; i < s->rank; i++) {
         const tir_axis *a = &s->axes[i];
         if (a->extent == 1) continue;
-        if (a->extent == 0)
+        /* an empty axis is refused where it would be distributed; elsewhere
+         * it is a loop of no trips (a split's tail at sizes that leave none) */
+        if (a->extent == 0 && (!l->dim_count || find_dim(l, a->dim)))
             return refuse(l, PLAN_LOCAL_REFUSE_EMPTY, "axis '%s' of '%s' op #%u has extent 0", a->dim->label,
                           tir_op_kind_name(op->kind), op->id);
         if (!l->dim_count) l->dims[l->dim_count++] = (plan_local_dim){.dim = a->dim, .extent = a->extent};

@@ -86,7 +86,7 @@ static char *run_fake_row(const bench_options *o, fake *tilec, fake *good, fake 
     FILE *f = tmpfile();
     CHECK(f != NULL);
     if (!f) return NULL;
-    bench_doc doc = {f, "selftest", 0};
+    bench_doc doc = {f, "selftest", 0, NULL};
     bench_run_row(&doc, o, &row);
     char *json = slurp(f);
     fclose(f);
@@ -153,7 +153,7 @@ static void test_bf16_row(void) {
     FILE *f = tmpfile();
     CHECK(f != NULL);
     if (!f) return;
-    bench_doc doc = {f, "selftest", 0};
+    bench_doc doc = {f, "selftest", 0, NULL};
     bench_run_row(&doc, &o, &row);
     char *json = slurp(f);
     fclose(f);
