@@ -298,6 +298,37 @@ def dynamic_table(fams):
     return out + [""]
 
 
+def sweep_table(fams):
+    """The decode sweep (bench_attention): one kernel compiled for Lk in
+    1..4096 and dispatched at every Lk, against static kernels compiled per
+    size at a few sizes."""
+    sweeps = [s for fam in fams for s in fam.get("sweeps", [])]
+    if not sweeps:
+        return []
+    out = ["## Decode sweep", "",
+           "Multi-query decode compiled once for Lk in 1..4096 and dispatched at every Lk from 1 to 4096 in turn; "
+           "at a few sizes the static kernel compiled for that size against it (µs per dispatch, best of "
+           "alternating rounds). A static kernel per size would compile 4096 times.", "",
+           "| threads | buckets | compiles | compile ms | sweep ms | Lk | static µs | dynamic µs | dynamic/static "
+           "| static compile ms |",
+           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for s in sweeps:
+        head = [str(s.get("threads", "?")), str(s.get("buckets", DASH)), str(s.get("compiles", DASH)),
+                fmt_num(s.get("compile_ms")), fmt_num(s.get("sweep_ms"))]
+        if s.get("status") != "ok":
+            out.append("| " + " | ".join(head + [str(s.get("status")), (s.get("message") or DASH)[:80]]
+                                         + [DASH] * 3) + " |")
+            continue
+        for i, p in enumerate(s.get("points", [])):
+            ok = p.get("static_us") and p.get("dynamic_us")
+            cells = (head if i == 0 else [""] * 5) + [
+                str(p.get("Lk")), fmt_num(p.get("static_us")) if ok else str(p.get("status", DASH)),
+                fmt_num(p.get("dynamic_us")) if ok else (p.get("message") or DASH)[:60],
+                fmt_ratio(p["dynamic_us"] / p["static_us"]) if ok else DASH, fmt_num(p.get("static_compile_ms"))]
+            out.append("| " + " | ".join(cells) + " |")
+    return out + [""]
+
+
 def compile_table(fams):
     out = ["## Compile time (ms)", "",
            "Per row, since the plan depends on the thread count. tilec plan: the planner's "
@@ -361,6 +392,7 @@ def markdown(doc, png_name):
         out += family_table(fam)
     out += controls_table(fams)
     out += dynamic_table(fams)
+    out += sweep_table(fams)
     out += compile_table(fams)
     return "\n".join(out) + "\n"
 

@@ -119,7 +119,9 @@ static double split_gain(const tir_func *g, const plan_result *r, uint32_t chunk
     if (!chunks) return 1;
     plan_split probe;
     if (plan_split_decide(g, TILEC_SPLIT_ON, chunks, r->target.worker_count, &probe)) return probe.modeled_gain;
-    return probe.bad_chunks ? plan_split_gain(probe.programs, probe.trips, chunks, r->target.worker_count) : 1;
+    return probe.bad_chunks ? plan_split_gain(probe.programs, probe.trips, chunks, r->target.worker_count,
+                                              probe.spread)
+                            : 1;
 }
 
 static uint32_t split_chunks(const plan_result *r) { return r->split.reduce ? r->split.chunks : 0; }

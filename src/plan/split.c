@@ -20,17 +20,20 @@ static uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
 /* The modeled makespan in reduce trips (the unit every term shares): the
  * partial programs spread over the workers, then per program the S − 1
- * merges (each priced as one trip) and the tail, plus a second dispatch
- * (four trips).  S = 1 is the unsplit kernel. */
-static double makespan(uint64_t P, uint64_t n, uint64_t S, uint32_t workers) {
+ * merges (each priced as one trip) and the r = n − S·C trips past the
+ * chunks' (`spread`: one more in each of the first r chunks, else the
+ * combine's tail), plus a second dispatch (four trips).  S = 1 is the
+ * unsplit kernel. */
+static double makespan(uint64_t P, uint64_t n, uint64_t S, uint32_t workers, bool spread) {
     if (S == 1) return (double)(ceil_div(P, workers) * n);
     uint64_t C = n / S, r = n - S * C;
-    return (double)(ceil_div(P * S, workers) * C) + (double)(ceil_div(P, workers) * (S - 1 + r)) + 4.0;
+    return (double)(ceil_div(P * S, workers) * (C + (spread && r))) +
+           (double)(ceil_div(P, workers) * (S - 1 + (spread ? 0 : r))) + 4.0;
 }
 
-double plan_split_gain(uint64_t programs, uint64_t trips, uint32_t chunks, uint32_t workers) {
+double plan_split_gain(uint64_t programs, uint64_t trips, uint32_t chunks, uint32_t workers, bool spread) {
     if (!workers) workers = 1;
-    return makespan(programs, trips, 1, workers) / makespan(programs, trips, chunks ? chunks : 1, workers);
+    return makespan(programs, trips, 1, workers, spread) / makespan(programs, trips, chunks ? chunks : 1, workers, spread);
 }
 
 bool plan_split_decide(const tir_func *f, tilec_split mode, uint32_t chunks, uint32_t workers, plan_split *out) {
@@ -55,6 +58,7 @@ bool plan_split_decide(const tir_func *f, tilec_split mode, uint32_t chunks, uin
                            reduce->id);
     }
     out->reduce = reduce;
+    out->spread = reduce->policy == TIR_REDUCE_UNORDERED_TREE;
     const tir_op *st = plan_find_store(reduce);
     if (st) return say(out, false, "the reduce (op #%u) stores (op #%u)", reduce->id, st->id);
     if (reduce->result_count > PLAN_SPLIT_MAX_CARRIES)
@@ -76,11 +80,12 @@ bool plan_split_decide(const tir_func *f, tilec_split mode, uint32_t chunks, uin
     }
     if (n < 2) return say(out, false, "'%s' has %llu trip: nothing to split", axis, (unsigned long long)n);
     if (!workers) workers = 1;
-    double unsplit = makespan(P, n, 1, workers);
+    bool spread = out->spread;
+    double unsplit = makespan(P, n, 1, workers, spread);
     if (!S) {
         double best = 0;
         for (uint64_t s = 2; s <= n && s <= PLAN_SPLIT_MAX_CHUNKS; s++) {
-            double t = makespan(P, n, s, workers);
+            double t = makespan(P, n, s, workers, spread);
             if (!S || t < best) S = s, best = t;
         }
         out->modeled_gain = unsplit / best;
@@ -88,7 +93,7 @@ bool plan_split_decide(const tir_func *f, tilec_split mode, uint32_t chunks, uin
             return say(out, false, "%llu programs on %u workers: the best split (%llu chunks of '%s') models %.2fx (auto splits from 1.25x)",
                        (unsigned long long)P, workers, (unsigned long long)S, axis, out->modeled_gain);
     } else {
-        out->modeled_gain = unsplit / makespan(P, n, S, workers);
+        out->modeled_gain = unsplit / makespan(P, n, S, workers, spread);
     }
     out->chunks = (uint32_t)S;
     out->chunk_trips = n / S;
@@ -102,5 +107,6 @@ bool plan_split_decide(const tir_func *f, tilec_split mode, uint32_t chunks, uin
     }
     return say(out, true, "'%s' (%llu trips) in %llu chunks of %llu%s over %llu program%s: modeled %.2fx",
                axis, (unsigned long long)n, (unsigned long long)S, (unsigned long long)out->chunk_trips,
-               out->tail_trips ? " + a tail" : "", (unsigned long long)P, P == 1 ? "" : "s", out->modeled_gain);
+               !out->tail_trips ? "" : spread ? " (the first ones one more)" : " + a tail", (unsigned long long)P,
+               P == 1 ? "" : "s", out->modeled_gain);
 }

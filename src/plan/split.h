@@ -18,8 +18,9 @@
 bool plan_split_decide(const tir_func *f, tilec_split mode, uint32_t chunks, uint32_t workers, plan_split *out);
 /* The modeled gain (unsplit makespan over split) of `chunks` chunks of a
  * reduce of `trips` trips in each of `programs` programs on `workers`
- * workers; chunks past the trips are empty (a runtime size's split: the
- * combine's tail then does every trip). */
-double plan_split_gain(uint64_t programs, uint64_t trips, uint32_t chunks, uint32_t workers);
+ * workers, the trips past the chunks' spread over them (an unordered_tree
+ * reduce) or the combine's tail; chunks past the trips are empty (a
+ * runtime size's split at a small size). */
+double plan_split_gain(uint64_t programs, uint64_t trips, uint32_t chunks, uint32_t workers, bool spread);
 
 #endif

@@ -117,26 +117,43 @@ static tir_op *begin_kernel(rewrite *w, const char *suffix, bool chunked) {
 /* An extent of ival v. */
 static uint64_t ival_extent(tir_ival v) { return v.form ? tir_form_extent(v.form) : (uint64_t)v.c; }
 
-/* The chunks' trips and the tail's in the function being built: numbers,
- * or, when the reduce's trips are a runtime size's form n, C = n / S and
- * n − S·C.  Trips ceil_div(A, k) (blocks of k over A, the last one partial)
- * chunk only the full blocks, C = (A / k) / S, so every chunk's blocks are
- * proven inside A (lower/bounds.c) and the tail, in the combine kernel,
- * holds the partial block.  A chunk of no trips yields the reduce's
- * initial carries, which the merge folds in as the static split folds
- * every chunk's start. */
-static bool chunking(rewrite *w, tir_ival *chunk, tir_ival *tail) {
+/* How the reduce's trips are shared, in the function being built: each
+ * chunk runs `chunk` trips from s·chunk, the first `rest` chunks one more,
+ * trip S·chunk + s, and the combine kernel's tail the `tail` trips from
+ * S·chunk, merged last.  The r trips past S·chunk are the rest when the
+ * reduce is unordered_tree (any order; each chunk then takes at most one,
+ * so no program folds them alone after the others), else the tail (the
+ * chunks stay consecutive and in order).  Static trips: chunk = n / S,
+ * r = n − S·chunk.  Trips a runtime size's form n: chunk = n / S, or for
+ * ceil_div(A, k) (blocks of k over A, the last one partial) (A / k) / S,
+ * the full blocks only, so every chunk's loop is proven inside A
+ * (lower/bounds.c) and the partial block is among the r (at most S; an
+ * extra trip or the tail keeps its guards).  A chunk of no trips yields the
+ * reduce's initial carries, which the merge folds in as the static split
+ * folds every chunk's start. */
+typedef struct {
+    tir_ival chunk, rest, tail;
+} sharing;
+
+static bool chunking(rewrite *w, sharing *out) {
     const tir_form *n = tir_extent_form(w->src->module, w->s->reduce->domain->axes[0].extent);
-    *chunk = tir_ival_const((int64_t)w->s->chunk_trips), *tail = tir_ival_const((int64_t)w->s->tail_trips);
-    if (!n) return true;
-    tir_ival t, whole, done;
-    bool blocks = n->kind == TIR_FORM_CEIL_DIV && n->a.form;
-    tir_form_status st = tir_form_translate(w->b->func, n, &t);
-    whole = t;
-    if (!st && blocks) st = tir_ival_divide(w->m, t.form->a, '/', t.form->c, &whole);
-    if (!st) st = tir_ival_divide(w->m, whole, '/', w->s->chunks, chunk);
-    if (!st) st = tir_ival_scale(w->m, *chunk, -(int64_t)w->s->chunks, &done);
-    if (!st) st = tir_ival_add(w->m, t, done, tail);
+    uint64_t S = w->s->chunks;
+    bool spread = w->s->spread;
+    tir_ival r = tir_ival_const((int64_t)w->s->tail_trips);
+    out->chunk = tir_ival_const((int64_t)w->s->chunk_trips);
+    tir_form_status st = TIR_FORM_OK;
+    if (n) {
+        tir_ival t, whole, done;
+        bool blocks = n->kind == TIR_FORM_CEIL_DIV && n->a.form;
+        st = tir_form_translate(w->b->func, n, &t);
+        whole = t;
+        if (!st && blocks) st = tir_ival_divide(w->m, t.form->a, '/', t.form->c, &whole);
+        if (!st) st = tir_ival_divide(w->m, whole, '/', (int64_t)S, &out->chunk);
+        if (!st) st = tir_ival_scale(w->m, out->chunk, -(int64_t)S, &done);
+        if (!st) st = tir_ival_add(w->m, t, done, &r);
+    }
+    out->rest = spread ? r : tir_ival_const(0);
+    out->tail = spread ? tir_ival_const(0) : r;
     if (st) failed(w, "the chunks' trips");
     return !st;
 }
@@ -172,8 +189,8 @@ static void load_state(rewrite *w, tir_value *slot, tir_value **state) {
 }
 
 /* The reduce over first-axis trips [base, base + trips), from the carries
- * `init` (source values, mapped); its results in `out`. */
-static void emit_chunk(rewrite *w, tir_value *base, uint64_t trips, tir_value **out) {
+ * `from` (NULL: the reduce's initial carries, mapped); its results in `out`. */
+static void emit_chunk(rewrite *w, tir_value *base, uint64_t trips, tir_value *const *from, tir_value **out) {
     const tir_op *red = w->s->reduce;
     tir_dim *dims[PLAN_MAX_RANK];
     uint64_t ext[PLAN_MAX_RANK];
@@ -184,7 +201,7 @@ static void emit_chunk(rewrite *w, tir_value *base, uint64_t trips, tir_value **
     tir_space *space = tir_space_make(w->m, red->domain->rank, dims, ext);
     uint32_t k = red->result_count;
     tir_value *init[PLAN_SPLIT_MAX_CARRIES], *yields[PLAN_SPLIT_MAX_CARRIES];
-    for (uint32_t i = 0; i < k; i++) init[i] = tir_clone_map_get(&w->map, red->operands[i]->value);
+    for (uint32_t i = 0; i < k; i++) init[i] = from ? from[i] : tir_clone_map_get(&w->map, red->operands[i]->value);
     tir_region_opts opts = {.policy = red->policy};
     tir_op *r = space ? tir_region_begin(w->b, TIR_OP_REDUCE, space, &opts, k, init) : NULL;
     if (!r) {
@@ -229,10 +246,21 @@ static void build_partial(rewrite *w) {
     for (uint32_t i = 0; i < w->count; i++) w->needed[i] = i < w->reduce_at;
     emit_prologue(w);
     tir_value *s = tir_region_coord(r, w->s->root->domain->rank), *state[PLAN_SPLIT_MAX_CARRIES];
-    tir_ival chunk, tail;
-    if (!chunking(w, &chunk, &tail)) return;
-    tir_value *base = tir_ew2(w->b, TIR_EW_MUL, s, tir_const_index_ival(w->b, chunk.form, chunk.c));
-    emit_chunk(w, base, ival_extent(chunk), state);
+    sharing sh;
+    if (!chunking(w, &sh)) return;
+    tir_value *chunk = tir_const_index_ival(w->b, sh.chunk.form, sh.chunk.c);
+    emit_chunk(w, tir_ew2(w->b, TIR_EW_MUL, s, chunk), ival_extent(sh.chunk), NULL, state);
+    if (sh.rest.form || sh.rest.c) { /* the first `rest` chunks: one more trip, S·chunk + s */
+        tir_value *more = tir_ew2(w->b, TIR_EW_LT, s, tir_const_index_ival(w->b, sh.rest.form, sh.rest.c));
+        tir_op *one = tir_if_begin(w->b, more, k, state);
+        if (!one) return;
+        tir_value *carries[PLAN_SPLIT_MAX_CARRIES];
+        for (uint32_t i = 0; i < k; i++) carries[i] = tir_region_carry(one, i);
+        tir_value *at = tir_ew2(w->b, TIR_EW_ADD, tir_ew2(w->b, TIR_EW_MUL, tir_const_index(w->b, (int64_t)w->s->chunks), chunk), s);
+        emit_chunk(w, at, 1, carries, carries);
+        tir_region_end(w->b, one, k, carries);
+        for (uint32_t i = 0; i < k; i++) state[i] = one->results[i];
+    }
     tir_value *slot = tir_ew2(w->b, TIR_EW_ADD, first_slot(w, r), s);
     /* the largest carry first: packet-local programs split the innermost
      * axis of the first store (realize/local.h), which should be the widest
@@ -264,8 +292,8 @@ static void build_combine(rewrite *w) {
     const tir_op *red = w->s->reduce;
     uint32_t k = red->result_count;
     for (uint32_t i = 0; i < w->count; i++) w->needed[i] = i > w->reduce_at;
-    /* the tail folds the reduce's body from its initial carries */
-    w->needed[w->reduce_at] = w->s->tail_trips > 0 || tir_extent_is_symbolic(red->domain->axes[0].extent);
+    /* a tail folds the reduce's body from its initial carries */
+    w->needed[w->reduce_at] = !w->s->spread && (w->s->tail_trips > 0 || tir_extent_is_symbolic(red->domain->axes[0].extent));
     mark_needed(w->s->root, w->ops, w->count, w->reduce_at, w->needed);
     emit_prologue(w);
     tir_value *first = first_slot(w, r), *state[PLAN_SPLIT_MAX_CARRIES], *right[PLAN_SPLIT_MAX_CARRIES];
@@ -285,14 +313,15 @@ static void build_combine(rewrite *w) {
     emit_merge(w, state, right);
     tir_region_end(w->b, loop, k, state);
     for (uint32_t i = 0; i < k; i++) state[i] = loop->results[i];
-    tir_ival chunk, tail, done;
-    if (!chunking(w, &chunk, &tail)) return;
-    if (tail.form || tail.c) {
-        if (tir_ival_scale(w->m, chunk, (int64_t)w->s->chunks, &done)) {
+    sharing sh;
+    tir_ival at;
+    if (!chunking(w, &sh)) return;
+    if (sh.tail.form || sh.tail.c) {
+        if (tir_ival_scale(w->m, sh.chunk, (int64_t)w->s->chunks, &at)) {
             failed(w, "the tail's start");
             return;
         }
-        emit_chunk(w, tir_const_index_ival(w->b, done.form, done.c), ival_extent(tail), right);
+        emit_chunk(w, tir_const_index_ival(w->b, at.form, at.c), ival_extent(sh.tail), NULL, right);
         emit_merge(w, state, right);
     }
     for (uint32_t i = 0; i < k; i++) tir_clone_map_set(&w->map, red->results[i], state[i]);

@@ -15,14 +15,17 @@
  *   partial  parallel (root axes…, s: split=S):
  *              the prologue (every op before the reduce: a dead load may
  *              still fault); the reduce over trips
- *              [s·C, s·C + C); its carries stored to workspace views
+ *              [s·C, s·C + C), then for an unordered_tree reduce trip
+ *              S·C + s when s < r (the r trips past the chunks' spread
+ *              over them); its carries stored to workspace views
  *              (one per carry: [P·S·a0, a1, …] for a carry tile [a0, a1, …],
  *              [P·S] for a scalar) at slot (program, s)
  *   combine  parallel (root axes…):
  *              the prologue ops the rest reads; state = slot 0; for s in 1..S−1: state = combine(state, slot s)
  *              (left to right: a deterministic order, the chunks' order,
- *              so ordered_tree holds); the r = n − S·C tail trips folded
- *              from the initial carries and merged last; then the rest of
+ *              so ordered_tree holds); for another policy the r = n − S·C
+ *              tail trips folded from the initial carries and merged last
+ *              (the chunks stay consecutive); then the rest of
  *              the original program (its epilogue and stores) on `state`.
  *
  * Exactness: the partial kernel reads what the original program read
@@ -47,7 +50,9 @@ typedef struct {
     uint64_t trips;               /* n: the reduce's first axis */
     uint32_t chunks;              /* S: chunks per program (2 ≤ S ≤ n) */
     uint64_t chunk_trips;         /* C = n / S */
-    uint64_t tail_trips;          /* r = n − S·C, folded by the combine kernel */
+    uint64_t tail_trips;          /* r = n − S·C: one more in each of the first r chunks when spread, else
+                                   * folded by the combine kernel */
+    bool spread;                  /* the reduce is unordered_tree (set once the reduce is found) */
     uint64_t state_bytes;         /* one chunk's carries */
     uint64_t workspace_bytes;     /* P · S · state_bytes */
     double modeled_gain;          /* modeled time unsplit / split (the auto rule) */

@@ -46,7 +46,7 @@ expect 0 "$TILEC" run "$SRC/examples/attention_gqa.tir" $GQA_DECODE --split on -
 expect 0 "$TILEC" lower "$SRC/examples/softmax.tir" --print-after split --stop-after split &&
   contains "$WORK/out" '^// @softmax: not split: no reduce with a combine block directly in the root program$'
 expect 0 "$TILEC" print "$SRC/examples/attention_gqa.tir" $GQA_DECODE --split 3 && {
-  contains "$WORK/out" "^// @attention_gqa: 'kb' \\(22 trips\\) in 3 chunks of 7 \\+ a tail over 1 program: modeled"
+  contains "$WORK/out" "^// @attention_gqa: 'kb' \\(22 trips\\) in 3 chunks of 7 \\(the first ones one more\\) over 1 program: modeled"
   contains "$WORK/out" '^kernel @attention_gqa_combine\('
 }
 expect 1 "$TILEC" print "$SRC/examples/softmax.tir" --split 3 &&
