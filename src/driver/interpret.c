@@ -92,21 +92,37 @@ static tilec_status sized_launch(tilec_context *ctx, const tilec_kernel *k, cons
     return rt_program_launch_sizes(ctx, &k->prog, dims, params, dispatch_size);
 }
 
+/* A pack's copy kernel from src into panels (at the dims when it has
+ * runtime sizes: its dispatch size theirs, the dims its last buffer). */
+static tilec_status run_copy(tilec_context *ctx, const tilec_kernel *c, tir_buffer src, tir_buffer panels,
+                             const int64_t *dims) {
+    rt_param sized[MAX_ARGS];
+    uint32_t dispatch_size = c->xir->dispatch_size;
+    tilec_status st = c->prog.dim_count ? sized_launch(ctx, c, dims, sized, &dispatch_size) : TILEC_OK;
+    tir_buffer copy[3] = {src, panels, {(void *)dims, c->prog.dim_count * sizeof *dims}};
+    return st ? st : interpret(ctx, c, dispatch_size, c->prog.dim_count ? 3 : 2, copy);
+}
+
 tilec_status pipeline_dispatch_xir(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args,
                                    const int64_t *dims) {
     rt_program *prog = &k->prog;
     tir_buffer all[MAX_ARGS];
     rt_param sized[MAX_ARGS];
     uint32_t dispatch_size = k->xir->dispatch_size;
+    rt_panel_layout panels;
     tilec_status st = prog->dim_count ? sized_launch(ctx, k, dims, sized, &dispatch_size) : TILEC_OK;
     if (!st) st = bind(ctx, k, prog->dim_count ? sized : k->params, n, args, RT_MAX_PACKS + 1, all);
+    if (!st && prog->packs && !rt_program_panels_at(prog, dims, &panels))
+        st = tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(),
+                         "kernel '@%s': its panels' bytes do not fit at these runtime sizes", prog->desc.name);
     if (st || !dispatch_size) return st;
-    if (prog->packs) pthread_mutex_lock(&prog->scratch_lock); /* the panels are the kernel's */
+    if (prog->packs) { /* the panels are the kernel's, laid out at these sizes */
+        pthread_mutex_lock(&prog->scratch_lock);
+        st = rt_program_grow_scratch(ctx, prog, panels.total);
+    }
     for (uint32_t i = 0; !st && i < prog->packs; i++) {
-        tir_buffer panels = {(char *)prog->scratch + prog->pack_offset[i], prog->pack_bytes[i]};
-        all[n + i] = panels;
-        tir_buffer copy[2] = {all[prog->packed_param[i]], panels};
-        st = interpret(ctx, k->pack[i], k->pack[i]->xir->dispatch_size, 2, copy);
+        all[n + i] = (tir_buffer){(char *)prog->scratch + panels.offset[i], panels.bytes[i]};
+        st = run_copy(ctx, k->pack[i], all[prog->packed_param[i]], all[n + i], dims);
     }
     size_t count = n + prog->packs;
     if (prog->dim_count) all[count++] = (tir_buffer){(void *)dims, prog->dim_count * sizeof *dims}; /* last, as the runtime passes them */

@@ -85,15 +85,7 @@ static bool streams_unsafe(const rt_program *p, const rt_param *params, size_t n
     return false;
 }
 
-/* Where p's packs' panels lie in its scratch: static, or, for a copy over
- * runtime sizes, its panels' bytes at dims (its `dst` parameter's), each
- * pack 64-byte aligned after the previous one; false when a size
- * overflows.  *total: the scratch they need. */
-typedef struct {
-    uint64_t offset[RT_MAX_PACKS], bytes[RT_MAX_PACKS], total;
-} panel_layout;
-
-static bool panels_at(const rt_program *p, const int64_t *dims, panel_layout *l) {
+bool rt_program_panels_at(const rt_program *p, const int64_t *dims, rt_panel_layout *l) {
     uint64_t at = 0;
     for (uint32_t i = 0; i < p->packs; i++) {
         const rt_program *c = p->pack[i];
@@ -109,9 +101,7 @@ static bool panels_at(const rt_program *p, const int64_t *dims, panel_layout *l)
     return true;
 }
 
-/* p's scratch of at least `bytes` (under the scratch lock): a dispatch whose
- * sizes need more panels than any before replaces it. */
-static tilec_status grow_scratch(tilec_context *ctx, rt_program *p, uint64_t bytes) {
+tilec_status rt_program_grow_scratch(tilec_context *ctx, rt_program *p, uint64_t bytes) {
     if (bytes <= p->scratch_bytes) return TILEC_OK;
     void *block = tilec_alloc(p->scratch_ctx, bytes + 64);
     if (!block)
@@ -129,9 +119,9 @@ static tilec_status grow_scratch(tilec_context *ctx, rt_program *p, uint64_t byt
  * parameters' bytes the layout's), each pack's copy (at the dims when it
  * has runtime sizes), then `desc` on a[0..count). */
 static tilec_status run_packed(rt_pool *pool, tilec_context *ctx, rt_program *p, const rt_kernel *desc, rt_arg *a,
-                               size_t count, const int64_t *dims, const panel_layout *l) {
+                               size_t count, const int64_t *dims, const rt_panel_layout *l) {
     pthread_mutex_lock(&p->scratch_lock);
-    tilec_status st = grow_scratch(ctx, p, l->total);
+    tilec_status st = rt_program_grow_scratch(ctx, p, l->total);
     size_t n = p->user_args;
     for (uint32_t i = 0; !st && i < p->packs; i++)
         a[n + i] = (rt_arg){(char *)p->scratch + l->offset[i], l->bytes[i], desc->params[n + i].elem};
@@ -150,7 +140,7 @@ static tilec_status dispatch_packed(rt_pool *pool, tilec_context *ctx, rt_progra
     size_t count = n + p->packs;
     rt_arg *a = with_room(ctx, local, args, n, count);
     if (!a) return TILEC_E_NOMEM;
-    panel_layout l = {.total = p->scratch_bytes};
+    rt_panel_layout l = {.total = p->scratch_bytes};
     memcpy(l.offset, p->pack_offset, sizeof l.offset);
     memcpy(l.bytes, p->pack_bytes, sizeof l.bytes);
     tilec_status st = run_packed(pool, ctx, p, &p->desc, a, count, NULL, &l);
@@ -276,8 +266,8 @@ static tilec_status dispatch_sized(rt_pool *pool, tilec_context *ctx, rt_program
                                                                                           * thread's next launch) */
     rt_param params[SIZED_MAX_ARGS]; /* the copies' own launches replace this thread's last one */
     memcpy(params, l->params, (last + 1) * sizeof *params);
-    panel_layout panels;
-    if (!panels_at(p, dims, &panels)) return unsized(ctx, name);
+    rt_panel_layout panels;
+    if (!rt_program_panels_at(p, dims, &panels)) return unsized(ctx, name);
     for (uint32_t i = 0; i < p->packs; i++) params[n + i].min_bytes = panels.bytes[i];
     rt_kernel d = l->desc;
     d.params = params;

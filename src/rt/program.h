@@ -69,6 +69,17 @@ void rt_program_free_scratch(tilec_context *ctx, rt_program *p);
  * parameters (the user's arguments' bytes there, then the panels, then
  * the dims: user_args + packs + 1 entries); false when a size overflows. */
 bool rt_program_sizes(const rt_program *p, const int64_t *dims, rt_param *params, uint32_t *programs);
+/* Where p's packs' panels lie in its scratch: static, or, for a copy over
+ * runtime sizes, its panels' bytes at dims (its `dst` parameter's), each
+ * pack 64-byte aligned after the previous one; false when a size
+ * overflows.  total: the scratch they need. */
+typedef struct {
+    uint64_t offset[RT_MAX_PACKS], bytes[RT_MAX_PACKS], total;
+} rt_panel_layout;
+bool rt_program_panels_at(const rt_program *p, const int64_t *dims, rt_panel_layout *l);
+/* p's scratch of at least `bytes` (under its scratch lock): a dispatch
+ * whose sizes need more panels than any before replaces it. */
+tilec_status rt_program_grow_scratch(tilec_context *ctx, rt_program *p, uint64_t bytes);
 /* rt_program_sizes, RT-D10 when a size overflows. */
 tilec_status rt_program_launch_sizes(tilec_context *ctx, const rt_program *p, const int64_t *dims, rt_param *params,
                                      uint32_t *programs);

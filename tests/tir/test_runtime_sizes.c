@@ -664,7 +664,7 @@ static void test_peeled_root(void) {
 }
 
 /* Packing over a runtime size: gemm_bf16 with M a runtime size, packing
- * on, packs A (its tiles' outermost coordinate over ceil_div(M, BM)) as
+ * on, natively and on the XIR interpreter, packs A (its tiles' outermost coordinate over ceil_div(M, BM)) as
  * well as B; the copy of A is a kernel of the same sizes, its panels the
  * bytes each dispatch's sizes give (M=600 needs more than the bucket
  * 256..600 was planned for at 391: the scratch grows).  At sizes across
@@ -676,30 +676,42 @@ static void test_packed_sized(void) {
     tilec_compile_options o = tilec_compile_options_default();
     o.pack = TILEC_PACK_ON;
     o.threads = 2;
-    tilec_kernel *k = NULL;
-    CHECK(dyn && tilec_compile(ctx, tir_module_func(dyn, 0), &o, &k) == TILEC_OK);
-    CHECK_MSG(k && strstr(tilec_kernel_realization(k), "packed=gemm_bf16_pack_A,gemm_bf16_pack_B;"), "%s",
-              k ? tilec_kernel_realization(k) : "");
+    tilec_pipeline_config xir = tilec_pipeline_config_default();
+    xir.engine = TILEC_ENGINE_XIR;
+    xir.modeled_workers = 2;
+    tilec_kernel *k = NULL, *kx = NULL;
+    CHECK(dyn && tilec_compile(ctx, tir_module_func(dyn, 0), &o, &k) == TILEC_OK &&
+          tilec_pipeline_run(ctx, tir_module_func(dyn, 0), &o, &xir, &kx) == TILEC_OK);
+    for (int e = 0; e < 2; e++) { /* natively and on the XIR interpreter */
+        const tilec_kernel *c = e ? kx : k;
+        CHECK_MSG(c && strstr(tilec_kernel_realization(c), "packed=gemm_bf16_pack_A,gemm_bf16_pack_B;"), "%s",
+                  c ? tilec_kernel_realization(c) : "");
+    }
     static const int64_t rows[] = {1, 9, 64, 300, 600};
-    for (size_t i = 0; k && i < sizeof rows / sizeof rows[0]; i++) {
+    for (size_t i = 0; k && kx && i < sizeof rows / sizeof rows[0]; i++) {
         tir_define pin = {"M", rows[i]};
         tir_module *pinned = parse(__LINE__, src, &pin, 1);
         tilec_kernel *ks = NULL;
-        tilec_buffer nat[3], st[3], ref[3];
+        tilec_buffer nat[3], xi[3], st[3], ref[3];
         size_t n = pinned ? reference_run(tir_module_func(pinned, 0), ref) : 0;
-        if (n) make_args(tir_module_func(pinned, 0), nat), make_args(tir_module_func(pinned, 0), st);
+        if (n) make_args(tir_module_func(pinned, 0), nat), make_args(tir_module_func(pinned, 0), xi),
+               make_args(tir_module_func(pinned, 0), st);
         bool ran = n && tilec_dispatch_dims(ctx, k, n, nat, 1, &rows[i]) == TILEC_OK &&
+                   tilec_dispatch_dims(ctx, kx, n, xi, 1, &rows[i]) == TILEC_OK &&
                    tilec_compile(ctx, tir_module_func(pinned, 0), &o, &ks) == TILEC_OK &&
                    tilec_dispatch(ctx, ks, n, st) == TILEC_OK;
         CHECK_MSG(ran && !memcmp(nat[2].data, ref[2].data, nat[2].size_bytes) &&
-                      !memcmp(nat[2].data, st[2].data, nat[2].size_bytes) && canaries_intact(nat, n),
+                      !memcmp(xi[2].data, ref[2].data, xi[2].size_bytes) &&
+                      !memcmp(nat[2].data, st[2].data, nat[2].size_bytes) && canaries_intact(nat, n) &&
+                      canaries_intact(xi, n),
                   "gemm_bf16 packed at M=%lld", (long long)rows[i]);
-        for (size_t a = 0; a < n; a++) free(nat[a].data), free(st[a].data), free(ref[a].data);
+        for (size_t a = 0; a < n; a++) free(nat[a].data), free(xi[a].data), free(st[a].data), free(ref[a].data);
         tilec_kernel_destroy(ks);
         tir_module_destroy(pinned);
     }
     flush_diags_in(ctx);
     tilec_kernel_destroy(k);
+    tilec_kernel_destroy(kx);
     tir_module_destroy(dyn);
     free(src);
 }
