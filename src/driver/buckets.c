@@ -286,9 +286,8 @@ tilec_status pipeline_sized_plan(pipeline *p) {
         memset(m.values, 0, (at->next_value_id + 1) * sizeof *m.values);
         pair_block(&m, at->body, p->f->body);
     }
-    /* native code and the XIR interpreter pack over a runtime size (the
-     * object format runs copies of static sizes only) */
-    bool sized = (p->target == &PIPELINE_CPU || p->target == &PIPELINE_XIR) && !p->aot;
+    /* native code, objects and the XIR interpreter pack over a runtime size */
+    bool sized = p->target == &PIPELINE_CPU || p->target == &PIPELINE_XIR;
     uint32_t kept = 0;
     for (uint32_t i = 0; ok && i < packing->count; i++) {
         plan_pack k = packing->packs[i];

@@ -22,13 +22,15 @@
  * the backend rounds to f16/bf16 by integer steps, against the same kernel
  * for this CPU — bit for bit, over a sweep of f32 bit patterns, ties,
  * subnormals, infinities and NaNs), decode (a kernel with runtime sizes:
- * one object for a range of KV lengths, see decode_case). */
+ * one object for a range of KV lengths, see decode_case), gemm_rows (runtime
+ * sizes and packing: see gemm_rows_case). */
 #include "attention_gqa.h"
 #include "axpb.h"
 #include "conv_native.h"
 #include "conv_v2.h"
 #include "decode.h"
 #include "gemm_bf16.h"
+#include "gemm_rows.h"
 #include "gemm_v3.h"
 #include "rmsnorm.h"
 #include "scalar_ops.h"
@@ -147,6 +149,26 @@ static void decode_case(void) {
         free(q), free(k), free(v), free(want);
     }
     if (ok) puts("decode ok");
+}
+
+/* Runtime sizes and packing (examples/dynamic/gemm_rows.tir, --pack on):
+ * one object for M in 1..4096 whose copy of A runs at each call's M into
+ * panels laid out at it (the scratch growing past the sizes a bucket was
+ * planned at), at four row counts, increasing. */
+static void gemm_rows_case(void) {
+    static const int64_t rows[] = {1, 9, 300, 1000};
+    bool ok = true;
+    for (size_t i = 0; ok && i < 4; i++) {
+        int64_t m = rows[i];
+        char name[3][32];
+        for (int p = 0; p < 3; p++) snprintf(name[p], sizeof name[p], "gemm_rows%lld.%c", (long long)m, "ABC"[p]);
+        size_t na = (size_t)m * 48, nc = (size_t)m * 80;
+        float *a = load(name[0], 4 * na), *b = load(name[1], 4 * 48 * 80), *want = load(name[2], 4 * nc);
+        float *c = malloc(4 * nc);
+        ok = c && called("gemm_rows", gemm_rows(a, b, c, m)) && close_to("gemm_rows", c, want, nc);
+        free(a), free(b), free(want), free(c);
+    }
+    if (ok) puts("gemm_rows ok");
 }
 
 static void rmsnorm_case(void) {
@@ -290,6 +312,7 @@ static const struct {
     {"rmsnorm", rmsnorm_case}, {"axpb", axpb_case},    {"fault", fault_case},
     {"checked", checked_case}, {"last_error", last_error_case}, {"threads", threads_case},  {"half", half_case},
     {"decode", decode_case},
+    {"gemm_rows", gemm_rows_case},
 };
 
 int main(int argc, char **argv) {

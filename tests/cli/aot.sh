@@ -60,6 +60,14 @@ contains "$WORK/decode.h" '^int decode\(const float \*Q, const float \*K, const 
 contains "$WORK/decode.h" '^tilec_status decode_dispatch\(.*const tilec_buffer \*args, size_t n_dims, const int64_t \*dims\);$'
 contains "$WORK/decode.h" 'K +f32\[1, 1, Lk, 64\]  read, its bytes at the runtime sizes'
 contains "$WORK/decode.h" 'Lk in 1\.\.32768'
+# runtime sizes and packing: gemm over M in 1..4096 packs A's rows (its
+# panels laid out at each call's M) and B
+expect 0 "$TILEC" compile "$SRC/examples/dynamic/gemm_rows.tir" --pack on --threads 2 --name gemm_rows \
+  -o "$WORK/gemm_rows.o" --header "$WORK/gemm_rows.h"
+for m in 1 9 300 1000; do
+  expect 0 "$TILEC" run "$SRC/examples/dynamic/gemm_rows.tir" --reference --seed 3 --dim M=$m \
+    --out "A=$WORK/gemm_rows$m.A.npy" --out "B=$WORK/gemm_rows$m.B.npy" --out "C=$WORK/gemm_rows$m.C.npy"
+done
 ARGS=(--arg a=2 --arg b=0.5 --arg k=-4)
 aot axpb "$SRC/tests/kernels/axpb.tir" "X Y" -DN=1000
 ARGS=()
@@ -80,7 +88,7 @@ contains "$WORK/gemm_v3.h" 'target x86-64-v3, W=8, planned for 2 workers'
 contains "$WORK/axpb.h" '^int axpb\(float a, const float \*X, float b, int32_t k, float \*Y\);$'
 contains "$WORK/scalar_ops.h" '^int scalar_ops\(const float \*X, int32_t \*I, float \*Y\);$'
 
-OBJECTS=("$WORK"/{softmax,gemm_v3,gemm_bf16,attention_gqa,rmsnorm,axpb,scalar_ops,conv_v2,conv_native,decode}.o)
+OBJECTS=("$WORK"/{softmax,gemm_v3,gemm_bf16,attention_gqa,rmsnorm,axpb,scalar_ops,conv_v2,conv_native,decode,gemm_rows}.o)
 build_program() { # OUT [library arguments…]
   local out=$1
   shift
@@ -89,7 +97,9 @@ build_program() { # OUT [library arguments…]
 }
 check_program() { # PROGRAM
   (cd "$WORK" && TILEC_THREADS=2 "$1") >"$WORK/out" 2>"$WORK/err" || fail "$1 failed: $(cat "$WORK/out" "$WORK/err")"
-  for c in softmax gemm_v3 gemm_bf16 attention_gqa rmsnorm axpb fault checked last_error half decode; do contains "$WORK/out" "^$c ok$"; done
+  for c in softmax gemm_v3 gemm_bf16 attention_gqa rmsnorm axpb fault checked last_error half decode gemm_rows; do
+    contains "$WORK/out" "^$c ok$"
+  done
   contains "$WORK/out" '^threads ok \(2 workers\)$'
 }
 if build_program "$WORK/shared" -L"$BUILD" -ltilec_rt -Wl,-rpath,"$BUILD"; then
@@ -112,7 +122,7 @@ assert at >= 0 and data.find(magic, at + 1) < 0, "the magic is in the object onc
 data[at] ^= 0xff
 open(sys.argv[2], "wb").write(data)
 PY
-OBJECTS=("$WORK/damaged.o" "$WORK"/{gemm_v3,gemm_bf16,attention_gqa,rmsnorm,axpb,scalar_ops,conv_v2,conv_native,decode}.o)
+OBJECTS=("$WORK/damaged.o" "$WORK"/{gemm_v3,gemm_bf16,attention_gqa,rmsnorm,axpb,scalar_ops,conv_v2,conv_native,decode,gemm_rows}.o)
 if build_program "$WORK/damaged" "$BUILD/libtilec_rt.a"; then
   (cd "$WORK" && ./damaged softmax) >"$WORK/out" 2>&1 && fail "a damaged object ran"
   contains "$WORK/out" 'error\[TILEC-AOT10\]: the object was not made for this runtime'
@@ -138,7 +148,7 @@ open(sys.argv[2], "wb").write(data)
 print(name)
 PY
     ) || { fail "cannot edit the feature list of native.o"; continue; }
-    OBJECTS=("$WORK/$how.o" "$WORK"/{gemm_v3,gemm_bf16,attention_gqa,rmsnorm,axpb,scalar_ops,conv_v2,conv_native,decode}.o)
+    OBJECTS=("$WORK/$how.o" "$WORK"/{gemm_v3,gemm_bf16,attention_gqa,rmsnorm,axpb,scalar_ops,conv_v2,conv_native,decode,gemm_rows}.o)
     build_program "$WORK/$how" "$BUILD/libtilec_rt.a" || continue
     (cd "$WORK" && "./$how" softmax) >"$WORK/out" 2>&1 && fail "an object enabling $feature ($how) ran"
     if [ $how = lacks ]; then
