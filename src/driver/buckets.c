@@ -348,7 +348,9 @@ tilec_status program_compile_buckets(pipeline *p, const tilec_compile_options *p
             break;
         }
         uint32_t v = 0;
-        while (v < made && (one || point[v] || !same_plan(&plans[v].plan, &c->plan))) v++;
+        while (v < made && (one || point[v] || !same_plan(&plans[v].plan, &c->plan) ||
+                            pipeline_sized_streams(&plans[v]) != pipeline_sized_streams(c)))
+            v++;
         k->bucket_variant[b] = v;
         if (v < made) { /* an earlier bucket's plan: its variant serves this one too */
             pipeline_kernel_free(c->k);

@@ -154,6 +154,11 @@ tilec_status program_compile_packs(pipeline *p);
 tilec_status program_compile_split(pipeline *p);
 /* The unfused twin of a kernel whose streams need arguments apart. */
 tilec_status program_compile_unfused(pipeline *p);
+/* Whether native code planned at p's sizes (a bucket's) streams its
+ * write-only parameters' stores past the caches (tilec_stores; auto: the
+ * parameters at those sizes span at least 3/4 of the last-level cache):
+ * buckets that disagree do not share a variant. */
+bool pipeline_sized_streams(const pipeline *p);
 /* ---- buckets.c ---- */
 /* The buckets of f's runtime sizes (at most PIPELINE_MAX_BUCKETS; cut where
  * o->bucket_cuts says, else at the defaults); their count. */

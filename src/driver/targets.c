@@ -146,6 +146,12 @@ static uint64_t footprint(const lower_result *lr, const tir_module *sized) {
     return bytes;
 }
 
+bool pipeline_sized_streams(const pipeline *p) {
+    if (p->target != &PIPELINE_CPU || p->o.stores == TILEC_STORES_CACHED) return false;
+    if (p->o.stores == TILEC_STORES_STREAMING) return true;
+    return p->sized && footprint(NULL, p->sized) / 3 >= p->info.pool.l3_bytes / 4;
+}
+
 /* What the SIMD backend is told of a lowering beside the record. */
 static simd_facts lowering_facts(const lower_result *lr, uint32_t width, tilec_stores stores, uint64_t l3_bytes,
                                  const tir_module *sized) {

@@ -663,6 +663,34 @@ static void test_peeled_root(void) {
     free(src);
 }
 
+/* Buckets whose plans agree share a variant only where they also agree on
+ * streaming stores: layernorm over rows of 4096 floats streams its output
+ * past the caches at the 4096.. bucket's sizes (2 GiB at its middle), not
+ * at the 2..255 bucket's (720 KB), though their plans are the same (the
+ * store decision is made at the sizes a variant is compiled for). */
+static void test_streaming_buckets(void) {
+    char *src;
+    tir_define wide = {"W", 4096};
+    tir_module *dyn = ranged_example("layernorm", "R", "1..1048576", &wide, 1, &src);
+    tilec_compile_options o = tilec_compile_options_default();
+    o.threads = 1;
+    tilec_kernel *k = NULL;
+    CHECK(dyn && tilec_compile(ctx, tir_module_func(dyn, 0), &o, &k) == TILEC_OK);
+    const char *r = k ? tilec_kernel_realization(k) : "";
+    const char *small = strstr(r, " | R=2..255:"), *large = strstr(r, " | R=4096..1048576:");
+    char a[128] = "", b[128] = "";
+    if (small && large) {
+        snprintf(a, sizeof a, "%.*s", (int)strcspn(small + 12, " ;"), small + 12);
+        snprintf(b, sizeof b, "%.*s", (int)strcspn(large + 19, " ;"), large + 19);
+    }
+    CHECK_MSG(small && large && !strcmp(a, b) && counter(r, "streaming_stores") == 1 && counter(r, "variants") == 3,
+              "%s", r);
+    flush_diags_in(ctx);
+    tilec_kernel_destroy(k);
+    tir_module_destroy(dyn);
+    free(src);
+}
+
 /* Packing over a runtime size: gemm_bf16 with M a runtime size, packing
  * on, natively and on the XIR interpreter, packs A (its tiles' outermost coordinate over ceil_div(M, BM)) as
  * well as B; the copy of A is a kernel of the same sizes, its panels the
@@ -818,6 +846,7 @@ int main(void) {
     test_gpu_sized();
     test_packed_sized();
     test_peeled_root();
+    test_streaming_buckets();
     test_dynamic_examples();
     test_dispatch_refusals();
     tilec_context_destroy(ctx);
