@@ -102,7 +102,6 @@ static void put_node(blob_writer *w, const tilec_kernel *k) {
     put_u32(s, index_of(w, k->split_combine));
     put_u32(s, p->split_carries);
     for (uint32_t i = 0; i < p->split_carries; i++) {
-        put_u64(s, p->split_offset[i]);
         put_u64(s, p->split_bytes[i]);
         put_u32(s, (uint32_t)p->split_elem[i]);
     }

@@ -20,7 +20,8 @@
  *   u32 packs, packs × {u32 node, u32 packed param, u64 panels offset, u64 panels bytes},
  *   u64 scratch bytes,
  *   u32 partial node, u32 combine node, u32 carries,
- *   carries × {u64 offset, u64 bytes, u32 elem},
+ *   carries × {u64 bytes, u32 elem} (each carry's workspace, 64-byte aligned
+ *   after the previous one's; with runtime sizes the partial node's sizes),
  *   u32 unfused node, u32 masks (0 or 1), when 1: user args × {u64 disjoint, u64 disjoint_or_equal},
  *   u32 runtime sizes, when above 0: size (the dispatch size), user args × size (their bytes),
  *   u32 fault sites, sites × {u32 kind, u32 store, str target, u32 target id,
@@ -35,7 +36,7 @@
 #include <stdint.h>
 
 /* "TLCAOT" and the format number in the low 16 bits. */
-#define AOT_FORMAT 4u
+#define AOT_FORMAT 5u
 #define AOT_MAGIC (0x544c43414f540000ull | AOT_FORMAT)
 #define AOT_NONE UINT32_MAX
 

@@ -226,7 +226,6 @@ static void read_node(reader *r, aot_node *nodes, uint32_t self, uint32_t count,
     p->split_carries = get_u32(r);
     if (p->split_carries > RT_SPLIT_MAX_CARRIES) r->bad = true;
     for (uint32_t i = 0; !r->bad && i < p->split_carries; i++) {
-        p->split_offset[i] = get_u64(r);
         p->split_bytes[i] = get_u64(r);
         p->split_elem[i] = (tir_scalar)get_u32(r);
     }
@@ -272,7 +271,10 @@ static void read_node(reader *r, aot_node *nodes, uint32_t self, uint32_t count,
     }
     p->desc.report_fault = report_fault;
     p->desc.fault_user = n;
-    if (!r->bad && scratch && rt_program_alloc_scratch(r->ctx, p, scratch, "scratch")) r->bad = true;
+    /* a split's workspace may follow a runtime size: its scratch then starts
+     * empty and grows at the dispatch that needs it */
+    if (!r->bad && (scratch || p->split_carries) && rt_program_alloc_scratch(r->ctx, p, scratch, "scratch"))
+        r->bad = true;
 }
 
 /* What dispatch relies on (once every node is read): the steps' argument

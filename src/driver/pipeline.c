@@ -37,22 +37,26 @@ static tilec_status stage_verify(pipeline *p) {
     return tir_verify(p->ctx, p->f->module);
 }
 
-/* Whether f's one root parallel runs a fixed number of programs: only
- * then is a kernel with runtime sizes split (its workspace is sized at
- * compile time; the chunks' trips follow the sizes, rewrite/split.c). */
-static bool root_static(const tir_func *f) {
+/* Whether f's one root parallel runs a number of programs its split
+ * workspace can follow: at most one root axis over runtime sizes (the
+ * workspace's rows are the programs times the chunks, a form only while
+ * one size enters it; rewrite/split.c; the chunks' trips follow the sizes
+ * too). */
+static bool root_splittable(const tir_func *f) {
     const tir_op *root = NULL;
     for (const tir_op *o = f->body->first; o; o = o->next)
         if (o->kind == TIR_OP_PARALLEL) {
             if (root) return false;
             root = o;
         }
-    return root && tir_space_is_static(root->domain);
+    uint32_t sized = 0;
+    for (uint32_t a = 0; root && a < root->domain->rank; a++) sized += tir_extent_is_symbolic(root->domain->axes[a].extent);
+    return root && sized <= 1;
 }
 
 /* A kernel with runtime sizes is planned at given sizes (a bucket's,
  * buckets.c), with what must hold for every size: no root tiles, a split
- * only over a static root, only static data packed (pipeline_sized_plan);
+ * only over a root of at most one runtime-size axis, only static data packed (pipeline_sized_plan);
  * the bucket's choice of plan fixed.  The lowering realizes that plan for
  * the kernel itself, its extents read at run time. */
 tilec_status pipeline_plan_at(pipeline *p, const tilec_compile_options *po, const int64_t *at,
@@ -67,7 +71,7 @@ tilec_status pipeline_plan_at(pipeline *p, const tilec_compile_options *po, cons
         o.split = choice->split_chunks ? TILEC_SPLIT_ON : TILEC_SPLIT_OFF;
         o.split_chunks = choice->split_chunks;
     }
-    if (!root_static(p->f)) {
+    if (!root_splittable(p->f)) {
         o.split = TILEC_SPLIT_OFF;
         o.split_chunks = 0; /* (a count asks for a split) */
     }

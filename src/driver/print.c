@@ -110,7 +110,7 @@ static bool print_buckets(const pipeline *p, strbuf *s) {
     else
         strbuf_printf(s,
                       "runtime sizes: %u buckets (%s), each planned at its geometric middle without root tiles, "
-                      "split only over a fixed root, packing data whose outermost tiles alone may follow a size; a "
+                      "split only over a root of at most one sized axis, packing data whose outermost tiles alone may follow a size; a "
                       "bucket runs the plan, of those made at its low end, middle and high end, whose worst regret "
                       "over the three (its cost over the best at each, in the model, a split's modeled gain included) is least; buckets whose plans "
                       "agree share one compiled kernel, a bucket of one point is the kernel specialized there; a "

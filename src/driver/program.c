@@ -111,10 +111,9 @@ tilec_status program_compile_split(pipeline *p) {
     prog->dim_count = part->prog.dim_count;
     prog->arg_bytes = part->prog.arg_bytes; /* the user's views, as both kernels declare them */
     prog->split_carries = split->reduce->result_count;
-    uint64_t bytes = 0;
+    uint64_t bytes = 0; /* (0 for a workspace that follows a runtime size: dispatch grows the scratch) */
     for (uint32_t i = 0; i < prog->split_carries; i++) {
         const rt_param *w = &part->params[prog->user_args + i];
-        prog->split_offset[i] = bytes;
         prog->split_bytes[i] = w->min_bytes;
         prog->split_elem[i] = w->elem;
         bytes += (w->min_bytes + 63) & ~(uint64_t)63;

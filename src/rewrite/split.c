@@ -26,6 +26,7 @@ typedef struct {
     tir_clone_map map;
     tir_builder *b;
     tir_value *workspace[PLAN_SPLIT_MAX_CARRIES];
+    const tir_space *root_space; /* the source root's domain in the kernel being built */
 } rewrite;
 
 /* The op of the root body that contains `user` (itself when it is one). */
@@ -62,6 +63,28 @@ static tir_value *emit_clone(rewrite *w, const tir_op *op) {
     return c->result_count ? c->results[0] : NULL;
 }
 
+/* Carry i's workspace view in f: [P·S·a0, a1, …] for a carry tile
+ * [a0, a1, …], [P·S] for a scalar, P the root's programs (a form when a
+ * root axis is a runtime size: one at most, pipeline.c). */
+static tir_value *workspace_view(rewrite *w, tir_func *f, uint32_t i, bool read_only) {
+    const tir_type *t = w->s->reduce->results[i]->type;
+    uint32_t rank = t->space ? t->space->rank : 1;
+    uint64_t ext[PLAN_MAX_RANK];
+    for (uint32_t a = 0; a < rank; a++) ext[a] = t->space ? t->space->axes[a].extent : 1;
+    tir_ival rows = tir_ival_const((int64_t)(ext[0] * w->s->chunks));
+    for (uint32_t a = 0; a < w->root_space->rank; a++) {
+        uint64_t e = w->root_space->axes[a].extent;
+        const tir_form *form = tir_extent_form(w->m, e);
+        if (form && rows.form) return NULL; /* two sized axes: the planner splits no such root */
+        if (form ? tir_ival_scale(w->m, tir_ival_form(form), rows.c, &rows) : tir_ival_scale(w->m, rows, (int64_t)e, &rows))
+            return NULL;
+    }
+    ext[0] = rows.form ? tir_form_extent(rows.form) : (uint64_t)rows.c;
+    char name[256];
+    snprintf(name, sizeof name, "%s_split%u", w->src->name, i);
+    return tir_func_add_view(f, name, t->elem, rank, ext, read_only);
+}
+
 /* The kernel's parameters (the source's views, then the workspace views,
  * read-only in the combine kernel) and its root parallel over the source's
  * root axes, plus `split=S` when `chunked`; maps the source's coordinates. */
@@ -80,18 +103,11 @@ static tir_op *begin_kernel(rewrite *w, const char *suffix, bool chunked) {
         if (!q) return NULL;
         tir_clone_map_set(&w->map, p, q);
     }
-    const tir_op *reduce = w->s->reduce;
-    uint64_t slots = w->s->programs * w->s->chunks;
-    for (uint32_t i = 0; i < reduce->result_count; i++) {
-        const tir_type *t = reduce->results[i]->type;
-        uint64_t ext[PLAN_MAX_RANK] = {slots};
-        uint32_t rank = t->space ? t->space->rank : 1;
-        for (uint32_t a = 0; t->space && a < rank; a++) ext[a] = t->space->axes[a].extent * (a ? 1 : slots);
-        snprintf(name, sizeof name, "%s_split%u", w->src->name, i);
-        if (!(w->workspace[i] = tir_func_add_view(f, name, t->elem, rank, ext, !chunked))) return NULL;
-    }
-    if (!(w->b = tir_builder_create(f))) return NULL;
     const tir_op *root = w->s->root;
+    if (!(w->root_space = tir_clone_space(&w->map, root->domain))) return NULL;
+    for (uint32_t i = 0; i < w->s->reduce->result_count; i++)
+        if (!(w->workspace[i] = workspace_view(w, f, i, !chunked))) return NULL;
+    if (!(w->b = tir_builder_create(f))) return NULL;
     /* the kernel-level constants and elementwise ops before the root
      * parallel (admission allows no others), which its body may read */
     for (const tir_op *o = w->src->body->first; o != root; o = o->next) emit_clone(w, o);
@@ -100,8 +116,8 @@ static tir_op *begin_kernel(rewrite *w, const char *suffix, bool chunked) {
     uint64_t ext[PLAN_MAX_RANK + 1];
     uint32_t rank = root->domain->rank;
     for (uint32_t a = 0; a < rank; a++) {
-        dims[a] = tir_clone_dim(&w->map, root->domain->axes[a].dim);
-        ext[a] = root->domain->axes[a].extent;
+        dims[a] = w->root_space->axes[a].dim;
+        ext[a] = w->root_space->axes[a].extent;
     }
     if (chunked) {
         dims[rank] = tir_dim_new(w->m, "split");
@@ -160,11 +176,13 @@ static bool chunking(rewrite *w, sharing *out) {
 
 /* lin(program) · S: the first workspace slot of this program. */
 static tir_value *first_slot(rewrite *w, tir_op *r) {
-    const tir_op *root = w->s->root;
     tir_value *lin = tir_const_index(w->b, 0);
-    for (uint32_t a = 0; a < root->domain->rank; a++)
-        lin = tir_ew2(w->b, TIR_EW_ADD, tir_ew2(w->b, TIR_EW_MUL, lin, tir_const_index(w->b, (int64_t)root->domain->axes[a].extent)),
-                      tir_region_coord(r, a));
+    for (uint32_t a = 0; a < w->root_space->rank; a++) {
+        uint64_t e = w->root_space->axes[a].extent;
+        const tir_form *form = tir_extent_form(w->m, e);
+        tir_value *extent = form ? tir_const_index_ival(w->b, form, 0) : tir_const_index(w->b, (int64_t)e);
+        lin = tir_ew2(w->b, TIR_EW_ADD, tir_ew2(w->b, TIR_EW_MUL, lin, extent), tir_region_coord(r, a));
+    }
     return tir_ew2(w->b, TIR_EW_MUL, lin, tir_const_index(w->b, w->s->chunks));
 }
 

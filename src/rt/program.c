@@ -47,16 +47,43 @@ static rt_arg *with_room(tilec_context *ctx, rt_arg local[STACK_ARGS], const rt_
 
 /* A split program with runtime sizes passes the dims to its two kernels,
  * which check the arguments at those sizes. */
+static tilec_status unsized(tilec_context *ctx, const char *name) {
+    return tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(),
+                       "kernel '@%s': its dispatch size or an argument's bytes do not fit at these runtime sizes", name);
+}
+
+/* The bytes of carry i's workspace slots at dims: the compiled ones, or,
+ * when the root's programs follow a runtime size, the partial kernel's
+ * workspace parameter's at dims; false when a size overflows. */
+static bool workspace_bytes(const rt_program *p, uint32_t i, const int64_t *dims, uint64_t *bytes) {
+    const rt_program *part = p->split_partial;
+    const rt_size *sized = part->dim_count && part->arg_bytes ? &part->arg_bytes[p->user_args + i] : NULL;
+    int64_t v = (int64_t)p->split_bytes[i];
+    if (sized && sized->count && (!rt_size_eval(sized, dims, part->dim_count, &v) || v < 0)) return false;
+    *bytes = (uint64_t)v;
+    return true;
+}
+
+/* The workspace views (64-byte aligned one after another in the scratch,
+ * grown under its lock when these sizes need more), then the partial and
+ * the combine kernel. */
 static tilec_status dispatch_split(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args,
                                    const int64_t *dims) {
     rt_arg local[STACK_ARGS];
     size_t count = n + p->split_carries;
+    uint64_t bytes[RT_SPLIT_MAX_CARRIES], offset[RT_SPLIT_MAX_CARRIES], total = 0;
+    for (uint32_t i = 0; i < p->split_carries; i++) {
+        if (!workspace_bytes(p, i, dims, &bytes[i])) return unsized(ctx, p->desc.name ? p->desc.name : "kernel");
+        offset[i] = total;
+        total = (total + bytes[i] + 63) & ~(uint64_t)63;
+    }
     rt_arg *b = with_room(ctx, local, args, n, count);
     if (!b) return TILEC_E_NOMEM;
-    for (uint32_t i = 0; i < p->split_carries; i++)
-        b[n + i] = (rt_arg){(char *)p->scratch + p->split_offset[i], p->split_bytes[i], p->split_elem[i]};
     pthread_mutex_lock(&p->scratch_lock);
-    tilec_status st = p->dim_count ? TILEC_OK : rt_check_args(ctx, &p->desc, args, (uint32_t)n);
+    tilec_status st = rt_program_grow_scratch(ctx, p, total);
+    for (uint32_t i = 0; i < p->split_carries; i++)
+        b[n + i] = (rt_arg){(char *)p->scratch + offset[i], bytes[i], p->split_elem[i]};
+    if (!st && !p->dim_count) st = rt_check_args(ctx, &p->desc, args, (uint32_t)n);
     if (!st) st = rt_program_dispatch(pool, ctx, p->split_partial, count, b, dims);
     if (!st) st = rt_program_dispatch(pool, ctx, p->split_combine, count, b, dims);
     pthread_mutex_unlock(&p->scratch_lock);
@@ -233,10 +260,6 @@ static inline const sized_launch *launch_at(const rt_program *p, const int64_t *
     return launch_compute(p, dims, thread_launch(spare));
 }
 
-static tilec_status unsized(tilec_context *ctx, const char *name) {
-    return tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(),
-                       "kernel '@%s': its dispatch size or an argument's bytes do not fit at these runtime sizes", name);
-}
 
 tilec_status rt_program_launch_sizes(tilec_context *ctx, const rt_program *p, const int64_t *dims, rt_param *params,
                                      uint32_t *programs) {

@@ -38,7 +38,7 @@ struct rt_program {
     uint64_t pack_offset[RT_MAX_PACKS], pack_bytes[RT_MAX_PACKS]; /* its panels in scratch */
     rt_program *split_partial, *split_combine; /* NULL: not split */
     uint32_t split_carries;
-    uint64_t split_offset[RT_SPLIT_MAX_CARRIES], split_bytes[RT_SPLIT_MAX_CARRIES];
+    uint64_t split_bytes[RT_SPLIT_MAX_CARRIES];
     tir_scalar split_elem[RT_SPLIT_MAX_CARRIES];
     rt_program *unfused;                    /* NULL: none (no masks: the streams need nothing of the arguments) */
     const uint64_t *disjoint, *disjoint_or_equal; /* NULL or [user_args]: bit j of [i], i and j must not overlap

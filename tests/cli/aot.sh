@@ -116,7 +116,7 @@ build_program "$WORK/static" "$BUILD/libtilec_rt.a" && check_program "$WORK/stat
 python3 - "$WORK/softmax.o" "$WORK/damaged.o" <<'PY'
 import struct, sys
 data = bytearray(open(sys.argv[1], "rb").read())
-magic = struct.pack("<Q", 0x544c43414f540004)
+magic = struct.pack("<Q", 0x544c43414f540005)
 at = data.find(magic)
 assert at >= 0 and data.find(magic, at + 1) < 0, "the magic is in the object once"
 data[at] ^= 0xff

@@ -663,6 +663,44 @@ static void test_peeled_root(void) {
     free(src);
 }
 
+/* A split over a root of runtime size: decode attention whose batch B is
+ * a runtime size in 1..9, split in two chunks (split_chunks 2): its
+ * workspace has B·2 slots per carry, laid out at each dispatch's B (the
+ * scratch growing from the bucket's planned B to 9), the chunks' trips
+ * static.  Every B against the reference, canaries intact. */
+static void test_sized_root_split(void) {
+    char *src;
+    tir_define decode[6] = {{"Hq", 8}, {"Hkv", 1}, {"Lq", 1}, {"Lk", 61}, {"bq", 1}, {"bk", 8}};
+    tir_module *dyn = ranged_example("attention_gqa", "B", "1..9", decode, 6, &src);
+    tilec_compile_options o = tilec_compile_options_default();
+    o.threads = 2;
+    o.split_chunks = 2;
+    tilec_kernel *k = NULL;
+    CHECK(dyn && tilec_compile(ctx, tir_module_func(dyn, 0), &o, &k) == TILEC_OK);
+    const char *r = k ? tilec_kernel_realization(k) : "", *end = strstr(r, "; dims="), *at = strstr(r, "plan=");
+    size_t buckets = 0, split = 0; /* every bucket, B = 1 (static) and those over B, split */
+    for (; at && end && at < end; at = strstr(at + 1, " | "), buckets++) split += strncmp(strchr(at, ':'), ":split2(", 8) == 0;
+    CHECK_MSG(k && buckets >= 2 && split == buckets, "%s", r);
+    for (int64_t b = 1; k && b <= 9; b++) {
+        tir_define pin[7];
+        memcpy(pin, decode, sizeof decode);
+        pin[6] = (tir_define){"B", b};
+        tir_module *pinned = parse(__LINE__, src, pin, 7);
+        tilec_buffer nat[4], ref[4];
+        size_t n = pinned ? reference_run(tir_module_func(pinned, 0), ref) : 0;
+        if (n) make_args(tir_module_func(pinned, 0), nat);
+        CHECK_MSG(n && tilec_dispatch_dims(ctx, k, n, nat, 1, &b) == TILEC_OK && close_to(&nat[3], &ref[3]) &&
+                      canaries_intact(nat, n),
+                  "split decode at B=%lld", (long long)b);
+        for (size_t a = 0; a < n; a++) free(nat[a].data), free(ref[a].data);
+        tir_module_destroy(pinned);
+    }
+    flush_diags_in(ctx);
+    tilec_kernel_destroy(k);
+    tir_module_destroy(dyn);
+    free(src);
+}
+
 /* Buckets whose plans agree share a variant only where they also agree on
  * streaming stores: layernorm over rows of 4096 floats streams its output
  * past the caches at the 4096.. bucket's sizes (2 GiB at its middle), not
@@ -847,6 +885,7 @@ int main(void) {
     test_packed_sized();
     test_peeled_root();
     test_streaming_buckets();
+    test_sized_root_split();
     test_dynamic_examples();
     test_dispatch_refusals();
     tilec_context_destroy(ctx);
