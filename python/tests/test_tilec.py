@@ -9,12 +9,15 @@ checking (dtype, shape, contiguity, writability, missing and unknown
 arguments); outputs allocated or written in place, including over an input
 (in-place softmax); options by name; errors as TilecError with the code and
 the caret; the GIL released during dispatch (two threads run at once); f16
-arrays."""
+arrays; arrays of other libraries through DLPack and the buffer protocol,
+without copies."""
 import json
 import math
 import os
 import subprocess
+import sys
 import threading
+import types
 
 import numpy as np
 import pytest
@@ -390,3 +393,57 @@ def test_runtime_sizes():
         k(np.zeros((3, 65), np.float32), R="3")
     pinned = tilec.compile(text, R=5)
     assert pinned.sizes == {} and pinned.params[0].shape == (5, 65)
+
+
+class Exported:
+    """An array that is no numpy.ndarray and speaks DLPack alone, as a PyTorch
+    CPU tensor does: a NumPy array's memory, on the device it says."""
+
+    def __init__(self, a, device=(1, 0)):
+        self.a, self.device = a, device
+
+    def __dlpack__(self, stream=None):
+        return self.a.__dlpack__()
+
+    def __dlpack_device__(self):
+        return self.device
+
+
+def test_interop_without_copies():
+    k = tilec.compile(os.path.join(EX, "softmax.tir"), R=8, W=33)
+    x = np.random.default_rng(2).standard_normal((8, 33)).astype(np.float32)
+    want = softmax(x.astype(np.float64))
+    # DLPack: read and written in the caller's memory, the caller's object returned
+    y = np.full_like(x, np.nan)
+    out = Exported(y)
+    assert k(Exported(x), out) is out
+    np.testing.assert_allclose(y, want, rtol=TOL, atol=TOL)
+    # the buffer protocol: a 2-D memoryview in, one over a bytearray out
+    ym = memoryview(bytearray(x.nbytes)).cast("B").cast("f", (8, 33))
+    assert k(memoryview(x), ym) is ym
+    np.testing.assert_allclose(np.asarray(ym), want, rtol=TOL, atol=TOL)
+    # an output the call allocates: a numpy.ndarray, or the inputs' type when
+    # their library imports DLPack (torch.from_dlpack, jax.numpy.from_dlpack)
+    assert isinstance(k(Exported(x)), np.ndarray)
+    library = types.ModuleType("arraylib")
+    library.from_dlpack = lambda a: ("arraylib", np.from_dlpack(a))
+    tensor_type = type("Tensor", (Exported,), {"__module__": "arraylib"})
+    sys.modules["arraylib"] = library
+    try:
+        kind, got = k(tensor_type(x))
+    finally:
+        del sys.modules["arraylib"]
+    assert kind == "arraylib"
+    np.testing.assert_allclose(got, want, rtol=TOL, atol=TOL)
+    # runtime sizes from a DLPack array's shape
+    rows = tilec.compile(os.path.join(EX, "dynamic", "softmax_rows.tir"), W=33)
+    np.testing.assert_allclose(rows(Exported(x)), want, rtol=TOL, atol=TOL)
+    # refused: strides, another device, a type tilec has not, read-only memory out
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        k(Exported(np.ones((33, 8), np.float32).T))
+    with pytest.raises(TypeError, match="CPU memory only"):
+        k(Exported(x, device=(2, 0)))
+    with pytest.raises(TypeError, match="no tilec scalar"):
+        k(Exported(x.astype(np.complex64)))
+    with pytest.raises(ValueError, match="read-only"):
+        k(x, memoryview(bytes(x.nbytes)).cast("f", (8, 33)))

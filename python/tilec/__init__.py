@@ -1,4 +1,4 @@
-"""tilec from Python: compile TileIR kernels and run them on NumPy arrays.
+"""tilec from Python: compile TileIR kernels and run them on arrays without copying them.
 
     import numpy as np, tilec
     softmax = tilec.compile("examples/softmax.tir", R=1024, W=4096, threads=2)
@@ -7,8 +7,12 @@
     softmax(x, x)                  # or written in place (here over the input)
     print(softmax.realization)
 
-A thin ctypes layer over libtilec.so (docs/python.md): arguments are checked
-(dtype, shape, C-contiguity, writability) and passed without copies; the GIL
+A thin ctypes layer over libtilec.so (docs/python.md): arguments are NumPy
+arrays or anything that speaks DLPack (PyTorch CPU tensors, JAX CPU arrays)
+or the buffer protocol (array.array, bytearray, memoryview), checked (dtype,
+shape, C-contiguity, writability, CPU memory) and passed without copies; an
+output the call allocates comes back as the inputs' array type when that
+type can import DLPack (torch, jax), else as a numpy.ndarray; the GIL
 is released while a kernel runs; errors raise tilec.TilecError carrying the
 diagnostics (codes, locations, the source line with a caret).
 
@@ -24,6 +28,7 @@ import numbers
 import operator
 import os
 import reprlib
+import sys
 import threading
 import weakref
 
@@ -69,6 +74,89 @@ def _integer(value):
         return operator.index(value)
     except TypeError:
         return None
+
+
+# DLPack (dlpack.h, the unversioned "dltensor" capsule every producer
+# offers): the tensor's memory is read in place through the capsule, which
+# the view keeps alive (its producer frees nothing while it lives).
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
+
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _DLDevice), ("ndim", ctypes.c_int32), ("dtype", _DLDataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+_DL_CPU = 1
+# (type code, bits) -> tir_scalar name: int, uint, float, bfloat, bool
+_DL_TYPES = {(0, 8): "i8", (0, 16): "i16", (0, 32): "i32", (0, 64): "i64", (1, 8): "u8", (1, 16): "u16",
+             (1, 32): "u32", (1, 64): "u64", (2, 16): "f16", (2, 32): "f32", (2, 64): "f64", (4, 16): "bf16",
+             (6, 8): "bool"}
+_capsule_pointer = ctypes.pythonapi.PyCapsule_GetPointer
+_capsule_pointer.restype = ctypes.c_void_p
+_capsule_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
+
+
+def _from_dlpack(obj):
+    """A numpy.ndarray viewing obj's memory (obj speaks DLPack): its dtype
+    (bf16 as _DTYPES has it), shape and strides; TypeError for memory off
+    the CPU or an element type tilec has not."""
+    device = getattr(obj, "__dlpack_device__", None)
+    if device is not None and device()[0] != _DL_CPU:
+        raise TypeError(f"tilec: a {type(obj).__name__} on device {device()} (tilec reads CPU memory only)")
+    capsule = obj.__dlpack__()
+    t = ctypes.cast(_capsule_pointer(capsule, b"dltensor"), ctypes.POINTER(_DLTensor)).contents
+    if t.device.device_type != _DL_CPU:
+        raise TypeError(f"tilec: a {type(obj).__name__} on DLPack device type {t.device.device_type} (CPU only)")
+    name = _DL_TYPES.get((t.dtype.code, t.dtype.bits)) if t.dtype.lanes == 1 else None
+    if name is None:
+        raise TypeError(f"tilec: a {type(obj).__name__} of DLPack type (code {t.dtype.code}, {t.dtype.bits} bits, "
+                        f"{t.dtype.lanes} lanes), which no tilec scalar is")
+    dtype = _DTYPES[_SCALARS.index(name)]
+    shape = tuple(t.shape[i] for i in range(t.ndim))
+    strides = tuple(t.strides[i] * dtype.itemsize for i in range(t.ndim)) if t.strides else None
+    count = math.prod(shape)
+    span = 0 if not count else dtype.itemsize * (1 + sum((n - 1) * abs(st) for n, st in zip(
+        shape, strides or np.empty(shape, dtype).strides)))
+    memory = (ctypes.c_char * max(1, span)).from_address((t.data or 0) + t.byte_offset) if count else bytearray(1)
+    if count:
+        memory.capsule = capsule  # the view's base holds the capsule, the capsule the tensor
+    return np.ndarray(shape, dtype, buffer=memory, strides=strides if count else None)
+
+
+def _array(value):
+    """value as a numpy.ndarray sharing its memory: itself, a view through
+    DLPack or the buffer protocol; None for anything else: a number (NumPy's
+    scalars export buffers too), a string or bytes (an array of what?)."""
+    if isinstance(value, np.ndarray):
+        return value
+    if hasattr(value, "__dlpack__"):
+        return _from_dlpack(value)
+    if isinstance(value, (np.generic, str, bytes)):
+        return None
+    try:
+        view = memoryview(value)
+    except TypeError:
+        return None
+    return np.asarray(view)
+
+
+def _importer(value):
+    """The function that makes value's array type from a DLPack producer
+    (torch.from_dlpack, jax.numpy.from_dlpack), or None (NumPy's own, or a
+    type tilec knows no importer of)."""
+    root = type(value).__module__.split(".")[0]
+    if root in ("jax", "jaxlib") and "jax" in sys.modules:
+        import jax.numpy
+        return jax.numpy.from_dlpack
+    module = sys.modules.get(root) if root != "numpy" else None
+    return getattr(module, "from_dlpack", None)  # torch.from_dlpack, and any array library's of that name
 
 
 def _find_library():
@@ -579,31 +667,33 @@ class Kernel:
             if values[self._index[key]] is not None:
                 raise TypeError(f"{self.name}: parameter '{key}' given twice")
             values[self._index[key]] = value
-        dims = self._dims(values, named) if self.sizes else []
+        given = [None if v is None else _array(v) for v in values]  # views of the caller's memory
+        dims = self._dims(given, named) if self.sizes else []
         arrays = []
-        for p, number, a in zip(self.params, self._numbers, values):
+        for p, number, v, a in zip(self.params, self._numbers, values, given):
             shape = self._shape(p, dims) if dims else p.shape
-            if a is None:
+            if v is None:
                 if p.read_only:
                     raise TypeError(f"{self.name}: missing input '{p.name}' ({p.dtype}{list(shape)})")
                 if None in shape:
                     raise TypeError(f"{self.name}: give output '{p.name}': its shape {list(p.shape)} is not one "
                                     "the runtime sizes name axis by axis")
                 a = np.zeros(shape, p.dtype)
-            elif number and not isinstance(a, np.ndarray):
-                a = self._scalar(p, number, a)
-            elif not isinstance(a, np.ndarray):
-                raise TypeError(f"{self.name}: '{p.name}' must be a numpy.ndarray, not {type(a).__name__}")
+            elif number and a is None:
+                a = self._scalar(p, number, v)
+            elif a is None:
+                raise TypeError(f"{self.name}: '{p.name}' must be an array (numpy.ndarray, or one that speaks DLPack "
+                                f"or the buffer protocol), not {type(v).__name__}")
             elif a.dtype != p.dtype:
                 raise TypeError(f"{self.name}: '{p.name}' has dtype {a.dtype}, the kernel takes {p.dtype}")
             elif len(a.shape) != len(shape) or any(n is not None and n != m for n, m in zip(shape, a.shape)):
                 raise ValueError(f"{self.name}: '{p.name}' has shape {a.shape}, the kernel takes {shape}")
             elif not a.flags.c_contiguous:
-                raise ValueError(f"{self.name}: '{p.name}' is not C-contiguous (pass np.ascontiguousarray(...))")
+                raise ValueError(f"{self.name}: '{p.name}' is not C-contiguous (pass a contiguous copy)")
             elif not p.read_only and not a.flags.writeable:
                 raise ValueError(f"{self.name}: output '{p.name}' is read-only")
             arrays.append(a)
-        return arrays, dims
+        return arrays, dims, values
 
     def _handle(self):
         """The tilec_kernel, or the error of using a released one (which
@@ -614,15 +704,31 @@ class Kernel:
 
     def __call__(self, *args, **named):
         ptr = self._handle()
-        arrays, dims = self._bind(args, named)
+        arrays, dims, values = self._bind(args, named)
         bufs = (_Buffer * max(1, len(arrays)))(*[
             _Buffer(a.ctypes.data if a.size else None, a.nbytes, code) for a, code in zip(arrays, self._codes)])
         ctx = self._context()
         sized = (ctypes.c_int64 * max(1, len(dims)))(*dims)
         if _lib.tilec_dispatch_dims(ctx.ptr, ptr, len(arrays), bufs, len(dims), sized) != 0:
             raise ctx.error(f"tilec: {self.name} failed")
-        outs = [a for p, a in zip(self.params, arrays) if not p.read_only]
+        outs = [self._result(a, v, values) for p, a, v in zip(self.params, arrays, values) if not p.read_only]
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+    @staticmethod
+    def _result(array, given, values):
+        """An output as the caller sees it: the object the caller passed, or
+        the array the call allocated, as the type of the first argument
+        whose library imports DLPack (else numpy.ndarray; an array NumPy
+        cannot export, bf16 without ml_dtypes, stays one)."""
+        if given is not None:
+            return given
+        importer = next((f for f in map(_importer, (v for v in values if v is not None)) if f), None)
+        if importer is None:
+            return array
+        try:
+            return importer(array)
+        except (TypeError, ValueError, RuntimeError, BufferError):
+            return array
 
     @property
     def realization(self):
