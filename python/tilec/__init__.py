@@ -30,6 +30,7 @@ import os
 import reprlib
 import sys
 import threading
+import types
 import weakref
 
 import numpy as np
@@ -577,7 +578,7 @@ class Kernel:
         return Param(name.decode() if name else "", _DTYPES[_lib.tir_type_elem(t) - 1], shape,
                      _lib.tir_value_read_only(value))
 
-    def _scalar(self, p, elem, value):
+    def _scalar(self, i, p, elem, value):
         """value as the one element of scalar parameter p (TileIR type elem),
         exactly as given — never wrapped, truncated, parsed or overflowed to
         inf: a bool takes True, False, 0 or 1 (as `tilec run --arg`); an
@@ -606,7 +607,9 @@ class Kernel:
                 v = math.inf
             if abs(v) >= overflows and not (math.isinf(v) and value == v):
                 raise self._refusal(False, f"{where} a real number within ±{largest!r} (or an inf or nan)", value)
-        return np.full(p.shape, v, p.dtype)
+        cell = self._state().scalars[i]  # this thread's, reused: no allocation per call
+        cell.fill(v)
+        return cell
 
     @staticmethod
     def _refusal(wrong_type, takes, value):
@@ -617,11 +620,17 @@ class Kernel:
             return TypeError(f"{takes} (or a numpy.ndarray), not {type(value).__name__} {reprlib.repr(value)}")
         return ValueError(f"{takes}, not {reprlib.repr(value)}")
 
-    def _context(self):
-        ctx = getattr(self._local, "ctx", None)
-        if ctx is None:
-            ctx = self._local.ctx = _Context()
-        return ctx
+    def _state(self):
+        """This thread's dispatch state, made at its first call and reused by
+        every later one: its context, the argument table, the sizes and a
+        one-element array per scalar parameter."""
+        state = getattr(self._local, "state", None)
+        if state is None:
+            state = self._local.state = types.SimpleNamespace(
+                ctx=_Context(), bufs=(_Buffer * max(1, len(self.params)))(),
+                dims=(ctypes.c_int64 * max(1, len(self.sizes)))(),
+                scalars=[np.empty(p.shape, p.dtype) if n else None for p, n in zip(self.params, self._numbers)])
+        return state
 
     def _dims(self, values, named):
         """The runtime sizes of a call, a value per size in declaration order:
@@ -670,7 +679,7 @@ class Kernel:
         given = [None if v is None else _array(v) for v in values]  # views of the caller's memory
         dims = self._dims(given, named) if self.sizes else []
         arrays = []
-        for p, number, v, a in zip(self.params, self._numbers, values, given):
+        for i, (p, number, v, a) in enumerate(zip(self.params, self._numbers, values, given)):
             shape = self._shape(p, dims) if dims else p.shape
             if v is None:
                 if p.read_only:
@@ -680,7 +689,7 @@ class Kernel:
                                     "the runtime sizes name axis by axis")
                 a = np.zeros(shape, p.dtype)
             elif number and a is None:
-                a = self._scalar(p, number, v)
+                a = self._scalar(i, p, number, v)
             elif a is None:
                 raise TypeError(f"{self.name}: '{p.name}' must be an array (numpy.ndarray, or one that speaks DLPack "
                                 f"or the buffer protocol), not {type(v).__name__}")
@@ -705,12 +714,15 @@ class Kernel:
     def __call__(self, *args, **named):
         ptr = self._handle()
         arrays, dims, values = self._bind(args, named)
-        bufs = (_Buffer * max(1, len(arrays)))(*[
-            _Buffer(a.ctypes.data if a.size else None, a.nbytes, code) for a, code in zip(arrays, self._codes)])
-        ctx = self._context()
-        sized = (ctypes.c_int64 * max(1, len(dims)))(*dims)
-        if _lib.tilec_dispatch_dims(ctx.ptr, ptr, len(arrays), bufs, len(dims), sized) != 0:
-            raise ctx.error(f"tilec: {self.name} failed")
+        state = self._state()
+        bufs, sized = state.bufs, state.dims
+        for i, (a, code) in enumerate(zip(arrays, self._codes)):
+            b = bufs[i]
+            b.data, b.size_bytes, b.elem = a.ctypes.data if a.size else None, a.nbytes, code
+        for i, n in enumerate(dims):
+            sized[i] = n
+        if _lib.tilec_dispatch_dims(state.ctx.ptr, ptr, len(arrays), bufs, len(dims), sized) != 0:
+            raise state.ctx.error(f"tilec: {self.name} failed")
         outs = [self._result(a, v, values) for p, a, v in zip(self.params, arrays, values) if not p.read_only]
         return outs[0] if len(outs) == 1 else tuple(outs)
 
