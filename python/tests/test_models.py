@@ -1,0 +1,72 @@
+"""The decoder kernels of models/llama against NumPy formulas (run by
+`make test` with the rest of python/tests): each compiled once with its
+token count a runtime size and called at a decode step (T=1) and a short
+prompt (T=7), through the Python package."""
+import os
+
+import numpy as np
+import pytest
+
+import tilec
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+LLAMA = os.path.join(ROOT, "models", "llama")
+TOL = 5e-5
+RNG = np.random.default_rng(36)
+
+
+def kernel(name, **params):
+    return tilec.compile(os.path.join(LLAMA, name + ".tir"), threads=2, **params)
+
+
+@pytest.mark.parametrize("tokens", [1, 7])
+def test_embedding(tokens):
+    k = kernel("embedding", V=50, D=32)
+    table = RNG.standard_normal((50, 32)).astype(np.float32)
+    ids = RNG.integers(0, 50, tokens).astype(np.int32)
+    np.testing.assert_array_equal(k(ids, table), table[ids])
+    with pytest.raises(tilec.TilecError) as e:  # an id past the vocabulary: an error, not a zero row
+        k(np.array([50] * tokens, np.int32), table)
+    assert e.value.code == "TIR-I07"
+
+
+@pytest.mark.parametrize("tokens", [1, 7])
+def test_add_rmsnorm(tokens):
+    k = kernel("add_rmsnorm", D=48)
+    h = RNG.standard_normal((tokens, 48)).astype(np.float32)
+    d = RNG.standard_normal((tokens, 48)).astype(np.float32)
+    g = RNG.standard_normal((1, 48)).astype(np.float32)
+    want_h = h.astype(np.float64) + d
+    want_y = want_h / np.sqrt((want_h ** 2).mean(-1, keepdims=True) + 1e-6) * g
+    given = h.copy()
+    out_h, y = k(given, d, g, 1e-6)  # both outputs: the residual (the array given) and the normed rows
+    assert out_h is given
+    np.testing.assert_allclose(given, want_h, rtol=TOL, atol=TOL)  # the residual, updated in place
+    np.testing.assert_allclose(y, want_y, rtol=TOL, atol=TOL)
+
+
+def test_argmax():
+    k = kernel("argmax", V=1000)
+    for logits in (RNG.standard_normal(1000).astype(np.float32),
+                   np.where(np.arange(1000) % 7 == 3, 5.0, 0.0).astype(np.float32),  # ties: the lowest index
+                   np.full(1000, -np.inf, np.float32)):
+        assert k(logits)[0] == np.argmax(logits)
+    with_nan = np.zeros(1000, np.float32)
+    with_nan[[10, 20]] = np.nan, 1.0
+    assert k(with_nan)[0] == 20  # NaN is never the pick
+    assert k(np.full(1000, np.nan, np.float32))[0] == 1000
+
+
+@pytest.mark.parametrize("tokens,pos", [(1, 37), (7, 0), (5, 4090)])
+def test_rope(tokens, pos):
+    heads, dh = 3, 16
+    k = kernel("rope", H=heads, Dh=dh)
+    inv_freq = (1.0 / (10000.0 ** (np.arange(0, dh, 2, dtype=np.float32) / dh))).astype(np.float32)
+    x = RNG.standard_normal((tokens, heads, dh)).astype(np.float32)
+    angle = (np.arange(pos, pos + tokens, dtype=np.float32)[:, None] * inv_freq).astype(np.float64)
+    c, s = np.cos(angle)[:, None, :], np.sin(angle)[:, None, :]
+    x1, x2 = x[..., :dh // 2].astype(np.float64), x[..., dh // 2:].astype(np.float64)
+    want = np.concatenate([x1 * c - x2 * s, x2 * c + x1 * s], axis=-1)
+    got = x.copy()
+    k(got, inv_freq, pos)
+    np.testing.assert_allclose(got, want, rtol=TOL, atol=2e-4)  # angles near 4096 rad: cos/sin to f32 rounding
