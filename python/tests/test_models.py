@@ -57,16 +57,52 @@ def test_argmax():
     assert k(np.full(1000, np.nan, np.float32))[0] == 1000
 
 
+def rotated(x, pos, inv_freq):
+    """transformers' rotate_half RoPE of x[T, H, Dh] at positions pos.., in f64
+    from the f32 angles."""
+    dh = x.shape[-1]
+    angle = (np.arange(pos, pos + x.shape[0], dtype=np.float32)[:, None] * inv_freq).astype(np.float64)
+    c, s = np.cos(angle)[:, None, :], np.sin(angle)[:, None, :]
+    x1, x2 = x[..., :dh // 2].astype(np.float64), x[..., dh // 2:].astype(np.float64)
+    return np.concatenate([x1 * c - x2 * s, x2 * c + x1 * s], axis=-1)
+
+
 @pytest.mark.parametrize("tokens,pos", [(1, 37), (7, 0), (5, 4090)])
 def test_rope(tokens, pos):
     heads, dh = 3, 16
     k = kernel("rope", H=heads, Dh=dh)
     inv_freq = (1.0 / (10000.0 ** (np.arange(0, dh, 2, dtype=np.float32) / dh))).astype(np.float32)
     x = RNG.standard_normal((tokens, heads, dh)).astype(np.float32)
-    angle = (np.arange(pos, pos + tokens, dtype=np.float32)[:, None] * inv_freq).astype(np.float64)
-    c, s = np.cos(angle)[:, None, :], np.sin(angle)[:, None, :]
-    x1, x2 = x[..., :dh // 2].astype(np.float64), x[..., dh // 2:].astype(np.float64)
-    want = np.concatenate([x1 * c - x2 * s, x2 * c + x1 * s], axis=-1)
+    want = rotated(x, pos, inv_freq)
     got = x.copy()
     k(got, inv_freq, pos)
     np.testing.assert_allclose(got, want, rtol=TOL, atol=2e-4)  # angles near 4096 rad: cos/sin to f32 rounding
+
+
+@pytest.mark.parametrize("tokens", [1, 7])
+def test_swiglu(tokens):
+    k = kernel("swiglu", F=96)
+    g = RNG.standard_normal((tokens, 96)).astype(np.float32) * 4
+    u = RNG.standard_normal((tokens, 96)).astype(np.float32)
+    g64 = g.astype(np.float64)
+    np.testing.assert_allclose(k(g, u), g64 / (1 + np.exp(-g64)) * u, rtol=TOL, atol=TOL)
+
+
+@pytest.mark.parametrize("tokens,pos", [(1, 63), (7, 0), (3, 61)])
+def test_rope_append(tokens, pos):
+    heads, dh, rows = 2, 16, 64
+    k = kernel("rope_append", Hkv=heads, Dh=dh, S=rows)
+    inv_freq = (1.0 / (10000.0 ** (np.arange(0, dh, 2, dtype=np.float32) / dh))).astype(np.float32)
+    keys = RNG.standard_normal((tokens, heads, dh)).astype(np.float32)
+    values = RNG.standard_normal((tokens, heads, dh)).astype(np.float32)
+    kc = RNG.standard_normal((heads, rows, dh)).astype(np.float32)
+    vc = RNG.standard_normal((heads, rows, dh)).astype(np.float32)
+    want_k, want_v = kc.astype(np.float64), vc.copy()
+    want_k[:, pos:pos + tokens] = rotated(keys, pos, inv_freq).transpose(1, 0, 2)
+    want_v[:, pos:pos + tokens] = values.transpose(1, 0, 2)
+    k(keys, values, inv_freq, pos, kc, vc)
+    np.testing.assert_allclose(kc, want_k, rtol=TOL, atol=TOL)  # the other rows untouched
+    np.testing.assert_array_equal(vc, want_v)
+    with pytest.raises(tilec.TilecError) as e:  # past the cache: an error, nothing written outside it
+        k(keys, values, inv_freq, rows - tokens + 1, kc, vc)
+    assert e.value.code == "TIR-I07"
