@@ -106,3 +106,18 @@ def test_rope_append(tokens, pos):
     with pytest.raises(tilec.TilecError) as e:  # past the cache: an error, nothing written outside it
         k(keys, values, inv_freq, rows - tokens + 1, kc, vc)
     assert e.value.code == "TIR-I07"
+
+
+@pytest.mark.parametrize("length,threads", [(1, 1), (17, 2), (300, 2), (1000, 1)])
+def test_attention_decode(length, threads):
+    hq, hkv, dh, rows = 8, 2, 32, 1024
+    k = tilec.compile(os.path.join(LLAMA, "attention_decode.tir"), threads=threads, Hq=hq, Hkv=hkv, Dh=dh, S=rows)
+    q = RNG.standard_normal((hkv, hq // hkv, dh)).astype(np.float32)
+    kc = RNG.standard_normal((hkv, rows, dh)).astype(np.float32)
+    vc = RNG.standard_normal((hkv, rows, dh)).astype(np.float32)
+    kc[:, length:], vc[:, length:] = np.nan, np.nan  # rows past the length are never read into the result
+    scores = np.einsum("hgd,hjd->hgj", q.astype(np.float64), kc[:, :length]) / np.sqrt(dh)
+    weights = np.exp(scores - scores.max(-1, keepdims=True))
+    weights /= weights.sum(-1, keepdims=True)
+    want = np.einsum("hgj,hjd->hgd", weights, vc[:, :length])
+    np.testing.assert_allclose(k(q, kc, vc, L=length), want, rtol=TOL, atol=TOL)
