@@ -121,3 +121,32 @@ def test_attention_decode(length, threads):
     weights /= weights.sum(-1, keepdims=True)
     want = np.einsum("hgj,hjd->hgd", weights, vc[:, :length])
     np.testing.assert_allclose(k(q, kc, vc, L=length), want, rtol=TOL, atol=TOL)
+
+
+def bf16_bits(x):
+    """x rounded to bf16 (nearest even), as its 16 bits, and the values they hold."""
+    bits = x.astype(np.float32).view(np.uint32)
+    rounded = ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype(np.uint16)
+    return rounded, (rounded.astype(np.uint32) << 16).view(np.float32)
+
+
+@pytest.mark.parametrize("weights", ["f32", "bf16", "q8"])
+@pytest.mark.parametrize("tokens,block", [(1, 1), (19, 8)])
+def test_linear(weights, tokens, block):
+    """A decode step's GEMV (T pinned to 1, BT=1) and a prompt's GEMM (T a
+    runtime size, BT=8)."""
+    n, kdim = 72, 40  # ragged against the blocks (32 outputs, 16 inputs)
+    name = {"f32": "linear", "bf16": "linear_bf16", "q8": "linear_q8"}[weights]
+    k = kernel(name, N=n, K=kdim, BT=block, **({"T": 1} if block == 1 else {}))
+    x = RNG.standard_normal((tokens, kdim)).astype(np.float32)
+    w = RNG.standard_normal((n, kdim)).astype(np.float32)
+    if weights == "f32":
+        args, wide = (w,), w
+    elif weights == "bf16":
+        bits, wide = bf16_bits(w)
+        args = (bits.view("V2"),)
+    else:
+        scale = (np.abs(w).max(-1) / 127).astype(np.float32)
+        q = np.round(w / scale[:, None]).astype(np.int8)
+        args, wide = (q, scale[None, :]), q.astype(np.float64) * scale[:, None]
+    np.testing.assert_allclose(k(x, *args), x.astype(np.float64) @ wide.astype(np.float64).T, rtol=TOL, atol=1e-4)

@@ -178,31 +178,39 @@ void pipeline_bucket_choose(pipeline *p, const tilec_compile_options *po, pipeli
 }
 
 /* Past this worst regret one plan does not serve the bucket (the split's
- * own threshold: a plan that far from a point's best is another plan). */
+ * own threshold: a plan that far from a point's best is another plan).  A
+ * bucket is cut only while its widest size spans a ratio of REFINE_SPAN
+ * (each half then spans at least half of it), and a kernel takes at most
+ * REFINE_CUTS such cuts: each new plan is one more compile, and the model's
+ * regret between nearby sizes (block widths at a few tokens) is no reason
+ * to pay it. */
 #define REFINE_REGRET 1.25
+enum { REFINE_SPAN = 4, REFINE_CUTS = 4 };
 
-/* The size of b to cut: of those with a range, the one whose range spans
- * the largest ratio hi/lo; false when b is one point. */
+/* The size of b to cut: the one whose range spans the largest ratio
+ * hi/lo, when that reaches REFINE_SPAN. */
 static bool widest(const tir_func *f, const pipeline_bucket *b, uint32_t *s) {
     double best = 0;
     for (uint32_t i = 0; i < f->sym_count; i++) {
         double ratio = (double)b->hi[i] / (double)(b->lo[i] > 1 ? b->lo[i] : 1);
         if (b->hi[i] > b->lo[i] && ratio > best) best = ratio, *s = i;
     }
-    return best > 0;
+    return best >= REFINE_SPAN;
 }
 
 uint32_t pipeline_buckets_chosen(pipeline *p, const tilec_compile_options *po, pipeline_bucket *out) {
-    uint32_t n = pipeline_buckets(p->f, &p->o, out), s = 0;
+    uint32_t n = pipeline_buckets(p->f, &p->o, out), s = 0, cuts = 0;
     bool refine = !p->o.bucket_cuts_len; /* cuts the user gave stand as given */
     for (uint32_t i = 0; i < n;) {
         pipeline_bucket *b = &out[i];
         pipeline_bucket_choose(p, po, b);
         double worst = b->choice.regret[b->choice.from];
-        if (!refine || n == PIPELINE_MAX_BUCKETS || !isfinite(worst) || worst <= REFINE_REGRET || !widest(p->f, b, &s)) {
+        if (!refine || n == PIPELINE_MAX_BUCKETS || cuts == REFINE_CUTS || !isfinite(worst) || worst <= REFINE_REGRET ||
+            !widest(p->f, b, &s)) {
             i++;
             continue;
         }
+        cuts++;
         memmove(&out[i + 2], &out[i + 1], (n - i - 1) * sizeof *out); /* b in two at its middle */
         out[i + 1] = *b;
         int64_t at = b->at[s] < b->hi[s] ? b->at[s] : b->hi[s] - 1;

@@ -166,7 +166,8 @@ uint32_t pipeline_buckets(const tir_func *f, const tilec_compile_options *o, pip
 /* f's buckets, each with its choice (pipeline_bucket_choose under po):
  * those of the cuts, then, with the default cuts, a bucket whose chosen
  * plan's worst regret passes 1.25 cut in two at its middle (its widest
- * size) while there is room: the planner's own buckets. */
+ * size, spanning a ratio of 4 or more), at most 4 such cuts: the planner's
+ * own buckets. */
 uint32_t pipeline_buckets_chosen(pipeline *p, const tilec_compile_options *po, pipeline_bucket *out);
 /* p->k as one variant per distinct plan of f's buckets (chosen under po),
  * each a pipeline planned at its bucket's sizes; p finishes with it. */

@@ -120,7 +120,7 @@ static bool print_buckets(const pipeline *p, strbuf *s) {
                                            : "each size's range cut at 2, 256 and 4096: a decode-like 1 alone, then "
                                              "small, mid and large; 256 and 4096 only where the piece past them "
                                              "reaches twice the cut; then a bucket whose chosen plan's worst regret "
-                                             "passes 1.25 cut in two at its middle, while there are fewer than 16");
+                                             "passes 1.25 cut in two at its middle, where its widest size spans 4x or more, at most 4 times");
     for (uint32_t b = 0; b + 1 < p->bucketed->count; b++)
         if (!print_bucket_plan(p, b, &p->bucketed->plans[b], s)) return false;
     if (!print_bucket_plan(p, p->bucketed->count - 1, &p->plan, s)) return false;
