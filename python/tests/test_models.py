@@ -2,6 +2,7 @@
 `make test` with the rest of python/tests): each compiled once with its
 token count a runtime size and called at a decode step (T=1) and a short
 prompt (T=7), through the Python package."""
+import functools
 import os
 
 import numpy as np
@@ -15,8 +16,14 @@ TOL = 5e-5
 RNG = np.random.default_rng(36)
 
 
-def kernel(name, **params):
-    return tilec.compile(os.path.join(LLAMA, name + ".tir"), threads=2, **params)
+@functools.lru_cache(maxsize=None)
+def _compiled(name, threads, params):
+    return tilec.compile(os.path.join(LLAMA, name + ".tir"), threads=threads, **dict(params))
+
+
+def kernel(name, threads=2, **params):
+    """models/llama/NAME.tir compiled once per shape (the cases share it)."""
+    return _compiled(name, threads, tuple(sorted(params.items())))
 
 
 @pytest.mark.parametrize("tokens", [1, 7])
@@ -111,7 +118,7 @@ def test_rope_append(tokens, pos):
 @pytest.mark.parametrize("length,threads", [(1, 1), (17, 2), (300, 2), (1000, 1)])
 def test_attention_decode(length, threads):
     hq, hkv, dh, rows = 8, 2, 32, 1024
-    k = tilec.compile(os.path.join(LLAMA, "attention_decode.tir"), threads=threads, Hq=hq, Hkv=hkv, Dh=dh, S=rows)
+    k = kernel("attention_decode", threads=threads, Hq=hq, Hkv=hkv, Dh=dh, S=rows)
     q = RNG.standard_normal((hkv, hq // hkv, dh)).astype(np.float32)
     kc = RNG.standard_normal((hkv, rows, dh)).astype(np.float32)
     vc = RNG.standard_normal((hkv, rows, dh)).astype(np.float32)
@@ -150,3 +157,22 @@ def test_linear(weights, tokens, block):
         q = np.round(w / scale[:, None]).astype(np.int8)
         args, wide = (q, scale[None, :]), q.astype(np.float64) * scale[:, None]
     np.testing.assert_allclose(k(x, *args), x.astype(np.float64) @ wide.astype(np.float64).T, rtol=TOL, atol=1e-4)
+
+
+@pytest.mark.parametrize("tokens,length", [(1, 1), (5, 9), (16, 16), (11, 40)])
+def test_attention_prefill(tokens, length):
+    hq, hkv, dh, rows = 8, 2, 16, 64
+    k = kernel("attention_prefill", Hq=hq, Hkv=hkv, Dh=dh, S=rows)
+    group = hq // hkv
+    q = RNG.standard_normal((tokens, hkv, group, dh)).astype(np.float32)
+    kc = RNG.standard_normal((hkv, rows, dh)).astype(np.float32)
+    vc = RNG.standard_normal((hkv, rows, dh)).astype(np.float32)
+    kc[:, length:], vc[:, length:] = np.nan, np.nan  # rows past the length never reach the result
+    scores = np.einsum("thgd,hjd->thgj", q.astype(np.float64), kc[:, :length]) / np.sqrt(dh)
+    first = length - tokens  # token t sees keys j <= first + t
+    visible = np.arange(length)[None, :] <= first + np.arange(tokens)[:, None]
+    scores = np.where(visible[:, None, None, :], scores, -np.inf)
+    weights = np.exp(scores - scores.max(-1, keepdims=True))
+    weights /= weights.sum(-1, keepdims=True)
+    want = np.einsum("thgj,hjd->thgd", weights, vc[:, :length])
+    np.testing.assert_allclose(k(q, kc, vc, L=length), want, rtol=TOL, atol=TOL)
