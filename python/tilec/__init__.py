@@ -123,12 +123,12 @@ def _from_dlpack(obj):
     shape = tuple(t.shape[i] for i in range(t.ndim))
     strides = tuple(t.strides[i] * dtype.itemsize for i in range(t.ndim)) if t.strides else None
     count = math.prod(shape)
-    span = 0 if not count else dtype.itemsize * (1 + sum((n - 1) * abs(st) for n, st in zip(
-        shape, strides or np.empty(shape, dtype).strides)))
-    memory = (ctypes.c_char * max(1, span)).from_address((t.data or 0) + t.byte_offset) if count else bytearray(1)
-    if count:
-        memory.capsule = capsule  # the view's base holds the capsule, the capsule the tensor
-    return np.ndarray(shape, dtype, buffer=memory, strides=strides if count else None)
+    if not count:
+        return np.empty(shape, dtype)
+    span = dtype.itemsize + sum((n - 1) * abs(st) for n, st in zip(shape, strides)) if strides else count * dtype.itemsize
+    memory = (ctypes.c_char * span).from_address((t.data or 0) + t.byte_offset)
+    memory.capsule = capsule  # the view's base holds the capsule, the capsule the tensor
+    return np.ndarray(shape, dtype, buffer=memory, strides=strides)
 
 
 def _array(value):

@@ -126,11 +126,12 @@ static double split_gain(const tir_func *g, const plan_result *r, uint32_t chunk
 
 static uint32_t split_chunks(const plan_result *r) { return r->split.reduce ? r->split.chunks : 0; }
 
-/* A plan that fails at an end (a size of 0 has no root programs) leaves
+/* b->choice: the plans at b's ends and middle, each priced at all three.
+ * A plan that fails at an end (a size of 0 has no root programs) leaves
  * that end unpriced, its diagnostics dropped; the middle's failure is
  * reported when the bucket is planned there.  A plan's cost at a point is
  * its candidate's score there over its split's modeled gain there. */
-void pipeline_bucket_choose(pipeline *p, const tilec_compile_options *po, pipeline_bucket *b) {
+static void bucket_choose(pipeline *p, const tilec_compile_options *po, pipeline_bucket *b) {
     pipeline_choice *ch = &b->choice;
     memset(ch, 0, sizeof *ch);
     ch->from = 1;
@@ -203,7 +204,7 @@ uint32_t pipeline_buckets_chosen(pipeline *p, const tilec_compile_options *po, p
     bool refine = !p->o.bucket_cuts_len; /* cuts the user gave stand as given */
     for (uint32_t i = 0; i < n;) {
         pipeline_bucket *b = &out[i];
-        pipeline_bucket_choose(p, po, b);
+        bucket_choose(p, po, b);
         double worst = b->choice.regret[b->choice.from];
         if (!refine || n == PIPELINE_MAX_BUCKETS || cuts == REFINE_CUTS || !isfinite(worst) || worst <= REFINE_REGRET ||
             !widest(p->f, b, &s)) {

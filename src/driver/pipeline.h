@@ -163,7 +163,8 @@ bool pipeline_sized_streams(const pipeline *p);
 /* The buckets of f's runtime sizes (at most PIPELINE_MAX_BUCKETS; cut where
  * o->bucket_cuts says, else at the defaults); their count. */
 uint32_t pipeline_buckets(const tir_func *f, const tilec_compile_options *o, pipeline_bucket *out);
-/* f's buckets, each with its choice (pipeline_bucket_choose under po):
+/* f's buckets, each with its choice (the plans at its ends and middle,
+ * each priced at all three, under po):
  * those of the cuts, then, with the default cuts, a bucket whose chosen
  * plan's worst regret passes 1.25 cut in two at its middle (its widest
  * size, spanning a ratio of 4 or more), at most 4 such cuts: the planner's
@@ -176,8 +177,6 @@ tilec_status program_compile_buckets(pipeline *p, const tilec_compile_options *p
  * what a kernel with runtime sizes needs, and `choice`'s fixed when pinned. */
 tilec_status pipeline_plan_at(pipeline *p, const tilec_compile_options *po, const int64_t *at,
                               const pipeline_choice *choice, tir_module **sized, plan_result *out);
-/* b->choice: the plans at b's ends and middle, each priced at all three. */
-void pipeline_bucket_choose(pipeline *p, const tilec_compile_options *po, pipeline_bucket *b);
 /* p's plan, made at p->sized, in p->f's terms: its packing (each pack of
  * data that depends on a runtime size dropped) and its split; NOMEM only. */
 tilec_status pipeline_sized_plan(pipeline *p);

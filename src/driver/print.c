@@ -110,17 +110,19 @@ static bool print_buckets(const pipeline *p, strbuf *s) {
     else
         strbuf_printf(s,
                       "runtime sizes: %u buckets (%s), each planned at its geometric middle without root tiles, "
-                      "split only over a root of at most one sized axis, packing data whose outermost tiles alone may follow a size; a "
-                      "bucket runs the plan, of those made at its low end, middle and high end, whose worst regret "
-                      "over the three (its cost over the best at each, in the model, a split's modeled gain included) is least; buckets whose plans "
-                      "agree share one compiled kernel, a bucket of one point is the kernel specialized there; a "
-                      "dispatch runs its bucket's plan, its size and argument bytes computed from its sizes\n",
+                      "split only over a root of at most one sized axis, packing data whose outermost tiles alone "
+                      "may follow a size; a bucket runs the plan, of those made at its low end, middle and high "
+                      "end, whose worst regret over the three (its cost over the best at each, in the model, a "
+                      "split's modeled gain included) is least; buckets whose plans agree share one compiled "
+                      "kernel, a bucket of one point is the kernel specialized there; a dispatch runs its "
+                      "bucket's plan, its size and argument bytes computed from its sizes\n",
                       p->bucketed->count,
                       p->o.bucket_cuts_len ? "each size's range cut before the sizes bucket_cuts gives"
                                            : "each size's range cut at 2, 256 and 4096: a decode-like 1 alone, then "
                                              "small, mid and large; 256 and 4096 only where the piece past them "
                                              "reaches twice the cut; then a bucket whose chosen plan's worst regret "
-                                             "passes 1.25 cut in two at its middle, where its widest size spans 4x or more, at most 4 times");
+                                             "passes 1.25 cut in two at its middle, where its widest size spans 4x "
+                                             "or more, at most 4 times");
     for (uint32_t b = 0; b + 1 < p->bucketed->count; b++)
         if (!print_bucket_plan(p, b, &p->bucketed->plans[b], s)) return false;
     if (!print_bucket_plan(p, p->bucketed->count - 1, &p->plan, s)) return false;

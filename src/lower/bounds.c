@@ -116,7 +116,7 @@ static bool normalize(sym_bound *b) {
     }
     if (b->div > 1 && b->m % b->div == 0 && b->form->lo >= 0) b->m /= b->div, b->div = 1;
     const tir_form *f = b->form;
-    if (b->div == 1 && f->kind == TIR_FORM_CEIL_DIV && f->a.form && b->m > 0 && b->m % f->c == 0) {
+    if (b->div == 1 && tir_form_is_blocks(f) && b->m > 0 && b->m % f->c == 0) {
         int64_t q = b->m / f->c, extra; /* d·ceil(A/d) <= A + d − 1, for any sign of A */
         if (!checked_mul_i64(q, f->c - 1, &extra) || !checked_add_i64(b->c, extra, &b->c)) return false;
         b->form = f->a.form, b->m = q;

@@ -146,6 +146,10 @@ void lw_sizes_begin(lowerer *lw);
  * block from the dims (with its interval). */
 xir_value *lw_extent_value(lowerer *lw, uint64_t extent);
 xir_value *lw_form_value(lowerer *lw, const tir_form *f);
+/* floor(A / k) at the builder's position, for blocks = ceil_div(A, k)
+ * (tir_form_is_blocks): the whole blocks, which peeled loops and roots run
+ * unguarded. */
+xir_value *lw_whole_blocks(lowerer *lw, const tir_form *blocks);
 /* The product of s's extents as i64 (runtime domains: not the local slots). */
 xir_value *lw_volume_value(lowerer *lw, const tir_space *s);
 uint64_t lw_extent_max(const lowerer *lw, uint64_t extent); /* a runtime size's largest */

@@ -158,7 +158,7 @@ void lower_loop(lowerer *lw, const tir_op *op) {
     if (po->peeled) {
         const tir_form *trips = tir_extent_form(lw->tf->module, op->domain->axes[0].extent);
         loop_bound full = {trips->a.form, trips->c};
-        xir_value *blocks = lw_arith(lw, XIR_OP_DIV, lw_form_value(lw, trips->a.form), lw_i64(lw, trips->c), NULL);
+        xir_value *blocks = lw_whole_blocks(lw, trips);
         if (!loop_range(lw, op, carries, from, blocks, po->max_count, 0, &full)) return;
         from = blocks;
         lw->counters.peeled_loops++;

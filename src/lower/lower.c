@@ -74,14 +74,6 @@ static void decode_root(lowerer *lw, const tir_op *root, const plan_root_map *ma
         if (!coords[a]) coords[a] = lw_i64(lw, 0);
 }
 
-/* The whole blocks of a root axis of ceil_div(A, k) programs: floor(A/k)
- * (NULL for any other axis). */
-static xir_value *whole_blocks(lowerer *lw, const tir_axis *axis) {
-    const tir_form *e = tir_extent_form(lw->tf->module, axis->extent);
-    if (!e || e->kind != TIR_FORM_CEIL_DIV || !e->a.form) return NULL;
-    return lw_arith(lw, XIR_OP_DIV, lw_form_value(lw, e->a.form), lw_i64(lw, e->c), NULL);
-}
-
 /* The root program.  A peeled root (plan_local_peels_root) is two uniform
  * if-diamonds: the programs whose blocks lie wholly inside their runtime
  * sizes run a body whose coordinates, decoded again there, are bounded by
@@ -100,10 +92,15 @@ static void lower_root(lowerer *lw, const tir_op *root, const plan_root_map *map
         lower_block(lw, root->body, NULL);
         return;
     }
-    xir_value *inside = NULL, *blocks[PLAN_MAX_RANK];
+    const tir_form *blocks[PLAN_MAX_RANK]; /* an axis of ceil_div(A, k) programs, else NULL */
+    xir_value *inside = NULL;
     for (uint32_t a = 0; a < map->rank; a++) {
-        if (!(blocks[a] = whole_blocks(lw, &root->domain->axes[a]))) continue;
-        xir_value *lt = lw_arith(lw, XIR_OP_LT, coords[a], blocks[a], NULL);
+        blocks[a] = tir_extent_form(lw->tf->module, root->domain->axes[a].extent);
+        if (!tir_form_is_blocks(blocks[a])) {
+            blocks[a] = NULL;
+            continue;
+        }
+        xir_value *lt = lw_arith(lw, XIR_OP_LT, coords[a], lw_whole_blocks(lw, blocks[a]), NULL);
         inside = inside ? lw_arith(lw, XIR_OP_AND, inside, lt, NULL) : lt;
     }
     xir_value *outside = lw_arith(lw, XIR_OP_NOT, inside, NULL, NULL);
@@ -111,10 +108,8 @@ static void lower_root(lowerer *lw, const tir_op *root, const plan_root_map *map
     lw_if_begin(lw, &arm, inside);
     xir_value *whole[PLAN_MAX_RANK];
     decode_root(lw, root, map, whole);
-    for (uint32_t a = 0; a < map->rank; a++) {
-        const tir_form *e = tir_extent_form(lw->tf->module, root->domain->axes[a].extent);
-        if (blocks[a]) lw_set_sym_bound(lw, whole[a], e->a.form, e->c, -1);
-    }
+    for (uint32_t a = 0; a < map->rank; a++)
+        if (blocks[a]) lw_set_sym_bound(lw, whole[a], blocks[a]->a.form, blocks[a]->c, -1);
     lw_bind_coord_values(lw, root, whole);
     lower_block(lw, root->body, NULL);
     lw_if_end(lw, &arm);

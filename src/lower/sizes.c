@@ -86,6 +86,10 @@ xir_value *lw_extent_value(lowerer *lw, uint64_t extent) {
     return f ? lw_form_value(lw, f) : lw_i64(lw, (int64_t)extent);
 }
 
+xir_value *lw_whole_blocks(lowerer *lw, const tir_form *blocks) {
+    return lw_arith(lw, XIR_OP_DIV, lw_form_value(lw, blocks->a.form), lw_i64(lw, blocks->c), NULL);
+}
+
 uint64_t lw_extent_max(const lowerer *lw, uint64_t extent) { return tir_extent_max(lw->tf->module, extent); }
 
 uint64_t lw_extent_min(const lowerer *lw, uint64_t extent) {

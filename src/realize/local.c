@@ -56,8 +56,7 @@ bool plan_local_peels(const plan_local *local, const tir_space *s) {
 
 bool plan_local_peels_root(const plan_local *local, const tir_func *f, const tir_space *root) {
     for (uint32_t a = 0; local && a < root->rank; a++) {
-        const tir_form *e = tir_extent_form(f->module, root->axes[a].extent);
-        if (e && e->kind == TIR_FORM_CEIL_DIV && e->a.form) return true;
+        if (tir_form_is_blocks(tir_extent_form(f->module, root->axes[a].extent))) return true;
     }
     return false;
 }

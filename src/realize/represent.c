@@ -383,7 +383,7 @@ static void plan_loop(planner *p, const tir_op *op, plan_op *po) {
     const tir_form *trips = po->sized && op->domain->rank == 1
                                 ? tir_extent_form(op->func->module, op->domain->axes[0].extent)
                                 : NULL;
-    po->peeled = trips && trips->kind == TIR_FORM_CEIL_DIV && trips->a.form &&
+    po->peeled = tir_form_is_blocks(trips) &&
                  !(op->kind == TIR_OP_REDUCE && op->policy == TIR_REDUCE_FOLD_RIGHT);
     if (plan_partitioned(o, op, po)) constant_coords = !po->bulk_loop;
     else po->body_emissions = po->peeled ? 2 : 1;

@@ -160,10 +160,9 @@ static bool chunking(rewrite *w, sharing *out) {
     tir_form_status st = TIR_FORM_OK;
     if (n) {
         tir_ival t, whole, done;
-        bool blocks = n->kind == TIR_FORM_CEIL_DIV && n->a.form;
         st = tir_form_translate(w->b->func, n, &t);
         whole = t;
-        if (!st && blocks) st = tir_ival_divide(w->m, t.form->a, '/', t.form->c, &whole);
+        if (!st && tir_form_is_blocks(n)) st = tir_ival_divide(w->m, t.form->a, '/', t.form->c, &whole);
         if (!st) st = tir_ival_divide(w->m, whole, '/', (int64_t)S, &out->chunk);
         if (!st) st = tir_ival_scale(w->m, out->chunk, -(int64_t)S, &done);
         if (!st) st = tir_ival_add(w->m, t, done, &r);

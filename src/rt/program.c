@@ -45,37 +45,38 @@ static rt_arg *with_room(tilec_context *ctx, rt_arg local[STACK_ARGS], const rt_
     return a;
 }
 
-/* A split program with runtime sizes passes the dims to its two kernels,
- * which check the arguments at those sizes. */
 static tilec_status unsized(tilec_context *ctx, const char *name) {
     return tilec_error(ctx, TILEC_E_ARG, "RT-D10", tilec_no_loc(),
                        "kernel '@%s': its dispatch size or an argument's bytes do not fit at these runtime sizes", name);
 }
 
-/* The bytes of carry i's workspace slots at dims: the compiled ones, or,
- * when the root's programs follow a runtime size, the partial kernel's
- * workspace parameter's at dims; false when a size overflows. */
-static bool workspace_bytes(const rt_program *p, uint32_t i, const int64_t *dims, uint64_t *bytes) {
-    const rt_program *part = p->split_partial;
-    const rt_size *sized = part->dim_count && part->arg_bytes ? &part->arg_bytes[p->user_args + i] : NULL;
-    int64_t v = (int64_t)p->split_bytes[i];
-    if (sized && sized->count && (!rt_size_eval(sized, dims, part->dim_count, &v) || v < 0)) return false;
+/* The bytes of helper kernel c's parameter `param` at dims (a pack's
+ * panels, a split's workspace): its size program's value where it follows a
+ * runtime size, else `compiled`; false when a size overflows. */
+static bool helper_bytes(const rt_program *c, uint32_t param, uint64_t compiled, const int64_t *dims, uint64_t *bytes) {
+    int64_t v = (int64_t)compiled;
+    const rt_size *sized = c->dim_count && c->arg_bytes ? &c->arg_bytes[param] : NULL;
+    if (sized && sized->count && (!rt_size_eval(sized, dims, c->dim_count, &v) || v < 0)) return false;
     *bytes = (uint64_t)v;
     return true;
 }
 
+static uint64_t align64(uint64_t bytes) { return (bytes + 63) & ~(uint64_t)63; }
+
 /* The workspace views (64-byte aligned one after another in the scratch,
  * grown under its lock when these sizes need more), then the partial and
- * the combine kernel. */
+ * the combine kernel; with runtime sizes both get the dims and check the
+ * arguments at them. */
 static tilec_status dispatch_split(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args,
                                    const int64_t *dims) {
     rt_arg local[STACK_ARGS];
     size_t count = n + p->split_carries;
     uint64_t bytes[RT_SPLIT_MAX_CARRIES], offset[RT_SPLIT_MAX_CARRIES], total = 0;
     for (uint32_t i = 0; i < p->split_carries; i++) {
-        if (!workspace_bytes(p, i, dims, &bytes[i])) return unsized(ctx, p->desc.name ? p->desc.name : "kernel");
+        if (!helper_bytes(p->split_partial, p->user_args + i, p->split_bytes[i], dims, &bytes[i]))
+            return unsized(ctx, p->desc.name ? p->desc.name : "kernel");
         offset[i] = total;
-        total = (total + bytes[i] + 63) & ~(uint64_t)63;
+        total = align64(total + bytes[i]);
     }
     rt_arg *b = with_room(ctx, local, args, n, count);
     if (!b) return TILEC_E_NOMEM;
@@ -114,15 +115,10 @@ static bool streams_unsafe(const rt_program *p, const rt_param *params, size_t n
 
 bool rt_program_panels_at(const rt_program *p, const int64_t *dims, rt_panel_layout *l) {
     uint64_t at = 0;
-    for (uint32_t i = 0; i < p->packs; i++) {
-        const rt_program *c = p->pack[i];
-        int64_t bytes = (int64_t)p->pack_bytes[i];
-        if (c->dim_count && c->arg_bytes && c->arg_bytes[1].count &&
-            (!rt_size_eval(&c->arg_bytes[1], dims, c->dim_count, &bytes) || bytes < 0))
-            return false;
+    for (uint32_t i = 0; i < p->packs; i++) { /* a copy's parameter 1 is its panels */
+        if (!helper_bytes(p->pack[i], 1, p->pack_bytes[i], dims, &l->bytes[i])) return false;
         l->offset[i] = at;
-        l->bytes[i] = (uint64_t)bytes;
-        at = (at + (uint64_t)bytes + 63) & ~(uint64_t)63;
+        at = align64(at + l->bytes[i]);
     }
     l->total = at;
     return true;

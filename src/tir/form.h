@@ -65,9 +65,15 @@ struct tir_form {
     tir_form_term terms[];
 };
 
+static inline bool tir_form_is_blocks(const tir_form *f) { return f && f->kind == TIR_FORM_CEIL_DIV && f->a.form; }
+
 static inline tir_ival tir_ival_const(int64_t c) { return (tir_ival){NULL, c}; }
 static inline tir_ival tir_ival_form(const tir_form *f) { return (tir_ival){f, 0}; }
 static inline bool tir_ival_equal(tir_ival a, tir_ival b) { return a.form == b.form && a.c == b.c; }
+/* Whether f is ceil_div(A, k) of a form A: k-element blocks over A, the
+ * last one partial (f->a.form is A, f->c is k).  Loops and roots of such
+ * extents are peeled, and a split chunks their whole blocks only. */
+static inline bool tir_form_is_blocks(const tir_form *f);
 
 /* ---- symbols ---- */
 /* A new symbol of f (index = the count so far); NULL with TIR-B53 past

@@ -730,8 +730,9 @@ static void test_streaming_buckets(void) {
 }
 
 /* Packing over a runtime size: gemm_bf16 with M a runtime size, packing
- * on, natively and on the XIR interpreter, packs A (its tiles' outermost coordinate over ceil_div(M, BM)) as
- * well as B; the copy of A is a kernel of the same sizes, its panels the
+ * on, natively and on the XIR interpreter, packs A (its tiles' outermost
+ * coordinate over ceil_div(M, BM)) as well as B; the copy of A is a
+ * kernel of the same sizes, its panels the
  * bytes each dispatch's sizes give (M=600 needs more than the bucket
  * 256..600 was planned for at 391: the scratch grows).  At sizes across
  * the buckets the result is the reference's and the pinned kernel's, bit
