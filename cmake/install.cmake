@@ -14,7 +14,7 @@ include(CMakePackageConfigHelpers)
 install(TARGETS tilec-cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES include/tilec/api.h include/tilec/diag.h include/tilec/scalar.h include/tilec/tir.h
   include/tilec/runtime.h include/tilec/aot.h include/tilec/tilec.h include/tilec/pipeline.h include/tilec/host.h
-  include/tilec/cache.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tilec)
+  include/tilec/cache.h include/tilec/module.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/tilec)
 install(TARGETS tilec_shared tilec_rt_shared EXPORT tilecTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

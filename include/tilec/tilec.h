@@ -217,6 +217,11 @@ TILEC_API void tilec_kernel_dispatch_counts(const tilec_kernel *k, uint64_t *fus
 TILEC_API size_t tilec_kernel_arg_count(const tilec_kernel *k);
 TILEC_API tir_scalar tilec_kernel_arg_elem(const tilec_kernel *k, size_t index);
 TILEC_API uint64_t tilec_kernel_arg_min_bytes(const tilec_kernel *k, size_t index);
+/* Parameter `index`'s name (without '%'), and how the kernel uses it:
+ * TIR_USE_READ / TIR_USE_WRITE bits (tir_func_param_use); NULL and 0 for
+ * an index out of range. */
+TILEC_API const char *tilec_kernel_arg_name(const tilec_kernel *k, size_t index);
+TILEC_API unsigned tilec_kernel_arg_use(const tilec_kernel *k, size_t index);
 /* The bytes argument `index` must hold at runtime sizes dims (one value per
  * size, tilec_kernel_dim): its view's extent × element size there.  A
  * kernel without runtime sizes ignores dims (NULL is fine); 0 for an index

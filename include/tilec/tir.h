@@ -155,6 +155,10 @@ TILEC_API tir_module *tir_func_module(const tir_func *f);
 TILEC_API tir_block *tir_func_body(const tir_func *f);
 TILEC_API size_t tir_func_param_count(const tir_func *f);
 TILEC_API tir_value *tir_func_param(const tir_func *f, size_t index);
+/* How f uses view parameter `index`: TIR_USE_READ when a load reads it,
+ * TIR_USE_WRITE when a store writes it (0: unused, or no such parameter). */
+enum { TIR_USE_READ = 1u, TIR_USE_WRITE = 2u };
+TILEC_API unsigned tir_func_param_use(const tir_func *f, size_t index);
 /* Kernel (shape) parameters the text form specialized this kernel with;
  * *value is 0 for one that depends on a runtime size. */
 TILEC_API size_t tir_func_shape_param_count(const tir_func *f);

@@ -6,6 +6,12 @@
 
 size_t tilec_kernel_arg_count(const tilec_kernel *k) { return k->prog.user_args; }
 tir_scalar tilec_kernel_arg_elem(const tilec_kernel *k, size_t index) { return k->params[index].elem; }
+unsigned tilec_kernel_arg_use(const tilec_kernel *k, size_t index) {
+    return k && index < k->prog.user_args ? k->arg_use[index] : 0;
+}
+const char *tilec_kernel_arg_name(const tilec_kernel *k, size_t index) {
+    return k && index < k->prog.user_args ? k->arg_names[index] : NULL;
+}
 uint64_t tilec_kernel_arg_min_bytes(const tilec_kernel *k, size_t index) { return k->params[index].min_bytes; }
 uint64_t tilec_kernel_arg_bytes(const tilec_kernel *k, size_t index, const int64_t *dims) {
     const tilec_kernel *m = k ? kernel_main(k) : NULL;

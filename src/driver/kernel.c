@@ -23,6 +23,31 @@ static tilec_kernel *kernel_new(tilec_context *ctx, const char *name) {
     return k;
 }
 
+static const char *param_name(const tir_func *f, size_t i) {
+    const char *name = tir_value_name(tir_func_param(f, i));
+    return name ? name : "";
+}
+
+/* Each TileIR parameter's name and use (tilec_kernel_arg_name, _arg_use),
+ * in one block: the uses, then the names' pointers, then their text. */
+static bool describe_params(tilec_kernel *k, const tir_func *f) {
+    size_t n = tir_func_param_count(f), text = 0;
+    for (size_t i = 0; i < n; i++) text += strlen(param_name(f, i)) + 1;
+    size_t names_at = (n + sizeof(char *) - 1) / sizeof(char *) * sizeof(char *);
+    unsigned char *block = tilec_alloc(k->ctx, names_at + n * sizeof(char *) + text + 1);
+    if (!block) return false;
+    k->arg_use = block;
+    k->arg_names = (const char **)(block + names_at);
+    char *at = (char *)(k->arg_names + n);
+    for (size_t i = 0; i < n; i++) {
+        const char *name = param_name(f, i);
+        k->arg_use[i] = (unsigned char)tir_func_param_use(f, i);
+        k->arg_names[i] = memcpy(at, name, strlen(name) + 1);
+        at += strlen(name) + 1;
+    }
+    return true;
+}
+
 tilec_status pipeline_kernel_start(pipeline *p) {
     if (!p->make_kernel) return TILEC_OK;
     if (!(p->k = kernel_new(p->ctx, tir_func_name(p->f))))
@@ -38,7 +63,9 @@ tilec_status pipeline_kernel_start(pipeline *p) {
         d->lo = f->syms[i]->lo, d->hi = f->syms[i]->hi;
         p->k->dim_count++;
     }
-    return TILEC_OK;
+    return describe_params(p->k, f) ? TILEC_OK
+                                    : tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(),
+                                                  "out of memory creating a kernel");
 }
 
 /* Everything the kernel owns: its helper kernels, code, runtime, the CUDA
@@ -62,6 +89,7 @@ void pipeline_kernel_free(tilec_kernel *k) {
     tilec_free(k->ctx, k->gpu_written);
     if (k->owns_runtime) tilec_runtime_destroy(k->runtime);
     tilec_free(k->ctx, k->params);
+    tilec_free(k->ctx, k->arg_use);
     tilec_free(k->ctx, k->fault_sites);
     tilec_free(k->ctx, k->size_steps);
     tilec_free(k->ctx, k->arg_sizes);

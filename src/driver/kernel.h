@@ -75,6 +75,9 @@ struct tilec_kernel {
     const tir_func *reference; /* the reference interpreter's kernel: the caller's TileIR, borrowed; else NULL */
     const char *cache;      /* the kernel cache's answer for the native code: "hit", "miss", "off" */
     rt_param *params;
+    /* [TileIR parameters]: each one's TIR_USE_* bits and name, one block owned by arg_use */
+    unsigned char *arg_use;
+    const char **arg_names;
     rt_program prog;
     tilec_kernel *pack[RT_MAX_PACKS]; /* the copy kernels (args: the source parameter, the panels), prog.packs of them */
     tilec_kernel *split_partial, *split_combine; /* NULL: not split */

@@ -203,8 +203,8 @@ static void launch_header(strbuf *s, const pipeline *p, const gpu_kernel *g) {
         strbuf_printf(s, "// tilec-arg: %zu %s %s bytes=", i, lr->args[i].name, tir_scalar_name(lr->args[i].elem));
         if (tir_space_is_static(t->space)) strbuf_printf(s, "%llu", (unsigned long long)lr->args[i].min_bytes);
         else print_volume(s, f->module, t->space, tir_scalar_size(t->elem));
-        strbuf_printf(s, "%s%s\n", lr->args[i].usage & LOWER_USAGE_READ ? " read" : "",
-                      lr->args[i].usage & LOWER_USAGE_WRITE ? " write" : "");
+        strbuf_printf(s, "%s%s\n", lr->args[i].usage & TIR_USE_READ ? " read" : "",
+                      lr->args[i].usage & TIR_USE_WRITE ? " write" : "");
     }
     strbuf_printf(s, "// tilec-plan: %s\n", lr->realization ? lr->realization : "");
 }

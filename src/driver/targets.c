@@ -126,7 +126,7 @@ static uint64_t apart_args(const lower_result *lowered) {
 static uint64_t streaming_args(const lower_result *lowered, tilec_stores policy, uint64_t l3_bytes, uint64_t footprint) {
     uint64_t written = 0;
     for (size_t a = 0; a < lowered->arg_count && a < 64; a++)
-        if (lowered->args[a].usage == LOWER_USAGE_WRITE) written |= 1ull << a;
+        if (lowered->args[a].usage == TIR_USE_WRITE) written |= 1ull << a;
     if (policy == TILEC_STORES_STREAMING) return written;
     if (policy == TILEC_STORES_CACHED || footprint / 3 < l3_bytes / 4) return 0;
     return written;
@@ -256,7 +256,7 @@ static bool take_gpu_launch(tilec_kernel *k, const tir_func *f, const plan_resul
     k->prog.user_args = (uint32_t)lr->arg_count;
     for (size_t i = 0; i < lr->arg_count; i++) {
         k->params[i] = (rt_param){lr->args[i].elem, lr->args[i].min_bytes};
-        k->gpu_written[i] = (lr->args[i].usage & LOWER_USAGE_WRITE) != 0;
+        k->gpu_written[i] = (lr->args[i].usage & TIR_USE_WRITE) != 0;
         k->arg_bytes += lr->args[i].min_bytes;
     }
     k->prog.desc = (rt_kernel){.name = strbuf_cstr(&k->name),

@@ -197,14 +197,6 @@ static void cleanup(lowerer *lw) {
         lw->status = st; /* out of memory or internal, reported by the module (XIR-M01, TILEC-I01) */
 }
 
-static void collect_usage(const tir_block *b, lower_arg *args) {
-    for (const tir_op *op = b->first; op; op = op->next) {
-        if (op->kind == TIR_OP_VIEW_LOAD) args[op->operands[0]->value->index].usage |= LOWER_USAGE_READ;
-        if (op->kind == TIR_OP_VIEW_STORE) args[op->operands[0]->value->index].usage |= LOWER_USAGE_WRITE;
-        if (op->body) collect_usage(op->body, args);
-    }
-}
-
 /* The packed parameters, comma-separated ("none": nothing packed). */
 static const char *packed_operands(lowerer *lw) {
     const plan_packing *p = lw->choice->packing;
@@ -278,9 +270,9 @@ static void fill_result(lowerer *lw, const plan_root_map *map, const plan_resour
         const tir_value *p = body->args[i];
         uint64_t volume = 0; /* a view over runtime sizes: its bytes are the dispatch's (0 here) */
         tir_space_volume(p->type->space, &volume); /* admitted: fits */
-        out->args[i] = (lower_arg){p->name, p->type->elem, volume * tir_scalar_size(p->type->elem), 0, 0, 0};
+        out->args[i] = (lower_arg){p->name, p->type->elem, volume * tir_scalar_size(p->type->elem),
+                                   tir_func_param_use(lw->tf, i), 0, 0};
     }
-    collect_usage(body, out->args);
     const plan_repr *r = lw->plan;
     for (uint32_t i = 0; i < r->params; i++)
         for (uint32_t j = 0; j < r->params; j++) {
@@ -290,7 +282,7 @@ static void fill_result(lowerer *lw, const plan_root_map *map, const plan_resour
         }
     for (uint32_t i = 0; i < out->packed; i++)
         out->args[body->arg_count + i] = (lower_arg){lw->packed[i]->name, packing->packs[i].elem,
-                                                     packing->packs[i].bytes, LOWER_USAGE_READ, 0, 0};
+                                                     packing->packs[i].bytes, TIR_USE_READ, 0, 0};
     if (lw->sites.len) {
         tir_fault_site *sites = arena_alloc(&lw->m->arena, sizeof *sites * lw->sites.len);
         if (!sites) {

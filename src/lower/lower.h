@@ -20,13 +20,12 @@
 #include "xir/xir.h"
 
 
-typedef enum { LOWER_USAGE_READ = 1u, LOWER_USAGE_WRITE = 2u } lower_usage;
 
 typedef struct {
     const char *name;   /* the TileIR parameter's name (without '%') */
     tir_scalar elem;
     uint64_t min_bytes; /* view volume × element size */
-    unsigned usage;     /* LOWER_USAGE_* bits from the kernel's loads and stores */
+    unsigned usage;     /* TIR_USE_* bits (tir_func_param_use); a panel: read */
     /* Streamed loads of this parameter (realize/stream.h) are right only when
      * its bytes do not overlap those of each parameter in `disjoint` (bit
      * j: parameter j), nor of each in `disjoint_or_equal` unless both start

@@ -12,9 +12,9 @@ void lower_report_metadata(strbuf *out, const lower_result *r) {
     for (size_t i = 0; i < r->arg_count; i++) {
         const lower_arg *a = &r->args[i];
         strbuf_printf(out, "// arg %zu %%%s: %s, at least %llu bytes, %s%s\n", i, a->name, tir_scalar_name(a->elem),
-                (unsigned long long)a->min_bytes, a->usage & LOWER_USAGE_READ ? "read" : "",
-                a->usage == (LOWER_USAGE_READ | LOWER_USAGE_WRITE) ? "+write"
-                : a->usage & LOWER_USAGE_WRITE                     ? "write"
+                (unsigned long long)a->min_bytes, a->usage & TIR_USE_READ ? "read" : "",
+                a->usage == (TIR_USE_READ | TIR_USE_WRITE) ? "+write"
+                : a->usage & TIR_USE_WRITE                     ? "write"
                 : a->usage ? "" : "unused");
         for (size_t j = 0; j < r->arg_count && j < 64; j++)
             if ((a->disjoint | a->disjoint_or_equal) >> j & 1)

@@ -129,6 +129,18 @@ size_t tir_func_param_count(const tir_func *f) { return f->body->arg_count; }
 tir_value *tir_func_param(const tir_func *f, size_t index) {
     return index < f->body->arg_count ? f->body->args[index] : NULL;
 }
+static unsigned block_use(const tir_block *b, const tir_value *param) {
+    unsigned use = 0;
+    for (const tir_op *op = b->first; op; op = op->next) {
+        if (op->kind == TIR_OP_VIEW_LOAD && op->operands[0]->value == param) use |= TIR_USE_READ;
+        if (op->kind == TIR_OP_VIEW_STORE && op->operands[0]->value == param) use |= TIR_USE_WRITE;
+        if (op->body) use |= block_use(op->body, param);
+    }
+    return use;
+}
+unsigned tir_func_param_use(const tir_func *f, size_t index) {
+    return index < f->body->arg_count ? block_use(f->body, f->body->args[index]) : 0;
+}
 size_t tir_func_shape_param_count(const tir_func *f) { return f->shape_param_count; }
 const char *tir_func_shape_param(const tir_func *f, size_t index, int64_t *value) {
     if (index >= f->shape_param_count) return NULL;

@@ -197,7 +197,7 @@ static void fill_buffers(const tir_func *f, const lower_arg *usage, const run_co
         b->xir[i] = aligned_alloc(64, (total + 63) / 64 * 64);
         for (size_t k = 0; k < volume + 2 * pad_n; k++) {
             bool pad = k < pad_n || k >= pad_n + volume;
-            bool input = usage ? usage[i].usage & LOWER_USAGE_READ : p->read_only;
+            bool input = usage ? usage[i].usage & TIR_USE_READ : p->read_only;
             double v = pad ? SENTINEL : input ? input_value(b->elem[i], c->exact, i, k - pad_n) : NAN;
             if (!tir_scalar_is_float(b->elem[i]) && !pad && !input) v = 99;
             put_elem(b->elem[i], b->ref[i] + k * b->elem_size[i], v);

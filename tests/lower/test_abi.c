@@ -20,7 +20,7 @@ static void test_gemm_abi(void) {
     if (lower_ok(tir_module_func(m, 0), &o, &r)) {
         static const char *names[] = {"A", "B", "C"};
         static const uint64_t bytes[] = {884, 988, 1292};
-        static const unsigned usage[] = {LOWER_USAGE_READ, LOWER_USAGE_READ, LOWER_USAGE_WRITE};
+        static const unsigned usage[] = {TIR_USE_READ, TIR_USE_READ, TIR_USE_WRITE};
         CHECK(r.dispatch_size == 63 && r.block_size == 32 && r.kernel->block_size == 32);
         CHECK(r.required_packet_width == 0 && r.packet_width == 8);
         CHECK(!strcmp(r.kernel->name, "gemm"));

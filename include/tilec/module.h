@@ -1,0 +1,105 @@
+/* tilec/module.h — modules: compiled kernels run together as one
+ * (docs/modules.md).
+ *
+ * A module is a list of steps, each a compiled kernel (tilec_compile) whose
+ * arguments are module values:
+ *   input      given at each run, read by the steps;
+ *   output     given at each run, written by some step; a step may also
+ *              read what it holds (state carried between runs: a KV cache);
+ *   temporary  an intermediate in the module's own arena, laid out once at
+ *              the module's largest sizes, each disjoint from the others;
+ *              a step writes it before any step reads it;
+ *   constant   bound once (weights), read only; borrowed, so its bytes
+ *              must outlive the module.
+ * A module has runtime sizes of its own; each step's kernel sizes are one
+ * of them plus a constant, or a constant.
+ *
+ * Building: create, add sizes, values and steps, then finish.  Each call
+ * checks what it can at once (an argument count, an element type, a write
+ * to an input); finish checks the whole list, naming the step: every
+ * step's sizes inside its kernel's ranges, every temporary written before
+ * it is read and written as far as its readers read it (at the module's
+ * smallest and largest sizes), every constant bound and large enough.
+ * Steps run in the order they were added: a step that reads a temporary
+ * a later step writes is "read before written" (the list's form of a
+ * cycle).
+ *
+ * Running: tilec_module_run takes the inputs and outputs in the order
+ * they were added, and the module's sizes; it runs the steps back to back
+ * (the thread pool's workers stay awake between them).  A failing step
+ * stops the run; its diagnostic is followed by MOD-R05 naming the step.
+ * One run at a time per module (its arena is one): a run while another is
+ * in flight fails with MOD-R02.  Kernels are borrowed: they, and the
+ * context the module was created in, must outlive it. */
+#ifndef TILEC_MODULE_H
+#define TILEC_MODULE_H
+
+#include "tilec/tilec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tilec_module tilec_module;
+
+typedef enum {
+    TILEC_VALUE_INPUT = 0,
+    TILEC_VALUE_OUTPUT,
+    TILEC_VALUE_TEMPORARY,
+    TILEC_VALUE_CONSTANT
+} tilec_value_kind;
+
+/* A step's runtime size: module size `dim` plus `offset`, or `offset`
+ * alone when dim is TILEC_MODULE_NO_DIM. */
+#define TILEC_MODULE_NO_DIM UINT32_MAX
+typedef struct {
+    uint32_t dim;
+    int64_t offset;
+} tilec_step_size;
+
+TILEC_API tilec_status tilec_module_create(tilec_context *ctx, const char *name, tilec_module **out);
+/* NULL is a no-op; not while a run is in flight. */
+TILEC_API void tilec_module_destroy(tilec_module *m);
+
+/* A runtime size lo..hi (1 <= lo <= hi); *index its number in the dims
+ * tilec_module_run takes. */
+TILEC_API tilec_status tilec_module_add_dim(tilec_context *ctx, tilec_module *m, const char *name, int64_t lo,
+                                            int64_t hi, uint32_t *index);
+/* A value; *index its number for tilec_module_add_step.  Inputs and
+ * outputs are also numbered among the run's arguments in this order. */
+TILEC_API tilec_status tilec_module_add_value(tilec_context *ctx, tilec_module *m, const char *name,
+                                              tilec_value_kind kind, tir_scalar elem, uint32_t *index);
+/* A constant's bytes (borrowed; data->elem must be its element type). */
+TILEC_API tilec_status tilec_module_bind(tilec_context *ctx, tilec_module *m, uint32_t value,
+                                         const tilec_buffer *data);
+/* Kernel k on values[0..n_args) (its parameters in order) with its
+ * runtime sizes sizes[0..n_sizes) (in its declaration order). */
+TILEC_API tilec_status tilec_module_add_step(tilec_context *ctx, tilec_module *m, tilec_kernel *k, size_t n_args,
+                                             const uint32_t *values, size_t n_sizes, const tilec_step_size *sizes);
+/* Checks the whole module and lays out its arena; after it only runs. */
+TILEC_API tilec_status tilec_module_finish(tilec_context *ctx, tilec_module *m);
+
+/* Runs the steps with args[0..n) (the inputs and outputs in the order they
+ * were added) and dims[0..n_dims) (one per module size, in range). */
+TILEC_API tilec_status tilec_module_run(tilec_context *ctx, tilec_module *m, size_t n, const tilec_buffer *args,
+                                        size_t n_dims, const int64_t *dims);
+
+/* ---- what a module is ---- */
+TILEC_API const char *tilec_module_name(const tilec_module *m);
+TILEC_API size_t tilec_module_step_count(const tilec_module *m);
+TILEC_API size_t tilec_module_dim_count(const tilec_module *m);
+TILEC_API const char *tilec_module_dim(const tilec_module *m, size_t index, int64_t *lo, int64_t *hi);
+/* The run's arguments: name, kind and element type of the i-th (NULL past
+ * the last), and the bytes it must hold at dims (the most any step's
+ * kernel touches there; 0 before finish or when a size overflows). */
+TILEC_API size_t tilec_module_arg_count(const tilec_module *m);
+TILEC_API const char *tilec_module_arg(const tilec_module *m, size_t index, tilec_value_kind *kind, tir_scalar *elem);
+TILEC_API uint64_t tilec_module_arg_bytes(const tilec_module *m, size_t index, const int64_t *dims);
+/* The arena's bytes: every temporary at the module's largest sizes. */
+TILEC_API uint64_t tilec_module_arena_bytes(const tilec_module *m);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,187 @@
+/* Modules (include/tilec/module.h, docs/modules.md): two kernels over a
+ * runtime size T run as one module — an input, a constant, a temporary in
+ * the module's arena and an output — give y = x·w + x exactly at several T
+ * and at 1 and 2 workers; each build error is diagnosed with the step
+ * named (a missing argument, an element type, a write to an input, a size
+ * outside a kernel's range, a temporary read before it is written or
+ * read further than it was written, an unbound constant), as are the run's
+ * errors (unfinished, argument count, sizes, a failing step), and the
+ * module stays usable after a failed run. */
+#include "examples_util.h"
+#include "harness.h"
+#include "tilec/module.h"
+
+#include <string.h>
+
+enum { TMAX = 64, N = 8 };
+
+/* Y = A op B over T rows of `n` values. */
+static tilec_kernel *elementwise(tilec_context *ctx, tilec_runtime *rt, const char *op, int n) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             "kernel @%s%d<T: 1..%d, N=%d>(%%A: const view<f32>[A.0=T, A.1=N],\n"
+             "    %%B: const view<f32>[B.0=T, B.1=N], %%Y: view<f32>[Y.0=T, Y.1=N]) {\n"
+             "  parallel (%%t: t=T) {\n"
+             "    %%c0 = const index 0\n"
+             "    %%a = load %%A[%%t, %%c0] tile [m=1, n=N]\n"
+             "    %%b = load %%B[%%t, %%c0] tile [m=1, n=N]\n"
+             "    %%y = %s %%a, %%b\n"
+             "    store %%Y[%%t, %%c0] tile [m=1, n=N], %%y\n"
+             "  }\n"
+             "}\n",
+             op, n, TMAX, n, op);
+    tir_module *m = parse_verified(ctx, text, NULL, 0);
+    tilec_kernel *k = NULL;
+    tilec_compile_options o = tilec_compile_options_default();
+    o.runtime = rt;
+    if (m) CHECK(tilec_compile(ctx, tir_module_func(m, 0), &o, &k) == TILEC_OK);
+    tir_module_destroy(m);
+    return k;
+}
+
+static bool first_diag(tilec_context *ctx, tilec_status got, tilec_status want, const char *code,
+                       const char *mentions) {
+    bool ok = got == want && tilec_diag_count(ctx) && !strcmp(tilec_diag_at(ctx, 0)->code, code) &&
+              strstr(tilec_diag_at(ctx, 0)->message, mentions);
+    if (!ok) tilec_diag_print(ctx, stderr);
+    tilec_diag_clear(ctx);
+    return ok;
+}
+
+typedef struct {
+    tilec_module *m;
+    uint32_t T, x, w, t, y;
+} fixture;
+
+static fixture start(tilec_context *ctx) {
+    fixture f = {0};
+    CHECK(tilec_module_create(ctx, "axpx", &f.m) == TILEC_OK);
+    CHECK(tilec_module_add_dim(ctx, f.m, "T", 1, TMAX, &f.T) == TILEC_OK);
+    CHECK(tilec_module_add_value(ctx, f.m, "x", TILEC_VALUE_INPUT, TIR_F32, &f.x) == TILEC_OK);
+    CHECK(tilec_module_add_value(ctx, f.m, "w", TILEC_VALUE_CONSTANT, TIR_F32, &f.w) == TILEC_OK);
+    CHECK(tilec_module_add_value(ctx, f.m, "t", TILEC_VALUE_TEMPORARY, TIR_F32, &f.t) == TILEC_OK);
+    CHECK(tilec_module_add_value(ctx, f.m, "y", TILEC_VALUE_OUTPUT, TIR_F32, &f.y) == TILEC_OK);
+    return f;
+}
+
+static void check_runs(tilec_context *ctx, tilec_runtime *rt) {
+    tilec_kernel *mul = elementwise(ctx, rt, "mul", N), *add = elementwise(ctx, rt, "add", N);
+    if (!mul || !add) goto done;
+    static float w[TMAX * N], x[TMAX * N], y[TMAX * N];
+    for (int i = 0; i < TMAX * N; i++) w[i] = (float)(i % 7) - 3, x[i] = (float)(i % 5) + 1;
+    fixture f = start(ctx);
+    tilec_buffer wb = {w, sizeof w, TIR_F32};
+    CHECK(tilec_module_bind(ctx, f.m, f.w, &wb) == TILEC_OK);
+    tilec_step_size T = {f.T, 0};
+    CHECK(tilec_module_add_step(ctx, f.m, mul, 3, (uint32_t[]){f.x, f.w, f.t}, 1, &T) == TILEC_OK);
+    CHECK(tilec_module_add_step(ctx, f.m, add, 3, (uint32_t[]){f.t, f.x, f.y}, 1, &T) == TILEC_OK);
+    CHECK(tilec_module_run(ctx, f.m, 2, (tilec_buffer[]){{x, sizeof x, TIR_F32}, {y, sizeof y, TIR_F32}}, 1,
+                           (int64_t[]){3}) == TILEC_E_ARG && !strcmp(tilec_diag_at(ctx, 0)->code, "MOD-R01"));
+    tilec_diag_clear(ctx);
+    CHECK(tilec_module_finish(ctx, f.m) == TILEC_OK);
+    CHECK(tilec_module_arena_bytes(f.m) == TMAX * N * 4);
+    CHECK(tilec_module_step_count(f.m) == 2 && tilec_module_arg_count(f.m) == 2);
+    tilec_value_kind kind;
+    tir_scalar elem;
+    CHECK(!strcmp(tilec_module_arg(f.m, 1, &kind, &elem), "y") && kind == TILEC_VALUE_OUTPUT && elem == TIR_F32);
+    CHECK(tilec_module_arg_bytes(f.m, 0, (int64_t[]){5}) == 5 * N * 4);
+    for (int64_t rows = 1; rows <= TMAX; rows += 21) {
+        memset(y, 0, sizeof y);
+        tilec_buffer args[2] = {{x, (size_t)rows * N * 4, TIR_F32}, {y, (size_t)rows * N * 4, TIR_F32}};
+        CHECK(tilec_module_run(ctx, f.m, 2, args, 1, &rows) == TILEC_OK);
+        bool exact = true;
+        for (int i = 0; i < rows * N; i++) exact &= y[i] == x[i] * w[i] + x[i];
+        CHECK_MSG(exact, "y = x*w + x at T=%lld", (long long)rows);
+    }
+    /* run errors; the module stays usable */
+    tilec_buffer args[2] = {{x, 4 * N * 4, TIR_F32}, {y, 3 * N * 4, TIR_F32}};
+    CHECK(first_diag(ctx, tilec_module_run(ctx, f.m, 1, args, 1, (int64_t[]){4}), TILEC_E_ARG, "RT-D02", "axpx"));
+    CHECK(first_diag(ctx, tilec_module_run(ctx, f.m, 2, args, 1, (int64_t[]){TMAX + 1}), TILEC_E_ARG, "RT-D10", "T"));
+    CHECK(tilec_module_run(ctx, f.m, 2, args, 1, (int64_t[]){4}) == TILEC_E_RUNTIME);
+    CHECK(tilec_diag_count(ctx) >= 2 && !strcmp(tilec_diag_at(ctx, tilec_diag_count(ctx) - 1)->code, "MOD-R05"));
+    CHECK_STR_CONTAINS(tilec_diag_at(ctx, tilec_diag_count(ctx) - 1)->message, "step 2 (add8)");
+    tilec_diag_clear(ctx);
+    args[1].size_bytes = 4 * N * 4;
+    CHECK(tilec_module_run(ctx, f.m, 2, args, 1, (int64_t[]){4}) == TILEC_OK && y[31] == x[31] * w[31] + x[31]);
+    CHECK(first_diag(ctx, tilec_module_add_value(ctx, f.m, "z", TILEC_VALUE_TEMPORARY, TIR_F32, NULL), TILEC_E_ARG,
+                     "MOD-B01", "finished"));
+    tilec_module_destroy(f.m);
+done:
+    tilec_kernel_destroy(mul);
+    tilec_kernel_destroy(add);
+}
+
+/* Each build error, with the step named. */
+static void check_errors(tilec_context *ctx) {
+    tilec_kernel *mul = elementwise(ctx, NULL, "mul", N), *add = elementwise(ctx, NULL, "add", N),
+                 *narrow = elementwise(ctx, NULL, "mul", N / 2);
+    if (!mul || !add || !narrow) goto done;
+    static float w[TMAX * N];
+    tilec_buffer wb = {w, sizeof w, TIR_F32};
+    tilec_step_size T = {0, 0};
+    fixture f = start(ctx);
+    CHECK(first_diag(ctx, tilec_module_add_dim(ctx, f.m, "x", 1, 2, NULL), TILEC_E_ARG, "MOD-B02", "'x'"));
+    CHECK(first_diag(ctx, tilec_module_add_dim(ctx, f.m, "U", 0, 2, NULL), TILEC_E_ARG, "MOD-B03", "0..2"));
+    /* a missing argument */
+    CHECK(first_diag(ctx, tilec_module_add_step(ctx, f.m, mul, 2, (uint32_t[]){f.x, f.w}, 1, &T), TILEC_E_ARG,
+                     "MOD-B08", "step 1 (mul8): the kernel takes 3 arguments, 2 given"));
+    /* a write to an input */
+    CHECK(first_diag(ctx, tilec_module_add_step(ctx, f.m, mul, 3, (uint32_t[]){f.x, f.w, f.x}, 1, &T), TILEC_E_ARG,
+                     "MOD-B06", "step 1 (mul8): the kernel writes argument 2 (%Y), and value x is an input"));
+    uint32_t ints;
+    CHECK(tilec_module_add_value(ctx, f.m, "ints", TILEC_VALUE_TEMPORARY, TIR_I32, &ints) == TILEC_OK);
+    CHECK(first_diag(ctx, tilec_module_add_step(ctx, f.m, mul, 3, (uint32_t[]){f.x, f.w, ints}, 1, &T), TILEC_E_TYPE,
+                     "MOD-B05", "argument 2 (%Y) takes f32, value ints is i32"));
+    CHECK(first_diag(ctx, tilec_module_bind(ctx, f.m, f.w, &(tilec_buffer){w, sizeof w, TIR_I32}), TILEC_E_TYPE,
+                     "MOD-B05", "constant w is f32"));
+    /* read before written: the list's order is the run's */
+    CHECK(tilec_module_add_step(ctx, f.m, add, 3, (uint32_t[]){f.t, f.x, f.y}, 1, &T) == TILEC_OK);
+    CHECK(tilec_module_add_step(ctx, f.m, mul, 3, (uint32_t[]){f.x, f.w, f.t}, 1, &T) == TILEC_OK);
+    CHECK(tilec_module_bind(ctx, f.m, f.w, &wb) == TILEC_OK);
+    CHECK(first_diag(ctx, tilec_module_finish(ctx, f.m), TILEC_E_ARG, "MOD-B10",
+                     "step 1 (add8): argument 0 (%A) reads temporary t before any step writes it"));
+    tilec_module_destroy(f.m);
+
+    /* read further than written: a step writes 4 values a row, the next reads 8 */
+    f = start(ctx);
+    CHECK(tilec_module_bind(ctx, f.m, f.w, &wb) == TILEC_OK);
+    CHECK(tilec_module_add_step(ctx, f.m, narrow, 3, (uint32_t[]){f.x, f.w, f.t}, 1, &T) == TILEC_OK);
+    CHECK(tilec_module_add_step(ctx, f.m, add, 3, (uint32_t[]){f.t, f.x, f.y}, 1, &T) == TILEC_OK);
+    CHECK(first_diag(ctx, tilec_module_finish(ctx, f.m), TILEC_E_SHAPE, "MOD-B11",
+                     "step 2 (add8): argument 0 (%A) reads 32 bytes of temporary t at the module's smallest sizes, "
+                     "step 1 (mul4) writes 16"));
+    tilec_module_destroy(f.m);
+
+    /* a size outside the kernel's range, an unbound constant */
+    f = start(ctx);
+    CHECK(tilec_module_add_step(ctx, f.m, mul, 3, (uint32_t[]){f.x, f.w, f.y}, 1,
+                                &(tilec_step_size){f.T, 1}) == TILEC_OK);
+    CHECK(first_diag(ctx, tilec_module_finish(ctx, f.m), TILEC_E_SHAPE, "MOD-B09",
+                     "step 1 (mul8): its size T spans 2..65 over the module's sizes, outside the kernel's range 1..64"));
+    tilec_module_destroy(f.m);
+    f = start(ctx);
+    CHECK(tilec_module_add_step(ctx, f.m, mul, 3, (uint32_t[]){f.x, f.w, f.y}, 1, &T) == TILEC_OK);
+    CHECK(first_diag(ctx, tilec_module_finish(ctx, f.m), TILEC_E_ARG, "MOD-B12", "constant w has no data"));
+    CHECK(tilec_module_bind(ctx, f.m, f.w, &(tilec_buffer){w, 16, TIR_F32}) == TILEC_OK);
+    CHECK(first_diag(ctx, tilec_module_finish(ctx, f.m), TILEC_E_SHAPE, "MOD-B12",
+                     "constant w holds 16 bytes, its steps read 2048"));
+    tilec_module_destroy(f.m);
+done:
+    tilec_kernel_destroy(mul);
+    tilec_kernel_destroy(add);
+    tilec_kernel_destroy(narrow);
+}
+
+int main(void) {
+    tilec_context *ctx;
+    CHECK(tilec_context_create(NULL, &ctx) == TILEC_OK);
+    for (uint32_t workers = 1; workers <= 2; workers++) {
+        tilec_runtime *rt = NULL;
+        CHECK(tilec_runtime_create(ctx, workers, &rt) == TILEC_OK);
+        check_runs(ctx, rt);
+        tilec_runtime_destroy(rt);
+    }
+    check_errors(ctx);
+    tilec_context_destroy(ctx);
+    TEST_MAIN_END();
+}
