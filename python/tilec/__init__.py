@@ -38,8 +38,8 @@ import numpy as np
 # The version of the package; the library it loads must be the same
 # (tilec.version(); the test suite checks they agree).
 __version__ = "0.15.0"
-__all__ = ["compile", "explain", "pipeline", "STAGES", "Kernel", "Param", "TilecError", "version", "llvm_version",
-           "compile_options"]
+__all__ = ["compile", "explain", "pipeline", "STAGES", "Kernel", "Param", "Module", "TilecError", "version",
+           "llvm_version", "compile_options"]
 
 # tir_scalar (tilec/scalar.h: TIR_SCALARS order, 0 = invalid) <-> NumPy dtypes
 # (bf16: ml_dtypes.bfloat16 when ml_dtypes is installed, else 2 opaque bytes)
@@ -253,6 +253,19 @@ def _load():
         "tilec_kernel_realization": ([P], S), "tilec_kernel_json": ([P], S),
         "tilec_kernel_plan_realization": ([P], S), "tilec_kernel_backend_realization": ([P], S),
         "tilec_kernel_width": ([P], U32), "tilec_kernel_workers": ([P], U32),
+        # modules (tilec/module.h; tilec.Module, module.py)
+        "tilec_module_create": ([P, S, ctypes.POINTER(P)], ctypes.c_int),
+        "tilec_module_destroy": ([P], None),
+        "tilec_module_add_dim": ([P, P, S, ctypes.c_int64, ctypes.c_int64, ctypes.POINTER(U32)], ctypes.c_int),
+        "tilec_module_add_value": ([P, P, S, ctypes.c_int, ctypes.c_int, ctypes.POINTER(U32)], ctypes.c_int),
+        "tilec_module_bind": ([P, P, U32, ctypes.POINTER(_Buffer)], ctypes.c_int),
+        "tilec_module_add_step": ([P, P, P, ctypes.c_size_t, ctypes.POINTER(U32), ctypes.c_size_t, P], ctypes.c_int),
+        "tilec_module_finish": ([P, P], ctypes.c_int),
+        "tilec_module_run": ([P, P, ctypes.c_size_t, ctypes.POINTER(_Buffer), ctypes.c_size_t,
+                              ctypes.POINTER(ctypes.c_int64)], ctypes.c_int),
+        "tilec_module_step_count": ([P], ctypes.c_size_t),
+        "tilec_module_arena_bytes": ([P], U64),
+        "tilec_module_arg_bytes": ([P, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int64)], U64),
     }
     for name, (args, res) in sig.items():
         f = getattr(lib, name)
@@ -798,3 +811,6 @@ class Kernel:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+from .module import Module, Value  # noqa: E402  (it builds on what is above)
