@@ -159,6 +159,9 @@ TILEC_API size_t tilec_compile_options_size(void);
 TILEC_API void tilec_compile_options_init(tilec_compile_options *o);
 TILEC_API tilec_status tilec_compile_options_set(tilec_context *ctx, tilec_compile_options *o, const char *name,
                                                  const char *value);
+/* The runtime the kernel dispatches on (borrowed; NULL: its own): the one
+ * option that is no text. */
+TILEC_API void tilec_compile_options_set_runtime(tilec_compile_options *o, tilec_runtime *rt);
 /* The text of option `name` in `o`, as _set reads it ("auto", "64", "2,0,1",
  * "" for no list or architecture), NUL-terminated in buf[0..cap); TILEC-O01
  * when the name is unknown or the text needs more than cap bytes. */

@@ -38,7 +38,7 @@ import numpy as np
 # The version of the package; the library it loads must be the same
 # (tilec.version(); the test suite checks they agree).
 __version__ = "0.15.0"
-__all__ = ["compile", "explain", "pipeline", "STAGES", "Kernel", "Param", "Module", "TilecError", "version",
+__all__ = ["compile", "explain", "pipeline", "STAGES", "Kernel", "Param", "Module", "Runtime", "TilecError", "version",
            "llvm_version", "compile_options"]
 
 # tir_scalar (tilec/scalar.h: TIR_SCALARS order, 0 = invalid) <-> NumPy dtypes
@@ -242,6 +242,9 @@ def _load():
         "tilec_compile_options_size": ([], ctypes.c_size_t),
         "tilec_compile_options_init": ([P], None),
         "tilec_compile_options_set": ([P, P, S, S], ctypes.c_int),
+        "tilec_compile_options_set_runtime": ([P, P], None),
+        "tilec_runtime_create": ([P, U32, ctypes.POINTER(P)], ctypes.c_int),
+        "tilec_runtime_destroy": ([P], None), "tilec_runtime_workers": ([P], U32),
         "tilec_compile_option_info": ([ctypes.c_size_t], ctypes.POINTER(_OptionInfo)),
         "tilec_compile": ([P, P, P, ctypes.POINTER(P)], ctypes.c_int),
         "tilec_pipeline_config_default": ([], _PipelineConfig),
@@ -380,7 +383,34 @@ def _source(source_or_path):
     return source_or_path.encode(), "<string>"
 
 
-def compile(source_or_path, *, kernel=None, threads=None, width=None, options=None, **params):
+def _destroy_runtime(ptr, ctx):
+    """A Runtime's finalizer; ctx, which its pool allocates through, is only
+    held (alive) until then."""
+    _lib.tilec_runtime_destroy(ptr)
+
+
+class Runtime:
+    """A thread pool kernels share (compile(..., runtime=rt)): kernels run
+    one after the other on one pool find its workers awake.  threads:
+    workers (default TILEC_THREADS, else the cores).  It lives as long as
+    the kernels compiled on it."""
+
+    def __init__(self, threads=None):
+        self._ctx = _Context()
+        self._ptr = ctypes.c_void_p()
+        if _lib.tilec_runtime_create(self._ctx.ptr, threads or 0, ctypes.byref(self._ptr)) != 0:
+            raise self._ctx.error("tilec: cannot create a runtime")
+        _when_collected(self, _destroy_runtime, self._ptr, self._ctx)
+
+    @property
+    def workers(self):
+        return _lib.tilec_runtime_workers(self._ptr)
+
+    def __repr__(self):
+        return f"<tilec.Runtime workers={self.workers}>"
+
+
+def compile(source_or_path, *, kernel=None, threads=None, width=None, options=None, runtime=None, **params):
     """Parses, verifies, plans and compiles a kernel; returns a Kernel.
 
     source_or_path: TileIR text, or the path of a .tir file.  kernel: its
@@ -388,9 +418,13 @@ def compile(source_or_path, *, kernel=None, threads=None, width=None, options=No
     parameters (R=1024, ...).  threads: workers of the kernel's own pool
     (default TILEC_THREADS, else the cores); width: the SIMD packet width
     (default: the host's).  options: further compile options by name
-    (docs/python.md), e.g. {"fuse": "off", "stores": "cached"}."""
+    (docs/python.md), e.g. {"fuse": "off", "stores": "cached"}.  runtime:
+    a tilec.Runtime to dispatch on instead of a pool of the kernel's own
+    (threads is then the runtime's)."""
+    if runtime is not None and threads is not None:
+        raise TypeError("tilec.compile: give threads or runtime, not both (a runtime has its workers)")
     text, filename = _source(source_or_path)
-    return Kernel(text, filename, kernel, params, _all_options(threads, width, options))
+    return Kernel(text, filename, kernel, params, _all_options(threads, width, options), runtime)
 
 
 class _Parsed:
@@ -522,9 +556,9 @@ def _shared_context():
     return _compile_ctx
 
 
-def _destroy_kernel(ptr, ctx):
-    """A Kernel's finalizer; ctx, the context it was compiled in, is only
-    held (alive) until then."""
+def _destroy_kernel(ptr, ctx, runtime):
+    """A Kernel's finalizer; ctx, the context it was compiled in, and the
+    Runtime it dispatches on (or None) are only held (alive) until then."""
     with _compile_lock:  # destroying uses the compile context
         _lib.tilec_kernel_destroy(ptr)
 
@@ -541,14 +575,14 @@ class Kernel:
 
     _release = None  # the finalizer destroying the tilec_kernel, once compiled
 
-    def __init__(self, text, filename, name, params, options):
+    def __init__(self, text, filename, name, params, options, runtime=None):
         self._ptr = None
         with _compile_lock:
-            self._compile(text, filename, name, params, options)
-        self._release = _when_collected(self, _destroy_kernel, self._ptr, self._ctx)
+            self._compile(text, filename, name, params, options, runtime)
+        self._release = _when_collected(self, _destroy_kernel, self._ptr, self._ctx, runtime)
         self._local = threading.local()  # a dispatch context per calling thread
 
-    def _compile(self, text, filename, name, params, options):
+    def _compile(self, text, filename, name, params, options, runtime):
         self._ctx = _shared_context()  # outlives the kernel (the module holds a reference)
         with _Parsed(self._ctx, text, filename, name, params) as f:
             self.name = _lib.tir_func_name(f).decode()
@@ -561,6 +595,8 @@ class Kernel:
                              for p, c in zip(self.params, self._codes)]
             self._index = {p.name: i for i, p in enumerate(self.params)}
             opts = _options(self._ctx, options)
+            if runtime is not None:
+                _lib.tilec_compile_options_set_runtime(opts, runtime._ptr)
             k = ctypes.c_void_p()
             if _lib.tilec_compile(self._ctx.ptr, f, opts, ctypes.byref(k)) != 0:
                 raise self._ctx.error("tilec: compile failed")

@@ -190,6 +190,10 @@ void tilec_compile_options_init(tilec_compile_options *o) {
     if (o) *o = tilec_compile_options_default();
 }
 
+void tilec_compile_options_set_runtime(tilec_compile_options *o, tilec_runtime *rt) {
+    if (o) o->runtime = rt;
+}
+
 tilec_status tilec_compile_options_set(tilec_context *ctx, tilec_compile_options *o, const char *name,
                                        const char *value) {
     if (!o || !name || !value)
