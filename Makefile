@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
 
-.PHONY: all deps build demo test test-asan test-tsan fuzz bench install clean
+.PHONY: all deps build demo test test-asan test-tsan fuzz bench check-model install clean
 
 all: build
 
@@ -62,6 +62,16 @@ bench:
 	cmake -S . -B $(BENCH_BUILD) -DTILEC_BENCH=ON -DTILEC_WERROR=ON -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
 	cmake --build $(BENCH_BUILD) -j $(JOBS) --target bench_gemm bench_rows bench_attention
 	BENCH_BUILD=$(BENCH_BUILD) bench/run $(BENCH_ARGS)
+
+# The Llama decoder (tilec.models.llama, docs/models.md) against transformers'
+# LlamaForCausalLM, live: the tiny config in each weight form (logits within
+# 1e-4, the same greedy tokens), and the logits `make test` checks against
+# (models/llama/reference/tiny.npz) still what transformers gives.  Needs
+# the bench environment's torch and transformers (scripts/install-deps --bench).
+check-model: build
+	@scripts/install-deps --bench
+	for w in f32 bf16 q8; do TILEC_PYTHON=$(BENCH_BUILD)/venv/bin/python $(BUILD)/tilec generate --check --weights $$w || exit 1; done
+	PYTHONPATH=python $(BENCH_BUILD)/venv/bin/python models/llama/reference/make_reference.py --compare
 
 # `make fuzz FUZZ_TARGET=NAME FUZZ_SECONDS=60`: libFuzzer (needs clang) with
 # ASan and UBSan in its own build dir.  The targets, tests/fuzz/NAME.c, and

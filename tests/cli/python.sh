@@ -2,7 +2,8 @@
 # (python/tests, every example against NumPy, argument checks, errors,
 # in-place outputs, the GIL) on this build's libtilec.so, in place
 # (PYTHONPATH=python); then `pip install ./python` into a scratch directory
-# and the installed package loading the library from $TILEC_LIBRARY.
+# and the installed package loading the library from $TILEC_LIBRARY; and
+# `tilec generate` on the tiny Llama config.
 # Needs NumPy and pytest (scripts/install-deps installs python3-numpy and
 # python3-pytest); pip's part is skipped with a note when pip is missing.
 source "$(dirname "$0")/common.bash" "$@"
@@ -26,6 +27,12 @@ if ! TILEC_CLI="$TILEC" PYTHONPATH=$SRC/python "$PY" -m pytest -q -p no:cachepro
   tail -40 "$WORK/out" >&2
 fi
 tail -1 "$WORK/out"
+
+# `tilec generate` runs the package's decoder (tilec.models.llama): the tiny
+# config's first greedy tokens, as transformers picks them
+# (models/llama/reference/tiny.npz, python/tests/test_llama.py)
+expect 0 env TILEC_PYTHON="$PY" "$TILEC" generate -n 4 --threads 2 &&
+  contains "$WORK/out" "^67,78,1,18$"
 
 if "$PY" -m pip --version >/dev/null 2>&1; then
   # from a copy: setuptools builds in the source directory (build/, *.egg-info)

@@ -92,7 +92,8 @@ tilec_status cli_write_stdout(void *user, const char *bytes, size_t n);
 
 extern const cli_command cli_check_command, cli_print_command, cli_plan_command, cli_lower_command, cli_run_command,
     cli_bench_command, cli_emit_llvm_command, cli_emit_asm_command, cli_emit_ptx_command, cli_demo_command, cli_cache_command,
-    cli_compile_command, cli_tune_command, cli_host_command;
+    cli_compile_command, cli_tune_command, cli_host_command,
+    cli_generate_command;
 
 /* What a step returns besides an exit code: CLI_CONTINUE, go on; CLI_MISMATCH,
  * the run finished but its results differ from the reference interpreter (the

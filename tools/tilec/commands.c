@@ -1,5 +1,6 @@
 /* commands.c — the table of tilec subcommands (check.c, print.c, plan.c,
- * lower.c, run.c, object.c, bench.c, emit.c, demo.c, cache.c, host.c), the help requests, and the
+ * lower.c, run.c, object.c, bench.c, emit.c, demo.c, cache.c, host.c,
+ * generate.c), the help requests, and the
  * dispatch of a whole command line (cli_main, see cli.h).  Every subcommand
  * gets a fresh context; exit codes are those of cli.h.  It lives apart from
  * main.c so fuzz_cli can link the dispatch without the program's `main`. */
@@ -24,6 +25,7 @@ static const cli_command *const commands[] = {
     &cli_demo_command,
     &cli_cache_command,
     &cli_host_command,
+    &cli_generate_command,
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 
