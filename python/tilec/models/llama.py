@@ -178,8 +178,11 @@ class Llama:
         if missing:
             raise KeyError(f"tilec.models.llama: weights missing: {', '.join(missing[:4])}"
                            f"{' …' if len(missing) > 4 else ''}")
-        for name, shape in weight_names(c).items():
-            w = _f32(weights[name])
+        shapes = dict(weight_names(c))
+        if c.tie_word_embeddings:  # the projection reads the embedding's matrix, in the projections' form
+            shapes["lm_head.weight"] = shapes["model.embed_tokens.weight"]
+        for name, shape in shapes.items():
+            w = _f32(weights["model.embed_tokens.weight" if name not in weights else name])
             if w.shape != shape:
                 raise ValueError(f"tilec.models.llama: {name} has shape {w.shape}, the config says {shape}")
             if len(shape) == 2 and "embed" not in name and self.weights_as != "f32":
@@ -193,9 +196,6 @@ class Llama:
             else:
                 self.w[name] = (w.reshape(1, -1) if len(shape) == 1 else w,)
             self.effective[name] = w
-        if c.tie_word_embeddings:
-            self.w["lm_head.weight"] = self.w["model.embed_tokens.weight"]
-            self.effective["lm_head.weight"] = self.effective["model.embed_tokens.weight"]
         self.inv_freq = (1.0 / (c.rope_theta ** (np.arange(0, c.dh, 2, dtype=np.int64).astype(np.float32) / c.dh))
                          ).astype(np.float32)
         self.eps = np.array([c.rms_norm_eps], np.float32)
@@ -216,7 +216,7 @@ class Llama:
     def _linear(self, m, consts, decode, x, name, y, rows=None):
         """y = x · Wᵀ for weight `name`: a GEMV at one token (decode, or a
         prompt's last row), else a GEMM over the prompt's T tokens."""
-        n, k = weight_names(self.config).get(name) or weight_names(self.config)["model.embed_tokens.weight"]
+        n, k = self.w[name][0].shape
         one = decode or rows == 1
         kernel = {"f32": "linear", "bf16": "linear_bf16", "q8": "linear_q8"}[self.weights_as]
         params = dict(N=n, K=k, BT=1, T=1) if one else dict(N=n, K=k, BT=8)
@@ -232,9 +232,7 @@ class Llama:
         nxt = m.output("next", I32) if decode else None
         caches = [m.output(f"{'kv'[i % 2]}{i // 2}", F32) for i in range(2 * c.num_hidden_layers)]
         consts = {name: tuple(m.constant(name + (f"#{j}" if j else ""), a) for j, a in enumerate(arrays))
-                  for name, arrays in self.w.items() if name != "lm_head.weight" or not c.tie_word_embeddings}
-        if c.tie_word_embeddings:
-            consts["lm_head.weight"] = consts["model.embed_tokens.weight"]
+                  for name, arrays in self.w.items()}
         eps, freq = m.constant("eps", self.eps), m.constant("inv_freq", self.inv_freq)
         zeros = m.constant("zeros", np.zeros((1 if decode else self.P, d), np.float32))
         h, xn, q, k, v, o, dlt, g, u = (m.temporary(n, F32) for n in ("h", "xn", "q", "k", "v", "o", "d", "g", "u"))
@@ -416,7 +414,7 @@ def main(argv=None):
     say(f"built: {len(model._kernels)} kernels in {model.compile_seconds:.1f} s; "
         f"prefill {model.prefill_module.arena_bytes} arena bytes")
     if args.check:
-        return _check(model, weights if args.weights == "f32" else model.effective, prompt, args.tokens)
+        return _check(model, prompt, args.tokens)
     start = time.perf_counter()
 
     def progress(token, seconds):
@@ -433,8 +431,12 @@ def main(argv=None):
     return 0
 
 
-def _check(model, weights, prompt, new_tokens):
-    ref_prompt, ref_steps, ref_tokens = reference_logits(model.config, weights, prompt, new_tokens)
+def _check(model, prompt, new_tokens):
+    """transformers with the weights the model computes with (model.effective:
+    bf16 and int8 weights as the f32 values they stand for; the vocabulary
+    projection its own matrix even when the config ties it)."""
+    untied = dataclasses.replace(model.config, tie_word_embeddings=False)
+    ref_prompt, ref_steps, ref_tokens = reference_logits(untied, model.effective, prompt, new_tokens)
     model.reset()
     got_prompt = model.prefill(prompt)
     steps, tokens, pick = [], [], int(got_prompt[-1].argmax())
