@@ -19,7 +19,8 @@ cache rows whatever they hold; llama.cpp: a prompt of C − 1 tokens
 evaluated once, then the step repeated after truncating to it; PyTorch: a
 cache of C − 1 random rows).  The memory bound is the bytes a step must
 read (every weight matrix once, in its form, and the KV cache's C rows)
-over the bandwidth a STREAM triad measures with the same threads.
+over the bandwidth STREAM's Add (c = a + b, NumPy on as many threads)
+measures.
 
 Writes one JSON document (the drivers' format, bench/run) on stdout;
 progress on stderr."""
@@ -83,23 +84,23 @@ def rows_of(a):
                         yield size, form, kernel, n, threads
 
 
-# ---- the STREAM triad, for the memory bound ----
+# ---- STREAM's Add, for the memory bound ----
 
-def triad_gbs(threads, mib=512):
+def stream_gbs(threads, mib=512):
     import numpy as np
     n = mib * (1 << 20) // 12
     a, b, c = (np.ones(n, np.float32) for _ in range(3))
     parts = [slice(i * n // threads, (i + 1) * n // threads) for i in range(threads)]
 
     def run():
-        ts = [threading.Thread(target=lambda s=s: np.add(a[s], 3.0 * b[s], out=c[s])) for s in parts]
+        ts = [threading.Thread(target=lambda s=s: np.add(a[s], b[s], out=c[s])) for s in parts]
         for t in ts:
             t.start()
         for t in ts:
             t.join()
     run()
     best = min(timed(run) for _ in range(5))
-    return 4 * n * 4 / best / 1e9  # reads a, b; the 3·b temporary written and read: 4 arrays' bytes
+XX
 
 
 def timed(fn):
@@ -195,7 +196,7 @@ class TorchPeer:
                 self.cache_len = context - 1
             pos = torch.tensor([[context - 1]])
             out = self.forward(torch.tensor([[token]]), cache=self.cache, position_ids=pos, use_cache=True)
-            self.cache.crop(context - 1)
+            self.cache.crop(-1)  # the step's row
             return out.logits[0, -1]
 
 
@@ -356,7 +357,7 @@ def main(argv):
         return 0
     doc = {"family": "model", "cpu": cpu_model(), "cores_online": os.cpu_count(),
            "protocol": f"median of {a.rounds} rounds after a warm-up; decode: 4 steps a round", "peer_versions": versions(),
-           "bandwidth_gbs": {t: round(triad_gbs(t), 2) for t in a.thread_counts}}
+           "bandwidth_gbs": {t: round(stream_gbs(t), 2) for t in a.thread_counts}}
     head = json.dumps(doc)[:-1] + ', "rows": ['
     print(head, flush=True)
     first = True

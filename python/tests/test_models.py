@@ -138,13 +138,13 @@ def bf16_bits(x):
 
 
 @pytest.mark.parametrize("weights", ["f32", "bf16", "q8"])
-@pytest.mark.parametrize("tokens,block", [(1, 1), (19, 8)])
-def test_linear(weights, tokens, block):
-    """A decode step's GEMV (T pinned to 1, BT=1) and a prompt's GEMM (T a
-    runtime size, BT=8)."""
-    n, kdim = 72, 40  # ragged against the blocks (32 outputs, 16 inputs)
-    name = {"f32": "linear", "bf16": "linear_bf16", "q8": "linear_q8"}[weights]
-    k = kernel(name, N=n, K=kdim, BT=block, **({"T": 1} if block == 1 else {}))
+@pytest.mark.parametrize("tokens", [1, 19])
+def test_linear(weights, tokens):
+    """A decode step's GEMV (gemv*.tir, one token) and a prompt's GEMM
+    (linear*.tir, T a runtime size, blocks of 8 tokens)."""
+    n, kdim = 72, 200  # ragged against the blocks (8 or 32 outputs, 64 or 16 inputs)
+    form = {"f32": "", "bf16": "_bf16", "q8": "_q8"}[weights]
+    k = kernel("gemv" + form, N=n, K=kdim) if tokens == 1 else kernel("linear" + form, N=n, K=kdim, BT=8)
     x = RNG.standard_normal((tokens, kdim)).astype(np.float32)
     w = RNG.standard_normal((n, kdim)).astype(np.float32)
     if weights == "f32":
@@ -155,8 +155,10 @@ def test_linear(weights, tokens, block):
     else:
         scale = (np.abs(w).max(-1) / 127).astype(np.float32)
         q = np.round(w / scale[:, None]).astype(np.int8)
-        args, wide = (q, scale[None, :]), q.astype(np.float64) * scale[:, None]
-    np.testing.assert_allclose(k(x, *args), x.astype(np.float64) @ wide.astype(np.float64).T, rtol=TOL, atol=1e-4)
+        args, wide = (q, scale if tokens == 1 else scale[None, :]), q.astype(np.float64) * scale[:, None]
+    want = x.astype(np.float64) @ wide.astype(np.float64).T
+    got = k(x[0], *args) if tokens == 1 else k(x, *args)
+    np.testing.assert_allclose(got, want[0] if tokens == 1 else want, rtol=TOL, atol=1e-4)
 
 
 @pytest.mark.parametrize("tokens,length", [(1, 1), (5, 9), (16, 16), (11, 40)])

@@ -215,12 +215,15 @@ class Llama:
 
     def _linear(self, m, consts, decode, x, name, y, rows=None):
         """y = x · Wᵀ for weight `name`: a GEMV at one token (decode, or a
-        prompt's last row), else a GEMM over the prompt's T tokens."""
+        prompt's last row: gemv*.tir), else a GEMM over the prompt's T
+        tokens (linear*.tir)."""
         n, k = self.w[name][0].shape
-        one = decode or rows == 1
-        kernel = {"f32": "linear", "bf16": "linear_bf16", "q8": "linear_q8"}[self.weights_as]
-        params = dict(N=n, K=k, BT=1, T=1) if one else dict(N=n, K=k, BT=8)
-        m.step(self._kernel(kernel, **params), x, *consts[name], y)
+        form = {"f32": "", "bf16": "_bf16", "q8": "_q8"}[self.weights_as]
+        if decode or rows == 1:
+            kernel = self._kernel("gemv" + form, N=n, K=k)
+        else:
+            kernel = self._kernel("linear" + form, N=n, K=k, BT=8)
+        m.step(kernel, x, *consts[name], y)
 
     def _build(self, decode):
         c, S = self.config, self.S
