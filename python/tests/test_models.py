@@ -64,6 +64,30 @@ def test_argmax():
     assert k(np.full(1000, np.nan, np.float32))[0] == 1000
 
 
+@pytest.mark.parametrize("top", [0, 1, 7])
+def test_sample(top):
+    """Inverse-transform sampling: the pick for each draw u is the index
+    where the kept logits' cumulative softmax (float64 here) passes u, but
+    for draws within 1e-5 of a boundary; only the top `top` (0: all) are
+    ever picked, NaN and inf never."""
+    v, temp = 512, 0.7
+    k = kernel("sample", V=v, K=top, BS=64)
+    logits = np.random.default_rng(top).standard_normal(v).astype(np.float32) * 3
+    logits[[5, 6]] = np.nan, np.inf
+    real = np.where(np.isfinite(logits), logits, -np.inf).astype(np.float64)
+    floor = np.sort(real)[-top] if top else -np.inf
+    w = np.where(real >= floor, np.exp((real - real.max()) / np.float32(temp)), 0.0)
+    cdf = np.cumsum(w) / w.sum()
+    picks = set()
+    for u in np.linspace(0.0, 0.999, 400):
+        got = int(k(logits.reshape(v // 64, 64), temp, u)[0])
+        picks.add(got)
+        if np.abs(cdf - u).min() > 1e-5:
+            assert got == int(np.argmax(cdf > u)), u
+    assert picks <= set(np.flatnonzero(w > 0)) and (top != 1 or picks == {int(np.argmax(real))})
+    assert int(k(logits.reshape(v // 64, 64), temp, 0.5)[0]) == int(k(logits.reshape(v // 64, 64), temp, 0.5)[0])
+
+
 def rotated(x, pos, inv_freq):
     """transformers' rotate_half RoPE of x[T, H, Dh] at positions pos.., in f64
     from the f32 angles."""

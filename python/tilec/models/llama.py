@@ -172,7 +172,7 @@ class Llama:
                        for _ in range(2 * c.num_hidden_layers)]
         self.decode_module = self._build(decode=True)
         self.prefill_module = self._build(decode=False)
-        self._tok, self._pos, self._next = np.zeros(1, I32), np.zeros(1, I32), np.zeros(1, I32)
+        self._tok, self._pos, self._next, self._pick = (np.zeros(1, I32) for _ in range(4))
         self._logits1 = np.zeros(c.vocab_size, np.float32)
         self.pos = 0
 
@@ -316,12 +316,13 @@ class Llama:
     def generate(self, prompt, new_tokens, *, temperature=0.0, top_k=0, seed=0, on_token=None):
         """The prompt's continuation by new_tokens tokens: greedy at
         temperature 0, else sampled (softmax at the temperature over the
-        top_k logits, 0: all) from a generator seeded with `seed`.
+        top_k logits, 0: all; sample()) with draws from a generator seeded
+        with `seed`.
         on_token(token, seconds) after each."""
         self.reset()
         rng = np.random.default_rng(seed)
         logits = self.prefill(prompt)
-        pick = int(np.argmax(logits)) if temperature == 0 else sample(logits, temperature, top_k, rng)
+        pick = int(np.argmax(logits)) if temperature == 0 else self.sample(logits, temperature, top_k, rng)
         out = []
         start = time.perf_counter()
         for i in range(new_tokens):
@@ -331,18 +332,21 @@ class Llama:
             if i + 1 == new_tokens:
                 break
             logits, top = self.decode(pick)
-            pick = top if temperature == 0 else sample(logits, temperature, top_k, rng)
+            pick = top if temperature == 0 else self.sample(logits, temperature, top_k, rng)
         return out
 
-
-def sample(logits, temperature, top_k, rng):
-    """A token drawn from softmax(logits / temperature) over the top_k
-    largest logits (0: all of them)."""
-    z = np.asarray(logits, np.float64) / temperature
-    if 0 < top_k < len(z):
-        z[z < np.partition(z, -top_k)[-top_k]] = -np.inf
-    p = np.exp(z - z.max())
-    return int(rng.choice(len(z), p=p / p.sum()))
+    def sample(self, logits, temperature, top_k, rng):
+        """A token drawn from softmax(logits / temperature) over the top_k
+        largest logits (0: all) by sample.tir, with a uniform draw from rng
+        (a numpy.random.Generator)."""
+        if not temperature > 0:
+            raise ValueError("tilec.models.llama: sampling takes a temperature > 0 (0 is greedy: argmax)")
+        v = self.config.vocab_size
+        block = next(b for b in (64, 32, 16, 8, 4, 2, 1) if v % b == 0)
+        kernel = self._kernel("sample", V=v, K=top_k if 0 < top_k < v else 0, BS=block)
+        logits = np.ascontiguousarray(logits, np.float32).reshape(v // block, block)
+        kernel(logits, temperature, float(rng.random(dtype=np.float32)), self._pick)
+        return int(self._pick[0])
 
 
 # ---- transformers, for --check and for loading weights ----
