@@ -6,7 +6,8 @@ eager and torch.compile (transformers' LlamaForCausalLM), plus the memory
 bound of a decode step (docs/performance.md "The model family").
 
     bench/model.py [--size small,1b] [--kernel prefill,decode] [--peer NAME]... [--threads 1,2]
-                   [--weights f32,bf16,q8] [--rounds N] [--python VENV_PYTHON] [--list]
+                   [--weights f32,bf16,q8] [--prompts 128,512] [--contexts 128,1024,4096]
+                   [--rounds N] [--python VENV_PYTHON] [--list]
 
 Rows: `prefill` at prompts of 128 and 512 tokens, `decode` at contexts of
 128, 1024 and 4096 (the step that writes the context's last row), for each
@@ -59,6 +60,8 @@ def parse_args(argv):
     p.add_argument("--kernel", action="append", default=[], help="prefill, decode (default both)")
     p.add_argument("--peer", action="append", default=[], help="peers to run (default all)")
     p.add_argument("--weights", default="f32,bf16,q8")
+    p.add_argument("--prompts", default=",".join(map(str, PROMPTS)), help="prefill rows' prompt lengths")
+    p.add_argument("--contexts", default=",".join(map(str, CONTEXTS)), help="decode rows' context lengths")
     p.add_argument("--threads", default="1,2")
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--round-ms", type=float, default=0, help="unused (the family times whole tokens)")
@@ -72,6 +75,8 @@ def parse_args(argv):
     a.peers = [x for x in PEERS if not a.peer or x in split(a.peer)]
     a.weight_forms = split([a.weights])
     a.thread_counts = [int(t) for t in a.threads.split(",")]
+    a.prompt_lengths = [int(n) for n in a.prompts.split(",") if n]
+    a.context_lengths = [int(n) for n in a.contexts.split(",") if n]
     return a
 
 
@@ -79,7 +84,7 @@ def rows_of(a):
     for size in a.sizes:
         for form in a.weight_forms:
             for kernel in a.kernels:
-                for n in PROMPTS if kernel == "prefill" else CONTEXTS:
+                for n in a.prompt_lengths if kernel == "prefill" else a.context_lengths:
                     for threads in a.thread_counts:
                         yield size, form, kernel, n, threads
 
@@ -373,7 +378,8 @@ def main(argv):
             log(f"{size} {form} {threads} threads: {name}")
             try:
                 t0 = time.perf_counter()
-                peer = PEER_CLASSES[name](config, weights, form, threads, max(CONTEXTS))
+                peer = PEER_CLASSES[name](config, weights, form, threads,
+                                          max(a.context_lengths + a.prompt_lengths))
                 build_s = time.perf_counter() - t0
             except Exception as e:  # noqa: BLE001 — a peer that cannot run is a result
                 for r in rows.values():

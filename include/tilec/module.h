@@ -97,6 +97,14 @@ TILEC_API const char *tilec_module_arg(const tilec_module *m, size_t index, tile
 TILEC_API uint64_t tilec_module_arg_bytes(const tilec_module *m, size_t index, const int64_t *dims);
 /* The arena's bytes: every temporary at the module's largest sizes. */
 TILEC_API uint64_t tilec_module_arena_bytes(const tilec_module *m);
+/* Where the time goes: with timing on, each run adds each step's wall time
+ * (its dispatch, checks included) to the step's total; turning it on or
+ * off zeroes the totals.  Not while a run is in flight.  Off by default: a
+ * clock read around each step is the cost. */
+TILEC_API void tilec_module_time(tilec_module *m, bool on);
+/* The index-th step's kernel name and, in *ms, its total milliseconds
+ * (NULL past the last step). */
+TILEC_API const char *tilec_module_step(const tilec_module *m, size_t index, double *ms);
 
 #ifdef __cplusplus
 }

@@ -34,11 +34,14 @@ def test_module_runs_the_steps():
     m, x, y, w, t = axpx()
     m.step(MUL, x, w, t).step(ADD, t, x, y, T="T").finish()
     assert m.arena_bytes == 64 * 8 * 4 and m.arg_bytes(1, T=5) == 5 * 8 * 4
+    m.time_steps()
     for rows in (1, 5, 64):
         xs = np.random.default_rng(rows).standard_normal((rows, 8)).astype(np.float32)
         ys = np.zeros((rows, 8), np.float32)
         m(xs, ys, T=rows)
         np.testing.assert_array_equal(ys, xs * W[:rows] + xs)
+    times = m.step_times()
+    assert [name for name, _ in times] == ["mul", "add"] and all(t > 0 for _, t in times)
 
 
 def test_module_size_offsets():

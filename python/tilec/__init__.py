@@ -268,6 +268,8 @@ def _load():
                               ctypes.POINTER(ctypes.c_int64)], ctypes.c_int),
         "tilec_module_step_count": ([P], ctypes.c_size_t),
         "tilec_module_arena_bytes": ([P], U64),
+        "tilec_module_time": ([P, B], None),
+        "tilec_module_step": ([P, ctypes.c_size_t, ctypes.POINTER(ctypes.c_double)], S),
         "tilec_module_arg_bytes": ([P, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int64)], U64),
     }
     for name, (args, res) in sig.items():

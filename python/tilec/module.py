@@ -153,6 +153,20 @@ class Module:
         self.finished = True
         return self
 
+    def time_steps(self, on=True):
+        """Timing on (or off): each later call adds each step's wall time to
+        its total (step_times); either way the totals restart at 0."""
+        _lib.tilec_module_time(self._ptr, on)
+
+    def step_times(self):
+        """[(kernel name, seconds)] per step, summed over the calls since
+        time_steps()."""
+        out, ms = [], ctypes.c_double()
+        for i in range(_lib.tilec_module_step_count(self._ptr)):
+            name = _lib.tilec_module_step(self._ptr, i, ctypes.byref(ms))
+            out.append((name.decode(), ms.value / 1e3))
+        return out
+
     @property
     def arena_bytes(self):
         return _lib.tilec_module_arena_bytes(self._ptr)

@@ -4,6 +4,7 @@
 #include "driver/kernel.h"
 #include "tilec/module.h"
 
+#include "base/clock.h"
 #include "base/vec.h"
 
 #include <stdatomic.h>
@@ -25,6 +26,7 @@ typedef struct {
     uint32_t *values;       /* [n_args] */
     tilec_buffer *bufs;     /* [n_args]: temporaries and constants filled at finish, the rest at each run */
     tilec_step_size sizes[TIR_MAX_SYMBOLS];
+    double ms;              /* the time its runs took, while the module is timed */
 } mod_step;
 
 struct tilec_module {
@@ -38,6 +40,7 @@ struct tilec_module {
     bool finished;
     void *arena_block, *arena; /* what was allocated; it aligned up to 64 */
     uint64_t arena_bytes;
+    bool timed; /* tilec_module_time */
     atomic_flag busy;
 };
 
@@ -418,8 +421,10 @@ tilec_status tilec_module_run(tilec_context *ctx, tilec_module *m, size_t n, con
         }
         int64_t d[TIR_MAX_SYMBOLS];
         step_dims(s, dims, d);
+        double start = m->timed ? now_ms() : 0;
         if ((st = tilec_dispatch_dims(ctx, s->k, s->n_args, s->bufs, s->n_sizes, d)))
             tilec_error(ctx, st, "MOD-R05", tilec_no_loc(), "in " STEP_FMT, STEP_ARGS(m, i, s->k));
+        if (m->timed) s->ms += now_ms() - start;
     }
     atomic_flag_clear_explicit(&m->busy, memory_order_release);
     return st;
@@ -459,3 +464,13 @@ uint64_t tilec_module_arg_bytes(const tilec_module *m, size_t index, const int64
     return most;
 }
 uint64_t tilec_module_arena_bytes(const tilec_module *m) { return m ? m->arena_bytes : 0; }
+const char *tilec_module_step(const tilec_module *m, size_t index, double *ms) {
+    if (!m || index >= m->steps.len) return NULL;
+    if (ms) *ms = m->steps.data[index].ms;
+    return strbuf_cstr(&m->steps.data[index].k->name);
+}
+void tilec_module_time(tilec_module *m, bool on) {
+    if (!m) return;
+    m->timed = on;
+    for (size_t i = 0; i < m->steps.len; i++) m->steps.data[i].ms = 0;
+}

@@ -6,7 +6,7 @@
  * outside a kernel's range, a temporary read before it is written or
  * read further than it was written, an unbound constant), as are the run's
  * errors (unfinished, argument count, sizes, a failing step), and the
- * module stays usable after a failed run. */
+ * module stays usable after a failed run; timing adds up each step's time. */
 #include "examples_util.h"
 #include "harness.h"
 #include "tilec/module.h"
@@ -93,6 +93,17 @@ static void check_runs(tilec_context *ctx, tilec_runtime *rt) {
         for (int i = 0; i < rows * N; i++) exact &= y[i] == x[i] * w[i] + x[i];
         CHECK_MSG(exact, "y = x*w + x at T=%lld", (long long)rows);
     }
+    /* timing: each step's total grows with the runs, and restarts at 0 */
+    tilec_module_time(f.m, true);
+    double ms[2] = {-1, -1};
+    CHECK(!strcmp(tilec_module_step(f.m, 0, &ms[0]), "mul8") && ms[0] == 0);
+    int64_t four = 4;
+    for (int r = 0; r < 3; r++)
+        CHECK(tilec_module_run(ctx, f.m, 2, (tilec_buffer[]){{x, sizeof x, TIR_F32}, {y, sizeof y, TIR_F32}}, 1,
+                               &four) == TILEC_OK);
+    CHECK(!strcmp(tilec_module_step(f.m, 1, &ms[1]), "add8") && ms[1] > 0 && tilec_module_step(f.m, 2, NULL) == NULL);
+    tilec_module_time(f.m, false);
+    CHECK(tilec_module_step(f.m, 1, &ms[1]) && ms[1] == 0);
     /* run errors; the module stays usable */
     tilec_buffer args[2] = {{x, 4 * N * 4, TIR_F32}, {y, 3 * N * 4, TIR_F32}};
     CHECK(first_diag(ctx, tilec_module_run(ctx, f.m, 1, args, 1, (int64_t[]){4}), TILEC_E_ARG, "RT-D02", "axpx"));

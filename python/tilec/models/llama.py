@@ -180,8 +180,8 @@ class Llama:
 
     def _weights(self, weights):
         """Each weight once in the form the kernels read (bf16 and q8
-        converted here), and `effective`: the f32 weights those stand for."""
-        c, self.w, self.effective = self.config, {}, {}
+        converted here)."""
+        c, self.w = self.config, {}
         missing = [n for n in weight_names(c) if n not in weights and not (n == "lm_head.weight" and
                                                                           "model.embed_tokens.weight" in weights)]
         if missing:
@@ -195,19 +195,28 @@ class Llama:
             if w.shape != shape:
                 raise ValueError(f"tilec.models.llama: {name} has shape {w.shape}, the config says {shape}")
             if len(shape) == 2 and "embed" not in name and self.weights_as != "f32":
-                if self.weights_as == "bf16":
-                    self.w[name] = (to_bf16(w),)
-                    w = from_bf16(self.w[name][0])
-                else:
-                    q, s = to_q8(w)
-                    self.w[name] = (q, s)
-                    w = (q.astype(np.float32) * s.reshape(-1, 1)).astype(np.float32)
+                self.w[name] = (to_bf16(w),) if self.weights_as == "bf16" else to_q8(w)
             else:
                 self.w[name] = (w.reshape(1, -1) if len(shape) == 1 else w,)
-            self.effective[name] = w
         self.inv_freq = (1.0 / (c.rope_theta ** (np.arange(0, c.dh, 2, dtype=np.int64).astype(np.float32) / c.dh))
                          ).astype(np.float32)
         self.eps = np.array([c.rms_norm_eps], np.float32)
+
+    @property
+    def effective(self):
+        """The f32 weights the model computes with, under transformers' names
+        (bf16 and int8 weights as the values they stand for; made on each
+        call: a copy of every matrix in those forms)."""
+        out = {}
+        for name, arrays in self.w.items():
+            if self.weights_as == "bf16" and arrays[0].dtype == BF16:
+                out[name] = from_bf16(arrays[0])
+            elif self.weights_as == "q8" and arrays[0].dtype == np.int8:
+                out[name] = (arrays[0].astype(np.float32) * arrays[1].reshape(-1, 1)).astype(np.float32)
+            else:
+                out[name] = arrays[0].reshape(-1) if arrays[0].shape[0] == 1 and name.endswith("norm.weight") \
+                    else arrays[0]
+        return out
 
     # ---- kernels and modules ----
 
