@@ -68,6 +68,7 @@ def parse_args(argv):
     p.add_argument("--warmup-ms", type=float, default=0, help="unused")
     p.add_argument("--python", help="the bench environment's Python (torch, transformers, llama_cpp)")
     p.add_argument("--list", action="store_true")
+    p.add_argument("--worker", help=argparse.SUPPRESS)  # one peer's job, in a process of its own (run_worker)
     a = p.parse_args(argv)
     split = lambda vs: [x for v in vs for x in v.split(",") if x]  # noqa: E731
     a.sizes = [s for s in CONFIGS if not a.size or s in split(a.size)]
@@ -224,24 +225,16 @@ def write_gguf(config, weights, form):
     fd, path = tempfile.mkstemp(suffix=".gguf", dir=os.environ.get("TMPDIR"))
     os.close(fd)
     w = gguf.GGUFWriter(path, "llama")
-    w.add_context_length(c.max_position_embeddings)
-    w.add_embedding_length(c.hidden_size)
-    w.add_block_count(c.num_hidden_layers)
-    w.add_feed_forward_length(c.intermediate_size)
-    w.add_rope_dimension_count(c.dh)
-    w.add_head_count(c.num_attention_heads)
-    w.add_head_count_kv(c.num_key_value_heads)
-    w.add_key_length(c.dh)
-    w.add_value_length(c.dh)
-    w.add_layer_norm_rms_eps(c.rms_norm_eps)
-    w.add_rope_freq_base(c.rope_theta)
-    w.add_vocab_size(c.vocab_size)
-    w.add_tokenizer_model("llama")
-    w.add_token_list([f"<t{i}>".encode() for i in range(c.vocab_size)])
-    w.add_token_scores([0.0] * c.vocab_size)
-    w.add_token_types([1] * c.vocab_size)
-    w.add_bos_token_id(1)
-    w.add_eos_token_id(2)
+    for key, value in (("context_length", c.max_position_embeddings), ("embedding_length", c.hidden_size),
+                       ("block_count", c.num_hidden_layers), ("feed_forward_length", c.intermediate_size),
+                       ("rope_dimension_count", c.dh), ("head_count", c.num_attention_heads),
+                       ("head_count_kv", c.num_key_value_heads), ("key_length", c.dh), ("value_length", c.dh),
+                       ("layer_norm_rms_eps", c.rms_norm_eps), ("rope_freq_base", c.rope_theta),
+                       ("vocab_size", c.vocab_size), ("tokenizer_model", "llama"),
+                       ("token_list", [f"<t{i}>".encode() for i in range(c.vocab_size)]),
+                       ("token_scores", [0.0] * c.vocab_size), ("token_types", [1] * c.vocab_size),
+                       ("bos_token_id", 1), ("eos_token_id", 2)):
+        getattr(w, "add_" + key)(value)
 
     def permute(m, heads):
         return m.reshape(heads, 2, m.shape[0] // heads // 2, *m.shape[1:]).swapaxes(1, 2).reshape(m.shape)
@@ -354,8 +347,9 @@ def main(argv):
         os.execv(a.python, [a.python, os.path.abspath(__file__)] + argv)
     sys.path.insert(0, os.path.join(ROOT, "python"))
     os.environ.setdefault("TILEC_LIBRARY", os.path.join(ROOT, "build-bench", "libtilec.so"))
-    import numpy as np
     from tilec.models import llama
+    if a.worker:
+        return worker(json.loads(a.worker))
     if a.list:
         for row in rows_of(a):
             print("%s %s %s %d threads=%d" % row)
@@ -371,35 +365,14 @@ def main(argv):
         groups.setdefault((size, form, threads), []).append((kernel, n))
     for (size, form, threads), cases in groups.items():
         config = llama.Config.from_dict(CONFIGS[size])
-        weights = llama.random_weights(config, 0)
         rows = {case: {"kernel": case[0], "shape": f"{size}-{form}-{'p' if case[0] == 'prefill' else 'c'}{case[1]}",
                        "threads": threads, "unit": "tokens/s", "peers": []} for case in cases}
         for name in a.peers:
             log(f"{size} {form} {threads} threads: {name}")
-            try:
-                t0 = time.perf_counter()
-                peer = PEER_CLASSES[name](config, weights, form, threads,
-                                          max(a.context_lengths + a.prompt_lengths))
-                build_s = time.perf_counter() - t0
-            except Exception as e:  # noqa: BLE001 — a peer that cannot run is a result
-                for r in rows.values():
-                    r["peers"].append({"name": name, "status": "skipped", "message": f"{type(e).__name__}: {e}"[:300]})
-                continue
-            for (kernel, n), r in rows.items():
-                try:
-                    med, lo, hi = measure(peer, kernel, n, a.rounds)
-                    entry = {"name": name, "status": "ok", "median_us": med * 1e6, "min_us": lo * 1e6,
-                             "max_us": hi * 1e6, "throughput": 1 / med, "build_s": round(build_s, 2)}
-                    if name.startswith("torch") and form == "q8":
-                        entry["note"] = "the int8 weights dequantized to f32 (no int8 GEMV on the CPU)"
-                    r["peers"].append(entry)
-                    log(f"  {kernel} {n}: {1 / med:.1f} tokens/s")
-                except Exception as e:  # noqa: BLE001
-                    r["peers"].append({"name": name, "status": "error", "message": f"{type(e).__name__}: {e}"[:300]})
-            if hasattr(peer, "close"):
-                peer.close()
-            del peer
-            gc.collect()
+            job = dict(size=size, form=form, threads=threads, peer=name, cases=cases, rounds=a.rounds,
+                       context=max(a.context_lengths + a.prompt_lengths))
+            for case, entry in zip(cases, run_worker(job)):
+                rows[case]["peers"].append(entry)
         for (kernel, n), r in rows.items():
             if kernel == "decode":
                 b = bytes_per_step(config, form, n)
@@ -409,9 +382,60 @@ def main(argv):
             ratios(r)
             print(("" if first else ",") + json.dumps(r), flush=True)
             first = False
-        del weights
-        gc.collect()
     print("]}", flush=True)
+    return 0
+
+
+def run_worker(job):
+    """One peer's rows of one (config, form, threads) group, in a process of
+    its own (this file with --worker): no peer's threads, allocator or
+    caches are left over for the next (a tilec row measured 1.4x slower
+    right after PyTorch's in one process).  One entry per case."""
+    import subprocess
+    proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", json.dumps(job)],
+                          stdout=subprocess.PIPE, stderr=None, text=True)
+    try:
+        entries = json.loads(proc.stdout.strip().splitlines()[-1])
+        if len(entries) == len(job["cases"]):
+            return entries
+    except (ValueError, IndexError):
+        pass
+    why = f"its process ended with status {proc.returncode} and no results"
+    return [{"name": job["peer"], "status": "error", "message": why} for _ in job["cases"]]
+
+
+def worker(job):
+    """Builds the peer with the group's weights and measures its cases:
+    prints a JSON list of their entries."""
+    from tilec.models import llama
+    config = llama.Config.from_dict(CONFIGS[job["size"]])
+    weights = llama.random_weights(config, 0)
+    name, form = job["peer"], job["form"]
+    try:
+        t0 = time.perf_counter()
+        peer = PEER_CLASSES[name](config, weights, form, job["threads"], job["context"])
+        build_s = time.perf_counter() - t0
+    except Exception as e:  # noqa: BLE001 — a peer that cannot run is a result
+        print(json.dumps([{"name": name, "status": "skipped", "message": f"{type(e).__name__}: {e}"[:300]}
+                          for _ in job["cases"]]))
+        return 0
+    del weights
+    gc.collect()
+    out = []
+    for kernel, n in job["cases"]:
+        try:
+            med, lo, hi = measure(peer, kernel, n, job["rounds"])
+            entry = {"name": name, "status": "ok", "median_us": med * 1e6, "min_us": lo * 1e6, "max_us": hi * 1e6,
+                     "throughput": 1 / med, "build_s": round(build_s, 2)}
+            if name.startswith("torch") and form == "q8":
+                entry["note"] = "the int8 weights dequantized to f32 (no int8 GEMV on the CPU)"
+            log(f"  {kernel} {n}: {1 / med:.1f} tokens/s")
+        except Exception as e:  # noqa: BLE001
+            entry = {"name": name, "status": "error", "message": f"{type(e).__name__}: {e}"[:300]}
+        out.append(entry)
+    if hasattr(peer, "close"):
+        peer.close()
+    print(json.dumps(out), flush=True)
     return 0
 
 

@@ -39,10 +39,7 @@ tilec_status tilec_dispatch(tilec_context *ctx, tilec_kernel *k, size_t n, const
 size_t tilec_kernel_dim_count(const tilec_kernel *k) { return k ? k->dim_count : 0; }
 
 const char *tilec_kernel_dim(const tilec_kernel *k, size_t index, int64_t *lo, int64_t *hi) {
-    if (!k || index >= k->dim_count) return NULL;
-    if (lo) *lo = k->dims[index].lo;
-    if (hi) *hi = k->dims[index].hi;
-    return k->dims[index].name;
+    return k ? rt_dim_at(k->dims, k->dim_count, index, lo, hi) : NULL;
 }
 
 /* A kernel of several variants (runtime sizes) counts theirs. */

@@ -436,10 +436,7 @@ const char *tilec_module_name(const tilec_module *m) { return m ? m->name : NULL
 size_t tilec_module_step_count(const tilec_module *m) { return m ? m->steps.len : 0; }
 size_t tilec_module_dim_count(const tilec_module *m) { return m ? m->dim_count : 0; }
 const char *tilec_module_dim(const tilec_module *m, size_t index, int64_t *lo, int64_t *hi) {
-    if (!m || index >= m->dim_count) return NULL;
-    if (lo) *lo = m->dims[index].lo;
-    if (hi) *hi = m->dims[index].hi;
-    return m->dims[index].name;
+    return m ? rt_dim_at(m->dims, m->dim_count, index, lo, hi) : NULL;
 }
 size_t tilec_module_arg_count(const tilec_module *m) { return m ? m->args.len : 0; }
 const char *tilec_module_arg(const tilec_module *m, size_t index, tilec_value_kind *kind, tir_scalar *elem) {

@@ -95,6 +95,15 @@ typedef struct {
     int64_t lo, hi;
 } rt_dim;
 
+/* dims[index]'s name, and its range in *lo and *hi (each may be NULL);
+ * NULL for an index past count. */
+static inline const char *rt_dim_at(const rt_dim *dims, uint32_t count, size_t index, int64_t *lo, int64_t *hi) {
+    if (index >= count) return NULL;
+    if (lo) *lo = dims[index].lo;
+    if (hi) *hi = dims[index].hi;
+    return dims[index].name;
+}
+
 /* RT-D10 unless dims[0..n_dims) are one value per size of sizes[0..count),
  * each in its range (`kernel` names the kernel in the message; `how` says
  * how to pass them, for a call that passed none). */
