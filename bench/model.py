@@ -355,7 +355,9 @@ def main(argv):
             print("%s %s %s %d threads=%d" % row)
         return 0
     doc = {"family": "model", "cpu": cpu_model(), "cores_online": os.cpu_count(),
-           "protocol": f"median of {a.rounds} rounds after a warm-up; decode: 4 steps a round", "peer_versions": versions(),
+           "protocol": {"rounds": a.rounds, "round": "prefill: the prompt once; decode: 4 steps",
+                        "statistic": "median round after a warm-up", "isolation": "each peer in a process of its own"},
+           "peer_versions": versions(),
            "bandwidth_gbs": {t: round(stream_gbs(t), 2) for t in a.thread_counts}}
     head = json.dumps(doc)[:-1] + ', "rows": ['
     print(head, flush=True)
