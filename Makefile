@@ -65,13 +65,17 @@ bench:
 
 # The Llama decoder (tilec.models.llama, docs/models.md) against transformers'
 # LlamaForCausalLM, live: the tiny config in each weight form (logits within
-# 1e-4, the same greedy tokens), and the logits `make test` checks against
-# (models/llama/reference/tiny.npz) still what transformers gives.  Needs
+# 1e-4, the same greedy tokens), the logits `make test` checks against
+# (models/llama/reference/tiny.npz) still what transformers gives, and a
+# checkpoint transformers saved (config.json, safetensors) read by --model.  Needs
 # the bench environment's torch and transformers (scripts/install-deps --bench).
 check-model: build
 	@scripts/install-deps --bench
 	for w in f32 bf16 q8; do TILEC_PYTHON=$(BENCH_BUILD)/venv/bin/python $(BUILD)/tilec generate --check --weights $$w || exit 1; done
 	PYTHONPATH=python $(BENCH_BUILD)/venv/bin/python models/llama/reference/make_reference.py --compare
+	PYTHONPATH=python $(BENCH_BUILD)/venv/bin/python -c 'from tilec.models import llama; \
+	  llama.transformers_model(llama.TINY, llama.random_weights(llama.TINY, 3)).save_pretrained("$(BUILD)/tiny-checkpoint")'
+	TILEC_PYTHON=$(BENCH_BUILD)/venv/bin/python $(BUILD)/tilec generate --model $(BUILD)/tiny-checkpoint --check
 
 # `make fuzz FUZZ_TARGET=NAME FUZZ_SECONDS=60`: libFuzzer (needs clang) with
 # ASan and UBSan in its own build dir.  The targets, tests/fuzz/NAME.c, and
