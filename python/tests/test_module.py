@@ -72,3 +72,23 @@ def test_module_build_errors_name_the_step():
         m.step(MUL, x, w, t, T="U")
     with pytest.raises(TypeError, match="takes 2 arrays"):
         m(np.zeros((1, 8), np.float32))
+
+
+def test_module_and_kernel_lifetimes():
+    """A kernel a live module runs refuses to close (its code would be freed
+    under the module); a closed module refuses to run; then the kernel closes."""
+    kernel = tilec.compile(SOURCE.format(op="add"), threads=1)
+    m = tilec.Module("alive", T=(1, 64))
+    x, y = m.input("x", np.float32), m.output("y", np.float32)
+    m.step(kernel, x, x, y).finish()
+    with pytest.raises(ValueError, match="step of module alive"):
+        kernel.close()
+    xs = np.ones((2, 8), np.float32)
+    ys = np.zeros((2, 8), np.float32)
+    m(xs, ys, T=2)
+    assert (ys == 2).all()
+    m.close()
+    m.close()  # again: harmless
+    with pytest.raises(ValueError, match="released"):
+        m(xs, ys, T=2)
+    kernel.close()

@@ -576,6 +576,7 @@ class Kernel:
     released kernel raises ValueError when used."""
 
     _release = None  # the finalizer destroying the tilec_kernel, once compiled
+    _modules = ()  # the tilec.Modules whose steps run it (a WeakSet once one does)
 
     def __init__(self, text, filename, name, params, options, runtime=None):
         self._ptr = None
@@ -832,7 +833,11 @@ class Kernel:
 
     def close(self):
         """Releases the compiled code now; again is harmless.  Not while
-        another thread is calling the kernel."""
+        another thread is calling the kernel, nor while a live
+        tilec.Module runs it (ValueError: close the module first)."""
+        users = [m for m in self._modules if m._ptr]
+        if users and self._ptr:
+            raise ValueError(f"tilec: kernel {self.name} is a step of module {users[0].name}; close the module first")
         self._ptr = None
         if self._release:
             self._release()  # runs the finalizer once; later calls do nothing

@@ -15,6 +15,7 @@ import ctypes
 import re
 import threading
 import types
+import weakref
 
 import numpy as np
 
@@ -61,7 +62,7 @@ class Module:
         with _compile_lock:
             if _lib.tilec_module_create(self._ctx.ptr, name.encode(), ctypes.byref(self._ptr)) != 0:
                 raise self._ctx.error("tilec: cannot create a module")
-        _when_collected(self, _destroy_module, self._ptr, self._ctx, self._keep)
+        self._release = _when_collected(self, _destroy_module, self._ptr, self._ctx, self._keep)
         for size, (lo, hi) in sizes.items():
             index = ctypes.c_uint32()
             self._call(_lib.tilec_module_add_dim, size.encode(), lo, hi, ctypes.byref(index))
@@ -70,7 +71,7 @@ class Module:
 
     def _call(self, fn, *args):
         with _compile_lock:
-            if fn(self._ctx.ptr, self._ptr, *args) != 0:
+            if fn(self._ctx.ptr, self._handle(), *args) != 0:
                 raise self._ctx.error(f"tilec: module {self.name}: {fn.__name__} failed")
 
     def _value(self, name, kind, dtype):
@@ -146,6 +147,9 @@ class Module:
         step_sizes = (_StepSize * max(1, len(specs)))(*specs)
         self._call(_lib.tilec_module_add_step, kernel._handle(), len(values), indices, len(specs), step_sizes)
         self._keep.append(kernel)
+        if not isinstance(kernel._modules, weakref.WeakSet):
+            kernel._modules = weakref.WeakSet()
+        kernel._modules.add(self)
         return self
 
     def finish(self):
@@ -156,25 +160,26 @@ class Module:
     def time_steps(self, on=True):
         """Timing on (or off): each later call adds each step's wall time to
         its total (step_times); either way the totals restart at 0."""
-        _lib.tilec_module_time(self._ptr, on)
+        _lib.tilec_module_time(self._handle(), on)
 
     def step_times(self):
         """[(kernel name, seconds)] per step, summed over the calls since
         time_steps()."""
         out, ms = [], ctypes.c_double()
-        for i in range(_lib.tilec_module_step_count(self._ptr)):
-            name = _lib.tilec_module_step(self._ptr, i, ctypes.byref(ms))
+        ptr = self._handle()
+        for i in range(_lib.tilec_module_step_count(ptr)):
+            name = _lib.tilec_module_step(ptr, i, ctypes.byref(ms))
             out.append((name.decode(), ms.value / 1e3))
         return out
 
     @property
     def arena_bytes(self):
-        return _lib.tilec_module_arena_bytes(self._ptr)
+        return _lib.tilec_module_arena_bytes(self._handle())
 
     def arg_bytes(self, index, **sizes):
         """The bytes the index-th argument must hold at these sizes."""
         dims = (ctypes.c_int64 * max(1, len(self.sizes)))(*(sizes[n] for n in self.sizes))
-        return _lib.tilec_module_arg_bytes(self._ptr, index, dims)
+        return _lib.tilec_module_arg_bytes(self._handle(), index, dims)
 
     def _state(self):
         state = getattr(self._local, "state", None)
@@ -208,11 +213,24 @@ class Module:
                             f"given {', '.join(sizes) or 'none'}")
         for name, (index, _, _) in self.sizes.items():
             state.dims[index] = sizes[name]
-        if _lib.tilec_module_run(state.ctx.ptr, self._ptr, len(self.args), state.bufs, len(self.sizes),
+        if _lib.tilec_module_run(state.ctx.ptr, self._handle(), len(self.args), state.bufs, len(self.sizes),
                                  state.dims) != 0:
             raise state.ctx.error(f"tilec: module {self.name} failed")
 
+    def _handle(self):
+        if not self._ptr:
+            raise ValueError(f"tilec: module {self.name} was released (close())")
+        return self._ptr
+
+    def close(self):
+        """Releases the module now (its kernels stay, and may be closed
+        after it); again is harmless.  Not while another thread runs it."""
+        self._ptr = None
+        self._release()
+
     def __repr__(self):
+        if not self._ptr:
+            return f"<tilec.Module {self.name} released>"
         sizes = ", ".join(f"{n}={lo}..{hi}" for n, (_, lo, hi) in self.sizes.items())
         return (f"<tilec.Module {self.name}<{sizes}>({', '.join(v.name for v in self.args)}) "
                 f"{_lib.tilec_module_step_count(self._ptr)} steps{'' if self.finished else ', building'}>")
