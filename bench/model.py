@@ -122,7 +122,8 @@ class TilecPeer:
 
     def __init__(self, config, weights, form, threads, context):
         from tilec.models import llama
-        self.model = llama.Llama(config, weights, weights_as=form, threads=threads, max_context=context)
+        self.model = llama.Llama(config, weights, weights_as=form, threads=threads, max_context=context,
+                                 pack_weights=True)
 
     def prefill(self, tokens):
         self.model.reset()

@@ -76,6 +76,14 @@ TILEC_API tilec_status tilec_module_bind(tilec_context *ctx, tilec_module *m, ui
  * runtime sizes sizes[0..n_sizes) (in its declaration order). */
 TILEC_API tilec_status tilec_module_add_step(tilec_context *ctx, tilec_module *m, tilec_kernel *k, size_t n_args,
                                              const uint32_t *values, size_t n_sizes, const tilec_step_size *sizes);
+/* Constant operands packed once (off by default): a step whose kernel
+ * copies a constant into panels before each dispatch (compile option pack;
+ * a prompt's GEMM over its weights) gets those panels made once, at
+ * finish, for each of the kernel's bucket variants that packs it with
+ * static sizes; its runs then skip the copy.  The panels are a second copy
+ * of those constants (tilec_module_packed_bytes), whose bytes must not
+ * change afterwards.  Before finish. */
+TILEC_API tilec_status tilec_module_pack_constants(tilec_context *ctx, tilec_module *m, bool on);
 /* Checks the whole module and lays out its arena; after it only runs. */
 TILEC_API tilec_status tilec_module_finish(tilec_context *ctx, tilec_module *m);
 
@@ -97,6 +105,8 @@ TILEC_API const char *tilec_module_arg(const tilec_module *m, size_t index, tile
 TILEC_API uint64_t tilec_module_arg_bytes(const tilec_module *m, size_t index, const int64_t *dims);
 /* The arena's bytes: every temporary at the module's largest sizes. */
 TILEC_API uint64_t tilec_module_arena_bytes(const tilec_module *m);
+/* The bytes of the panels constants were packed into at finish (0: none). */
+TILEC_API uint64_t tilec_module_packed_bytes(const tilec_module *m);
 /* Where the time goes: with timing on, each run adds each step's wall time
  * (its dispatch, checks included) to the step's total; turning it on or
  * off zeroes the totals.  Not while a run is in flight.  Off by default: a

@@ -94,6 +94,8 @@ def test_f32_matches_transformers():
 def test_weight_forms(form):
     model = llama.Llama(C, WEIGHTS, weights_as=form, threads=2, all_logits=True)
     logits, picks = run(model, PROMPT, 12)
+    packed = llama.Llama(C, WEIGHTS, weights_as=form, threads=2, all_logits=True, pack_weights=True)
+    np.testing.assert_array_equal(run(packed, PROMPT, 12)[0], logits)  # packed once or at each call: the same
     want = numpy_logits(C, model.effective, PROMPT + picks[:-1])
     assert np.abs(logits - want).max() <= TOL
     assert picks == [int(row.argmax()) for row in want[len(PROMPT) - 1:]]

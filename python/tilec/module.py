@@ -152,6 +152,17 @@ class Module:
         kernel._modules.add(self)
         return self
 
+    def pack_constants(self, on=True):
+        """Constants a step's kernel packs into panels are packed once, at
+        finish, instead of at every call: faster calls, and a second copy of
+        those constants (packed_bytes).  Before finish."""
+        self._call(_lib.tilec_module_pack_constants, on)
+        return self
+
+    @property
+    def packed_bytes(self):
+        return _lib.tilec_module_packed_bytes(self._handle())
+
     def finish(self):
         self._call(_lib.tilec_module_finish)
         self.finished = True

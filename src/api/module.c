@@ -1,7 +1,7 @@
 /* module.c — modules (include/tilec/module.h, docs/modules.md): the
  * builder's checks, the arena's layout and the run that dispatches the
  * steps back to back. */
-#include "driver/kernel.h"
+#include "driver/pipeline.h"
 #include "tilec/module.h"
 
 #include "base/clock.h"
@@ -27,6 +27,12 @@ typedef struct {
     tilec_buffer *bufs;     /* [n_args]: temporaries and constants filled at finish, the rest at each run */
     tilec_step_size sizes[TIR_MAX_SYMBOLS];
     double ms;              /* the time its runs took, while the module is timed */
+    /* constants packed once (tilec_module_pack_constants): per variant of
+     * the kernel (its buckets' kernels in order, or the kernel itself), the
+     * panels of each pack whose source is a constant (data NULL: packed at
+     * each run); NULL when none was */
+    rt_arg (*panels)[RT_MAX_PACKS];
+    rt_arg *rt_args; /* [n_args], with panels: the run's arguments as the runtime takes them */
 } mod_step;
 
 struct tilec_module {
@@ -41,6 +47,9 @@ struct tilec_module {
     void *arena_block, *arena; /* what was allocated; it aligned up to 64 */
     uint64_t arena_bytes;
     bool timed; /* tilec_module_time */
+    bool pack_constants;      /* tilec_module_pack_constants */
+    VEC(void *) panel_blocks; /* what the packed constants' panels were allocated as */
+    uint64_t packed_bytes;
     atomic_flag busy;
 };
 
@@ -76,7 +85,11 @@ void tilec_module_destroy(tilec_module *m) {
     for (size_t i = 0; i < m->steps.len; i++) {
         tilec_free(ctx, m->steps.data[i].values);
         tilec_free(ctx, m->steps.data[i].bufs);
+        tilec_free(ctx, m->steps.data[i].panels);
+        tilec_free(ctx, m->steps.data[i].rt_args);
     }
+    for (size_t i = 0; i < m->panel_blocks.len; i++) tilec_free(ctx, m->panel_blocks.data[i]);
+    VEC_FREE(ctx, &m->panel_blocks);
     VEC_FREE(ctx, &m->values);
     VEC_FREE(ctx, &m->steps);
     VEC_FREE(ctx, &m->args);
@@ -368,6 +381,63 @@ static tilec_status lay_out(tilec_context *ctx, tilec_module *m) {
     return TILEC_OK;
 }
 
+/* A step kernel's variants: its buckets' kernels, or itself. */
+static uint32_t variant_count(const tilec_kernel *k) { return k->variant_count ? k->variant_count : 1; }
+static tilec_kernel *variant(tilec_kernel *k, uint32_t i) { return k->variant_count ? k->variants[i] : k; }
+
+/* Sizes variant j of k runs at (the low end of a bucket it serves), for
+ * a copy whose result does not depend on them but whose program takes them. */
+static const int64_t *variant_sizes(const tilec_kernel *k, uint32_t j, int64_t *out) {
+    for (uint32_t b = 0; b < k->bucket_count; b++)
+        if (k->bucket_variant[b] == j) return k->buckets[b].lo;
+    for (uint32_t i = 0; i < k->dim_count; i++) out[i] = k->dims[i].lo;
+    return out;
+}
+
+/* Step s's constant operands that a variant of its kernel packs, packed
+ * once into panels of their own.  Only operands of static extent: their
+ * panels are the same at every size (a pack of a view over runtime sizes
+ * is left to each run, its layout following the sizes). */
+static tilec_status pack_step(tilec_context *ctx, tilec_module *m, mod_step *s) {
+    for (uint32_t j = 0; j < variant_count(s->k); j++) {
+        tilec_kernel *v = variant(s->k, j);
+        if (!v->native || !v->runtime) continue; /* CPU code only: the XIR and reference engines, CUDA pack as before */
+        int64_t lo[TIR_MAX_SYMBOLS];
+        const int64_t *at = variant_sizes(s->k, j, lo);
+        rt_panel_layout layout;
+        if (!rt_program_panels_at(&v->prog, at, &layout)) continue; /* sizes that overflow: packed at each run */
+        for (uint32_t i = 0; i < v->prog.packs; i++) {
+            uint32_t param = v->prog.packed_param[i];
+            const mod_value *src = &m->values.data[s->values[param]];
+            if (src->kind != TILEC_VALUE_CONSTANT || !v->params[param].min_bytes) continue;
+            if (!s->panels && (!(s->panels = tilec_alloc(ctx, sizeof *s->panels * variant_count(s->k))) ||
+                               !(s->rt_args = tilec_alloc(ctx, sizeof *s->rt_args * (s->n_args ? s->n_args : 1)))))
+                return nomem(ctx);
+            uint64_t bytes = layout.bytes[i];
+            void *block = tilec_alloc(ctx, bytes + 64);
+            if (!block || !VEC_PUSH(ctx, &m->panel_blocks, block)) {
+                tilec_free(ctx, block);
+                return nomem(ctx);
+            }
+            rt_arg panel = {(void *)(((uintptr_t)block + 63) & ~(uintptr_t)63), bytes,
+                            v->prog.desc.params[v->prog.user_args + i].elem};
+            rt_arg copy[2] = {{src->bound.data, src->bound.size_bytes, src->elem}, panel};
+            tilec_status st = rt_program_dispatch(v->runtime->pool, ctx, v->prog.pack[i], 2, copy,
+                                                  v->prog.pack[i]->dim_count ? at : NULL);
+            if (st) return st;
+            s->panels[j][i] = panel;
+            m->packed_bytes += bytes;
+        }
+    }
+    return TILEC_OK;
+}
+
+tilec_status tilec_module_pack_constants(tilec_context *ctx, tilec_module *m, bool on) {
+    tilec_status st = building(ctx, m, "tilec_module_pack_constants");
+    if (!st) m->pack_constants = on;
+    return st;
+}
+
 tilec_status tilec_module_finish(tilec_context *ctx, tilec_module *m) {
     tilec_status st = building(ctx, m, "tilec_module_finish");
     if (st) return st;
@@ -379,6 +449,8 @@ tilec_status tilec_module_finish(tilec_context *ctx, tilec_module *m) {
     const int64_t *points[POINTS] = {lo, hi};
     if ((st = check_temporaries(ctx, m, points)) || (st = check_constants(ctx, m)) || (st = lay_out(ctx, m)))
         return st;
+    for (size_t i = 0; m->pack_constants && i < m->steps.len; i++)
+        if ((st = pack_step(ctx, m, &m->steps.data[i]))) return st;
     m->finished = true;
     return TILEC_OK;
 }
@@ -404,6 +476,20 @@ static tilec_status check_run(tilec_context *ctx, const tilec_module *m, size_t 
     return rt_check_dims(ctx, m->name, m->dims, m->dim_count, n_dims, dims, "run it with its sizes");
 }
 
+/* A step some of whose constants were packed at finish: its kernel (the
+ * variant of its bucket) run with those panels.  Sizes no bucket holds go
+ * the usual way, whose checks say why. */
+static tilec_status dispatch_packed(tilec_context *ctx, mod_step *s, const int64_t *d) {
+    const tilec_kernel *v = s->k->bucket_count ? pipeline_bucket_variant(s->k, d) : s->k;
+    uint32_t j = 0;
+    while (v && j < variant_count(s->k) && variant(s->k, j) != v) j++;
+    if (!v || j == variant_count(s->k)) return tilec_dispatch_dims(ctx, s->k, s->n_args, s->bufs, s->n_sizes, d);
+    for (uint32_t i = 0; i < s->n_args; i++)
+        s->rt_args[i] = (rt_arg){s->bufs[i].data, s->bufs[i].size_bytes, s->bufs[i].elem};
+    tilec_kernel *run = variant(s->k, j);
+    return rt_program_dispatch_panels(run->runtime->pool, ctx, &run->prog, s->n_args, s->rt_args, d, s->panels[j]);
+}
+
 tilec_status tilec_module_run(tilec_context *ctx, tilec_module *m, size_t n, const tilec_buffer *args, size_t n_dims,
                               const int64_t *dims) {
     if (!ctx) return TILEC_E_ARG;
@@ -422,7 +508,7 @@ tilec_status tilec_module_run(tilec_context *ctx, tilec_module *m, size_t n, con
         int64_t d[TIR_MAX_SYMBOLS];
         step_dims(s, dims, d);
         double start = m->timed ? now_ms() : 0;
-        if ((st = tilec_dispatch_dims(ctx, s->k, s->n_args, s->bufs, s->n_sizes, d)))
+        if ((st = s->panels ? dispatch_packed(ctx, s, d) : tilec_dispatch_dims(ctx, s->k, s->n_args, s->bufs, s->n_sizes, d)))
             tilec_error(ctx, st, "MOD-R05", tilec_no_loc(), "in " STEP_FMT, STEP_ARGS(m, i, s->k));
         if (m->timed) s->ms += now_ms() - start;
     }
@@ -461,6 +547,7 @@ uint64_t tilec_module_arg_bytes(const tilec_module *m, size_t index, const int64
     return most;
 }
 uint64_t tilec_module_arena_bytes(const tilec_module *m) { return m ? m->arena_bytes : 0; }
+uint64_t tilec_module_packed_bytes(const tilec_module *m) { return m ? m->packed_bytes : 0; }
 const char *tilec_module_step(const tilec_module *m, size_t index, double *ms) {
     if (!m || index >= m->steps.len) return NULL;
     if (ms) *ms = m->steps.data[index].ms;

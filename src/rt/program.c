@@ -140,16 +140,20 @@ tilec_status rt_program_grow_scratch(tilec_context *ctx, rt_program *p, uint64_t
 /* Under the scratch lock: the panels of p's packs (grown to the layout)
  * at a[n..n+packs), the arguments checked against desc (its panel
  * parameters' bytes the layout's), each pack's copy (at the dims when it
- * has runtime sizes), then `desc` on a[0..count). */
+ * has runtime sizes), then `desc` on a[0..count).  A pack whose panels
+ * are given (given[i].data, made before: rt_program_dispatch_panels) is
+ * not copied again. */
 static tilec_status run_packed(rt_pool *pool, tilec_context *ctx, rt_program *p, const rt_kernel *desc, rt_arg *a,
-                               size_t count, const int64_t *dims, const rt_panel_layout *l) {
+                               size_t count, const int64_t *dims, const rt_panel_layout *l, const rt_arg *given) {
     pthread_mutex_lock(&p->scratch_lock);
     tilec_status st = rt_program_grow_scratch(ctx, p, l->total);
     size_t n = p->user_args;
     for (uint32_t i = 0; !st && i < p->packs; i++)
-        a[n + i] = (rt_arg){(char *)p->scratch + l->offset[i], l->bytes[i], desc->params[n + i].elem};
+        a[n + i] = given && given[i].data ? given[i]
+                                          : (rt_arg){(char *)p->scratch + l->offset[i], l->bytes[i], desc->params[n + i].elem};
     if (!st) st = rt_check_args(ctx, desc, a, (uint32_t)count);
     for (uint32_t i = 0; !st && i < p->packs; i++) { /* a copy over a runtime size runs at the dims */
+        if (given && given[i].data) continue;
         rt_arg copy[2] = {a[p->packed_param[i]], a[p->user_args + i]};
         st = rt_program_dispatch(pool, ctx, p->pack[i], 2, copy, dims);
     }
@@ -158,7 +162,8 @@ static tilec_status run_packed(rt_pool *pool, tilec_context *ctx, rt_program *p,
     return st;
 }
 
-static tilec_status dispatch_packed(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args) {
+static tilec_status dispatch_packed(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args,
+                                    const rt_arg *given) {
     rt_arg local[STACK_ARGS];
     size_t count = n + p->packs;
     rt_arg *a = with_room(ctx, local, args, n, count);
@@ -166,7 +171,7 @@ static tilec_status dispatch_packed(rt_pool *pool, tilec_context *ctx, rt_progra
     rt_panel_layout l = {.total = p->scratch_bytes};
     memcpy(l.offset, p->pack_offset, sizeof l.offset);
     memcpy(l.bytes, p->pack_bytes, sizeof l.bytes);
-    tilec_status st = run_packed(pool, ctx, p, &p->desc, a, count, NULL, &l);
+    tilec_status st = run_packed(pool, ctx, p, &p->desc, a, count, NULL, &l, given);
     if (a != local) tilec_free(ctx, a);
     return st;
 }
@@ -267,7 +272,7 @@ tilec_status rt_program_launch_sizes(tilec_context *ctx, const rt_program *p, co
  * argument bytes), its panels (packs: static operands) and the dims as one
  * more argument. */
 static tilec_status dispatch_sized(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args,
-                                   const int64_t *dims) {
+                                   const int64_t *dims, const rt_arg *given) {
     const char *name = p->desc.name ? p->desc.name : "kernel";
     if (n + p->packs >= SIZED_MAX_ARGS)
         return tilec_error(ctx, TILEC_E_UNSUPPORTED, "RT-D02", tilec_no_loc(),
@@ -290,7 +295,7 @@ static tilec_status dispatch_sized(rt_pool *pool, tilec_context *ctx, rt_program
     for (uint32_t i = 0; i < p->packs; i++) params[n + i].min_bytes = panels.bytes[i];
     rt_kernel d = l->desc;
     d.params = params;
-    return run_packed(pool, ctx, p, &d, bound, last + 1, dims, &panels);
+    return run_packed(pool, ctx, p, &d, bound, last + 1, dims, &panels, given);
 }
 
 /* (the text only on an error: this runs on every dispatch) */
@@ -315,6 +320,11 @@ tilec_status rt_check_dims(tilec_context *ctx, const char *kernel, const rt_dim 
 
 tilec_status rt_program_dispatch(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args,
                                  const int64_t *dims) {
+    return rt_program_dispatch_panels(pool, ctx, p, n, args, dims, NULL);
+}
+
+tilec_status rt_program_dispatch_panels(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args,
+                                        const int64_t *dims, const rt_arg *panels) {
     const char *name = p->desc.name ? p->desc.name : "kernel";
     if (n != p->user_args || (n && !args))
         return tilec_error(ctx, TILEC_E_ARG, "RT-D02", tilec_no_loc(), "kernel '@%s' takes %u arguments, got %zu%s",
@@ -339,7 +349,7 @@ tilec_status rt_program_dispatch(rt_pool *pool, tilec_context *ctx, rt_program *
         if (unsafe) return rt_program_dispatch(pool, ctx, p->unfused, n, args, dims);
     }
     if (p->split_partial) return dispatch_split(pool, ctx, p, n, args, dims);
-    if (p->dim_count) return dispatch_sized(pool, ctx, p, n, args, dims);
-    if (p->packs) return dispatch_packed(pool, ctx, p, n, args);
+    if (p->dim_count) return dispatch_sized(pool, ctx, p, n, args, dims, panels);
+    if (p->packs) return dispatch_packed(pool, ctx, p, n, args, panels);
     return rt_dispatch(pool, ctx, &p->desc, args, (uint32_t)n, NULL);
 }

@@ -117,5 +117,11 @@ tilec_status rt_check_dims(tilec_context *ctx, const char *kernel, const rt_dim 
  * rt_dispatch. */
 tilec_status rt_program_dispatch(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args,
                                  const int64_t *dims);
+/* rt_program_dispatch with panels made before: panels[i], when its data is
+ * not NULL, is pack i's (p->pack[i] run once on the same source, which
+ * must not have changed since), so that copy is not run again (a module's
+ * constant weights, packed at load).  panels NULL: every pack copied. */
+tilec_status rt_program_dispatch_panels(rt_pool *pool, tilec_context *ctx, rt_program *p, size_t n, const rt_arg *args,
+                                        const int64_t *dims, const rt_arg *panels);
 
 #endif

@@ -6,7 +6,8 @@
  * outside a kernel's range, a temporary read before it is written or
  * read further than it was written, an unbound constant), as are the run's
  * errors (unfinished, argument count, sizes, a failing step), and the
- * module stays usable after a failed run; timing adds up each step's time. */
+ * module stays usable after a failed run; timing adds up each step's time;
+ * constants packed once give the results of packing at each run. */
 #include "examples_util.h"
 #include "harness.h"
 #include "tilec/module.h"
@@ -183,6 +184,64 @@ done:
     tilec_kernel_destroy(narrow);
 }
 
+/* Constants packed once: a prompt GEMM (models/llama/linear.tir, its
+ * weights packed into panels before each dispatch) over a runtime T of
+ * several buckets, its weights a module constant: with packing at finish
+ * the panels are made once per bucket variant, and the results are those
+ * of the module that packs at each run, and exact. */
+static void check_packed(tilec_context *ctx, tilec_runtime *rt) {
+    enum { ROWS = 300, OUT = 32, IN = 64 };
+    tir_define d[] = {{"N", OUT}, {"K", IN}};
+    size_t length;
+    char *text = read_file(TILEC_SOURCE_DIR "/models/llama/linear.tir", &length);
+    tir_module *tm = text ? parse_verified(ctx, text, d, 2) : NULL;
+    free(text);
+    tilec_kernel *k = NULL;
+    tilec_compile_options o = tilec_compile_options_default();
+    o.runtime = rt;
+    o.pack = TILEC_PACK_ON;
+    if (tm) CHECK(tilec_compile(ctx, tir_module_func(tm, 0), &o, &k) == TILEC_OK);
+    tir_module_destroy(tm);
+    if (!k) return;
+    static float x[ROWS * IN], w[OUT * IN], y[2][ROWS * OUT];
+    for (int i = 0; i < ROWS * IN; i++) x[i] = (float)(i % 7) - 3;
+    for (int i = 0; i < OUT * IN; i++) w[i] = (float)(i % 5) - 2;
+    tilec_module *m[2];
+    for (int packed = 0; packed < 2; packed++) {
+        uint32_t T, xv, wv, yv;
+        CHECK(tilec_module_create(ctx, packed ? "packed" : "unpacked", &m[packed]) == TILEC_OK);
+        CHECK(tilec_module_add_dim(ctx, m[packed], "T", 1, ROWS, &T) == TILEC_OK);
+        CHECK(tilec_module_add_value(ctx, m[packed], "x", TILEC_VALUE_INPUT, TIR_F32, &xv) == TILEC_OK);
+        CHECK(tilec_module_add_value(ctx, m[packed], "w", TILEC_VALUE_CONSTANT, TIR_F32, &wv) == TILEC_OK);
+        CHECK(tilec_module_add_value(ctx, m[packed], "y", TILEC_VALUE_OUTPUT, TIR_F32, &yv) == TILEC_OK);
+        CHECK(tilec_module_bind(ctx, m[packed], wv, &(tilec_buffer){w, sizeof w, TIR_F32}) == TILEC_OK);
+        CHECK(tilec_module_add_step(ctx, m[packed], k, 3, (uint32_t[]){xv, wv, yv}, 1, &(tilec_step_size){T, 0}) ==
+              TILEC_OK);
+        CHECK(tilec_module_pack_constants(ctx, m[packed], packed) == TILEC_OK);
+        CHECK(tilec_module_finish(ctx, m[packed]) == TILEC_OK);
+    }
+    /* every variant packs W (one panel copy each), the unpacked module none */
+    CHECK(tilec_module_packed_bytes(m[1]) >= OUT * IN * 4 && tilec_module_packed_bytes(m[0]) == 0);
+    for (int64_t rows = 1; rows <= ROWS; rows += 149) {
+        for (int packed = 0; packed < 2; packed++) {
+            memset(y[packed], 0, sizeof y[packed]);
+            tilec_buffer args[2] = {{x, (size_t)rows * IN * 4, TIR_F32}, {y[packed], (size_t)rows * OUT * 4, TIR_F32}};
+            CHECK(tilec_module_run(ctx, m[packed], 2, args, 1, &rows) == TILEC_OK);
+        }
+        bool exact = true;
+        for (int t = 0; t < rows; t++)
+            for (int n = 0; n < OUT; n++) {
+                float want = 0;
+                for (int i = 0; i < IN; i++) want += x[t * IN + i] * w[n * IN + i];
+                exact &= y[1][t * OUT + n] == want && y[0][t * OUT + n] == want;
+            }
+        CHECK_MSG(exact, "packed once and at each run agree, exactly, at T=%lld", (long long)rows);
+    }
+    tilec_module_destroy(m[0]);
+    tilec_module_destroy(m[1]);
+    tilec_kernel_destroy(k);
+}
+
 int main(void) {
     tilec_context *ctx;
     CHECK(tilec_context_create(NULL, &ctx) == TILEC_OK);
@@ -190,6 +249,7 @@ int main(void) {
         tilec_runtime *rt = NULL;
         CHECK(tilec_runtime_create(ctx, workers, &rt) == TILEC_OK);
         check_runs(ctx, rt);
+        check_packed(ctx, rt);
         tilec_runtime_destroy(rt);
     }
     check_errors(ctx);

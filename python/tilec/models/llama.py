@@ -151,16 +151,18 @@ class Llama:
     prompts of up to max_prompt tokens (default: max_context).  weights: a
     dict of arrays under transformers' names (weight_names); weights_as:
     "f32", "bf16" or "q8".  all_logits: prefill returns every prompt
-    token's logits, not only the last one's (--check)."""
+    token's logits, not only the last one's (--check).  pack_weights: the
+    prompt GEMMs' weights packed into panels once, at build, instead of at
+    every prefill (a second copy of those weights)."""
 
     def __init__(self, config, weights, *, weights_as="f32", threads=None, max_context=None, max_prompt=None,
-                 all_logits=False, progress=None):
+                 all_logits=False, pack_weights=False, progress=None):
         if weights_as not in WEIGHT_TYPES:
             raise ValueError(f"tilec.models.llama: weights_as is one of {', '.join(WEIGHT_TYPES)}")
         c = self.config = config
         if c.num_attention_heads % c.num_key_value_heads:
             raise ValueError("tilec.models.llama: the query heads must be a multiple of the KV heads")
-        self.weights_as, self.all_logits = weights_as, all_logits
+        self.weights_as, self.all_logits, self.pack_weights = weights_as, all_logits, pack_weights
         self.S = -(-min(max_context or c.max_position_embeddings, 4096) // 16) * 16  # whole blocks of 16 rows
         self.P = min(max_prompt or self.S, self.S)
         self.runtime = tilec.Runtime(threads)
@@ -290,6 +292,8 @@ class Llama:
             last = m.temporary("last", F32)
             m.step(K("last_row", D=d), xn, last)
             self._linear(m, consts, False, last, "lm_head.weight", logits, rows=1)
+        if self.pack_weights and not decode:
+            m.pack_constants()
         return m.finish()
 
     # ---- running ----
