@@ -16,7 +16,7 @@ typedef struct {
     tir_scalar elem;
     uint32_t arg;          /* an input's or output's place among the run's arguments */
     uint64_t offset;       /* a temporary's in the arena */
-    uint64_t bytes;        /* a temporary's slot */
+    uint64_t bytes;        /* the most any step touches (at finish): a temporary's slot, a constant's need */
     tilec_buffer bound;    /* a constant's bytes (data NULL: unbound) */
 } mod_value;
 
@@ -362,13 +362,13 @@ static tilec_status lay_out(tilec_context *ctx, tilec_module *m) {
         mod_value *v = &m->values.data[i];
         if (v->kind != TILEC_VALUE_TEMPORARY) continue;
         v->offset = at;
-        at += (v->bytes + 63) & ~(uint64_t)63;
+        at += align64(v->bytes);
     }
     m->arena_bytes = at;
     if (at && !(m->arena_block = tilec_alloc(ctx, at + 63)))
         return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(),
                            "module %s: out of memory for its arena of %llu bytes", m->name, (unsigned long long)at);
-    m->arena = (void *)(((uintptr_t)m->arena_block + 63) & ~(uintptr_t)63);
+    m->arena = align64_ptr(m->arena_block);
     for (size_t i = 0; i < m->steps.len; i++) {
         mod_step *s = &m->steps.data[i];
         for (uint32_t a = 0; a < s->n_args; a++) {
@@ -419,7 +419,7 @@ static tilec_status pack_step(tilec_context *ctx, tilec_module *m, mod_step *s) 
                 tilec_free(ctx, block);
                 return nomem(ctx);
             }
-            rt_arg panel = {(void *)(((uintptr_t)block + 63) & ~(uintptr_t)63), bytes,
+            rt_arg panel = {align64_ptr(block), bytes,
                             v->prog.desc.params[v->prog.user_args + i].elem};
             rt_arg copy[2] = {{src->bound.data, src->bound.size_bytes, src->elem}, panel};
             tilec_status st = rt_program_dispatch(v->runtime->pool, ctx, v->prog.pack[i], 2, copy,
@@ -479,11 +479,10 @@ static tilec_status check_run(tilec_context *ctx, const tilec_module *m, size_t 
 /* A step some of whose constants were packed at finish: its kernel (the
  * variant of its bucket) run with those panels.  Sizes no bucket holds go
  * the usual way, whose checks say why. */
-static tilec_status dispatch_packed(tilec_context *ctx, mod_step *s, const int64_t *d) {
-    const tilec_kernel *v = s->k->bucket_count ? pipeline_bucket_variant(s->k, d) : s->k;
-    uint32_t j = 0;
-    while (v && j < variant_count(s->k) && variant(s->k, j) != v) j++;
-    if (!v || j == variant_count(s->k)) return tilec_dispatch_dims(ctx, s->k, s->n_args, s->bufs, s->n_sizes, d);
+static tilec_status dispatch_with_panels(tilec_context *ctx, mod_step *s, const int64_t *d) {
+    int bucket = s->k->bucket_count ? pipeline_bucket_at(s->k, d) : 0;
+    if (bucket < 0) return tilec_dispatch_dims(ctx, s->k, s->n_args, s->bufs, s->n_sizes, d);
+    uint32_t j = s->k->bucket_count ? s->k->bucket_variant[bucket] : 0;
     for (uint32_t i = 0; i < s->n_args; i++)
         s->rt_args[i] = (rt_arg){s->bufs[i].data, s->bufs[i].size_bytes, s->bufs[i].elem};
     tilec_kernel *run = variant(s->k, j);
@@ -508,7 +507,8 @@ tilec_status tilec_module_run(tilec_context *ctx, tilec_module *m, size_t n, con
         int64_t d[TIR_MAX_SYMBOLS];
         step_dims(s, dims, d);
         double start = m->timed ? now_ms() : 0;
-        if ((st = s->panels ? dispatch_packed(ctx, s, d) : tilec_dispatch_dims(ctx, s->k, s->n_args, s->bufs, s->n_sizes, d)))
+        if ((st = s->panels ? dispatch_with_panels(ctx, s, d)
+                            : tilec_dispatch_dims(ctx, s->k, s->n_args, s->bufs, s->n_sizes, d)))
             tilec_error(ctx, st, "MOD-R05", tilec_no_loc(), "in " STEP_FMT, STEP_ARGS(m, i, s->k));
         if (m->timed) s->ms += now_ms() - start;
     }

@@ -7,12 +7,18 @@
 #include "tilec/diag.h"
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 void *tilec_alloc(tilec_context *ctx, size_t size);   /* zeroed; NULL on failure */
 void tilec_free(tilec_context *ctx, void *ptr);
 /* Grows a block from old_size to new_size bytes (copying); NULL on failure, and
  * then the old block is still valid. */
 void *tilec_grow(tilec_context *ctx, void *ptr, size_t old_size, size_t new_size);
+/* 64 bytes, a cache line and an AVX-512 vector: how scratch, workspaces,
+ * panels and arenas are aligned (a block allocated 63 bytes larger holds
+ * an aligned one). */
+static inline uint64_t align64(uint64_t bytes) { return (bytes + 63) & ~(uint64_t)63; }
+static inline void *align64_ptr(void *block) { return (void *)(((uintptr_t)block + 63) & ~(uintptr_t)63); }
 
 /* `size` zeroed bytes kept until the context is destroyed (what a caller's
  * options borrow, such as a list set by name); NULL on failure. */

@@ -403,8 +403,13 @@ tilec_status program_compile_buckets(pipeline *p, const tilec_compile_options *p
     return k->plan.failed || k->plan_realization.failed ? no_memory(p->ctx) : TILEC_OK;
 }
 
-const tilec_kernel *pipeline_bucket_variant(const tilec_kernel *k, const int64_t *dims) {
+int pipeline_bucket_at(const tilec_kernel *k, const int64_t *dims) {
     for (uint32_t b = 0; b < k->bucket_count; b++)
-        if (rt_dims_within(k->buckets[b].lo, k->buckets[b].hi, k->dim_count, dims)) return k->variants[k->bucket_variant[b]];
-    return NULL; /* outside every bucket: outside the sizes' ranges, which the buckets cover */
+        if (rt_dims_within(k->buckets[b].lo, k->buckets[b].hi, k->dim_count, dims)) return (int)b;
+    return -1; /* outside every bucket: outside the sizes' ranges, which the buckets cover */
+}
+
+const tilec_kernel *pipeline_bucket_variant(const tilec_kernel *k, const int64_t *dims) {
+    int b = pipeline_bucket_at(k, dims);
+    return b < 0 ? NULL : k->variants[k->bucket_variant[b]];
 }

@@ -180,8 +180,9 @@ tilec_status pipeline_plan_at(pipeline *p, const tilec_compile_options *po, cons
 /* p's plan, made at p->sized, in p->f's terms: its packing (each pack of
  * data that depends on a runtime size dropped) and its split; NOMEM only. */
 tilec_status pipeline_sized_plan(pipeline *p);
-/* The variant of bucketed k serving dims; NULL when no bucket holds them
- * (they are outside the sizes' ranges). */
+/* The bucket of bucketed k holding dims, -1 when none does (they are
+ * outside the sizes' ranges); and the variant serving it (NULL then). */
+int pipeline_bucket_at(const tilec_kernel *k, const int64_t *dims);
 const tilec_kernel *pipeline_bucket_variant(const tilec_kernel *k, const int64_t *dims);
 /* Whether bucket b of n sizes is one point (each size's low end its high). */
 bool pipeline_bucket_is_point(const pipeline_bucket *b, uint32_t n);

@@ -56,7 +56,7 @@ static tilec_status compile_pack(pipeline *p, const plan_pack *pack) {
     if (st) return st;
     k->prog.pack[i] = &k->pack[i]->prog;
     k->prog.packed_param[i] = pack->param;
-    k->prog.pack_offset[i] = i ? (k->prog.pack_offset[i - 1] + k->prog.pack_bytes[i - 1] + 63) & ~(uint64_t)63 : 0;
+    k->prog.pack_offset[i] = i ? align64(k->prog.pack_offset[i - 1] + k->prog.pack_bytes[i - 1]) : 0;
     k->prog.pack_bytes[i] = pack->bytes;
     k->prog.packs++;
     k->times.total += k->pack[i]->times.total;
@@ -116,7 +116,7 @@ tilec_status program_compile_split(pipeline *p) {
         const rt_param *w = &part->params[prog->user_args + i];
         prog->split_bytes[i] = w->min_bytes;
         prog->split_elem[i] = w->elem;
-        bytes += (w->min_bytes + 63) & ~(uint64_t)63;
+        bytes += align64(w->min_bytes);
     }
     if (!(k->params = tilec_alloc(ctx, (prog->user_args ? prog->user_args : 1) * sizeof *k->params)))
         return no_memory(ctx);

@@ -355,7 +355,7 @@ static bool grow_workspaces(rt_pool *pool, uint32_t count, size_t bytes) {
         if (!block) return false;
         tilec_free(pool->ctx, worker->workspace_block);
         worker->workspace_block = block;
-        worker->workspace = (void *)(((uintptr_t)block + 63) & ~(uintptr_t)63);
+        worker->workspace = align64_ptr(block);
         worker->workspace_capacity = bytes;
     }
     return true;

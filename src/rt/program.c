@@ -20,7 +20,7 @@ tilec_status rt_program_alloc_scratch(tilec_context *ctx, rt_program *p, uint64_
     if (!(p->scratch_block = tilec_alloc(ctx, bytes + 64)))
         return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory for %" PRIu64 " bytes of %s",
                            bytes, what);
-    p->scratch = (void *)(((uintptr_t)p->scratch_block + 63) & ~(uintptr_t)63);
+    p->scratch = align64_ptr(p->scratch_block);
     if (pthread_mutex_init(&p->scratch_lock, NULL)) {
         tilec_free(ctx, p->scratch_block);
         p->scratch_block = p->scratch = NULL;
@@ -60,8 +60,6 @@ static bool helper_bytes(const rt_program *c, uint32_t param, uint64_t compiled,
     *bytes = (uint64_t)v;
     return true;
 }
-
-static uint64_t align64(uint64_t bytes) { return (bytes + 63) & ~(uint64_t)63; }
 
 /* The workspace views (64-byte aligned one after another in the scratch,
  * grown under its lock when these sizes need more), then the partial and
@@ -132,7 +130,7 @@ tilec_status rt_program_grow_scratch(tilec_context *ctx, rt_program *p, uint64_t
                            bytes);
     tilec_free(p->scratch_ctx, p->scratch_block);
     p->scratch_block = block;
-    p->scratch = (void *)(((uintptr_t)block + 63) & ~(uintptr_t)63);
+    p->scratch = align64_ptr(block);
     p->scratch_bytes = bytes;
     return TILEC_OK;
 }
