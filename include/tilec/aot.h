@@ -54,6 +54,44 @@ TILEC_API const char *tilec_aot_last_error(void);
  * it cannot be created (the reason: tilec_aot_last_error). */
 TILEC_API tilec_runtime *tilec_aot_default_runtime(void);
 
+/* ---- modules compiled ahead of time (tilec_module_compile_aot,
+ * docs/modules.md "Ahead of time") ----
+ * The object of a module defines `tilec_status SYMBOL_create(ctx, out)`,
+ * which calls tilec_aot_module_create with the object's module.  A module
+ * made from it holds its arena (the temporaries) and the constants bound
+ * to it; the program binds every constant by name, then runs it as often
+ * as it likes.  One run at a time per module (MOD-R02); several modules of
+ * one object may run at once. */
+typedef struct tilec_aot_module tilec_aot_module;
+
+/* A module of `object`'s description, allocating through ctx (which must
+ * outlive it).  The object's kernels are loaded here (TILEC-AOT10..12 as
+ * at a kernel's first dispatch). */
+TILEC_API tilec_status tilec_aot_module_create(tilec_context *ctx, const tilec_aot_kernel *object,
+                                               tilec_aot_module **out);
+/* NULL is a no-op; not while a run is in flight. */
+TILEC_API void tilec_aot_module_destroy(tilec_aot_module *m);
+/* Binds constant `name` to data (borrowed: it must outlive the module's
+ * runs): its element type (MOD-B05) and at least the bytes its steps read
+ * (MOD-B12); MOD-B04 when the module has no constant of that name. */
+TILEC_API tilec_status tilec_aot_module_bind(tilec_context *ctx, tilec_aot_module *m, const char *name,
+                                             const tilec_buffer *data);
+/* As tilec_module_run, on rt (NULL: the default runtime): args[0..n) the
+ * inputs and outputs in the module's order, dims[0..n_dims) its sizes;
+ * MOD-B12 naming a constant still unbound. */
+TILEC_API tilec_status tilec_aot_module_run(tilec_context *ctx, tilec_runtime *rt, tilec_aot_module *m, size_t n,
+                                            const tilec_buffer *args, size_t n_dims, const int64_t *dims);
+/* What the module is: its name, its sizes, and its values in the order
+ * they were added (inputs and outputs among them in the run's order):
+ * name (NULL past the last), kind, element type and the most bytes its
+ * steps touch at the module's largest sizes. */
+TILEC_API const char *tilec_aot_module_name(const tilec_aot_module *m);
+TILEC_API size_t tilec_aot_module_dim_count(const tilec_aot_module *m);
+TILEC_API const char *tilec_aot_module_dim(const tilec_aot_module *m, size_t index, int64_t *lo, int64_t *hi);
+TILEC_API size_t tilec_aot_module_value_count(const tilec_aot_module *m);
+TILEC_API const char *tilec_aot_module_value(const tilec_aot_module *m, size_t index, tilec_value_kind *kind,
+                                             tir_scalar *elem, uint64_t *bytes);
+
 #ifdef __cplusplus
 }
 #endif

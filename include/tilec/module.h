@@ -42,12 +42,7 @@ extern "C" {
 
 typedef struct tilec_module tilec_module;
 
-typedef enum {
-    TILEC_VALUE_INPUT = 0,
-    TILEC_VALUE_OUTPUT,
-    TILEC_VALUE_TEMPORARY,
-    TILEC_VALUE_CONSTANT
-} tilec_value_kind;
+/* tilec_value_kind: runtime.h (modules compiled ahead of time have them too). */
 
 /* A step's runtime size: module size `dim` plus `offset`, or `offset`
  * alone when dim is TILEC_MODULE_NO_DIM. */
@@ -115,6 +110,24 @@ TILEC_API void tilec_module_time(tilec_module *m, bool on);
 /* The index-th step's kernel name and, in *ms, its total milliseconds
  * (NULL past the last step). */
 TILEC_API const char *tilec_module_step(const tilec_module *m, size_t index, double *ms);
+
+/* ---- ahead of time (docs/modules.md "Ahead of time") ----
+ * A finished module compiled into one object a C program links against
+ * the runtime library (tilec/aot.h): every step's kernel compiled again
+ * from the TileIR and options tilec_compile was given, for aot->cpu and
+ * the worker count the kernel was planned for, each kernel once however
+ * many steps run it; with the module's values, sizes and steps.  The
+ * object defines one entry point, `tilec_status SYMBOL_create(tilec_context
+ * *ctx, tilec_aot_module **out)` (SYMBOL: aot->symbol, else the module's
+ * name), which the header written to write_header (NULL: none) declares
+ * and documents: the sizes, each value's kind, type and bytes.  Constants
+ * are bound by the program (tilec_aot_module_bind), not carried in the
+ * object.  Diagnostics as tilec_compile_aot's, plus MOD-A01 (not finished)
+ * and MOD-A02 (a step's kernel was not made by tilec_compile in this
+ * process). */
+TILEC_API tilec_status tilec_module_compile_aot(tilec_context *ctx, const tilec_module *m,
+                                                const tilec_aot_options *aot, tir_write_fn write_object,
+                                                void *object_user, tir_write_fn write_header, void *header_user);
 
 #ifdef __cplusplus
 }

@@ -33,6 +33,15 @@ TILEC_API const char *tilec_version(void);
 
 typedef struct tilec_runtime tilec_runtime;
 
+/* The kinds of a module's values (module.h; aot.h for a module compiled
+ * ahead of time). */
+typedef enum {
+    TILEC_VALUE_INPUT = 0,
+    TILEC_VALUE_OUTPUT,
+    TILEC_VALUE_TEMPORARY,
+    TILEC_VALUE_CONSTANT
+} tilec_value_kind;
+
 /* workers 0: TILEC_THREADS, else the online cores.  RT-P.. diagnostics. */
 TILEC_API tilec_status tilec_runtime_create(tilec_context *ctx, uint32_t workers, tilec_runtime **out);
 /* NULL is a no-op; no kernel may still dispatch on it. */

@@ -1,7 +1,7 @@
 """tilec.Module (docs/modules.md) from Python: two kernels over a runtime
 size run as one module give y = x·w + x exactly; a module size plus an
 offset reaches a kernel; the build errors name the step and the call's
-errors leave the module usable."""
+errors leave the module usable; a module compiles ahead of time."""
 import numpy as np
 import pytest
 
@@ -92,3 +92,18 @@ def test_module_and_kernel_lifetimes():
     with pytest.raises(ValueError, match="released"):
         m(xs, ys, T=2)
     kernel.close()
+
+
+def test_module_compiled_ahead_of_time():
+    # an object and its header (tests/cli/aot_module.sh links and runs such objects)
+    m, x, y, w, t = axpx()
+    m.step(MUL, x, w, t).step(ADD, t, x, y)
+    with pytest.raises(tilec.TilecError, match="MOD-A01"):
+        m.compile_aot()
+    m.finish()
+    obj, header = m.compile_aot(cpu="x86-64-v3", symbol="axpx_v3")
+    assert obj[:4] == b"\x7fELF" and w.array is not None
+    assert "tilec_status axpx_v3_create(tilec_context *ctx, tilec_aot_module **out);" in header
+    assert "target x86-64-v3" in header
+    with pytest.raises(tilec.TilecError, match="TILEC-AOT01"):
+        m.compile_aot(symbol="2fast")

@@ -195,6 +195,11 @@ class _OptionInfo(ctypes.Structure):  # tilec_option_info
 _WRITE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_char), ctypes.c_size_t)
 
 
+class _AotOptions(ctypes.Structure):  # tilec_aot_options
+    _fields_ = [("cpu", ctypes.c_char_p), ("symbol", ctypes.c_char_p), ("source", ctypes.c_char_p)]
+
+
+
 # The pipeline's stages in their order (tilec/pipeline.h: tilec_stage), and
 # its engines (tilec_engine).
 STAGES = ("flatten", "verify", "plan", "split", "lower", "emit")
@@ -272,6 +277,7 @@ def _load():
         "tilec_module_time": ([P, B], None),
         "tilec_module_step": ([P, ctypes.c_size_t, ctypes.POINTER(ctypes.c_double)], S),
         "tilec_module_arg_bytes": ([P, ctypes.c_size_t, ctypes.POINTER(ctypes.c_int64)], U64),
+        "tilec_module_compile_aot": ([P, P, ctypes.POINTER(_AotOptions), _WRITE_FN, P, _WRITE_FN, P], ctypes.c_int),
     }
     for name, (args, res) in sig.items():
         f = getattr(lib, name)

@@ -19,8 +19,8 @@ import weakref
 
 import numpy as np
 
-from . import (_Buffer, _Context, _DTYPES, _array, _compile_lock, _lib, _shared_context, _when_collected, Kernel,
-               TilecError)
+from . import (_AotOptions, _Buffer, _Context, _DTYPES, _WRITE_FN, _array, _compile_lock, _lib, _shared_context,
+               _when_collected, Kernel, TilecError)
 
 _KINDS = ("input", "output", "temporary", "constant")
 _NO_DIM = 0xFFFFFFFF
@@ -103,6 +103,7 @@ class Module:
         if a is None or not a.flags.c_contiguous:
             raise TypeError(f"tilec: module {self.name}: constant {name} takes a C-contiguous array")
         v = self._value(name, "constant", a.dtype)
+        v.array = a  # what it is bound to (a module compiled ahead of time binds it again)
         self._keep.append(a)
         buf = _Buffer(a.ctypes.data if a.size else None, a.nbytes, _DTYPES.index(a.dtype) + 1)
         self._call(_lib.tilec_module_bind, v.index, ctypes.byref(buf))
@@ -167,6 +168,25 @@ class Module:
         self._call(_lib.tilec_module_finish)
         self.finished = True
         return self
+
+    def compile_aot(self, cpu=None, symbol=None, source=None):
+        """The finished module compiled ahead of time (docs/modules.md "Ahead
+        of time"): (object bytes, header text).  The object defines
+        SYMBOL_create (default: the module's name) for a C program linked
+        against the runtime library; cpu: "native" (default), "x86-64-v2",
+        "x86-64-v3" or "x86-64-v4"."""
+        chunks = {"object": [], "header": []}
+
+        def writer(part):
+            def write(user, data, n):
+                chunks[part].append(ctypes.string_at(data, n))
+                return 0
+            return _WRITE_FN(write)
+        aot = _AotOptions(cpu.encode() if cpu else None, symbol.encode() if symbol else None,
+                          source.encode() if source else None)
+        write_object, write_header = writer("object"), writer("header")  # alive until the call returns
+        self._call(_lib.tilec_module_compile_aot, ctypes.byref(aot), write_object, None, write_header, None)
+        return b"".join(chunks["object"]), b"".join(chunks["header"]).decode()
 
     def time_steps(self, on=True):
         """Timing on (or off): each later call adds each step's wall time to

@@ -10,7 +10,7 @@
  * Nothing runs here and no thread pool is created: the kernel is planned for
  * o->threads workers (0: TILEC_THREADS, else this machine's cores), and runs
  * on whatever runtime the program brings. */
-#include "api/aot_format.h"
+#include "api/aot_write.h"
 #include "driver/pipeline.h"
 
 #include "base/fault.h"
@@ -31,14 +31,14 @@ typedef struct {
     bool overflow;
 } blob_writer;
 
-static void put_u32(strbuf *s, uint32_t v) { strbuf_append_n(s, (const char *)&v, sizeof v); }
-static void put_u64(strbuf *s, uint64_t v) { strbuf_append_n(s, (const char *)&v, sizeof v); }
-static void put_str(strbuf *s, const char *text) {
+void aot_put_u32(strbuf *s, uint32_t v) { strbuf_append_n(s, (const char *)&v, sizeof v); }
+void aot_put_u64(strbuf *s, uint64_t v) { strbuf_append_n(s, (const char *)&v, sizeof v); }
+void aot_put_str(strbuf *s, const char *text) {
     if (!text) {
-        put_u32(s, AOT_NONE);
+        aot_put_u32(s, AOT_NONE);
         return;
     }
-    put_u32(s, (uint32_t)strlen(text));
+    aot_put_u32(s, (uint32_t)strlen(text));
     strbuf_append_n(s, text, strlen(text));
 }
 
@@ -61,10 +61,10 @@ static uint32_t number(blob_writer *w, const tilec_kernel *k) {
 
 /* A size program (rt/sizes.h): its steps. */
 static void put_size(strbuf *s, const rt_size *z) {
-    put_u32(s, z->count);
+    aot_put_u32(s, z->count);
     for (uint32_t i = 0; i < z->count; i++) {
-        put_u64(s, (uint64_t)z->steps[i].arg);
-        put_u32(s, z->steps[i].op);
+        aot_put_u64(s, (uint64_t)z->steps[i].arg);
+        aot_put_u32(s, z->steps[i].op);
     }
 }
 
@@ -77,66 +77,66 @@ static uint32_t index_of(const blob_writer *w, const tilec_kernel *k) {
 static void put_node(blob_writer *w, const tilec_kernel *k) {
     strbuf *s = w->out;
     const rt_program *p = &k->prog;
-    put_str(s, strbuf_cstr(&k->name));
+    aot_put_str(s, strbuf_cstr(&k->name));
     /* a split program checks its arguments with its partial kernel's descriptor (entry included) */
-    put_u32(s, (k->split_partial ? k->split_partial : k)->aot_entry);
-    put_u32(s, p->desc.arg_count);
-    put_u32(s, p->user_args);
+    aot_put_u32(s, (k->split_partial ? k->split_partial : k)->aot_entry);
+    aot_put_u32(s, p->desc.arg_count);
+    aot_put_u32(s, p->user_args);
     for (uint32_t i = 0; i < p->desc.arg_count; i++) {
-        put_u32(s, (uint32_t)p->desc.params[i].elem);
-        put_u64(s, p->desc.params[i].min_bytes);
+        aot_put_u32(s, (uint32_t)p->desc.params[i].elem);
+        aot_put_u64(s, p->desc.params[i].min_bytes);
     }
-    put_u32(s, p->desc.dispatch_size);
-    put_u32(s, p->desc.block_size);
-    put_u64(s, p->desc.blocks_per_task);
-    put_u64(s, p->desc.workspace_bytes);
-    put_u32(s, p->packs);
+    aot_put_u32(s, p->desc.dispatch_size);
+    aot_put_u32(s, p->desc.block_size);
+    aot_put_u64(s, p->desc.blocks_per_task);
+    aot_put_u64(s, p->desc.workspace_bytes);
+    aot_put_u32(s, p->packs);
     for (uint32_t i = 0; i < p->packs; i++) {
-        put_u32(s, index_of(w, k->pack[i]));
-        put_u32(s, p->packed_param[i]);
-        put_u64(s, p->pack_offset[i]);
-        put_u64(s, p->pack_bytes[i]);
+        aot_put_u32(s, index_of(w, k->pack[i]));
+        aot_put_u32(s, p->packed_param[i]);
+        aot_put_u64(s, p->pack_offset[i]);
+        aot_put_u64(s, p->pack_bytes[i]);
     }
-    put_u64(s, p->scratch_bytes);
-    put_u32(s, index_of(w, k->split_partial));
-    put_u32(s, index_of(w, k->split_combine));
-    put_u32(s, p->split_carries);
+    aot_put_u64(s, p->scratch_bytes);
+    aot_put_u32(s, index_of(w, k->split_partial));
+    aot_put_u32(s, index_of(w, k->split_combine));
+    aot_put_u32(s, p->split_carries);
     for (uint32_t i = 0; i < p->split_carries; i++) {
-        put_u64(s, p->split_bytes[i]);
-        put_u32(s, (uint32_t)p->split_elem[i]);
+        aot_put_u64(s, p->split_bytes[i]);
+        aot_put_u32(s, (uint32_t)p->split_elem[i]);
     }
-    put_u32(s, index_of(w, k->unfused));
-    put_u32(s, p->disjoint != NULL);
+    aot_put_u32(s, index_of(w, k->unfused));
+    aot_put_u32(s, p->disjoint != NULL);
     for (uint32_t i = 0; p->disjoint && i < p->user_args; i++) {
-        put_u64(s, p->disjoint[i]);
-        put_u64(s, p->disjoint_or_equal[i]);
+        aot_put_u64(s, p->disjoint[i]);
+        aot_put_u64(s, p->disjoint_or_equal[i]);
     }
-    put_u32(s, p->dim_count);
+    aot_put_u32(s, p->dim_count);
     if (p->dim_count) { /* the launch at each dispatch's sizes */
         put_size(s, &p->dispatch_size);
         for (uint32_t i = 0; i < p->user_args; i++) put_size(s, p->arg_bytes ? &p->arg_bytes[i] : &(rt_size){0});
     }
-    put_u32(s, (uint32_t)k->fault_site_count);
+    aot_put_u32(s, (uint32_t)k->fault_site_count);
     for (size_t i = 0; i < k->fault_site_count; i++) {
         const tir_fault_site *f = &k->fault_sites[i];
-        put_u32(s, (uint32_t)f->kind);
-        put_u32(s, f->store);
-        put_str(s, f->target);
-        put_u32(s, f->target_id);
-        put_str(s, f->func);
-        put_str(s, f->axis_label);
-        put_u32(s, f->axis);
-        put_u64(s, f->extent);
-        put_u64(s, f->count);
-        put_str(s, f->loc.file);
-        put_u32(s, f->loc.line);
-        put_u32(s, f->loc.column);
+        aot_put_u32(s, (uint32_t)f->kind);
+        aot_put_u32(s, f->store);
+        aot_put_str(s, f->target);
+        aot_put_u32(s, f->target_id);
+        aot_put_str(s, f->func);
+        aot_put_str(s, f->axis_label);
+        aot_put_u32(s, f->axis);
+        aot_put_u64(s, f->extent);
+        aot_put_u64(s, f->count);
+        aot_put_str(s, f->loc.file);
+        aot_put_u32(s, f->loc.line);
+        aot_put_u32(s, f->loc.column);
     }
 }
 
 /* A kernel with runtime sizes is its buckets' variants, numbered in
  * order; the bucket table says which serves each. */
-static tilec_status write_blob(tilec_context *ctx, const tilec_kernel *k, const simd_aot *a, strbuf *out) {
+tilec_status aot_write_kernel_blob(tilec_context *ctx, const tilec_kernel *k, const simd_aot *a, strbuf *out) {
     blob_writer w = {.out = out};
     if (k->bucket_count)
         for (uint32_t v = 0; v < k->variant_count; v++) number(&w, k->variants[v]);
@@ -146,25 +146,25 @@ static tilec_status write_blob(tilec_context *ctx, const tilec_kernel *k, const 
         return tilec_error(ctx, TILEC_E_UNSUPPORTED, "TILEC-AOT02", tilec_no_loc(),
                            "'@%s' needs more than %zu programs (helper kernels) in one object",
                            strbuf_cstr(&k->name), sizeof w.nodes / sizeof w.nodes[0]);
-    put_u32(out, AOT_FORMAT);
-    put_str(out, simd_aot_features(a));
-    put_str(out, tilec_version());
-    put_str(out, simd_aot_cpu(a));
-    put_u32(out, k->dim_count);
+    aot_put_u32(out, AOT_FORMAT);
+    aot_put_str(out, simd_aot_features(a));
+    aot_put_str(out, tilec_version());
+    aot_put_str(out, simd_aot_cpu(a));
+    aot_put_u32(out, k->dim_count);
     for (uint32_t i = 0; i < k->dim_count; i++) {
-        put_str(out, k->dims[i].name);
-        put_u64(out, (uint64_t)k->dims[i].lo);
-        put_u64(out, (uint64_t)k->dims[i].hi);
+        aot_put_str(out, k->dims[i].name);
+        aot_put_u64(out, (uint64_t)k->dims[i].lo);
+        aot_put_u64(out, (uint64_t)k->dims[i].hi);
     }
-    put_u32(out, k->bucket_count);
+    aot_put_u32(out, k->bucket_count);
     for (uint32_t b = 0; b < k->bucket_count; b++) {
         for (uint32_t i = 0; i < k->dim_count; i++) {
-            put_u64(out, (uint64_t)k->buckets[b].lo[i]);
-            put_u64(out, (uint64_t)k->buckets[b].hi[i]);
+            aot_put_u64(out, (uint64_t)k->buckets[b].lo[i]);
+            aot_put_u64(out, (uint64_t)k->buckets[b].hi[i]);
         }
-        put_u32(out, index_of(&w, k->variants[k->bucket_variant[b]]));
+        aot_put_u32(out, index_of(&w, k->variants[k->bucket_variant[b]]));
     }
-    put_u32(out, w.count);
+    aot_put_u32(out, w.count);
     for (uint32_t i = 0; i < w.count; i++) put_node(&w, w.nodes[i]);
     return out->failed ? tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory describing the object")
                        : TILEC_OK;
@@ -172,7 +172,7 @@ static tilec_status write_blob(tilec_context *ctx, const tilec_kernel *k, const 
 
 /* ---- the header ---- */
 
-static const char *c_type(tir_scalar s) {
+const char *aot_c_type(tir_scalar s) {
     switch (s) {
     case TIR_BOOL: return "bool";
     case TIR_I8: return "int8_t";
@@ -218,8 +218,10 @@ static bool c_keyword(const char *s) {
     return false;
 }
 
+bool aot_c_name(const char *s) { return c_identifier(s) && !c_keyword(s); }
+
 /* Why `symbol` cannot name the entry points (NULL: it can).  SYMBOL and
- * SYMBOL_dispatch become global symbols of every program the object is
+ * SYMBOL`suffix` become global symbols of every program the object is
  * linked into, so besides being a C identifier and no keyword the name must
  * collide with nothing there: not a name C reserves (a leading underscore)
  * nor main; not in the namespaces of the runtime library and of SLEEF (the
@@ -227,17 +229,17 @@ static bool c_keyword(const char *s) {
  * process has loaded — the C and math libraries above all: an object
  * defining `free` would replace libc's for the whole program.  (A library
  * this process does not load is not seen: docs/aot.md.) */
-static const char *symbol_problem(const char *symbol, char *why, size_t size) {
-    if (!c_identifier(symbol) || c_keyword(symbol)) return "is not a C identifier for the entry points";
+const char *aot_symbol_problem(const char *symbol, const char *suffix, char *why, size_t size) {
+    if (!aot_c_name(symbol)) return "is not a C identifier for the entry points";
     if (symbol[0] == '_') return "is reserved by C (a leading underscore)";
     if (!strcmp(symbol, "main")) return "is the program's main";
     static const char *const prefixes[] = {"tilec_", "TILEC_", "tir_", "TIR_", "Sleef_"};
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (!strncmp(symbol, prefixes[i], strlen(prefixes[i])))
             return "is in the runtime library's namespace (tilec_, tir_) or SLEEF's (Sleef_)";
-    char dispatch[256];
-    snprintf(dispatch, sizeof dispatch, "%s_dispatch", symbol);
-    const char *names[] = {symbol, dispatch}, *taken = NULL;
+    char suffixed[256];
+    snprintf(suffixed, sizeof suffixed, "%s%s", symbol, suffix);
+    const char *names[] = {symbol, suffixed}, *taken = NULL;
     void *loaded = dlopen(NULL, RTLD_LAZY); /* this program and every library it loaded */
     for (size_t i = 0; loaded && !taken && i < 2; i++)
         if (dlsym(loaded, names[i])) taken = names[i];
@@ -252,18 +254,30 @@ static const char *symbol_problem(const char *symbol, char *why, size_t size) {
 
 /* The parameter's name in C ("argI" when it has none that can be one). */
 static const char *param_name(const tir_value *v, char buf[32]) {
-    if (c_identifier(tir_value_name(v)) && !c_keyword(tir_value_name(v))) return tir_value_name(v);
+    if (aot_c_name(tir_value_name(v))) return tir_value_name(v);
     snprintf(buf, 32, "arg%zu", tir_value_index(v));
     return buf;
 }
 
 static void param_decl(strbuf *h, const tir_value *v, bool with_name) {
-    const char *type = c_type(tir_type_elem(tir_value_type(v)));
+    const char *type = aot_c_type(tir_type_elem(tir_value_type(v)));
     if (by_value(v)) strbuf_printf(h, "%s", type);
     else strbuf_printf(h, "%s%s *", tir_value_read_only(v) ? "const " : "", type);
     char buf[32];
     if (with_name) strbuf_printf(h, "%s%s", by_value(v) ? " " : "", param_name(v, buf));
 }
+
+void aot_header_open(strbuf *h, const char *symbol) {
+    char guard[160];
+    size_t n = 0;
+    for (const char *c = symbol; *c && n + 10 < sizeof guard; c++) guard[n++] = (char)toupper((unsigned char)*c);
+    memcpy(guard + n, "_TILEC_H", 9);
+    strbuf_printf(h, "#ifndef %s\n#define %s\n\n#include <tilec/aot.h>\n\n#include <stdbool.h>\n#include <stddef.h>\n"
+                     "#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
+                  guard, guard);
+}
+
+void aot_header_close(strbuf *h) { strbuf_append(h, "\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n"); }
 
 static void write_header(strbuf *h, const tilec_kernel *k, const tir_func *f, const char *symbol, const simd_aot *a,
                          const char *source) {
@@ -285,13 +299,7 @@ static void write_header(strbuf *h, const tilec_kernel *k, const tir_func *f, co
                   k->workers, strbuf_cstr(&k->plan));
     strbuf_printf(h, " * Link the object with the runtime library: cc … %s.o $(pkg-config --libs tilec-rt). */\n",
                   symbol);
-    char guard[160];
-    size_t n = 0;
-    for (const char *c = symbol; *c && n + 10 < sizeof guard; c++) guard[n++] = (char)toupper((unsigned char)*c);
-    memcpy(guard + n, "_TILEC_H", 9);
-    strbuf_printf(h, "#ifndef %s\n#define %s\n\n#include <tilec/aot.h>\n\n#include <stdbool.h>\n#include <stddef.h>\n"
-                     "#include <stdint.h>\n\n#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n",
-                  guard, guard);
+    aot_header_open(h, symbol);
     strbuf_printf(h, "/* Parameters, in order (sizes checked by %s_dispatch; %s trusts them):\n", symbol, symbol);
     for (size_t i = 0; i < tir_func_param_count(f); i++) {
         const tir_value *v = tir_func_param(f, i);
@@ -320,14 +328,14 @@ static void write_header(strbuf *h, const tilec_kernel *k, const tir_func *f, co
     }
     for (uint32_t i = 0; i < k->dim_count; i++) { /* a size's name, or dimI when it cannot be one in C */
         strbuf_printf(h, "%sint64_t ", i || tir_func_param_count(f) ? ", " : "");
-        if (c_identifier(k->dims[i].name) && !c_keyword(k->dims[i].name)) strbuf_append(h, k->dims[i].name);
+        if (aot_c_name(k->dims[i].name)) strbuf_append(h, k->dims[i].name);
         else strbuf_printf(h, "dim%u", i);
     }
     strbuf_printf(h, "%s);\n\n/* The same on checked buffers (tilec_buffer, parameter order)%s\n"
                      " * on rt (NULL: the default runtime), diagnostics into ctx (NULL: the calling\n"
                      " * thread's). */\n"
                      "tilec_status %s_dispatch(tilec_context *ctx, tilec_runtime *rt, size_t n, const tilec_buffer "
-                     "*args%s);\n\n#ifdef __cplusplus\n}\n#endif\n\n#endif\n",
+                     "*args%s);\n",
                   tir_func_param_count(f) || k->dim_count ? "" : "void",
                   k->dim_count ? " and the runtime\n * sizes (dims[0..n_dims), in their order)" : "", symbol,
                   k->dim_count ? ", size_t n_dims, const int64_t *dims" : "");
@@ -342,7 +350,7 @@ static tilec_status entry_points(tilec_context *ctx, const tilec_kernel *k, cons
     if (!params) return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory");
     for (size_t i = 0; i < n; i++)
         params[i] = (simd_aot_param){k->params[i].elem, by_value(tir_func_param(f, i)), k->params[i].min_bytes};
-    simd_aot_entry_points ep = {symbol, AOT_MAGIC, blob->data, blob->len, params, n, k->dim_count};
+    simd_aot_entry_points ep = {symbol, AOT_MAGIC, blob->data, blob->len, params, n, k->dim_count, false};
     tilec_status st = simd_aot_finish(a, &ep, object);
     tilec_free(ctx, params);
     return st;
@@ -356,7 +364,7 @@ tilec_status tilec_compile_aot(tilec_context *ctx, const tir_func *f, const tile
     tilec_aot_options ao = aot ? *aot : (tilec_aot_options){0};
     const char *symbol = ao.symbol ? ao.symbol : tir_func_name(f);
     char why[512];
-    const char *problem = symbol_problem(symbol, why, sizeof why);
+    const char *problem = aot_symbol_problem(symbol, "_dispatch", why, sizeof why);
     if (problem)
         return tilec_error(ctx, TILEC_E_ARG, "TILEC-AOT01", tilec_no_loc(), "'%s' %s (give another with --name)",
                            symbol, problem);
@@ -373,13 +381,14 @@ tilec_status tilec_compile_aot(tilec_context *ctx, const tir_func *f, const tile
     strbuf_init(&blob, ctx);
     strbuf_init(&object, ctx);
     strbuf_init(&header, ctx);
-    if (!st) st = write_blob(ctx, k, a, &blob);
+    if (!st) st = aot_write_kernel_blob(ctx, k, a, &blob);
     if (!st) st = entry_points(ctx, k, f, symbol, &blob, a, &object);
     if (!st && object.failed)
         st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory holding the object");
     if (!st) st = write_object(object_user, object.data, object.len);
     if (!st && write_header_text) {
         write_header(&header, k, f, symbol, a, ao.source);
+        aot_header_close(&header);
         st = header.failed ? tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory")
                            : write_header_text(header_user, header.data, header.len);
     }

@@ -28,7 +28,20 @@
  *   str func, str axis label, u32 axis, u64 extent, u64 count, str file,
  *   u32 line, u32 column};
  * str is u32 length (AOT_NONE: NULL) then the bytes, no terminator; size
- * a size program (rt/sizes.h): u32 steps, steps × {i64 arg, u32 op}. */
+ * a size program (rt/sizes.h): u32 steps, steps × {i64 arg, u32 op}.
+ *
+ * A module's object (tilec_module_compile_aot) has the descriptor of
+ * AOT_MODULE_MAGIC, the packet entries of all its kernels, and the blob
+ *   u32 AOT_FORMAT, str module name,
+ *   u32 sizes, sizes × {str name, i64 lo, i64 hi},
+ *   u32 values, values × {str name, u32 kind (tilec_value_kind), u32 elem,
+ *   u64 bytes (a temporary's slot, a constant's or argument's need at the
+ *   largest sizes), u64 offset (a temporary's in the arena)},
+ *   u64 arena bytes,
+ *   u32 kernels, kernels × {str name, u64 bytes, a kernel's blob as above (its own
+ *   features, version and CPU; its entry numbers index the object's table)},
+ *   u32 steps, steps × {u32 kernel, u32 args, args × u32 value,
+ *   u32 sizes, sizes × {u32 module size (AOT_NONE: none), i64 offset}}. */
 #ifndef TILEC_FACADE_AOT_FORMAT_H
 #define TILEC_FACADE_AOT_FORMAT_H
 
@@ -38,6 +51,8 @@
 /* "TLCAOT" and the format number in the low 16 bits. */
 #define AOT_FORMAT 5u
 #define AOT_MAGIC (0x544c43414f540000ull | AOT_FORMAT)
+/* "TLCMOD": a module's object. */
+#define AOT_MODULE_MAGIC (0x544c434d4f440000ull | AOT_FORMAT)
 #define AOT_NONE UINT32_MAX
 
 /* The CPU features the runtime can check (aot_run.c), as a set: bit i is

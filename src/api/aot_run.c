@@ -13,7 +13,7 @@
 #include "tilec/aot.h"
 
 #include "base/fault.h"
-#include "api/aot_format.h"
+#include "api/aot_read.h"
 #include "rt/runtime.h"
 
 #include <cpuid.h>
@@ -24,7 +24,7 @@
 
 /* ---- process state ---- */
 
-static pthread_once_t once = PTHREAD_ONCE_INIT;
+static pthread_once_t once = PTHREAD_ONCE_INIT, load_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t load_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_key_t thread_key;
 static bool thread_key_ok;
@@ -47,7 +47,6 @@ static void thread_state_free(void *p) {
 
 static void init_process(void) {
     thread_key_ok = !pthread_key_create(&thread_key, thread_state_free);
-    tilec_context_create(NULL, &load_ctx);
     if (tilec_context_create(NULL, &runtime_ctx) || tilec_runtime_create(runtime_ctx, 0, &default_runtime)) {
         if (runtime_ctx) tilec_diag_render(runtime_ctx, default_error, sizeof default_error);
         else snprintf(default_error, sizeof default_error, "out of memory creating the default runtime\n");
@@ -66,6 +65,24 @@ static thread_state *this_thread(void) {
         return NULL;
     }
     return t;
+}
+
+static void init_load(void) { tilec_context_create(NULL, &load_ctx); }
+
+tilec_status aot_load_once(tilec_context *ctx, const aot_descriptor *d, aot_load_fn load, void **out) {
+    void *l = __atomic_load_n(d->loaded, __ATOMIC_ACQUIRE);
+    if (!l) {
+        if (pthread_once(&load_once, init_load) || !load_ctx)
+            return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory");
+        pthread_mutex_lock(&load_lock);
+        l = __atomic_load_n(d->loaded, __ATOMIC_ACQUIRE);
+        tilec_status st = l ? TILEC_OK : load(ctx, load_ctx, d, &l);
+        if (!st) __atomic_store_n(d->loaded, l, __ATOMIC_RELEASE);
+        pthread_mutex_unlock(&load_lock);
+        if (st) return st;
+    }
+    *out = l;
+    return TILEC_OK;
 }
 
 tilec_runtime *tilec_aot_default_runtime(void) {
@@ -100,40 +117,9 @@ typedef struct {
     aot_bucket *buckets;
 } aot_loaded;
 
-typedef struct {
-    const unsigned char *at, *end;
-    bool bad;
-    tilec_context *ctx; /* load_ctx: where strings and tables go */
-} reader;
-
-static bool take(reader *r, void *out, size_t n) {
-    if (r->bad || (size_t)(r->end - r->at) < n) {
-        r->bad = true;
-        memset(out, 0, n);
-        return false;
-    }
-    memcpy(out, r->at, n);
-    r->at += n;
-    return true;
-}
-
-static uint32_t get_u32(reader *r) {
-    uint32_t v;
-    take(r, &v, sizeof v);
-    return v;
-}
-
-static uint64_t get_u64(reader *r) {
-    uint64_t v;
-    take(r, &v, sizeof v);
-    return v;
-}
-
-static int64_t get_i64(reader *r) { return (int64_t)get_u64(r); }
-
 /* A size program (steps in load_ctx). */
-static void get_size(reader *r, rt_size *z) {
-    z->count = get_u32(r);
+static void get_size(aot_reader *r, rt_size *z) {
+    z->count = aot_get_u32(r);
     z->steps = NULL;
     if (r->bad || !z->count) return;
     rt_size_step *steps = z->count <= 4096 ? tilec_alloc(r->ctx, z->count * sizeof *steps) : NULL;
@@ -142,28 +128,10 @@ static void get_size(reader *r, rt_size *z) {
         return;
     }
     for (uint32_t i = 0; i < z->count; i++) {
-        steps[i].arg = get_i64(r);
-        steps[i].op = get_u32(r);
+        steps[i].arg = aot_get_i64(r);
+        steps[i].op = aot_get_u32(r);
     }
     z->steps = steps;
-}
-
-static char *get_str(reader *r) {
-    uint32_t n = get_u32(r);
-    if (n == AOT_NONE || r->bad) return NULL;
-    if ((size_t)(r->end - r->at) < n) {
-        r->bad = true;
-        return NULL;
-    }
-    char *s = tilec_alloc(r->ctx, (size_t)n + 1);
-    if (!s) {
-        r->bad = true;
-        return NULL;
-    }
-    memcpy(s, r->at, n);
-    s[n] = '\0';
-    r->at += n;
-    return s;
 }
 
 static tilec_status report_fault(const void *user, tilec_context *ctx, const fault_record *faults) {
@@ -175,7 +143,7 @@ static tilec_status report_fault(const void *user, tilec_context *ctx, const fau
 }
 
 /* A sub-program's node index: after `self`, before `count` (NULL: none). */
-static rt_program *child(reader *r, aot_node *nodes, uint32_t self, uint32_t count, uint32_t index) {
+static rt_program *child(aot_reader *r, aot_node *nodes, uint32_t self, uint32_t count, uint32_t index) {
     if (index == AOT_NONE) return NULL;
     if (index <= self || index >= count) {
         r->bad = true;
@@ -184,13 +152,13 @@ static rt_program *child(reader *r, aot_node *nodes, uint32_t self, uint32_t cou
     return &nodes[index].prog;
 }
 
-static void read_node(reader *r, aot_node *nodes, uint32_t self, uint32_t count, const aot_descriptor *d) {
+static void read_node(aot_reader *r, aot_node *nodes, uint32_t self, uint32_t count, const aot_descriptor *d) {
     aot_node *n = &nodes[self];
     rt_program *p = &n->prog;
-    n->name = get_str(r);
-    uint32_t entry = get_u32(r);
-    uint32_t args = get_u32(r);
-    p->user_args = get_u32(r);
+    n->name = aot_get_str(r);
+    uint32_t entry = aot_get_u32(r);
+    uint32_t args = aot_get_u32(r);
+    p->user_args = aot_get_u32(r);
     if (r->bad || args > 4096 || p->user_args > args || (entry != AOT_NONE && entry >= d->entry_count)) {
         r->bad = true;
         return;
@@ -201,45 +169,45 @@ static void read_node(reader *r, aot_node *nodes, uint32_t self, uint32_t count,
         return;
     }
     for (uint32_t i = 0; i < args; i++) {
-        n->params[i].elem = (tir_scalar)get_u32(r);
-        n->params[i].min_bytes = get_u64(r);
+        n->params[i].elem = (tir_scalar)aot_get_u32(r);
+        n->params[i].min_bytes = aot_get_u64(r);
     }
     p->desc = (rt_kernel){.name = n->name,
                           .entry = entry == AOT_NONE ? NULL : (rt_entry)d->entries[entry],
                           .arg_count = args,
                           .params = n->params};
-    p->desc.dispatch_size = get_u32(r);
-    p->desc.block_size = get_u32(r);
-    p->desc.blocks_per_task = get_u64(r);
-    p->desc.workspace_bytes = get_u64(r);
-    p->packs = get_u32(r);
+    p->desc.dispatch_size = aot_get_u32(r);
+    p->desc.block_size = aot_get_u32(r);
+    p->desc.blocks_per_task = aot_get_u64(r);
+    p->desc.workspace_bytes = aot_get_u64(r);
+    p->packs = aot_get_u32(r);
     if (p->packs > RT_MAX_PACKS) r->bad = true;
     for (uint32_t i = 0; !r->bad && i < p->packs; i++) {
-        p->pack[i] = child(r, nodes, self, count, get_u32(r));
-        p->packed_param[i] = get_u32(r);
-        p->pack_offset[i] = get_u64(r);
-        p->pack_bytes[i] = get_u64(r);
+        p->pack[i] = child(r, nodes, self, count, aot_get_u32(r));
+        p->packed_param[i] = aot_get_u32(r);
+        p->pack_offset[i] = aot_get_u64(r);
+        p->pack_bytes[i] = aot_get_u64(r);
     }
-    uint64_t scratch = get_u64(r);
-    p->split_partial = child(r, nodes, self, count, get_u32(r));
-    p->split_combine = child(r, nodes, self, count, get_u32(r));
-    p->split_carries = get_u32(r);
+    uint64_t scratch = aot_get_u64(r);
+    p->split_partial = child(r, nodes, self, count, aot_get_u32(r));
+    p->split_combine = child(r, nodes, self, count, aot_get_u32(r));
+    p->split_carries = aot_get_u32(r);
     if (p->split_carries > RT_SPLIT_MAX_CARRIES) r->bad = true;
     for (uint32_t i = 0; !r->bad && i < p->split_carries; i++) {
-        p->split_bytes[i] = get_u64(r);
-        p->split_elem[i] = (tir_scalar)get_u32(r);
+        p->split_bytes[i] = aot_get_u64(r);
+        p->split_elem[i] = (tir_scalar)aot_get_u32(r);
     }
-    p->unfused = child(r, nodes, self, count, get_u32(r));
-    if (get_u32(r) && !r->bad) {
+    p->unfused = child(r, nodes, self, count, aot_get_u32(r));
+    if (aot_get_u32(r) && !r->bad) {
         if (!(n->masks = tilec_alloc(r->ctx, 2 * (p->user_args ? p->user_args : 1) * sizeof *n->masks))) r->bad = true;
         for (uint32_t i = 0; !r->bad && i < p->user_args; i++) {
-            n->masks[i] = get_u64(r);
-            n->masks[p->user_args + i] = get_u64(r);
+            n->masks[i] = aot_get_u64(r);
+            n->masks[p->user_args + i] = aot_get_u64(r);
         }
         p->disjoint = n->masks;
         p->disjoint_or_equal = n->masks + p->user_args;
     }
-    p->dim_count = get_u32(r);
+    p->dim_count = aot_get_u32(r);
     if (p->dim_count > RT_MAX_DIMS) r->bad = true;
     if (p->dim_count && !r->bad) {
         get_size(r, &p->dispatch_size);
@@ -248,7 +216,7 @@ static void read_node(reader *r, aot_node *nodes, uint32_t self, uint32_t count,
         p->arg_bytes = n->arg_bytes;
         p->size_serial = rt_size_serial();
     }
-    n->site_count = get_u32(r);
+    n->site_count = aot_get_u32(r);
     if (r->bad || n->site_count > (uint32_t)(r->end - r->at)) {
         r->bad = true;
         return;
@@ -256,18 +224,18 @@ static void read_node(reader *r, aot_node *nodes, uint32_t self, uint32_t count,
     if (n->site_count && !(n->sites = tilec_alloc(r->ctx, n->site_count * sizeof *n->sites))) r->bad = true;
     for (uint32_t i = 0; !r->bad && i < n->site_count; i++) {
         tir_fault_site *s = &n->sites[i];
-        s->kind = (tir_fault_kind)get_u32(r);
-        s->store = get_u32(r) != 0;
-        s->target = get_str(r);
-        s->target_id = get_u32(r);
-        s->func = get_str(r);
-        s->axis_label = get_str(r);
-        s->axis = get_u32(r);
-        s->extent = get_u64(r);
-        s->count = get_u64(r);
-        s->loc.file = get_str(r);
-        s->loc.line = get_u32(r);
-        s->loc.column = get_u32(r);
+        s->kind = (tir_fault_kind)aot_get_u32(r);
+        s->store = aot_get_u32(r) != 0;
+        s->target = aot_get_str(r);
+        s->target_id = aot_get_u32(r);
+        s->func = aot_get_str(r);
+        s->axis_label = aot_get_str(r);
+        s->axis = aot_get_u32(r);
+        s->extent = aot_get_u64(r);
+        s->count = aot_get_u64(r);
+        s->loc.file = aot_get_str(r);
+        s->loc.line = aot_get_u32(r);
+        s->loc.column = aot_get_u32(r);
     }
     p->desc.report_fault = report_fault;
     p->desc.fault_user = n;
@@ -479,47 +447,47 @@ static tilec_status check_cpu(tilec_context *ctx, const char *features, const ch
 
 /* The object's runtime sizes and buckets, each bucket's node among the
  * `count` read after them (fixed up once they are). */
-static void read_sizes(reader *r, aot_loaded *l, uint32_t *bucket_node) {
-    l->dim_count = get_u32(r);
+static void read_sizes(aot_reader *r, aot_loaded *l, uint32_t *bucket_node) {
+    l->dim_count = aot_get_u32(r);
     if (l->dim_count > RT_MAX_DIMS) r->bad = true;
     for (uint32_t i = 0; !r->bad && i < l->dim_count; i++) {
-        l->dims[i].name = get_str(r);
-        l->dims[i].lo = get_i64(r);
-        l->dims[i].hi = get_i64(r);
+        l->dims[i].name = aot_get_str(r);
+        l->dims[i].lo = aot_get_i64(r);
+        l->dims[i].hi = aot_get_i64(r);
         if (!l->dims[i].name || l->dims[i].lo > l->dims[i].hi) r->bad = true;
     }
-    l->bucket_count = get_u32(r);
+    l->bucket_count = aot_get_u32(r);
     if (!r->bad && (l->bucket_count > 64 || (l->bucket_count > 0) != (l->dim_count > 0))) r->bad = true;
     if (!r->bad && l->bucket_count && !(l->buckets = tilec_alloc(r->ctx, l->bucket_count * sizeof *l->buckets)))
         r->bad = true;
     for (uint32_t b = 0; !r->bad && b < l->bucket_count; b++) {
         for (uint32_t i = 0; i < l->dim_count; i++) {
-            l->buckets[b].lo[i] = get_i64(r);
-            l->buckets[b].hi[i] = get_i64(r);
+            l->buckets[b].lo[i] = aot_get_i64(r);
+            l->buckets[b].hi[i] = aot_get_i64(r);
         }
-        bucket_node[b] = get_u32(r);
+        bucket_node[b] = aot_get_u32(r);
     }
 }
 
-/* The object's programs, read at its first dispatch (under load_lock). */
-static tilec_status load(tilec_context *ctx, const aot_descriptor *d, aot_loaded **out) {
+/* The object's programs, read at its first dispatch (aot_load_once) into
+ * `into`. */
+static tilec_status load(tilec_context *ctx, tilec_context *into, const aot_descriptor *d, void **out) {
     if (d->magic != AOT_MAGIC)
         return tilec_error(ctx, TILEC_E_UNSUPPORTED, "TILEC-AOT10", tilec_no_loc(),
                            "the object was not made for this runtime (tilec %s reads object format %u; the object's "
                            "descriptor says %#llx): compile it again with this tilec",
                            tilec_version(), AOT_FORMAT, (unsigned long long)d->magic);
-    if (!load_ctx) return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory");
-    reader r = {d->blob, d->blob + d->blob_bytes, false, load_ctx};
-    uint32_t format = get_u32(&r);
-    char *features = get_str(&r), *version = get_str(&r), *cpu = get_str(&r);
+    aot_reader r = {d->blob, d->blob + d->blob_bytes, false, into};
+    uint32_t format = aot_get_u32(&r);
+    char *features = aot_get_str(&r), *version = aot_get_str(&r), *cpu = aot_get_str(&r);
     if (!features) r.bad = true;
     tilec_status st = format == AOT_FORMAT && !r.bad ? check_cpu(ctx, features, cpu) : TILEC_OK;
-    aot_loaded *l = tilec_alloc(load_ctx, sizeof *l);
+    aot_loaded *l = tilec_alloc(into, sizeof *l);
     uint32_t bucket_node[64];
     if (l) memset(l, 0, sizeof *l), read_sizes(&r, l, bucket_node);
-    uint32_t count = get_u32(&r);
+    uint32_t count = aot_get_u32(&r);
     aot_node *nodes = NULL;
-    if (!st && l && !r.bad && count && count <= 64 && (nodes = tilec_alloc(load_ctx, count * sizeof *nodes))) {
+    if (!st && l && !r.bad && count && count <= 64 && (nodes = tilec_alloc(into, count * sizeof *nodes))) {
         memset(nodes, 0, count * sizeof *nodes);
         for (uint32_t i = 0; i < count && !r.bad; i++) read_node(&r, nodes, i, count, d);
         for (uint32_t i = 0; i < count && !r.bad; i++) r.bad = !fits(&nodes[i].prog);
@@ -541,8 +509,13 @@ static tilec_status load(tilec_context *ctx, const aot_descriptor *d, aot_loaded
         l->name = nodes[0].name ? nodes[0].name : "kernel";
         *out = l;
     }
-    /* on failure what was read stays in load_ctx (freed with the process) */
+    /* on failure what was read stays in into (freed with the process) */
     return st;
+}
+
+tilec_status aot_kernel_load(tilec_context *ctx, const aot_descriptor *d) {
+    void *l;
+    return aot_load_once(ctx, d, load, &l);
 }
 
 /* ---- dispatch ---- */
@@ -563,17 +536,11 @@ enum { TYPED_MAX_ARGS = 64 };
 static tilec_status dispatch(tilec_context *ctx, tilec_runtime *rt, const tilec_aot_kernel *k, size_t n,
                              const tilec_buffer *args, size_t n_dims, const int64_t *dims, bool typed) {
     if (!k) return tilec_error(ctx, TILEC_E_ARG, "TILEC-D01", tilec_no_loc(), "tilec_aot_dispatch: no kernel");
-    const aot_descriptor *d = (const aot_descriptor *)k;
-    aot_loaded *l = __atomic_load_n((aot_loaded **)d->loaded, __ATOMIC_ACQUIRE);
-    if (!l) {
-        pthread_mutex_lock(&load_lock);
-        l = __atomic_load_n((aot_loaded **)d->loaded, __ATOMIC_ACQUIRE);
-        tilec_status st = l ? TILEC_OK : load(ctx, d, &l);
-        if (!st) __atomic_store_n((aot_loaded **)d->loaded, l, __ATOMIC_RELEASE);
-        pthread_mutex_unlock(&load_lock);
-        if (st) return st;
-    }
-    tilec_status st = rt_check_dims(ctx, l->name, l->dims, l->dim_count, n_dims, dims,
+    void *loaded;
+    tilec_status st = aot_load_once(ctx, (const aot_descriptor *)k, load, &loaded);
+    if (st) return st;
+    const aot_loaded *l = loaded;
+    st = rt_check_dims(ctx, l->name, l->dims, l->dim_count, n_dims, dims,
                                     "dispatch it with tilec_aot_dispatch_dims");
     if (st) return st;
     rt_program *p = l->bucket_count ? bucket_program(l, dims) : l->kernel;

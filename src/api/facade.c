@@ -19,7 +19,13 @@ tilec_status tilec_explain(tilec_context *ctx, const tir_func *f, const tilec_co
 
 tilec_status tilec_compile(tilec_context *ctx, const tir_func *f, const tilec_compile_options *options,
                            tilec_kernel **out) {
-    return pipeline_compile(ctx, f, options, NULL, out);
+    tilec_status st = pipeline_compile(ctx, f, options, NULL, out);
+    if (!st && !tilec_kernel_keep_recipe(*out, f, options)) {
+        tilec_kernel_destroy(*out);
+        *out = NULL;
+        return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory keeping a kernel's source");
+    }
+    return st;
 }
 
 void tilec_kernel_destroy(tilec_kernel *k) { pipeline_kernel_free(k); }

@@ -4,6 +4,7 @@
  * plan a kernel keeps. */
 #include "driver/pipeline.h"
 #include "tir/form.h"
+#include "tir/text.h"
 
 #include "gpu/cuda.h"
 
@@ -19,6 +20,7 @@ static tilec_kernel *kernel_new(tilec_context *ctx, const char *name) {
     strbuf_init(&k->realization, ctx);
     strbuf_init(&k->json, ctx);
     strbuf_init(&k->split, ctx);
+    strbuf_init(&k->recipe_text, ctx);
     strbuf_append(&k->name, name);
     return k;
 }
@@ -100,7 +102,33 @@ void pipeline_kernel_free(tilec_kernel *k) {
     strbuf_free(&k->realization);
     strbuf_free(&k->json);
     strbuf_free(&k->split);
+    strbuf_free(&k->recipe_text);
+    tilec_free(k->ctx, k->recipe_func);
+    tilec_free(k->ctx, k->recipe_arrays);
     tilec_free(k->ctx, k);
+}
+
+bool tilec_kernel_keep_recipe(tilec_kernel *k, const tir_func *f, const tilec_compile_options *o) {
+    tilec_compile_options r = o ? *o : tilec_compile_options_default();
+    size_t n = r.root_axis_order_len + r.root_axis_tiles_len + r.bucket_cuts_len;
+    const char *name = tir_func_name(f);
+    if (!tir_print_to_strbuf(tir_func_module(f), &k->recipe_text) ||
+        !(k->recipe_func = tilec_alloc(k->ctx, strlen(name) + 1)) ||
+        (n && !(k->recipe_arrays = tilec_alloc(k->ctx, n * sizeof *k->recipe_arrays))))
+        return false;
+    memcpy(k->recipe_func, name, strlen(name) + 1);
+    uint32_t *at = k->recipe_arrays;
+    const uint32_t **arrays[3] = {&r.root_axis_order, &r.root_axis_tiles, &r.bucket_cuts};
+    size_t lens[3] = {r.root_axis_order_len, r.root_axis_tiles_len, r.bucket_cuts_len};
+    for (int i = 0; i < 3; i++) {
+        if (lens[i]) memcpy(at, *arrays[i], lens[i] * sizeof *at);
+        *arrays[i] = lens[i] ? at : NULL;
+        at += lens[i];
+    }
+    r.runtime = NULL;
+    r.gpu_arch = NULL;
+    k->recipe_options = r;
+    return true;
 }
 
 /* The argument table and the launch geometry (a function of the runtime

@@ -93,6 +93,15 @@ struct tilec_kernel {
     rt_size *arg_sizes;
     tir_fault_site *fault_sites; /* [fault_site_count], strings owned in one block with it */
     size_t fault_site_count;
+    /* What tilec_compile was given, so that the same kernel can be compiled
+     * again ahead of time as part of a module (module_aot.c): its TileIR
+     * module printed, the function's name and the options, their arrays
+     * copied into recipe_arrays (owned); runtime and gpu_arch not kept.
+     * Empty for helper kernels, bucket variants and tilec_compile_aot's. */
+    strbuf recipe_text;
+    char *recipe_func;
+    tilec_compile_options recipe_options;
+    uint32_t *recipe_arrays;
     /* the CUDA target (gpu.c): PTX, the driver and the loaded module, and
      * which arguments the kernel writes ([user args]); all NULL on the CPU */
     gpu_kernel *gpu;
@@ -105,6 +114,8 @@ struct tilec_kernel {
  * ("/grain-per-dispatch" for a kernel with runtime sizes whose grain is the
  * pool's heuristic, computed at each dispatch). */
 void tilec_plan_label(const plan_result *p, bool sized, strbuf *s);
+/* Keeps f and o as k's recipe (false: out of memory). */
+bool tilec_kernel_keep_recipe(tilec_kernel *k, const tir_func *f, const tilec_compile_options *o);
 /* tilec_dispatch of a CUDA kernel (a bucket's variant at dims, for one with
  * runtime sizes: the dims follow the arguments as one more device buffer,
  * the grid from the dispatch size at those sizes); with `timing`, the

@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { AOT_MAX_ENTRIES = 64 };
+/* A module's object holds every variant and helper of its kernels. */
+enum { AOT_MAX_ENTRIES = 1024 };
 
 struct simd_aot {
     tilec_context *ctx;
@@ -142,6 +143,21 @@ static void emit_dispatch(simd_aot *a, const simd_aot_entry_points *ep, LLVMValu
     LLVMDisposeBuilder(b);
 }
 
+/* int sym_create(ctx, out) → tilec_aot_module_create(ctx, &d, out) */
+static void emit_create(simd_aot *a, const simd_aot_entry_points *ep, LLVMValueRef desc) {
+    LLVMTypeRef ptr = LLVMPointerTypeInContext(a->c, 0), i32 = LLVMInt32TypeInContext(a->c);
+    LLVMTypeRef callee_t = LLVMFunctionType(i32, (LLVMTypeRef[3]){ptr, ptr, ptr}, 3, false);
+    LLVMValueRef callee = declare(a->m, "tilec_aot_module_create", callee_t);
+    char name[256];
+    snprintf(name, sizeof name, "%s_create", ep->symbol);
+    LLVMValueRef fn = LLVMAddFunction(a->m, name, LLVMFunctionType(i32, (LLVMTypeRef[2]){ptr, ptr}, 2, false));
+    LLVMBuilderRef b = LLVMCreateBuilderInContext(a->c);
+    LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(a->c, fn, "entry"));
+    LLVMValueRef args[3] = {LLVMGetParam(fn, 0), desc, LLVMGetParam(fn, 1)};
+    LLVMBuildRet(b, LLVMBuildCall2(b, callee_t, callee, args, 3, ""));
+    LLVMDisposeBuilder(b);
+}
+
 /* int sym(P0, …) → tilec_aot_call(&d, n, {{P0 or &P0, bytes, elem}, …});
  * with runtime sizes int sym(P0, …, D0, …) → tilec_aot_call_dims(&d, n,
  * {…}, dims, {D0, …}), a runtime-size parameter's buffer of 0 bytes (the
@@ -207,8 +223,12 @@ tilec_status simd_aot_finish(simd_aot *a, const simd_aot_entry_points *ep, strbu
                               entries, LLVMConstInt(i64, a->entry_count, false), slot};
     LLVMValueRef desc = private_constant(a->m, LLVMConstStructInContext(a->c, fields, 6, false), "tilec.aot.kernel");
     LLVMSetAlignment(desc, 8);
-    emit_dispatch(a, ep, desc);
-    if (!emit_typed(a, ep, desc)) return tilec_error(a->ctx, TILEC_E_NOMEM, "SIMD-M02", tilec_no_loc(), "out of memory");
+    if (ep->module) emit_create(a, ep, desc);
+    else {
+        emit_dispatch(a, ep, desc);
+        if (!emit_typed(a, ep, desc))
+            return tilec_error(a->ctx, TILEC_E_NOMEM, "SIMD-M02", tilec_no_loc(), "out of memory");
+    }
     LLVMModuleRef m = a->m;
     a->m = NULL; /* jit_compile_pic_object takes it */
     return jit_compile_pic_object(a->ctx, &a->host, m, object) ? TILEC_OK : TILEC_E_UNSUPPORTED;

@@ -17,6 +17,8 @@
  * With runtime sizes, sym takes them (int64_t each) after the parameters
  * and calls tilec_aot_call_dims; sym_dispatch takes (n_dims, dims) after
  * args and calls tilec_aot_dispatch_dims.
+ * A module's object (tilec_module_compile_aot) defines instead
+ *   int sym_create(ctx, out) calls tilec_aot_module_create(ctx, &descriptor, out).
  * The runtime library defines tilec_aot_call and tilec_aot_dispatch (and
  * their _dims forms) and
  * reads the blob; this backend only carries it. */
@@ -61,6 +63,7 @@ typedef struct {
     const simd_aot_param *params;
     size_t param_count;
     size_t dim_count; /* runtime sizes: the typed entry takes them after the parameters */
+    bool module;      /* a module's object: only sym_create (above), no params */
 } simd_aot_entry_points;
 
 /* Adds the descriptor and the entry points, optimizes the module

@@ -7,11 +7,16 @@
  * read further than it was written, an unbound constant), as are the run's
  * errors (unfinished, argument count, sizes, a failing step), and the
  * module stays usable after a failed run; timing adds up each step's time;
- * constants packed once give the results of packing at each run. */
+ * constants packed once give the results of packing at each run; compiled
+ * ahead of time, a module gives an object and a header declaring its
+ * create function (an unfinished module is MOD-A01, a symbol of the C
+ * library's TILEC-AOT01, nothing written; tests/cli/aot_module.sh runs
+ * such objects). */
 #include "examples_util.h"
 #include "harness.h"
 #include "tilec/module.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum { TMAX = 64, N = 8 };
@@ -242,6 +247,55 @@ static void check_packed(tilec_context *ctx, tilec_runtime *rt) {
     tilec_kernel_destroy(k);
 }
 
+typedef struct {
+    char *data;
+    size_t len, calls;
+} collected;
+
+static tilec_status collect(void *user, const char *data, size_t n) {
+    collected *c = user;
+    char *grown = realloc(c->data, c->len + n + 1);
+    if (!grown) return TILEC_E_NOMEM;
+    memcpy(grown + c->len, data, n);
+    c->data = grown, c->len += n, c->calls++;
+    c->data[c->len] = 0;
+    return TILEC_OK;
+}
+
+static void check_aot(tilec_context *ctx) {
+    tilec_kernel *mul = elementwise(ctx, NULL, "mul", N), *add = elementwise(ctx, NULL, "add", N);
+    if (!mul || !add) goto done;
+    static float w[TMAX * N];
+    fixture f = start(ctx);
+    tilec_step_size T = {f.T, 0};
+    CHECK(tilec_module_bind(ctx, f.m, f.w, &(tilec_buffer){w, sizeof w, TIR_F32}) == TILEC_OK);
+    CHECK(tilec_module_add_step(ctx, f.m, mul, 3, (uint32_t[]){f.x, f.w, f.t}, 1, &T) == TILEC_OK);
+    CHECK(tilec_module_add_step(ctx, f.m, add, 3, (uint32_t[]){f.t, f.x, f.y}, 1, &T) == TILEC_OK);
+    collected object = {0}, header = {0};
+    CHECK(first_diag(ctx, tilec_module_compile_aot(ctx, f.m, NULL, collect, &object, collect, &header), TILEC_E_ARG,
+                     "MOD-A01", "not finished"));
+    CHECK(tilec_module_finish(ctx, f.m) == TILEC_OK);
+    tilec_aot_options named = {.symbol = "free"};
+    CHECK(first_diag(ctx, tilec_module_compile_aot(ctx, f.m, &named, collect, &object, collect, &header), TILEC_E_ARG,
+                     "TILEC-AOT01", "a library already"));
+    CHECK(object.calls == 0 && header.calls == 0);
+    CHECK(tilec_module_compile_aot(ctx, f.m, NULL, collect, &object, collect, &header) == TILEC_OK);
+    CHECK(object.calls == 1 && object.len > 64 && !memcmp(object.data, "\x7f" "ELF", 4));
+    CHECK(header.calls == 1);
+    if (header.data) {
+        CHECK_STR_CONTAINS(header.data, "tilec_status axpx_create(tilec_context *ctx, tilec_aot_module **out);");
+        CHECK_STR_CONTAINS(header.data, "T in 1..64");
+        CHECK_STR_CONTAINS(header.data, "constant  w f32 (float), 2048 bytes");
+        CHECK_STR_CONTAINS(header.data, "Steps: mul8, add8.");
+    }
+    free(object.data);
+    free(header.data);
+    tilec_module_destroy(f.m);
+done:
+    tilec_kernel_destroy(mul);
+    tilec_kernel_destroy(add);
+}
+
 int main(void) {
     tilec_context *ctx;
     CHECK(tilec_context_create(NULL, &ctx) == TILEC_OK);
@@ -253,6 +307,7 @@ int main(void) {
         tilec_runtime_destroy(rt);
     }
     check_errors(ctx);
+    check_aot(ctx);
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
 }
