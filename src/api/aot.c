@@ -343,6 +343,14 @@ static void write_header(strbuf *h, const tilec_kernel *k, const tir_func *f, co
 
 /* ---- the driver ---- */
 
+tilec_status aot_hand_over(tilec_context *ctx, const strbuf *object, tir_write_fn write_object, void *object_user,
+                           const strbuf *header, tir_write_fn write_header_text, void *header_user) {
+    if (object->failed || header->failed)
+        return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory holding the object");
+    tilec_status st = write_object(object_user, object->data, object->len);
+    return !st && write_header_text ? write_header_text(header_user, header->data, header->len) : st;
+}
+
 static tilec_status entry_points(tilec_context *ctx, const tilec_kernel *k, const tir_func *f, const char *symbol,
                                  const strbuf *blob, simd_aot *a, strbuf *object) {
     size_t n = tir_func_param_count(f);
@@ -383,15 +391,11 @@ tilec_status tilec_compile_aot(tilec_context *ctx, const tir_func *f, const tile
     strbuf_init(&header, ctx);
     if (!st) st = aot_write_kernel_blob(ctx, k, a, &blob);
     if (!st) st = entry_points(ctx, k, f, symbol, &blob, a, &object);
-    if (!st && object.failed)
-        st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory holding the object");
-    if (!st) st = write_object(object_user, object.data, object.len);
     if (!st && write_header_text) {
         write_header(&header, k, f, symbol, a, ao.source);
         aot_header_close(&header);
-        st = header.failed ? tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory")
-                           : write_header_text(header_user, header.data, header.len);
     }
+    if (!st) st = aot_hand_over(ctx, &object, write_object, object_user, &header, write_header_text, header_user);
     strbuf_free(&blob);
     strbuf_free(&object);
     strbuf_free(&header);

@@ -33,4 +33,11 @@ const char *aot_c_type(tir_scalar s);
 void aot_header_open(strbuf *h, const char *symbol);
 void aot_header_close(strbuf *h);
 
+/* The object, then the header (when write_header is given), each in one
+ * call; TILEC-M01 when either ran out of memory being made (nothing
+ * written).  The object first: a header that cannot be written leaves the
+ * object written (docs/aot.md). */
+tilec_status aot_hand_over(tilec_context *ctx, const strbuf *object, tir_write_fn write_object, void *object_user,
+                           const strbuf *header, tir_write_fn write_header, void *header_user);
+
 #endif

@@ -174,15 +174,11 @@ tilec_status tilec_module_compile_aot(tilec_context *ctx, const tilec_module *m,
                                     .blob_bytes = blob.len, .module = true};
         st = simd_aot_finish(a, &ep, &object);
     }
-    if (!st && object.failed)
-        st = tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory holding the object");
-    if (!st) st = write_object(object_user, object.data, object.len);
     if (!st && write_header_text) {
         write_header(&header, m, symbol, a, ao.source);
         aot_header_close(&header);
-        st = header.failed ? tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory")
-                           : write_header_text(header_user, header.data, header.len);
     }
+    if (!st) st = aot_hand_over(ctx, &object, write_object, object_user, &header, write_header_text, header_user);
     strbuf_free(&blob);
     strbuf_free(&object);
     strbuf_free(&header);

@@ -21,11 +21,7 @@ TILEC=$BUILD/$(basename "$TILEC") # some checks run in another directory
 SRC=$(cd "$SRC" && pwd)
 CC=${CC:-cc}
 command -v "$CC" >/dev/null || { echo "note: no C compiler ($CC): skipped"; finish; exit 0; }
-if sanitizer_build; then
-  echo "note: a sanitizer build; the ahead-of-time programs are not linked here"
-  finish
-  exit 0
-fi
+skip_in_sanitizer_build "the ahead-of-time programs are not linked here"
 
 
 # aot NAME FILE PARAMS [tilec compile options…]: the reference's inputs and

@@ -14,11 +14,7 @@ BUILD=$(cd "$(dirname "$TILEC")" && pwd)
 SRC=$(cd "$SRC" && pwd)
 CC=${CC:-cc}
 command -v "$CC" >/dev/null || { echo "note: no C compiler ($CC): skipped"; finish; exit 0; }
-if sanitizer_build; then
-  echo "note: a sanitizer build; Python cannot load its libtilec.so here"
-  finish
-  exit 0
-fi
+skip_in_sanitizer_build "Python cannot load its libtilec.so here"
 PY=/usr/bin/python3
 "$PY" -c 'import numpy' 2>/dev/null || PY=python3
 

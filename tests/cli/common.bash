@@ -49,6 +49,14 @@ finish() {
 # program or Python cannot load its libraries (the sanitizer's runtime must
 # come first), so the tests that do skip those steps.
 sanitizer_build() { grep -Eq '^TILEC_(SANITIZE|TSAN):BOOL=ON' "$(dirname "$TILEC")/CMakeCache.txt" 2>/dev/null; }
+# skip_in_sanitizer_build WHAT: in such a build, a note that WHAT is not
+# done here, and the script ends (passing what it checked so far).
+skip_in_sanitizer_build() {
+  sanitizer_build || return 0
+  echo "note: a sanitizer build; $1"
+  finish
+  exit 0
+}
 
 # limited OPTION KB CMD...: runs CMD under `ulimit OPTION KB` (-v address
 # space, -d data segment).  limits_work OPTION KB: whether tilec starts at all

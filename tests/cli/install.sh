@@ -18,11 +18,7 @@
 # Each consumer must run and print ok.  Skips (with a note) what a missing
 # tool (pkg-config, g++, nm) prevents.
 source "$(dirname "$0")/common.bash" "$@"
-if sanitizer_build; then
-  echo "note: a sanitizer build; the install consumers are not linked here"
-  finish
-  exit 0
-fi
+skip_in_sanitizer_build "the install consumers are not linked here"
 
 BUILD=$(cd "$(dirname "$TILEC")" && pwd)
 SRC=$(cd "$SRC" && pwd)

@@ -10,11 +10,7 @@ source "$(dirname "$0")/common.bash" "$@"
 
 BUILD=$(cd "$(dirname "$TILEC")" && pwd)
 SRC=$(cd "$SRC" && pwd)
-if sanitizer_build; then
-  echo "note: a sanitizer build; Python cannot load its libtilec.so here"
-  finish
-  exit 0
-fi
+skip_in_sanitizer_build "Python cannot load its libtilec.so here"
 PY=/usr/bin/python3
 "$PY" -c 'import numpy, pytest' 2>/dev/null || PY=python3
 if ! "$PY" -c 'import numpy, pytest' 2>"$WORK/err"; then

@@ -3,6 +3,7 @@
  * text), the expansion budget (LOWER-B01), and the borrowing contract: the
  * TileIR is unchanged by lowering and lowers again to the same XIR. */
 #include "lower_fixture.h"
+#include "write_sink.h"
 
 #include "realize/admit.h"
 
@@ -190,22 +191,6 @@ static void test_expansion_budget(void) {
     tir_module_destroy(m);
 }
 
-typedef struct {
-    char *data;
-    size_t len;
-} text_buf;
-
-static tilec_status append_text(void *user, const char *bytes, size_t n) {
-    text_buf *t = user;
-    char *grown = realloc(t->data, t->len + n + 1);
-    if (!grown) return TILEC_E_NOMEM;
-    memcpy(grown + t->len, bytes, n);
-    t->data = grown;
-    t->len += n;
-    t->data[t->len] = 0;
-    return TILEC_OK;
-}
-
 /* Lowering borrows the TileIR: same printed text and a clean verify after,
  * and a second lowering gives the same instructions and metadata. */
 static void test_borrowed(void) {
@@ -213,11 +198,11 @@ static void test_borrowed(void) {
     for (size_t i = 0; i < 4; i++) {
         tir_module *m = parse_example(ctx, names[i], NULL, 0);
         if (!m) continue;
-        text_buf before = {NULL, 0}, after = {NULL, 0};
-        tir_print(m, append_text, &before);
+        write_sink before = {0}, after = {0};
+        tir_print(m, write_sink_append, &before);
         lower_result r1, r2;
         bool ok = lower_ok(tir_module_func(m, 0), NULL, &r1);
-        tir_print(m, append_text, &after);
+        tir_print(m, write_sink_append, &after);
         CHECK(before.data && after.data && !strcmp(before.data, after.data));
         CHECK(tir_verify(ctx, m) == TILEC_OK);
         if (ok && lower_ok(tir_module_func(m, 0), NULL, &r2)) {

@@ -14,9 +14,9 @@
  * such objects). */
 #include "examples_util.h"
 #include "harness.h"
+#include "write_sink.h"
 #include "tilec/module.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 enum { TMAX = 64, N = 8 };
@@ -247,21 +247,6 @@ static void check_packed(tilec_context *ctx, tilec_runtime *rt) {
     tilec_kernel_destroy(k);
 }
 
-typedef struct {
-    char *data;
-    size_t len, calls;
-} collected;
-
-static tilec_status collect(void *user, const char *data, size_t n) {
-    collected *c = user;
-    char *grown = realloc(c->data, c->len + n + 1);
-    if (!grown) return TILEC_E_NOMEM;
-    memcpy(grown + c->len, data, n);
-    c->data = grown, c->len += n, c->calls++;
-    c->data[c->len] = 0;
-    return TILEC_OK;
-}
-
 static void check_aot(tilec_context *ctx) {
     tilec_kernel *mul = elementwise(ctx, NULL, "mul", N), *add = elementwise(ctx, NULL, "add", N);
     if (!mul || !add) goto done;
@@ -271,15 +256,15 @@ static void check_aot(tilec_context *ctx) {
     CHECK(tilec_module_bind(ctx, f.m, f.w, &(tilec_buffer){w, sizeof w, TIR_F32}) == TILEC_OK);
     CHECK(tilec_module_add_step(ctx, f.m, mul, 3, (uint32_t[]){f.x, f.w, f.t}, 1, &T) == TILEC_OK);
     CHECK(tilec_module_add_step(ctx, f.m, add, 3, (uint32_t[]){f.t, f.x, f.y}, 1, &T) == TILEC_OK);
-    collected object = {0}, header = {0};
-    CHECK(first_diag(ctx, tilec_module_compile_aot(ctx, f.m, NULL, collect, &object, collect, &header), TILEC_E_ARG,
+    write_sink object = {0}, header = {0};
+    CHECK(first_diag(ctx, tilec_module_compile_aot(ctx, f.m, NULL, write_sink_append, &object, write_sink_append, &header), TILEC_E_ARG,
                      "MOD-A01", "not finished"));
     CHECK(tilec_module_finish(ctx, f.m) == TILEC_OK);
     tilec_aot_options named = {.symbol = "free"};
-    CHECK(first_diag(ctx, tilec_module_compile_aot(ctx, f.m, &named, collect, &object, collect, &header), TILEC_E_ARG,
+    CHECK(first_diag(ctx, tilec_module_compile_aot(ctx, f.m, &named, write_sink_append, &object, write_sink_append, &header), TILEC_E_ARG,
                      "TILEC-AOT01", "a library already"));
     CHECK(object.calls == 0 && header.calls == 0);
-    CHECK(tilec_module_compile_aot(ctx, f.m, NULL, collect, &object, collect, &header) == TILEC_OK);
+    CHECK(tilec_module_compile_aot(ctx, f.m, NULL, write_sink_append, &object, write_sink_append, &header) == TILEC_OK);
     CHECK(object.calls == 1 && object.len > 64 && !memcmp(object.data, "\x7f" "ELF", 4));
     CHECK(header.calls == 1);
     if (header.data) {
