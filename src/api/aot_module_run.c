@@ -158,7 +158,7 @@ static tilec_status load_module(tilec_context *ctx, tilec_context *into, const a
 tilec_status tilec_aot_module_create(tilec_context *ctx, const tilec_aot_kernel *object, tilec_aot_module **out) {
     if (!ctx || !object || !out) return TILEC_E_ARG;
     *out = NULL;
-    void *loaded;
+    void *loaded = NULL;
     tilec_status st = aot_load_once(ctx, (const aot_descriptor *)object, load_module, &loaded);
     if (st) return st;
     const aotm_loaded *l = loaded;

@@ -514,7 +514,7 @@ static tilec_status load(tilec_context *ctx, tilec_context *into, const aot_desc
 }
 
 tilec_status aot_kernel_load(tilec_context *ctx, const aot_descriptor *d) {
-    void *l;
+    void *l = NULL;
     return aot_load_once(ctx, d, load, &l);
 }
 
@@ -536,7 +536,7 @@ enum { TYPED_MAX_ARGS = 64 };
 static tilec_status dispatch(tilec_context *ctx, tilec_runtime *rt, const tilec_aot_kernel *k, size_t n,
                              const tilec_buffer *args, size_t n_dims, const int64_t *dims, bool typed) {
     if (!k) return tilec_error(ctx, TILEC_E_ARG, "TILEC-D01", tilec_no_loc(), "tilec_aot_dispatch: no kernel");
-    void *loaded;
+    void *loaded = NULL;
     tilec_status st = aot_load_once(ctx, (const aot_descriptor *)k, load, &loaded);
     if (st) return st;
     const aot_loaded *l = loaded;
