@@ -257,7 +257,8 @@ static void test_no_global_state(void) {
     if (!p) return;
     static const char *const allowed[] = {
         "jit.c.o: llvm_once\n",        "jit.c.o: llvm_native_ready\n", "aot_run.c.o: once\n",
-        "aot_run.c.o: load_once\n",    "aot_run.c.o: load_lock\n",    "aot_run.c.o: thread_key\n",    "aot_run.c.o: thread_key_ok\n",
+        "aot_run.c.o: load_once\n",    "aot_run.c.o: load_lock\n",    "aot_run.c.o: thread_key\n",
+        "aot_run.c.o: thread_key_ok\n",
         "aot_run.c.o: load_ctx\n",     "aot_run.c.o: runtime_ctx\n",   "aot_run.c.o: default_runtime\n",
         "aot_run.c.o: default_error\n", "ptx.c.o: nvptx_once\n",      "pool.c.o: registry_once\n",
         "pool.c.o: registry_lock\n",  "pool.c.o: registry\n",         "pool.c.o: registry_error\n",
