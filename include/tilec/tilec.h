@@ -289,6 +289,50 @@ TILEC_API tilec_status tilec_dispatch_gpu_timed(tilec_context *ctx, tilec_kernel
                                                 const tilec_buffer *args, uint32_t warmup, uint32_t reps,
                                                 double *ms);
 
+/* ---- chosen parameters (docs/tir.md "Chosen parameters") ----
+ * A kernel parameter declared `NAME in {v, …}` (a block size, say) is
+ * correct at every value listed; which one runs fastest depends on the
+ * host.  tilec_choose_params finds the values for this host, before the
+ * text is parsed for real: the caller adds them to its defines.  By
+ * policy: measured (the default; TILEC_CHOOSE=first in the environment
+ * turns it off): every combination of the open parameters' values (at
+ * most 64) compiled with `options` and timed on arguments of small random
+ * values, the fastest recorded per host (choices.tsv in the disk cache's
+ * directory: tilec build, CPU, the text, kernel, defines and options) and
+ * reused; or the first values listed.  A kernel with runtime sizes takes
+ * the first values (it is not measured).  Parameters the defines pin are
+ * not chosen. */
+typedef enum {
+    TILEC_CHOOSE_DEFAULT = 0, /* measure, unless TILEC_CHOOSE=first */
+    TILEC_CHOOSE_MEASURE,
+    TILEC_CHOOSE_FIRST
+} tilec_choose_policy;
+
+typedef struct {
+    tilec_choose_policy policy;
+    /* after each combination measured: its number, of total, and its
+     * microseconds per dispatch (< 0: it did not compile or run here) */
+    void (*progress)(void *user, uint64_t total, uint64_t index, double us);
+    void *user;
+    char *why; /* NULL, or why_size bytes for one line: "BK=64 (measured)", "BK=8 (first listed: policy first)" */
+    size_t why_size;
+} tilec_choose_options;
+
+typedef struct {
+    char name[64];
+    int64_t value;
+} tilec_chosen;
+
+/* The open chosen parameters of `kernel` (NULL: the first) in `text`
+ * (parsed with defines, as tir_parse) in declaration order, at most
+ * `capacity`, into out[0..*count).  co may be NULL (the default policy).
+ * Diagnostics: the parse's, TILEC-CH01 (no such kernel), TILEC-CH02 (more
+ * than 64 combinations, 8 open parameters or `capacity`). */
+TILEC_API tilec_status tilec_choose_params(tilec_context *ctx, const char *text, size_t length, const char *filename,
+                                           const char *kernel, const tir_define *defines, size_t n_defines,
+                                           const tilec_compile_options *options, const tilec_choose_options *co,
+                                           tilec_chosen *out, size_t capacity, size_t *count);
+
 /* ---- ahead of time (docs/aot.md) ---- */
 
 typedef struct {

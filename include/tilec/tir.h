@@ -163,6 +163,9 @@ TILEC_API unsigned tir_func_param_use(const tir_func *f, size_t index);
  * *value is 0 for one that depends on a runtime size. */
 TILEC_API size_t tir_func_shape_param_count(const tir_func *f);
 TILEC_API const char *tir_func_shape_param(const tir_func *f, size_t index, int64_t *value);
+/* The values a chosen parameter (`NAME in {v, …}`, docs/tir.md "Chosen
+ * parameters") may take, *count of them; NULL (and 0) for any other. */
+TILEC_API const int64_t *tir_func_shape_param_choices(const tir_func *f, size_t index, size_t *count);
 /* Runtime sizes (docs/tir.md "Runtime sizes"): sizes a kernel is compiled
  * for as a range, given at each run.  A kernel's are numbered in the order
  * they were added; a dims array holds one value per size in that order. */

@@ -204,6 +204,8 @@ tir_module *tir_func_specialize(const tir_func *f, size_t n, const int64_t *dims
             ok = (!p->form || tir_form_eval(p->form, dims, &v)) &&
                  (g->shape_params[i].name = arena_strdup(&m->arena, p->name)) != NULL;
             g->shape_params[i].value = v;
+            g->shape_params[i].choices = NULL; /* specialized: chosen already */
+            g->shape_params[i].choice_count = 0;
         }
         g->shape_param_count = f->shape_param_count;
     }

@@ -113,6 +113,10 @@ typedef struct {
     const char *name;
     int64_t value;
     const tir_form *form; /* a runtime size or a form over them (value unused); NULL when static */
+    /* `NAME in {v, …}`: the values tilec may choose from (value: the first,
+     * unless a define pinned it); NULL for every other parameter */
+    const int64_t *choices;
+    uint32_t choice_count;
 } tir_shape_param;
 
 struct tir_func {

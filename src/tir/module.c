@@ -142,6 +142,11 @@ unsigned tir_func_param_use(const tir_func *f, size_t index) {
     return index < f->body->arg_count ? block_use(f->body, f->body->args[index]) : 0;
 }
 size_t tir_func_shape_param_count(const tir_func *f) { return f->shape_param_count; }
+const int64_t *tir_func_shape_param_choices(const tir_func *f, size_t index, size_t *count) {
+    bool chosen = index < f->shape_param_count && f->shape_params[index].choices;
+    if (count) *count = chosen ? f->shape_params[index].choice_count : 0;
+    return chosen ? f->shape_params[index].choices : NULL;
+}
 const char *tir_func_shape_param(const tir_func *f, size_t index, int64_t *value) {
     if (index >= f->shape_param_count) return NULL;
     if (value) *value = f->shape_params[index].value;

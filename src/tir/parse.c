@@ -967,6 +967,37 @@ static bool ranged_shape_param(tir_parser *p, const tir_token *name, const int64
     return true;
 }
 
+/* 'in' '{' V { ',' V } '}', after NAME: the values tilec chooses from
+ * (tilec_choose_params); the first unless pinned by -D (any value: a define
+ * replaces the choice, as it replaces a default). */
+enum { MAX_CHOICES = 64 };
+static bool chosen_shape_param(tir_parser *p, const tir_token *name, const int64_t *pinned, tir_shape_param *out) {
+    int64_t values[MAX_CHOICES];
+    uint32_t n = 0;
+    if (!tir_parse_expect(p, TIR_TOK_LBRACE, "'{'")) return false;
+    do {
+        const tir_token *at = tir_parse_peek(p, 0);
+        int64_t v;
+        if (!tir_parse_iexpr(p, "a choice must be a number", &v)) return false;
+        for (uint32_t i = 0; i < n; i++)
+            if (values[i] == v)
+                return tir_parse_error(p, at, TILEC_E_PARSE, "TIR-P28", "'%.*s' lists the choice %lld twice",
+                                       shown_len(name->len), name->text, (long long)v);
+        if (n == MAX_CHOICES)
+            return tir_parse_error(p, at, TILEC_E_PARSE, "TIR-P28", "'%.*s' has more than %d choices",
+                                   shown_len(name->len), name->text, MAX_CHOICES);
+        values[n++] = v;
+    } while (tir_parse_accept(p, TIR_TOK_COMMA));
+    if (!tir_parse_expect(p, TIR_TOK_RBRACE, "'}' or ','")) return false;
+    int64_t *choices = ARENA_ARRAY(&p->module->arena, int64_t, n);
+    if (!choices) return tir_parse_oom(p);
+    memcpy(choices, values, n * sizeof *values);
+    out->choices = choices;
+    out->choice_count = n;
+    out->value = pinned ? *pinned : values[0];
+    return true;
+}
+
 /* '<' kparam { ',' kparam } '>' : defaults may use earlier parameters; a
  * define with the same name replaces the default's value. */
 static bool parse_shape_params(tir_parser *p) {
@@ -982,10 +1013,12 @@ static bool parse_shape_params(tir_parser *p) {
                 pinned = &p->defines[i].value;
                 p->define_used[i] = true;
             }
-        tir_shape_param param = {copy_text(p, name->text, name->len), 0, NULL};
+        tir_shape_param param = {copy_text(p, name->text, name->len), 0, NULL, NULL, 0};
         if (!param.name) return false;
         if (tir_parse_accept(p, TIR_TOK_COLON)) {
             if (!ranged_shape_param(p, name, pinned, &param)) return false;
+        } else if (tir_parse_accept_word(p, "in")) {
+            if (!chosen_shape_param(p, name, pinned, &param)) return false;
         } else {
             tir_ival value;
             if (!tir_parse_expect(p, TIR_TOK_EQUALS, "'=' or ':'") || !tir_parse_ival(p, &value)) return false;

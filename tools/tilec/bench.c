@@ -107,6 +107,9 @@ static int bench_sizes(tilec_context *ctx, const cli_native_request *r, const ti
 static int bench_main(tilec_context *ctx, int argc, char **argv, bool parse_only) {
     cli_native_request r;
     int code = cli_bench_request_scan(ctx, &cli_bench_command, argc, argv, &r);
+    tilec_compile_options chosen_for = cli_options_native(&r.options);
+    if (code == CLI_CONTINUE && !parse_only && !cli_choose(ctx, "bench", r.path, r.kernel, &r.defines, &chosen_for))
+        code = CLI_EXIT_FAIL;
     if (code == CLI_CONTINUE && !parse_only) {
         tir_module *m = cli_load_module(ctx, r.path, &r.defines), *sized = NULL;
         const tir_func *f = m ? cli_pick_kernel(m, "bench", r.kernel) : NULL;

@@ -6,9 +6,11 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 cli_scanner cli_scanner_start(const char *command, int argc, char **argv) {
     cli_scanner s = {command, argc, argv, 1, false, NULL};
@@ -196,6 +198,39 @@ tir_module *cli_load_module(tilec_context *ctx, const char *path, const cli_defi
     tir_module_destroy(m);
     cli_fail_diags(ctx);
     return NULL;
+}
+
+/* "choosing B, U for @k: 3/6" on stderr while measuring (a terminal's line
+ * rewritten). */
+static void choose_progress(void *user, uint64_t total, uint64_t index, double us) {
+    (void)us;
+    fprintf(stderr, "\r%s: %" PRIu64 "/%" PRIu64 "%s", (const char *)user, index + 1, total,
+            index + 1 == total ? "\n" : "");
+    fflush(stderr);
+}
+
+bool cli_choose(tilec_context *ctx, const char *command, const char *path, const char *kernel, cli_defines *defines,
+                const tilec_compile_options *o) {
+    char *text;
+    size_t length;
+    if (file_read(ctx, path, &text, &length) != TILEC_OK) return cli_fail_diags(ctx), false;
+    tilec_chosen chosen[8];
+    size_t count = 0;
+    char why[512], label[160];
+    snprintf(label, sizeof label, "tilec %s: measuring the chosen parameters of %s", command, path);
+    tilec_choose_options co = {.progress = isatty(2) ? choose_progress : NULL, .user = label, .why = why,
+                               .why_size = sizeof why};
+    tilec_status st = tilec_choose_params(ctx, text, length, path, kernel, defines->items.data, defines->items.len, o,
+                                          &co, chosen, sizeof chosen / sizeof chosen[0], &count);
+    tilec_free(ctx, text);
+    if (st) return cli_fail_diags(ctx), false;
+    for (size_t i = 0; i < count; i++) {
+        char def[sizeof chosen[i].name + 24];
+        snprintf(def, sizeof def, "%.63s=%" PRId64, chosen[i].name, chosen[i].value);
+        if (!cli_defines_add(defines, command, def)) return false;
+    }
+    if (count) fprintf(stderr, "tilec %s: chose %s\n", command, why);
+    return true;
 }
 
 tilec_status cli_write_stdout(void *user, const char *bytes, size_t n) {

@@ -1,0 +1,299 @@
+/* choose.c — tilec_choose_params: the values of a kernel's chosen
+ * parameters (`NAME in {v, …}`, docs/tir.md "Chosen parameters") for this
+ * host.
+ *
+ *   parse with the caller's defines → the chosen parameters they leave
+ *   open → every combination of their values (at most 64) → the host's
+ *   record of an earlier choice (choices.tsv in the disk cache's
+ *   directory, keyed by the tilec build, the host, the text, the kernel,
+ *   the defines and the options) → else, by the policy: measured (each
+ *   combination compiled and timed on arguments of small random values;
+ *   the fastest, recorded) or the first values.
+ *
+ * The planner's cost model does not choose yet: it cannot see packed panels
+ * or register tiles, so it ranks blockings against the clock (docs/
+ * planner.md); measuring is what a user would otherwise do by hand. */
+#include "driver/pipeline.h"
+#include "tilec/cache.h"
+#include "tilec/host.h"
+
+#include "base/clock.h"
+#include "base/hash.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_OPEN = 8, MAX_COMBINATIONS = 64, ROUNDS = 5 };
+
+typedef struct {
+    const char *name;
+    const int64_t *choices;
+    size_t count;
+} open_param;
+
+typedef struct {
+    tilec_context *ctx;
+    const char *text;
+    size_t length;
+    const char *filename, *kernel;
+    const tir_define *defines;
+    size_t n_defines;
+    const tilec_compile_options *options;
+    open_param open[MAX_OPEN];
+    size_t n_open;
+    uint64_t combinations;
+} chooser;
+
+/* The kernel to choose for: `kernel`, else the module's first. */
+static const tir_func *pick(const tir_module *m, const char *kernel) {
+    return kernel ? tir_module_find_func(m, kernel) : tir_module_func_count(m) ? tir_module_func(m, 0) : NULL;
+}
+
+/* The values of combination n (mixed radix over the open parameters, the
+ * first parameter fastest). */
+static void combination(const chooser *c, uint64_t n, int64_t *values) {
+    for (size_t i = 0; i < c->n_open; i++) {
+        values[i] = c->open[i].choices[n % c->open[i].count];
+        n /= c->open[i].count;
+    }
+}
+
+static tilec_status parse_at(chooser *c, const int64_t *values, tir_module **out) {
+    tir_define defines[TIR_MAX_SYMBOLS * 4 + MAX_OPEN];
+    size_t n = 0;
+    for (size_t i = 0; i < c->n_defines && n < sizeof defines / sizeof defines[0] - MAX_OPEN; i++)
+        defines[n++] = c->defines[i];
+    for (size_t i = 0; values && i < c->n_open; i++) defines[n++] = (tir_define){c->open[i].name, values[i]};
+    return tir_parse(c->ctx, c->text, c->length, c->filename, defines, n, out);
+}
+
+/* ---- the record of earlier choices ---- */
+
+static void cpu_model(char *out, size_t size) {
+    out[0] = 0;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "model name", 10)) {
+            snprintf(out, size, "%.*s", (int)(size - 1), line);
+            break;
+        }
+    if (f) fclose(f);
+}
+
+/* What the measurement depends on: the build, this CPU and the host the
+ * code is generated for, the text, kernel, defines and options (their
+ * numbers; the arrays they point at by content). */
+static uint64_t record_key(const chooser *c, const char *build) {
+    char cpu[256];
+    const char *codegen_cpu = "", *features = "";
+    cpu_model(cpu, sizeof cpu);
+    tilec_host_codegen(c->ctx, &codegen_cpu, &features);
+    uint64_t h = fnv64(build, strlen(build));
+    h = fnv64_more(h, cpu, strlen(cpu));
+    h = fnv64_more(h, codegen_cpu ? codegen_cpu : "", codegen_cpu ? strlen(codegen_cpu) : 0);
+    h = fnv64_more(h, features ? features : "", features ? strlen(features) : 0);
+    h = fnv64_more(h, c->text, c->length);
+    h = fnv64_more(h, c->kernel ? c->kernel : "", c->kernel ? strlen(c->kernel) + 1 : 0);
+    for (size_t i = 0; i < c->n_defines; i++) {
+        h = fnv64_more(h, c->defines[i].name, strlen(c->defines[i].name) + 1);
+        h = fnv64_more(h, &c->defines[i].value, sizeof c->defines[i].value);
+    }
+    tilec_compile_options o = *c->options;
+    const uint32_t *arrays[3] = {o.root_axis_order, o.root_axis_tiles, o.bucket_cuts};
+    size_t lens[3] = {o.root_axis_order_len, o.root_axis_tiles_len, o.bucket_cuts_len};
+    for (int i = 0; i < 3; i++)
+        if (lens[i]) h = fnv64_more(h, arrays[i], lens[i] * sizeof *arrays[i]);
+    uint32_t workers = o.runtime ? tilec_runtime_workers(o.runtime) : o.threads;
+    o.root_axis_order = o.root_axis_tiles = o.bucket_cuts = NULL;
+    o.runtime = NULL;
+    o.gpu_arch = NULL;
+    o.threads = workers;
+    return fnv64_more(h, &o, sizeof o);
+}
+
+/* The recorded combination for key (false: none). */
+static bool recorded(const char *path, uint64_t key, uint64_t *n) {
+    FILE *f = tilec_cache_open(path, "r");
+    char line[128];
+    bool found = false;
+    while (f && fgets(line, sizeof line, f)) {
+        uint64_t k, v;
+        if (sscanf(line, "%" SCNx64 " %" SCNu64, &k, &v) == 2 && k == key) found = true, *n = v;
+    }
+    if (f) fclose(f);
+    return found;
+}
+
+/* ---- measuring ---- */
+
+/* Small values that keep every path ordinary: floats in [-1, 1), halves
+ * likewise (bf16: an f32's upper half), integers 0 (an index into anything). */
+static void fill(void *data, uint64_t bytes, tir_scalar elem, uint64_t *seed) {
+    size_t size = tir_scalar_size(elem), n = size ? bytes / size : 0;
+    for (size_t i = 0; i < n; i++) {
+        *seed = *seed * 6364136223846793005ull + 1442695040888963407ull;
+        float f = (float)((double)(*seed >> 40) / (double)(1ull << 24)) * 2.0f - 1.0f;
+        uint32_t bits;
+        memcpy(&bits, &f, sizeof bits);
+        if (elem == TIR_F32) ((float *)data)[i] = f;
+        else if (elem == TIR_F64) ((double *)data)[i] = f;
+        else if (elem == TIR_BF16) ((uint16_t *)data)[i] = (uint16_t)(bits >> 16);
+        else if (elem == TIR_F16) ((uint16_t *)data)[i] = (uint16_t)(0x3800 | (bits >> 22 & 0x3ff)); /* [0.5, 1) */
+    }
+}
+
+/* Microseconds per dispatch of k: the median of ROUNDS rounds, each long
+ * enough to count (≥ 2 ms), after one warm-up; < 0 when a dispatch fails. */
+static double time_kernel(tilec_context *ctx, tilec_kernel *k) {
+    size_t n = tilec_kernel_arg_count(k);
+    tilec_buffer *args = tilec_alloc(ctx, sizeof *args * (n ? n : 1));
+    void **blocks = tilec_alloc(ctx, sizeof *blocks * (n ? n : 1));
+    double us = -1;
+    uint64_t seed = 1;
+    bool ok = args && blocks;
+    for (size_t i = 0; ok && i < n; i++) {
+        uint64_t bytes = tilec_kernel_arg_min_bytes(k, i);
+        ok = (blocks[i] = tilec_alloc(ctx, bytes + 64)) != NULL;
+        if (ok) {
+            args[i] = (tilec_buffer){align64_ptr(blocks[i]), bytes, tilec_kernel_arg_elem(k, i)};
+            fill(args[i].data, bytes, args[i].elem, &seed);
+        }
+    }
+    if (ok && !tilec_dispatch(ctx, k, n, args)) {
+        double start = now_ms(), once;
+        ok = !tilec_dispatch(ctx, k, n, args);
+        once = now_ms() - start;
+        uint64_t reps = once > 0 ? (uint64_t)(2.0 / once) + 1 : 1000;
+        double rounds[ROUNDS];
+        for (int r = 0; ok && r < ROUNDS; r++) {
+            start = now_ms();
+            for (uint64_t i = 0; ok && i < reps; i++) ok = !tilec_dispatch(ctx, k, n, args);
+            rounds[r] = (now_ms() - start) * 1e3 / (double)reps;
+        }
+        for (int a = 0; ok && a < ROUNDS; a++) /* sort: ROUNDS is small */
+            for (int b = a + 1; b < ROUNDS; b++)
+                if (rounds[b] < rounds[a]) {
+                    double t = rounds[a];
+                    rounds[a] = rounds[b], rounds[b] = t;
+                }
+        if (ok) us = rounds[ROUNDS / 2];
+    }
+    for (size_t i = 0; blocks && i < n; i++) tilec_free(ctx, blocks[i]);
+    tilec_free(ctx, blocks);
+    tilec_free(ctx, args);
+    return us;
+}
+
+/* Combination n compiled and timed (< 0: it does not compile or run here;
+ * its diagnostics are dropped, the others' kept). */
+static double measure(chooser *c, uint64_t n) {
+    int64_t values[MAX_OPEN];
+    combination(c, n, values);
+    size_t diags = tilec_diag_count(c->ctx);
+    tir_module *m = NULL;
+    tilec_kernel *k = NULL;
+    double us = -1;
+    const tir_func *f;
+    if (!parse_at(c, values, &m) && (f = pick(m, c->kernel)) && !tilec_compile(c->ctx, f, c->options, &k))
+        us = time_kernel(c->ctx, k);
+    tilec_kernel_destroy(k);
+    tir_module_destroy(m);
+    tilec_diag_truncate(c->ctx, diags);
+    return us;
+}
+
+/* ---- the entry point ---- */
+
+static void describe(const chooser *c, uint64_t n, char *out, size_t size, const char *how) {
+    int64_t values[MAX_OPEN];
+    combination(c, n, values);
+    size_t at = 0;
+    for (size_t i = 0; i < c->n_open && at < size; i++)
+        at += (size_t)snprintf(out + at, size - at, "%s%s=%" PRId64, i ? " " : "", c->open[i].name, values[i]);
+    if (at < size) snprintf(out + at, size - at, " (%s)", how);
+}
+
+static tilec_choose_policy policy_of(const tilec_choose_options *co) {
+    if (co && co->policy != TILEC_CHOOSE_DEFAULT) return co->policy;
+    const char *env = getenv("TILEC_CHOOSE");
+    return env && !strcmp(env, "first") ? TILEC_CHOOSE_FIRST : TILEC_CHOOSE_MEASURE;
+}
+
+tilec_status tilec_choose_params(tilec_context *ctx, const char *text, size_t length, const char *filename,
+                                 const char *kernel, const tir_define *defines, size_t n_defines,
+                                 const tilec_compile_options *options, const tilec_choose_options *co,
+                                 tilec_chosen *out, size_t capacity, size_t *count) {
+    if (!ctx || !text || !count || (capacity && !out) || (n_defines && !defines))
+        return tilec_error(ctx, TILEC_E_ARG, "TILEC-A01", tilec_no_loc(), "tilec_choose_params: NULL argument");
+    *count = 0;
+    tilec_compile_options o = options ? *options : tilec_compile_options_default();
+    chooser c = {ctx, text, length, filename ? filename : "<string>", kernel, defines, n_defines, &o, {{0}}, 0, 1};
+    tir_module *m = NULL;
+    tilec_status st = parse_at(&c, NULL, &m);
+    if (st) return st;
+    const tir_func *f = pick(m, kernel);
+    if (!f) {
+        tir_module_destroy(m);
+        return tilec_error(ctx, TILEC_E_ARG, "TILEC-CH01", tilec_no_loc(), "no kernel '%s' to choose for",
+                           kernel ? kernel : "(first)");
+    }
+    for (size_t i = 0; i < tir_func_shape_param_count(f); i++) {
+        size_t n_choices;
+        const int64_t *choices = tir_func_shape_param_choices(f, i, &n_choices);
+        const char *name = tir_func_shape_param(f, i, NULL);
+        bool pinned = false;
+        for (size_t d = 0; d < n_defines; d++) pinned |= !strcmp(defines[d].name, name);
+        if (!choices || pinned) continue;
+        if (c.n_open == MAX_OPEN || c.n_open == capacity || strlen(name) >= sizeof out->name ||
+            (c.combinations *= n_choices) > MAX_COMBINATIONS) {
+            tir_module_destroy(m);
+            return tilec_error(ctx, TILEC_E_BUDGET, "TILEC-CH02", tilec_no_loc(),
+                               "'@%s': more than %d combinations of chosen parameters, %d of them, or %zu results "
+                               "(pin some with defines)",
+                               tir_func_name(f), MAX_COMBINATIONS, MAX_OPEN, capacity);
+        }
+        c.open[c.n_open++] = (open_param){name, choices, n_choices};
+    }
+    uint64_t best = 0;
+    const char *how = "first listed";
+    char build[128], dir[TILEC_CACHE_DIR_MAX], path[TILEC_CACHE_DIR_MAX + 16] = "";
+    bool sized = tir_func_symbol_count(f) != 0;
+    tilec_choose_policy policy = policy_of(co);
+    if (c.n_open && policy == TILEC_CHOOSE_MEASURE && sized)
+        how = "first listed: a kernel with runtime sizes is not measured";
+    else if (c.n_open && policy == TILEC_CHOOSE_MEASURE) {
+        uint64_t key = 0;
+        if (tilec_cache_dir(dir) == TILEC_CACHE_USABLE && tilec_cache_build_id(build, sizeof build)) {
+            snprintf(path, sizeof path, "%s/choices.tsv", dir);
+            key = record_key(&c, build);
+        }
+        if (path[0] && recorded(path, key, &best) && best < c.combinations) {
+            how = "measured on this host before";
+        } else {
+            double best_us = -1;
+            for (uint64_t n = 0; n < c.combinations; n++) {
+                double us = measure(&c, n);
+                if (co && co->progress) co->progress(co->user, c.combinations, n, us);
+                if (us >= 0 && (best_us < 0 || us < best_us)) best_us = us, best = n;
+            }
+            how = best_us < 0 ? "first listed: none compiled and ran here" : "measured";
+            FILE *rec = best_us >= 0 && path[0] ? tilec_cache_open(path, "a") : NULL;
+            if (rec) fprintf(rec, "%016" PRIx64 " %" PRIu64 "\n", key, best), fclose(rec);
+        }
+    } else if (c.n_open) {
+        how = "first listed: policy first";
+    }
+    int64_t values[MAX_OPEN];
+    combination(&c, best, values);
+    for (size_t i = 0; i < c.n_open; i++) {
+        snprintf(out[i].name, sizeof out[i].name, "%s", c.open[i].name);
+        out[i].value = values[i];
+    }
+    *count = c.n_open;
+    if (co && co->why && co->why_size) describe(&c, best, co->why, co->why_size, how);
+    tir_module_destroy(m);
+    return TILEC_OK;
+}

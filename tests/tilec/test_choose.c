@@ -1,0 +1,158 @@
+/* Chosen parameters (docs/tir.md "Chosen parameters", tilec_choose_params):
+ * `NAME in {v, …}` parses to its first value (a define pins any value) and
+ * reports its choices; a duplicate is TIR-P28, an empty list TIR-P01.  Choosing
+ * measures every combination and returns one of the listed values, in
+ * declaration order, saying how; the policy `first` (option or
+ * TILEC_CHOOSE=first) takes the first values without measuring; pinned
+ * parameters are not chosen; a kernel with runtime sizes takes the first
+ * values; the measured choice is recorded in the disk cache's directory
+ * and reused ("measured on this host before"); an unknown kernel is
+ * TILEC-CH01 and too many combinations TILEC-CH02. */
+#include "examples_util.h"
+#include "harness.h"
+#include "tilec/tilec.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* y = x + 1 over N elements in blocks of B (any B is correct). */
+static const char *const BLOCKED =
+    "kernel @blocked<N=4096, B in {16, 64, 1024}, U in {1, 2}>(%X: const view<f32>[X.0=N], %Y: view<f32>[Y.0=N]) {\n"
+    "  parallel (%b: b=ceil_div(N, B)) {\n"
+    "    %bs = const index B\n"
+    "    %o  = mul %b, %bs\n"
+    "    %x  = load %X[%o] tile [i=B] bounds=zero\n"
+    "    %c  = const f32 1.0\n"
+    "    %y  = add %x, %c\n"
+    "    store %Y[%o] tile [i=B] bounds=zero, %y\n"
+    "  }\n"
+    "}\n"
+    "kernel @sized<N: 1..100, B in {8, 4}>(%X: view<f32>[X.0=N]) {\n"
+    "  parallel (%i: i=N) {\n"
+    "    %c0 = const index 0\n"
+    "    %x  = load %X[%i] tile [i=1]\n"
+    "    store %X[%i] tile [i=1], %x\n"
+    "  }\n"
+    "}\n";
+
+static bool first_diag(tilec_context *ctx, tilec_status st, const char *code) {
+    bool ok = st != TILEC_OK && tilec_diag_count(ctx) && !strcmp(tilec_diag_at(ctx, 0)->code, code);
+    if (!ok) tilec_diag_print(ctx, stderr);
+    tilec_diag_clear(ctx);
+    return ok;
+}
+
+static void check_parse(tilec_context *ctx) {
+    tir_module *m = parse_verified(ctx, BLOCKED, NULL, 0);
+    if (m) {
+        tir_func *f = tir_module_func(m, 0);
+        int64_t value = 0;
+        size_t count = 0;
+        CHECK(!strcmp(tir_func_shape_param(f, 1, &value), "B") && value == 16);
+        const int64_t *choices = tir_func_shape_param_choices(f, 1, &count);
+        CHECK(count == 3 && choices && choices[0] == 16 && choices[2] == 1024);
+        CHECK(tir_func_shape_param_choices(f, 0, &count) == NULL && count == 0);
+        tir_module_destroy(m);
+    }
+    m = parse_verified(ctx, BLOCKED, (tir_define[]){{"B", 7}}, 1); /* a define pins any value */
+    if (m) {
+        int64_t value = 0;
+        tir_func_shape_param(tir_module_func(m, 0), 1, &value);
+        CHECK(value == 7);
+        tir_module_destroy(m);
+    }
+    static const char *const bad[] = {"kernel @k<B in {4, 8, 4}>() {\n}\n", "kernel @k<B in {}>() {\n}\n"};
+    for (int i = 0; i < 2; i++) {
+        tir_module *b = NULL;
+        tilec_status st = tir_parse(ctx, bad[i], strlen(bad[i]), "bad.tir", NULL, 0, &b);
+        CHECK_MSG(first_diag(ctx, st, i ? "TIR-P01" : "TIR-P28"), "case %d", i);
+        tir_module_destroy(b);
+    }
+}
+
+static void check_choose(tilec_context *ctx) {
+    tilec_chosen out[4];
+    size_t count = 9;
+    char why[256];
+    tilec_choose_options co = {.policy = TILEC_CHOOSE_MEASURE, .why = why, .why_size = sizeof why};
+    tilec_compile_options o = tilec_compile_options_default();
+    o.threads = 1;
+    CHECK(tilec_choose_params(ctx, BLOCKED, strlen(BLOCKED), "t.tir", "blocked", NULL, 0, &o, &co, out, 4, &count) ==
+          TILEC_OK);
+    CHECK(count == 2 && !strcmp(out[0].name, "B") && !strcmp(out[1].name, "U"));
+    CHECK(out[0].value == 16 || out[0].value == 64 || out[0].value == 1024);
+    CHECK(out[1].value == 1 || out[1].value == 2);
+    CHECK_MSG(strstr(why, "(measured)"), "why: %s", why);
+    /* the policy first, by option and by environment */
+    co.policy = TILEC_CHOOSE_FIRST;
+    CHECK(tilec_choose_params(ctx, BLOCKED, strlen(BLOCKED), "t.tir", NULL, NULL, 0, &o, &co, out, 4, &count) ==
+              TILEC_OK &&
+          count == 2 && out[0].value == 16 && out[1].value == 1);
+    CHECK(!strcmp(why, "B=16 U=1 (first listed: policy first)"));
+    setenv("TILEC_CHOOSE", "first", 1);
+    co.policy = TILEC_CHOOSE_DEFAULT;
+    CHECK(tilec_choose_params(ctx, BLOCKED, strlen(BLOCKED), "t.tir", NULL, NULL, 0, &o, &co, out, 4, &count) ==
+              TILEC_OK &&
+          out[0].value == 16);
+    CHECK_MSG(strstr(why, "policy first"), "why: %s", why);
+    unsetenv("TILEC_CHOOSE");
+    /* pinned: not chosen */
+    co.policy = TILEC_CHOOSE_FIRST;
+    CHECK(tilec_choose_params(ctx, BLOCKED, strlen(BLOCKED), "t.tir", NULL, (tir_define[]){{"B", 64}}, 1, &o, &co, out,
+                              4, &count) == TILEC_OK &&
+          count == 1 && !strcmp(out[0].name, "U"));
+    /* runtime sizes: the first values, not measured */
+    co.policy = TILEC_CHOOSE_MEASURE;
+    CHECK(tilec_choose_params(ctx, BLOCKED, strlen(BLOCKED), "t.tir", "sized", NULL, 0, &o, &co, out, 4, &count) ==
+              TILEC_OK &&
+          count == 1 && out[0].value == 8);
+    CHECK_MSG(strstr(why, "runtime sizes"), "why: %s", why);
+    /* errors */
+    CHECK(first_diag(ctx, tilec_choose_params(ctx, BLOCKED, strlen(BLOCKED), "t.tir", "nope", NULL, 0, &o, &co, out, 4,
+                                              &count),
+                     "TILEC-CH01"));
+    CHECK(first_diag(ctx, tilec_choose_params(ctx, BLOCKED, strlen(BLOCKED), "t.tir", NULL, NULL, 0, &o, &co, out, 1,
+                                              &count),
+                     "TILEC-CH02"));
+}
+
+/* A measured choice is recorded and reused. */
+static void check_record(tilec_context *ctx) {
+    char dir[] = "/tmp/tilec-choose.XXXXXX";
+    if (!mkdtemp(dir)) return;
+    setenv("TILEC_CACHE_DIR", dir, 1);
+    setenv("TILEC_CACHE", "1", 1);
+    tilec_chosen out[4];
+    size_t count;
+    char why[256], first[256];
+    tilec_choose_options co = {.policy = TILEC_CHOOSE_MEASURE, .why = first, .why_size = sizeof first};
+    tilec_compile_options o = tilec_compile_options_default();
+    o.threads = 1;
+    CHECK(tilec_choose_params(ctx, BLOCKED, strlen(BLOCKED), "t.tir", NULL, NULL, 0, &o, &co, out, 4, &count) ==
+          TILEC_OK);
+    co.why = why;
+    CHECK(tilec_choose_params(ctx, BLOCKED, strlen(BLOCKED), "t.tir", NULL, NULL, 0, &o, &co, out, 4, &count) ==
+          TILEC_OK);
+    CHECK_MSG(strstr(why, "(measured on this host before)"), "why: %s", why);
+    CHECK_MSG(!strncmp(why, first, strcspn(first, "(")), "'%s' then '%s'", first, why);
+    o.threads = 2; /* other options: measured again */
+    CHECK(tilec_choose_params(ctx, BLOCKED, strlen(BLOCKED), "t.tir", NULL, NULL, 0, &o, &co, out, 4, &count) ==
+          TILEC_OK);
+    CHECK_MSG(strstr(why, "(measured)"), "why: %s", why);
+    char command[512];
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    CHECK(system(command) == 0);
+    unsetenv("TILEC_CACHE_DIR");
+    setenv("TILEC_CACHE", "memory", 1);
+}
+
+int main(void) {
+    tilec_context *ctx;
+    CHECK(tilec_context_create(NULL, &ctx) == TILEC_OK);
+    check_parse(ctx);
+    check_choose(ctx);
+    check_record(ctx);
+    tilec_context_destroy(ctx);
+    TEST_MAIN_END();
+}
