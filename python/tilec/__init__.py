@@ -195,6 +195,15 @@ class _OptionInfo(ctypes.Structure):  # tilec_option_info
 _WRITE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_char), ctypes.c_size_t)
 
 
+class _ChooseOptions(ctypes.Structure):  # tilec_choose_options
+    _fields_ = [("policy", ctypes.c_int), ("progress", ctypes.c_void_p), ("user", ctypes.c_void_p),
+                ("why", ctypes.c_char_p), ("why_size", ctypes.c_size_t)]
+
+
+class _Chosen(ctypes.Structure):  # tilec_chosen
+    _fields_ = [("name", ctypes.c_char * 64), ("value", ctypes.c_int64)]
+
+
 class _AotOptions(ctypes.Structure):  # tilec_aot_options
     _fields_ = [("cpu", ctypes.c_char_p), ("symbol", ctypes.c_char_p), ("source", ctypes.c_char_p)]
 
@@ -228,6 +237,9 @@ def _load():
         "tilec_diag_at": ([P, ctypes.c_size_t], ctypes.POINTER(_Diag)),
         "tilec_diag_render": ([P, ctypes.c_char_p, ctypes.c_size_t], ctypes.c_size_t),
         "tilec_diag_clear": ([P], None),
+        "tilec_choose_params": ([P, S, ctypes.c_size_t, S, S, ctypes.POINTER(_Define), ctypes.c_size_t, P,
+                                 ctypes.POINTER(_ChooseOptions), ctypes.POINTER(_Chosen), ctypes.c_size_t,
+                                 ctypes.POINTER(ctypes.c_size_t)], ctypes.c_int),
         "tir_parse": ([P, S, ctypes.c_size_t, S, ctypes.POINTER(_Define), ctypes.c_size_t, ctypes.POINTER(P)],
                       ctypes.c_int),
         "tir_module_destroy": ([P], None),
@@ -594,6 +606,11 @@ class Kernel:
 
     def _compile(self, text, filename, name, params, options, runtime):
         self._ctx = _shared_context()  # outlives the kernel (the module holds a reference)
+        opts = _options(self._ctx, options)
+        if runtime is not None:
+            _lib.tilec_compile_options_set_runtime(opts, runtime._ptr)
+        self.chosen, self.chosen_how = self._choose(text, filename, name, params, opts)
+        params = {**params, **self.chosen}
         with _Parsed(self._ctx, text, filename, name, params) as f:
             self.name = _lib.tir_func_name(f).decode()
             self.sizes = self._sizes(f)
@@ -604,13 +621,23 @@ class Kernel:
             self._numbers = [_SCALARS[c - 1] if p.read_only and p.shape.count(1) == len(p.shape) else None
                              for p, c in zip(self.params, self._codes)]
             self._index = {p.name: i for i, p in enumerate(self.params)}
-            opts = _options(self._ctx, options)
-            if runtime is not None:
-                _lib.tilec_compile_options_set_runtime(opts, runtime._ptr)
             k = ctypes.c_void_p()
             if _lib.tilec_compile(self._ctx.ptr, f, opts, ctypes.byref(k)) != 0:
                 raise self._ctx.error("tilec: compile failed")
             self._ptr = k  # it borrows nothing from the module, which goes now
+
+    def _choose(self, text, filename, name, params, opts):
+        """The kernel's chosen parameters (docs/tir.md "Chosen parameters")
+        that params leave open, for this host: ({name: value}, how)."""
+        defines = (_Define * max(1, len(params)))(*[_define(k, v) for k, v in params.items()])
+        out, count, why = (_Chosen * 8)(), ctypes.c_size_t(), ctypes.create_string_buffer(512)
+        co = _ChooseOptions(0, None, None, ctypes.cast(why, ctypes.c_char_p), len(why))
+        if _lib.tilec_choose_params(self._ctx.ptr, text, len(text), filename.encode(),
+                                    name.encode() if name is not None else None, defines, len(params), opts,
+                                    ctypes.byref(co), out, len(out), ctypes.byref(count)) != 0:
+            raise self._ctx.error("tilec: choosing the kernel's parameters failed")
+        chosen = {out[i].name.decode(): out[i].value for i in range(count.value)}
+        return chosen, why.value.decode() if chosen else ""
 
     @staticmethod
     def _sizes(f):
