@@ -101,7 +101,7 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
     tir_define defines[] = {{"B", s->B},   {"Hq", s->Hq}, {"Hkv", s->Hkv}, {"Lq", s->Lq}, {"Lk", s->Lk},
                             {"D", s->D},   {"Dv", s->Dv}, {"bq", bq},      {"bk", bk}};
     const tir_func *f = NULL;
-    tir_module *m = bench_parse_example(ctx, kernel_for(s), defines, 9, &f, err, sizeof err);
+    tir_module *m = bench_parse_example(ctx, kernel_for(s), defines, 9, 0, NULL, 0, &f, err, sizeof err);
     double *ref = malloc(no * sizeof *ref);
     if (!ref) exit(1);
     for (size_t i = 0; i < no; i++) ref[i] = a.o[i];
@@ -195,7 +195,7 @@ static void sweep_point(char *json, size_t size, tilec_context *ctx, tilec_kerne
     pinned[4].value = lk;
     char err[512] = "";
     const tir_func *f = NULL;
-    tir_module *m = bench_parse_example(ctx, "attention_gqa", pinned, 9, &f, err, sizeof err);
+    tir_module *m = bench_parse_example(ctx, "attention_gqa", pinned, 9, 0, NULL, 0, &f, err, sizeof err);
     tilec_compile_options co = tilec_compile_options_default();
     co.runtime = bench_runtime(ctx, threads);
     tilec_kernel *k = NULL;

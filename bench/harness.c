@@ -254,17 +254,33 @@ void bench_round_bf16(float *x, uint16_t *bits, size_t n) {
 /* ---------------------------------------------------------------- tilec */
 
 tir_module *bench_parse_example(tilec_context *ctx, const char *name, const tir_define *defines, size_t n_defines,
-                                const tir_func **f, char *err, size_t errlen) {
+                                int threads, char *chosen, size_t chosen_size, const tir_func **f, char *err,
+                                size_t errlen) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.tir", TILEC_EXAMPLES_DIR, name);
     size_t len;
     char *text = bench_read_file(path, &len);
+    *f = NULL;
+    if (chosen_size) chosen[0] = 0;
     if (!text) {
         snprintf(err, errlen, "cannot read %s", path);
         return NULL;
     }
+    enum { MAX_DEFINES = 32 };
+    tir_define all[MAX_DEFINES];
+    tilec_chosen picked[8];
+    size_t n = n_defines < MAX_DEFINES - 8 ? n_defines : MAX_DEFINES - 8, n_picked = 0;
+    memcpy(all, defines, n * sizeof *defines);
+    tilec_status s = TILEC_OK;
+    if (threads > 0) { /* the open chosen parameters, for these workers (docs/tir.md "Chosen parameters") */
+        tilec_compile_options o = tilec_compile_options_default();
+        o.threads = (uint32_t)threads;
+        tilec_choose_options co = {.why = chosen, .why_size = chosen_size};
+        s = tilec_choose_params(ctx, text, len, path, name, defines, n, &o, &co, picked, 8, &n_picked);
+        for (size_t i = 0; i < n_picked; i++) all[n + i] = (tir_define){picked[i].name, picked[i].value};
+    }
     tir_module *m = NULL;
-    tilec_status s = tir_parse(ctx, text, len, path, defines, n_defines, &m);
+    if (s == TILEC_OK) s = tir_parse(ctx, text, len, path, all, n + n_picked, &m);
     free(text);
     *f = s == TILEC_OK && m ? tir_module_find_func(m, name) : NULL;
     if (!*f) {

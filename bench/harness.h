@@ -126,8 +126,13 @@ void bench_doc_end(bench_doc *d, size_t n_peers, const char *const *names, const
 /* ---- the tilec contestant ---- */
 
 /* Parses examples/NAME.tir with shape overrides; NULL + err on failure
- * (*f: the kernel named NAME). */
+ * (*f: the kernel named NAME).  With threads > 0 its chosen parameters
+ * (docs/tir.md "Chosen parameters") that the defines leave open are chosen
+ * first for that many workers (measured once per host, then recorded) and
+ * `chosen` says what and how ("BK=64 (measured)"; "" when none); with 0
+ * they take their first values. */
 tir_module *bench_parse_example(tilec_context *ctx, const char *name, const tir_define *defines, size_t n_defines,
+                                int threads, char *chosen, size_t chosen_size,
                                 const tir_func **f, char *err, size_t errlen);
 /* The tilec runtime with `threads` workers, created on first use and kept
  * for the process (one pool per thread count). */

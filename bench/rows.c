@@ -157,7 +157,7 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
     char err[512];
     tir_define defines[] = {{"R", R}, {"W", W}};
     const tir_func *f = NULL;
-    tir_module *m = bench_parse_example(ctx, k->name, defines, 2, &f, err, sizeof err);
+    tir_module *m = bench_parse_example(ctx, k->name, defines, 2, 0, NULL, 0, &f, err, sizeof err);
     double *ref = malloc(out_len * sizeof *ref);
     const example_entry *e = example_find(k->name);
     if (!ref) exit(1);

@@ -326,8 +326,9 @@ typedef struct {
 /* The open chosen parameters of `kernel` (NULL: the first) in `text`
  * (parsed with defines, as tir_parse) in declaration order, at most
  * `capacity`, into out[0..*count).  co may be NULL (the default policy).
- * Diagnostics: the parse's, TILEC-CH01 (no such kernel), TILEC-CH02 (more
- * than 64 combinations, 8 open parameters or `capacity`). */
+ * A kernel the text does not have has nothing to choose (*count 0: the
+ * caller's own lookup says so).  Diagnostics: the parse's, TILEC-CH02
+ * (more than 64 combinations, 8 open parameters or `capacity`). */
 TILEC_API tilec_status tilec_choose_params(tilec_context *ctx, const char *text, size_t length, const char *filename,
                                            const char *kernel, const tir_define *defines, size_t n_defines,
                                            const tilec_compile_options *options, const tilec_choose_options *co,

@@ -19,6 +19,7 @@
 
 #include "base/clock.h"
 #include "base/hash.h"
+#include "base/host.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -71,17 +72,6 @@ static tilec_status parse_at(chooser *c, const int64_t *values, tir_module **out
 
 /* ---- the record of earlier choices ---- */
 
-static void cpu_model(char *out, size_t size) {
-    out[0] = 0;
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[512];
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "model name", 10)) {
-            snprintf(out, size, "%.*s", (int)(size - 1), line);
-            break;
-        }
-    if (f) fclose(f);
-}
 
 /* What the measurement depends on: the build, this CPU and the host the
  * code is generated for, the text, kernel, defines and options (their
@@ -89,7 +79,7 @@ static void cpu_model(char *out, size_t size) {
 static uint64_t record_key(const chooser *c, const char *build) {
     char cpu[256];
     const char *codegen_cpu = "", *features = "";
-    cpu_model(cpu, sizeof cpu);
+    host_cpu_model(cpu, sizeof cpu);
     tilec_host_codegen(c->ctx, &codegen_cpu, &features);
     uint64_t h = fnv64(build, strlen(build));
     h = fnv64_more(h, cpu, strlen(cpu));
@@ -235,12 +225,7 @@ tilec_status tilec_choose_params(tilec_context *ctx, const char *text, size_t le
     tilec_status st = parse_at(&c, NULL, &m);
     if (st) return st;
     const tir_func *f = pick(m, kernel);
-    if (!f) {
-        tir_module_destroy(m);
-        return tilec_error(ctx, TILEC_E_ARG, "TILEC-CH01", tilec_no_loc(), "no kernel '%s' to choose for",
-                           kernel ? kernel : "(first)");
-    }
-    for (size_t i = 0; i < tir_func_shape_param_count(f); i++) {
+    for (size_t i = 0; f && i < tir_func_shape_param_count(f); i++) { /* no such kernel: nothing to choose */
         size_t n_choices;
         const int64_t *choices = tir_func_shape_param_choices(f, i, &n_choices);
         const char *name = tir_func_shape_param(f, i, NULL);
@@ -260,7 +245,7 @@ tilec_status tilec_choose_params(tilec_context *ctx, const char *text, size_t le
     uint64_t best = 0;
     const char *how = "first listed";
     char build[128], dir[TILEC_CACHE_DIR_MAX], path[TILEC_CACHE_DIR_MAX + 16] = "";
-    bool sized = tir_func_symbol_count(f) != 0;
+    bool sized = f && tir_func_symbol_count(f) != 0;
     tilec_choose_policy policy = policy_of(co);
     if (c.n_open && policy == TILEC_CHOOSE_MEASURE && sized)
         how = "first listed: a kernel with runtime sizes is not measured";

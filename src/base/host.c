@@ -198,3 +198,16 @@ bool host_check(const char *spec, char *err, size_t err_size) {
 bool host_current(host_desc *out, char *err, size_t err_size) {
     return host_describe(getenv("TILEC_HOST"), out, err, err_size);
 }
+
+void host_cpu_model(char *out, size_t size) {
+    if (!size) return;
+    out[0] = 0;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    char line[512];
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "model name", 10)) {
+            snprintf(out, size, "%.*s", (int)(size - 1), line);
+            break;
+        }
+    if (f) fclose(f);
+}

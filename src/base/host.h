@@ -61,5 +61,10 @@ const char *host_profile_names(void);
  * L2 and L3 Unified (or Data).  Levels it cannot read are left as they are;
  * returns whether it read all three. */
 bool host_read_caches(const char *dir, uint64_t *l1d_bytes, uint64_t *l2_bytes, uint64_t *l3_bytes);
+/* This machine's CPU as /proc/cpuinfo names it: its first "model name" line
+ * (NUL-terminated in out, cut at size; "" when unknown).  What measurements
+ * recorded per machine are keyed by (a host profile describes the machine
+ * planned for, not the one timed). */
+void host_cpu_model(char *out, size_t size);
 
 #endif

@@ -24,6 +24,7 @@
 #include "native.h"
 #include "base/file.h"
 #include "base/hash.h"
+#include "base/host.h"
 #include "base/permutation.h"
 #include "tilec/cache.h"
 
@@ -301,19 +302,6 @@ static bool parse_param(const char *text, param *p) {
     return true;
 }
 
-/* The first "model name" of /proc/cpuinfo ("" when unknown). */
-static void cpu_model(char *out, size_t size) {
-    out[0] = 0;
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    char line[512];
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, "model name", 10)) {
-            snprintf(out, size, "%.*s", (int)(size - 1), line);
-            break;
-        }
-    if (f) fclose(f);
-}
-
 /* A cached measurement of `key` in `path`: true with *us and plan set. */
 static bool cache_lookup(const char *path, const char *key, double *us, char *plan, size_t plan_size) {
     FILE *f = path ? tilec_cache_open(path, "r") : NULL;
@@ -346,7 +334,7 @@ static int tune_params(tilec_context *ctx, const cli_native_request *r, int argc
         snprintf(path, sizeof path, "%s/tune.tsv", dir);
         cache = (out = tilec_cache_open(path, "a")) ? path : NULL;
     }
-    cpu_model(cpu, sizeof cpu);
+    host_cpu_model(cpu, sizeof cpu);
     uint64_t base = fnv64(id, strlen(id));
     base = fnv64_more(base, cpu, strlen(cpu));
     base = fnv64_more(base, text, length);
