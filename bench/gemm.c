@@ -74,6 +74,15 @@ static void tile_for(const gemm_shape *s, int *bm, int *bn) {
     *bn = s->M == 1 ? 256 : narrow && !small ? 16 : 32;
 }
 
+/* The BK the static kernel was parsed with (chosen; 8 when it failed to parse). */
+static int64_t chosen_bk(const tir_func *f) {
+    for (size_t i = 0; f && i < tir_func_shape_param_count(f); i++) {
+        int64_t value;
+        if (!strcmp(tir_func_shape_param(f, i, &value), "BK")) return value;
+    }
+    return 8;
+}
+
 typedef struct {
     const float *A, *B;
     const uint16_t *A16, *B16; /* gemm_bf16's inputs */
@@ -212,8 +221,11 @@ static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         for (size_t p = 0; bf16 && p < PY_PEERS; p++) py_peer_setup(&peers[n++], py, p, s->kernel, threads, dims, 3);
         bench_tilec_controls(ctl, &peers[n], ctx, m ? f : NULL, threads, args, 3);
         n += BENCH_CONTROLS;
-        bench_tilec_dynamic(&dyn, &peers[n++], ctx, s->kernel, defines, s->batch > 1 ? 7 : 6, 0, 1 << 16, threads,
-                            args, 3); /* M a runtime size */
+        /* M a runtime size, at the BK chosen for the static kernel (a kernel with runtime sizes is not measured) */
+        tir_define ranged[7] = {defines[0], defines[1], defines[2], defines[3], defines[4], {"BK", chosen_bk(f)},
+                                defines[5]};
+        bench_tilec_dynamic(&dyn, &peers[n++], ctx, s->kernel, ranged, s->batch > 1 ? 7 : 6, 0, 1 << 16, threads, args,
+                            3);
         bench_row row = {
             .kernel = s->kernel,
             .shape = shape,
