@@ -299,9 +299,9 @@ TILEC_API tilec_status tilec_dispatch_gpu_timed(tilec_context *ctx, tilec_kernel
  * most 64) compiled with `options` and timed on arguments of small random
  * values, the fastest recorded per host (choices.tsv in the disk cache's
  * directory: tilec build, CPU, the text, kernel, defines and options) and
- * reused; or the first values listed.  A kernel with runtime sizes takes
- * the first values (it is not measured).  Parameters the defines pin are
- * not chosen. */
+ * reused; or the first values listed.  A kernel with runtime sizes is
+ * measured at given sizes (the options' dims), else at each size's high
+ * end capped at 256.  Parameters the defines pin are not chosen. */
 typedef enum {
     TILEC_CHOOSE_DEFAULT = 0, /* measure, unless TILEC_CHOOSE=first */
     TILEC_CHOOSE_MEASURE,
@@ -316,6 +316,10 @@ typedef struct {
     void *user;
     char *why; /* NULL, or why_size bytes for one line: "BK=64 (measured)", "BK=8 (first listed: policy first)" */
     size_t why_size;
+    /* a kernel with runtime sizes is measured at dims[0..n_dims) (one per
+     * size, in range); n_dims 0: each at its range's high end, at most 256 */
+    const int64_t *dims;
+    size_t n_dims;
 } tilec_choose_options;
 
 typedef struct {
@@ -328,7 +332,8 @@ typedef struct {
  * `capacity`, into out[0..*count).  co may be NULL (the default policy).
  * A kernel the text does not have has nothing to choose (*count 0: the
  * caller's own lookup says so).  Diagnostics: the parse's, TILEC-CH02
- * (more than 64 combinations, 8 open parameters or `capacity`). */
+ * (more than 64 combinations, 8 open parameters or `capacity`), TILEC-CH03
+ * (sizes to measure at that are not one per runtime size, in range). */
 TILEC_API tilec_status tilec_choose_params(tilec_context *ctx, const char *text, size_t length, const char *filename,
                                            const char *kernel, const tir_define *defines, size_t n_defines,
                                            const tilec_compile_options *options, const tilec_choose_options *co,

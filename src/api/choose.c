@@ -45,6 +45,8 @@ typedef struct {
     open_param open[MAX_OPEN];
     size_t n_open;
     uint64_t combinations;
+    int64_t dims[TIR_MAX_SYMBOLS]; /* the runtime sizes measured at */
+    size_t n_dims;
 } chooser;
 
 /* The kernel to choose for: `kernel`, else the module's first. */
@@ -91,6 +93,7 @@ static uint64_t record_key(const chooser *c, const char *build) {
         h = fnv64_more(h, c->defines[i].name, strlen(c->defines[i].name) + 1);
         h = fnv64_more(h, &c->defines[i].value, sizeof c->defines[i].value);
     }
+    if (c->n_dims) h = fnv64_more(h, c->dims, c->n_dims * sizeof *c->dims);
     tilec_compile_options o = *c->options;
     const uint32_t *arrays[3] = {o.root_axis_order, o.root_axis_tiles, o.bucket_cuts};
     size_t lens[3] = {o.root_axis_order_len, o.root_axis_tiles_len, o.bucket_cuts_len};
@@ -137,7 +140,7 @@ static void fill(void *data, uint64_t bytes, tir_scalar elem, uint64_t *seed) {
 
 /* Microseconds per dispatch of k: the median of ROUNDS rounds, each long
  * enough to count (≥ 2 ms), after one warm-up; < 0 when a dispatch fails. */
-static double time_kernel(tilec_context *ctx, tilec_kernel *k) {
+static double time_kernel(tilec_context *ctx, tilec_kernel *k, size_t n_dims, const int64_t *dims) {
     size_t n = tilec_kernel_arg_count(k);
     tilec_buffer *args = tilec_alloc(ctx, sizeof *args * (n ? n : 1));
     void **blocks = tilec_alloc(ctx, sizeof *blocks * (n ? n : 1));
@@ -145,22 +148,22 @@ static double time_kernel(tilec_context *ctx, tilec_kernel *k) {
     uint64_t seed = 1;
     bool ok = args && blocks;
     for (size_t i = 0; ok && i < n; i++) {
-        uint64_t bytes = tilec_kernel_arg_min_bytes(k, i);
+        uint64_t bytes = n_dims ? tilec_kernel_arg_bytes(k, i, dims) : tilec_kernel_arg_min_bytes(k, i);
         ok = (blocks[i] = tilec_alloc(ctx, bytes + 64)) != NULL;
         if (ok) {
             args[i] = (tilec_buffer){align64_ptr(blocks[i]), bytes, tilec_kernel_arg_elem(k, i)};
             fill(args[i].data, bytes, args[i].elem, &seed);
         }
     }
-    if (ok && !tilec_dispatch(ctx, k, n, args)) {
+    if (ok && !tilec_dispatch_dims(ctx, k, n, args, n_dims, dims)) {
         double start = now_ms(), once;
-        ok = !tilec_dispatch(ctx, k, n, args);
+        ok = !tilec_dispatch_dims(ctx, k, n, args, n_dims, dims);
         once = now_ms() - start;
         uint64_t reps = once > 0 ? (uint64_t)(2.0 / once) + 1 : 1000;
         double rounds[ROUNDS];
         for (int r = 0; ok && r < ROUNDS; r++) {
             start = now_ms();
-            for (uint64_t i = 0; ok && i < reps; i++) ok = !tilec_dispatch(ctx, k, n, args);
+            for (uint64_t i = 0; ok && i < reps; i++) ok = !tilec_dispatch_dims(ctx, k, n, args, n_dims, dims);
             rounds[r] = (now_ms() - start) * 1e3 / (double)reps;
         }
         for (int a = 0; ok && a < ROUNDS; a++) /* sort: ROUNDS is small */
@@ -188,7 +191,7 @@ static double measure(chooser *c, uint64_t n) {
     double us = -1;
     const tir_func *f;
     if (!parse_at(c, values, &m) && (f = pick(m, c->kernel)) && !tilec_compile(c->ctx, f, c->options, &k))
-        us = time_kernel(c->ctx, k);
+        us = time_kernel(c->ctx, k, c->n_dims, c->dims);
     tilec_kernel_destroy(k);
     tir_module_destroy(m);
     tilec_diag_truncate(c->ctx, diags);
@@ -206,6 +209,23 @@ static void describe(const chooser *c, uint64_t n, char *out, size_t size, const
     if (at < size) snprintf(out + at, size - at, " (%s)", how);
 }
 
+/* The sizes a kernel with runtime sizes is measured at: the caller's, else
+ * each size at its range's high end capped at DEFAULT_SIZE (a prompt of
+ * 256 tokens, say: large enough for the blocking to matter, small enough
+ * to time quickly).  False when the caller's are not one per size in range. */
+enum { DEFAULT_SIZE = 256 };
+static bool measured_sizes(chooser *c, const tir_func *f, const tilec_choose_options *co) {
+    c->n_dims = tir_func_symbol_count(f);
+    if (co && co->n_dims && co->n_dims != c->n_dims) return false;
+    for (size_t i = 0; i < c->n_dims; i++) {
+        int64_t lo, hi;
+        tir_func_symbol(f, i, &lo, &hi);
+        c->dims[i] = co && co->n_dims ? co->dims[i] : hi < DEFAULT_SIZE ? hi : lo > DEFAULT_SIZE ? lo : DEFAULT_SIZE;
+        if (c->dims[i] < lo || c->dims[i] > hi) return false;
+    }
+    return true;
+}
+
 static tilec_choose_policy policy_of(const tilec_choose_options *co) {
     if (co && co->policy != TILEC_CHOOSE_DEFAULT) return co->policy;
     const char *env = getenv("TILEC_CHOOSE");
@@ -220,7 +240,8 @@ tilec_status tilec_choose_params(tilec_context *ctx, const char *text, size_t le
         return tilec_error(ctx, TILEC_E_ARG, "TILEC-A01", tilec_no_loc(), "tilec_choose_params: NULL argument");
     *count = 0;
     tilec_compile_options o = options ? *options : tilec_compile_options_default();
-    chooser c = {ctx, text, length, filename ? filename : "<string>", kernel, defines, n_defines, &o, {{0}}, 0, 1};
+    chooser c = {.ctx = ctx, .text = text, .length = length, .filename = filename ? filename : "<string>",
+                 .kernel = kernel, .defines = defines, .n_defines = n_defines, .options = &o, .combinations = 1};
     tir_module *m = NULL;
     tilec_status st = parse_at(&c, NULL, &m);
     if (st) return st;
@@ -245,11 +266,14 @@ tilec_status tilec_choose_params(tilec_context *ctx, const char *text, size_t le
     uint64_t best = 0;
     const char *how = "first listed";
     char build[128], dir[TILEC_CACHE_DIR_MAX], path[TILEC_CACHE_DIR_MAX + 16] = "";
-    bool sized = f && tir_func_symbol_count(f) != 0;
     tilec_choose_policy policy = policy_of(co);
-    if (c.n_open && policy == TILEC_CHOOSE_MEASURE && sized)
-        how = "first listed: a kernel with runtime sizes is not measured";
-    else if (c.n_open && policy == TILEC_CHOOSE_MEASURE) {
+    if (c.n_open && policy == TILEC_CHOOSE_MEASURE && !measured_sizes(&c, f, co)) {
+        tir_module_destroy(m);
+        return tilec_error(ctx, TILEC_E_ARG, "TILEC-CH03", tilec_no_loc(),
+                           "'@%s' has %zu runtime sizes; %zu given to measure at, or outside their ranges",
+                           tir_func_name(f), tir_func_symbol_count(f), co ? co->n_dims : 0);
+    }
+    if (c.n_open && policy == TILEC_CHOOSE_MEASURE) {
         uint64_t key = 0;
         if (tilec_cache_dir(dir) == TILEC_CACHE_USABLE && tilec_cache_build_id(build, sizeof build)) {
             snprintf(path, sizeof path, "%s/choices.tsv", dir);
