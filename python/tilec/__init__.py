@@ -197,7 +197,8 @@ _WRITE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctype
 
 class _ChooseOptions(ctypes.Structure):  # tilec_choose_options
     _fields_ = [("policy", ctypes.c_int), ("progress", ctypes.c_void_p), ("user", ctypes.c_void_p),
-                ("why", ctypes.c_char_p), ("why_size", ctypes.c_size_t)]
+                ("why", ctypes.c_char_p), ("why_size", ctypes.c_size_t), ("dims", ctypes.c_void_p),
+                ("n_dims", ctypes.c_size_t)]
 
 
 class _Chosen(ctypes.Structure):  # tilec_chosen
@@ -631,7 +632,7 @@ class Kernel:
         that params leave open, for this host: ({name: value}, how)."""
         defines = (_Define * max(1, len(params)))(*[_define(k, v) for k, v in params.items()])
         out, count, why = (_Chosen * 8)(), ctypes.c_size_t(), ctypes.create_string_buffer(512)
-        co = _ChooseOptions(0, None, None, ctypes.cast(why, ctypes.c_char_p), len(why))
+        co = _ChooseOptions(0, None, None, ctypes.cast(why, ctypes.c_char_p), len(why), None, 0)
         if _lib.tilec_choose_params(self._ctx.ptr, text, len(text), filename.encode(),
                                     name.encode() if name is not None else None, defines, len(params), opts,
                                     ctypes.byref(co), out, len(out), ctypes.byref(count)) != 0:

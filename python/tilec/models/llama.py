@@ -230,8 +230,9 @@ class Llama:
                                                options=options, **params)
             self.compile_seconds += time.perf_counter() - start
             if self._progress:
-                self._progress(f"compiled {name} {params} ({len(self._kernels)} kernels, "
-                               f"{self.compile_seconds:.1f} s)")
+                chosen = self._kernels[key].chosen_how
+                self._progress(f"compiled {name} {params}{', chose ' + chosen if chosen else ''} "
+                               f"({len(self._kernels)} kernels, {self.compile_seconds:.1f} s)")
         return self._kernels[key]
 
     def _linear(self, m, consts, decode, x, name, y, rows=None):
