@@ -139,8 +139,11 @@ static void fill(void *data, uint64_t bytes, tir_scalar elem, uint64_t *seed) {
 }
 
 /* Microseconds per dispatch of k: the median of ROUNDS rounds, each long
- * enough to count (≥ 2 ms), after one warm-up; < 0 when a dispatch fails. */
-static double time_kernel(tilec_context *ctx, tilec_kernel *k, size_t n_dims, const int64_t *dims) {
+ * enough to count (≥ 2 ms), after one warm-up; < 0 when a dispatch fails.
+ * A kernel whose second dispatch alone takes more than CUT times `best`
+ * (the fastest so far; 0: none) cannot win: that dispatch is its time. */
+enum { CUT = 3 };
+static double time_kernel(tilec_context *ctx, tilec_kernel *k, size_t n_dims, const int64_t *dims, double best) {
     size_t n = tilec_kernel_arg_count(k);
     tilec_buffer *args = tilec_alloc(ctx, sizeof *args * (n ? n : 1));
     void **blocks = tilec_alloc(ctx, sizeof *blocks * (n ? n : 1));
@@ -155,24 +158,26 @@ static double time_kernel(tilec_context *ctx, tilec_kernel *k, size_t n_dims, co
             fill(args[i].data, bytes, args[i].elem, &seed);
         }
     }
+    int rounds_needed = ROUNDS;
     if (ok && !tilec_dispatch_dims(ctx, k, n, args, n_dims, dims)) {
         double start = now_ms(), once;
         ok = !tilec_dispatch_dims(ctx, k, n, args, n_dims, dims);
         once = now_ms() - start;
+        if (ok && best > 0 && once * 1e3 > CUT * best) rounds_needed = 0;
         uint64_t reps = once > 0 ? (uint64_t)(2.0 / once) + 1 : 1000;
         double rounds[ROUNDS];
-        for (int r = 0; ok && r < ROUNDS; r++) {
+        for (int r = 0; ok && r < rounds_needed; r++) {
             start = now_ms();
             for (uint64_t i = 0; ok && i < reps; i++) ok = !tilec_dispatch_dims(ctx, k, n, args, n_dims, dims);
             rounds[r] = (now_ms() - start) * 1e3 / (double)reps;
         }
-        for (int a = 0; ok && a < ROUNDS; a++) /* sort: ROUNDS is small */
-            for (int b = a + 1; b < ROUNDS; b++)
+        for (int a = 0; ok && a < rounds_needed; a++) /* sort: ROUNDS is small */
+            for (int b = a + 1; b < rounds_needed; b++)
                 if (rounds[b] < rounds[a]) {
                     double t = rounds[a];
                     rounds[a] = rounds[b], rounds[b] = t;
                 }
-        if (ok) us = rounds[ROUNDS / 2];
+        if (ok) us = rounds_needed ? rounds[rounds_needed / 2] : once * 1e3;
     }
     for (size_t i = 0; blocks && i < n; i++) tilec_free(ctx, blocks[i]);
     tilec_free(ctx, blocks);
@@ -182,7 +187,7 @@ static double time_kernel(tilec_context *ctx, tilec_kernel *k, size_t n_dims, co
 
 /* Combination n compiled and timed (< 0: it does not compile or run here;
  * its diagnostics are dropped, the others' kept). */
-static double measure(chooser *c, uint64_t n) {
+static double measure(chooser *c, uint64_t n, double best) {
     int64_t values[MAX_OPEN];
     combination(c, n, values);
     size_t diags = tilec_diag_count(c->ctx);
@@ -191,7 +196,7 @@ static double measure(chooser *c, uint64_t n) {
     double us = -1;
     const tir_func *f;
     if (!parse_at(c, values, &m) && (f = pick(m, c->kernel)) && !tilec_compile(c->ctx, f, c->options, &k))
-        us = time_kernel(c->ctx, k, c->n_dims, c->dims);
+        us = time_kernel(c->ctx, k, c->n_dims, c->dims, best);
     tilec_kernel_destroy(k);
     tir_module_destroy(m);
     tilec_diag_truncate(c->ctx, diags);
@@ -284,7 +289,7 @@ tilec_status tilec_choose_params(tilec_context *ctx, const char *text, size_t le
         } else {
             double best_us = -1;
             for (uint64_t n = 0; n < c.combinations; n++) {
-                double us = measure(&c, n);
+                double us = measure(&c, n, best_us);
                 if (co && co->progress) co->progress(co->user, c.combinations, n, us);
                 if (us >= 0 && (best_us < 0 || us < best_us)) best_us = us, best = n;
             }
