@@ -166,6 +166,7 @@ bool tilec_kernel_describe(tilec_kernel *k) {
     item_text(k, "kernel", strbuf_cstr(&k->name)); /* TileIR names are identifiers: no escaping needed */
     item_text(k, "plan", strbuf_cstr(&k->plan));
     item_dims(k);
+    if (k->chosen_params.len) item_text(k, "chosen_params", strbuf_cstr(&k->chosen_params)); /* digits and names */
     if (k->bucket_count) return describe_buckets(k);
     if (k->gpu) return describe_gpu(k);
     if (k->xir) return describe_xir(k);

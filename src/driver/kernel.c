@@ -21,6 +21,7 @@ static tilec_kernel *kernel_new(tilec_context *ctx, const char *name) {
     strbuf_init(&k->json, ctx);
     strbuf_init(&k->split, ctx);
     strbuf_init(&k->recipe_text, ctx);
+    strbuf_init(&k->chosen_params, ctx);
     strbuf_append(&k->name, name);
     return k;
 }
@@ -65,9 +66,17 @@ tilec_status pipeline_kernel_start(pipeline *p) {
         d->lo = f->syms[i]->lo, d->hi = f->syms[i]->hi;
         p->k->dim_count++;
     }
-    return describe_params(p->k, f) ? TILEC_OK
-                                    : tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(),
-                                                  "out of memory creating a kernel");
+    for (uint32_t i = 0; i < f->shape_param_count; i++) {
+        const tir_shape_param *sp = &f->shape_params[i];
+        if (!sp->choices) continue;
+        strbuf *c = &p->k->chosen_params;
+        strbuf_printf(c, "%s%s:%lld of ", c->len ? " " : "", sp->name, (long long)sp->value);
+        for (uint32_t j = 0; j < sp->choice_count; j++)
+            strbuf_printf(c, "%s%lld", j ? "," : "", (long long)sp->choices[j]);
+    }
+    return describe_params(p->k, f) && !p->k->chosen_params.failed
+               ? TILEC_OK
+               : tilec_error(p->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory creating a kernel");
 }
 
 /* Everything the kernel owns: its helper kernels, code, runtime, the CUDA
@@ -103,6 +112,7 @@ void pipeline_kernel_free(tilec_kernel *k) {
     strbuf_free(&k->json);
     strbuf_free(&k->split);
     strbuf_free(&k->recipe_text);
+    strbuf_free(&k->chosen_params);
     tilec_free(k->ctx, k->recipe_func);
     tilec_free(k->ctx, k->recipe_arrays);
     tilec_free(k->ctx, k);

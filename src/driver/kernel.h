@@ -87,6 +87,9 @@ struct tilec_kernel {
     uint64_t flops, arg_bytes;
     tilec_compile_times times;
     strbuf name, plan, plan_realization, realization, json;
+    /* the chosen parameters (`NAME in {…}`) the kernel was parsed with:
+     * "BK:64 of 8,16,32" (item chosen_params; "" when none) */
+    strbuf chosen_params;
     /* A kernel compiled for a range of sizes: the size programs prog's
      * dispatch_size and arg_bytes point into (driver/sizes.c); NULL else. */
     rt_size_step *size_steps;

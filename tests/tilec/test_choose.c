@@ -1,6 +1,7 @@
 /* Chosen parameters (docs/tir.md "Chosen parameters", tilec_choose_params):
  * `NAME in {v, …}` parses to its first value (a define pins any value) and
- * reports its choices; a duplicate is TIR-P28, an empty list TIR-P01.  Choosing
+ * reports its choices (and a kernel's metadata, chosen_params); a
+ * duplicate is TIR-P28, an empty list TIR-P01.  Choosing
  * measures every combination and returns one of the listed values, in
  * declaration order, saying how; the policy `first` (option or
  * TILEC_CHOOSE=first) takes the first values without measuring; pinned
@@ -54,6 +55,16 @@ static void check_parse(tilec_context *ctx) {
         const int64_t *choices = tir_func_shape_param_choices(f, 1, &count);
         CHECK(count == 3 && choices && choices[0] == 16 && choices[2] == 1024);
         CHECK(tir_func_shape_param_choices(f, 0, &count) == NULL && count == 0);
+        /* the metadata says what each chosen parameter is and could have been */
+        tilec_kernel *k = NULL;
+        tilec_compile_options o = tilec_compile_options_default();
+        o.threads = 1;
+        CHECK(tilec_compile(ctx, f, &o, &k) == TILEC_OK);
+        if (k) {
+            CHECK_STR_CONTAINS(tilec_kernel_realization(k), "chosen_params=B:16 of 16,64,1024 U:1 of 1,2; ");
+            CHECK_STR_CONTAINS(tilec_kernel_json(k), "\"chosen_params\": \"B:16 of 16,64,1024 U:1 of 1,2\"");
+        }
+        tilec_kernel_destroy(k);
         tir_module_destroy(m);
     }
     m = parse_verified(ctx, BLOCKED, (tir_define[]){{"B", 7}}, 1); /* a define pins any value */
