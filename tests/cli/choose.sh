@@ -7,29 +7,18 @@
 # naming a value twice is TIR-P28.
 source "$(dirname "$0")/common.bash" "$@"
 
-cat >"$WORK/blocked.tir" <<'TIR'
-kernel @blocked<N=5000, B in {16, 64, 1024}>(%X: const view<f32>[X.0=N], %Y: view<f32>[Y.0=N]) {
-  parallel (%b: b=ceil_div(N, B)) {
-    %bs = const index B
-    %o  = mul %b, %bs
-    %x  = load %X[%o] tile [i=B] bounds=zero
-    %c  = const f32 1.0
-    %y  = add %x, %c
-    store %Y[%o] tile [i=B] bounds=zero, %y
-  }
-}
-TIR
+cp "$SRC/tests/kernels/chosen.tir" "$WORK/blocked.tir"
 mkdir -m 700 "$WORK/cache"
 measure() { env -u TILEC_CHOOSE TILEC_CACHE=1 TILEC_CACHE_DIR="$WORK/cache" "$@"; }
-expect 0 measure "$TILEC" run "$WORK/blocked.tir" --check --threads 1 &&
+expect 0 measure "$TILEC" run "$WORK/blocked.tir" --kernel blocked -D U=1 --check --threads 1 &&
   contains "$WORK/err" '^tilec run: chose B=(16|64|1024) \(measured\)$' && contains "$WORK/out" 'ok'
 chosen=$(sed -n 's/^tilec run: chose \(B=[0-9]*\) .*/\1/p' "$WORK/err")
-expect 0 measure "$TILEC" run "$WORK/blocked.tir" --check --threads 1 &&
+expect 0 measure "$TILEC" run "$WORK/blocked.tir" --kernel blocked -D U=1 --check --threads 1 &&
   contains "$WORK/err" "^tilec run: chose $chosen \\(measured on this host before\\)$"
 [ -s "$WORK/cache/choices.tsv" ] || fail "no record of the choice in the cache directory"
-expect 0 measure "$TILEC" run "$WORK/blocked.tir" -D B=64 --check && lacks "$WORK/err" 'chose'
-expect 0 env TILEC_CHOOSE=first "$TILEC" bench "$WORK/blocked.tir" &&
+expect 0 measure "$TILEC" run "$WORK/blocked.tir" --kernel blocked -D U=1 -D B=64 --check && lacks "$WORK/err" 'chose'
+expect 0 env TILEC_CHOOSE=first "$TILEC" bench "$WORK/blocked.tir" --kernel blocked -D U=1 &&
   contains "$WORK/err" '^tilec bench: chose B=16 \(first listed: policy first\)$'
 sed 's/B in {16, 64, 1024}/B in {16, 64, 16}/' "$WORK/blocked.tir" >"$WORK/twice.tir"
-expect 1 "$TILEC" run "$WORK/twice.tir" && contains "$WORK/err" "error\[TIR-P28\]: 'B' lists the choice 16 twice"
+expect 1 "$TILEC" run "$WORK/twice.tir" --kernel blocked && contains "$WORK/err" "error\[TIR-P28\]: 'B' lists the choice 16 twice"
 finish

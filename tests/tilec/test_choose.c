@@ -2,7 +2,7 @@
  * `NAME in {v, …}` parses to its first value (a define pins any value) and
  * reports its choices (and a kernel's metadata, chosen_params); a
  * duplicate is TIR-P28, an empty list TIR-P01.  Choosing
- * measures every combination and returns one of the listed values, in
+ * measures every combination (tests/kernels/chosen.tir) and returns one of the listed values, in
  * declaration order, saying how; the policy `first` (option or
  * TILEC_CHOOSE=first) takes the first values without measuring; pinned
  * parameters are not chosen; a kernel with runtime sizes is measured at the
@@ -18,26 +18,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* y = x + 1 over N elements in blocks of B (any B is correct). */
-static const char *const BLOCKED =
-    "kernel @blocked<N=4096, B in {16, 64, 1024}, U in {1, 2}>(%X: const view<f32>[X.0=N], %Y: view<f32>[Y.0=N]) {\n"
-    "  parallel (%b: b=ceil_div(N, B)) {\n"
-    "    %bs = const index B\n"
-    "    %o  = mul %b, %bs\n"
-    "    %x  = load %X[%o] tile [i=B] bounds=zero\n"
-    "    %c  = const f32 1.0\n"
-    "    %y  = add %x, %c\n"
-    "    store %Y[%o] tile [i=B] bounds=zero, %y\n"
-    "  }\n"
-    "}\n"
-    "kernel @sized<N: 1..100, B in {8, 4}>(%X: view<f32>[X.0=N]) {\n"
-    "  parallel (%i: i=N) {\n"
-    "    %c0 = const index 0\n"
-    "    %x  = load %X[%i] tile [i=1]\n"
-    "    store %X[%i] tile [i=1], %x\n"
-    "  }\n"
-    "}\n";
-
 static bool first_diag(tilec_context *ctx, tilec_status st, const char *code) {
     bool ok = st != TILEC_OK && tilec_diag_count(ctx) && !strcmp(tilec_diag_at(ctx, 0)->code, code);
     if (!ok) tilec_diag_print(ctx, stderr);
@@ -45,8 +25,8 @@ static bool first_diag(tilec_context *ctx, tilec_status st, const char *code) {
     return ok;
 }
 
-static void check_parse(tilec_context *ctx) {
-    tir_module *m = parse_verified(ctx, BLOCKED, NULL, 0);
+static void check_parse(tilec_context *ctx, const char *text) {
+    tir_module *m = parse_verified(ctx, text, NULL, 0);
     if (m) {
         tir_func *f = tir_module_func(m, 0);
         int64_t value = 0;
@@ -67,7 +47,7 @@ static void check_parse(tilec_context *ctx) {
         tilec_kernel_destroy(k);
         tir_module_destroy(m);
     }
-    m = parse_verified(ctx, BLOCKED, (tir_define[]){{"B", 7}}, 1); /* a define pins any value */
+    m = parse_verified(ctx, text, (tir_define[]){{"B", 7}}, 1); /* a define pins any value */
     if (m) {
         int64_t value = 0;
         tir_func_shape_param(tir_module_func(m, 0), 1, &value);
@@ -83,14 +63,14 @@ static void check_parse(tilec_context *ctx) {
     }
 }
 
-static void check_choose(tilec_context *ctx) {
+static void check_choose(tilec_context *ctx, const char *text) {
     tilec_chosen out[4];
     size_t count = 9;
     char why[256];
     tilec_choose_options co = {.policy = TILEC_CHOOSE_MEASURE, .why = why, .why_size = sizeof why};
     tilec_compile_options o = tilec_compile_options_default();
     o.threads = 1;
-    CHECK(tilec_choose_params(ctx, BLOCKED, strlen(BLOCKED), "t.tir", "blocked", NULL, 0, &o, &co, out, 4, &count) ==
+    CHECK(tilec_choose_params(ctx, text, strlen(text), "t.tir", "blocked", NULL, 0, &o, &co, out, 4, &count) ==
           TILEC_OK);
     CHECK(count == 2 && !strcmp(out[0].name, "B") && !strcmp(out[1].name, "U"));
     CHECK(out[0].value == 16 || out[0].value == 64 || out[0].value == 1024);
@@ -98,52 +78,52 @@ static void check_choose(tilec_context *ctx) {
     CHECK_MSG(strstr(why, "(measured)"), "why: %s", why);
     /* the policy first, by option and by environment */
     co.policy = TILEC_CHOOSE_FIRST;
-    CHECK(tilec_choose_params(ctx, BLOCKED, strlen(BLOCKED), "t.tir", NULL, NULL, 0, &o, &co, out, 4, &count) ==
+    CHECK(tilec_choose_params(ctx, text, strlen(text), "t.tir", NULL, NULL, 0, &o, &co, out, 4, &count) ==
               TILEC_OK &&
           count == 2 && out[0].value == 16 && out[1].value == 1);
     CHECK(!strcmp(why, "B=16 U=1 (first listed: policy first)"));
     setenv("TILEC_CHOOSE", "first", 1);
     co.policy = TILEC_CHOOSE_DEFAULT;
-    CHECK(tilec_choose_params(ctx, BLOCKED, strlen(BLOCKED), "t.tir", NULL, NULL, 0, &o, &co, out, 4, &count) ==
+    CHECK(tilec_choose_params(ctx, text, strlen(text), "t.tir", NULL, NULL, 0, &o, &co, out, 4, &count) ==
               TILEC_OK &&
           out[0].value == 16);
     CHECK_MSG(strstr(why, "policy first"), "why: %s", why);
     unsetenv("TILEC_CHOOSE");
     /* pinned: not chosen */
     co.policy = TILEC_CHOOSE_FIRST;
-    CHECK(tilec_choose_params(ctx, BLOCKED, strlen(BLOCKED), "t.tir", NULL, (tir_define[]){{"B", 64}}, 1, &o, &co, out,
+    CHECK(tilec_choose_params(ctx, text, strlen(text), "t.tir", NULL, (tir_define[]){{"B", 64}}, 1, &o, &co, out,
                               4, &count) == TILEC_OK &&
           count == 1 && !strcmp(out[0].name, "U"));
     /* runtime sizes: measured at the given sizes, else at the high end (at most 256); sizes that are not one per
      * runtime size in range are TILEC-CH03 */
     co.policy = TILEC_CHOOSE_MEASURE;
-    CHECK(tilec_choose_params(ctx, BLOCKED, strlen(BLOCKED), "t.tir", "sized", NULL, 0, &o, &co, out, 4, &count) ==
+    CHECK(tilec_choose_params(ctx, text, strlen(text), "t.tir", "sized", NULL, 0, &o, &co, out, 4, &count) ==
               TILEC_OK &&
           count == 1 && (out[0].value == 8 || out[0].value == 4));
     CHECK_MSG(strstr(why, "(measured)"), "why: %s", why);
     co.dims = (int64_t[]){50}, co.n_dims = 1;
-    CHECK(tilec_choose_params(ctx, BLOCKED, strlen(BLOCKED), "t.tir", "sized", NULL, 0, &o, &co, out, 4, &count) ==
+    CHECK(tilec_choose_params(ctx, text, strlen(text), "t.tir", "sized", NULL, 0, &o, &co, out, 4, &count) ==
           TILEC_OK);
     co.dims = (int64_t[]){1000};
-    CHECK(first_diag(ctx, tilec_choose_params(ctx, BLOCKED, strlen(BLOCKED), "t.tir", "sized", NULL, 0, &o, &co, out,
+    CHECK(first_diag(ctx, tilec_choose_params(ctx, text, strlen(text), "t.tir", "sized", NULL, 0, &o, &co, out,
                                               4, &count),
                      "TILEC-CH03"));
     co.n_dims = 2;
-    CHECK(first_diag(ctx, tilec_choose_params(ctx, BLOCKED, strlen(BLOCKED), "t.tir", "sized", NULL, 0, &o, &co, out,
+    CHECK(first_diag(ctx, tilec_choose_params(ctx, text, strlen(text), "t.tir", "sized", NULL, 0, &o, &co, out,
                                               4, &count),
                      "TILEC-CH03"));
     co.dims = NULL, co.n_dims = 0;
     /* errors */
-    CHECK(tilec_choose_params(ctx, BLOCKED, strlen(BLOCKED), "t.tir", "nope", NULL, 0, &o, &co, out, 4, &count) ==
+    CHECK(tilec_choose_params(ctx, text, strlen(text), "t.tir", "nope", NULL, 0, &o, &co, out, 4, &count) ==
               TILEC_OK &&
           count == 0); /* no such kernel: nothing chosen (the caller's lookup says why) */
-    CHECK(first_diag(ctx, tilec_choose_params(ctx, BLOCKED, strlen(BLOCKED), "t.tir", NULL, NULL, 0, &o, &co, out, 1,
+    CHECK(first_diag(ctx, tilec_choose_params(ctx, text, strlen(text), "t.tir", NULL, NULL, 0, &o, &co, out, 1,
                                               &count),
                      "TILEC-CH02"));
 }
 
 /* A measured choice is recorded and reused. */
-static void check_record(tilec_context *ctx) {
+static void check_record(tilec_context *ctx, const char *text) {
     char dir[] = "/tmp/tilec-choose.XXXXXX";
     if (!mkdtemp(dir)) return;
     setenv("TILEC_CACHE_DIR", dir, 1);
@@ -154,15 +134,15 @@ static void check_record(tilec_context *ctx) {
     tilec_choose_options co = {.policy = TILEC_CHOOSE_MEASURE, .why = first, .why_size = sizeof first};
     tilec_compile_options o = tilec_compile_options_default();
     o.threads = 1;
-    CHECK(tilec_choose_params(ctx, BLOCKED, strlen(BLOCKED), "t.tir", NULL, NULL, 0, &o, &co, out, 4, &count) ==
+    CHECK(tilec_choose_params(ctx, text, strlen(text), "t.tir", NULL, NULL, 0, &o, &co, out, 4, &count) ==
           TILEC_OK);
     co.why = why;
-    CHECK(tilec_choose_params(ctx, BLOCKED, strlen(BLOCKED), "t.tir", NULL, NULL, 0, &o, &co, out, 4, &count) ==
+    CHECK(tilec_choose_params(ctx, text, strlen(text), "t.tir", NULL, NULL, 0, &o, &co, out, 4, &count) ==
           TILEC_OK);
     CHECK_MSG(strstr(why, "(measured on this host before)"), "why: %s", why);
     CHECK_MSG(!strncmp(why, first, strcspn(first, "(")), "'%s' then '%s'", first, why);
     o.threads = 2; /* other options: measured again */
-    CHECK(tilec_choose_params(ctx, BLOCKED, strlen(BLOCKED), "t.tir", NULL, NULL, 0, &o, &co, out, 4, &count) ==
+    CHECK(tilec_choose_params(ctx, text, strlen(text), "t.tir", NULL, NULL, 0, &o, &co, out, 4, &count) ==
           TILEC_OK);
     CHECK_MSG(strstr(why, "(measured)"), "why: %s", why);
     char command[512];
@@ -175,9 +155,13 @@ static void check_record(tilec_context *ctx) {
 int main(void) {
     tilec_context *ctx;
     CHECK(tilec_context_create(NULL, &ctx) == TILEC_OK);
-    check_parse(ctx);
-    check_choose(ctx);
-    check_record(ctx);
+    char *text = read_tir("tests/kernels", "chosen");
+    if (text) {
+        check_parse(ctx, text);
+        check_choose(ctx, text);
+        check_record(ctx, text);
+    }
+    free(text);
     tilec_context_destroy(ctx);
     TEST_MAIN_END();
 }
