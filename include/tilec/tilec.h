@@ -295,9 +295,10 @@ TILEC_API tilec_status tilec_dispatch_gpu_timed(tilec_context *ctx, tilec_kernel
  * host.  tilec_choose_params finds the values for this host, before the
  * text is parsed for real: the caller adds them to its defines.  By
  * policy: measured (the default; TILEC_CHOOSE=first in the environment
- * turns it off): every combination of the open parameters' values (at
- * most 64) compiled with `options` and timed on arguments of small random
- * values, the fastest recorded per host (choices.tsv in the disk cache's
+ * turns it off): every combination of the open parameters' values (up to
+ * 64; past that, up to 65536, a search one parameter at a time) compiled
+ * with `options` and timed on arguments of small random values, the
+ * fastest recorded per host (choices.tsv in the disk cache's
  * directory: tilec build, CPU, the text, kernel, defines and options) and
  * reused; or the first values listed.  A kernel with runtime sizes is
  * measured at given sizes (the options' dims), else at each size's high
@@ -310,8 +311,9 @@ typedef enum {
 
 typedef struct {
     tilec_choose_policy policy;
-    /* after each combination measured: its number, of total, and its
-     * microseconds per dispatch (< 0: it did not compile or run here) */
+    /* after each combination measured: how many were before it, of total
+     * (0 for a search: not known ahead), and its microseconds per dispatch
+     * (< 0: it did not compile or run here) */
     void (*progress)(void *user, uint64_t total, uint64_t index, double us);
     void *user;
     char *why; /* NULL, or why_size bytes for one line: "BK=64 (measured)", "BK=8 (first listed: policy first)" */
@@ -332,7 +334,7 @@ typedef struct {
  * `capacity`, into out[0..*count).  co may be NULL (the default policy).
  * A kernel the text does not have has nothing to choose (*count 0: the
  * caller's own lookup says so).  Diagnostics: the parse's, TILEC-CH02
- * (more than 64 combinations, 8 open parameters or `capacity`), TILEC-CH03
+ * (more than 65536 combinations, 8 open parameters or `capacity`), TILEC-CH03
  * (sizes to measure at that are not one per runtime size, in range). */
 TILEC_API tilec_status tilec_choose_params(tilec_context *ctx, const char *text, size_t length, const char *filename,
                                            const char *kernel, const tir_define *defines, size_t n_defines,

@@ -2,7 +2,8 @@
  * `NAME in {v, …}` parses to its first value (a define pins any value) and
  * reports its choices (and a kernel's metadata, chosen_params); a
  * duplicate is TIR-P28, an empty list TIR-P01.  Choosing
- * measures every combination (tests/kernels/chosen.tir) and returns one of the listed values, in
+ * measures every combination (tests/kernels/chosen.tir; past 64 a search)
+ * and returns one of the listed values, in
  * declaration order, saying how; the policy `first` (option or
  * TILEC_CHOOSE=first) takes the first values without measuring; pinned
  * parameters are not chosen; a kernel with runtime sizes is measured at the
@@ -76,6 +77,10 @@ static void check_choose(tilec_context *ctx, const char *text) {
     CHECK(out[0].value == 16 || out[0].value == 64 || out[0].value == 1024);
     CHECK(out[1].value == 1 || out[1].value == 2);
     CHECK_MSG(strstr(why, "(measured)"), "why: %s", why);
+    /* 72 combinations: a search, fewer measured */
+    CHECK(tilec_choose_params(ctx, text, strlen(text), "t.tir", "wide", NULL, 0, &o, &co, out, 4, &count) == TILEC_OK &&
+          count == 2);
+    CHECK_MSG(strstr(why, "(measured: a search over ") && strstr(why, " of 72 combinations)"), "why: %s", why);
     /* the policy first, by option and by environment */
     co.policy = TILEC_CHOOSE_FIRST;
     CHECK(tilec_choose_params(ctx, text, strlen(text), "t.tir", NULL, NULL, 0, &o, &co, out, 4, &count) ==

@@ -204,8 +204,11 @@ tir_module *cli_load_module(tilec_context *ctx, const char *path, const cli_defi
  * rewritten). */
 static void choose_progress(void *user, uint64_t total, uint64_t index, double us) {
     (void)us;
-    fprintf(stderr, "\r%s: %" PRIu64 "/%" PRIu64 "%s", (const char *)user, index + 1, total,
-            index + 1 == total ? "\n" : "");
+    if (total) /* every combination */
+        fprintf(stderr, "\r%s: %" PRIu64 "/%" PRIu64 "%s", (const char *)user, index + 1, total,
+                index + 1 == total ? "\n" : "");
+    else /* a search: how many so far (the line ends with the choice's) */
+        fprintf(stderr, "\r%s: %" PRIu64 " measured", (const char *)user, index + 1);
     fflush(stderr);
 }
 
@@ -229,7 +232,7 @@ bool cli_choose(tilec_context *ctx, const char *command, const char *path, const
         snprintf(def, sizeof def, "%.63s=%" PRId64, chosen[i].name, chosen[i].value);
         if (!cli_defines_add(defines, command, def)) return false;
     }
-    if (count) fprintf(stderr, "tilec %s: chose %s\n", command, why);
+    if (count) fprintf(stderr, "%stilec %s: chose %s\n", co.progress ? "\r\033[K" : "", command, why);
     return true;
 }
 
