@@ -43,14 +43,44 @@ static const gemm_shape shapes[] = {
     {"gemm_bf16", 1, 1000, 1000, 1000},
 };
 
-/* The value of block parameter `name` the static kernel was parsed with
- * (chosen; `fallback` when it failed to parse). */
-static int64_t chosen_value(const tir_func *f, const char *name, int64_t fallback) {
+/* tilec's block tile BM×BN, one configuration per shape family; BK (the K
+ * step) is tilec's own choice per host and thread count (the examples
+ * declare `BK in {8, 16, 32, 64, 128, 256}`, docs/tir.md "Chosen
+ * parameters": measured once, then recorded).  The planner realizes gemm
+ * packet-local (docs/lowering.md "Matrix programs"): the block's n axis is
+ * split over the 16 lanes of an AVX-512 packet, so 8×32 is an 8 × 2-vector
+ * register tile of fma accumulators carried over K with 8 broadcast A
+ * elements and 2 B vectors per step.  Measured `tilec bench
+ * examples/gemm.tir --threads 1` at W = 16 (default options, so every tile
+ * stays within the 64 unrolled slot elements):
+ * - large: 8×32 best of 4..14 × 32..64 at 1000³ (94 GFLOP/s) and 1024³ (70,
+ *   BK 8); 14×32 and larger A tiles spill (8–25 GFLOP/s);
+ * - small: 4×32 (17×19×13 in 0.28 µs at BK 16; 4×8 0.50, 8×8 2.7: its A tile
+ *   is past the unroll limit);
+ * - decode (M = 1): 1×256, 16 programs each streaming a 1 KiB-wide B
+ *   panel (7.0 ms at 1×4096×4096 with BK 4; 1×64 11.6, 1×512 8.2);
+ * - bmm, gemm_bf16 and gemm_bt: as large gemm (gemm_bt's B block [n, k] is packed
+ *   transposed, k-major with n innermost, so its rows are vectors too:
+ *   docs/lowering.md "Packed panels");
+ * - on an AVX2 host (W = 8) the large block is 4×16, measured below. */
+static void tile_for(const gemm_shape *s, int *bm, int *bn) {
+    bool small = s->M < 128 || s->N < 16 || s->K < 32;
+    /* an AVX2 host (W = 8) runs the large block as 4 × 2-vector registers:
+     * 4×16×8 (2 threads: gemm 2048³ 62 against 36 GFLOP/s with 8×32×8, 1000³
+     * 51 / 36, bmm 51 / 35, gemm_bf16 1024³ 37 / 34); gemm_bt keeps 8×32×8
+     * (39 against 13: with 4×16 blocks the planner maps it per lane) */
+    bool narrow = !__builtin_cpu_supports("avx512f") && strcmp(s->kernel, "gemm_bt") != 0;
+    *bm = s->M == 1 ? 1 : small || narrow ? 4 : 8;
+    *bn = s->M == 1 ? 256 : narrow && !small ? 16 : 32;
+}
+
+/* The BK the static kernel was parsed with (chosen; 8 when it failed to parse). */
+static int64_t chosen_bk(const tir_func *f) {
     for (size_t i = 0; f && i < tir_func_shape_param_count(f); i++) {
         int64_t value;
-        if (!strcmp(tir_func_shape_param(f, i, &value), name)) return value;
+        if (!strcmp(tir_func_shape_param(f, i, &value), "BK")) return value;
     }
-    return fallback;
+    return 8;
 }
 
 typedef struct {
@@ -111,6 +141,8 @@ static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
     else snprintf(shape, sizeof shape, "%dx%dx%d", s->M, s->N, s->K);
     if (!bench_selected(o, s->kernel, shape)) return false;
     bool bt = !strcmp(s->kernel, "gemm_bt"), bf16 = !strcmp(s->kernel, "gemm_bf16");
+    int bm, bn;
+    tile_for(s, &bm, &bn);
     if (o->list) {
         for (size_t t = 0; t < o->n_threads; t++) printf("%s %s threads=%d\n", s->kernel, shape, o->threads[t]);
         return false;
@@ -139,16 +171,15 @@ static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
                     s->K, Bd + i * K * N, bt ? s->K : s->N, 0.0, Cd + i * M * N, s->N);
 
     char err[512];
-    tir_define defines[] = {{"M", s->M}, {"N", s->N}, {"K", s->K}, {"BATCH", s->batch}};
+    tir_define defines[] = {{"M", s->M}, {"N", s->N}, {"K", s->K}, {"BM", bm}, {"BN", bn}, {"BATCH", s->batch}};
     for (size_t t = 0; t < o->n_threads; t++) {
         int threads = o->threads[t];
-        /* the blocks BM×BN×BK are tilec's choice for these workers (docs/tir.md "Chosen parameters": the
-         * examples declare `BM in {8, 4, 1}, BN in {8, 16, 32, 256}, BK in {8, …, 256}`), measured once per host */
+        /* BK is tilec's choice for these workers (examples: `BK in {8, …, 256}`) */
         const tir_func *f = NULL;
-        char extra[8192], chosen[160];
-        tir_module *m = bench_parse_example(ctx, s->kernel, defines, s->batch > 1 ? 4 : 3, threads, chosen,
+        char extra[8192], chosen[128];
+        tir_module *m = bench_parse_example(ctx, s->kernel, defines, s->batch > 1 ? 6 : 5, threads, chosen,
                                             sizeof chosen, &f, err, sizeof err);
-        snprintf(extra, sizeof extra, "\"chosen\": \"%s\"", chosen);
+        snprintf(extra, sizeof extra, "\"tile\": \"%dx%d\", \"chosen\": \"%s\"", bm, bn, chosen);
         bench_peer peers[3 + PY_PEERS + BENCH_CONTROLS + 1];
         bench_tilec tc, ctl[BENCH_CONTROLS], dyn;
         memset(&tc, 0, sizeof tc);
@@ -190,9 +221,9 @@ static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         for (size_t p = 0; bf16 && p < PY_PEERS; p++) py_peer_setup(&peers[n++], py, p, s->kernel, threads, dims, 3);
         bench_tilec_controls(ctl, &peers[n], ctx, m ? f : NULL, threads, args, 3);
         n += BENCH_CONTROLS;
-        /* M a runtime size, at the blocks chosen for the static kernel */
-        tir_define ranged[7] = {defines[0], defines[1], defines[2], {"BM", chosen_value(f, "BM", 8)},
-                                {"BN", chosen_value(f, "BN", 8)}, {"BK", chosen_value(f, "BK", 8)}, defines[3]};
+        /* M a runtime size, at the BK chosen for the static kernel (a kernel with runtime sizes is not measured) */
+        tir_define ranged[7] = {defines[0], defines[1], defines[2], defines[3], defines[4], {"BK", chosen_bk(f)},
+                                defines[5]};
         bench_tilec_dynamic(&dyn, &peers[n++], ctx, s->kernel, ranged, s->batch > 1 ? 7 : 6, 0, 1 << 16, threads, args,
                             3);
         bench_row row = {
