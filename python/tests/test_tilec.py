@@ -337,9 +337,9 @@ def test_gil_released_during_dispatch():
     """A thread dispatches a long kernel (a 768³ GEMM, tens of ms) three
     times while the main thread keeps running Python, noting the time at
     each step.  Were the GIL held for the whole call, the main thread would
-    stop for a whole dispatch: its longest pause would be about a dispatch
-    long.  It is released, so the pauses stay far shorter (Python hands the
-    GIL over every few ms at most)."""
+    stop for a whole dispatch: its steps would not spread across one.  It
+    is released, so the main thread steps from a dispatch's start to its
+    end."""
     import time
     n = 768
     k = tilec.compile(os.path.join(EX, "gemm.tir"), M=n, N=n, K=n, threads=1)
@@ -360,9 +360,16 @@ def test_gil_released_during_dispatch():
     t.join()
     want = a.astype(np.float64) @ a.astype(np.float64)
     np.testing.assert_allclose(result[0], want, rtol=1e-4, atol=1e-3)
-    pause = max(b - a for a, b in zip(steps, steps[1:]))
-    shortest = min(s1 - s0 for s0, s1 in spans)
-    assert pause < shortest / 2, f"the main thread paused {pause * 1e3:.1f} ms; a dispatch took {shortest * 1e3:.1f}"
+    # Inside each dispatch the main thread kept stepping from near its start
+    # to near its end: with the GIL held for the call it could step only in
+    # the few ms around the call (Python's switch interval), not across the
+    # dispatch.  The spread of its steps, not its longest pause, is what is
+    # checked: the OS may deschedule it for a while on a busy machine.
+    def spread(s0, s1):
+        inside = [x for x in steps if s0 < x < s1]
+        return (inside[-1] - inside[0]) / (s1 - s0) if len(inside) > 1 else 0.0
+    spreads = [spread(s0, s1) for s0, s1 in spans]
+    assert min(spreads) > 0.5, f"the main thread stepped across {min(spreads):.0%} of a dispatch: {spreads}"
 
 
 def test_runtime_sizes():
