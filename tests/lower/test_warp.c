@@ -299,7 +299,7 @@ typedef struct {
  * kernel outside the lowering's admission (LOWER-A..: no single root
  * parallel, ops outside it, a device scope) must be refused at W = 32 too;
  * kernels the buffer harness cannot bind (scalar parameters, more than
- * MAX_ARGS) and data_indexed ones are counted and named. */
+ * MAX_ARGS, runtime sizes) and data_indexed ones are counted and named. */
 static bool visit_kernel_file(const char *path, const char *file, const char *text, size_t size, void *env) {
     (void)path, (void)size;
     kernel_file_counts *n = env;
@@ -309,6 +309,11 @@ static bool visit_kernel_file(const char *path, const char *file, const char *te
         const tir_func *f = tir_module_func(m, i);
         char label[96];
         snprintf(label, sizeof label, "%s @%s W=32", file, tir_func_name(f));
+        if (tir_func_symbol_count(f)) { /* no default shape to bind buffers at */
+            printf("  %s: not run (runtime sizes)\n", label);
+            n->unbound++;
+            continue;
+        }
         plan_admission a;
         if (plan_admit(ctx, f, &a) != TILEC_OK) {
             tilec_diag_clear(ctx);

@@ -19,14 +19,6 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A kernel with a runtime size (its choice is measured at given sizes). */
-static const char *const SIZED = "kernel @sized<N: 1..100, B in {8, 4}>(%X: view<f32>[X.0=N]) {\n"
-                                 "  parallel (%i: i=N) {\n"
-                                 "    %x = load %X[%i] tile [i=1]\n"
-                                 "    store %X[%i] tile [i=1], %x\n"
-                                 "  }\n"
-                                 "}\n";
-
 static bool first_diag(tilec_context *ctx, tilec_status st, const char *code) {
     bool ok = st != TILEC_OK && tilec_diag_count(ctx) && !strcmp(tilec_diag_at(ctx, 0)->code, code);
     if (!ok) tilec_diag_print(ctx, stderr);
@@ -110,19 +102,19 @@ static void check_choose(tilec_context *ctx, const char *text) {
     /* runtime sizes: measured at the given sizes, else at the high end (at most 256); sizes that are not one per
      * runtime size in range are TILEC-CH03 */
     co.policy = TILEC_CHOOSE_MEASURE;
-    CHECK(tilec_choose_params(ctx, SIZED, strlen(SIZED), "t.tir", "sized", NULL, 0, &o, &co, out, 4, &count) ==
+    CHECK(tilec_choose_params(ctx, text, strlen(text), "t.tir", "sized", NULL, 0, &o, &co, out, 4, &count) ==
               TILEC_OK &&
           count == 1 && (out[0].value == 8 || out[0].value == 4));
     CHECK_MSG(strstr(why, "(measured)"), "why: %s", why);
     co.dims = (int64_t[]){50}, co.n_dims = 1;
-    CHECK(tilec_choose_params(ctx, SIZED, strlen(SIZED), "t.tir", "sized", NULL, 0, &o, &co, out, 4, &count) ==
+    CHECK(tilec_choose_params(ctx, text, strlen(text), "t.tir", "sized", NULL, 0, &o, &co, out, 4, &count) ==
           TILEC_OK);
     co.dims = (int64_t[]){1000};
-    CHECK(first_diag(ctx, tilec_choose_params(ctx, SIZED, strlen(SIZED), "t.tir", "sized", NULL, 0, &o, &co, out,
+    CHECK(first_diag(ctx, tilec_choose_params(ctx, text, strlen(text), "t.tir", "sized", NULL, 0, &o, &co, out,
                                               4, &count),
                      "TILEC-CH03"));
     co.n_dims = 2;
-    CHECK(first_diag(ctx, tilec_choose_params(ctx, SIZED, strlen(SIZED), "t.tir", "sized", NULL, 0, &o, &co, out,
+    CHECK(first_diag(ctx, tilec_choose_params(ctx, text, strlen(text), "t.tir", "sized", NULL, 0, &o, &co, out,
                                               4, &count),
                      "TILEC-CH03"));
     co.dims = NULL, co.n_dims = 0;
