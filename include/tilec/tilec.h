@@ -316,7 +316,8 @@ typedef struct {
      * (< 0: it did not compile or run here) */
     void (*progress)(void *user, uint64_t total, uint64_t index, double us);
     void *user;
-    char *why; /* NULL, or why_size bytes for one line: "BK=64 (measured)", "BK=8 (first listed: policy first)" */
+    char *why; /* NULL, or why_size bytes for one line: "BK=64 (measured)", "BK=8 (first listed: policy first)";
+                  "" when nothing was open */
     size_t why_size;
     /* a kernel with runtime sizes is measured at dims[0..n_dims) (one per
      * size, in range); n_dims 0: each at its range's high end, at most 256 */

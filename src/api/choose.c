@@ -3,12 +3,12 @@
  * host.
  *
  *   parse with the caller's defines → the chosen parameters they leave
- *   open → every combination of their values (at most 64) → the host's
- *   record of an earlier choice (choices.tsv in the disk cache's
+ *   open → the host's record of an earlier choice (choices.tsv in the disk cache's
  *   directory, keyed by the tilec build, the host, the text, the kernel,
- *   the defines and the options) → else, by the policy: measured (each
- *   combination compiled and timed on arguments of small random values;
- *   the fastest, recorded) or the first values.
+ *   the defines and the options) → else, by the policy: measured (every
+ *   combination of their values, or past 64 a search one parameter at a
+ *   time, compiled and timed on arguments of small random values; the
+ *   fastest, recorded) or the first values.
  *
  * The planner's cost model does not choose yet: it cannot see packed panels
  * or register tiles, so it ranks blockings against the clock (docs/
@@ -65,22 +65,27 @@ static void combination(const chooser *c, uint64_t n, int64_t *values) {
     }
 }
 
+/* The text parsed with the caller's defines and, given values, the open
+ * parameters at them. */
 static tilec_status parse_at(chooser *c, const int64_t *values, tir_module **out) {
-    tir_define defines[TIR_MAX_SYMBOLS * 4 + MAX_OPEN];
-    size_t n = 0;
-    for (size_t i = 0; i < c->n_defines && n < sizeof defines / sizeof defines[0] - MAX_OPEN; i++)
-        defines[n++] = c->defines[i];
-    for (size_t i = 0; values && i < c->n_open; i++) defines[n++] = (tir_define){c->open[i].name, values[i]};
-    return tir_parse(c->ctx, c->text, c->length, c->filename, defines, n, out);
+    size_t n = c->n_defines + (values ? c->n_open : 0);
+    tir_define *defines = tilec_alloc(c->ctx, sizeof *defines * (n ? n : 1));
+    if (!defines) return tilec_error(c->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory choosing");
+    if (c->n_defines) memcpy(defines, c->defines, sizeof *defines * c->n_defines);
+    for (size_t i = 0; values && i < c->n_open; i++)
+        defines[c->n_defines + i] = (tir_define){c->open[i].name, values[i]};
+    tilec_status st = tir_parse(c->ctx, c->text, c->length, c->filename, defines, n, out);
+    tilec_free(c->ctx, defines);
+    return st;
 }
 
 /* ---- the record of earlier choices ---- */
 
-
 /* What the measurement depends on: the build, this CPU and the host the
- * code is generated for, the text, kernel, defines and options (their
- * numbers; the arrays they point at by content). */
-static uint64_t record_key(const chooser *c, const char *build) {
+ * code is generated for, the text, kernel, defines, sizes and options
+ * (each option's text, as tilec_compile_options_get writes it, and the
+ * workers: no struct bytes, whose padding is anything). */
+static bool record_key(const chooser *c, const char *build, uint64_t *key) {
     char cpu[256];
     const char *codegen_cpu = "", *features = "";
     host_cpu_model(cpu, sizeof cpu);
@@ -96,17 +101,20 @@ static uint64_t record_key(const chooser *c, const char *build) {
         h = fnv64_more(h, &c->defines[i].value, sizeof c->defines[i].value);
     }
     if (c->n_dims) h = fnv64_more(h, c->dims, c->n_dims * sizeof *c->dims);
-    tilec_compile_options o = *c->options;
-    const uint32_t *arrays[3] = {o.root_axis_order, o.root_axis_tiles, o.bucket_cuts};
-    size_t lens[3] = {o.root_axis_order_len, o.root_axis_tiles_len, o.bucket_cuts_len};
-    for (int i = 0; i < 3; i++)
-        if (lens[i]) h = fnv64_more(h, arrays[i], lens[i] * sizeof *arrays[i]);
-    uint32_t workers = o.runtime ? tilec_runtime_workers(o.runtime) : o.threads;
-    o.root_axis_order = o.root_axis_tiles = o.bucket_cuts = NULL;
-    o.runtime = NULL;
-    o.gpu_arch = NULL;
-    o.threads = workers;
-    return fnv64_more(h, &o, sizeof o);
+    const tilec_option_info *info;
+    for (size_t i = 0; (info = tilec_compile_option_info(i)); i++) {
+        char text[4096];
+        size_t diags = tilec_diag_count(c->ctx);
+        if (tilec_compile_options_get(c->ctx, c->options, info->name, text, sizeof text)) {
+            tilec_diag_truncate(c->ctx, diags); /* a list too long to key: measured, not recorded */
+            return false;
+        }
+        h = fnv64_more(h, info->name, strlen(info->name) + 1);
+        h = fnv64_more(h, text, strlen(text) + 1);
+    }
+    uint32_t workers = c->options->runtime ? tilec_runtime_workers(c->options->runtime) : 0;
+    *key = fnv64_more(h, &workers, sizeof workers);
+    return true;
 }
 
 /* The recorded combination for key (false: none). */
@@ -146,6 +154,11 @@ static void fill(void *data, uint64_t bytes, tir_scalar elem, uint64_t *seed) {
  * times `best` (the fastest so far; 0: none) cannot win: that dispatch is
  * its time (a blocking 30× too slow at 4096³ costs one dispatch, not 7). */
 enum { CUT = 3 };
+static int compare_doubles(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
 static double time_kernel(tilec_context *ctx, tilec_kernel *k, size_t n_dims, const int64_t *dims, double best) {
     size_t n = tilec_kernel_arg_count(k);
     tilec_buffer *args = tilec_alloc(ctx, sizeof *args * (n ? n : 1));
@@ -179,12 +192,7 @@ static double time_kernel(tilec_context *ctx, tilec_kernel *k, size_t n_dims, co
             for (uint64_t i = 0; ok && i < reps; i++) ok = !tilec_dispatch_dims(ctx, k, n, args, n_dims, dims);
             rounds[r] = (now_ms() - start) * 1e3 / (double)reps;
         }
-        for (int a = 0; ok && a < rounds_needed; a++) /* sort: ROUNDS is small */
-            for (int b = a + 1; b < rounds_needed; b++)
-                if (rounds[b] < rounds[a]) {
-                    double t = rounds[a];
-                    rounds[a] = rounds[b], rounds[b] = t;
-                }
+        if (ok) qsort(rounds, (size_t)rounds_needed, sizeof *rounds, compare_doubles);
         if (ok) us = rounds_needed ? rounds[rounds_needed / 2] : once * 1e3;
     }
     for (size_t i = 0; blocks && i < n; i++) tilec_free(ctx, blocks[i]);
@@ -285,6 +293,34 @@ static bool measured_sizes(chooser *c, const tir_func *f, const tilec_choose_opt
     return true;
 }
 
+/* The measured choice: the host's record, else the search's (recorded);
+ * *how says which, in `words` when it must be written. */
+static tilec_status choose_measured(chooser *c, const tilec_choose_options *co, uint64_t *best, const char **how,
+                                    char *words, size_t words_size) {
+    char build[128], dir[TILEC_CACHE_DIR_MAX], path[TILEC_CACHE_DIR_MAX + 16] = "";
+    uint64_t key = 0;
+    if (tilec_cache_dir(dir) == TILEC_CACHE_USABLE && tilec_cache_build_id(build, sizeof build) &&
+        record_key(c, build, &key))
+        snprintf(path, sizeof path, "%s/choices.tsv", dir);
+    if (path[0] && recorded(path, key, best) && *best < c->combinations) {
+        *how = "measured on this host before";
+        return TILEC_OK;
+    }
+    search *sr = tilec_alloc(c->ctx, sizeof *sr);
+    if (!sr) return tilec_error(c->ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory choosing");
+    *sr = (search){.c = c, .co = co, .best_us = -1};
+    find_best(sr);
+    bool found = sr->best_us >= 0;
+    *best = found ? sr->best : 0;
+    snprintf(words, words_size, "measured: a search over %u of %" PRIu64 " combinations", sr->count,
+             c->combinations);
+    tilec_free(c->ctx, sr);
+    *how = !found ? "first listed: none compiled and ran here" : c->combinations <= EXHAUSTIVE ? "measured" : words;
+    FILE *rec = found && path[0] ? tilec_cache_open(path, "a") : NULL;
+    if (rec) fprintf(rec, "%016" PRIx64 " %" PRIu64 "\n", key, *best), fclose(rec);
+    return TILEC_OK;
+}
+
 static tilec_choose_policy policy_of(const tilec_choose_options *co) {
     if (co && co->policy != TILEC_CHOOSE_DEFAULT) return co->policy;
     const char *env = getenv("TILEC_CHOOSE");
@@ -323,54 +359,28 @@ tilec_status tilec_choose_params(tilec_context *ctx, const char *text, size_t le
         c.open[c.n_open++] = (open_param){name, choices, n_choices};
     }
     uint64_t best = 0;
-    const char *how = "first listed";
+    const char *how = "first listed: policy first";
     char searched[96];
-    char build[128], dir[TILEC_CACHE_DIR_MAX], path[TILEC_CACHE_DIR_MAX + 16] = "";
-    tilec_choose_policy policy = policy_of(co);
-    if (c.n_open && policy == TILEC_CHOOSE_MEASURE && !measured_sizes(&c, f, co)) {
-        tir_module_destroy(m);
-        return tilec_error(ctx, TILEC_E_ARG, "TILEC-CH03", tilec_no_loc(),
-                           "'@%s' has %zu runtime sizes; %zu given to measure at, or outside their ranges",
-                           tir_func_name(f), tir_func_symbol_count(f), co ? co->n_dims : 0);
-    }
-    if (c.n_open && policy == TILEC_CHOOSE_MEASURE) {
-        uint64_t key = 0;
-        if (tilec_cache_dir(dir) == TILEC_CACHE_USABLE && tilec_cache_build_id(build, sizeof build)) {
-            snprintf(path, sizeof path, "%s/choices.tsv", dir);
-            key = record_key(&c, build);
+    bool measuring = c.n_open && policy_of(co) == TILEC_CHOOSE_MEASURE;
+    if (measuring && !measured_sizes(&c, f, co))
+        st = tilec_error(ctx, TILEC_E_ARG, "TILEC-CH03", tilec_no_loc(),
+                         "'@%s' has %zu runtime sizes; %zu given to measure at, or outside their ranges",
+                         tir_func_name(f), tir_func_symbol_count(f), co ? co->n_dims : 0);
+    else if (measuring)
+        st = choose_measured(&c, co, &best, &how, searched, sizeof searched);
+    if (!st) {
+        int64_t values[MAX_OPEN];
+        combination(&c, best, values);
+        for (size_t i = 0; i < c.n_open; i++) {
+            snprintf(out[i].name, sizeof out[i].name, "%s", c.open[i].name);
+            out[i].value = values[i];
         }
-        if (path[0] && recorded(path, key, &best) && best < c.combinations) {
-            how = "measured on this host before";
-        } else {
-            search *sr = tilec_alloc(ctx, sizeof *sr);
-            if (!sr) {
-                tir_module_destroy(m);
-                return tilec_error(ctx, TILEC_E_NOMEM, "TILEC-M01", tilec_no_loc(), "out of memory choosing");
-            }
-            *sr = (search){.c = &c, .co = co, .best_us = -1};
-            find_best(sr);
-            double best_us = sr->best_us;
-            best = best_us < 0 ? 0 : sr->best;
-            snprintf(searched, sizeof searched, "measured: a search over %u of %" PRIu64 " combinations", sr->count,
-                     c.combinations);
-            tilec_free(ctx, sr);
-            how = best_us < 0 ? "first listed: none compiled and ran here"
-                  : c.combinations <= EXHAUSTIVE ? "measured"
-                                                 : searched;
-            FILE *rec = best_us >= 0 && path[0] ? tilec_cache_open(path, "a") : NULL;
-            if (rec) fprintf(rec, "%016" PRIx64 " %" PRIu64 "\n", key, best), fclose(rec);
+        *count = c.n_open;
+        if (co && co->why && co->why_size) {
+            co->why[0] = 0; /* nothing open: nothing to say */
+            if (c.n_open) describe(&c, best, co->why, co->why_size, how);
         }
-    } else if (c.n_open) {
-        how = "first listed: policy first";
     }
-    int64_t values[MAX_OPEN];
-    combination(&c, best, values);
-    for (size_t i = 0; i < c.n_open; i++) {
-        snprintf(out[i].name, sizeof out[i].name, "%s", c.open[i].name);
-        out[i].value = values[i];
-    }
-    *count = c.n_open;
-    if (co && co->why && co->why_size) describe(&c, best, co->why, co->why_size, how);
     tir_module_destroy(m);
-    return TILEC_OK;
+    return st;
 }
