@@ -41,6 +41,8 @@ typedef enum {
     TILEC_VALUE_TEMPORARY,
     TILEC_VALUE_CONSTANT
 } tilec_value_kind;
+/* "input", "output", "temporary" or "constant" ("?" for another number). */
+TILEC_API const char *tilec_value_kind_name(tilec_value_kind kind);
 
 /* workers 0: TILEC_THREADS, else the online cores.  RT-P.. diagnostics. */
 TILEC_API tilec_status tilec_runtime_create(tilec_context *ctx, uint32_t workers, tilec_runtime **out);

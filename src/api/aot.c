@@ -42,6 +42,15 @@ void aot_put_str(strbuf *s, const char *text) {
     strbuf_append_n(s, text, strlen(text));
 }
 
+void aot_put_dims(strbuf *s, const rt_dim *dims, uint32_t count) {
+    aot_put_u32(s, count);
+    for (uint32_t i = 0; i < count; i++) {
+        aot_put_str(s, dims[i].name);
+        aot_put_u64(s, (uint64_t)dims[i].lo);
+        aot_put_u64(s, (uint64_t)dims[i].hi);
+    }
+}
+
 /* Numbers k and its helper kernels depth-first (k first): a child's index
  * is always larger than its parent's. */
 static uint32_t number(blob_writer *w, const tilec_kernel *k) {
@@ -150,12 +159,7 @@ tilec_status aot_write_kernel_blob(tilec_context *ctx, const tilec_kernel *k, co
     aot_put_str(out, simd_aot_features(a));
     aot_put_str(out, tilec_version());
     aot_put_str(out, simd_aot_cpu(a));
-    aot_put_u32(out, k->dim_count);
-    for (uint32_t i = 0; i < k->dim_count; i++) {
-        aot_put_str(out, k->dims[i].name);
-        aot_put_u64(out, (uint64_t)k->dims[i].lo);
-        aot_put_u64(out, (uint64_t)k->dims[i].hi);
-    }
+    aot_put_dims(out, k->dims, k->dim_count);
     aot_put_u32(out, k->bucket_count);
     for (uint32_t b = 0; b < k->bucket_count; b++) {
         for (uint32_t i = 0; i < k->dim_count; i++) {

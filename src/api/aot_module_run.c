@@ -101,14 +101,9 @@ static bool read_steps(aot_reader *r, aotm_loaded *l) {
 static bool read_module(aot_reader *r, aotm_loaded *l, const aot_descriptor *d) {
     if (aot_get_u32(r) != AOT_FORMAT) return false;
     l->name = aot_get_str(r);
-    l->dim_count = aot_get_u32(r);
-    if (r->bad || l->dim_count > RT_MAX_DIMS) return false;
-    for (uint32_t i = 0; i < l->dim_count; i++) {
-        l->dims[i].name = aot_get_str(r);
-        l->dims[i].lo = aot_get_i64(r);
-        l->dims[i].hi = aot_get_i64(r);
-        if (!l->dims[i].name || l->dims[i].lo < 1 || l->dims[i].hi < l->dims[i].lo) return false;
-    }
+    aot_get_dims(r, l->dims, &l->dim_count);
+    for (uint32_t i = 0; !r->bad && i < l->dim_count; i++)
+        if (l->dims[i].lo < 1) return false; /* a module's sizes run from 1 */
     l->value_count = aot_get_u32(r);
     if (r->bad || l->value_count > (uint64_t)(r->end - r->at)) return false;
     l->values = tilec_alloc(r->ctx, sizeof *l->values * (l->value_count ? l->value_count : 1));
@@ -217,8 +212,6 @@ tilec_status tilec_aot_module_bind(tilec_context *ctx, tilec_aot_module *m, cons
                        name);
 }
 
-static const char *const KIND_WORDS[] = {"input", "output", "temporary", "constant"};
-
 static tilec_status check_run(tilec_context *ctx, const tilec_aot_module *m, size_t n, const tilec_buffer *args,
                               size_t n_dims, const int64_t *dims) {
     const aotm_loaded *l = m->l;
@@ -229,7 +222,7 @@ static tilec_status check_run(tilec_context *ctx, const tilec_aot_module *m, siz
         const aotm_value *v = &l->values[l->args[i]];
         if (args[i].elem != v->elem)
             return tilec_error(ctx, TILEC_E_TYPE, "RT-D03", tilec_no_loc(),
-                               "module %s: argument %zu (%s %s) is %s, it takes %s", l->name, i, KIND_WORDS[v->kind],
+                               "module %s: argument %zu (%s %s) is %s, it takes %s", l->name, i, tilec_value_kind_name(v->kind),
                                v->name, tir_scalar_name(args[i].elem), tir_scalar_name(v->elem));
     }
     for (uint32_t i = 0; i < l->value_count; i++)

@@ -7,6 +7,7 @@
 
 #include "api/aot_format.h"
 #include "base/context.h"
+#include "rt/program.h"
 
 #include <string.h>
 
@@ -59,6 +60,20 @@ static inline char *aot_get_str(aot_reader *r) {
     s[n] = '\0';
     r->at += n;
     return s;
+}
+
+/* Runtime sizes as aot_put_dims writes them, into dims[RT_MAX_DIMS]
+ * (names in r->ctx): `bad` past RT_MAX_DIMS, for a size without a name or
+ * one whose range is empty. */
+static inline void aot_get_dims(aot_reader *r, rt_dim *dims, uint32_t *count) {
+    *count = aot_get_u32(r);
+    if (*count > RT_MAX_DIMS) r->bad = true;
+    for (uint32_t i = 0; !r->bad && i < *count; i++) {
+        dims[i].name = aot_get_str(r);
+        dims[i].lo = aot_get_i64(r);
+        dims[i].hi = aot_get_i64(r);
+        if (!dims[i].name || dims[i].lo > dims[i].hi) r->bad = true;
+    }
 }
 
 /* What d describes, read by load(ctx, into, d, out) into the context

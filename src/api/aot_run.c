@@ -448,14 +448,7 @@ static tilec_status check_cpu(tilec_context *ctx, const char *features, const ch
 /* The object's runtime sizes and buckets, each bucket's node among the
  * `count` read after them (fixed up once they are). */
 static void read_sizes(aot_reader *r, aot_loaded *l, uint32_t *bucket_node) {
-    l->dim_count = aot_get_u32(r);
-    if (l->dim_count > RT_MAX_DIMS) r->bad = true;
-    for (uint32_t i = 0; !r->bad && i < l->dim_count; i++) {
-        l->dims[i].name = aot_get_str(r);
-        l->dims[i].lo = aot_get_i64(r);
-        l->dims[i].hi = aot_get_i64(r);
-        if (!l->dims[i].name || l->dims[i].lo > l->dims[i].hi) r->bad = true;
-    }
+    aot_get_dims(r, l->dims, &l->dim_count);
     l->bucket_count = aot_get_u32(r);
     if (!r->bad && (l->bucket_count > 64 || (l->bucket_count > 0) != (l->dim_count > 0))) r->bad = true;
     if (!r->bad && l->bucket_count && !(l->buckets = tilec_alloc(r->ctx, l->bucket_count * sizeof *l->buckets)))

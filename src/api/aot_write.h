@@ -14,6 +14,8 @@
 void aot_put_u32(strbuf *s, uint32_t v);
 void aot_put_u64(strbuf *s, uint64_t v);
 void aot_put_str(strbuf *s, const char *text);
+/* Runtime sizes: u32 count, then each {str name, i64 lo, i64 hi}. */
+void aot_put_dims(strbuf *s, const rt_dim *dims, uint32_t count);
 
 /* k's description (aot_format.h, from its format number on): its programs,
  * their packet entries already in `a`.  TILEC-AOT02 when k needs more

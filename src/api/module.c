@@ -100,8 +100,6 @@ tilec_status tilec_module_add_dim(tilec_context *ctx, tilec_module *m, const cha
     return TILEC_OK;
 }
 
-static const char *const KIND_NAMES[] = {"input", "output", "temporary", "constant"};
-
 tilec_status tilec_module_add_value(tilec_context *ctx, tilec_module *m, const char *name, tilec_value_kind kind,
                                     tir_scalar elem, uint32_t *index) {
     tilec_status st = building(ctx, m, "tilec_module_add_value");
@@ -156,7 +154,7 @@ static tilec_status check_arg(tilec_context *ctx, const tilec_module *m, size_t 
         return tilec_error(ctx, TILEC_E_ARG, "MOD-B06", tilec_no_loc(),
                            STEP_FMT ": the kernel writes argument %zu (%%%s), and value %s is %s %s",
                            STEP_ARGS(m, step, k), a, k->arg_names[a], v->name,
-                           v->kind == TILEC_VALUE_INPUT ? "an" : "a", KIND_NAMES[v->kind]);
+                           v->kind == TILEC_VALUE_INPUT ? "an" : "a", tilec_value_kind_name(v->kind));
     return TILEC_OK;
 }
 
@@ -425,7 +423,7 @@ static tilec_status check_run(tilec_context *ctx, const tilec_module *m, size_t 
         const mod_value *v = &m->values.data[m->args.data[i]];
         if (args[i].elem != v->elem)
             return tilec_error(ctx, TILEC_E_TYPE, "RT-D03", tilec_no_loc(),
-                               "module %s: argument %zu (%s %s) is %s, it takes %s", m->name, i, KIND_NAMES[v->kind],
+                               "module %s: argument %zu (%s %s) is %s, it takes %s", m->name, i, tilec_value_kind_name(v->kind),
                                v->name, tir_scalar_name(args[i].elem), tir_scalar_name(v->elem));
     }
     return rt_check_dims(ctx, m->name, m->dims, m->dim_count, n_dims, dims, "run it with its sizes");

@@ -25,6 +25,11 @@ void tilec_runtime_destroy(tilec_runtime *rt) {
 
 uint32_t tilec_runtime_workers(const tilec_runtime *rt) { return rt_pool_worker_count(rt->pool); }
 
+const char *tilec_value_kind_name(tilec_value_kind kind) {
+    static const char *const names[] = {"input", "output", "temporary", "constant"};
+    return (unsigned)kind < sizeof names / sizeof names[0] ? names[kind] : "?";
+}
+
 tilec_status rt_runtime_dispatch(tilec_context *ctx, tilec_runtime *rt, rt_program *p, size_t n,
                                  const tilec_buffer *args, const int64_t *dims) {
     enum { STACK_ARGS = 32 };

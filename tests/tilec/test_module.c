@@ -90,6 +90,7 @@ static void check_runs(tilec_context *ctx, tilec_runtime *rt) {
     tilec_value_kind kind;
     tir_scalar elem;
     CHECK(!strcmp(tilec_module_arg(f.m, 1, &kind, &elem), "y") && kind == TILEC_VALUE_OUTPUT && elem == TIR_F32);
+    CHECK(!strcmp(tilec_value_kind_name(kind), "output") && !strcmp(tilec_value_kind_name((tilec_value_kind)9), "?"));
     CHECK(tilec_module_arg_bytes(f.m, 0, (int64_t[]){5}) == 5 * N * 4);
     for (int64_t rows = 1; rows <= TMAX; rows += 21) {
         memset(y, 0, sizeof y);
