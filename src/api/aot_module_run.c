@@ -221,9 +221,7 @@ static tilec_status check_run(tilec_context *ctx, const tilec_aot_module *m, siz
     for (size_t i = 0; i < n; i++) {
         const aotm_value *v = &l->values[l->args[i]];
         if (args[i].elem != v->elem)
-            return tilec_error(ctx, TILEC_E_TYPE, "RT-D03", tilec_no_loc(),
-                               "module %s: argument %zu (%s %s) is %s, it takes %s", l->name, i, tilec_value_kind_name(v->kind),
-                               v->name, tir_scalar_name(args[i].elem), tir_scalar_name(v->elem));
+            return rt_module_arg_type(ctx, l->name, i, v->kind, v->name, args[i].elem, v->elem);
     }
     for (uint32_t i = 0; i < l->value_count; i++)
         if (l->values[i].kind == TILEC_VALUE_CONSTANT && !m->bound[i].data)

@@ -422,9 +422,7 @@ static tilec_status check_run(tilec_context *ctx, const tilec_module *m, size_t 
     for (size_t i = 0; i < n; i++) {
         const mod_value *v = &m->values.data[m->args.data[i]];
         if (args[i].elem != v->elem)
-            return tilec_error(ctx, TILEC_E_TYPE, "RT-D03", tilec_no_loc(),
-                               "module %s: argument %zu (%s %s) is %s, it takes %s", m->name, i, tilec_value_kind_name(v->kind),
-                               v->name, tir_scalar_name(args[i].elem), tir_scalar_name(v->elem));
+            return rt_module_arg_type(ctx, m->name, i, v->kind, v->name, args[i].elem, v->elem);
     }
     return rt_check_dims(ctx, m->name, m->dims, m->dim_count, n_dims, dims, "run it with its sizes");
 }

@@ -118,8 +118,8 @@ static void write_header(strbuf *h, const tilec_module *m, const char *symbol, c
     for (size_t i = 0; i < m->values.len; i++) {
         const mod_value *v = &m->values.data[i];
         if (v->kind == TILEC_VALUE_TEMPORARY) continue;
-        strbuf_printf(h, " *   %-9s %s %s (%s), %llu bytes\n", tilec_value_kind_name(v->kind), v->name, tir_scalar_name(v->elem),
-                      aot_c_type(v->elem), (unsigned long long)v->bytes);
+        strbuf_printf(h, " *   %-9s %s %s (%s), %llu bytes\n", tilec_value_kind_name(v->kind), v->name,
+                      tir_scalar_name(v->elem), aot_c_type(v->elem), (unsigned long long)v->bytes);
     }
     strbuf_append(h, " * Steps:");
     for (size_t i = 0; i < m->steps.len; i++)

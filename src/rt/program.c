@@ -297,6 +297,13 @@ static tilec_status dispatch_sized(rt_pool *pool, tilec_context *ctx, rt_program
 }
 
 /* (the text only on an error: this runs on every dispatch) */
+tilec_status rt_module_arg_type(tilec_context *ctx, const char *module, size_t index, tilec_value_kind kind,
+                                const char *name, tir_scalar given, tir_scalar wanted) {
+    return tilec_error(ctx, TILEC_E_TYPE, "RT-D03", tilec_no_loc(), "module %s: argument %zu (%s %s) is %s, it takes %s",
+                       module, index, tilec_value_kind_name(kind), name, tir_scalar_name(given),
+                       tir_scalar_name(wanted));
+}
+
 tilec_status rt_check_dims(tilec_context *ctx, const char *kernel, const rt_dim *sizes, uint32_t count, size_t n_dims,
                            const int64_t *dims, const char *how) {
     bool count_ok = n_dims == count && (!n_dims || dims);

@@ -22,6 +22,7 @@
 
 #include "rt/dispatch.h"
 #include "rt/sizes.h"
+#include "tilec/runtime.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -104,6 +105,11 @@ static inline const char *rt_dim_at(const rt_dim *dims, uint32_t count, size_t i
     return dims[index].name;
 }
 
+/* RT-D03 for a module's run whose argument `index` (value `name` of
+ * `kind`) is `given`, where the module takes `wanted` (the module runs of
+ * api/module.c and api/aot_module_run.c). */
+tilec_status rt_module_arg_type(tilec_context *ctx, const char *module, size_t index, tilec_value_kind kind,
+                                const char *name, tir_scalar given, tir_scalar wanted);
 /* RT-D10 unless dims[0..n_dims) are one value per size of sizes[0..count),
  * each in its range (`kernel` names the kernel in the message; `how` says
  * how to pass them, for a call that passed none). */
