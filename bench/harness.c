@@ -266,21 +266,22 @@ tir_module *bench_parse_example(tilec_context *ctx, const char *name, const tir_
         snprintf(err, errlen, "cannot read %s", path);
         return NULL;
     }
-    enum { MAX_DEFINES = 32 };
-    tir_define all[MAX_DEFINES];
-    tilec_chosen picked[8];
-    size_t n = n_defines < MAX_DEFINES - 8 ? n_defines : MAX_DEFINES - 8, n_picked = 0;
-    memcpy(all, defines, n * sizeof *defines);
-    tilec_status s = TILEC_OK;
-    if (threads > 0) { /* the open chosen parameters, for these workers (docs/tir.md "Chosen parameters") */
+    enum { MAX_PICKED = 8 };
+    tilec_chosen picked[MAX_PICKED];
+    size_t n_picked = 0;
+    tir_define *all = malloc(sizeof *all * (n_defines + MAX_PICKED));
+    tilec_status s = all ? TILEC_OK : TILEC_E_NOMEM;
+    if (all) memcpy(all, defines, n_defines * sizeof *defines);
+    if (all && threads > 0) { /* the open chosen parameters, for these workers (docs/tir.md "Chosen parameters") */
         tilec_compile_options o = tilec_compile_options_default();
         o.threads = (uint32_t)threads;
         tilec_choose_options co = {.why = chosen, .why_size = chosen_size};
-        s = tilec_choose_params(ctx, text, len, path, name, defines, n, &o, &co, picked, 8, &n_picked);
-        for (size_t i = 0; i < n_picked; i++) all[n + i] = (tir_define){picked[i].name, picked[i].value};
+        s = tilec_choose_params(ctx, text, len, path, name, defines, n_defines, &o, &co, picked, MAX_PICKED, &n_picked);
+        for (size_t i = 0; i < n_picked; i++) all[n_defines + i] = (tir_define){picked[i].name, picked[i].value};
     }
     tir_module *m = NULL;
-    if (s == TILEC_OK) s = tir_parse(ctx, text, len, path, all, n + n_picked, &m);
+    if (s == TILEC_OK) s = tir_parse(ctx, text, len, path, all, n_defines + n_picked, &m);
+    free(all);
     free(text);
     *f = s == TILEC_OK && m ? tir_module_find_func(m, name) : NULL;
     if (!*f) {

@@ -107,11 +107,9 @@ static int bench_sizes(tilec_context *ctx, const cli_native_request *r, const ti
 static int bench_main(tilec_context *ctx, int argc, char **argv, bool parse_only) {
     cli_native_request r;
     int code = cli_bench_request_scan(ctx, &cli_bench_command, argc, argv, &r);
-    tilec_compile_options chosen_for = cli_options_native(&r.options);
-    if (code == CLI_CONTINUE && !parse_only && !cli_choose(ctx, "bench", r.path, r.kernel, &r.defines, &chosen_for))
-        code = CLI_EXIT_FAIL;
     if (code == CLI_CONTINUE && !parse_only) {
-        tir_module *m = cli_load_module(ctx, r.path, &r.defines), *sized = NULL;
+        tilec_compile_options o = cli_options_native(&r.options);
+        tir_module *m = cli_load_chosen(ctx, "bench", r.path, r.kernel, &r.defines, &o), *sized = NULL;
         const tir_func *f = m ? cli_pick_kernel(m, "bench", r.kernel) : NULL;
         int64_t dims[CLI_MAX_DIMS];
         code = f ? bench_sizes(ctx, &r, f, dims, &sized) : CLI_EXIT_FAIL;
@@ -121,7 +119,6 @@ static int bench_main(tilec_context *ctx, int argc, char **argv, bool parse_only
         } else if (cli_args_check_memory(ctx, at, 1) != TILEC_OK) {
             code = cli_fail_diags(ctx); /* before the compile: it would be in vain */
         } else {
-            tilec_compile_options o = cli_options_native(&r.options);
             tilec_kernel *k = cli_native_compile(ctx, &o, f, NULL);
             code = k ? bench_kernel(ctx, at, k, dims, tir_func_symbol_count(f)) : CLI_EXIT_FAIL;
             tilec_kernel_destroy(k);

@@ -183,6 +183,19 @@ bool cli_defines_add(cli_defines *d, const char *command, const char *text) {
     return true;
 }
 
+/* text (read from path) parsed with the defines and verified; NULL after
+ * printing the diagnostics. */
+static tir_module *parse_verified(tilec_context *ctx, const char *path, const char *text, size_t length,
+                                  const cli_defines *defines) {
+    tir_module *m = NULL;
+    tilec_status st = tir_parse(ctx, text, length, path, defines->items.data, defines->items.len, &m);
+    if (st == TILEC_OK && m && tir_verify(ctx, m) == TILEC_OK) return m;
+    if (st == TILEC_OK && !m) tilec_error(ctx, TILEC_E_PARSE, "TILEC-CLI01", tilec_no_loc(), "%s: parse produced no module", path);
+    tir_module_destroy(m);
+    cli_fail_diags(ctx);
+    return NULL;
+}
+
 tir_module *cli_load_module(tilec_context *ctx, const char *path, const cli_defines *defines) {
     char *text;
     size_t length;
@@ -190,14 +203,9 @@ tir_module *cli_load_module(tilec_context *ctx, const char *path, const cli_defi
         cli_fail_diags(ctx);
         return NULL;
     }
-    tir_module *m = NULL;
-    tilec_status st = tir_parse(ctx, text, length, path, defines->items.data, defines->items.len, &m);
+    tir_module *m = parse_verified(ctx, path, text, length, defines);
     tilec_free(ctx, text);
-    if (st == TILEC_OK && m && tir_verify(ctx, m) == TILEC_OK) return m;
-    if (st == TILEC_OK && !m) tilec_error(ctx, TILEC_E_PARSE, "TILEC-CLI01", tilec_no_loc(), "%s: parse produced no module", path);
-    tir_module_destroy(m);
-    cli_fail_diags(ctx);
-    return NULL;
+    return m;
 }
 
 /* "choosing B, U for @k: 3/6" on stderr while measuring (a terminal's line
@@ -212,21 +220,19 @@ static void choose_progress(void *user, uint64_t total, uint64_t index, double u
     fflush(stderr);
 }
 
-bool cli_choose(tilec_context *ctx, const char *command, const char *path, const char *kernel, cli_defines *defines,
-                const tilec_compile_options *o) {
-    char *text;
-    size_t length;
-    if (file_read(ctx, path, &text, &length) != TILEC_OK) return cli_fail_diags(ctx), false;
+/* The open chosen parameters of `kernel` in text, chosen for o and added to
+ * defines; the choice on stderr.  false after printing the diagnostics. */
+static bool choose(tilec_context *ctx, const char *command, const char *path, const char *text, size_t length,
+                   const char *kernel, cli_defines *defines, const tilec_compile_options *o) {
     tilec_chosen chosen[8];
     size_t count = 0;
     char why[512], label[160];
     snprintf(label, sizeof label, "tilec %s: measuring the chosen parameters of %s", command, path);
     tilec_choose_options co = {.progress = isatty(2) ? choose_progress : NULL, .user = label, .why = why,
                                .why_size = sizeof why};
-    tilec_status st = tilec_choose_params(ctx, text, length, path, kernel, defines->items.data, defines->items.len, o,
-                                          &co, chosen, sizeof chosen / sizeof chosen[0], &count);
-    tilec_free(ctx, text);
-    if (st) return cli_fail_diags(ctx), false;
+    if (tilec_choose_params(ctx, text, length, path, kernel, defines->items.data, defines->items.len, o, &co, chosen,
+                            sizeof chosen / sizeof chosen[0], &count))
+        return cli_fail_diags(ctx), false;
     for (size_t i = 0; i < count; i++) {
         char def[sizeof chosen[i].name + 24];
         snprintf(def, sizeof def, "%.63s=%" PRId64, chosen[i].name, chosen[i].value);
@@ -234,6 +240,22 @@ bool cli_choose(tilec_context *ctx, const char *command, const char *path, const
     }
     if (count) fprintf(stderr, "%stilec %s: chose %s\n", co.progress ? "\r\033[K" : "", command, why);
     return true;
+}
+
+tir_module *cli_load_chosen(tilec_context *ctx, const char *command, const char *path, const char *kernel,
+                            cli_defines *defines, const tilec_compile_options *o) {
+    if (!o) return cli_load_module(ctx, path, defines);
+    char *text;
+    size_t length;
+    if (file_read(ctx, path, &text, &length) != TILEC_OK) {
+        cli_fail_diags(ctx);
+        return NULL;
+    }
+    tir_module *m =
+        choose(ctx, command, path, text, length, kernel, defines, o) ? parse_verified(ctx, path, text, length, defines)
+                                                                      : NULL;
+    tilec_free(ctx, text);
+    return m;
 }
 
 tilec_status cli_write_stdout(void *user, const char *bytes, size_t n) {

@@ -118,13 +118,14 @@ int cli_main(int argc, char **argv, bool parse_only);
 /* Reads, parses (with the defines) and verifies `path`.  On failure prints the
  * diagnostics and returns NULL. */
 tir_module *cli_load_module(tilec_context *ctx, const char *path, const cli_defines *defines);
-/* The chosen parameters (docs/tir.md "Chosen parameters") of `kernel` (NULL:
- * the first) in the file at path, that defines leave open, chosen for the
- * options o (tilec_choose_params: measured on this host unless recorded,
- * or TILEC_CHOOSE=first) and added to defines; progress and the choice on
- * stderr.  false after printing the diagnostics. */
-bool cli_choose(tilec_context *ctx, const char *command, const char *path, const char *kernel, cli_defines *defines,
-                const tilec_compile_options *o);
+/* cli_load_module for a command that compiles natively with the options o
+ * (NULL: as cli_load_module): the open chosen parameters (docs/tir.md
+ * "Chosen parameters") of `kernel` (NULL: the first) chosen first
+ * (tilec_choose_params: measured on this host unless recorded, or
+ * TILEC_CHOOSE=first) and added to defines; progress and the choice on
+ * stderr. */
+tir_module *cli_load_chosen(tilec_context *ctx, const char *command, const char *path, const char *kernel,
+                            cli_defines *defines, const tilec_compile_options *o);
 /* The kernel called `name`, or the only kernel when name is NULL; prints why
  * not (listing the kernels) and returns NULL otherwise. */
 const tir_func *cli_pick_kernel(const tir_module *m, const char *command, const char *name);

@@ -70,16 +70,13 @@ static int compile_main(tilec_context *ctx, int argc, char **argv, bool parse_on
     cli_native_request r;
     int code = cli_aot_request_scan(ctx, &cli_compile_command, argc, argv, &r);
     if (code == CLI_CONTINUE) code = check_outputs(&r);
-    tilec_compile_options chosen_for = cli_options_native(&r.options);
-    if (code == CLI_CONTINUE && !parse_only && !cli_choose(ctx, "compile", r.path, r.kernel, &r.defines, &chosen_for))
-        code = CLI_EXIT_FAIL;
     if (code == CLI_CONTINUE && !parse_only) {
-        tir_module *m = cli_load_module(ctx, r.path, &r.defines);
+        tilec_compile_options o = cli_options_native(&r.options);
+        if (!cli_options_given(&r.options, "--width")) o.width = 0; /* the target CPU's, not TILEC_SIMD_WIDTH's */
+        tir_module *m = cli_load_chosen(ctx, "compile", r.path, r.kernel, &r.defines, &o);
         const tir_func *f = m ? cli_pick_kernel(m, "compile", r.kernel) : NULL;
         code = CLI_EXIT_FAIL;
         if (f) {
-            tilec_compile_options o = cli_options_native(&r.options);
-            if (!cli_options_given(&r.options, "--width")) o.width = 0; /* the target CPU's, not TILEC_SIMD_WIDTH's */
             strbuf object, header, source;
             strbuf_init(&object, ctx);
             strbuf_init(&header, ctx);

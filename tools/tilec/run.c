@@ -258,12 +258,10 @@ static int run_main(tilec_context *ctx, int argc, char **argv, bool parse_only) 
     cli_defines_init(&r->defines, ctx);
     cli_options_init(&r->options, ctx, CLI_FLAGS_MODELED | CLI_FLAGS_NATIVE | CLI_FLAGS_STAGES);
     int code = scan(r, argc, argv);
-    if (code == CLI_CONTINUE && !parse_only && r->engine == ENGINE_NATIVE) { /* the other engines: the first values */
-        tilec_compile_options chosen_for = cli_options_native(&r->options);
-        if (!cli_choose(ctx, "run", r->path, r->kernel, &r->defines, &chosen_for)) code = CLI_EXIT_FAIL;
-    }
     if (code == CLI_CONTINUE && !parse_only) {
-        tir_module *m = cli_load_module(ctx, r->path, &r->defines);
+        tilec_compile_options o = cli_options_native(&r->options); /* the other engines take the first values */
+        tir_module *m = cli_load_chosen(ctx, "run", r->path, r->kernel, &r->defines,
+                                        r->engine == ENGINE_NATIVE ? &o : NULL);
         const tir_func *f = m ? cli_pick_kernel(m, "run", r->kernel) : NULL;
         code = f ? execute(ctx, r, f) : CLI_EXIT_FAIL;
         tir_module_destroy(m);
