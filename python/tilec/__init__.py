@@ -195,6 +195,23 @@ class _OptionInfo(ctypes.Structure):  # tilec_option_info
 _WRITE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.POINTER(ctypes.c_char), ctypes.c_size_t)
 
 
+class _Sink:
+    """A tir_write_fn collecting what the library writes: pass .fn (kept
+    alive by the sink until the call returns), read .bytes after."""
+
+    def __init__(self):
+        self.chunks = []
+
+        def write(user, data, n):
+            self.chunks.append(ctypes.string_at(data, n))
+            return 0
+        self.fn = _WRITE_FN(write)
+
+    @property
+    def bytes(self):
+        return b"".join(self.chunks)
+
+
 class _ChooseOptions(ctypes.Structure):  # tilec_choose_options
     _fields_ = [("policy", ctypes.c_int), ("progress", ctypes.c_void_p), ("user", ctypes.c_void_p),
                 ("why", ctypes.c_char_p), ("why_size", ctypes.c_size_t), ("dims", ctypes.c_void_p),
@@ -207,7 +224,6 @@ class _Chosen(ctypes.Structure):  # tilec_chosen
 
 class _AotOptions(ctypes.Structure):  # tilec_aot_options
     _fields_ = [("cpu", ctypes.c_char_p), ("symbol", ctypes.c_char_p), ("source", ctypes.c_char_p)]
-
 
 
 # The pipeline's stages in their order (tilec/pipeline.h: tilec_stage), and
@@ -542,11 +558,7 @@ def pipeline(source_or_path, *, kernel=None, print_after=(), stop_after="emit", 
         raise ValueError(f"tilec: workers {workers!r} is not a worker count")
     text, filename = _source(source_or_path)
     ctx = _Context()
-    chunks = []
-
-    def write(user, data, n):
-        chunks.append(ctypes.string_at(data, n))
-        return 0
+    sink = _Sink()
     config = _lib.tilec_pipeline_config_default()
     config.stop_after = STAGES.index(stop_after)
     config.print_after = _stage_bits(print_after)
@@ -554,13 +566,13 @@ def pipeline(source_or_path, *, kernel=None, print_after=(), stop_after="emit", 
     config.modeled, config.modeled_workers = bool(modeled), n_workers
     config.engine = _ENGINES.index(engine)
     config.explain, config.json = bool(explain), bool(json)
-    config.write = _WRITE_FN(write)  # referenced by config until the call returns
+    config.write = sink.fn
     with _Parsed(ctx, text, filename, kernel, params) as f:
         opts = _options(ctx, _all_options(threads, width, options))
         status = _lib.tilec_pipeline_run(ctx.ptr, f, opts, ctypes.byref(config), None)
     if status != 0:
         raise ctx.error("tilec: the pipeline failed")
-    return b"".join(chunks).decode()
+    return sink.bytes.decode()
 
 
 # Kernels are compiled in one shared context, so compiling the same kernel

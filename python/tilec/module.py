@@ -19,7 +19,7 @@ import weakref
 
 import numpy as np
 
-from . import (_AotOptions, _Buffer, _Context, _DTYPES, _WRITE_FN, _array, _compile_lock, _lib, _shared_context,
+from . import (_AotOptions, _Buffer, _Context, _DTYPES, _Sink, _array, _compile_lock, _lib, _shared_context,
                _when_collected, Kernel, TilecError)
 
 _KINDS = ("input", "output", "temporary", "constant")
@@ -175,18 +175,11 @@ class Module:
         SYMBOL_create (default: the module's name) for a C program linked
         against the runtime library; cpu: "native" (default), "x86-64-v2",
         "x86-64-v3" or "x86-64-v4"."""
-        chunks = {"object": [], "header": []}
-
-        def writer(part):
-            def write(user, data, n):
-                chunks[part].append(ctypes.string_at(data, n))
-                return 0
-            return _WRITE_FN(write)
         aot = _AotOptions(cpu.encode() if cpu else None, symbol.encode() if symbol else None,
                           source.encode() if source else None)
-        write_object, write_header = writer("object"), writer("header")  # alive until the call returns
-        self._call(_lib.tilec_module_compile_aot, ctypes.byref(aot), write_object, None, write_header, None)
-        return b"".join(chunks["object"]), b"".join(chunks["header"]).decode()
+        obj, header = _Sink(), _Sink()
+        self._call(_lib.tilec_module_compile_aot, ctypes.byref(aot), obj.fn, None, header.fn, None)
+        return obj.bytes, header.bytes.decode()
 
     def time_steps(self, on=True):
         """Timing on (or off): each later call adds each step's wall time to
