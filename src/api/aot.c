@@ -345,6 +345,12 @@ static void write_header(strbuf *h, const tilec_kernel *k, const tir_func *f, co
                   k->dim_count ? ", size_t n_dims, const int64_t *dims" : "");
 }
 
+void aot_compile_options(const simd_aot *a, tilec_compile_options *o) {
+    if (!o->width) o->width = simd_aot_width(a);
+    o->runtime = NULL;
+    o->capture_ir = o->capture_asm = false;
+}
+
 /* ---- the driver ---- */
 
 tilec_status aot_hand_over(tilec_context *ctx, const strbuf *object, tir_write_fn write_object, void *object_user,
@@ -384,9 +390,7 @@ tilec_status tilec_compile_aot(tilec_context *ctx, const tir_func *f, const tile
     simd_aot *a;
     tilec_status st = simd_aot_begin(ctx, ao.cpu, &a);
     if (st) return st;
-    if (!o.width) o.width = simd_aot_width(a);
-    o.runtime = NULL;
-    o.capture_ir = o.capture_asm = false;
+    aot_compile_options(a, &o);
     tilec_kernel *k = NULL;
     st = pipeline_compile(ctx, f, &o, a, &k);
     strbuf blob, object, header;

@@ -17,6 +17,10 @@ void aot_put_str(strbuf *s, const char *text);
 /* Runtime sizes: u32 count, then each {str name, i64 lo, i64 hi}. */
 void aot_put_dims(strbuf *s, const rt_dim *dims, uint32_t count);
 
+/* o as an object's kernels are compiled under: width 0 is the target's
+ * natural one, no runtime (the program brings its own), nothing captured. */
+void aot_compile_options(const simd_aot *a, tilec_compile_options *o);
+
 /* k's description (aot_format.h, from its format number on): its programs,
  * their packet entries already in `a`.  TILEC-AOT02 when k needs more
  * programs than one description holds. */

@@ -46,8 +46,7 @@ static tilec_status compile_kernel(tilec_context *ctx, const tilec_module *m, co
                          m->name, k->recipe_func);
     tilec_compile_options o = k->recipe_options;
     o.threads = k->workers; /* the plan the module ran */
-    if (!o.width) o.width = simd_aot_width(a);
-    o.capture_ir = o.capture_asm = false;
+    aot_compile_options(a, &o);
     tilec_kernel *made = NULL;
     strbuf blob;
     strbuf_init(&blob, ctx);
