@@ -9,9 +9,10 @@
  *   steps → the descriptor and SYMBOL_create, the object generated → the
  *   header.
  *
- * The kernels are planned for the workers their JIT kernels were, at the
- * width they asked for (0: the target CPU's natural one), so the object
- * runs the plans the module ran. */
+ * The kernels are planned for the workers their JIT kernels were and, for
+ * this CPU, at the width they ran at (for another: the width they asked
+ * for, 0 the target's natural one), so the object runs the plans the
+ * module ran. */
 #include "api/aot_write.h"
 #include "api/module.h"
 
@@ -21,6 +22,7 @@
 typedef struct {
     const tilec_kernel **k;
     uint32_t count;
+    bool native; /* the object is for this CPU: each kernel at the width it ran at */
 } kernel_set;
 
 static uint32_t kernel_index(const kernel_set *s, const tilec_kernel *k) {
@@ -30,9 +32,10 @@ static uint32_t kernel_index(const kernel_set *s, const tilec_kernel *k) {
 }
 
 /* k compiled again into `a` and described into `out` as a blob of its own
- * preceded by its byte count. */
-static tilec_status compile_kernel(tilec_context *ctx, const tilec_module *m, const tilec_kernel *k, simd_aot *a,
-                                   strbuf *out) {
+ * preceded by its byte count; for this CPU (native) at the width k runs at,
+ * so that the object runs the module's plans on any host profile. */
+static tilec_status compile_kernel(tilec_context *ctx, const tilec_module *m, const tilec_kernel *k, bool native,
+                                   simd_aot *a, strbuf *out) {
     if (!k->recipe_func)
         return tilec_error(ctx, TILEC_E_ARG, "MOD-A02", tilec_no_loc(),
                            "module %s: kernel '@%s' was not made by tilec_compile in this process: it cannot be "
@@ -46,6 +49,7 @@ static tilec_status compile_kernel(tilec_context *ctx, const tilec_module *m, co
                          m->name, k->recipe_func);
     tilec_compile_options o = k->recipe_options;
     o.threads = k->workers; /* the plan the module ran */
+    if (native) o.width = tilec_kernel_width(k);
     aot_compile_options(a, &o);
     tilec_kernel *made = NULL;
     strbuf blob;
@@ -80,7 +84,7 @@ static tilec_status write_module_blob(tilec_context *ctx, const tilec_module *m,
     aot_put_u64(out, m->arena_bytes);
     aot_put_u32(out, ks->count);
     for (uint32_t i = 0; i < ks->count; i++) {
-        tilec_status st = compile_kernel(ctx, m, ks->k[i], a, out);
+        tilec_status st = compile_kernel(ctx, m, ks->k[i], ks->native, a, out);
         if (st) return st;
     }
     aot_put_u32(out, (uint32_t)m->steps.len);
@@ -152,7 +156,7 @@ tilec_status tilec_module_compile_aot(tilec_context *ctx, const tilec_module *m,
     if (problem)
         return tilec_error(ctx, TILEC_E_ARG, "TILEC-AOT01", tilec_no_loc(), "'%s' %s (give another symbol)", symbol,
                            problem);
-    kernel_set ks = {0};
+    kernel_set ks = {.native = !ao.cpu || !strcmp(ao.cpu, "native")};
     simd_aot *a = NULL;
     tilec_status st = collect_kernels(ctx, m, &ks);
     if (!st) st = simd_aot_begin(ctx, ao.cpu, &a);
