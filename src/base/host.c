@@ -21,13 +21,13 @@
 /* The machines tilec has been developed and measured on, as they were seen
  * (2-core slices of each server part; caches per core, L3 shared). */
 static const host_desc PROFILES[] = {
-    {"zen4", "znver4", ISA_V4 ISA_AVX512_ICL ",+avx512bf16,+sse4a", 32u << 10, 1u << 20, 32u << 20, 2},
+    {"zen4", "znver4", ISA_V4 ISA_AVX512_ICL ",+avx512bf16,+sse4a", 32u << 10, 1u << 20, 32u << 20, 2, ""},
     {"zen5", "znver5", ISA_V4 ISA_AVX512_ICL ",+avx512bf16,+avx512vp2intersect,+avxvnni,+sse4a", 48u << 10, 1u << 20,
-     32u << 20, 2},
+     32u << 20, 2, ""},
     {"xeon-spr", "sapphirerapids",
      ISA_V4 ISA_AVX512_ICL ",+avx512bf16,+avx512fp16,+avxvnni,+amx-tile,+amx-bf16,+amx-int8", 48u << 10, 2u << 20,
-     105u << 20, 2},
-    {"avx2-laptop", "alderlake", ISA_V3 ",+avxvnni,+gfni,+vaes,+vpclmulqdq", 48u << 10, 1280u << 10, 24u << 20, 4},
+     105u << 20, 2, ""},
+    {"avx2-laptop", "alderlake", ISA_V3 ",+avxvnni,+gfni,+vaes,+vpclmulqdq", 48u << 10, 1280u << 10, 24u << 20, 4, ""},
 };
 enum { PROFILE_COUNT = sizeof PROFILES / sizeof PROFILES[0] };
 
@@ -109,7 +109,7 @@ static pthread_once_t native_once = PTHREAD_ONCE_INIT;
 static host_desc native_facts;
 
 static void read_native(void) {
-    host_desc d = {"native", NULL, NULL, 0, 0, 0, 1};
+    host_desc d = {"native", NULL, NULL, 0, 0, 0, 1, ""};
     host_read_caches("/sys/devices/system/cpu/cpu0/cache", &d.l1d_bytes, &d.l2_bytes, &d.l3_bytes);
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     d.cores = cores < 1 ? 1 : cores > 4096 ? 4096 : (uint32_t)cores;
@@ -164,6 +164,27 @@ static bool apply_override(const char *spec, const char *item, size_t len, host_
     return fail(err, size, "host '%s': unknown key '%s' (l1d, l2, l3, cores)", spec, text);
 }
 
+bool host_turns_off(const host_desc *d, const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = d->off; *p;) {
+        size_t len = strcspn(p, ",");
+        if (len == n && !memcmp(p, name, n)) return true;
+        p += len + (p[len] == ',');
+    }
+    return false;
+}
+
+/* A "-feature" item (len bytes at item, the '-' included) into d->off. */
+static bool turn_off(const char *spec, const char *item, size_t len, host_desc *d, char *err, size_t size) {
+    size_t used = strlen(d->off), name = len - 1;
+    if (!name || strspn(item + 1, "abcdefghijklmnopqrstuvwxyz0123456789.-") < name)
+        return fail(err, size, "host '%s': '%.*s' is not -FEATURE (an LLVM feature name, e.g. -avx512bf16)", spec,
+                    (int)len, item);
+    if (used + name + 2 > sizeof d->off) return fail(err, size, "host '%s': too many -FEATURE items", spec);
+    snprintf(d->off + used, sizeof d->off - used, "%s%.*s", used ? "," : "", (int)name, item + 1);
+    return true;
+}
+
 /* host_describe, reading this machine's facts for native only when
  * `read_native` (host_check needs the grammar alone). */
 static bool describe(const char *spec, host_desc *out, char *err, size_t err_size, bool read_native) {
@@ -175,11 +196,13 @@ static bool describe(const char *spec, host_desc *out, char *err, size_t err_siz
     if (!profile && !(name_len == 6 && !memcmp(spec, "native", 6)))
         return fail(err, err_size, "host '%s': unknown host '%.*s' (%s)", spec, (int)name_len, spec,
                     host_profile_names());
-    host_desc d = profile ? *profile : read_native ? native() : (host_desc){"native", NULL, NULL, 0, 0, 0, 1};
+    host_desc d = profile ? *profile : read_native ? native() : (host_desc){"native", NULL, NULL, 0, 0, 0, 1, ""};
     for (const char *p = spec + name_len; *p == ',';) {
         const char *item = p + 1;
         size_t len = strcspn(item, ",");
-        if (!apply_override(spec, item, len, &d, err, err_size)) return false;
+        if (!(*item == '-' ? turn_off(spec, item, len, &d, err, err_size)
+                           : apply_override(spec, item, len, &d, err, err_size)))
+            return false;
         p = item + len;
     }
     *out = d;

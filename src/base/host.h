@@ -11,7 +11,9 @@
  *   avx2-laptop            whatever this one is;
  *
  * optionally followed by overrides, "zen4,l2=2M,cores=8" (keys l1d, l2, l3
- * with K/M/G suffixes, cores).  A profile fixes what the planner sees (packet
+ * with K/M/G suffixes, cores), and "-feature" items that turn an ISA feature
+ * of the code generation off ("zen4,-avx512bf16": the fallback of what the
+ * feature would do; the planner sees it too, the packet width stays).  A profile fixes what the planner sees (packet
  * width, vector registers, caches, cores), so a test that pins one gets the
  * same plans on every machine.  Code is generated for the profile's CPU with
  * the features both the profile and this machine have, so it always runs
@@ -30,6 +32,7 @@ typedef struct {
     const char *isa;  /* the profile's vector ISA, LLVM features "+avx2,+fma,..."; NULL: this machine's */
     uint64_t l1d_bytes, l2_bytes, l3_bytes; /* per core L1d and L2, shared L3; 0: unknown */
     uint32_t cores;                         /* online cores (>= 1) */
+    char off[128];                          /* "-feature" items: LLVM feature names turned off, comma-separated */
 } host_desc;
 
 /* The description `spec` (TILEC_HOST's grammar above; NULL or "" is
@@ -48,6 +51,8 @@ bool host_current(host_desc *out, char *err, size_t err_size);
 void host_isa_vector_unit(const char *features, uint32_t *lanes, uint32_t *registers);
 /* Whether `features` enables `name` ("+name" as a whole entry). */
 bool host_isa_has(const char *features, const char *name);
+/* Whether d turns `name` off (a "-name" item). */
+bool host_turns_off(const host_desc *d, const char *name);
 
 /* The features of a psABI level "x86-64-v2", "x86-64-v3" or "x86-64-v4"
  * (ahead-of-time objects for a baseline); NULL for any other name. */

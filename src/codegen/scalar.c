@@ -6,6 +6,7 @@
 #include "scalar/math_ops.h"
 #include "xir/eval.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void cg_builder_init(cg_builder *g, LLVMModuleRef m, uint32_t width, bool hw_half, cg_math_fn math) {
@@ -268,8 +269,49 @@ LLVMValueRef cg_from_mem(cg_builder *e, tir_scalar s, LLVMValueRef v) {
     return LLVMBuildICmp(e->b, LLVMIntNE, v, cg_zero_like(v), "");
 }
 
+/* x with every subnormal f32 (as i32 bits) replaced by the zero of its sign. */
+static LLVMValueRef cg_flush_bits(cg_builder *e, LLVMValueRef x) {
+    LLVMValueRef exponent = LLVMBuildAnd(e->b, x, cg_int_const_like(e, x, 0x7f800000u), "");
+    LLVMValueRef sub = LLVMBuildICmp(e->b, LLVMIntEQ, exponent, cg_zero_like(x), "");
+    return cg_sel(e, sub, LLVMBuildAnd(e->b, x, cg_int_const_like(e, x, 0x80000000u), ""), x);
+}
+
+/* One step of dot_bf16x2 on f32 bits: flush(fma(p, q, acc)), all i32 bits. */
+static LLVMValueRef cg_dot_step(cg_builder *e, LLVMValueRef p, LLVMValueRef q, LLVMValueRef acc) {
+    LLVMTypeRef f = cg_like(e, acc, TIR_F32);
+    LLVMValueRef args[3] = {LLVMBuildBitCast(e->b, cg_flush_bits(e, p), f, ""),
+                            LLVMBuildBitCast(e->b, cg_flush_bits(e, q), f, ""), LLVMBuildBitCast(e->b, acc, f, "")};
+    LLVMValueRef r = cg_intrinsic(e, "llvm.fma", &f, 1, args, 3);
+    return cg_flush_bits(e, LLVMBuildBitCast(e->b, r, LLVMTypeOf(acc), ""));
+}
+
+/* dot_bf16x2 acc, x, y (xir.h): vdpbf16ps where the target has it at this
+ * width and a word varies over the lanes; else its definition, step by step
+ * (xir_dot_bf16x2): the halves widened by a mask and a shift, each flushed. */
+static LLVMValueRef cg_dot_bf16x2(cg_builder *e, LLVMValueRef acc, LLVMValueRef x, LLVMValueRef y) {
+    bool vector = cg_is_vec(acc) || cg_is_vec(x) || cg_is_vec(y);
+    if (vector) acc = cg_splat(e, acc), x = cg_splat(e, x), y = cg_splat(e, y);
+    if (vector && e->dot_bf16 && (e->W == 4 || e->W == 8 || e->W == 16)) {
+        char name[48];
+        snprintf(name, sizeof name, "llvm.x86.avx512bf16.dpbf16ps.%u", 32 * e->W);
+        unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+        LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->m, id, NULL, 0);
+        LLVMTypeRef ft = LLVMIntrinsicGetType(e->c, id, NULL, 0), params[3];
+        LLVMGetParamTypes(ft, params);
+        LLVMValueRef args[3] = {acc, LLVMBuildBitCast(e->b, x, params[1], ""), LLVMBuildBitCast(e->b, y, params[2], "")};
+        return LLVMBuildCall2(e->b, ft, fn, args, 3, "");
+    }
+    LLVMTypeRef bits = cg_like(e, acc, TIR_U32);
+    LLVMValueRef high = cg_int_const_like(e, x, 0xffff0000u), sixteen = cg_int_const_like(e, x, 16);
+    LLVMValueRef r = cg_dot_step(e, LLVMBuildAnd(e->b, x, high, ""), LLVMBuildAnd(e->b, y, high, ""),
+                                 cg_flush_bits(e, LLVMBuildBitCast(e->b, acc, bits, "")));
+    r = cg_dot_step(e, LLVMBuildShl(e->b, x, sixteen, ""), LLVMBuildShl(e->b, y, sixteen, ""), r);
+    return LLVMBuildBitCast(e->b, r, LLVMTypeOf(acc), "");
+}
+
 LLVMValueRef cg_arith(cg_builder *e, xir_arith_op op, tir_scalar t, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
     if (op == XIR_OP_SELECT) return cg_sel(e, a, b, c);
+    if (op == XIR_OP_DOT_BF16X2) return cg_dot_bf16x2(e, a, b, c);
     bool fl = tir_scalar_is_float(t), sg = tir_scalar_is_signed(t);
     switch (op) {
     case XIR_OP_ADD: return fl ? LLVMBuildFAdd(e->b, a, b, "") : LLVMBuildAdd(e->b, a, b, "");

@@ -31,6 +31,7 @@ struct cg_builder {
     LLVMTypeRef i1, i8, i32, i64;
     uint32_t W;       /* lanes of the vector shape (1 for a backend of scalars) */
     bool hw_half;     /* LLVM's fpext/fptrunc between half and float are exact instructions (F16C, PTX cvt) */
+    bool dot_bf16;    /* vdpbf16ps at this width (AVX512-BF16, and VL below 16 lanes): dot_bf16x2's vectors */
     cg_math_fn math;
 };
 

@@ -2,7 +2,9 @@
  * width (16 lanes with AVX-512F, 8 with AVX2, else 4; base/host.h: a
  * TILEC_HOST profile's, whatever this machine has), overridable by an option
  * or by the environment variable TILEC_SIMD_WIDTH ∈ {1, 2, 4, 8, 16} (the
- * option wins); and how many packets of W its vector registers hold. */
+ * option wins); how many packets of W its vector registers hold; and
+ * whether it has a bf16 pair dot product at W. */
+#include "base/host.h"
 #include "simd/jit.h"
 #include "simd/simd.h"
 
@@ -36,6 +38,21 @@ bool simd_host_codegen(strbuf *cpu, strbuf *features) {
             p += len + (p[len] == ',');
         }
     }
+    jit_host_free(&h);
+    return ok;
+}
+
+/* Whether the described host's ISA (the profile's, else this machine's) has
+ * `name` and the description does not turn it off. */
+static bool planned_feature(const host_desc *d, const jit_host *h, const char *name) {
+    return host_isa_has(d->isa ? d->isa : h->features, name) && !host_turns_off(d, name);
+}
+
+bool simd_host_dot_bf16(uint32_t width) {
+    host_desc d;
+    jit_host h;
+    bool ok = jit_host_init(&h) && host_current(&d, NULL, 0) && planned_feature(&d, &h, "avx512bf16") &&
+              (width == 4 || width == 8 || width == 16) && planned_feature(&d, &h, width == 16 ? "avx512f" : "avx512vl");
     jit_host_free(&h);
     return ok;
 }

@@ -68,19 +68,20 @@ static const char *const PROFILE_ISA[] = {
     "amx-fp16",     "amx-complex",  "avx10.1-256",   "avx10.1-512",
 };
 
-/* Turns off, in place, every feature of `features` in PROFILE_ISA that `isa`
- * does not enable (a "+x" becomes "-x": the length does not change). */
-static void restrict_to_profile(char *features, const char *isa) {
+/* Turns off, in place, every feature of `features` in PROFILE_ISA that the
+ * profile's `isa` (NULL: none, this machine's) does not enable, and every one
+ * d turns off ("-feature" items): a "+x" becomes "-x", the length does not
+ * change. */
+static void restrict_to_host(char *features, const host_desc *d) {
     for (char *p = features; p && *p;) {
         char *end = strchr(p, ',');
         size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (*p == '+')
-            for (size_t i = 0; i < sizeof PROFILE_ISA / sizeof *PROFILE_ISA; i++)
-                if (strlen(PROFILE_ISA[i]) == len - 1 && !memcmp(p + 1, PROFILE_ISA[i], len - 1)) {
-                    char name[32];
-                    snprintf(name, sizeof name, "%s", PROFILE_ISA[i]);
-                    if (!host_isa_has(isa, name)) *p = '-';
-                }
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)len - 1, p + 1);
+        bool off = host_turns_off(d, name);
+        for (size_t i = 0; d->isa && !off && i < sizeof PROFILE_ISA / sizeof *PROFILE_ISA; i++)
+            off = !strcmp(PROFILE_ISA[i], name) && !host_isa_has(d->isa, name);
+        if (*p == '+' && off) *p = '-';
         p = end ? end + 1 : NULL;
     }
 }
@@ -91,6 +92,8 @@ static void feature_flags(jit_host *h) {
     h->avx2 = host_isa_has(h->features, "avx2");
     h->sse4a = host_isa_has(h->features, "sse4a"); /* AMD: 8-byte non-temporal stores */
     h->f16c = host_isa_has(h->features, "f16c");   /* vcvtph2ps / vcvtps2ph */
+    h->avx512bf16 = host_isa_has(h->features, "avx512bf16");
+    h->avx512vl = host_isa_has(h->features, "avx512vl");
 }
 
 bool jit_host_init(jit_host *h) {
@@ -102,7 +105,7 @@ bool jit_host_init(jit_host *h) {
     h->cpu = d.cpu ? LLVMCreateMessage(d.cpu) : LLVMGetHostCPUName();
     h->features = LLVMGetHostCPUFeatures();
     if (!h->triple || !h->cpu || !h->features) return false;
-    if (d.isa) restrict_to_profile(h->features, d.isa);
+    restrict_to_host(h->features, &d);
     feature_flags(h);
     /* the planner's vector unit is the profile's, whatever this machine has */
     host_isa_vector_unit(d.isa ? d.isa : h->features, &h->lanes, &h->registers);

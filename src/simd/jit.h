@@ -20,6 +20,7 @@
 typedef struct {
     char *triple, *cpu, *features;
     bool avx512f, avx2, sse4a, f16c;
+    bool avx512bf16, avx512vl; /* vdpbf16ps: 16 lanes with avx512bf16, 4 and 8 with avx512vl too */
     uint32_t lanes, registers;
 } jit_host;
 

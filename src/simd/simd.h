@@ -91,6 +91,11 @@ bool simd_host_codegen(strbuf *cpu, strbuf *features);
  * 32 with AVX-512F (W <= 16), 16 with AVX2 at W <= 8 (8 at W = 16), 16 SSE
  * registers of 4 lanes otherwise. */
 uint32_t simd_host_vector_registers(uint32_t width);
+/* Whether the described host multiplies bf16 pairs in hardware at `width`
+ * (AVX512-BF16's vdpbf16ps: 16 lanes with AVX-512F, 4 and 8 with VL) as the
+ * profile says, so plans depend on the profile only; a "-avx512bf16" item
+ * turns it off. */
+bool simd_host_dot_bf16(uint32_t width);
 /* The width an option asks for: `requested` if nonzero, else a valid
  * TILEC_SIMD_WIDTH, else simd_host_width().  0 when `requested` or the
  * variable is not 1, 2, 4, 8 or 16 (SIMD-O01 is reported by simd_compile). */

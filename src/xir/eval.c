@@ -88,8 +88,20 @@ static scalar_cell shift(xir_arith_op op, tir_scalar t, scalar_cell a, scalar_ce
     return scalar_wrap(t, a.u >> s);
 }
 
+/* A subnormal f32 as the zero of its sign (vdpbf16ps's DAZ and FTZ). */
+static float flush(float x) { return fpclassify(x) == FP_SUBNORMAL ? copysignf(0.0f, x) : x; }
+
+float xir_dot_bf16x2(float acc, uint32_t x, uint32_t y) {
+    float xh, yh, xl, yl;
+    uint32_t hx = x & 0xffff0000u, hy = y & 0xffff0000u, lx = x << 16, ly = y << 16;
+    memcpy(&xh, &hx, 4), memcpy(&yh, &hy, 4), memcpy(&xl, &lx, 4), memcpy(&yl, &ly, 4);
+    float r = flush(fmaf(flush(xh), flush(yh), flush(acc)));
+    return flush(fmaf(flush(xl), flush(yl), r));
+}
+
 bool xir_cell_arith(xir_arith_op op, tir_scalar t, const scalar_cell *x, scalar_cell *out) {
     switch (op) {
+    case XIR_OP_DOT_BF16X2: *out = cell_f32(xir_dot_bf16x2(f32_of(x[0]), (uint32_t)x[1].u, (uint32_t)x[2].u)); return true;
     case XIR_OP_SELECT: *out = x[0].u ? x[1] : x[2]; return true;
     case XIR_OP_AND:
     case XIR_OP_OR:
@@ -148,7 +160,7 @@ static xir_bits bits_of_cell(tir_scalar type, scalar_cell c) {
 bool xir_eval_arith(xir_arith_op op, tir_scalar type, const xir_bits *args, xir_bits *out) {
     scalar_cell x[3] = {{0}, {0}, {0}}, r;
     for (unsigned i = 0; i < xir_arith_arity(op); i++)
-        x[i] = xir_cell_of_bits(op == XIR_OP_SELECT && i == 0 ? TIR_BOOL : type, args[i]);
+        x[i] = xir_cell_of_bits(op == XIR_OP_SELECT && i == 0 ? TIR_BOOL : xir_arith_operand_type(op, i, type), args[i]);
     if (!xir_cell_arith(op, type, x, &r)) return false;
     tir_scalar result = xir_arith_class(op) == XIR_OPC_COMPARE ? TIR_BOOL : type;
     *out = bits_of_cell(result, r);

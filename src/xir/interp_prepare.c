@@ -80,7 +80,8 @@ static const char *check_arith(const xir_inst *inst) {
     uint32_t first = cls == XIR_OPC_SELECT ? 1 : 0;
     const xir_type *t = op_type(inst, first);
     for (uint32_t i = first; i < inst->operand_count; i++)
-        if (op_type(inst, i) != t) return "operands of different types";
+        if (cls == XIR_OPC_DOT && i > 0 ? !xir_type_is_scalar(op_type(inst, i), TIR_U32) : op_type(inst, i) != t)
+            return "operands of different types";
     if (cls == XIR_OPC_SELECT && !is_bool(op_type(inst, 0))) return "select condition is not bool";
     bool ok;
     switch (cls) {
@@ -88,6 +89,7 @@ static const char *check_arith(const xir_inst *inst) {
     case XIR_OPC_INTEGER: ok = is_integer(t); break;
     case XIR_OPC_FLOAT: ok = is_scalar(t) && tir_scalar_is_float(t->scalar); break;
     case XIR_OPC_BITWISE: ok = is_integer(t) || is_bool(t); break;
+    case XIR_OPC_DOT: ok = is_scalar(t) && t->scalar == TIR_F32; break;
     default: ok = is_scalar(t); break; /* COMPARE, SELECT */
     }
     if (!ok) return "operand type not supported by the opcode";

@@ -31,6 +31,11 @@ xir_op_class xir_arith_class(xir_arith_op op) {
     return (unsigned)op < XIR_OP_COUNT ? op_table[op].cls : XIR_OPC_NUMERIC;
 }
 
+tir_scalar xir_arith_operand_type(xir_arith_op op, unsigned i, tir_scalar type) {
+    xir_op_class cls = xir_arith_class(op);
+    return cls == XIR_OPC_SELECT && i == 0 ? TIR_BOOL : cls == XIR_OPC_DOT && i > 0 ? TIR_U32 : type;
+}
+
 xir_arith_op xir_arith_from_name(const char *name, size_t len) {
     for (int op = 1; op < XIR_OP_COUNT; op++)
         if (strlen(op_table[op].name) == len && !memcmp(op_table[op].name, name, len)) return (xir_arith_op)op;

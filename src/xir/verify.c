@@ -129,6 +129,7 @@ static bool class_accepts(xir_op_class cls, tir_scalar s) {
     case XIR_OPC_BITWISE: return s == TIR_BOOL || tir_scalar_is_integer(s);
     case XIR_OPC_COMPARE:
     case XIR_OPC_SELECT: return true;
+    case XIR_OPC_DOT: return s == TIR_F32;
     }
     return false;
 }
@@ -140,6 +141,7 @@ static const char *const class_requirement[] = {
     [XIR_OPC_BITWISE] = "must be an integer or bool",
     [XIR_OPC_COMPARE] = "must be a scalar",
     [XIR_OPC_SELECT] = "must be a scalar",
+    [XIR_OPC_DOT] = "must be f32 (the accumulator of a dot)",
 };
 
 static void check_arith(verifier *v, const xir_block *b, const xir_inst *inst) {
@@ -153,8 +155,9 @@ static void check_arith(verifier *v, const xir_block *b, const xir_inst *inst) {
         return;
     }
     for (uint32_t i = first + 1; i < inst->operand_count; i++)
-        if (operand_type(inst, i) != t)
-            bad_operand(v, "XIR-V16", b, inst, i, "must have the type of the first value operand");
+        if (cls == XIR_OPC_DOT ? !is_scalar_of(operand_type(inst, i), TIR_U32) : operand_type(inst, i) != t)
+            bad_operand(v, "XIR-V16", b, inst, i,
+                        cls == XIR_OPC_DOT ? "must be u32 (a pair of bf16)" : "must have the type of the first value operand");
     if (cls == XIR_OPC_COMPARE) expect_result(v, b, inst, XIR_TYPE_SCALAR, TIR_BOOL);
     else expect_result(v, b, inst, XIR_TYPE_SCALAR, t->scalar);
 }

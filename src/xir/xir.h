@@ -60,7 +60,13 @@ typedef enum {
 /* ---- arithmetic opcodes: X(enum suffix, text name, arity, class) ----
  * Classes: NUMERIC (same-type numeric operands), INTEGER (integers only),
  * FLOAT (floats only), BITWISE (integers or bool), COMPARE (bool result),
- * SELECT (cond, if_true, if_false).  fma a, b, c = a·b + c rounded once. */
+ * SELECT (cond, if_true, if_false), DOT (an f32 accumulator and two u32
+ * words, each a pair of bf16: bits 31..16 the high element, 15..0 the low
+ * one).  fma a, b, c = a·b + c rounded once.  dot_bf16x2 acc, x, y is what
+ * AVX512-BF16's vdpbf16ps does per lane: acc + x.hi·y.hi, then + x.lo·y.lo,
+ * each an fma rounded to nearest even, with subnormal inputs (the halves
+ * and acc) read as zero and a subnormal sum after either step flushed to
+ * zero of its sign (xir/eval.c, xir_dot_bf16x2). */
 #define XIR_ARITH_OPS(X) \
     X(ADD, "add", 2, NUMERIC) X(SUB, "sub", 2, NUMERIC) X(MUL, "mul", 2, NUMERIC) \
     X(DIV, "div", 2, NUMERIC) X(MOD, "mod", 2, INTEGER) X(NEG, "neg", 1, NUMERIC) \
@@ -77,7 +83,7 @@ typedef enum {
     X(NOT, "not", 1, BITWISE) X(SHL, "shl", 2, INTEGER) X(SHR, "shr", 2, INTEGER) \
     X(EQ, "eq", 2, COMPARE) X(NE, "ne", 2, COMPARE) X(LT, "lt", 2, COMPARE) \
     X(LE, "le", 2, COMPARE) X(GT, "gt", 2, COMPARE) X(GE, "ge", 2, COMPARE) \
-    X(SELECT, "select", 3, SELECT)
+    X(SELECT, "select", 3, SELECT) X(DOT_BF16X2, "dot_bf16x2", 3, DOT)
 
 typedef enum {
     XIR_OP_INVALID = 0,
@@ -88,7 +94,7 @@ typedef enum {
 } xir_arith_op;
 
 typedef enum {
-    XIR_OPC_NUMERIC, XIR_OPC_INTEGER, XIR_OPC_FLOAT, XIR_OPC_BITWISE, XIR_OPC_COMPARE, XIR_OPC_SELECT
+    XIR_OPC_NUMERIC, XIR_OPC_INTEGER, XIR_OPC_FLOAT, XIR_OPC_BITWISE, XIR_OPC_COMPARE, XIR_OPC_SELECT, XIR_OPC_DOT
 } xir_op_class;
 
 /* ---- special registers (u32, 1-D): X(enum suffix, text name, uniform in a packet) ---- */
@@ -202,6 +208,9 @@ const char *xir_inst_kind_name(xir_inst_kind k);
 const char *xir_arith_name(xir_arith_op op);
 unsigned xir_arith_arity(xir_arith_op op);
 xir_op_class xir_arith_class(xir_arith_op op);
+/* The type of operand i of `op` whose first value operand is of `type`:
+ * `type`, bool for a select's condition, u32 for a DOT's words. */
+tir_scalar xir_arith_operand_type(xir_arith_op op, unsigned i, tir_scalar type);
 xir_arith_op xir_arith_from_name(const char *name, size_t len);
 const char *xir_special_name(xir_special s);
 bool xir_special_is_uniform(xir_special s);
