@@ -120,6 +120,14 @@ static void lower_root(lowerer *lw, const tir_op *root, const plan_root_map *map
     lw->counters.peeled_roots++;
 }
 
+/* Loads packed in pairs are streamed: the mma reads each word where it
+ * uses it (an SSA tile without a snapshot, all the planner admits there,
+ * holds nothing else: plan/pack.h). */
+static void stream_pairs(plan_repr *repr, const plan_packing *packing) {
+    for (uint32_t i = 0; packing && i < packing->count; i++)
+        if (packing->packs[i].paired) repr->values[packing->packs[i].load->results[0]->id].form = PLAN_FORM_STREAM;
+}
+
 /* "<parameter>_packed" */
 static const char *packed_name(lowerer *lw, const plan_pack *p) {
     const char *view = p->load->operands[0]->value->name;
@@ -152,7 +160,7 @@ static void emit(lowerer *lw, const plan_root_map *map) {
     }
     for (uint32_t i = 0; lw->choice->packing && i < lw->choice->packing->count; i++) {
         const plan_pack *p = &lw->choice->packing->packs[i];
-        lw->packed[i] = xir_func_add_buffer(lw->f, packed_name(lw, p), p->elem);
+        lw->packed[i] = xir_func_add_buffer(lw->f, packed_name(lw, p), plan_pack_panel_type(p));
     }
     lw_sizes_begin(lw);
     lw->entry = xir_block_new(lw->f, "entry");
@@ -333,6 +341,7 @@ tilec_status lower_kernel(tilec_context *ctx, const tir_func *f, const tilec_com
     plan_repr_set_fusion(&ro, c->fused);
     plan_repr repr;
     if ((st = plan_represent(ctx, f, &admission, &ro, &repr))) return st;
+    stream_pairs(&repr, c->packing);
     plan_resources res;
     st = plan_resources_of(&repr, &res);
     if (!st && res.snapshot_bytes_per_worker > c->snapshot_budget)

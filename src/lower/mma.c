@@ -20,6 +20,13 @@
  * e / W), so every lane folds the same terms in the same order (fold_ordered).
  * Either contraction is always unrolled.
  *
+ * Dot products: when the planner packed both operands in pairs of the one
+ * contracted dim (plan/pack.h; bf16 × bf16 → f32, reassociable, fused,
+ * the distributed dim among the outputs), each step reads one u32 word per
+ * operand, two elements, and folds both products with one dot_bf16x2: the
+ * contraction walks pairs, in the reference's order (xir.h gives the
+ * instruction's flushing of subnormals; docs/lowering.md "Dot products").
+ *
  * Bounded outputs are register-blocked: the runtime output loop walks blocks
  * of up to 4×4 outputs over the two innermost non-unit output axes (the
  * largest of 4, 2, 1 dividing each extent) and folds a block's outputs in one
@@ -43,30 +50,51 @@ typedef struct {
     int d_index; /* the contraction axis on a distributed dim (plan_mma_over_local), else -1 */
     const plan_local_dim *d; /* that dim */
     bool ordered;            /* an ordered mma over d: k_extent[d_index] counts elements, not slots */
+    bool pairs;              /* both operands read in pairs of the one contracted dim: k counts pairs */
 } mma_job;
+
+/* The coordinates in an operand over `s` from output and contraction
+ * coordinates. */
+static bool operand_coords(lowerer *lw, const mma_job *j, const tir_space *s, xir_value *const *oc,
+                           xir_value *const *kc, xir_value **coords) {
+    for (uint32_t i = 0; i < s->rank; i++) {
+        const tir_dim *d = s->axes[i].dim;
+        int axis = tir_space_find(j->sc, d);
+        coords[i] = axis >= 0 ? oc[axis] : NULL;
+        for (uint32_t t = 0; !coords[i] && t < j->k_rank; t++)
+            if (j->k_dim[t] == d) coords[i] = kc[t];
+        if (!coords[i]) {
+            lw_internal(lw, "mma dimension '%s' is neither an output nor a contracted dimension", d->label);
+            return false;
+        }
+    }
+    return true;
+}
 
 /* Flat index into an operand over `s` from output and contraction coordinates. */
 static xir_value *operand_flat(lowerer *lw, const mma_job *j, const tir_space *s, xir_value *const *oc,
                                xir_value *const *kc) {
-    xir_value *flat = lw_i64(lw, 0);
+    xir_value *coords[PLAN_MAX_RANK], *flat = lw_i64(lw, 0);
+    if (!operand_coords(lw, j, s, oc, kc, coords)) return NULL;
     uint64_t stride = 1;
     for (uint32_t i = s->rank; i-- > 0;) {
-        const tir_dim *d = s->axes[i].dim;
-        xir_value *coord = NULL;
-        int axis = tir_space_find(j->sc, s->axes[i].dim);
-        if (axis >= 0) coord = oc[axis];
-        for (uint32_t t = 0; !coord && t < j->k_rank; t++)
-            if (j->k_dim[t] == d) coord = kc[t];
-        if (!coord) {
-            lw_internal(lw, "mma dimension '%s' is neither an output nor a contracted dimension", d->label);
-            return NULL;
-        }
         uint64_t extent = lw_extent(lw, &s->axes[i]);
         if (extent != 1)
-            flat = lw_arith(lw, XIR_OP_ADD, flat, lw_arith(lw, XIR_OP_MUL, coord, lw_i64(lw, (int64_t)stride), NULL), NULL);
+            flat = lw_arith(lw, XIR_OP_ADD, flat, lw_arith(lw, XIR_OP_MUL, coords[i], lw_i64(lw, (int64_t)stride), NULL), NULL);
         stride *= extent;
     }
     return flat;
+}
+
+/* The step of a paired contraction: acc + both products of pair kc, in
+ * one dot_bf16x2 (the pack put element 2i in each word's high half, so the
+ * steps keep the reference's order; xir.h). */
+static xir_value *pair_step(lowerer *lw, const mma_job *j, xir_value *acc, xir_value *const *oc,
+                            xir_value *const *kc) {
+    xir_value *ca[PLAN_MAX_RANK], *cb[PLAN_MAX_RANK];
+    if (!operand_coords(lw, j, j->sa, oc, kc, ca) || !operand_coords(lw, j, j->sb, oc, kc, cb)) return NULL;
+    xir_value *x = lw_read_pair(lw, j->a, ca), *y = lw_read_pair(lw, j->b, cb);
+    return lw_ok(lw) ? xir_build_arith(&lw->b, XIR_OP_DOT_BF16X2, acc, x, y) : NULL;
 }
 
 /* One contraction step: a·b (the first term of a lane's partial over D)
@@ -80,6 +108,7 @@ static void term(lowerer *lw, const mma_job *j, xir_value *acc, xir_value *const
 }
 
 static xir_value *step(lowerer *lw, const mma_job *j, xir_value *acc, xir_value *const *oc, xir_value *const *kc) {
+    if (j->pairs) return pair_step(lw, j, acc, oc, kc);
     xir_value *product, *next;
     term(lw, j, acc, oc, kc, &product, &next);
     return next;
@@ -264,6 +293,16 @@ void lower_mma(lowerer *lw, const tir_op *op) {
             j.k_dim[j.k_rank] = j.sa->axes[i].dim;
             j.k_extent[j.k_rank++] = d && j.ordered ? d->extent : lw_extent(lw, &j.sa->axes[i]);
         }
+    j.pairs = lw_read_in_pairs(lw, j.a) && lw_read_in_pairs(lw, j.b);
+    if (j.pairs != (lw_read_in_pairs(lw, j.a) || lw_read_in_pairs(lw, j.b)) || (j.pairs && (j.k_rank != 1 || j.d))) {
+        lw_internal(lw, "the operands of an mma are packed in pairs that it cannot read as a dot product");
+        return;
+    }
+    if (j.pairs) { /* k counts pairs (the planner paired a contracted dim of even extent) */
+        j.k_extent[0] /= 2;
+        j.k_count /= 2;
+        lw->counters.dot_mmas++;
+    }
     if (j.k_runtime || po->runtime) lw->counters.rolled_mmas++; /* blocked outputs always roll it */
     if (po->runtime) {
         if (!(j.out = lw_array(lw, pv->elem, pv->count))) return;

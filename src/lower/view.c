@@ -68,8 +68,9 @@ static const plan_pack *pack_of(lowerer *lw, const tir_op *op) {
 /* The packed load (rewrite/pack.h): tile `inst` of the pack's panels, inst
  * the linear index of the region coordinates its origin uses, its axes at
  * the storage order's strides, its elements of the panels' type (widened:
- * the mma's).  In bounds by construction (each coordinate is inside its
- * region's extent), so nothing is guarded or checked. */
+ * the mma's; paired: u32 words of two elements, at the strides of pairs).
+ * In bounds by construction (each coordinate is inside its region's
+ * extent), so nothing is guarded or checked. */
 static bool prepare_packed(lowerer *lw, access *acc, const tir_op *op, const plan_pack *p) {
     acc->op = op;
     acc->view = op->operands[0]->value->type->space;
@@ -82,13 +83,15 @@ static bool prepare_packed(lowerer *lw, access *acc, const tir_op *op, const pla
         inst = i ? lw_arith(lw, XIR_OP_ADD, lw_arith(lw, XIR_OP_MUL, inst, lw_i64(lw, (int64_t)p->extents[i]), NULL), c, NULL)
                  : c;
     }
+    uint64_t per_word = p->paired ? 2 : 1;
     for (uint32_t a = 0; a < acc->view->rank; a++) {
-        acc->stride[a] = lw_i64(lw, (int64_t)p->stride[a]);
+        acc->stride[a] = lw_i64(lw, (int64_t)(p->stride[a] / per_word));
         acc->step[a] = 1;
         acc->guard_axis[a] = false;
         acc->cache[a] = NULL;
     }
-    acc->base = lw_cast(lw, lw_arith(lw, XIR_OP_MUL, inst, lw_i64(lw, (int64_t)p->tile_elements), NULL), TIR_U64);
+    acc->base = lw_cast(lw, lw_arith(lw, XIR_OP_MUL, inst, lw_i64(lw, (int64_t)(p->tile_elements / per_word)), NULL),
+                        TIR_U64);
     acc->in_range = acc->leader = NULL;
     lw->counters.packed_loads++;
     return lw_ok(lw);
@@ -175,6 +178,22 @@ xir_value *lw_read_stream(lowerer *lw, const lv *rec, xir_value *flat) {
     xir_value *coords[PLAN_MAX_RANK];
     lw_decode(lw, rec->access->op->domain, flat, coords);
     return read_element(lw, rec->access, coords);
+}
+
+bool lw_read_in_pairs(lowerer *lw, const lv *rec) {
+    const plan_pack *p = rec && rec->form == LV_STREAM ? pack_of(lw, rec->access->op) : NULL;
+    return p && p->paired;
+}
+
+xir_value *lw_read_pair(lowerer *lw, const lv *rec, xir_value *const *coords) {
+    if (!lw_ok(lw)) return NULL;
+    xir_value *address, *cond = element(lw, rec->access, coords, &address);
+    if (!cond) return lw_ok(lw) ? xir_build_buffer_read(&lw->b, rec->access->buffer, address) : NULL;
+    lw_if d; /* a slot's lane past the distributed extent: its output is never stored */
+    lw_if_begin(lw, &d, cond);
+    xir_value *read = lw_ok(lw) ? xir_build_buffer_read(&lw->b, rec->access->buffer, address) : NULL;
+    lw_if_end(lw, &d);
+    return lw_if_phi(lw, &d, read, xir_const_uint(lw->m, TIR_U32, 0));
 }
 
 static void visit_load(lowerer *lw, void *user, xir_value *flat, xir_value *const *coords) {

@@ -34,6 +34,8 @@ typedef struct {
     bool store_before;            /* a store precedes the current top-level op or is inside it */
     plan_pack found[WALK_MAX];    /* the loads that qualify, in program order */
     uint32_t found_count;
+    const tir_op *mmas[WALK_MAX]; /* the mma ops, in program order */
+    uint32_t mma_count;
     char refused[256];            /* why the others did not, "; "-separated */
 } walker;
 
@@ -150,6 +152,7 @@ static bool qualify(walker *w, const tir_op *op, plan_pack *p, char *why, size_t
 static void walk(walker *w, const tir_block *b, bool top) {
     for (const tir_op *op = b->first; op; op = op->next) {
         if (top && plan_find_store(op)) w->store_before = true;
+        if (op->kind == TIR_OP_MMA && w->mma_count < WALK_MAX) w->mmas[w->mma_count++] = op;
         if (op->kind == TIR_OP_VIEW_LOAD && op->domain && w->found_count < WALK_MAX) {
             char why[160];
             if (qualify(w, op, &w->found[w->found_count], why, sizeof why)) w->found_count++;
@@ -177,6 +180,73 @@ static bool no_private_copy(const plan_repr *repr, const tir_op *load) {
     if (!repr) return false;
     const plan_value *v = plan_value_of(repr, load->results[0]);
     return (v->form == PLAN_FORM_SSA && !v->snapshot) || v->form == PLAN_FORM_STREAM;
+}
+
+/* ---- pairs: the operands of a bf16 dot-product mma ---- */
+
+/* The qualifying load defining `v`, when v is a bf16 tile without a private
+ * copy (the lowering then reads its panels in pairs where the mma uses it)
+ * with one use and each tile read by at least 2 programs; else NULL. */
+static plan_pack *streamed_bf16(walker *w, const plan_repr *repr, const tir_value *v) {
+    if (tir_value_elem(v) != TIR_BF16 || !v->uses || v->uses->next || !repr) return NULL;
+    for (uint32_t i = 0; i < w->found_count; i++)
+        if (w->found[i].load == v->def_op && w->found[i].reuse >= 2 && no_private_copy(repr, v->def_op))
+            return &w->found[i];
+    return NULL;
+}
+
+/* Lays p out in pairs along tile axis `axis` (pack.h): the other axes in
+ * tile order, the pair axis, the distributed one, the pair's two elements. */
+static void lay_out_pairs(plan_pack *p, const plan_local *local, uint32_t axis) {
+    const tir_space *ts = p->load->domain;
+    uint32_t n = 0, d = ts->rank;
+    for (uint32_t a = 0; a < ts->rank; a++) {
+        if (plan_local_is_axis(local, &ts->axes[a])) d = a;
+        else if (a != axis) p->order[n++] = a;
+    }
+    p->order[n++] = axis;
+    if (d < ts->rank) p->order[n++] = d;
+    uint64_t stride = 2;
+    for (uint32_t j = ts->rank; j-- > 0;) {
+        uint32_t a = p->order[j];
+        p->stride[a] = stride;
+        stride *= a == axis ? ts->axes[a].extent / 2 : ts->axes[a].extent;
+    }
+    p->paired = true;
+    p->pair_axis = axis;
+}
+
+/* Pairs both operands of every mma that a bf16 dot product can run
+ * (docs/lowering.md "Dot products"): bf16 × bf16 into f32, reassociable and
+ * fused, packet-local with the distributed dim among the outputs, one
+ * contracted dim of even extent, both operands streamed loads that qualify.
+ * Returns how many mmas were paired. */
+static uint32_t pair_dot_operands(walker *w, const plan_repr *repr, const plan_local *local) {
+    uint32_t paired = 0;
+    for (uint32_t i = 0; i < w->mma_count && local && 2 * (paired + 1) <= PLAN_MAX_PACKS; i++) {
+        const tir_op *mma = w->mmas[i];
+        const tir_value *c = mma->results[0];
+        const tir_space *sa = mma->operands[0]->value->type->space, *sc = c->type->space;
+        plan_pack *pa = streamed_bf16(w, repr, mma->operands[0]->value);
+        plan_pack *pb = streamed_bf16(w, repr, mma->operands[1]->value);
+        if (!mma->allow_reassociation || tir_value_elem(c) != TIR_F32 || !pa || !pb || pa == pb) continue;
+        bool distributed = false;
+        for (uint32_t a = 0; a < sc->rank; a++) distributed = distributed || plan_local_is_axis(local, &sc->axes[a]);
+        const tir_dim *k = NULL;
+        uint32_t contracted = 0;
+        for (uint32_t a = 0; a < sa->rank; a++)
+            if (tir_space_find(sc, sa->axes[a].dim) < 0) contracted++, k = sa->axes[a].dim;
+        if (!distributed || contracted != 1 || pa->load->domain->rank >= PLAN_MAX_RANK ||
+            pb->load->domain->rank >= PLAN_MAX_RANK)
+            continue;
+        int ka = tir_space_find(pa->load->domain, k), kb = tir_space_find(pb->load->domain, k);
+        if (ka < 0 || kb < 0 || pa->load->domain->axes[ka].extent % 2 || plan_local_is_axis(local, &pa->load->domain->axes[ka]))
+            continue;
+        lay_out_pairs(pa, local, (uint32_t)ka);
+        lay_out_pairs(pb, local, (uint32_t)kb);
+        paired++;
+    }
+    return paired;
 }
 
 /* Appends one clause to the packing's words. */
@@ -232,8 +302,8 @@ static bool widening_pays(plan_packing *out, const plan_pack *p, uint64_t ratio,
 }
 
 bool plan_pack_decide(const tir_func *f, const plan_admission *admission, const plan_local *local,
-                      const uint32_t *order, plan_pack_mode mode, uint64_t l2_bytes, const plan_repr *repr,
-                      plan_packing *out) {
+                      const uint32_t *order, plan_pack_mode mode, uint64_t l2_bytes, bool dot_bf16,
+                      const plan_repr *repr, plan_packing *out) {
     memset(out, 0, sizeof *out);
     if (mode == PLAN_PACK_OFF) return say(out->why, sizeof out->why, false, "off");
     const tir_op *root = admission->root;
@@ -251,10 +321,24 @@ bool plan_pack_decide(const tir_func *f, const plan_admission *admission, const 
     }
     walk(w, root->body, true);
     if (w->refused[0] || !w->found_count) tell(out, "%s", w->refused[0] ? w->refused : "no tile load");
+    uint32_t pairs_left = dot_bf16 ? 2 * pair_dot_operands(w, repr, local) : 0; /* packed first, in program order */
+    if (pairs_left) tell(out, "bf16 mma operands paired for dot products");
     bool reused = false; /* the reuse candidate was decided */
     for (uint32_t i = 0; i < w->found_count && out->count < PLAN_MAX_PACKS; i++) {
         plan_pack *p = &w->found[i];
         const char *name = p->load->operands[0]->value->name;
+        if (p->paired) {
+            out->packs[out->count++] = *p;
+            pairs_left--;
+            tell(out, "'%%%s': %llu tiles of %llu elements (%llu bytes, in %s pairs), each read by %llu programs", name,
+                 (unsigned long long)p->instances, (unsigned long long)p->tile_elements, (unsigned long long)p->bytes,
+                 p->load->domain->axes[p->pair_axis].dim->label, (unsigned long long)p->reuse);
+            continue;
+        }
+        if (out->count + pairs_left >= PLAN_MAX_PACKS) {
+            tell(out, "'%%%s': the packs are taken by paired operands", name);
+            continue;
+        }
         tir_scalar wide = widened_elem(p->load);
         uint64_t ratio = tir_scalar_size(wide) / tir_scalar_size(p->elem);
         bool widenable = wide != p->elem && no_private_copy(repr, p->load) && p->bytes <= UINT32_MAX / ratio;
