@@ -54,6 +54,21 @@ static inline tir_module *parse_example(tilec_context *ctx, const char *name, co
     return m;
 }
 
+/* examples/NAME.tir with its first `from` (NULL: none) replaced by `to`,
+ * parsed and verified with `defines` (NULL on error). */
+static inline tir_module *example_variant(tilec_context *ctx, const char *name, const char *from, const char *to,
+                                          const tir_define *defines, size_t n_defines) {
+    char *text = read_example(name);
+    if (!text) return NULL;
+    char out[8192];
+    const char *at = from ? strstr(text, from) : NULL;
+    CHECK_MSG(!from || at, "%s.tir has no '%s'", name, from);
+    if (at) snprintf(out, sizeof out, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    else snprintf(out, sizeof out, "%s", text);
+    free(text);
+    return parse_verified(ctx, out, defines, n_defines);
+}
+
 /* tests/kernels/NAME.tir (the kernels the CLI tests use too) with its
  * shape parameters overridden by `defines`, parsed and verified (NULL on
  * error). */

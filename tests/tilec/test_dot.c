@@ -1,0 +1,100 @@
+/* bf16 dot products in matrix products (docs/lowering.md "Dot products").
+ *
+ * - gemm_bf16 at square, ragged (M, N and an odd K), K below one step, a
+ *   K block larger than K, and 4 K steps, at W ∈ {4, 8, 16} on 1 and 2 workers,
+ *   bitwise against the reference interpreter on dyadic inputs: under the
+ *   pinned profile (which multiplies bf16 pairs: both operands packed in
+ *   pairs, one dot mma, panels of bf16) and with "-avx512bf16" (the widening
+ *   path: f32 panels, no dot).  On a machine without AVX512-BF16 the first
+ *   run takes dot_bf16x2's fallback code (tests/simd/test_dot.c).
+ * - What keeps the widening path: an ordered mma, separate mma steps, an
+ *   operand read by another op, a tile read by one program. */
+#include "facade_fixture.h"
+#include "simd/simd.h"
+
+static tilec_kernel *compile(const tir_func *f, uint32_t w, tilec_runtime *rt, bool fused) {
+    tilec_compile_options o = tilec_compile_options_default();
+    o.width = w;
+    o.runtime = rt;
+    o.fused_mma = fused;
+    tilec_kernel *k = NULL;
+    CHECK_MSG(tilec_compile(ctx, f, &o, &k) == TILEC_OK, "@%s: compile failed at W=%u", tir_func_name(f), w);
+    flush_diags_in(ctx);
+    return k;
+}
+
+/* Compiles m's kernel at every width and worker count, checks whether it
+ * runs dot products (`dot`, where the described host has them) and its panels' bytes per element, and runs it
+ * against the reference. */
+static void check(const char *label, tir_module *m, bool dot, bool fused, tilec_runtime *const *runtimes) {
+    if (!m) return;
+    const tir_func *f = tir_module_func(m, 0);
+    for (uint32_t w = 4; w <= 16; w *= 2)
+        for (uint32_t t = 0; t < 2; t++) {
+            tilec_kernel *k = compile(f, w, runtimes[t], fused);
+            if (!k) continue;
+            const char *plan = tilec_kernel_plan_realization(k), *r = tilec_kernel_realization(k);
+            bool dots = dot && simd_host_dot_bf16(w); /* the profile's (zen4: at every W here) */
+            CHECK_MSG(item_value(plan, "dot_mmas") == (dots ? 1 : 0), "%s W=%u: %s", label, w, plan);
+            char text[160];
+            snprintf(text, sizeof text, "%s W=%u threads=%u", label, w, t + 1);
+            if (dots) /* both operands packed, in bf16: half the bytes of f32 panels */
+                CHECK_MSG(strstr(r, "_pack_A,") && strstr(r, "_pack_B;") && item_value(plan, "packed_loads") == 2,
+                          "%s: %s", text, r);
+            run_config c = run_config_default(w, true);
+            run_facade(text, f, k, &c);
+            tilec_kernel_destroy(k);
+        }
+    tir_module_destroy(m);
+}
+
+static void test_shapes(const char *host, bool dot, tilec_runtime *const *runtimes) {
+    static const tir_define square[] = {{"M", 24}, {"N", 64}, {"K", 16}, {"BM", 8}, {"BN", 32}, {"BK", 8}};
+    static const tir_define ragged[] = {{"M", 17}, {"N", 37}, {"K", 13}, {"BM", 4}, {"BN", 16}, {"BK", 4}};
+    static const tir_define short_k[] = {{"M", 16}, {"N", 35}, {"K", 3}, {"BM", 8}, {"BN", 32}, {"BK", 8}};
+    static const tir_define big_blocks[] = {{"M", 9}, {"N", 40}, {"K", 9}, {"BM", 8}, {"BN", 32}, {"BK", 16}};
+    static const tir_define long_k[] = {{"M", 16}, {"N", 48}, {"K", 200}, {"BM", 8}, {"BN", 16}, {"BK", 64}};
+    setenv("TILEC_HOST", host, 1);
+    char label[160];
+    const struct {
+        const char *name;
+        const tir_define *d;
+    } shapes[] = {{"square", square}, {"ragged M/N/K, K odd", ragged}, {"K below one step", short_k},
+                  {"a K block larger than K", big_blocks}, {"K of 4 steps", long_k}};
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        snprintf(label, sizeof label, "gemm_bf16 %s (%s)", shapes[i].name, host);
+        check(label, parse_example(ctx, "gemm_bf16", shapes[i].d, 6), dot, true, runtimes);
+    }
+}
+
+/* The mmas a dot product does not run, under a profile that has one. */
+static void test_kept_widening(const char *host, tilec_runtime *const *runtimes) {
+    static const tir_define square[] = {{"M", 24}, {"N", 64}, {"K", 16}, {"BM", 8}, {"BN", 32}, {"BK", 8}};
+    static const tir_define one[] = {{"M", 8}, {"N", 32}, {"K", 64}, {"BM", 8}, {"BN", 32}, {"BK", 8}};
+    setenv("TILEC_HOST", host, 1);
+    check("ordered", example_variant(ctx, "gemm_bf16", "mma %a, %b, %acc_in", "mma %a, %b, %acc_in ordered", square, 6),
+          false, true, runtimes);
+    check("separate steps", parse_example(ctx, "gemm_bf16", square, 6), false, false, runtimes);
+    check("A also cast",
+          example_variant(ctx, "gemm_bf16", "%nx = mma %a, %b, %acc_in",
+                          "%af = cast %a to f32\n      %nx = mma %af, %b, %acc_in", square, 6),
+          false, true, runtimes);
+    check("one program", parse_example(ctx, "gemm_bf16", one, 6), false, true, runtimes);
+}
+
+int main(void) {
+    if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
+    tilec_runtime *runtimes[2] = {NULL, NULL};
+    for (uint32_t t = 0; t < 2; t++) CHECK(tilec_runtime_create(ctx, t + 1, &runtimes[t]) == TILEC_OK);
+    char pinned[64], off[96];
+    snprintf(pinned, sizeof pinned, "%s", getenv("TILEC_HOST") ? getenv("TILEC_HOST") : "zen4");
+    snprintf(off, sizeof off, "%s,-avx512bf16", pinned);
+    if (runtimes[0] && runtimes[1]) {
+        test_shapes(pinned, true, runtimes);
+        test_shapes(off, false, runtimes);
+        test_kept_widening(pinned, runtimes);
+    }
+    for (uint32_t t = 0; t < 2; t++) tilec_runtime_destroy(runtimes[t]);
+    tilec_context_destroy(ctx);
+    TEST_MAIN_END();
+}
