@@ -24,9 +24,40 @@ static tir_value *ew2(tir_builder *b, tir_ew_op op, tir_value *x, tir_value *y) 
     return tir_ew(b, op, 2, xy);
 }
 
+/* The tile of `load` (same bounds and fill) at `origin`, over `space` with
+ * `strides`, permuted into the storage order `order` (a map extracting from
+ * it) unless that is its own. */
+static tir_value *load_in_order(tir_builder *b, tir_module *m, const tir_op *load, tir_value *src,
+                                tir_value *const *origin, tir_space *space, const uint64_t *strides,
+                                const uint32_t *order) {
+    uint32_t rank = space->rank;
+    tir_value *fill = NULL;
+    if (load->has_fill) {
+        const tir_value *f = load->operands[load->operand_count - 1]->value;
+        fill = tir_const(b, tir_type_scalar(m, tir_value_elem(f)), f->def_op->literal);
+    }
+    tir_value *tile = tir_load_tile_strided(b, src, origin, space, strides, TIR_BOUNDS_ZERO, fill);
+    bool identity = true;
+    for (uint32_t j = 0; j < rank; j++) identity = identity && order[j] == j;
+    if (identity || !tile) return tile;
+    tir_dim *sdims[PLAN_MAX_RANK];
+    uint64_t sext[PLAN_MAX_RANK];
+    for (uint32_t j = 0; j < rank; j++) {
+        sdims[j] = space->axes[order[j]].dim;
+        sext[j] = space->axes[order[j]].extent;
+    }
+    tir_op *map = tir_map_begin(b, tir_space_make(m, rank, sdims, sext), tir_value_elem(tile));
+    tir_value *at[PLAN_MAX_RANK];
+    for (uint32_t a = 0; a < rank; a++) at[a] = tir_index(b, space->axes[a].dim);
+    return tir_map_end(b, map, tir_extract(b, tile, rank, at));
+}
+
 /* The body of the copy's one program: load the tile at the original origin
  * (same strides, bounds and fill), reorder it into storage order, cast it to
- * the panels' type, store it at row inst·e(order[0]). */
+ * the panels' type, store it at row inst·e(order[0]).  Paired, the tile is
+ * two half tiles along the pair axis (its elements 2i, and 2i+1: twice its
+ * stride apart, so both are vector loads), each stored with stride 2 along
+ * the innermost storage axis, 2i + 1 first (rewrite/pack.h). */
 static void build_body(tir_builder *b, tir_module *m, const plan_pack *p, tir_op *root, tir_value *src,
                        tir_value *dst) {
     const tir_op *load = p->load;
@@ -44,54 +75,33 @@ static void build_body(tir_builder *b, tir_module *m, const plan_pack *p, tir_op
         inst = i ? ew2(b, TIR_EW_ADD, ew2(b, TIR_EW_MUL, inst, tir_const_index(b, (int64_t)p->extents[i])),
                        tir_region_coord(root, i))
                  : tir_region_coord(root, 0);
-    tir_dim *dims[PLAN_MAX_RANK], *sdims[PLAN_MAX_RANK + 1];
-    uint64_t ext[PLAN_MAX_RANK], sext[PLAN_MAX_RANK + 1];
+    tir_dim *dims[PLAN_MAX_RANK];
+    uint64_t ext[PLAN_MAX_RANK], strides[PLAN_MAX_RANK], store_strides[PLAN_MAX_RANK];
+    uint32_t pair = p->paired ? p->pair_axis : rank;
     for (uint32_t a = 0; a < rank; a++) {
         dims[a] = fresh_dim(m, dims, a, ts->axes[a].dim->label, a);
-        ext[a] = ts->axes[a].extent;
-    }
-    for (uint32_t j = 0; j < rank; j++) {
-        sdims[j] = dims[p->order[j]];
-        sext[j] = ext[p->order[j]];
-    }
-    uint32_t srank = rank;
-    if (p->paired) { /* the pair axis counts pairs; the pair's two elements innermost */
-        for (uint32_t j = 0; j < rank; j++)
-            if (p->order[j] == p->pair_axis) {
-                sdims[j] = tir_dim_new(m, "pairs");
-                sext[j] /= 2;
-            }
-        sdims[srank] = tir_dim_new(m, "pair");
-        sext[srank++] = 2;
-    }
-    tir_value *fill = NULL;
-    if (load->has_fill) {
-        const tir_value *f = load->operands[load->operand_count - 1]->value;
-        fill = tir_const(b, tir_type_scalar(m, tir_value_elem(f)), f->def_op->literal);
+        ext[a] = ts->axes[a].extent / (a == pair ? 2 : 1);
+        strides[a] = tir_op_stride(load, a) * (a == pair ? 2 : 1);
+        store_strides[a] = 1;
     }
     tir_space *space = tir_space_make(m, rank, dims, ext);
-    tir_value *tile = tir_load_tile_strided(b, src, origin, space, load->strides, TIR_BOUNDS_ZERO, fill);
-    bool identity = !p->paired;
-    for (uint32_t j = 0; j < rank; j++) identity = identity && p->order[j] == j;
-    if (!identity && tile) { /* map over the storage order, extracting from the loaded tile */
-        tir_op *map = tir_map_begin(b, tir_space_make(m, srank, sdims, sext), tir_value_elem(tile));
-        tir_value *at[PLAN_MAX_RANK];
-        for (uint32_t a = 0; a < rank; a++)
-            if (!p->paired || a != p->pair_axis) at[a] = tir_index(b, dims[a]);
-        if (p->paired) { /* element 2i + 1 - pair: the later element first (rewrite/pack.h) */
-            for (uint32_t j = 0; j < rank; j++)
-                if (p->order[j] == p->pair_axis) at[p->pair_axis] = tir_index(b, sdims[j]);
-            tir_value *twice = ew2(b, TIR_EW_MUL, at[p->pair_axis], tir_const_index(b, 2));
-            tir_value *later = ew2(b, TIR_EW_SUB, tir_const_index(b, 1), tir_index(b, sdims[rank]));
-            at[p->pair_axis] = ew2(b, TIR_EW_ADD, twice, later);
-        }
-        tile = tir_map_end(b, map, tir_extract(b, tile, rank, at));
+    tir_value *row[PLAN_MAX_RANK];
+    row[0] = ew2(b, TIR_EW_MUL, inst, tir_const_index(b, (int64_t)(ext[p->order[0]] * (p->paired && rank == 1 ? 2 : 1))));
+    for (uint32_t j = 1; j < rank; j++) row[j] = tir_const_index(b, 0);
+    if (!p->paired) {
+        tir_value *tile = load_in_order(b, m, load, src, origin, space, strides, p->order);
+        if (tile && p->elem != tir_value_elem(tile)) tile = tir_cast(b, tile, p->elem); /* widened: exact */
+        tir_store_tile(b, dst, row, tile, TIR_BOUNDS_ASSUME);
+        return;
     }
-    if (tile && p->elem != tir_value_elem(tile)) tile = tir_cast(b, tile, p->elem); /* widened: exact */
-    tir_value *row[PLAN_MAX_RANK + 1];
-    row[0] = ew2(b, TIR_EW_MUL, inst, tir_const_index(b, (int64_t)sext[0]));
-    for (uint32_t j = 1; j < srank; j++) row[j] = tir_const_index(b, 0);
-    tir_store_tile(b, dst, row, tile, TIR_BOUNDS_ASSUME);
+    store_strides[rank - 1] = 2;
+    tir_value *at = origin[pair], *last = row[rank - 1]; /* (rank 1: the tile's row) */
+    for (int64_t half = 1; half >= 0; half--) { /* element 2i + half at pair position 1 - half */
+        origin[pair] = half ? ew2(b, TIR_EW_ADD, at, tir_const_index(b, (int64_t)tir_op_stride(load, pair))) : at;
+        tir_value *tile = load_in_order(b, m, load, src, origin, space, strides, p->order);
+        row[rank - 1] = half ? last : ew2(b, TIR_EW_ADD, last, tir_const_index(b, 1));
+        tir_store_tile_strided(b, dst, row, tile, store_strides, TIR_BOUNDS_ASSUME);
+    }
 }
 
 /* An extent of f's module as pf's: itself, or its form over pf's sizes
@@ -121,19 +131,18 @@ tir_module *plan_pack_build(tilec_context *ctx, const tir_func *f, const plan_pa
     bool ok = pf != NULL;
     for (uint32_t i = 0; ok && i < f->sym_count; i++)
         ok = tir_sym_add(pf, f->syms[i]->name, f->syms[i]->lo, f->syms[i]->hi) != NULL;
-    uint64_t vext[PLAN_MAX_RANK], pext[PLAN_MAX_RANK + 1], coords[PLAN_PACK_MAX_COORDS], rest = 1;
+    uint64_t vext[PLAN_MAX_RANK], pext[PLAN_MAX_RANK], coords[PLAN_PACK_MAX_COORDS], rest = 1;
     for (uint32_t i = 1; i < p->coord_count; i++) rest *= p->extents[i];
     for (uint32_t a = 0; ok && a < vs->rank; a++) {
         ok = extent_in(f, pf, vs->axes[a].extent, 1, &vext[a]);
         pext[a] = ts->axes[p->order[a]].extent / (p->paired && p->order[a] == p->pair_axis ? 2 : 1);
     }
-    uint32_t prank = vs->rank;
-    if (p->paired) pext[prank++] = 2;
+    if (p->paired) pext[vs->rank - 1] *= 2; /* the pair's two elements, innermost */
     /* ≤ bytes ≤ UINT32_MAX (plan_pack_decide) */
     ok = ok && (p->coord_count ? extent_in(f, pf, p->extents[0], pext[0] * rest, &pext[0]) : true);
     for (uint32_t i = 0; ok && i < p->coord_count; i++) ok = extent_in(f, pf, p->extents[i], 1, &coords[i]);
     tir_value *src = ok ? tir_func_add_view(pf, "src", view->type->elem, vs->rank, vext, true) : NULL;
-    tir_value *dst = src ? tir_func_add_view(pf, "dst", p->elem, prank, pext, false) : NULL;
+    tir_value *dst = src ? tir_func_add_view(pf, "dst", p->elem, vs->rank, pext, false) : NULL;
     tir_builder *b = dst ? tir_builder_create(pf) : NULL;
     tilec_status st = b ? TILEC_OK : TILEC_E_NOMEM;
     if (b) {

@@ -62,7 +62,8 @@ static inline tir_scalar plan_pack_panel_type(const plan_pack *p) { return p->pa
 
 /* The copy of one pack as a TileIR kernel "@<f>_pack_<view>" in a new
  * module (owned by the caller): parameters (%src, the packed view's source,
- * const; %dst, the panels [instances·e0, e1, …] in storage order, of the
+ * const; %dst, the panels [instances·e0, e1, …] in storage order (paired:
+ * the pair axis's extent halved, the innermost doubled), of the
  * pack's element type), one program per tile.  NULL with a diagnostic
  * (NOMEM or a builder error). */
 tir_module *plan_pack_build(tilec_context *ctx, const tir_func *f, const plan_pack *pack);
