@@ -285,22 +285,9 @@ static LLVMValueRef cg_dot_step(cg_builder *e, LLVMValueRef p, LLVMValueRef q, L
     return cg_flush_bits(e, LLVMBuildBitCast(e->b, r, LLVMTypeOf(acc), ""));
 }
 
-/* dot_bf16x2 acc, x, y (xir.h): vdpbf16ps where the target has it at this
- * width and a word varies over the lanes; else its definition, step by step
- * (xir_dot_bf16x2): the halves widened by a mask and a shift, each flushed. */
+/* dot_bf16x2's definition step by step (xir_dot_bf16x2): the halves
+ * widened by a mask and a shift, each flushed. */
 static LLVMValueRef cg_dot_bf16x2(cg_builder *e, LLVMValueRef acc, LLVMValueRef x, LLVMValueRef y) {
-    bool vector = cg_is_vec(acc) || cg_is_vec(x) || cg_is_vec(y);
-    if (vector) acc = cg_splat(e, acc), x = cg_splat(e, x), y = cg_splat(e, y);
-    if (vector && e->dot_bf16 && (e->W == 4 || e->W == 8 || e->W == 16)) {
-        char name[48];
-        snprintf(name, sizeof name, "llvm.x86.avx512bf16.dpbf16ps.%u", 32 * e->W);
-        unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
-        LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->m, id, NULL, 0);
-        LLVMTypeRef ft = LLVMIntrinsicGetType(e->c, id, NULL, 0), params[3];
-        LLVMGetParamTypes(ft, params);
-        LLVMValueRef args[3] = {acc, LLVMBuildBitCast(e->b, x, params[1], ""), LLVMBuildBitCast(e->b, y, params[2], "")};
-        return LLVMBuildCall2(e->b, ft, fn, args, 3, "");
-    }
     LLVMTypeRef bits = cg_like(e, acc, TIR_U32);
     LLVMValueRef high = cg_int_const_like(e, x, 0xffff0000u), sixteen = cg_int_const_like(e, x, 16);
     LLVMValueRef r = cg_dot_step(e, LLVMBuildAnd(e->b, x, high, ""), LLVMBuildAnd(e->b, y, high, ""),
@@ -309,9 +296,50 @@ static LLVMValueRef cg_dot_bf16x2(cg_builder *e, LLVMValueRef acc, LLVMValueRef 
     return LLVMBuildBitCast(e->b, r, LLVMTypeOf(acc), "");
 }
 
+/* Element j of `width` bits of each word w, extended to i32 (signed or not). */
+static LLVMValueRef cg_word_element(cg_builder *e, LLVMValueRef w, unsigned j, unsigned width, bool is_signed) {
+    LLVMValueRef v = LLVMBuildShl(e->b, w, cg_int_const_like(e, w, 32 - width * (j + 1)), "");
+    LLVMValueRef down = cg_int_const_like(e, w, 32 - width);
+    return is_signed ? LLVMBuildAShr(e->b, v, down, "") : LLVMBuildLShr(e->b, v, down, "");
+}
+
+/* dot_u8i8x4 / dot_i16x2's definition: the elements extended, multiplied and
+ * added to acc (wrapping i32 arithmetic). */
+static LLVMValueRef cg_dot_int(cg_builder *e, xir_arith_op op, LLVMValueRef acc, LLVMValueRef x, LLVMValueRef y) {
+    unsigned width = op == XIR_OP_DOT_U8I8X4 ? 8 : 16;
+    for (unsigned j = 0; j < 32 / width; j++) {
+        LLVMValueRef p = LLVMBuildMul(e->b, cg_word_element(e, x, j, width, width == 16),
+                                      cg_word_element(e, y, j, width, true), "");
+        acc = LLVMBuildAdd(e->b, acc, p, "");
+    }
+    return acc;
+}
+
+/* A dot (xir.h): its instruction where the target has it at this width and
+ * a word varies over the lanes (vdpbf16ps, vpdpbusd, vpdpwssd); else its
+ * definition. */
+static LLVMValueRef cg_dot(cg_builder *e, xir_arith_op op, LLVMValueRef acc, LLVMValueRef x, LLVMValueRef y) {
+    bool vector = cg_is_vec(acc) || cg_is_vec(x) || cg_is_vec(y);
+    if (vector) acc = cg_splat(e, acc), x = cg_splat(e, x), y = cg_splat(e, y);
+    bool bf16 = op == XIR_OP_DOT_BF16X2;
+    if (vector && (bf16 ? e->dot_bf16 : e->dot_int8) && (e->W == 4 || e->W == 8 || e->W == 16)) {
+        const char *stem = bf16 ? "llvm.x86.avx512bf16.dpbf16ps" : op == XIR_OP_DOT_U8I8X4 ? "llvm.x86.avx512.vpdpbusd"
+                                                                                          : "llvm.x86.avx512.vpdpwssd";
+        char name[48];
+        snprintf(name, sizeof name, "%s.%u", stem, 32 * e->W);
+        unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+        LLVMValueRef fn = LLVMGetIntrinsicDeclaration(e->m, id, NULL, 0);
+        LLVMTypeRef ft = LLVMIntrinsicGetType(e->c, id, NULL, 0), params[3];
+        LLVMGetParamTypes(ft, params);
+        LLVMValueRef args[3] = {acc, LLVMBuildBitCast(e->b, x, params[1], ""), LLVMBuildBitCast(e->b, y, params[2], "")};
+        return LLVMBuildCall2(e->b, ft, fn, args, 3, "");
+    }
+    return bf16 ? cg_dot_bf16x2(e, acc, x, y) : cg_dot_int(e, op, acc, x, y);
+}
+
 LLVMValueRef cg_arith(cg_builder *e, xir_arith_op op, tir_scalar t, LLVMValueRef a, LLVMValueRef b, LLVMValueRef c) {
     if (op == XIR_OP_SELECT) return cg_sel(e, a, b, c);
-    if (op == XIR_OP_DOT_BF16X2) return cg_dot_bf16x2(e, a, b, c);
+    if (xir_arith_class(op) == XIR_OPC_DOT) return cg_dot(e, op, a, b, c);
     bool fl = tir_scalar_is_float(t), sg = tir_scalar_is_signed(t);
     switch (op) {
     case XIR_OP_ADD: return fl ? LLVMBuildFAdd(e->b, a, b, "") : LLVMBuildAdd(e->b, a, b, "");

@@ -32,6 +32,7 @@ struct cg_builder {
     uint32_t W;       /* lanes of the vector shape (1 for a backend of scalars) */
     bool hw_half;     /* LLVM's fpext/fptrunc between half and float are exact instructions (F16C, PTX cvt) */
     bool dot_bf16;    /* vdpbf16ps at this width (AVX512-BF16, and VL below 16 lanes): dot_bf16x2's vectors */
+    bool dot_int8;    /* vpdpbusd and vpdpwssd at this width (AVX512-VNNI, and VL below 16 lanes) */
     cg_math_fn math;
 };
 

@@ -1105,6 +1105,7 @@ tilec_status simd_emit(tilec_context *ctx, const xir_func *f, const simd_analysi
                  .streaming_args = streaming_args, .apart_args = apart_args};
     cg_builder_init(&e.g, m, width, host->f16c, math);
     e.g.dot_bf16 = host->avx512bf16 && (width == 16 ? host->avx512f : host->avx512vl);
+    e.g.dot_int8 = host->avx512vnni && (width == 16 ? host->avx512f : host->avx512vl);
     e.ptr = LLVMPointerTypeInContext(e.g.c, 0);
     e.vmask = LLVMVectorType(e.g.i1, width);
     size_t nv = f->next_value_id + 1, nb = f->next_block_id + 1;

@@ -3,7 +3,7 @@
  * TILEC_HOST profile's, whatever this machine has), overridable by an option
  * or by the environment variable TILEC_SIMD_WIDTH ∈ {1, 2, 4, 8, 16} (the
  * option wins); how many packets of W its vector registers hold; and
- * whether it has a bf16 pair dot product at W. */
+ * whether it has the dot products of bf16 pairs and of int8 quads at W. */
 #include "base/host.h"
 #include "simd/jit.h"
 #include "simd/simd.h"
@@ -48,14 +48,18 @@ static bool planned_feature(const host_desc *d, const jit_host *h, const char *n
     return host_isa_has(d->isa ? d->isa : h->features, name) && !host_turns_off(d, name);
 }
 
-bool simd_host_dot_bf16(uint32_t width) {
+/* Whether the described host has the dot instructions of `feature` at `width`. */
+static bool planned_dot(uint32_t width, const char *feature) {
     host_desc d;
     jit_host h;
-    bool ok = jit_host_init(&h) && host_current(&d, NULL, 0) && planned_feature(&d, &h, "avx512bf16") &&
+    bool ok = jit_host_init(&h) && host_current(&d, NULL, 0) && planned_feature(&d, &h, feature) &&
               (width == 4 || width == 8 || width == 16) && planned_feature(&d, &h, width == 16 ? "avx512f" : "avx512vl");
     jit_host_free(&h);
     return ok;
 }
+
+bool simd_host_dot_bf16(uint32_t width) { return planned_dot(width, "avx512bf16"); }
+bool simd_host_dot_int8(uint32_t width) { return planned_dot(width, "avx512vnni"); }
 
 uint32_t simd_host_vector_registers(uint32_t width) {
     uint32_t lanes, registers;

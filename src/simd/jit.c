@@ -93,6 +93,7 @@ static void feature_flags(jit_host *h) {
     h->sse4a = host_isa_has(h->features, "sse4a"); /* AMD: 8-byte non-temporal stores */
     h->f16c = host_isa_has(h->features, "f16c");   /* vcvtph2ps / vcvtps2ph */
     h->avx512bf16 = host_isa_has(h->features, "avx512bf16");
+    h->avx512vnni = host_isa_has(h->features, "avx512vnni");
     h->avx512vl = host_isa_has(h->features, "avx512vl");
 }
 

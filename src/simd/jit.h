@@ -20,7 +20,7 @@
 typedef struct {
     char *triple, *cpu, *features;
     bool avx512f, avx2, sse4a, f16c;
-    bool avx512bf16, avx512vl; /* vdpbf16ps: 16 lanes with avx512bf16, 4 and 8 with avx512vl too */
+    bool avx512bf16, avx512vnni, avx512vl; /* the dots (xir.h): 16 lanes with the feature, 4 and 8 with VL too */
     uint32_t lanes, registers;
 } jit_host;
 

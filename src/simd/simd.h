@@ -96,6 +96,9 @@ uint32_t simd_host_vector_registers(uint32_t width);
  * profile says, so plans depend on the profile only; a "-avx512bf16" item
  * turns it off. */
 bool simd_host_dot_bf16(uint32_t width);
+/* Likewise for u8 × i8 quads and i16 pairs into i32 (AVX512-VNNI's vpdpbusd
+ * and vpdpwssd); "-avx512vnni" turns it off. */
+bool simd_host_dot_int8(uint32_t width);
 /* The width an option asks for: `requested` if nonzero, else a valid
  * TILEC_SIMD_WIDTH, else simd_host_width().  0 when `requested` or the
  * variable is not 1, 2, 4, 8 or 16 (SIMD-O01 is reported by simd_compile). */

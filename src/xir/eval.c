@@ -99,9 +99,23 @@ float xir_dot_bf16x2(float acc, uint32_t x, uint32_t y) {
     return flush(fmaf(flush(xl), flush(yl), r));
 }
 
+int32_t xir_dot_u8i8x4(int32_t acc, uint32_t x, uint32_t y) {
+    uint32_t sum = (uint32_t)acc;
+    for (int j = 0; j < 4; j++) sum += (uint32_t)((int32_t)(uint8_t)(x >> 8 * j) * (int32_t)(int8_t)(y >> 8 * j));
+    return (int32_t)sum;
+}
+
+int32_t xir_dot_i16x2(int32_t acc, uint32_t x, uint32_t y) {
+    uint32_t sum = (uint32_t)acc;
+    for (int j = 0; j < 2; j++) sum += (uint32_t)((int32_t)(int16_t)(x >> 16 * j) * (int32_t)(int16_t)(y >> 16 * j));
+    return (int32_t)sum;
+}
+
 bool xir_cell_arith(xir_arith_op op, tir_scalar t, const scalar_cell *x, scalar_cell *out) {
     switch (op) {
     case XIR_OP_DOT_BF16X2: *out = cell_f32(xir_dot_bf16x2(f32_of(x[0]), (uint32_t)x[1].u, (uint32_t)x[2].u)); return true;
+    case XIR_OP_DOT_U8I8X4: *out = scalar_wrap(TIR_I32, (uint64_t)(int64_t)xir_dot_u8i8x4((int32_t)x[0].i, (uint32_t)x[1].u, (uint32_t)x[2].u)); return true;
+    case XIR_OP_DOT_I16X2: *out = scalar_wrap(TIR_I32, (uint64_t)(int64_t)xir_dot_i16x2((int32_t)x[0].i, (uint32_t)x[1].u, (uint32_t)x[2].u)); return true;
     case XIR_OP_SELECT: *out = x[0].u ? x[1] : x[2]; return true;
     case XIR_OP_AND:
     case XIR_OP_OR:

@@ -42,9 +42,11 @@
  * typing rules exclude: callers treat it as an internal error. */
 bool xir_cell_arith(xir_arith_op op, tir_scalar type, const scalar_cell *args, scalar_cell *out);
 
-/* dot_bf16x2 (xir.h) on one lane: the one definition the interpreter, the
+/* dot_bf16x2, dot_u8i8x4 and dot_i16x2 (xir.h) on one lane: the one definition the interpreter, the
  * constant folder and the fallback code generation agree with. */
 float xir_dot_bf16x2(float acc, uint32_t x, uint32_t y);
+int32_t xir_dot_u8i8x4(int32_t acc, uint32_t x, uint32_t y);
+int32_t xir_dot_i16x2(int32_t acc, uint32_t x, uint32_t y);
 
 /* A value cast: int→int wraps, int→float rounds once, float→int truncates
  * toward zero and saturates (NaN → 0), to bool is `!= 0` (NaN → true), bool

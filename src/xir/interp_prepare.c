@@ -89,7 +89,7 @@ static const char *check_arith(const xir_inst *inst) {
     case XIR_OPC_INTEGER: ok = is_integer(t); break;
     case XIR_OPC_FLOAT: ok = is_scalar(t) && tir_scalar_is_float(t->scalar); break;
     case XIR_OPC_BITWISE: ok = is_integer(t) || is_bool(t); break;
-    case XIR_OPC_DOT: ok = is_scalar(t) && t->scalar == TIR_F32; break;
+    case XIR_OPC_DOT: ok = is_scalar(t) && t->scalar == xir_dot_acc(op); break;
     default: ok = is_scalar(t); break; /* COMPARE, SELECT */
     }
     if (!ok) return "operand type not supported by the opcode";

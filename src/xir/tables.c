@@ -36,6 +36,8 @@ tir_scalar xir_arith_operand_type(xir_arith_op op, unsigned i, tir_scalar type) 
     return cls == XIR_OPC_SELECT && i == 0 ? TIR_BOOL : cls == XIR_OPC_DOT && i > 0 ? TIR_U32 : type;
 }
 
+tir_scalar xir_dot_acc(xir_arith_op op) { return op == XIR_OP_DOT_BF16X2 ? TIR_F32 : TIR_I32; }
+
 xir_arith_op xir_arith_from_name(const char *name, size_t len) {
     for (int op = 1; op < XIR_OP_COUNT; op++)
         if (strlen(op_table[op].name) == len && !memcmp(op_table[op].name, name, len)) return (xir_arith_op)op;

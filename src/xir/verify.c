@@ -129,7 +129,7 @@ static bool class_accepts(xir_op_class cls, tir_scalar s) {
     case XIR_OPC_BITWISE: return s == TIR_BOOL || tir_scalar_is_integer(s);
     case XIR_OPC_COMPARE:
     case XIR_OPC_SELECT: return true;
-    case XIR_OPC_DOT: return s == TIR_F32;
+    case XIR_OPC_DOT: return s == TIR_F32 || s == TIR_I32; /* and xir_dot_acc's: check_arith */
     }
     return false;
 }
@@ -141,7 +141,7 @@ static const char *const class_requirement[] = {
     [XIR_OPC_BITWISE] = "must be an integer or bool",
     [XIR_OPC_COMPARE] = "must be a scalar",
     [XIR_OPC_SELECT] = "must be a scalar",
-    [XIR_OPC_DOT] = "must be f32 (the accumulator of a dot)",
+    [XIR_OPC_DOT] = "must be the dot's accumulator type (f32 for dot_bf16x2, i32 for the integer dots)",
 };
 
 static void check_arith(verifier *v, const xir_block *b, const xir_inst *inst) {
@@ -150,14 +150,14 @@ static void check_arith(verifier *v, const xir_block *b, const xir_inst *inst) {
     if (cls == XIR_OPC_SELECT && !is_scalar_of(operand_type(inst, 0), TIR_BOOL))
         bad_operand(v, "XIR-V16", b, inst, 0, "must be bool (the condition of select)");
     const xir_type *t = operand_type(inst, first);
-    if (!is_scalar(t) || !class_accepts(cls, t->scalar)) {
+    if (!is_scalar(t) || !class_accepts(cls, t->scalar) || (cls == XIR_OPC_DOT && t->scalar != xir_dot_acc(inst->op))) {
         bad_operand(v, "XIR-V16", b, inst, first, class_requirement[cls]);
         return;
     }
     for (uint32_t i = first + 1; i < inst->operand_count; i++)
         if (cls == XIR_OPC_DOT ? !is_scalar_of(operand_type(inst, i), TIR_U32) : operand_type(inst, i) != t)
             bad_operand(v, "XIR-V16", b, inst, i,
-                        cls == XIR_OPC_DOT ? "must be u32 (a pair of bf16)" : "must have the type of the first value operand");
+                        cls == XIR_OPC_DOT ? "must be u32 (a word of narrow elements)" : "must have the type of the first value operand");
     if (cls == XIR_OPC_COMPARE) expect_result(v, b, inst, XIR_TYPE_SCALAR, TIR_BOOL);
     else expect_result(v, b, inst, XIR_TYPE_SCALAR, t->scalar);
 }

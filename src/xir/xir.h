@@ -60,13 +60,19 @@ typedef enum {
 /* ---- arithmetic opcodes: X(enum suffix, text name, arity, class) ----
  * Classes: NUMERIC (same-type numeric operands), INTEGER (integers only),
  * FLOAT (floats only), BITWISE (integers or bool), COMPARE (bool result),
- * SELECT (cond, if_true, if_false), DOT (an f32 accumulator and two u32
- * words, each a pair of bf16: bits 31..16 the high element, 15..0 the low
- * one).  fma a, b, c = a·b + c rounded once.  dot_bf16x2 acc, x, y is what
- * AVX512-BF16's vdpbf16ps does per lane: acc + x.hi·y.hi, then + x.lo·y.lo,
- * each an fma rounded to nearest even, with subnormal inputs (the halves
- * and acc) read as zero and a subnormal sum after either step flushed to
- * zero of its sign (xir/eval.c, xir_dot_bf16x2). */
+ * SELECT (cond, if_true, if_false), DOT (an accumulator of xir_dot_acc(op)
+ * and two u32 words, each a group of narrow elements, element j in bits
+ * 8j.. or 16j..).  fma a, b, c = a·b + c rounded once.  The dots are what one
+ * lane of a dot-product instruction does:
+ *   dot_bf16x2 acc, x, y  (f32; AVX512-BF16 vdpbf16ps): acc + x.hi·y.hi,
+ *     then + x.lo·y.lo (the bf16 halves), each an fma rounded to nearest
+ *     even, with subnormal inputs (the halves and acc) read as zero and a
+ *     subnormal sum after either step flushed to zero of its sign;
+ *   dot_u8i8x4 acc, x, y  (i32; AVX512-VNNI vpdpbusd): acc + Σ u8(x_j)·i8(y_j)
+ *     over the 4 bytes, wrapping;
+ *   dot_i16x2 acc, x, y   (i32; AVX512-VNNI vpdpwssd): acc + Σ i16(x_j)·i16(y_j)
+ *     over the 2 halves, wrapping
+ * (xir/eval.c, xir_dot_*). */
 #define XIR_ARITH_OPS(X) \
     X(ADD, "add", 2, NUMERIC) X(SUB, "sub", 2, NUMERIC) X(MUL, "mul", 2, NUMERIC) \
     X(DIV, "div", 2, NUMERIC) X(MOD, "mod", 2, INTEGER) X(NEG, "neg", 1, NUMERIC) \
@@ -83,7 +89,8 @@ typedef enum {
     X(NOT, "not", 1, BITWISE) X(SHL, "shl", 2, INTEGER) X(SHR, "shr", 2, INTEGER) \
     X(EQ, "eq", 2, COMPARE) X(NE, "ne", 2, COMPARE) X(LT, "lt", 2, COMPARE) \
     X(LE, "le", 2, COMPARE) X(GT, "gt", 2, COMPARE) X(GE, "ge", 2, COMPARE) \
-    X(SELECT, "select", 3, SELECT) X(DOT_BF16X2, "dot_bf16x2", 3, DOT)
+    X(SELECT, "select", 3, SELECT) X(DOT_BF16X2, "dot_bf16x2", 3, DOT) X(DOT_U8I8X4, "dot_u8i8x4", 3, DOT) \
+    X(DOT_I16X2, "dot_i16x2", 3, DOT)
 
 typedef enum {
     XIR_OP_INVALID = 0,
@@ -211,6 +218,8 @@ xir_op_class xir_arith_class(xir_arith_op op);
 /* The type of operand i of `op` whose first value operand is of `type`:
  * `type`, bool for a select's condition, u32 for a DOT's words. */
 tir_scalar xir_arith_operand_type(xir_arith_op op, unsigned i, tir_scalar type);
+/* The accumulator (and result) type of a DOT opcode. */
+tir_scalar xir_dot_acc(xir_arith_op op);
 xir_arith_op xir_arith_from_name(const char *name, size_t len);
 const char *xir_special_name(xir_special s);
 bool xir_special_is_uniform(xir_special s);

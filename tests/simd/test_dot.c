@@ -1,11 +1,15 @@
-/* dot_bf16x2 (xir.h) at every packet width, natively and on the XIR
- * interpreter, bitwise against its one definition (xir_dot_bf16x2): the
- * order of the two steps, subnormal inputs read as zero (either half, the
- * accumulator), a subnormal sum flushed after either step, ±0, infinities,
- * NaN, overflow; with the accumulator and the words varying over the lanes
- * or uniform.  Twice: under the pinned profile (vdpbf16ps where this machine
- * has AVX512-BF16) and with "-avx512bf16" (the fallback's masks, shifts and
- * fmas on any machine). */
+/* The dots (xir.h) at every packet width, natively and on the XIR
+ * interpreter, bitwise against their one definition (xir_dot_*), with the
+ * accumulator and the words varying over the lanes or uniform:
+ * - dot_bf16x2: the order of the two steps, subnormal inputs read as zero
+ *   (either half, the accumulator), a subnormal sum flushed after either
+ *   step, ±0, infinities, NaN, overflow;
+ * - dot_u8i8x4 and dot_i16x2: bytes and halves at their extremes (0x80,
+ *   0xff, 0x7f, 0x8000, 0x7fff), sums that wrap.
+ * Twice: under the pinned profile (vdpbf16ps, vpdpbusd and vpdpwssd where
+ * this machine has AVX512-BF16 and AVX512-VNNI) and with "-avx512bf16" and
+ * "-avx512vnni" (the fallbacks' masks, shifts and fmas or multiplies on any
+ * machine). */
 #include "simd_fixture.h"
 
 #include "xir/eval.h"
@@ -14,7 +18,8 @@ enum { N = 512 };
 
 /* acc, x, y per lane, then the result (per kernel variant). */
 static float acc_in[N];
-static uint32_t x_in[N], y_in[N];
+static int32_t iacc_in[N];
+static uint32_t x_in[N], y_in[N], ix_in[N], iy_in[N];
 
 static uint32_t f32_bits(float f) {
     uint32_t b;
@@ -64,24 +69,34 @@ static void fill(void) {
         x_in[i] = (uint32_t)half[0] << 16 | half[1];
         y_in[i] = (uint32_t)half[2] << 16 | half[3];
     }
+    static const uint32_t words[] = {0x80808080u, 0xffffffffu, 0x7f7f7f7fu, 0x80007fffu, 0x7fff8000u, 0, 1, 0x01ff80u};
+    for (size_t i = 0; i < N; i++) {
+        h = h * 1103515245u + 12345u;
+        ix_in[i] = i < 64 ? words[i % 8] : h;
+        h = h * 1103515245u + 12345u;
+        iy_in[i] = i < 64 ? words[i / 8 % 8] : h;
+        h = h * 1103515245u + 12345u;
+        iacc_in[i] = i % 7 == 0 ? (i % 2 ? INT32_MAX : INT32_MIN) : (int32_t)h;
+    }
 }
 
-/* A kernel computing one dot per lane; `x_at` and `acc_at` index X and A
- * (the lane's id, or u64 0: a uniform word or accumulator). */
-static xir_module *kernel(const char *x_at, const char *acc_at) {
+/* A kernel computing one `op` per lane of accumulator type `acc`; `x_at`
+ * and `acc_at` index X and A (the lane's id, or u64 0: a uniform word or
+ * accumulator). */
+static xir_module *kernel(const char *op, const char *acc, const char *x_at, const char *acc_at) {
     char text[1024];
     snprintf(text, sizeof text,
-             "kernel @dot(%%A: buffer<f32>, %%X: buffer<u32>, %%Y: buffer<u32>, %%O: buffer<f32>) block_size=16 {\n"
+             "kernel @dot(%%A: buffer<%s>, %%X: buffer<u32>, %%Y: buffer<u32>, %%O: buffer<%s>) block_size=16 {\n"
              "^entry:\n"
              "  %%id = cast dispatch_id to u64\n"
-             "  %%a = buffer_read %%A, %s : f32\n"
+             "  %%a = buffer_read %%A, %s : %s\n"
              "  %%x = buffer_read %%X, %s : u32\n"
              "  %%y = buffer_read %%Y, %%id : u32\n"
-             "  %%r = dot_bf16x2 %%a, %%x, %%y : f32\n"
+             "  %%r = %s %%a, %%x, %%y : %s\n"
              "  buffer_write %%O, %%id, %%r\n"
              "  ret\n"
              "}\n",
-             acc_at, x_at);
+             acc, acc, acc_at, acc, x_at, op, acc);
     return parse_xir(text);
 }
 
@@ -90,20 +105,29 @@ static bool same(float got, float want) {
     return isnan(want) ? isnan(got) : f32_bits(got) == f32_bits(want);
 }
 
-static void check_variant(const char *label, bool uniform_x, bool uniform_acc) {
-    xir_module *m = kernel(uniform_x ? "u64 0" : "%id", uniform_acc ? "u64 0" : "%id");
+/* The definition of `op` on lane i's inputs, as the result's bits. */
+static uint32_t defined(xir_arith_op op, size_t a, size_t x, size_t i) {
+    if (op == XIR_OP_DOT_BF16X2) return f32_bits(xir_dot_bf16x2(acc_in[a], x_in[x], y_in[i]));
+    int32_t r = op == XIR_OP_DOT_U8I8X4 ? xir_dot_u8i8x4(iacc_in[a], ix_in[x], iy_in[i])
+                                        : xir_dot_i16x2(iacc_in[a], ix_in[x], iy_in[i]);
+    return (uint32_t)r;
+}
+
+static void check_variant(const char *label, xir_arith_op op, bool uniform_x, bool uniform_acc) {
+    bool bf16 = op == XIR_OP_DOT_BF16X2;
+    xir_module *m = kernel(xir_arith_name(op), bf16 ? "f32" : "i32", uniform_x ? "u64 0" : "%id",
+                           uniform_acc ? "u64 0" : "%id");
     if (!m) return;
     const xir_func *f = m->funcs.data[0];
+    void *acc = bf16 ? (void *)acc_in : (void *)iacc_in, *xs = bf16 ? x_in : ix_in, *ys = bf16 ? y_in : iy_in;
     for (uint32_t w = 1; w <= 16; w *= 2) {
         simd_kernel *k = compile_at(f, w);
         if (!k) continue;
-        float out_native[N], out_interp[N];
+        uint32_t out_native[N], out_interp[N];
         memset(out_native, 0xA5, sizeof out_native);
         memset(out_interp, 0xA5, sizeof out_interp);
-        simd_buffer_arg nargs[4] = {{acc_in, sizeof acc_in}, {x_in, sizeof x_in}, {y_in, sizeof y_in},
-                                    {out_native, sizeof out_native}};
-        tir_buffer rargs[4] = {{acc_in, sizeof acc_in}, {x_in, sizeof x_in}, {y_in, sizeof y_in},
-                               {out_interp, sizeof out_interp}};
+        simd_buffer_arg nargs[4] = {{acc, 4 * N}, {xs, 4 * N}, {ys, 4 * N}, {out_native, sizeof out_native}};
+        tir_buffer rargs[4] = {{acc, 4 * N}, {xs, 4 * N}, {ys, 4 * N}, {out_interp, sizeof out_interp}};
         fault_record faults = {0};
         simd_kernel_run_all(k, nargs, N, &faults);
         CHECK(faults.count == 0);
@@ -111,13 +135,16 @@ static void check_variant(const char *label, bool uniform_x, bool uniform_acc) {
         flush_diags();
         size_t bad = 0;
         for (size_t i = 0; i < N; i++) {
-            float want = xir_dot_bf16x2(acc_in[uniform_acc ? 0 : i], x_in[uniform_x ? 0 : i], y_in[i]);
-            if ((!same(out_native[i], want) || !same(out_interp[i], want)) && bad++ < 4)
-                fprintf(stderr, "%s W=%u lane %zu: acc %a x %08x y %08x: native %a interpreter %a, defined %a\n", label,
-                        w, i, (double)acc_in[uniform_acc ? 0 : i], x_in[uniform_x ? 0 : i], y_in[i],
-                        (double)out_native[i], (double)out_interp[i], (double)want);
+            size_t a = uniform_acc ? 0 : i, x = uniform_x ? 0 : i;
+            uint32_t want = defined(op, a, x, i);
+            float fn, fi, fw;
+            memcpy(&fn, &out_native[i], 4), memcpy(&fi, &out_interp[i], 4), memcpy(&fw, &want, 4);
+            bool ok = bf16 ? same(fn, fw) && same(fi, fw) : out_native[i] == want && out_interp[i] == want;
+            if (!ok && bad++ < 4)
+                fprintf(stderr, "%s W=%u lane %zu: native %08x interpreter %08x, defined %08x\n", label, w, i,
+                        out_native[i], out_interp[i], want);
         }
-        CHECK_MSG(bad == 0, "%s: %zu lanes differ from dot_bf16x2's definition at W=%u", label, bad, w);
+        CHECK_MSG(bad == 0, "%s: %zu lanes differ from the definition at W=%u", label, bad, w);
         simd_kernel_destroy(k);
     }
     xir_module_destroy(m);
@@ -133,16 +160,23 @@ static void test_definition(void) {
           f32_bits(0x1p-126f));
     CHECK(f32_bits(xir_dot_bf16x2(-0.0f, pair(-0.0f, 0.0f), pair(0.0f, -0.0f))) == f32_bits(-0.0f));
     CHECK(f32_bits(xir_dot_bf16x2(1.0f, pair(2.0f, 3.0f), pair(5.0f, 7.0f))) == f32_bits(32.0f));
+    /* u8 × i8: 255·-128 four times; i16: -32768·-32768 twice wraps */
+    CHECK(xir_dot_u8i8x4(0, 0xffffffffu, 0x80808080u) == 4 * 255 * -128);
+    CHECK(xir_dot_u8i8x4(INT32_MAX, 0x01u, 0x01u) == INT32_MIN);
+    CHECK(xir_dot_i16x2(0, 0x80008000u, 0x80008000u) == INT32_MIN);
+    CHECK(xir_dot_i16x2(5, 0x0003fffeu, 0x00070002u) == 5 + 3 * 7 + -2 * 2);
 }
 
 static void run_all(const char *host) {
     setenv("TILEC_HOST", host, 1);
-    char label[96];
-    for (int v = 0; v < 4; v++) {
-        snprintf(label, sizeof label, "%s, %s words, %s accumulator", host, v & 1 ? "uniform" : "varying",
-                 v & 2 ? "uniform" : "varying");
-        check_variant(label, v & 1, v & 2);
-    }
+    static const xir_arith_op ops[] = {XIR_OP_DOT_BF16X2, XIR_OP_DOT_U8I8X4, XIR_OP_DOT_I16X2};
+    char label[160];
+    for (size_t o = 0; o < sizeof ops / sizeof *ops; o++)
+        for (int v = 0; v < 4; v++) {
+            snprintf(label, sizeof label, "%s %s, %s words, %s accumulator", xir_arith_name(ops[o]), host,
+                     v & 1 ? "uniform" : "varying", v & 2 ? "uniform" : "varying");
+            check_variant(label, ops[o], v & 1, v & 2);
+        }
 }
 
 int main(void) {
@@ -152,7 +186,7 @@ int main(void) {
     const char *pinned = getenv("TILEC_HOST") ? getenv("TILEC_HOST") : "native";
     char base[64], off[96];
     snprintf(base, sizeof base, "%s", pinned);
-    snprintf(off, sizeof off, "%s,-avx512bf16", base);
+    snprintf(off, sizeof off, "%s,-avx512bf16,-avx512vnni", base);
     run_all(base);
     run_all(off);
     tilec_context_destroy(ctx);

@@ -122,7 +122,9 @@ static xir_module *build_everything(void) {
             xir_build_arith(&b, op, xir_build_cast(&b, n, TIR_I8), xir_const_int(m, TIR_I8, -128), NULL);
             break;
         case XIR_OPC_SELECT: break;
-        case XIR_OPC_DOT: xir_build_arith(&b, op, x, u32sum, xir_const_uint(m, TIR_U32, 0x3f80bf80u)); break;
+        case XIR_OPC_DOT:
+            xir_build_arith(&b, op, op == XIR_OP_DOT_BF16X2 ? x : n, u32sum, xir_const_uint(m, TIR_U32, 0x3f80bf80u));
+            break;
         }
     }
     xir_value *positive = xir_build_binary(&b, XIR_OP_GT, x, xir_const_zero(m, TIR_F32));
