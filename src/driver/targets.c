@@ -84,7 +84,7 @@ static tilec_status cpu_prepare(pipeline *p) {
 static void host_pool(plan_thread_pool *target, uint32_t width, uint32_t workers) {
     plan_thread_pool_init(target, width, workers);
     target->vector_registers = simd_host_vector_registers(width);
-    target->dot_bf16 = simd_host_dot_bf16(width);
+    target->dots = (simd_host_dot_bf16(width) ? PLAN_DOT_BF16 : 0) | (simd_host_dot_int8(width) ? PLAN_DOT_INT8 : 0);
     host_desc host;
     if (!host_current(&host, NULL, 0)) return;
     if (host.l1d_bytes) target->l1d_bytes = host.l1d_bytes;

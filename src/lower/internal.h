@@ -218,11 +218,11 @@ void lower_load(lowerer *lw, const tir_op *op);                          /* view
 void lower_store(lowerer *lw, const tir_op *op);                         /* view.c */
 /* Element `flat` of a streamed load: its guarded read from the view. */
 xir_value *lw_read_stream(lowerer *lw, const lv *rec, xir_value *flat);  /* view.c */
-/* Whether rec is a streamed load of panels packed in pairs (rewrite/pack.h),
- * and the u32 word of the pair at `coords` (the pair axis's coordinate
- * counting pairs); view.c. */
-bool lw_read_in_pairs(lowerer *lw, const lv *rec);
-xir_value *lw_read_pair(lowerer *lw, const lv *rec, xir_value *const *coords);
+/* The pack of rec when it is a streamed load of panels packed in groups
+ * (rewrite/pack.h), else NULL; and the u32 word of the group at `coords`
+ * (the group axis's coordinate counting groups); view.c. */
+const plan_pack *lw_grouped_pack(lowerer *lw, const lv *rec);
+xir_value *lw_read_word(lowerer *lw, const lv *rec, xir_value *const *coords);
 void lower_map(lowerer *lw, const tir_op *op);                           /* map.c */
 xir_value *lw_read_map_recipe(lowerer *lw, const lv *rec, xir_value *flat); /* map.c: a coordinate map recipe */
 void lower_loop(lowerer *lw, const tir_op *op);                          /* loops.c */

@@ -120,12 +120,12 @@ static void lower_root(lowerer *lw, const tir_op *root, const plan_root_map *map
     lw->counters.peeled_roots++;
 }
 
-/* Loads packed in pairs are streamed: the mma reads each word where it
+/* Loads packed in groups are streamed: the mma reads each word where it
  * uses it (an SSA tile without a snapshot, all the planner admits there,
  * holds nothing else: plan/pack.h). */
-static void stream_pairs(plan_repr *repr, const plan_packing *packing) {
+static void stream_groups(plan_repr *repr, const plan_packing *packing) {
     for (uint32_t i = 0; packing && i < packing->count; i++)
-        if (packing->packs[i].paired) repr->values[packing->packs[i].load->results[0]->id].form = PLAN_FORM_STREAM;
+        if (packing->packs[i].group) repr->values[packing->packs[i].load->results[0]->id].form = PLAN_FORM_STREAM;
 }
 
 /* "<parameter>_packed" */
@@ -341,7 +341,7 @@ tilec_status lower_kernel(tilec_context *ctx, const tir_func *f, const tilec_com
     plan_repr_set_fusion(&ro, c->fused);
     plan_repr repr;
     if ((st = plan_represent(ctx, f, &admission, &ro, &repr))) return st;
-    stream_pairs(&repr, c->packing);
+    stream_groups(&repr, c->packing);
     plan_resources res;
     st = plan_resources_of(&repr, &res);
     if (!st && res.snapshot_bytes_per_worker > c->snapshot_budget)

@@ -20,12 +20,13 @@
  * e / W), so every lane folds the same terms in the same order (fold_ordered).
  * Either contraction is always unrolled.
  *
- * Dot products: when the planner packed both operands in pairs of the one
- * contracted dim (plan/pack.h; bf16 × bf16 → f32, reassociable, fused,
- * the distributed dim among the outputs), each step reads one u32 word per
- * operand, two elements, and folds both products with one dot_bf16x2: the
- * contraction walks pairs, in the reference's order (xir.h gives the
- * instruction's flushing of subnormals; docs/lowering.md "Dot products").
+ * Dot products: when the planner packed both operands in groups of the one
+ * contracted dim (plan/pack.h: bf16 × bf16 → f32, reassociable, fused; i8/u8
+ * × i8/u8 → i32; the distributed dim among the outputs), each step reads one
+ * u32 word per operand, a group of elements, and folds its products with one
+ * dot (xir.h): the contraction walks groups, in the reference's order for
+ * bf16 (xir.h gives the instruction's flushing of subnormals) and exactly
+ * for integers (docs/lowering.md "Dot products").
  *
  * Bounded outputs are register-blocked: the runtime output loop walks blocks
  * of up to 4×4 outputs over the two innermost non-unit output axes (the
@@ -50,7 +51,9 @@ typedef struct {
     int d_index; /* the contraction axis on a distributed dim (plan_mma_over_local), else -1 */
     const plan_local_dim *d; /* that dim */
     bool ordered;            /* an ordered mma over d: k_extent[d_index] counts elements, not slots */
-    bool pairs;              /* both operands read in pairs of the one contracted dim: k counts pairs */
+    xir_arith_op dot;        /* both operands read in words of groups of the one contracted dim (k counts
+                              * groups), folded by this dot; else XIR_OP_INVALID */
+    bool swap;               /* the dot takes b's word first (u8 × i8: the u8 word first) */
 } mma_job;
 
 /* The coordinates in an operand over `s` from output and contraction
@@ -86,15 +89,30 @@ static xir_value *operand_flat(lowerer *lw, const mma_job *j, const tir_space *s
     return flat;
 }
 
-/* The step of a paired contraction: acc + both products of pair kc, in
- * one dot_bf16x2 (the pack put element 2i in each word's high half, so the
- * steps keep the reference's order; xir.h). */
-static xir_value *pair_step(lowerer *lw, const mma_job *j, xir_value *acc, xir_value *const *oc,
-                            xir_value *const *kc) {
+/* The step of a grouped contraction: acc + every product of group kc, in
+ * one dot (for bf16 the pack put element 2i in each word's high half, so
+ * the steps keep the reference's order; xir.h). */
+static xir_value *group_step(lowerer *lw, const mma_job *j, xir_value *acc, xir_value *const *oc,
+                             xir_value *const *kc) {
     xir_value *ca[PLAN_MAX_RANK], *cb[PLAN_MAX_RANK];
     if (!operand_coords(lw, j, j->sa, oc, kc, ca) || !operand_coords(lw, j, j->sb, oc, kc, cb)) return NULL;
-    xir_value *x = lw_read_pair(lw, j->a, ca), *y = lw_read_pair(lw, j->b, cb);
-    return lw_ok(lw) ? xir_build_arith(&lw->b, XIR_OP_DOT_BF16X2, acc, x, y) : NULL;
+    xir_value *x = lw_read_word(lw, j->a, ca), *y = lw_read_word(lw, j->b, cb);
+    if (!lw_ok(lw)) return NULL;
+    return j->swap ? xir_build_arith(&lw->b, j->dot, acc, y, x) : xir_build_arith(&lw->b, j->dot, acc, x, y);
+}
+
+/* The dot that folds words of panels of `a` and `b` (plan/pack.c
+ * dot_group): bf16 pairs, i16 pairs, or u8 × i8 quads (swapped when b holds
+ * the u8); XIR_OP_INVALID for any other pairing. */
+static xir_arith_op dot_of(const plan_pack *a, const plan_pack *b, bool *swap) {
+    *swap = false;
+    if (a->group != b->group) return XIR_OP_INVALID;
+    if (a->group == 2 && a->elem == b->elem) return a->elem == TIR_BF16 ? XIR_OP_DOT_BF16X2 : a->elem == TIR_I16 ? XIR_OP_DOT_I16X2 : XIR_OP_INVALID;
+    if (a->group != 4 || a->elem == b->elem || (a->elem != TIR_U8 && a->elem != TIR_I8) ||
+        (b->elem != TIR_U8 && b->elem != TIR_I8))
+        return XIR_OP_INVALID;
+    *swap = b->elem == TIR_U8;
+    return XIR_OP_DOT_U8I8X4;
 }
 
 /* One contraction step: a·b (the first term of a lane's partial over D)
@@ -108,7 +126,7 @@ static void term(lowerer *lw, const mma_job *j, xir_value *acc, xir_value *const
 }
 
 static xir_value *step(lowerer *lw, const mma_job *j, xir_value *acc, xir_value *const *oc, xir_value *const *kc) {
-    if (j->pairs) return pair_step(lw, j, acc, oc, kc);
+    if (j->dot) return group_step(lw, j, acc, oc, kc);
     xir_value *product, *next;
     term(lw, j, acc, oc, kc, &product, &next);
     return next;
@@ -293,14 +311,15 @@ void lower_mma(lowerer *lw, const tir_op *op) {
             j.k_dim[j.k_rank] = j.sa->axes[i].dim;
             j.k_extent[j.k_rank++] = d && j.ordered ? d->extent : lw_extent(lw, &j.sa->axes[i]);
         }
-    j.pairs = lw_read_in_pairs(lw, j.a) && lw_read_in_pairs(lw, j.b);
-    if (j.pairs != (lw_read_in_pairs(lw, j.a) || lw_read_in_pairs(lw, j.b)) || (j.pairs && (j.k_rank != 1 || j.d))) {
-        lw_internal(lw, "the operands of an mma are packed in pairs that it cannot read as a dot product");
-        return;
-    }
-    if (j.pairs) { /* k counts pairs (the planner paired a contracted dim of even extent) */
-        j.k_extent[0] /= 2;
-        j.k_count /= 2;
+    const plan_pack *ga = lw_grouped_pack(lw, j.a), *gb = lw_grouped_pack(lw, j.b);
+    if (ga || gb) {
+        j.dot = ga && gb ? dot_of(ga, gb, &j.swap) : XIR_OP_INVALID;
+        if (!j.dot || j.k_rank != 1 || j.d) {
+            lw_internal(lw, "the operands of an mma are packed in groups that it cannot read as a dot product");
+            return;
+        }
+        j.k_extent[0] /= ga->group; /* k counts groups (the planner grouped a contracted dim G divides) */
+        j.k_count /= ga->group;
         lw->counters.dot_mmas++;
     }
     if (j.k_runtime || po->runtime) lw->counters.rolled_mmas++; /* blocked outputs always roll it */

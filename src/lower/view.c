@@ -68,7 +68,8 @@ static const plan_pack *pack_of(lowerer *lw, const tir_op *op) {
 /* The packed load (rewrite/pack.h): tile `inst` of the pack's panels, inst
  * the linear index of the region coordinates its origin uses, its axes at
  * the storage order's strides, its elements of the panels' type (widened:
- * the mma's; paired: u32 words of two elements, at the strides of pairs).
+ * the mma's; grouped: u32 words of a group of elements, at the strides of
+ * groups).
  * In bounds by construction (each coordinate is inside its region's
  * extent), so nothing is guarded or checked. */
 static bool prepare_packed(lowerer *lw, access *acc, const tir_op *op, const plan_pack *p) {
@@ -83,7 +84,7 @@ static bool prepare_packed(lowerer *lw, access *acc, const tir_op *op, const pla
         inst = i ? lw_arith(lw, XIR_OP_ADD, lw_arith(lw, XIR_OP_MUL, inst, lw_i64(lw, (int64_t)p->extents[i]), NULL), c, NULL)
                  : c;
     }
-    uint64_t per_word = p->paired ? 2 : 1;
+    uint64_t per_word = p->group ? p->group : 1;
     for (uint32_t a = 0; a < acc->view->rank; a++) {
         acc->stride[a] = lw_i64(lw, (int64_t)(p->stride[a] / per_word));
         acc->step[a] = 1;
@@ -180,12 +181,12 @@ xir_value *lw_read_stream(lowerer *lw, const lv *rec, xir_value *flat) {
     return read_element(lw, rec->access, coords);
 }
 
-bool lw_read_in_pairs(lowerer *lw, const lv *rec) {
+const plan_pack *lw_grouped_pack(lowerer *lw, const lv *rec) {
     const plan_pack *p = rec && rec->form == LV_STREAM ? pack_of(lw, rec->access->op) : NULL;
-    return p && p->paired;
+    return p && p->group ? p : NULL;
 }
 
-xir_value *lw_read_pair(lowerer *lw, const lv *rec, xir_value *const *coords) {
+xir_value *lw_read_word(lowerer *lw, const lv *rec, xir_value *const *coords) {
     if (!lw_ok(lw)) return NULL;
     xir_value *address, *cond = element(lw, rec->access, coords, &address);
     if (!cond) return lw_ok(lw) ? xir_build_buffer_read(&lw->b, rec->access->buffer, address) : NULL;

@@ -3,6 +3,7 @@
 #include "plan/pack.h"
 
 #include "plan/affine.h"
+#include "plan/target.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -182,22 +183,39 @@ static bool no_private_copy(const plan_repr *repr, const tir_op *load) {
     return (v->form == PLAN_FORM_SSA && !v->snapshot) || v->form == PLAN_FORM_STREAM;
 }
 
-/* ---- pairs: the operands of a bf16 dot-product mma ---- */
+/* ---- groups: the operands of a dot-product mma ---- */
 
-/* The qualifying load defining `v`, when v is a bf16 tile without a private
- * copy (the lowering then reads its panels in pairs where the mma uses it)
- * with one use and each tile read by at least 2 programs; else NULL. */
-static plan_pack *streamed_bf16(walker *w, const plan_repr *repr, const tir_value *v) {
-    if (tir_value_elem(v) != TIR_BF16 || !v->uses || v->uses->next || !repr) return NULL;
+/* The qualifying load defining `v`, when v is a tile without a private copy
+ * (the lowering then reads its panels in words where the mma uses it) with
+ * one use and each tile read by at least 2 programs; else NULL. */
+static plan_pack *dot_operand(walker *w, const plan_repr *repr, const tir_value *v) {
+    if (!v->uses || v->uses->next || !repr) return NULL;
     for (uint32_t i = 0; i < w->found_count; i++)
         if (w->found[i].load == v->def_op && w->found[i].reuse >= 2 && no_private_copy(repr, v->def_op))
             return &w->found[i];
     return NULL;
 }
 
-/* Lays p out in pairs along tile axis `axis` (pack.h): the other axes in
- * tile order, the pair axis, the distributed one, the pair's two elements. */
-static void lay_out_pairs(plan_pack *p, const plan_local *local, uint32_t axis) {
+/* The dot an mma of operands a, b into c can run on a host with `dots`
+ * (plan/pack.h): the group size G (0: none) and the panels' element type:
+ * bf16 pairs into f32 (reassociable: the dot flushes subnormals), u8 × i8
+ * quads into i32, and other i8/u8 operands as i16 pairs (exact: integer
+ * sums wrap the same in any grouping). */
+static uint32_t dot_group(const tir_op *mma, uint32_t dots, tir_scalar *elem) {
+    tir_scalar a = tir_value_elem(mma->operands[0]->value), b = tir_value_elem(mma->operands[1]->value);
+    tir_scalar c = tir_value_elem(mma->results[0]);
+    bool bytes = (a == TIR_I8 || a == TIR_U8) && (b == TIR_I8 || b == TIR_U8);
+    if ((dots & PLAN_DOT_BF16) && a == TIR_BF16 && b == TIR_BF16 && c == TIR_F32 && mma->allow_reassociation)
+        return *elem = TIR_BF16, 2;
+    if (!(dots & PLAN_DOT_INT8) || !bytes || c != TIR_I32) return 0;
+    if (a != b) return *elem = a, 4; /* each panel keeps its own type */
+    return *elem = TIR_I16, 2;
+}
+
+/* Lays p out in groups of G along tile axis `axis` (pack.h): the other axes
+ * in tile order, the group axis, the distributed one, a group's elements;
+ * its panels of `elem`. */
+static void lay_out_groups(plan_pack *p, const plan_local *local, uint32_t axis, uint32_t group, tir_scalar elem) {
     const tir_space *ts = p->load->domain;
     uint32_t n = 0, d = ts->rank;
     for (uint32_t a = 0; a < ts->rank; a++) {
@@ -206,47 +224,52 @@ static void lay_out_pairs(plan_pack *p, const plan_local *local, uint32_t axis) 
     }
     p->order[n++] = axis;
     if (d < ts->rank) p->order[n++] = d;
-    uint64_t stride = 2;
+    uint64_t stride = group;
     for (uint32_t j = ts->rank; j-- > 0;) {
         uint32_t a = p->order[j];
         p->stride[a] = stride;
-        stride *= a == axis ? ts->axes[a].extent / 2 : ts->axes[a].extent;
+        stride *= a == axis ? ts->axes[a].extent / group : ts->axes[a].extent;
     }
-    p->paired = true;
-    p->pair_axis = axis;
+    p->bytes = p->bytes / tir_scalar_size(p->elem) * tir_scalar_size(elem);
+    p->elem = elem;
+    p->group = group;
+    p->group_axis = axis;
 }
 
-/* Pairs both operands of every mma that a bf16 dot product can run
- * (docs/lowering.md "Dot products"): bf16 × bf16 into f32, reassociable and
- * fused, packet-local with the distributed dim among the outputs, one
- * contracted dim of even extent, both operands streamed loads that qualify.
- * Returns how many mmas were paired. */
-static uint32_t pair_dot_operands(walker *w, const plan_repr *repr, const plan_local *local) {
-    uint32_t paired = 0;
-    for (uint32_t i = 0; i < w->mma_count && local && 2 * (paired + 1) <= PLAN_MAX_PACKS; i++) {
+/* Groups both operands of every mma that a dot product can run (docs/
+ * lowering.md "Dot products"; dot_group): packet-local with the
+ * distributed dim among the outputs, one contracted dim whose extent G
+ * divides, both operands loads that qualify (dot_operand), panels within
+ * the bytes a pack may hold.  Returns how many mmas were grouped. */
+static uint32_t group_dot_operands(walker *w, const plan_repr *repr, const plan_local *local, uint32_t dots) {
+    uint32_t grouped = 0;
+    for (uint32_t i = 0; i < w->mma_count && local && 2 * (grouped + 1) <= PLAN_MAX_PACKS; i++) {
         const tir_op *mma = w->mmas[i];
-        const tir_value *c = mma->results[0];
-        const tir_space *sa = mma->operands[0]->value->type->space, *sc = c->type->space;
-        plan_pack *pa = streamed_bf16(w, repr, mma->operands[0]->value);
-        plan_pack *pb = streamed_bf16(w, repr, mma->operands[1]->value);
-        if (!mma->allow_reassociation || tir_value_elem(c) != TIR_F32 || !pa || !pb || pa == pb) continue;
+        const tir_space *sa = mma->operands[0]->value->type->space, *sc = mma->results[0]->type->space;
+        plan_pack *pa = dot_operand(w, repr, mma->operands[0]->value);
+        plan_pack *pb = dot_operand(w, repr, mma->operands[1]->value);
+        tir_scalar elem[2] = {TIR_BF16, TIR_BF16};
+        uint32_t group = dot_group(mma, dots, &elem[0]);
+        elem[1] = group == 4 ? tir_value_elem(mma->operands[1]->value) : elem[0];
+        if (!group || !pa || !pb || pa == pb) continue;
         bool distributed = false;
         for (uint32_t a = 0; a < sc->rank; a++) distributed = distributed || plan_local_is_axis(local, &sc->axes[a]);
         const tir_dim *k = NULL;
         uint32_t contracted = 0;
         for (uint32_t a = 0; a < sa->rank; a++)
             if (tir_space_find(sc, sa->axes[a].dim) < 0) contracted++, k = sa->axes[a].dim;
-        if (!distributed || contracted != 1 || pa->load->domain->rank >= PLAN_MAX_RANK ||
-            pb->load->domain->rank >= PLAN_MAX_RANK)
-            continue;
+        if (!distributed || contracted != 1) continue;
         int ka = tir_space_find(pa->load->domain, k), kb = tir_space_find(pb->load->domain, k);
-        if (ka < 0 || kb < 0 || pa->load->domain->axes[ka].extent % 2 || plan_local_is_axis(local, &pa->load->domain->axes[ka]))
+        if (ka < 0 || kb < 0 || pa->load->domain->axes[ka].extent % group ||
+            plan_local_is_axis(local, &pa->load->domain->axes[ka]) ||
+            pa->bytes / tir_scalar_size(pa->elem) * tir_scalar_size(elem[0]) > UINT32_MAX ||
+            pb->bytes / tir_scalar_size(pb->elem) * tir_scalar_size(elem[1]) > UINT32_MAX)
             continue;
-        lay_out_pairs(pa, local, (uint32_t)ka);
-        lay_out_pairs(pb, local, (uint32_t)kb);
-        paired++;
+        lay_out_groups(pa, local, (uint32_t)ka, group, elem[0]);
+        lay_out_groups(pb, local, (uint32_t)kb, group, elem[1]);
+        grouped++;
     }
-    return paired;
+    return grouped;
 }
 
 /* Appends one clause to the packing's words. */
@@ -302,7 +325,7 @@ static bool widening_pays(plan_packing *out, const plan_pack *p, uint64_t ratio,
 }
 
 bool plan_pack_decide(const tir_func *f, const plan_admission *admission, const plan_local *local,
-                      const uint32_t *order, plan_pack_mode mode, uint64_t l2_bytes, bool dot_bf16,
+                      const uint32_t *order, plan_pack_mode mode, uint64_t l2_bytes, uint32_t dots,
                       const plan_repr *repr, plan_packing *out) {
     memset(out, 0, sizeof *out);
     if (mode == PLAN_PACK_OFF) return say(out->why, sizeof out->why, false, "off");
@@ -321,22 +344,23 @@ bool plan_pack_decide(const tir_func *f, const plan_admission *admission, const 
     }
     walk(w, root->body, true);
     if (w->refused[0] || !w->found_count) tell(out, "%s", w->refused[0] ? w->refused : "no tile load");
-    uint32_t pairs_left = dot_bf16 ? 2 * pair_dot_operands(w, repr, local) : 0; /* packed first, in program order */
-    if (pairs_left) tell(out, "bf16 mma operands paired for dot products");
+    uint32_t grouped_left = dots ? 2 * group_dot_operands(w, repr, local, dots) : 0; /* packed first, in program order */
+    if (grouped_left) tell(out, "mma operands grouped for dot products");
     bool reused = false; /* the reuse candidate was decided */
     for (uint32_t i = 0; i < w->found_count && out->count < PLAN_MAX_PACKS; i++) {
         plan_pack *p = &w->found[i];
         const char *name = p->load->operands[0]->value->name;
-        if (p->paired) {
+        if (p->group) {
             out->packs[out->count++] = *p;
-            pairs_left--;
-            tell(out, "'%%%s': %llu tiles of %llu elements (%llu bytes, in %s pairs), each read by %llu programs", name,
-                 (unsigned long long)p->instances, (unsigned long long)p->tile_elements, (unsigned long long)p->bytes,
-                 p->load->domain->axes[p->pair_axis].dim->label, (unsigned long long)p->reuse);
+            grouped_left--;
+            tell(out, "'%%%s': %llu tiles of %llu elements (%llu bytes of %s, in groups of %u along %s), each read by "
+                 "%llu programs", name, (unsigned long long)p->instances, (unsigned long long)p->tile_elements,
+                 (unsigned long long)p->bytes, tir_scalar_name(p->elem), p->group,
+                 p->load->domain->axes[p->group_axis].dim->label, (unsigned long long)p->reuse);
             continue;
         }
-        if (out->count + pairs_left >= PLAN_MAX_PACKS) {
-            tell(out, "'%%%s': the packs are taken by paired operands", name);
+        if (out->count + grouped_left >= PLAN_MAX_PACKS) {
+            tell(out, "'%%%s': the packs are taken by grouped operands", name);
             continue;
         }
         tir_scalar wide = widened_elem(p->load);

@@ -58,18 +58,18 @@
  *    program reads the same panel); auto packs it when each tile is read by
  *    at least 4 programs and the packed bytes exceed the L2 (`l2_bytes`; 0:
  *    unknown, no packing);
- *  - pairs, first: with `dot_bf16` (the target multiplies bf16 pairs in
- *    hardware, and mma steps are fused), both operands of a bf16 × bf16 →
- *    f32 mma a dot product can run (pack.c pair_dot_operands; repr NULL:
- *    none), each tile read by at least 2 programs, in pairs of the
- *    contracted dim (plan_pack.paired), whatever the mode but off;
+ *  - groups, first: with `dots` (PLAN_DOT_*: the dot products the target
+ *    has in hardware), both operands of an mma a dot product can run (pack.c
+ *    group_dot_operands; repr NULL: none) — bf16 × bf16 → f32 (reassociable),
+ *    i8/u8 × i8/u8 → i32 — each tile read by at least 2 programs, in groups
+ *    of the contracted dim (plan_pack.group), whatever the mode but off;
  *  - widening: every other qualifying half-precision mma operand (see
  *    above; repr NULL: none); auto packs it when each tile is read by at
  *    least 2 programs.
  * Returns whether a load is packed; `why` says why or why not.  Pure: no
  * diagnostics. */
 bool plan_pack_decide(const tir_func *f, const plan_admission *admission, const plan_local *local,
-                      const uint32_t *order, plan_pack_mode mode, uint64_t l2_bytes, bool dot_bf16,
+                      const uint32_t *order, plan_pack_mode mode, uint64_t l2_bytes, uint32_t dots,
                       const plan_repr *repr, plan_packing *out);
 
 #endif

@@ -575,7 +575,7 @@ static void decide_packing(solver *s) {
     const plan_candidate *c = &plan_selected(s->out)->candidate;
     size_t l = s->locals[0] == c->local_lanes ? 0 : 1;
     plan_pack_decide(s->f, &s->admission, c->local_lanes > 1 ? &s->local : NULL, c->order, s->o->pack,
-                     s->out->target.l2_bytes, s->out->target.dot_bf16 && s->o->fused_mma,
+                     s->out->target.l2_bytes, s->out->target.dots & ~(s->o->fused_mma ? 0u : (uint32_t)PLAN_DOT_BF16),
                      &s->per_width[l][c->fused].repr, &s->out->packing);
 }
 

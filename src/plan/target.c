@@ -50,7 +50,7 @@ static plan_target tp_target(const plan_target_info *self) {
     const plan_thread_pool *tp = self->user;
     return (plan_target){tp->packet_width, tp->worker_count, tp->task_chunks_per_worker,
                          tp->l1d_bytes,    tp->l2_bytes,     tp->l3_bytes,
-                         tp->vector_registers, tp->dot_bf16};
+                         tp->vector_registers, tp->dots};
 }
 
 static const uint32_t *tp_block_sizes(const plan_target_info *self, size_t *count) {
@@ -92,7 +92,7 @@ void plan_thread_pool_init(plan_thread_pool *tp, uint32_t packet_width, uint32_t
     tp->l2_bytes = PLAN_DEFAULT_L2;
     tp->l3_bytes = PLAN_DEFAULT_L3;
     tp->vector_registers = PLAN_DEFAULT_VECTOR_REGISTERS;
-    tp->dot_bf16 = false;
+    tp->dots = 0;
     tp->info = (plan_target_info){
         .name = "cpu-thread-pool",
         .user = tp,

@@ -51,11 +51,16 @@ typedef struct {
      * The work model charges spills to an unrolled mma whose live operand and
      * accumulator vectors exceed it (docs/planner.md "Register pressure"). */
     uint32_t vector_registers;
-    /* Whether a packet of W lanes multiplies bf16 pairs in hardware
-     * (AVX512-BF16; xir.h dot_bf16x2): bf16 mma operands are then packed in
-     * pairs for it (plan/pack.h). */
-    bool dot_bf16;
+    /* The dot products a packet of W lanes has in hardware (PLAN_DOT_*, xir.h's
+     * dots): mma operands they can multiply are packed in groups for them
+     * (plan/pack.h). */
+    uint32_t dots;
 } plan_target;
+
+enum {
+    PLAN_DOT_BF16 = 1, /* bf16 pairs into f32 (AVX512-BF16's vdpbf16ps) */
+    PLAN_DOT_INT8 = 2  /* u8 × i8 quads and i16 pairs into i32 (AVX512-VNNI's vpdpbusd, vpdpwssd) */
+};
 
 enum { PLAN_FUSION_LEVELS = 3, PLAN_CACHE_LEVELS = 3 /* L1d, L2, L3 */ };
 
@@ -195,7 +200,7 @@ typedef struct {
     uint32_t block_sizes[7];         /* the proposals: W, then 32..1024 */
     uint64_t l1d_bytes, l2_bytes, l3_bytes; /* PLAN_DEFAULT_L1D/L2/L3 until set */
     uint32_t vector_registers;              /* PLAN_DEFAULT_VECTOR_REGISTERS until set */
-    bool dot_bf16;                          /* false until set */
+    uint32_t dots;                          /* PLAN_DOT_*; none until set */
     plan_target_info info;
 } plan_thread_pool;
 

@@ -54,10 +54,11 @@ static tir_value *load_in_order(tir_builder *b, tir_module *m, const tir_op *loa
 
 /* The body of the copy's one program: load the tile at the original origin
  * (same strides, bounds and fill), reorder it into storage order, cast it to
- * the panels' type, store it at row inst·e(order[0]).  Paired, the tile is
- * two half tiles along the pair axis (its elements 2i, and 2i+1: twice its
- * stride apart, so both are vector loads), each stored with stride 2 along
- * the innermost storage axis, 2i + 1 first (rewrite/pack.h). */
+ * the panels' type, store it at row inst·e(order[0]).  Grouped, the tile is
+ * G part tiles along the group axis (its elements G·i + j for each j: G
+ * times its stride apart, so each is a vector load), each stored with
+ * stride G along the innermost storage axis at position G-1-j
+ * (rewrite/pack.h). */
 static void build_body(tir_builder *b, tir_module *m, const plan_pack *p, tir_op *root, tir_value *src,
                        tir_value *dst) {
     const tir_op *load = p->load;
@@ -77,29 +78,23 @@ static void build_body(tir_builder *b, tir_module *m, const plan_pack *p, tir_op
                  : tir_region_coord(root, 0);
     tir_dim *dims[PLAN_MAX_RANK];
     uint64_t ext[PLAN_MAX_RANK], strides[PLAN_MAX_RANK], store_strides[PLAN_MAX_RANK];
-    uint32_t pair = p->paired ? p->pair_axis : rank;
+    uint32_t group = p->group ? p->group : 1, axis = p->group ? p->group_axis : rank;
     for (uint32_t a = 0; a < rank; a++) {
         dims[a] = fresh_dim(m, dims, a, ts->axes[a].dim->label, a);
-        ext[a] = ts->axes[a].extent / (a == pair ? 2 : 1);
-        strides[a] = tir_op_stride(load, a) * (a == pair ? 2 : 1);
-        store_strides[a] = 1;
+        ext[a] = ts->axes[a].extent / (a == axis ? group : 1);
+        strides[a] = tir_op_stride(load, a) * (a == axis ? group : 1);
+        store_strides[a] = a == rank - 1 ? group : 1;
     }
     tir_space *space = tir_space_make(m, rank, dims, ext);
     tir_value *row[PLAN_MAX_RANK];
-    row[0] = ew2(b, TIR_EW_MUL, inst, tir_const_index(b, (int64_t)(ext[p->order[0]] * (p->paired && rank == 1 ? 2 : 1))));
+    row[0] = ew2(b, TIR_EW_MUL, inst, tir_const_index(b, (int64_t)(ext[p->order[0]] * (rank == 1 ? group : 1))));
     for (uint32_t j = 1; j < rank; j++) row[j] = tir_const_index(b, 0);
-    if (!p->paired) {
+    tir_value *at = axis < rank ? origin[axis] : NULL, *last = row[rank - 1]; /* (rank 1: the tile's row) */
+    for (uint32_t j = 0; j < group; j++) { /* element G·i + j at position G-1-j */
+        if (j) origin[axis] = ew2(b, TIR_EW_ADD, at, tir_const_index(b, (int64_t)(j * tir_op_stride(load, axis))));
         tir_value *tile = load_in_order(b, m, load, src, origin, space, strides, p->order);
         if (tile && p->elem != tir_value_elem(tile)) tile = tir_cast(b, tile, p->elem); /* widened: exact */
-        tir_store_tile(b, dst, row, tile, TIR_BOUNDS_ASSUME);
-        return;
-    }
-    store_strides[rank - 1] = 2;
-    tir_value *at = origin[pair], *last = row[rank - 1]; /* (rank 1: the tile's row) */
-    for (int64_t half = 1; half >= 0; half--) { /* element 2i + half at pair position 1 - half */
-        origin[pair] = half ? ew2(b, TIR_EW_ADD, at, tir_const_index(b, (int64_t)tir_op_stride(load, pair))) : at;
-        tir_value *tile = load_in_order(b, m, load, src, origin, space, strides, p->order);
-        row[rank - 1] = half ? last : ew2(b, TIR_EW_ADD, last, tir_const_index(b, 1));
+        row[rank - 1] = j + 1 == group ? last : ew2(b, TIR_EW_ADD, last, tir_const_index(b, (int64_t)(group - 1 - j)));
         tir_store_tile_strided(b, dst, row, tile, store_strides, TIR_BOUNDS_ASSUME);
     }
 }
@@ -135,9 +130,9 @@ tir_module *plan_pack_build(tilec_context *ctx, const tir_func *f, const plan_pa
     for (uint32_t i = 1; i < p->coord_count; i++) rest *= p->extents[i];
     for (uint32_t a = 0; ok && a < vs->rank; a++) {
         ok = extent_in(f, pf, vs->axes[a].extent, 1, &vext[a]);
-        pext[a] = ts->axes[p->order[a]].extent / (p->paired && p->order[a] == p->pair_axis ? 2 : 1);
+        pext[a] = ts->axes[p->order[a]].extent / (p->group && p->order[a] == p->group_axis ? p->group : 1);
     }
-    if (p->paired) pext[vs->rank - 1] *= 2; /* the pair's two elements, innermost */
+    if (p->group) pext[vs->rank - 1] *= p->group; /* a group's elements, innermost */
     /* ≤ bytes ≤ UINT32_MAX (plan_pack_decide) */
     ok = ok && (p->coord_count ? extent_in(f, pf, p->extents[0], pext[0] * rest, &pext[0]) : true);
     for (uint32_t i = 0; ok && i < p->coord_count; i++) ok = extent_in(f, pf, p->extents[i], 1, &coords[i]);

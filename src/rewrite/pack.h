@@ -17,8 +17,8 @@
  *
  * Exactness: the copy performs the same load (origin, strides, bounds=zero,
  * fill), so the kernel sees the same values; a pack whose panels are of a
- * wider float type than the view's (widened f16/bf16) casts, exactly; a
- * paired pack only moves elements.  The
+ * wider type than the view's (widened f16/bf16, or i8/u8 as i16) casts,
+ * exactly; grouping only moves elements.  The
  * planner decides which loads are packed; the lowering reads the panels
  * (realize/packing.h). */
 #ifndef TILEC_REWRITE_PACK_H
@@ -33,11 +33,13 @@ typedef struct {
     const tir_op *load;            /* the packed tile load */
     uint32_t param;                /* its view parameter */
     tir_scalar elem;               /* the panels' element type: the view's, or the mma's when widened */
-    /* paired (bf16 operands of a dot-product mma): pair_axis's elements 2i
-     * and 2i+1 are adjacent, 2i+1 first, so the little-endian u32 word of
-     * the two holds element 2i in its high half (xir.h dot_bf16x2) */
-    bool paired;
-    uint32_t pair_axis;
+    /* grouped (the operands of a dot-product mma, xir.h's dots): `group`
+     * (2 or 4; 0: not grouped) consecutive elements of group_axis, G·i to
+     * G·i + G-1, lie together in reverse order, so the little-endian u32
+     * word of a group holds element G·i in its highest bits (for bf16 pairs
+     * the order dot_bf16x2 folds them in) */
+    uint32_t group;
+    uint32_t group_axis;
     bool inner;                    /* the origin depends on the innermost nonunit root axis */
     bool contiguous;               /* each tile is one contiguous run of its view already */
     uint32_t coord_count;          /* the coordinates the origin uses, major → minor */
@@ -47,23 +49,23 @@ typedef struct {
      * (coord_of[a] < 0: the constant offset[a]) */
     int32_t coord_of[PLAN_MAX_RANK];
     int64_t scale[PLAN_MAX_RANK], offset[PLAN_MAX_RANK];
-    uint32_t order[PLAN_MAX_RANK]; /* tile axes in storage order, outer → inner (paired: the pair axis
-                                    * counts pairs, and the two elements of a pair are innermost) */
-    uint64_t stride[PLAN_MAX_RANK];/* element stride of tile axis a in a packed tile (paired: of a pair) */
+    uint32_t order[PLAN_MAX_RANK]; /* tile axes in storage order, outer → inner (grouped: the group axis
+                                    * counts groups, and the elements of a group are innermost) */
+    uint64_t stride[PLAN_MAX_RANK];/* element stride of tile axis a in a packed tile (grouped: of a group) */
     uint64_t instances;            /* Π extents */
     uint64_t tile_elements;        /* the tile's volume */
     uint64_t bytes;                /* instances · tile_elements · panel element size */
     uint64_t reuse;                /* programs that read each packed tile */
 } plan_pack;
 
-/* The element type the kernel reads the panels as: u32 words when paired,
+/* The element type the kernel reads the panels as: u32 words when grouped,
  * else the panels' own. */
-static inline tir_scalar plan_pack_panel_type(const plan_pack *p) { return p->paired ? TIR_U32 : p->elem; }
+static inline tir_scalar plan_pack_panel_type(const plan_pack *p) { return p->group ? TIR_U32 : p->elem; }
 
 /* The copy of one pack as a TileIR kernel "@<f>_pack_<view>" in a new
  * module (owned by the caller): parameters (%src, the packed view's source,
- * const; %dst, the panels [instances·e0, e1, …] in storage order (paired:
- * the pair axis's extent halved, the innermost doubled), of the
+ * const; %dst, the panels [instances·e0, e1, …] in storage order (grouped:
+ * the group axis's extent divided by G, the innermost multiplied), of the
  * pack's element type), one program per tile.  NULL with a diagnostic
  * (NOMEM or a builder error). */
 tir_module *plan_pack_build(tilec_context *ctx, const tir_func *f, const plan_pack *pack);

@@ -1,4 +1,4 @@
-/* bf16 dot products in matrix products (docs/lowering.md "Dot products").
+/* Dot products in matrix products (docs/lowering.md "Dot products").
  *
  * - gemm_bf16 at square, ragged (M, N and an odd K), K below one step, a
  *   K block larger than K, and 4 K steps, at W ∈ {4, 8, 16} on 1 and 2 workers,
@@ -8,7 +8,11 @@
  *   path: f32 panels, no dot).  On a machine without AVX512-BF16 the first
  *   run takes dot_bf16x2's fallback code (tests/simd/test_dot.c).
  * - What keeps the widening path: an ordered mma, separate mma steps, an
- *   operand read by another op, a tile read by one program. */
+ *   operand read by another op, a tile read by one program.
+ * - Integer gemms into i32 (tests/kernels/typed_gemm.tir, ragged, odd K):
+ *   i8 × i8 and u8 × u8 (i16 pairs, vpdpwssd), u8 × i8 and i8 × u8 (byte
+ *   quads, vpdpbusd, the u8 word first), bitwise, under the profile and with
+ *   "-avx512vnni" (not grouped). */
 #include "facade_fixture.h"
 #include "simd/simd.h"
 
@@ -28,17 +32,18 @@ static tilec_kernel *compile(const tir_func *f, uint32_t w, tilec_runtime *rt, b
  * against the reference. */
 static void check(const char *label, tir_module *m, bool dot, bool fused, tilec_runtime *const *runtimes) {
     if (!m) return;
+    bool bf16 = tir_value_elem(tir_func_param(tir_module_func(m, 0), 0)) == TIR_BF16;
     const tir_func *f = tir_module_func(m, 0);
     for (uint32_t w = 4; w <= 16; w *= 2)
         for (uint32_t t = 0; t < 2; t++) {
             tilec_kernel *k = compile(f, w, runtimes[t], fused);
             if (!k) continue;
             const char *plan = tilec_kernel_plan_realization(k), *r = tilec_kernel_realization(k);
-            bool dots = dot && simd_host_dot_bf16(w); /* the profile's (zen4: at every W here) */
+            bool dots = dot && (bf16 ? simd_host_dot_bf16(w) : simd_host_dot_int8(w)); /* the profile's (zen4: every W) */
             CHECK_MSG(item_value(plan, "dot_mmas") == (dots ? 1 : 0), "%s W=%u: %s", label, w, plan);
             char text[160];
             snprintf(text, sizeof text, "%s W=%u threads=%u", label, w, t + 1);
-            if (dots) /* both operands packed, in bf16: half the bytes of f32 panels */
+            if (dots) /* both operands packed */
                 CHECK_MSG(strstr(r, "_pack_A,") && strstr(r, "_pack_B;") && item_value(plan, "packed_loads") == 2,
                           "%s: %s", text, r);
             run_config c = run_config_default(w, true);
@@ -82,6 +87,31 @@ static void test_kept_widening(const char *host, tilec_runtime *const *runtimes)
     check("one program", parse_example(ctx, "gemm_bf16", one, 6), false, true, runtimes);
 }
 
+/* tests/kernels/typed_gemm.tir with A of type `a`, B of `b` (i8 or u8) into
+ * i32: its first <i8> is A's, its second B's. */
+static tir_module *int_gemm(const char *a, const char *b) {
+    char *text = read_tir("tests/kernels", "typed_gemm");
+    if (!text) return NULL;
+    char out[4096];
+    char *first = strstr(text, "<i8>"), *second = first ? strstr(first + 4, "<i8>") : NULL;
+    CHECK(first && second);
+    if (!first || !second) return free(text), NULL;
+    snprintf(out, sizeof out, "%.*s<%s>%.*s<%s>%s", (int)(first - text), text, a, (int)(second - first - 4), first + 4, b,
+             second + 4);
+    free(text);
+    return parse_verified(ctx, out, NULL, 0);
+}
+
+static void test_integers(const char *host, bool dot, tilec_runtime *const *runtimes) {
+    setenv("TILEC_HOST", host, 1);
+    static const char *const types[][2] = {{"i8", "i8"}, {"u8", "u8"}, {"u8", "i8"}, {"i8", "u8"}};
+    char label[160];
+    for (size_t i = 0; i < sizeof types / sizeof *types; i++) {
+        snprintf(label, sizeof label, "%s x %s -> i32 (%s)", types[i][0], types[i][1], host);
+        check(label, int_gemm(types[i][0], types[i][1]), dot, true, runtimes);
+    }
+}
+
 int main(void) {
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
     tilec_runtime *runtimes[2] = {NULL, NULL};
@@ -93,6 +123,9 @@ int main(void) {
         test_shapes(pinned, true, runtimes);
         test_shapes(off, false, runtimes);
         test_kept_widening(pinned, runtimes);
+        snprintf(off, sizeof off, "%s,-avx512vnni", pinned);
+        test_integers(pinned, true, runtimes);
+        test_integers(off, false, runtimes);
     }
     for (uint32_t t = 0; t < 2; t++) tilec_runtime_destroy(runtimes[t]);
     tilec_context_destroy(ctx);

@@ -185,7 +185,7 @@ static bool decision(const char *label, tir_module *m, const uint32_t *order, pl
     plan_admission a;
     CHECK(plan_admit(ctx, f, &a) == TILEC_OK);
     plan_packing p;
-    bool packed = plan_pack_decide(f, &a, NULL, order, mode, l2, false, NULL, &p);
+    bool packed = plan_pack_decide(f, &a, NULL, order, mode, l2, 0, NULL, &p);
     const char *got = p.count ? p.packs[0].load->operands[0]->value->name : NULL;
     bool ok = packed == (name != NULL) && (name ? got && !strcmp(got, name) : !got) && strstr(p.why, why);
     CHECK_MSG(ok, "%s: packed %s (%s), expected %s with '%s'", label, got ? got : "nothing", p.why,
