@@ -289,7 +289,7 @@ static void fill_result(lowerer *lw, const plan_root_map *map, const plan_resour
             if (g == PLAN_GUARD_DISJOINT_OR_EQUAL) out->args[i].disjoint_or_equal |= 1ull << j;
         }
     for (uint32_t i = 0; i < out->packed; i++)
-        out->args[body->arg_count + i] = (lower_arg){lw->packed[i]->name, packing->packs[i].elem,
+        out->args[body->arg_count + i] = (lower_arg){lw->packed[i]->name, plan_pack_copy_type(&packing->packs[i]),
                                                      packing->packs[i].bytes, TIR_USE_READ, 0, 0};
     if (lw->sites.len) {
         tir_fault_site *sites = arena_alloc(&lw->m->arena, sizeof *sites * lw->sites.len);

@@ -57,8 +57,9 @@ static tir_value *load_in_order(tir_builder *b, tir_module *m, const tir_op *loa
  * the panels' type, store it at row inst·e(order[0]).  Grouped, the tile is
  * G part tiles along the group axis (its elements G·i + j for each j: G
  * times its stride apart, so each is a vector load), each stored with
- * stride G along the innermost storage axis at position G-1-j
- * (rewrite/pack.h). */
+ * stride G along the innermost storage axis at position G-1-j; integer
+ * parts are added into u32 words instead, part j's bits shifted to bits
+ * 8·size·(G-1-j), and the words stored (rewrite/pack.h). */
 static void build_body(tir_builder *b, tir_module *m, const plan_pack *p, tir_op *root, tir_value *src,
                        tir_value *dst) {
     const tir_op *load = p->load;
@@ -90,13 +91,25 @@ static void build_body(tir_builder *b, tir_module *m, const plan_pack *p, tir_op
     row[0] = ew2(b, TIR_EW_MUL, inst, tir_const_index(b, (int64_t)(ext[p->order[0]] * (rank == 1 ? group : 1))));
     for (uint32_t j = 1; j < rank; j++) row[j] = tir_const_index(b, 0);
     tir_value *at = axis < rank ? origin[axis] : NULL, *last = row[rank - 1]; /* (rank 1: the tile's row) */
+    bool words = p->group && tir_scalar_is_integer(p->elem), wrapped = false;
+    tir_value *word = NULL;
     for (uint32_t j = 0; j < group; j++) { /* element G·i + j at position G-1-j */
         if (j) origin[axis] = ew2(b, TIR_EW_ADD, at, tir_const_index(b, (int64_t)(j * tir_op_stride(load, axis))));
         tir_value *tile = load_in_order(b, m, load, src, origin, space, strides, p->order);
         if (tile && p->elem != tir_value_elem(tile)) tile = tir_cast(b, tile, p->elem); /* widened: exact */
+        if (words && tile) { /* its bits, unsigned, at bits 8·size·(G-1-j) of the word (plan_pack_copy_type) */
+            tir_scalar bits = tir_scalar_size(p->elem) == 1 ? TIR_U8 : TIR_U16;
+            tile = tir_cast(b, tir_cast(b, tile, bits), TIR_U32); /* wraps, then widens: the element's bits */
+            tir_literal scale = {.kind = TIR_LIT_UINT, .as.u = 1ull << (8 * tir_scalar_size(p->elem) * (group - 1 - j))};
+            if (scale.as.u != 1) tile = ew2(b, TIR_EW_MUL, tile, tir_const(b, tir_type_scalar(m, TIR_U32), scale));
+            word = word ? ew2(b, TIR_EW_ADD, word, tile) : tile; /* the bits do not overlap: exact */
+            wrapped = true;
+            continue;
+        }
         row[rank - 1] = j + 1 == group ? last : ew2(b, TIR_EW_ADD, last, tir_const_index(b, (int64_t)(group - 1 - j)));
         tir_store_tile_strided(b, dst, row, tile, store_strides, TIR_BOUNDS_ASSUME);
     }
+    if (wrapped) tir_store_tile(b, dst, row, word, TIR_BOUNDS_ASSUME);
 }
 
 /* An extent of f's module as pf's: itself, or its form over pf's sizes
@@ -132,12 +145,12 @@ tir_module *plan_pack_build(tilec_context *ctx, const tir_func *f, const plan_pa
         ok = extent_in(f, pf, vs->axes[a].extent, 1, &vext[a]);
         pext[a] = ts->axes[p->order[a]].extent / (p->group && p->order[a] == p->group_axis ? p->group : 1);
     }
-    if (p->group) pext[vs->rank - 1] *= p->group; /* a group's elements, innermost */
+    if (p->group && plan_pack_copy_type(p) != TIR_U32) pext[vs->rank - 1] *= p->group; /* a group's elements, innermost */
     /* ≤ bytes ≤ UINT32_MAX (plan_pack_decide) */
     ok = ok && (p->coord_count ? extent_in(f, pf, p->extents[0], pext[0] * rest, &pext[0]) : true);
     for (uint32_t i = 0; ok && i < p->coord_count; i++) ok = extent_in(f, pf, p->extents[i], 1, &coords[i]);
     tir_value *src = ok ? tir_func_add_view(pf, "src", view->type->elem, vs->rank, vext, true) : NULL;
-    tir_value *dst = src ? tir_func_add_view(pf, "dst", p->elem, vs->rank, pext, false) : NULL;
+    tir_value *dst = src ? tir_func_add_view(pf, "dst", plan_pack_copy_type(p), vs->rank, pext, false) : NULL;
     tir_builder *b = dst ? tir_builder_create(pf) : NULL;
     tilec_status st = b ? TILEC_OK : TILEC_E_NOMEM;
     if (b) {

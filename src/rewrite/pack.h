@@ -62,11 +62,17 @@ typedef struct {
  * else the panels' own. */
 static inline tir_scalar plan_pack_panel_type(const plan_pack *p) { return p->group ? TIR_U32 : p->elem; }
 
+/* The element type of the copy's panels: u32 words for groups of integers
+ * (the copy builds each word arithmetically), else the panels' own. */
+static inline tir_scalar plan_pack_copy_type(const plan_pack *p) {
+    return p->group && tir_scalar_is_integer(p->elem) ? TIR_U32 : p->elem;
+}
+
 /* The copy of one pack as a TileIR kernel "@<f>_pack_<view>" in a new
  * module (owned by the caller): parameters (%src, the packed view's source,
  * const; %dst, the panels [instances·e0, e1, …] in storage order (grouped:
- * the group axis's extent divided by G, the innermost multiplied), of the
- * pack's element type), one program per tile.  NULL with a diagnostic
+ * the group axis's extent divided by G, and the innermost multiplied unless
+ * the copy writes words), of plan_pack_copy_type), one program per tile.  NULL with a diagnostic
  * (NOMEM or a builder error). */
 tir_module *plan_pack_build(tilec_context *ctx, const tir_func *f, const plan_pack *pack);
 

@@ -88,16 +88,16 @@ static void test_kept_widening(const char *host, tilec_runtime *const *runtimes)
 }
 
 /* tests/kernels/typed_gemm.tir with A of type `a`, B of `b` (i8 or u8) into
- * i32: its first <i8> is A's, its second B's. */
+ * i32: its first view<i8> is A's, its second B's. */
 static tir_module *int_gemm(const char *a, const char *b) {
     char *text = read_tir("tests/kernels", "typed_gemm");
     if (!text) return NULL;
     char out[4096];
-    char *first = strstr(text, "<i8>"), *second = first ? strstr(first + 4, "<i8>") : NULL;
+    char *first = strstr(text, "view<i8>"), *second = first ? strstr(first + 8, "view<i8>") : NULL;
     CHECK(first && second);
     if (!first || !second) return free(text), NULL;
-    snprintf(out, sizeof out, "%.*s<%s>%.*s<%s>%s", (int)(first - text), text, a, (int)(second - first - 4), first + 4, b,
-             second + 4);
+    snprintf(out, sizeof out, "%.*sview<%s>%.*sview<%s>%s", (int)(first - text), text, a, (int)(second - first - 8),
+             first + 8, b, second + 8);
     free(text);
     return parse_verified(ctx, out, NULL, 0);
 }
