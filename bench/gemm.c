@@ -7,7 +7,9 @@
  * Debian's, does not export it, and the peer is skipped), oneDNN's bf16
  * matmul (skipped where oneDNN says unimplemented: 2.6 needs AVX-512 for
  * bf16) and the Python peers (PyTorch eager and Inductor, JAX; coprocesses,
- * bench/py_peer.h).
+ * bench/py_peer.h); and C = A·B on u8 A and i8 B with an i32 C
+ * (gemm_int8.tir) against oneDNN's u8 × s8 → s32 matmul (OpenBLAS has no
+ * integer GEMM).
  *
  * Inputs are the upstream dyadic fixture ((i·s + 17) % 127 − 63) / 64 (s = 5
  * for A, 11 for B) and C starts as NaN.  Every product is a multiple of 2^-12
@@ -19,7 +21,9 @@
  * expected to be 0, and any real bug (a missed tile, a wrong index) is off by
  * far more.  Every fixture value k/64 (|k| <= 63) has at most 6 significant
  * bits, so it is a bf16 number too: gemm_bf16's inputs are the same values
- * and its result is exact as well. */
+ * and its result is exact as well.  gemm_int8's inputs are the fixture's
+ * integers k + 63 (A, u8) and k (B, i8): its sums are exact in i32 and in
+ * the FP64 reference, and the check compares them exactly. */
 #include "harness.h"
 #include "peers.h"
 #include "py_peer.h"
@@ -40,7 +44,7 @@ static const gemm_shape shapes[] = {
     {"gemm", 1, 2048, 2048, 2048},    {"gemm", 1, 4096, 4096, 4096}, {"gemm", 1, 1000, 1000, 1000},
     {"gemm", 1, 17, 19, 13},          {"gemm", 1, 1, 4096, 4096},   {"gemm_bt", 1, 1024, 1024, 1024},
     {"bmm", 32, 256, 256, 256},       {"gemm_bf16", 1, 1024, 1024, 1024}, {"gemm_bf16", 1, 4096, 4096, 4096},
-    {"gemm_bf16", 1, 1000, 1000, 1000},
+    {"gemm_bf16", 1, 1000, 1000, 1000},      {"gemm_int8", 1, 1024, 1024, 1024}, {"gemm_int8", 1, 1000, 1000, 1000},
 };
 
 /* tilec's block tile BM×BN, one configuration per shape family; BK (the K
@@ -86,7 +90,10 @@ static int64_t chosen_bk(const tir_func *f) {
 typedef struct {
     const float *A, *B;
     const uint16_t *A16, *B16; /* gemm_bf16's inputs */
+    const uint8_t *A8;         /* gemm_int8's inputs and output */
+    const int8_t *B8;
     float *C;
+    int32_t *C32;
     int batch, M, N, K;
     bool bt;
     onednn_op *op;
@@ -123,6 +130,7 @@ static bool openblas_sbgemm_run(void *state, char *err, size_t errlen) {
 static bool onednn_matmul_run(void *state, char *err, size_t errlen) {
     gemm_state *g = state;
     void *args[3] = {g->A16 ? (void *)g->A16 : (void *)g->A, g->B16 ? (void *)g->B16 : (void *)g->B, g->C};
+    if (g->A8) args[0] = (void *)g->A8, args[1] = (void *)g->B8, args[2] = g->C32;
     return onednn_run(g->op, args, err, errlen);
 }
 
@@ -140,7 +148,7 @@ static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
     if (s->batch > 1) snprintf(shape, sizeof shape, "%dx%dx%dx%d", s->batch, s->M, s->N, s->K);
     else snprintf(shape, sizeof shape, "%dx%dx%d", s->M, s->N, s->K);
     if (!bench_selected(o, s->kernel, shape)) return false;
-    bool bt = !strcmp(s->kernel, "gemm_bt"), bf16 = !strcmp(s->kernel, "gemm_bf16");
+    bool bt = !strcmp(s->kernel, "gemm_bt"), bf16 = !strcmp(s->kernel, "gemm_bf16"), int8 = !strcmp(s->kernel, "gemm_int8");
     int bm, bn;
     tile_for(s, &bm, &bn);
     if (o->list) {
@@ -163,6 +171,14 @@ static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         const float *ins[2] = {A, B};
         size_t lens[2] = {M * K, K * N};
         py_peers_inputs(py, ins, lens, 2);
+    }
+    uint8_t *A8 = NULL;
+    int8_t *B8 = NULL;
+    int32_t *C32 = NULL;
+    if (int8) { /* the fixture's integers 64·x: A shifted to 0..126 (u8), B as they are (i8) */
+        A8 = bench_alloc(M * K), B8 = bench_alloc(K * N), C32 = bench_alloc(M * N * sizeof *C32);
+        for (size_t i = 0; i < M * K; i++) Ad[i] = A8[i] = (uint8_t)(64.0 * A[i] + 63.0);
+        for (size_t i = 0; i < K * N; i++) Bd[i] = B8[i] = (int8_t)(64.0 * B[i]);
     }
     /* The FP64 reference, on every core (it is not timed). */
     openblas_set_num_threads((int)sysconf(_SC_NPROCESSORS_ONLN));
@@ -189,6 +205,11 @@ static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
             args[0] = (tilec_buffer){A16, M * K * sizeof *A16, TIR_BF16};
             args[1] = (tilec_buffer){B16, K * N * sizeof *B16, TIR_BF16};
         }
+        if (int8) {
+            args[0] = (tilec_buffer){A8, M * K, TIR_U8};
+            args[1] = (tilec_buffer){B8, K * N, TIR_I8};
+            args[2] = (tilec_buffer){C32, M * N * sizeof *C32, TIR_I32};
+        }
         if (m) {
             bench_tilec_setup(&tc, &peers[0], ctx, f, threads, args, 3, extra, sizeof extra);
         } else {
@@ -197,7 +218,7 @@ static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         /* Every library runs `threads` threads for this row. */
         openblas_set_num_threads(threads);
         peers_set_threads(threads);
-        gemm_state g = {A, B, A16, B16, C, s->batch, s->M, s->N, s->K, bt, NULL};
+        gemm_state g = {A, B, A16, B16, A8, B8, C, C32, s->batch, s->M, s->N, s->K, bt, NULL};
         memset(&peers[1], 0, sizeof peers[1]);
         peers[1].name = "openblas";
         peers[1].state = &g;
@@ -205,7 +226,10 @@ static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         if (bf16 && !sbgemm_entry())
             bench_peer_preset(&peers[1], "openblas", BENCH_SKIPPED,
                               "this OpenBLAS does not export cblas_sbgemm (built without BUILD_BFLOAT16)");
-        g.op = onednn_matmul_create_ex(s->batch, s->M, s->N, s->K, bt, bf16, err, sizeof err);
+        if (int8) bench_peer_preset(&peers[1], "openblas", BENCH_SKIPPED, "OpenBLAS has no integer GEMM");
+        g.op = int8 ? onednn_matmul_create_typed(1, s->M, s->N, s->K, false, ONEDNN_U8, ONEDNN_S8, ONEDNN_S32, err,
+                                                 sizeof err)
+                    : onednn_matmul_create_ex(s->batch, s->M, s->N, s->K, bt, bf16, err, sizeof err);
         if (g.op) {
             memset(&peers[2], 0, sizeof peers[2]);
             peers[2].name = "onednn";
@@ -234,7 +258,8 @@ static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
             .work = 2.0 * (double)nb * (double)M * (double)N * (double)K,
             .work_note = s->batch > 1 ? "2*BATCH*M*N*K" : "2*M*N*K",
             .extra_json = extra,
-            .out = C,
+            .out = int8 ? (void *)C32 : (void *)C,
+            .out_i32 = int8,
             .out_len = nb * M * N,
             .expected = Cd,
             .atol = 2e-5,
@@ -250,7 +275,7 @@ static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         bench_tilec_release(&dyn);
         tir_module_destroy(m);
     }
-    free(A), free(B), free(C), free(Ad), free(Bd), free(Cd), free(A16), free(B16);
+    free(A), free(B), free(C), free(Ad), free(Bd), free(Cd), free(A16), free(B16), free(A8), free(B8), free(C32);
     return bf16;
 }
 

@@ -95,8 +95,9 @@ typedef struct {
     double work;             /* flops or bytes per dispatch */
     const char *work_note;   /* optional: how `work` is counted */
     const char *extra_json;  /* optional: extra members, e.g. "\"tile\": \"16x16x16\"" */
-    void *out;               /* the output every in-process peer writes: floats, or bf16 bits */
+    void *out;               /* the output every in-process peer writes: floats, bf16 bits or i32 */
     bool out_bf16;           /* out holds bf16 (NaN-filled and widened exactly for the check) */
+    bool out_i32;            /* out holds i32 (filled with INT32_MIN, compared exactly as doubles) */
     size_t out_len;
     const double *expected;  /* FP64 reference for out */
     const char *no_reference; /* non-NULL: why there is no FP64 reference; then no peer is checked or timed */

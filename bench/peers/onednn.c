@@ -173,13 +173,21 @@ onednn_op *onednn_matmul_create(int M, int N, int K, char *err, size_t errlen)
 onednn_op *onednn_matmul_create_ex(int batch, int M, int N, int K, bool b_transposed, bool bf16_inputs, char *err,
                                    size_t errlen)
 {
+    onednn_type in = bf16_inputs ? ONEDNN_BF16 : ONEDNN_F32;
+    return onednn_matmul_create_typed(batch, M, N, K, b_transposed, in, in, ONEDNN_F32, err, errlen);
+}
+
+onednn_op *onednn_matmul_create_typed(int batch, int M, int N, int K, bool b_transposed, onednn_type src,
+                                      onednn_type weights, onednn_type dst, char *err, size_t errlen)
+{
+    static const dnnl_data_type_t types[] = {[ONEDNN_F32] = dnnl_f32, [ONEDNN_BF16] = dnnl_bf16, [ONEDNN_U8] = dnnl_u8,
+                                             [ONEDNN_S8] = dnnl_s8, [ONEDNN_S32] = dnnl_s32};
     dnnl_memory_desc_t a, b, c;
     dnnl_matmul_desc_t d;
-    dnnl_data_type_t in = bf16_inputs ? dnnl_bf16 : dnnl_f32;
     last_unimplemented = false;
-    if (!ensure_engine(err, errlen) || !matrix(&a, batch, M, K, false, in, err, errlen) ||
-        !matrix(&b, batch, K, N, b_transposed, in, err, errlen) ||
-        !matrix(&c, batch, M, N, false, dnnl_f32, err, errlen))
+    if (!ensure_engine(err, errlen) || !matrix(&a, batch, M, K, false, types[src], err, errlen) ||
+        !matrix(&b, batch, K, N, b_transposed, types[weights], err, errlen) ||
+        !matrix(&c, batch, M, N, false, types[dst], err, errlen))
         return NULL;
     TRY(dnnl_matmul_desc_init(&d, &a, &b, NULL, &c), "matmul_desc_init");
     const int user[] = {DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, DNNL_ARG_DST};

@@ -43,6 +43,11 @@ onednn_op *onednn_matmul_create(int M, int N, int K, char *err, size_t errlen); 
  * f32, gemm_bf16.tir). */
 onednn_op *onednn_matmul_create_ex(int batch, int M, int N, int K, bool b_transposed, bool bf16_inputs, char *err,
                                    size_t errlen);
+/* The same with any element types of A, B and C (u8, s8, s32: the int8
+ * matmul of gemm_int8.tir). */
+typedef enum { ONEDNN_F32, ONEDNN_BF16, ONEDNN_U8, ONEDNN_S8, ONEDNN_S32 } onednn_type;
+onednn_op *onednn_matmul_create_typed(int batch, int M, int N, int K, bool b_transposed, onednn_type src,
+                                      onednn_type weights, onednn_type dst, char *err, size_t errlen);
 /* Whether the last failed create was oneDNN answering `unimplemented`: it
  * has no kernel for those types on this CPU (bf16 needs AVX-512 in 2.6), a
  * skip rather than an error. */

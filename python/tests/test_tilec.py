@@ -4,7 +4,8 @@ tests/cli/python.sh; by hand: PYTHONPATH=python python3 -m pytest python/tests).
 Every f32 example at its default shape and at a second one, at 1 and 2
 threads, against an FP64 NumPy formula of the example's header comment (the
 list is checked against examples/*.tir; rmsnorm_bf16 and gemm_bf16, whose
-NumPy dtype needs ml_dtypes, are left out); argument
+NumPy dtype needs ml_dtypes, and gemm_int8, not an f32 kernel, are left
+out); argument
 checking (dtype, shape, contiguity, writability, missing and unknown
 arguments); outputs allocated or written in place, including over an input
 (in-place softmax); options by name; errors as TilecError with the code and
@@ -112,7 +113,7 @@ EXAMPLES = {
 
 def test_every_f32_example_is_listed():
     names = {f[:-4] for f in os.listdir(EX) if f.endswith(".tir")}
-    assert names - set(EXAMPLES) == {"rmsnorm_bf16", "gemm_bf16"}
+    assert names - set(EXAMPLES) == {"rmsnorm_bf16", "gemm_bf16", "gemm_int8"}
 
 
 def inputs(kernel, rng):
