@@ -260,6 +260,10 @@ tir_module *bench_parse_example(tilec_context *ctx, const char *name, const tir_
     snprintf(path, sizeof path, "%s/%s.tir", TILEC_EXAMPLES_DIR, name);
     size_t len;
     char *text = bench_read_file(path, &len);
+    if (!text) { /* the decoder's kernels (bench/gemv.c) */
+        snprintf(path, sizeof path, "%s/%s.tir", TILEC_MODELS_DIR, name);
+        text = bench_read_file(path, &len);
+    }
     *f = NULL;
     if (chosen_size) chosen[0] = 0;
     if (!text) {

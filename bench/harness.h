@@ -126,7 +126,8 @@ void bench_doc_end(bench_doc *d, size_t n_peers, const char *const *names, const
 
 /* ---- the tilec contestant ---- */
 
-/* Parses examples/NAME.tir with shape overrides; NULL + err on failure
+/* Parses examples/NAME.tir (else models/llama/NAME.tir) with shape
+ * overrides; NULL + err on failure
  * (*f: the kernel named NAME).  With threads > 0 its chosen parameters
  * (docs/tir.md "Chosen parameters") that the defines leave open are chosen
  * first for that many workers (measured once per host, then recorded) and

@@ -30,6 +30,12 @@ void c_rope(const float *x, const float *cosv, const float *sinv, float *y, int 
 /* STREAM triad a[i] = b[i] + s·c[i] over n elements (OpenMP, schedule
  * static): 12·n bytes moved, the memory bound of the row operators. */
 void c_stream_triad(float *a, const float *b, const float *c, float s, long n);
+
+/* Decode projections y = W·x, W row-major N × K (c_gemv.c): f32, bf16 and
+ * int8 weights (the last with an f32 scale per row, S[N]). */
+void c_gemv(const float *W, const float *x, float *y, int N, int K);
+void c_gemv_bf16(const uint16_t *W, const float *x, float *y, int N, int K);
+void c_gemv_q8(const int8_t *Q, const float *S, const float *x, float *y, int N, int K);
 void c_attention(const float *q, const float *k, const float *v, float *o,
                  int B, int Hq, int Hkv, int Lq, int Lk, int D, int Dv); /* causal bottom-right, GQA, as attention.tir */
 
