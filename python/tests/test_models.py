@@ -185,6 +185,23 @@ def test_linear(weights, tokens):
     np.testing.assert_allclose(got, want[0] if tokens == 1 else want, rtol=TOL, atol=1e-4)
 
 
+@pytest.mark.parametrize("group", [32, 64, 128])
+def test_gemv_q8_groups(group):
+    """int8 weights with an f32 scale per group of `group` weights of a row
+    (gemv_q8g.tir) against NumPy's dequantize-then-multiply in f64; rows
+    ragged against the kernel's blocks, groups of every magnitude."""
+    n, kdim = 37, 4 * group + 2 * group  # 6 groups: a ragged last block of groups
+    k = kernel("gemv_q8g", N=n, K=kdim, G=group)
+    w = RNG.standard_normal((n, kdim)).astype(np.float32) * np.repeat(RNG.uniform(0.01, 10, (n, kdim // group)), group, 1)
+    blocks = w.reshape(n, kdim // group, group)
+    scale = (np.abs(blocks).max(-1) / 127).astype(np.float32)
+    q = np.round(blocks / scale[..., None]).astype(np.int8)
+    x = RNG.standard_normal(kdim).astype(np.float32)
+    want = (q.astype(np.float64) * scale[..., None].astype(np.float64)).reshape(n, kdim) @ x.astype(np.float64)
+    got = k(x.reshape(kdim // group, group), q, scale)
+    np.testing.assert_allclose(got, want, rtol=TOL, atol=1e-3 * np.abs(want).max())
+
+
 @pytest.mark.parametrize("tokens,length", [(1, 1), (5, 9), (16, 16), (11, 40)])
 def test_attention_prefill(tokens, length):
     hq, hkv, dh, rows = 8, 2, 16, 64

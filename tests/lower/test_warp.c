@@ -71,6 +71,7 @@ static const warp_example examples[] = {
     {"gelu_erf", {{"R", 37}, {"W", 33}}, 2, 1, 0, false, 5e-5, "W", false, true},
     {"gemm", {{"M", 19}, {"N", 37}, {"K", 13}, {"BM", 2}, {"BN", 33}, {"BK", 4}}, 6, -1, -1, true, 0, NULL, false, true},
     {"gemm_bf16", {{"M", 19}, {"N", 21}, {"K", 13}, {"BK", 4}}, 4, -1, -1, true, 0, NULL, false, true},
+    {"gemm_int8", {{"M", 19}, {"N", 21}, {"K", 13}, {"BK", 16}}, 4, -1, -1, true, 0, NULL, false, true},
     {"gemm_bt", {{"M", 19}, {"N", 37}, {"K", 13}, {"BM", 2}, {"BN", 33}, {"BK", 4}}, 6, -1, -1, true, 0, NULL, false,
      true},
     {"layernorm", {{"R", 37}, {"W", 33}}, 2, 3, 0, false, 5e-5, "W", false, true},
