@@ -61,18 +61,6 @@ static bool openblas_run(void *state, char *err, size_t errlen) {
     return true;
 }
 
-typedef struct {
-    float *a, *b, *c;
-    long n;
-} stream_state;
-
-static bool stream_run(void *state, char *err, size_t errlen) {
-    (void)err, (void)errlen;
-    stream_state *s = state;
-    c_stream_triad(s->a, s->b, s->c, 3.0f, s->n);
-    return true;
-}
-
 static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx, size_t ki, int N, int K) {
     const char *name = kernels[ki].kernel;
     weight_kind kind = kernels[ki].kind;
@@ -107,7 +95,7 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
     size_t weight_bytes = n * k * (kind == W_F32 ? 4 : kind == W_BF16 ? 2 : 1);
     double bytes = (double)weight_bytes + 4.0 * (double)(k + n + (Q ? n : 0));
     long third = (long)(bytes / 12.0) + 1; /* floats per triad array */
-    stream_state st = {bench_alloc_floats((size_t)third), bench_alloc_floats((size_t)third),
+    c_stream st = {bench_alloc_floats((size_t)third), bench_alloc_floats((size_t)third),
                        bench_alloc_floats((size_t)third), third};
     bench_fill_uniform(st.b, (size_t)third, 43);
     bench_fill_uniform(st.c, (size_t)third, 47);
@@ -141,7 +129,7 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         if (kind == W_F32) peers[2] = (bench_peer){.name = "openblas", .state = &g, .run = openblas_run};
         else bench_peer_preset(&peers[2], "openblas", BENCH_SKIPPED, "OpenBLAS has no %s matrix-vector product",
                                kind == W_BF16 ? "bf16" : "int8");
-        peers[3] = (bench_peer){.name = "stream", .state = &st, .run = stream_run, .bound = true};
+        peers[3] = (bench_peer){.name = "stream", .state = &st, .run = c_stream_run, .bound = true};
         bench_row row = {
             .kernel = name,
             .shape = shape,

@@ -62,18 +62,6 @@ typedef struct {
     onednn_op *op;
 } row_state;
 
-typedef struct {
-    float *a, *b, *c;
-    long n;
-} stream_state;
-
-static bool stream_run(void *state, char *err, size_t errlen) {
-    (void)err, (void)errlen;
-    stream_state *s = state;
-    c_stream_triad(s->a, s->b, s->c, 3.0f, s->n);
-    return true;
-}
-
 static bool c_run(void *state, char *err, size_t errlen) {
     row_state *s = state;
     float *const *x = s->in;
@@ -143,7 +131,7 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         bytes += (double)(lens[i] * elem);
     }
     s.out = bench_alloc(out_len * elem);
-    stream_state st = {.n = (long)(bytes / (3 * sizeof(float))) + 1};
+    c_stream st = {.n = (long)(bytes / (3 * sizeof(float))) + 1};
     st.a = bench_alloc_floats((size_t)st.n);
     st.b = bench_alloc_floats((size_t)st.n);
     st.c = bench_alloc_floats((size_t)st.n);
@@ -202,7 +190,7 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         memset(&peers[n], 0, sizeof peers[n]);
         peers[n].name = "stream";
         peers[n].state = &st;
-        peers[n].run = stream_run;
+        peers[n].run = c_stream_run;
         peers[n++].bound = true;
         bench_tilec_controls(ctl, &peers[n], ctx, have_ref ? f : NULL, threads, bufs, (size_t)k->n_inputs + 1);
         n += BENCH_CONTROLS;

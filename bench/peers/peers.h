@@ -30,6 +30,13 @@ void c_rope(const float *x, const float *cosv, const float *sinv, float *y, int 
 /* STREAM triad a[i] = b[i] + s·c[i] over n elements (OpenMP, schedule
  * static): 12·n bytes moved, the memory bound of the row operators. */
 void c_stream_triad(float *a, const float *b, const float *c, float s, long n);
+/* The memory bound's peer: one triad a = b + 3·c over n floats each (a
+ * bench_peer run function: state is a c_stream). */
+typedef struct {
+    float *a, *b, *c;
+    long n;
+} c_stream;
+bool c_stream_run(void *state, char *err, size_t errlen);
 
 /* Decode projections y = W·x, W row-major N × K (c_gemv.c): f32, bf16 and
  * int8 weights (the last with an f32 scale per row, S[N]). */

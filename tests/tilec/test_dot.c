@@ -16,17 +16,6 @@
 #include "facade_fixture.h"
 #include "simd/simd.h"
 
-static tilec_kernel *compile(const tir_func *f, uint32_t w, tilec_runtime *rt, bool fused) {
-    tilec_compile_options o = tilec_compile_options_default();
-    o.width = w;
-    o.runtime = rt;
-    o.fused_mma = fused;
-    tilec_kernel *k = NULL;
-    CHECK_MSG(tilec_compile(ctx, f, &o, &k) == TILEC_OK, "@%s: compile failed at W=%u", tir_func_name(f), w);
-    flush_diags_in(ctx);
-    return k;
-}
-
 /* Compiles m's kernel at every width and worker count, checks whether it
  * runs dot products (`dot`, where the described host has them) and its panels' bytes per element, and runs it
  * against the reference. */
@@ -36,7 +25,9 @@ static void check(const char *label, tir_module *m, bool dot, bool fused, tilec_
     const tir_func *f = tir_module_func(m, 0);
     for (uint32_t w = 4; w <= 16; w *= 2)
         for (uint32_t t = 0; t < 2; t++) {
-            tilec_kernel *k = compile(f, w, runtimes[t], fused);
+            tilec_compile_options o = tilec_compile_options_default();
+            o.fused_mma = fused;
+            tilec_kernel *k = compile_at_lanes(f, o, w, runtimes[t], 0);
             if (!k) continue;
             const char *plan = tilec_kernel_plan_realization(k), *r = tilec_kernel_realization(k);
             bool dots = dot && (bf16 ? simd_host_dot_bf16(w) : simd_host_dot_int8(w)); /* the profile's (zen4: every W) */
