@@ -276,7 +276,7 @@ static bool pack_sized(const pipeline *p, plan_pack *k, uint64_t first) {
     uint64_t rest = 1, tiles, bytes;
     for (uint32_t i = 1; i < k->coord_count; i++) rest *= k->extents[i];
     if (top < 1 || !checked_mul_u64((uint64_t)top, rest, &tiles) ||
-        !checked_mul_u64(tiles, k->tile_elements * tir_scalar_size(k->elem), &bytes))
+        !checked_mul_u64(tiles, k->tile_elements * tir_scalar_size(k->elem) + 4 * (uint64_t)k->sums, &bytes))
         return false;
     k->extents[0] = first, k->instances = tiles, k->bytes = bytes;
     return true;

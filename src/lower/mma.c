@@ -54,6 +54,8 @@ typedef struct {
     xir_arith_op dot;        /* both operands read in words of groups of the one contracted dim (k counts
                               * groups), folded by this dot; else XIR_OP_INVALID */
     bool swap;               /* the dot takes b's word first (u8 × i8: the u8 word first) */
+    bool sums;               /* b's panels carry 128·Σ b per tile (a biased by 128: pack.h): each output starts
+                              * from c minus its column's */
 } mma_job;
 
 /* The coordinates in an operand over `s` from output and contraction
@@ -99,6 +101,16 @@ static xir_value *group_step(lowerer *lw, const mma_job *j, xir_value *acc, xir_
     xir_value *x = lw_read_word(lw, j->a, ca), *y = lw_read_word(lw, j->b, cb);
     if (!lw_ok(lw)) return NULL;
     return j->swap ? xir_build_arith(&lw->b, j->dot, acc, y, x) : xir_build_arith(&lw->b, j->dot, acc, x, y);
+}
+
+/* An output's first value: c at oc, less b's sums at its column when a was
+ * biased (Σ (a+128)·b − 128·Σ b = Σ a·b: wrapping i32, exact). */
+static xir_value *initial(lowerer *lw, const mma_job *j, xir_value *c, xir_value *const *oc) {
+    if (!j->sums || !c) return c;
+    xir_value *kc[PLAN_MAX_RANK] = {lw_i64(lw, (int64_t)j->k_extent[0])}, *cb[PLAN_MAX_RANK]; /* the row past the groups */
+    if (!operand_coords(lw, j, j->sb, oc, kc, cb)) return NULL;
+    xir_value *sum = lw_cast(lw, lw_read_word(lw, j->b, cb), TIR_I32);
+    return lw_arith(lw, XIR_OP_SUB, c, sum, NULL);
 }
 
 /* The dot that folds words of panels of `a` and `b` (plan/pack.c
@@ -256,7 +268,7 @@ static void blocked_outputs(lowerer *lw, mma_job *j) {
         }
         oc[o] = coords[o];
         flat[o] = lw_flat(lw, j->sc, coords[o]);
-        acc[o] = lw_read(lw, j->c, flat[o]);
+        acc[o] = initial(lw, j, lw_read(lw, j->c, flat[o]), oc[o]);
     }
     if (j->d_index >= 0)
         for (uint32_t o = 0; o < n && lw_ok(lw); o++) acc[o] = fold_local(lw, j, acc[o], oc[o]);
@@ -281,7 +293,7 @@ static void unrolled_outputs(lowerer *lw, mma_job *j) {
             if (++idx[a] < lw_extent(lw, &j->sc->axes[a])) break;
             idx[a] = 0;
         }
-        j->out->elems[o] = lw_read(lw, j->c, lw_i64(lw, (int64_t)o));
+        j->out->elems[o] = initial(lw, j, lw_read(lw, j->c, lw_i64(lw, (int64_t)o)), oc[o]);
     }
     if (j->k_runtime) {
         fold_runtime(lw, j, n, (xir_value *const *const *)oc, j->out->elems);
@@ -320,6 +332,11 @@ void lower_mma(lowerer *lw, const tir_op *op) {
         }
         j.k_extent[0] /= ga->group; /* k counts groups (the planner grouped a contracted dim G divides) */
         j.k_count /= ga->group;
+        j.sums = gb->sums != 0;
+        if (j.sums != ga->biased) {
+            lw_internal(lw, "an mma's operand is biased by 128 without the other's sums, or the other way round");
+            return;
+        }
         lw->counters.dot_mmas++;
     }
     if (j.k_runtime || po->runtime) lw->counters.rolled_mmas++; /* blocked outputs always roll it */

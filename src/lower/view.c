@@ -91,8 +91,8 @@ static bool prepare_packed(lowerer *lw, access *acc, const tir_op *op, const pla
         acc->guard_axis[a] = false;
         acc->cache[a] = NULL;
     }
-    acc->base = lw_cast(lw, lw_arith(lw, XIR_OP_MUL, inst, lw_i64(lw, (int64_t)(p->tile_elements / per_word)), NULL),
-                        TIR_U64);
+    uint64_t tile_words = p->tile_elements / per_word + p->sums; /* (the sums' row after each tile: pack.h) */
+    acc->base = lw_cast(lw, lw_arith(lw, XIR_OP_MUL, inst, lw_i64(lw, (int64_t)tile_words), NULL), TIR_U64);
     acc->in_range = acc->leader = NULL;
     lw->counters.packed_loads++;
     return lw_ok(lw);

@@ -197,10 +197,11 @@ static plan_pack *dot_operand(walker *w, const plan_repr *repr, const tir_value 
 }
 
 /* The dot an mma of operands a, b into c can run on a host with `dots`
- * (plan/pack.h): the group size G (0: none) and the panels' element type:
+ * (plan/pack.h): the group size G (0: none) and A's panels' element type:
  * bf16 pairs into f32 (reassociable: the dot flushes subnormals), u8 × i8
- * quads into i32, and other i8/u8 operands as i16 pairs (exact: integer
- * sums wrap the same in any grouping). */
+ * quads into i32, i8 × i8 quads with A biased to u8 and B's sums subtracted
+ * (rewrite/pack.h), and u8 × u8 as i16 pairs (exact: integer sums wrap the
+ * same in any grouping). */
 static uint32_t dot_group(const tir_op *mma, uint32_t dots, tir_scalar *elem) {
     tir_scalar a = tir_value_elem(mma->operands[0]->value), b = tir_value_elem(mma->operands[1]->value);
     tir_scalar c = tir_value_elem(mma->results[0]);
@@ -208,7 +209,7 @@ static uint32_t dot_group(const tir_op *mma, uint32_t dots, tir_scalar *elem) {
     if ((dots & PLAN_DOT_BF16) && a == TIR_BF16 && b == TIR_BF16 && c == TIR_F32 && mma->allow_reassociation)
         return *elem = TIR_BF16, 2;
     if (!(dots & PLAN_DOT_INT8) || !bytes || c != TIR_I32) return 0;
-    if (a != b) return *elem = a, 4; /* each panel keeps its own type */
+    if (a != b || a == TIR_I8) return *elem = a == TIR_I8 && b == TIR_I8 ? TIR_U8 : a, 4; /* i8 × i8: A biased (pack.h) */
     return *elem = TIR_I16, 2;
 }
 
@@ -252,6 +253,7 @@ static uint32_t group_dot_operands(walker *w, const plan_repr *repr, const plan_
         uint32_t group = dot_group(mma, dots, &elem[0]);
         elem[1] = group == 4 ? tir_value_elem(mma->operands[1]->value) : elem[0];
         if (!group || !pa || !pb || pa == pb) continue;
+        bool offset = group == 4 && elem[0] == TIR_U8 && tir_value_elem(mma->operands[0]->value) == TIR_I8;
         bool distributed = false;
         for (uint32_t a = 0; a < sc->rank; a++) distributed = distributed || plan_local_is_axis(local, &sc->axes[a]);
         const tir_dim *k = NULL;
@@ -260,13 +262,24 @@ static uint32_t group_dot_operands(walker *w, const plan_repr *repr, const plan_
             if (tir_space_find(sc, sa->axes[a].dim) < 0) contracted++, k = sa->axes[a].dim;
         if (!distributed || contracted != 1) continue;
         int ka = tir_space_find(pa->load->domain, k), kb = tir_space_find(pb->load->domain, k);
+        const tir_space *tb = pb->load->domain;
+        if (offset && (tb->rank != 2 || kb != 0 || !plan_local_is_axis(local, &tb->axes[1]))) { /* sums: one row */
+            group = 2, offset = false;
+            elem[0] = elem[1] = TIR_I16;
+        }
         if (ka < 0 || kb < 0 || pa->load->domain->axes[ka].extent % group ||
             plan_local_is_axis(local, &pa->load->domain->axes[ka]) ||
             pa->bytes / tir_scalar_size(pa->elem) * tir_scalar_size(elem[0]) > UINT32_MAX ||
-            pb->bytes / tir_scalar_size(pb->elem) * tir_scalar_size(elem[1]) > UINT32_MAX)
+            pb->bytes / tir_scalar_size(pb->elem) * tir_scalar_size(elem[1]) + (offset ? pb->instances * 4 * tb->axes[1].extent : 0) >
+                UINT32_MAX)
             continue;
         lay_out_groups(pa, local, (uint32_t)ka, group, elem[0]);
         lay_out_groups(pb, local, (uint32_t)kb, group, elem[1]);
+        if (offset) {
+            pa->biased = true;
+            pb->sums = (uint32_t)tb->axes[1].extent;
+            pb->bytes += pb->instances * pb->sums * 4;
+        }
         grouped++;
     }
     return grouped;

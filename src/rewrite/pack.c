@@ -24,6 +24,12 @@ static tir_value *ew2(tir_builder *b, tir_ew_op op, tir_value *x, tir_value *y) 
     return tir_ew(b, op, 2, xy);
 }
 
+/* A scalar integer constant of type t. */
+static tir_value *u32_const(tir_builder *b, tir_module *m, tir_scalar t, uint64_t v) {
+    tir_literal lit = {.kind = TIR_LIT_UINT, .as.u = v};
+    return tir_const(b, tir_type_scalar(m, t), lit);
+}
+
 /* The tile of `load` (same bounds and fill) at `origin`, over `space` with
  * `strides`, permuted into the storage order `order` (a map extracting from
  * it) unless that is its own. */
@@ -91,25 +97,41 @@ static void build_body(tir_builder *b, tir_module *m, const plan_pack *p, tir_op
     row[0] = ew2(b, TIR_EW_MUL, inst, tir_const_index(b, (int64_t)(ext[p->order[0]] * (rank == 1 ? group : 1))));
     for (uint32_t j = 1; j < rank; j++) row[j] = tir_const_index(b, 0);
     tir_value *at = axis < rank ? origin[axis] : NULL, *last = row[rank - 1]; /* (rank 1: the tile's row) */
-    bool words = p->group && tir_scalar_is_integer(p->elem), wrapped = false;
-    tir_value *word = NULL;
+    bool words = p->group && tir_scalar_is_integer(p->elem);
+    tir_value *word = NULL, *sum = NULL;
+    if (p->sums) row[0] = ew2(b, TIR_EW_MUL, inst, tir_const_index(b, (int64_t)ext[p->order[0]] + 1));
     for (uint32_t j = 0; j < group; j++) { /* element G·i + j at position G-1-j */
         if (j) origin[axis] = ew2(b, TIR_EW_ADD, at, tir_const_index(b, (int64_t)(j * tir_op_stride(load, axis))));
         tir_value *tile = load_in_order(b, m, load, src, origin, space, strides, p->order);
+        if (tile && p->sums) { /* this part's sum over the group axis, in i32 */
+            tir_dim *over = space->axes[axis].dim;
+            tir_value *part = tir_lib_reduce(b, tir_cast(b, tile, TIR_I32), 1, &over, TIR_REDUCER_ADD,
+                                             TIR_REDUCE_UNORDERED_TREE);
+            sum = sum ? ew2(b, TIR_EW_ADD, sum, part) : part;
+        }
+        if (tile && p->biased) /* + 128: every i8 value as a u8 one, exactly */
+            tile = tir_cast(b, ew2(b, TIR_EW_ADD, tir_cast(b, tile, TIR_I32), u32_const(b, m, TIR_I32, 128)), TIR_U8);
         if (tile && p->elem != tir_value_elem(tile)) tile = tir_cast(b, tile, p->elem); /* widened: exact */
         if (words && tile) { /* its bits, unsigned, at bits 8·size·(G-1-j) of the word (plan_pack_copy_type) */
             tir_scalar bits = tir_scalar_size(p->elem) == 1 ? TIR_U8 : TIR_U16;
             tile = tir_cast(b, tir_cast(b, tile, bits), TIR_U32); /* wraps, then widens: the element's bits */
-            tir_literal scale = {.kind = TIR_LIT_UINT, .as.u = 1ull << (8 * tir_scalar_size(p->elem) * (group - 1 - j))};
-            if (scale.as.u != 1) tile = ew2(b, TIR_EW_MUL, tile, tir_const(b, tir_type_scalar(m, TIR_U32), scale));
+            uint64_t scale = 1ull << (8 * tir_scalar_size(p->elem) * (group - 1 - j));
+            if (scale != 1) tile = ew2(b, TIR_EW_MUL, tile, u32_const(b, m, TIR_U32, scale));
             word = word ? ew2(b, TIR_EW_ADD, word, tile) : tile; /* the bits do not overlap: exact */
-            wrapped = true;
             continue;
         }
         row[rank - 1] = j + 1 == group ? last : ew2(b, TIR_EW_ADD, last, tir_const_index(b, (int64_t)(group - 1 - j)));
         tir_store_tile_strided(b, dst, row, tile, store_strides, TIR_BOUNDS_ASSUME);
     }
-    if (wrapped) tir_store_tile(b, dst, row, word, TIR_BOUNDS_ASSUME);
+    if (word) tir_store_tile(b, dst, row, word, TIR_BOUNDS_ASSUME);
+    if (sum) { /* 128 · the sums, as the words of one more row (rewrite/pack.h) */
+        tir_value *scaled = tir_cast(b, ew2(b, TIR_EW_MUL, sum, u32_const(b, m, TIR_I32, 128)), TIR_U32);
+        tir_dim *row_dims[2] = {tir_dim_new(m, "sums"), space->axes[p->order[1]].dim}; /* [1, the other axis] */
+        uint64_t row_ext[2] = {1, space->axes[p->order[1]].extent};
+        scaled = tir_lib_broadcast_to(b, scaled, tir_space_make(m, 2, row_dims, row_ext));
+        row[0] = ew2(b, TIR_EW_ADD, row[0], tir_const_index(b, (int64_t)ext[p->order[0]]));
+        tir_store_tile(b, dst, row, scaled, TIR_BOUNDS_ASSUME);
+    }
 }
 
 /* An extent of f's module as pf's: itself, or its form over pf's sizes
@@ -146,6 +168,7 @@ tir_module *plan_pack_build(tilec_context *ctx, const tir_func *f, const plan_pa
         pext[a] = ts->axes[p->order[a]].extent / (p->group && p->order[a] == p->group_axis ? p->group : 1);
     }
     if (p->group && plan_pack_copy_type(p) != TIR_U32) pext[vs->rank - 1] *= p->group; /* a group's elements, innermost */
+    if (p->sums) pext[0] += 1; /* the sums' row after each tile */
     /* ≤ bytes ≤ UINT32_MAX (plan_pack_decide) */
     ok = ok && (p->coord_count ? extent_in(f, pf, p->extents[0], pext[0] * rest, &pext[0]) : true);
     for (uint32_t i = 0; ok && i < p->coord_count; i++) ok = extent_in(f, pf, p->extents[i], 1, &coords[i]);

@@ -40,6 +40,14 @@ typedef struct {
      * the order dot_bf16x2 folds them in) */
     uint32_t group;
     uint32_t group_axis;
+    /* an s8 × s8 dot on u8 × s8 words: `biased`, the panels hold each
+     * element + 128 (as u8); `sums`, after each tile's words come that many
+     * i32 words, 128 · the tile's sum over the group axis for each position
+     * of its other (distributed) axis, which the mma subtracts: Σ (a+128)·b
+     * − 128·Σ b = Σ a·b, exactly in wrapping i32 (the group axis is then
+     * the tile's first storage axis, the sums one more row) */
+    bool biased;
+    uint32_t sums;
     bool inner;                    /* the origin depends on the innermost nonunit root axis */
     bool contiguous;               /* each tile is one contiguous run of its view already */
     uint32_t coord_count;          /* the coordinates the origin uses, major → minor */

@@ -10,8 +10,9 @@
  * - What keeps the widening path: an ordered mma, separate mma steps, an
  *   operand read by another op, a tile read by one program.
  * - Integer gemms into i32 (tests/kernels/typed_gemm.tir, ragged, odd K):
- *   i8 × i8 and u8 × u8 (i16 pairs, vpdpwssd), u8 × i8 and i8 × u8 (byte
- *   quads, vpdpbusd, the u8 word first), bitwise, under the profile and with
+ *   u8 × u8 (i16 pairs, vpdpwssd), u8 × i8 and i8 × u8 (byte quads,
+ *   vpdpbusd, the u8 word first), i8 × i8 (quads, A biased by 128 and B's
+ *   sums subtracted), bitwise, under the profile and with
  *   "-avx512vnni" (not grouped). */
 #include "facade_fixture.h"
 #include "simd/simd.h"
