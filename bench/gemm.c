@@ -9,7 +9,8 @@
  * bf16) and the Python peers (PyTorch eager and Inductor, JAX; coprocesses,
  * bench/py_peer.h); and C = A·B on u8 A and i8 B with an i32 C
  * (gemm_int8.tir) against oneDNN's u8 × s8 → s32 matmul (OpenBLAS has no
- * integer GEMM).
+ * integer GEMM), and the same with an i8 A (row gemm_s8s8: gemm_int8.tir
+ * retyped, against oneDNN's s8 × s8 → s32).
  *
  * Inputs are the upstream dyadic fixture ((i·s + 17) % 127 − 63) / 64 (s = 5
  * for A, 11 for B) and C starts as NaN.  Every product is a multiple of 2^-12
@@ -22,8 +23,9 @@
  * far more.  Every fixture value k/64 (|k| <= 63) has at most 6 significant
  * bits, so it is a bf16 number too: gemm_bf16's inputs are the same values
  * and its result is exact as well.  gemm_int8's inputs are the fixture's
- * integers k + 63 (A, u8) and k (B, i8): its sums are exact in i32 and in
- * the FP64 reference, and the check compares them exactly. */
+ * integers k + 63 (A, u8; k for gemm_s8s8's i8 A) and k (B, i8): its sums
+ * are exact in i32 and in the FP64 reference, and the check compares them
+ * exactly. */
 #include "harness.h"
 #include "peers.h"
 #include "py_peer.h"
@@ -45,6 +47,7 @@ static const gemm_shape shapes[] = {
     {"gemm", 1, 17, 19, 13},          {"gemm", 1, 1, 4096, 4096},   {"gemm_bt", 1, 1024, 1024, 1024},
     {"bmm", 32, 256, 256, 256},       {"gemm_bf16", 1, 1024, 1024, 1024}, {"gemm_bf16", 1, 4096, 4096, 4096},
     {"gemm_bf16", 1, 1000, 1000, 1000},      {"gemm_int8", 1, 1024, 1024, 1024}, {"gemm_int8", 1, 1000, 1000, 1000},
+    {"gemm_s8s8", 1, 1024, 1024, 1024},
 };
 
 /* tilec's block tile BM×BN, one configuration per shape family; BK (the K
@@ -148,7 +151,8 @@ static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
     if (s->batch > 1) snprintf(shape, sizeof shape, "%dx%dx%dx%d", s->batch, s->M, s->N, s->K);
     else snprintf(shape, sizeof shape, "%dx%dx%d", s->M, s->N, s->K);
     if (!bench_selected(o, s->kernel, shape)) return false;
-    bool bt = !strcmp(s->kernel, "gemm_bt"), bf16 = !strcmp(s->kernel, "gemm_bf16"), int8 = !strcmp(s->kernel, "gemm_int8");
+    bool bt = !strcmp(s->kernel, "gemm_bt"), bf16 = !strcmp(s->kernel, "gemm_bf16");
+    bool s8 = !strcmp(s->kernel, "gemm_s8s8"), int8 = s8 || !strcmp(s->kernel, "gemm_int8");
     int bm, bn;
     tile_for(s, &bm, &bn);
     if (o->list) {
@@ -175,9 +179,12 @@ static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
     uint8_t *A8 = NULL;
     int8_t *B8 = NULL;
     int32_t *C32 = NULL;
-    if (int8) { /* the fixture's integers 64·x: A shifted to 0..126 (u8), B as they are (i8) */
+    if (int8) { /* the fixture's integers 64·x: A shifted to 0..126 (u8) or not (i8), B as they are (i8) */
         A8 = bench_alloc(M * K), B8 = bench_alloc(K * N), C32 = bench_alloc(M * N * sizeof *C32);
-        for (size_t i = 0; i < M * K; i++) Ad[i] = A8[i] = (uint8_t)(64.0 * A[i] + 63.0);
+        for (size_t i = 0; i < M * K; i++) {
+            if (s8) Ad[i] = ((int8_t *)A8)[i] = (int8_t)(64.0 * A[i]);
+            else Ad[i] = A8[i] = (uint8_t)(64.0 * A[i] + 63.0);
+        }
         for (size_t i = 0; i < K * N; i++) Bd[i] = B8[i] = (int8_t)(64.0 * B[i]);
     }
     /* The FP64 reference, on every core (it is not timed). */
@@ -193,8 +200,9 @@ static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         /* BK is tilec's choice for these workers (examples: `BK in {8, …, 256}`) */
         const tir_func *f = NULL;
         char extra[8192], chosen[128];
-        tir_module *m = bench_parse_example(ctx, s->kernel, defines, s->batch > 1 ? 6 : 5, threads, chosen,
-                                            sizeof chosen, &f, err, sizeof err);
+        tir_module *m = bench_parse_example_as(ctx, s8 ? "gemm_int8" : s->kernel, s8 ? "%A: const view<u8>" : NULL,
+                                               "%A: const view<i8>", defines, s->batch > 1 ? 6 : 5, threads, chosen,
+                                               sizeof chosen, &f, err, sizeof err);
         snprintf(extra, sizeof extra, "\"tile\": \"%dx%d\", \"chosen\": \"%s\"", bm, bn, chosen);
         bench_peer peers[3 + PY_PEERS + BENCH_CONTROLS + 1];
         bench_tilec tc, ctl[BENCH_CONTROLS], dyn;
@@ -206,7 +214,7 @@ static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
             args[1] = (tilec_buffer){B16, K * N * sizeof *B16, TIR_BF16};
         }
         if (int8) {
-            args[0] = (tilec_buffer){A8, M * K, TIR_U8};
+            args[0] = (tilec_buffer){A8, M * K, s8 ? TIR_I8 : TIR_U8};
             args[1] = (tilec_buffer){B8, K * N, TIR_I8};
             args[2] = (tilec_buffer){C32, M * N * sizeof *C32, TIR_I32};
         }
@@ -227,8 +235,8 @@ static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
             bench_peer_preset(&peers[1], "openblas", BENCH_SKIPPED,
                               "this OpenBLAS does not export cblas_sbgemm (built without BUILD_BFLOAT16)");
         if (int8) bench_peer_preset(&peers[1], "openblas", BENCH_SKIPPED, "OpenBLAS has no integer GEMM");
-        g.op = int8 ? onednn_matmul_create_typed(1, s->M, s->N, s->K, false, ONEDNN_U8, ONEDNN_S8, ONEDNN_S32, err,
-                                                 sizeof err)
+        g.op = int8 ? onednn_matmul_create_typed(1, s->M, s->N, s->K, false, s8 ? ONEDNN_S8 : ONEDNN_U8, ONEDNN_S8,
+                                                 ONEDNN_S32, err, sizeof err)
                     : onednn_matmul_create_ex(s->batch, s->M, s->N, s->K, bt, bf16, err, sizeof err);
         if (g.op) {
             memset(&peers[2], 0, sizeof peers[2]);
@@ -248,8 +256,12 @@ static bool run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         /* M a runtime size, at the BK chosen for the static kernel (a kernel with runtime sizes is not measured) */
         tir_define ranged[7] = {defines[0], defines[1], defines[2], defines[3], defines[4], {"BK", chosen_bk(f)},
                                 defines[5]};
-        bench_tilec_dynamic(&dyn, &peers[n++], ctx, s->kernel, ranged, s->batch > 1 ? 7 : 6, 0, 1 << 16, threads, args,
-                            3);
+        memset(&dyn, 0, sizeof dyn);
+        if (s8) /* a retyped example has no file of its own to declare M in */
+            bench_peer_preset(&peers[n++], "tilec-dynamic", BENCH_SKIPPED, "gemm_s8s8 is gemm_int8.tir retyped");
+        else
+            bench_tilec_dynamic(&dyn, &peers[n++], ctx, s->kernel, ranged, s->batch > 1 ? 7 : 6, 0, 1 << 16, threads,
+                                args, 3);
         bench_row row = {
             .kernel = s->kernel,
             .shape = shape,

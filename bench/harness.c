@@ -256,6 +256,13 @@ void bench_round_bf16(float *x, uint16_t *bits, size_t n) {
 tir_module *bench_parse_example(tilec_context *ctx, const char *name, const tir_define *defines, size_t n_defines,
                                 int threads, char *chosen, size_t chosen_size, const tir_func **f, char *err,
                                 size_t errlen) {
+    return bench_parse_example_as(ctx, name, NULL, NULL, defines, n_defines, threads, chosen, chosen_size, f, err,
+                                  errlen);
+}
+
+tir_module *bench_parse_example_as(tilec_context *ctx, const char *name, const char *from, const char *to,
+                                   const tir_define *defines, size_t n_defines, int threads, char *chosen,
+                                   size_t chosen_size, const tir_func **f, char *err, size_t errlen) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.tir", TILEC_EXAMPLES_DIR, name);
     size_t len;
@@ -263,6 +270,23 @@ tir_module *bench_parse_example(tilec_context *ctx, const char *name, const tir_
     if (!text) { /* the decoder's kernels (bench/gemv.c) */
         snprintf(path, sizeof path, "%s/%s.tir", TILEC_MODELS_DIR, name);
         text = bench_read_file(path, &len);
+    }
+    const char *at = text && from ? strstr(text, from) : NULL;
+    if (at) { /* the variant: the first `from` replaced by `to` */
+        size_t head = (size_t)(at - text), n_from = strlen(from), n_to = strlen(to);
+        char *edited = malloc(len - n_from + n_to + 1);
+        if (edited) {
+            memcpy(edited, text, head);
+            memcpy(edited + head, to, n_to);
+            memcpy(edited + head + n_to, at + n_from, len - head - n_from + 1);
+            len = len - n_from + n_to;
+        }
+        free(text);
+        text = edited;
+    } else if (text && from) {
+        snprintf(err, errlen, "%s has no '%s' to replace", path, from);
+        free(text);
+        return NULL;
     }
     *f = NULL;
     if (chosen_size) chosen[0] = 0;

@@ -136,6 +136,11 @@ void bench_doc_end(bench_doc *d, size_t n_peers, const char *const *names, const
 tir_module *bench_parse_example(tilec_context *ctx, const char *name, const tir_define *defines, size_t n_defines,
                                 int threads, char *chosen, size_t chosen_size,
                                 const tir_func **f, char *err, size_t errlen);
+/* The same with the file's first `from` replaced by `to` (a typing of an
+ * example: gemm_int8.tir with A i8); err when the file has no `from`. */
+tir_module *bench_parse_example_as(tilec_context *ctx, const char *name, const char *from, const char *to,
+                                   const tir_define *defines, size_t n_defines, int threads, char *chosen,
+                                   size_t chosen_size, const tir_func **f, char *err, size_t errlen);
 /* The tilec runtime with `threads` workers, created on first use and kept
  * for the process (one pool per thread count). */
 tilec_runtime *bench_runtime(tilec_context *ctx, int threads);
