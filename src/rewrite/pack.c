@@ -63,9 +63,11 @@ static tir_value *load_in_order(tir_builder *b, tir_module *m, const tir_op *loa
  * the panels' type, store it at row inst·e(order[0]).  Grouped, the tile is
  * G part tiles along the group axis (its elements G·i + j for each j: G
  * times its stride apart, so each is a vector load), each stored with
- * stride G along the innermost storage axis at position G-1-j; integer
- * parts are added into u32 words instead, part j's bits shifted to bits
- * 8·size·(G-1-j), and the words stored (rewrite/pack.h). */
+ * stride G along the innermost storage axis at position G-1-j (bf16); or,
+ * for integers, added into u32 words, part j's bits shifted to bits
+ * 8·size·j, and the words stored; integer groups along the innermost
+ * storage axis are the tile's elements in order, copied whole
+ * (rewrite/pack.h). */
 static void build_body(tir_builder *b, tir_module *m, const plan_pack *p, tir_op *root, tir_value *src,
                        tir_value *dst) {
     const tir_op *load = p->load;
@@ -85,7 +87,10 @@ static void build_body(tir_builder *b, tir_module *m, const plan_pack *p, tir_op
                  : tir_region_coord(root, 0);
     tir_dim *dims[PLAN_MAX_RANK];
     uint64_t ext[PLAN_MAX_RANK], strides[PLAN_MAX_RANK], store_strides[PLAN_MAX_RANK];
-    uint32_t group = p->group ? p->group : 1, axis = p->group ? p->group_axis : rank;
+    /* integer groups along the innermost storage axis are the tile's own
+     * elements in order: copied whole, as an ungrouped pack is */
+    bool whole = p->group && plan_pack_copy_type(p) != TIR_U32 && tir_scalar_is_integer(p->elem);
+    uint32_t group = p->group && !whole ? p->group : 1, axis = p->group && !whole ? p->group_axis : rank;
     for (uint32_t a = 0; a < rank; a++) {
         dims[a] = fresh_dim(m, dims, a, ts->axes[a].dim->label, a);
         ext[a] = ts->axes[a].extent / (a == axis ? group : 1);
@@ -97,10 +102,10 @@ static void build_body(tir_builder *b, tir_module *m, const plan_pack *p, tir_op
     row[0] = ew2(b, TIR_EW_MUL, inst, tir_const_index(b, (int64_t)(ext[p->order[0]] * (rank == 1 ? group : 1))));
     for (uint32_t j = 1; j < rank; j++) row[j] = tir_const_index(b, 0);
     tir_value *at = axis < rank ? origin[axis] : NULL, *last = row[rank - 1]; /* (rank 1: the tile's row) */
-    bool words = p->group && tir_scalar_is_integer(p->elem);
+    bool words = group > 1 && tir_scalar_is_integer(p->elem);
     tir_value *word = NULL, *sum = NULL;
     if (p->sums) row[0] = ew2(b, TIR_EW_MUL, inst, tir_const_index(b, (int64_t)ext[p->order[0]] + 1));
-    for (uint32_t j = 0; j < group; j++) { /* element G·i + j at position G-1-j */
+    for (uint32_t j = 0; j < group; j++) { /* element G·i + j: bf16 at position G-1-j, an integer in bits 8·size·j */
         if (j) origin[axis] = ew2(b, TIR_EW_ADD, at, tir_const_index(b, (int64_t)(j * tir_op_stride(load, axis))));
         tir_value *tile = load_in_order(b, m, load, src, origin, space, strides, p->order);
         if (tile && p->sums) { /* this part's sum over the group axis, in i32 */
@@ -112,10 +117,10 @@ static void build_body(tir_builder *b, tir_module *m, const plan_pack *p, tir_op
         if (tile && p->biased) /* + 128: every i8 value as a u8 one, exactly */
             tile = tir_cast(b, ew2(b, TIR_EW_ADD, tir_cast(b, tile, TIR_I32), u32_const(b, m, TIR_I32, 128)), TIR_U8);
         if (tile && p->elem != tir_value_elem(tile)) tile = tir_cast(b, tile, p->elem); /* widened: exact */
-        if (words && tile) { /* its bits, unsigned, at bits 8·size·(G-1-j) of the word (plan_pack_copy_type) */
+        if (words && tile) { /* its bits, unsigned, at bits 8·size·j of the word (plan_pack_copy_type) */
             tir_scalar bits = tir_scalar_size(p->elem) == 1 ? TIR_U8 : TIR_U16;
             tile = tir_cast(b, tir_cast(b, tile, bits), TIR_U32); /* wraps, then widens: the element's bits */
-            uint64_t scale = 1ull << (8 * tir_scalar_size(p->elem) * (group - 1 - j));
+            uint64_t scale = 1ull << (8 * tir_scalar_size(p->elem) * j);
             if (scale != 1) tile = ew2(b, TIR_EW_MUL, tile, u32_const(b, m, TIR_U32, scale));
             word = word ? ew2(b, TIR_EW_ADD, word, tile) : tile; /* the bits do not overlap: exact */
             continue;

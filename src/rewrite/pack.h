@@ -35,9 +35,11 @@ typedef struct {
     tir_scalar elem;               /* the panels' element type: the view's, or the mma's when widened */
     /* grouped (the operands of a dot-product mma, xir.h's dots): `group`
      * (2 or 4; 0: not grouped) consecutive elements of group_axis, G·i to
-     * G·i + G-1, lie together in reverse order, so the little-endian u32
-     * word of a group holds element G·i in its highest bits (for bf16 pairs
-     * the order dot_bf16x2 folds them in) */
+     * G·i + G-1, lie together: bf16 pairs in reverse order, so that the
+     * little-endian u32 word holds element 2i in its high half (the one
+     * dot_bf16x2 folds first); integers in order (element G·i + j in bits
+     * 8·size·j: a sum does not care, and a group along the source's
+     * contiguous axis is its bytes as they are) */
     uint32_t group;
     uint32_t group_axis;
     /* an s8 × s8 dot on u8 × s8 words: `biased`, the panels hold each
@@ -71,9 +73,12 @@ typedef struct {
 static inline tir_scalar plan_pack_panel_type(const plan_pack *p) { return p->group ? TIR_U32 : p->elem; }
 
 /* The element type of the copy's panels: u32 words for groups of integers
- * (the copy builds each word arithmetically), else the panels' own. */
+ * across the innermost storage axis (the copy builds each word
+ * arithmetically), else the panels' own (a group along the innermost axis
+ * is its elements in order). */
 static inline tir_scalar plan_pack_copy_type(const plan_pack *p) {
-    return p->group && tir_scalar_is_integer(p->elem) ? TIR_U32 : p->elem;
+    bool inner = p->group && p->order[p->load->domain->rank - 1] == p->group_axis;
+    return p->group && tir_scalar_is_integer(p->elem) && !inner ? TIR_U32 : p->elem;
 }
 
 /* The copy of one pack as a TileIR kernel "@<f>_pack_<view>" in a new
