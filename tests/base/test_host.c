@@ -47,6 +47,13 @@ static void test_overrides(void) {
     CHECK(d.l2_bytes == 2u << 20 && d.cores == 8 && d.l1d_bytes == 48u << 10 && d.l3_bytes == 1u << 30);
     CHECK(host_describe("native,l2=512K", &d, err, sizeof err) && d.l2_bytes == 512u << 10);
     CHECK(host_check("native,l2=512K", err, sizeof err) && host_check("avx2-laptop,cores=3", err, sizeof err));
+    /* -FEATURE items: listed in order, the profile's ISA string untouched */
+    CHECK(host_describe("zen4,-avx512bf16,l2=2M,-avx512vnni", &d, err, sizeof err) && !strcmp(d.off, "avx512bf16,avx512vnni") &&
+          d.l2_bytes == 2u << 20 && host_isa_has(d.isa, "avx512bf16"));
+    CHECK(host_turns_off(&d, "avx512bf16") && host_turns_off(&d, "avx512vnni") && !host_turns_off(&d, "avx512") &&
+          !host_turns_off(&d, "avx512bf"));
+    CHECK(host_describe("zen4", &d, err, sizeof err) && !d.off[0] && !host_turns_off(&d, "avx512bf16"));
+    CHECK(host_check("native,-avx2", err, sizeof err) && host_check("avx2-laptop,-fma,-sse4.2", err, sizeof err));
     static const struct {
         const char *spec, *message;
     } bad[] = {
@@ -62,6 +69,12 @@ static void test_overrides(void) {
         {"zen4,ways=8", "unknown key 'ways'"},
         {"zen4,l2", "'l2' is not key=value"},
         {"zen4,", "'' is not key=value"},
+        {"zen4,-", "'-' is not -FEATURE"},
+        {"zen4,-AVX2", "'-AVX2' is not -FEATURE"},
+        {"zen4,-avx 2", "is not -FEATURE"},
+        {"zen4,-avx512vp2intersect,-avx512vp2intersect,-avx512vp2intersect,-avx512vp2intersect,"
+         "-avx512vp2intersect,-avx512vp2intersect,-avx512vp2intersect,-avx512vp2intersect",
+         "too many -FEATURE items"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err[0] = 0;
