@@ -24,6 +24,11 @@ TILEC_API uint32_t tilec_host_width(void);
  * width <= 8 (8 at 16), SSE's 16 of 4 lanes otherwise (a packet wider than a
  * register takes several). */
 TILEC_API uint32_t tilec_host_vector_registers(uint32_t width);
+/* The dot-product instructions the planner packs matrix operands for at
+ * `width` lanes (docs/lowering.md "Dot products"), as the profile says:
+ * "bf16 pairs (vdpbf16ps), int8 quads (vpdpbusd, vpdpwssd)", one of them,
+ * or "none" (static text). */
+TILEC_API const char *tilec_host_dot_products(uint32_t width);
 /* The LLVM CPU name code is generated for ("znver4") and the features it
  * enables ("+avx2,+fma,...": the enabled ones only), NUL-terminated, kept by
  * the context until it is destroyed.  TILEC-O02 (TILEC_E_ARG) when

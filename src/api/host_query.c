@@ -1,5 +1,6 @@
 /* host_query.c — the described host as the public API shows it (tilec/host.h:
- * tilec_host_width, tilec_host_vector_registers, tilec_host_codegen): what
+ * tilec_host_width, tilec_host_vector_registers, tilec_host_dot_products,
+ * tilec_host_codegen): what
  * the SIMD backend reads from base/host.h and LLVM, with the codegen text
  * kept by the context. */
 #include "tilec/host.h"
@@ -14,6 +15,14 @@
 uint32_t tilec_host_width(void) { return simd_host_width(); }
 
 uint32_t tilec_host_vector_registers(uint32_t width) { return simd_host_vector_registers(width); }
+
+const char *tilec_host_dot_products(uint32_t width) {
+    bool bf16 = simd_host_dot_bf16(width), int8 = simd_host_dot_int8(width);
+    return bf16 && int8 ? "bf16 pairs (vdpbf16ps), int8 quads (vpdpbusd, vpdpwssd)"
+           : bf16       ? "bf16 pairs (vdpbf16ps)"
+           : int8       ? "int8 quads (vpdpbusd, vpdpwssd)"
+                        : "none";
+}
 
 /* A copy of s kept by the context; NULL without memory. */
 static const char *hold(tilec_context *ctx, const strbuf *s) {

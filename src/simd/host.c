@@ -53,7 +53,8 @@ static bool planned_dot(uint32_t width, const char *feature) {
     host_desc d;
     jit_host h;
     bool ok = jit_host_init(&h) && host_current(&d, NULL, 0) && planned_feature(&d, &h, feature) &&
-              (width == 4 || width == 8 || width == 16) && planned_feature(&d, &h, width == 16 ? "avx512f" : "avx512vl");
+              planned_feature(&d, &h, "avx512f") && planned_feature(&d, &h, "avx512bw") &&
+              (width == 4 || width == 8 || width == 16) && (width == 16 || planned_feature(&d, &h, "avx512vl"));
     jit_host_free(&h);
     return ok;
 }

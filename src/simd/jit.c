@@ -92,9 +92,12 @@ static void feature_flags(jit_host *h) {
     h->avx2 = host_isa_has(h->features, "avx2");
     h->sse4a = host_isa_has(h->features, "sse4a"); /* AMD: 8-byte non-temporal stores */
     h->f16c = host_isa_has(h->features, "f16c");   /* vcvtph2ps / vcvtps2ph */
-    h->avx512bf16 = host_isa_has(h->features, "avx512bf16");
-    h->avx512vnni = host_isa_has(h->features, "avx512vnni");
-    h->avx512vl = host_isa_has(h->features, "avx512vl");
+    /* a feature LLVM would turn off with one it needs ("-avx512f" turns off
+     * every AVX-512 extension) is not counted on */
+    bool avx512 = h->avx512f && host_isa_has(h->features, "avx512bw");
+    h->avx512bf16 = avx512 && host_isa_has(h->features, "avx512bf16");
+    h->avx512vnni = avx512 && host_isa_has(h->features, "avx512vnni");
+    h->avx512vl = avx512 && host_isa_has(h->features, "avx512vl");
 }
 
 bool jit_host_init(jit_host *h) {

@@ -9,8 +9,16 @@ expect 0 "$TILEC" host --host zen4 && {
   contains "$WORK/out" '^packet width: 16 f32 lanes, 32 vector registers$'
   contains "$WORK/out" '^caches: L1d 32 KiB, L2 1 MiB, L3 32 MiB$'
   contains "$WORK/out" '^cores: 2$'
+  contains "$WORK/out" '^dot products: bf16 pairs \(vdpbf16ps\), int8 quads \(vpdpbusd, vpdpwssd\)$'
   contains "$WORK/out" '^code generation: znver4 '
 }
+# a -FEATURE item: gone from the code generation and the plans
+expect 0 "$TILEC" host --host zen4,-avx512bf16 && {
+  contains "$WORK/out" '^dot products: int8 quads \(vpdpbusd, vpdpwssd\)$'
+  lacks "$WORK/out" '\+avx512bf16'
+}
+expect 2 "$TILEC" host --host zen4,-AVX2 && contains "$WORK/err" "'-AVX2' is not -FEATURE"
+expect 0 "$TILEC" host --host avx2-laptop && contains "$WORK/out" '^dot products: none$'
 # the AVX2 path on any machine: no AVX-512 feature is enabled
 expect 0 "$TILEC" host --host avx2-laptop && {
   contains "$WORK/out" '^packet width: 8 f32 lanes, 16 vector registers$'

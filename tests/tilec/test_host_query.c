@@ -45,6 +45,28 @@ int main(void) {
     check_profile("zen4", 16, 32, 32, "znver4", NULL);
     check_profile("avx2-laptop,cores=3", 8, 16, 8, "alderlake", "+avx512f"); /* the profile's features only */
 
+    /* the dot products the planner packs for: the profile's, less -FEATURE items, per width */
+    static const struct {
+        const char *spec;
+        uint32_t width;
+        const char *dots;
+    } dots[] = {
+        {"zen4", 16, "bf16 pairs (vdpbf16ps), int8 quads (vpdpbusd, vpdpwssd)"},
+        {"zen4", 4, "bf16 pairs (vdpbf16ps), int8 quads (vpdpbusd, vpdpwssd)"},
+        {"zen4", 2, "none"},
+        {"zen4,-avx512bf16", 16, "int8 quads (vpdpbusd, vpdpwssd)"},
+        {"zen4,-avx512vnni", 8, "bf16 pairs (vdpbf16ps)"},
+        {"zen4,-avx512vl", 8, "none"},
+        {"zen4,-avx512vl", 16, "bf16 pairs (vdpbf16ps), int8 quads (vpdpbusd, vpdpwssd)"},
+        {"zen4,-avx512f", 8, "none"}, /* LLVM turns every AVX-512 extension off with it */
+        {"avx2-laptop", 8, "none"},
+    };
+    for (size_t i = 0; i < sizeof dots / sizeof *dots; i++) {
+        setenv("TILEC_HOST", dots[i].spec, 1);
+        CHECK_MSG(!strcmp(tilec_host_dot_products(dots[i].width), dots[i].dots), "%s at W=%u: %s", dots[i].spec,
+                  dots[i].width, tilec_host_dot_products(dots[i].width));
+    }
+
     /* the text is kept by the context: another query leaves it in place */
     setenv("TILEC_HOST", "zen4", 1);
     const char *cpu = NULL, *features = NULL, *cpu2 = NULL, *features2 = NULL;

@@ -46,7 +46,8 @@ static int host_main(tilec_context *ctx, int argc, char **argv, bool parse_only)
         print_size("caches: L1d", d.l1d_bytes);
         print_size(", L2", d.l2_bytes);
         print_size(", L3", d.l3_bytes);
-        printf("\ncores: %u\ncode generation: %s %s\n", d.cores, cpu, features);
+        printf("\ncores: %u\ndot products: %s\ncode generation: %s %s\n", d.cores, tilec_host_dot_products(w), cpu,
+               features);
     }
     return ok ? CLI_EXIT_OK : cli_fail("host", "cannot query the host CPU through LLVM");
 }
