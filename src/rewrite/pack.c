@@ -25,7 +25,7 @@ static tir_value *ew2(tir_builder *b, tir_ew_op op, tir_value *x, tir_value *y) 
 }
 
 /* A scalar integer constant of type t. */
-static tir_value *u32_const(tir_builder *b, tir_module *m, tir_scalar t, uint64_t v) {
+static tir_value *int_const(tir_builder *b, tir_module *m, tir_scalar t, uint64_t v) {
     tir_literal lit = {.kind = TIR_LIT_UINT, .as.u = v};
     return tir_const(b, tir_type_scalar(m, t), lit);
 }
@@ -115,13 +115,13 @@ static void build_body(tir_builder *b, tir_module *m, const plan_pack *p, tir_op
             sum = sum ? ew2(b, TIR_EW_ADD, sum, part) : part;
         }
         if (tile && p->biased) /* + 128: every i8 value as a u8 one, exactly */
-            tile = tir_cast(b, ew2(b, TIR_EW_ADD, tir_cast(b, tile, TIR_I32), u32_const(b, m, TIR_I32, 128)), TIR_U8);
+            tile = tir_cast(b, ew2(b, TIR_EW_ADD, tir_cast(b, tile, TIR_I32), int_const(b, m, TIR_I32, 128)), TIR_U8);
         if (tile && p->elem != tir_value_elem(tile)) tile = tir_cast(b, tile, p->elem); /* widened: exact */
         if (words && tile) { /* its bits, unsigned, at bits 8·size·j of the word (plan_pack_copy_type) */
             tir_scalar bits = tir_scalar_size(p->elem) == 1 ? TIR_U8 : TIR_U16;
             tile = tir_cast(b, tir_cast(b, tile, bits), TIR_U32); /* wraps, then widens: the element's bits */
             uint64_t scale = 1ull << (8 * tir_scalar_size(p->elem) * j);
-            if (scale != 1) tile = ew2(b, TIR_EW_MUL, tile, u32_const(b, m, TIR_U32, scale));
+            if (scale != 1) tile = ew2(b, TIR_EW_MUL, tile, int_const(b, m, TIR_U32, scale));
             word = word ? ew2(b, TIR_EW_ADD, word, tile) : tile; /* the bits do not overlap: exact */
             continue;
         }
@@ -130,7 +130,7 @@ static void build_body(tir_builder *b, tir_module *m, const plan_pack *p, tir_op
     }
     if (word) tir_store_tile(b, dst, row, word, TIR_BOUNDS_ASSUME);
     if (sum) { /* 128 · the sums, as the words of one more row (rewrite/pack.h) */
-        tir_value *scaled = tir_cast(b, ew2(b, TIR_EW_MUL, sum, u32_const(b, m, TIR_I32, 128)), TIR_U32);
+        tir_value *scaled = tir_cast(b, ew2(b, TIR_EW_MUL, sum, int_const(b, m, TIR_I32, 128)), TIR_U32);
         tir_dim *row_dims[2] = {tir_dim_new(m, "sums"), space->axes[p->order[1]].dim}; /* [1, the other axis] */
         uint64_t row_ext[2] = {1, space->axes[p->order[1]].extent};
         scaled = tir_lib_broadcast_to(b, scaled, tir_space_make(m, 2, row_dims, row_ext));
