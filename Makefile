@@ -60,7 +60,7 @@ BENCH_ARGS  ?=
 bench:
 	@scripts/install-deps --bench
 	cmake -S . -B $(BENCH_BUILD) -DTILEC_BENCH=ON -DTILEC_WERROR=ON -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
-	cmake --build $(BENCH_BUILD) -j $(JOBS) --target bench_gemm bench_rows bench_attention tilec_shared
+	cmake --build $(BENCH_BUILD) -j $(JOBS) --target bench_gemm bench_gemv bench_rows bench_attention tilec_shared
 	BENCH_BUILD=$(BENCH_BUILD) bench/run $(BENCH_ARGS)
 
 # The Llama decoder (tilec.models.llama, docs/models.md) against transformers'
