@@ -187,14 +187,7 @@ const plan_pack *lw_grouped_pack(lowerer *lw, const lv *rec) {
 }
 
 xir_value *lw_read_word(lowerer *lw, const lv *rec, xir_value *const *coords) {
-    if (!lw_ok(lw)) return NULL;
-    xir_value *address, *cond = element(lw, rec->access, coords, &address);
-    if (!cond) return lw_ok(lw) ? xir_build_buffer_read(&lw->b, rec->access->buffer, address) : NULL;
-    lw_if d; /* a slot's lane past the distributed extent: its output is never stored */
-    lw_if_begin(lw, &d, cond);
-    xir_value *read = lw_ok(lw) ? xir_build_buffer_read(&lw->b, rec->access->buffer, address) : NULL;
-    lw_if_end(lw, &d);
-    return lw_if_phi(lw, &d, read, xir_const_uint(lw->m, TIR_U32, 0));
+    return lw_ok(lw) ? read_element(lw, rec->access, coords) : NULL;
 }
 
 static void visit_load(lowerer *lw, void *user, xir_value *flat, xir_value *const *coords) {
@@ -290,6 +283,8 @@ void lower_load(lowerer *lw, const tir_op *op) {
         acc->fill = xir_const_zero(lw->m, pv->elem);
     }
     acc->fill = lw_cast(lw, acc->fill, elem); /* exact: a half value widened */
+    if (pack && pack->group) /* words: only a slot's lane past the distributed extent reads it, never stored */
+        acc->fill = xir_const_uint(lw->m, TIR_U32, 0);
     if (stream) { /* read where it is used (realize/stream.h) */
         lv *rec = lw_alloc(lw, sizeof *rec);
         if (!rec) return;
