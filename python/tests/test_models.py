@@ -202,6 +202,41 @@ def test_gemv_q8_groups(group):
     np.testing.assert_allclose(got, want, rtol=TOL, atol=1e-3 * np.abs(want).max())
 
 
+def q8_0(v):
+    """NumPy's Q8_0 of the rows of v [..., G] in f32 as quantize_q8.tir
+    computes it: D = max|v| / 127, codes round(v · (1/D)) halfway away from
+    zero (0 for an all-zero group)."""
+    amax = np.abs(v).max(-1)
+    d = amax / np.float32(127)
+    inv = np.float32(1) / np.where(amax > 0, d, np.float32(1))
+    scaled = (v * inv[..., None]).astype(np.float64)
+    return (np.sign(scaled) * np.floor(np.abs(scaled) + 0.5)).astype(np.int8), d
+
+
+@pytest.mark.parametrize("group", [32, 64])
+def test_q8_0_decode(group):
+    """llama.cpp's Q8_0 × Q8_0 decode product: quantize_q8.tir bitwise
+    against NumPy's quantization (an all-zero group included), then
+    gemv_q8q.tir (int8 dot products, weights stored q + 128 as u8) against
+    the same integer sums scaled in f64; rows ragged against the blocks."""
+    n, kdim = 37, 6 * group
+    x = RNG.standard_normal(kdim).astype(np.float32)
+    x[group : 2 * group] = 0
+    words = (kdim // group, group // 4, 4)
+    xq, xn, d = kernel("quantize_q8", K=kdim, G=group)(x.reshape(words))
+    want_q, want_d = q8_0(x.reshape(-1, group))
+    np.testing.assert_array_equal(xq.reshape(-1, group), want_q)
+    np.testing.assert_array_equal(d, want_d)
+    np.testing.assert_array_equal(xn, -128 * want_q.astype(np.int32).reshape(words).sum(-1))
+    w = (RNG.standard_normal((n, kdim)) * np.repeat(RNG.uniform(0.01, 10, (n, kdim // group)), group, 1)).astype(np.float32)
+    q, s = q8_0(w.reshape(n, -1, group))
+    u = (q.astype(np.int16) + 128).astype(np.uint8)
+    got = kernel("gemv_q8q", N=n, K=kdim, G=group)(xq, xn, d, u.reshape(n, *words), s)
+    sums = np.einsum("ngk,gk->ng", q.astype(np.int64), want_q.astype(np.int64))
+    want = (sums * s.astype(np.float64) * want_d.astype(np.float64)).sum(-1)
+    np.testing.assert_allclose(got, want, rtol=TOL, atol=1e-5 * np.abs(want).max())
+
+
 @pytest.mark.parametrize("tokens,length", [(1, 1), (5, 9), (16, 16), (11, 40)])
 def test_attention_prefill(tokens, length):
     hq, hkv, dh, rows = 8, 2, 16, 64

@@ -26,7 +26,7 @@ static realize_choice choice_of(const plan_result *plan, const plan_choice *c) {
     r.lanes = c->candidate.local_lanes;
     r.fused = c->candidate.fused;
     r.snapshot_budget = c->limits.max_snapshot_bytes_per_worker;
-    r.packing = plan->packing.count ? &plan->packing : NULL;
+    r.packing = plan->packing.count || plan->packing.word_count ? &plan->packing : NULL;
     return r;
 }
 

@@ -120,12 +120,14 @@ static void lower_root(lowerer *lw, const tir_op *root, const plan_root_map *map
     lw->counters.peeled_roots++;
 }
 
-/* Loads packed in groups are streamed: the mma reads each word where it
- * uses it (an SSA tile without a snapshot, all the planner admits there,
- * holds nothing else: plan/pack.h). */
+/* Loads packed in groups, or read in place in words, are streamed: the mma
+ * reads each word where it uses it (an SSA tile without a snapshot, all
+ * the planner admits there, holds nothing else: plan/pack.h). */
 static void stream_groups(plan_repr *repr, const plan_packing *packing) {
     for (uint32_t i = 0; packing && i < packing->count; i++)
         if (packing->packs[i].group) repr->values[packing->packs[i].load->results[0]->id].form = PLAN_FORM_STREAM;
+    for (uint32_t i = 0; packing && i < packing->word_count; i++)
+        repr->values[packing->words[i].load->results[0]->id].form = PLAN_FORM_STREAM;
 }
 
 /* "<parameter>_packed" */

@@ -38,7 +38,7 @@ typedef struct {
     X(guards_removed) X(guards_kept) X(indexable_snapshots) X(deferred_expressions) X(runtime_traversals) \
     X(unrolled_maps) X(runtime_maps) X(ordered_loops) X(branches) X(phi_carries) X(buffered_carries) X(partial_reductions) \
     X(packet_reductions) X(bounds_checks) X(bounds_checks_removed) \
-    X(rolled_mmas) X(packed_loads) X(streamed_loads) X(joined_stores) X(guarded_arms) X(peeled_loops) X(peeled_roots) X(dot_mmas) X(xir_instructions)
+    X(rolled_mmas) X(packed_loads) X(streamed_loads) X(joined_stores) X(guarded_arms) X(peeled_loops) X(peeled_roots) X(dot_mmas) X(word_loads) X(xir_instructions)
 
 typedef struct {
 #define X(name) uint64_t name;

@@ -29,6 +29,9 @@ struct lw_access {
     xir_value *leader;              /* packet-local store without D: lane == 0, else NULL */
     xir_value *in_range;            /* bounds=assume, unproven: the whole subtile is inside the view */
     lv *tile;                       /* load: the result; store: the stored value */
+    uint64_t word;                  /* read in place in words of this many elements (realize/packing.h), else 0:
+                                     * `word_axis`'s coordinate counts words, base and strides are in words */
+    uint32_t word_axis;
 };
 typedef struct lw_access access;
 
@@ -63,6 +66,11 @@ static xir_value *both(lowerer *lw, xir_value *x, xir_value *y) {
 /* The pack of a tile load, or NULL. */
 static const plan_pack *pack_of(lowerer *lw, const tir_op *op) {
     return op->kind == TIR_OP_VIEW_LOAD ? plan_packing_find(lw->choice->packing, op) : NULL;
+}
+
+/* The in-place word read of a tile load, or NULL. */
+static const plan_pack *words_of(lowerer *lw, const tir_op *op) {
+    return op->kind == TIR_OP_VIEW_LOAD ? plan_packing_find_words(lw->choice->packing, op) : NULL;
 }
 
 /* The packed load (rewrite/pack.h): tile `inst` of the pack's panels, inst
@@ -124,6 +132,16 @@ static bool prepare(lowerer *lw, access *acc, const tir_op *op, bool runtime) {
         acc->cache[a] = NULL;
         if (acc->guard_axis[a] && !runtime && !(acc->cache[a] = lw_alloc(lw, sizeof(xir_value *) * n))) return false;
     }
+    const plan_pack *words = words_of(lw, op);
+    acc->word = words ? words->group : 0;
+    if (words) { /* the planner proved base and outer strides multiples of G: exact in words */
+        acc->word_axis = words->group_axis;
+        xir_value *g = lw_i64(lw, (int64_t)words->group);
+        base = lw_arith(lw, XIR_OP_DIV, base, g, NULL);
+        for (uint32_t a = 0; a < acc->view->rank; a++)
+            acc->stride[a] = a == acc->word_axis ? lw_i64(lw, 1) : lw_arith(lw, XIR_OP_DIV, acc->stride[a], g, NULL);
+        lw->counters.word_loads++;
+    }
     acc->base = lw_cast(lw, base, TIR_U64);
     acc->in_range = op->bounds == TIR_BOUNDS_ASSUME ? lw_check_access(lw, op, acc->view->rank, acc->origin, NULL) : NULL;
     acc->leader = op->kind == TIR_OP_VIEW_STORE && !plan_local_has_axis(lw->local, op->domain) ? leader(lw) : NULL;
@@ -149,6 +167,8 @@ static xir_value *element(lowerer *lw, access *acc, xir_value *const *slots, xir
                                              : lw_arith(lw, XIR_OP_MUL, coords[a], lw_i64(lw, (int64_t)acc->step[a]), NULL);
         offset = lw_arith(lw, XIR_OP_ADD, offset, lw_arith(lw, XIR_OP_MUL, along, acc->stride[a], NULL), NULL);
         if (!acc->guard_axis[a]) continue;
+        if (acc->word && a == acc->word_axis) /* a word's first element: all of its group are in bounds or none */
+            along = lw_arith(lw, XIR_OP_MUL, along, lw_i64(lw, (int64_t)acc->word), NULL);
         xir_value *g;
         int64_t e;
         if (acc->cache[a] && lw_const_int(coords[a], &e)) {
@@ -163,14 +183,20 @@ static xir_value *element(lowerer *lw, access *acc, xir_value *const *slots, xir
     return cond;
 }
 
+/* The element at `address`, or the word there (acc->word). */
+static xir_value *buffer_read(lowerer *lw, const access *acc, xir_value *address) {
+    return acc->word ? xir_build_buffer_read_word(&lw->b, acc->buffer, address)
+                     : xir_build_buffer_read(&lw->b, acc->buffer, address);
+}
+
 /* The element at coords (slots), read under its guard, else the fill. */
 static xir_value *read_element(lowerer *lw, access *acc, xir_value *const *coords) {
     xir_value *address;
     xir_value *cond = element(lw, acc, coords, &address);
-    if (!cond) return lw_ok(lw) ? xir_build_buffer_read(&lw->b, acc->buffer, address) : NULL;
+    if (!cond) return lw_ok(lw) ? buffer_read(lw, acc, address) : NULL;
     lw_if d;
     lw_if_begin(lw, &d, cond);
-    xir_value *read = lw_ok(lw) ? xir_build_buffer_read(&lw->b, acc->buffer, address) : NULL;
+    xir_value *read = lw_ok(lw) ? buffer_read(lw, acc, address) : NULL;
     lw_if_end(lw, &d);
     return lw_if_phi(lw, &d, read, acc->fill);
 }
@@ -182,8 +208,9 @@ xir_value *lw_read_stream(lowerer *lw, const lv *rec, xir_value *flat) {
 }
 
 const plan_pack *lw_grouped_pack(lowerer *lw, const lv *rec) {
-    const plan_pack *p = rec && rec->form == LV_STREAM ? pack_of(lw, rec->access->op) : NULL;
-    return p && p->group ? p : NULL;
+    if (!rec || rec->form != LV_STREAM) return NULL;
+    const plan_pack *p = pack_of(lw, rec->access->op);
+    return p && p->group ? p : words_of(lw, rec->access->op);
 }
 
 xir_value *lw_read_word(lowerer *lw, const lv *rec, xir_value *const *coords) {
@@ -283,7 +310,8 @@ void lower_load(lowerer *lw, const tir_op *op) {
         acc->fill = xir_const_zero(lw->m, pv->elem);
     }
     acc->fill = lw_cast(lw, acc->fill, elem); /* exact: a half value widened */
-    if (pack && pack->group) /* words: only a slot's lane past the distributed extent reads it, never stored */
+    if ((pack && pack->group) || acc->word) /* words: only a slot's lane past the distributed extent (or a word
+                                               * out of bounds) reads it, never stored */
         acc->fill = xir_const_uint(lw->m, TIR_U32, 0);
     if (stream) { /* read where it is used (realize/stream.h) */
         lv *rec = lw_alloc(lw, sizeof *rec);

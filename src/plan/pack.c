@@ -183,6 +183,18 @@ static bool no_private_copy(const plan_repr *repr, const tir_op *load) {
     return (v->form == PLAN_FORM_SSA && !v->snapshot) || v->form == PLAN_FORM_STREAM;
 }
 
+/* Appends one clause to the packing's words. */
+static void tell(plan_packing *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void tell(plan_packing *out, const char *fmt, ...) {
+    size_t n = strlen(out->why);
+    if (n && n + 2 < sizeof out->why) n += (size_t)snprintf(out->why + n, sizeof out->why - n, "; ");
+    va_list ap;
+    va_start(ap, fmt);
+    if (n < sizeof out->why) vsnprintf(out->why + n, sizeof out->why - n, fmt, ap);
+    va_end(ap);
+}
+
 /* ---- groups: the operands of a dot-product mma ---- */
 
 /* The qualifying load defining `v`, when v is a tile without a private copy
@@ -237,12 +249,41 @@ static void lay_out_groups(plan_pack *p, const plan_local *local, uint32_t axis,
     p->group_axis = axis;
 }
 
+/* Whether the tile load defining v, an mma operand contracting `k`, can be
+ * read in place in words of G elements of its view (`out` filled): one use
+ * (streamed), no private copy, k its view's innermost axis, of a static
+ * extent G divides, walked at stride 1 from a multiple of G over a multiple
+ * of G elements, not distributed, the fill zero.  Each word is then G
+ * consecutive elements of one group, all in bounds or none. */
+static bool in_place_words(const plan_repr *repr, const plan_local *local, const tir_value *v, const tir_dim *k,
+                           uint32_t group, plan_pack *out) {
+    const tir_op *load = v->def_op;
+    if (!v->uses || v->uses->next || !load || load->kind != TIR_OP_VIEW_LOAD || !load->domain || load->has_fill ||
+        !no_private_copy(repr, load))
+        return false;
+    const tir_space *ts = load->domain, *vs = load->operands[0]->value->type->space;
+    uint32_t a = ts->rank - 1;
+    plan_affine x;
+    if (ts->axes[a].dim != k || tir_extent_is_symbolic(vs->axes[a].extent) || vs->axes[a].extent % group ||
+        ts->axes[a].extent % group || tir_op_stride(load, a) != 1 || plan_local_is_axis(local, &ts->axes[a]) ||
+        !plan_affine_of(load->operands[1 + a]->value, &x) || x.offset % group)
+        return false;
+    for (uint32_t t = 0; t < x.count; t++)
+        if (x.scale[t] % (int64_t)group) return false;
+    *out = (plan_pack){.load = load, .param = load->operands[0]->value->index, .elem = tir_value_elem(v),
+                       .group = group, .group_axis = a};
+    return true;
+}
+
 /* Groups both operands of every mma that a dot product can run (docs/
  * lowering.md "Dot products"; dot_group): packet-local with the
  * distributed dim among the outputs, one contracted dim whose extent G
- * divides, both operands loads that qualify (dot_operand), panels within
- * the bytes a pack may hold.  Returns how many mmas were grouped. */
-static uint32_t group_dot_operands(walker *w, const plan_repr *repr, const plan_local *local, uint32_t dots) {
+ * divides, and either both operands loads that qualify (dot_operand),
+ * panels within the bytes a pack may hold, or (u8 × i8 quads, no bias)
+ * both read in place (in_place_words).  Returns how many mmas were grouped
+ * into panels. */
+static uint32_t group_dot_operands(walker *w, const plan_repr *repr, const plan_local *local, uint32_t dots,
+                                   plan_packing *out) {
     uint32_t grouped = 0;
     for (uint32_t i = 0; i < w->mma_count && local && 2 * (grouped + 1) <= PLAN_MAX_PACKS; i++) {
         const tir_op *mma = w->mmas[i];
@@ -252,15 +293,24 @@ static uint32_t group_dot_operands(walker *w, const plan_repr *repr, const plan_
         tir_scalar elem[2] = {TIR_BF16, TIR_BF16};
         uint32_t group = dot_group(mma, dots, &elem[0]);
         elem[1] = group == 4 ? tir_value_elem(mma->operands[1]->value) : elem[0];
-        if (!group || !pa || !pb || pa == pb) continue;
-        bool offset = group == 4 && elem[0] == TIR_U8 && tir_value_elem(mma->operands[0]->value) == TIR_I8;
         bool distributed = false;
         for (uint32_t a = 0; a < sc->rank; a++) distributed = distributed || plan_local_is_axis(local, &sc->axes[a]);
         const tir_dim *k = NULL;
         uint32_t contracted = 0;
         for (uint32_t a = 0; a < sa->rank; a++)
             if (tir_space_find(sc, sa->axes[a].dim) < 0) contracted++, k = sa->axes[a].dim;
-        if (!distributed || contracted != 1) continue;
+        if (!group || !distributed || contracted != 1) continue;
+        if ((!pa || !pb || pa == pb) && group == 4 && elem[0] == tir_value_elem(mma->operands[0]->value) &&
+            elem[0] != elem[1] && out->word_count + 2 <= 2 * PLAN_MAX_PACKS &&
+            in_place_words(repr, local, mma->operands[0]->value, k, group, &out->words[out->word_count]) &&
+            in_place_words(repr, local, mma->operands[1]->value, k, group, &out->words[out->word_count + 1])) {
+            tell(out, "'%%%s' and '%%%s' read in place in words of %u along %s", mma->operands[0]->value->def_op->operands[0]->value->name,
+                 mma->operands[1]->value->def_op->operands[0]->value->name, group, k->label);
+            out->word_count += 2;
+            continue;
+        }
+        if (!pa || !pb || pa == pb) continue;
+        bool offset = group == 4 && elem[0] == TIR_U8 && tir_value_elem(mma->operands[0]->value) == TIR_I8;
         int ka = tir_space_find(pa->load->domain, k), kb = tir_space_find(pb->load->domain, k);
         const tir_space *tb = pb->load->domain;
         if (offset && (tb->rank != 2 || kb != 0 || !plan_local_is_axis(local, &tb->axes[1]))) { /* sums: one row */
@@ -283,18 +333,6 @@ static uint32_t group_dot_operands(walker *w, const plan_repr *repr, const plan_
         grouped++;
     }
     return grouped;
-}
-
-/* Appends one clause to the packing's words. */
-static void tell(plan_packing *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void tell(plan_packing *out, const char *fmt, ...) {
-    size_t n = strlen(out->why);
-    if (n && n + 2 < sizeof out->why) n += (size_t)snprintf(out->why + n, sizeof out->why - n, "; ");
-    va_list ap;
-    va_start(ap, fmt);
-    if (n < sizeof out->why) vsnprintf(out->why + n, sizeof out->why - n, fmt, ap);
-    va_end(ap);
 }
 
 /* Whether auto packs the reuse candidate p (else says why not). */
@@ -357,7 +395,7 @@ bool plan_pack_decide(const tir_func *f, const plan_admission *admission, const 
     }
     walk(w, root->body, true);
     if (w->refused[0] || !w->found_count) tell(out, "%s", w->refused[0] ? w->refused : "no tile load");
-    uint32_t grouped_left = dots ? 2 * group_dot_operands(w, repr, local, dots) : 0; /* packed first, in program order */
+    uint32_t grouped_left = dots ? 2 * group_dot_operands(w, repr, local, dots, out) : 0; /* packed first, in program order */
     if (grouped_left) tell(out, "mma operands grouped for dot products");
     bool reused = false; /* the reuse candidate was decided */
     for (uint32_t i = 0; i < w->found_count && out->count < PLAN_MAX_PACKS; i++) {
@@ -372,6 +410,7 @@ bool plan_pack_decide(const tir_func *f, const plan_admission *admission, const 
                  p->load->domain->axes[p->group_axis].dim->label, (unsigned long long)p->reuse);
             continue;
         }
+        if (plan_packing_find_words(out, p->load)) continue; /* read in place, told above */
         if (out->count + grouped_left >= PLAN_MAX_PACKS) {
             tell(out, "'%%%s': the packs are taken by grouped operands", name);
             continue;

@@ -71,6 +71,7 @@ typedef struct {
     double arith, broadcast, contiguous, gathered, priv, priv_gathered;
     double spills;                          /* of priv: register spill reloads and stores */
     uint32_t registers;                     /* the target's vector registers; 0 unknown */
+    uint32_t dots;                          /* the target's dot products (PLAN_DOT_*) */
     uint64_t *roots;                        /* by value id: root axes the value may depend on (bits) */
     bool *broadcast_tile;                   /* by value id: loaded with every lane at one address */
     uint32_t inner;                         /* the innermost root digit's axis; 64: none */
@@ -196,6 +197,15 @@ static void slope_elementwise(walker *w, const tir_op *op) {
     }
 }
 
+/* Packet-local, on a target with int8 dot products: 4 when a load's
+ * innermost axis is a dot product's word (the lanes then read consecutive
+ * words in place, plan/pack.h), else 0. */
+static uint64_t dot_word(const walker *w, const tir_op *op) {
+    bool words = w->r->options.local && (w->dots & PLAN_DOT_INT8) && op->kind == TIR_OP_VIEW_LOAD && op->domain &&
+                 plan_local_dot_word_axis(op, op->domain->rank - 1);
+    return words ? 4 : 0;
+}
+
 /* One view access of `op` (load or store, tile or scalar), `times` times;
  * true when it is a broadcast load (every lane at one address). */
 static bool view_charge(walker *w, const tir_op *op, double times) {
@@ -210,7 +220,8 @@ static bool view_charge(walker *w, const tir_op *op, double times) {
             slope[0] += stride * (double)tir_op_stride(op, a); /* the lane's element moves along D */
         stride *= (double)view->axes[a].extent;
     }
-    bool zero = known, up = known, down = known, pairs = known && w->lanes > 1;
+    uint64_t word = dot_word(w, op);
+    bool zero = known, up = known, down = known, pairs = known && w->lanes > 1, words = known && word;
     for (uint32_t l = 0; known && l < w->lanes; l++) {
         double offset = 0;
         for (uint32_t v = 0; v < w->varying; v++) offset += slope[v] * (double)w->offset[v][l];
@@ -218,8 +229,10 @@ static bool view_charge(walker *w, const tir_op *op, double times) {
         up = up && offset == l;
         down = down && offset == -(double)l;
         pairs = pairs && offset == 2.0 * l;
+        words = words && offset == (double)(word * l);
     }
-    if (zero && op->kind == TIR_OP_VIEW_LOAD) w->broadcast += times;
+    if (words) w->contiguous += times / (double)word;
+    else if (zero && op->kind == TIR_OP_VIEW_LOAD) w->broadcast += times;
     else if (up || down) w->contiguous += times;
     else if (pairs) w->contiguous += 2 * times; /* two vector accesses of the span (docs/simd.md "Memory") */
     else w->gathered += times;
@@ -535,7 +548,7 @@ tilec_status plan_extract_work(const plan_repr *repr, const plan_root_map *map, 
     uint32_t packet_width = target->packet_width;
     walker w = {.r = repr, .inner = map->digit_count ? map->digits[map->digit_count - 1].axis : 64,
                 .packet_width = packet_width, .reuse_capacity = target->l2_bytes,
-                .registers = target->vector_registers};
+                .registers = target->vector_registers, .dots = target->dots};
     size_t values = repr->value_count ? repr->value_count : 1;
     w.slopes = tilec_alloc(repr->ctx, sizeof *w.slopes * values);
     w.offset = tilec_alloc(repr->ctx, sizeof *w.offset * MAX_VARYING);

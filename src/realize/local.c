@@ -230,32 +230,49 @@ typedef struct {
     uint32_t count;
 } choices;
 
+bool plan_local_dot_word_axis(const tir_op *load, uint32_t axis) {
+    const tir_axis *a = &load->domain->axes[axis];
+    const tir_space *view = load->operands[0]->value->type->space;
+    if (a->extent != 4 || view->axes[axis].extent != 4 || tir_scalar_size(tir_value_elem(load->results[0])) != 1) return false;
+    for (const tir_use *u = load->results[0]->uses; u; u = u->next)
+        if (u->user->kind == TIR_OP_MMA && u->index < 2 && tir_space_find(u->user->results[0]->type->space, a->dim) < 0)
+            return true;
+    return false;
+}
+
 /* The innermost nonunit axes of the subtile accesses of `kind` in program
- * order, one per dim. */
-static void collect(choices *c, const tir_block *b, tir_op_kind kind) {
+ * order, one per dim; with `words`, only of loads whose innermost one is a
+ * dot product's word, the next one out. */
+static void collect(choices *c, const tir_block *b, tir_op_kind kind, bool words) {
     for (const tir_op *op = b->first; op && c->count < MAX_CHOICES; op = op->next) {
         if (op->kind == kind && op->domain) {
             const tir_axis *inner = NULL;
+            bool word = false;
             for (uint32_t i = op->domain->rank; i-- > 0 && !inner;)
-                if (op->domain->axes[i].extent > 1) inner = &op->domain->axes[i];
-            bool seen = !inner;
+                if (op->domain->axes[i].extent > 1 && !(words && !word && (word = plan_local_dot_word_axis(op, i))))
+                    inner = &op->domain->axes[i];
+            bool seen = !inner || words != word;
             for (uint32_t j = 0; j < c->count && !seen; j++) seen = c->axes[j] && c->axes[j]->dim == inner->dim;
             if (!seen) c->axes[c->count++] = inner;
         }
-        if (op->body) collect(c, op->body, kind);
+        if (op->body) collect(c, op->body, kind, words);
     }
 }
 
-/* The choices of D, best first: the innermost nonunit axis of the first
- * store that has one (the output's contiguous axis, so its rows are stored
- * by whole packets; none: every value replicated), then of the later
- * stores, then of the loads (a row phase feeding a narrow output: softmax
- * rows into a one-column matmul). */
+/* The choices of D, best first: the axis next out from a dot product's
+ * word (so that each lane reads its own word, the lanes a contiguous run
+ * of them), the innermost nonunit axis of the first store that has one
+ * (the output's contiguous axis, so its rows are stored by whole packets;
+ * none: every value replicated), then of the later stores, then of the
+ * loads (a row phase feeding a narrow output: softmax rows into a
+ * one-column matmul). */
 static void pick_dims(choices *c, const tir_block *b) {
     c->count = 0;
-    collect(c, b, TIR_OP_VIEW_STORE);
-    if (!c->count) c->axes[c->count++] = NULL;
-    collect(c, b, TIR_OP_VIEW_LOAD);
+    collect(c, b, TIR_OP_VIEW_LOAD, true);
+    uint32_t words = c->count;
+    collect(c, b, TIR_OP_VIEW_STORE, false);
+    if (c->count == words) c->axes[c->count++] = NULL;
+    collect(c, b, TIR_OP_VIEW_LOAD, false);
 }
 
 /* A contraction's phase gets its own distributed dim: an mma that allows

@@ -109,6 +109,14 @@ bool plan_local_peels_root(const plan_local *local, const tir_func *f, const tir
 const plan_local_dim *plan_local_dim_of(const plan_local *local, const tir_axis *axis);
 /* Whether the axis is distributed (plan_local_dim_of is not NULL). */
 bool plan_local_is_axis(const plan_local *local, const tir_axis *axis);
+
+/* Whether tile axis `axis` of a load of bytes (u8/i8) is an int8 dot
+ * product's word: the view's own axis of 4 elements (the layout declares
+ * its words, as models/llama/gemv_q8q.tir does), whole in the tile, and
+ * contracted by an mma on the loaded tile.  D is then the next axis out
+ * (plan_local_admit), so that each lane reads one word, and plan/pack.h may
+ * read the words in place. */
+bool plan_local_dot_word_axis(const tir_op *load, uint32_t axis);
 /* The slot-space extent of an axis: S for a distributed one, else the extent.  NULL local:
  * the whole-program realization (the extent itself). */
 uint64_t plan_local_extent(const plan_local *local, const tir_axis *axis);

@@ -86,10 +86,18 @@ void xir_build_store(xir_builder *b, xir_value *ptr, xir_value *value) {
     if (ptr && value) emit(b, XIR_INST_STORE, xir_type_void(b->module), 2, ops);
 }
 
-xir_value *xir_build_buffer_read(xir_builder *b, xir_value *buffer, xir_value *index) {
+static xir_value *buffer_read(xir_builder *b, xir_value *buffer, xir_value *index, bool word) {
     if (!buffer || !index) return NULL;
     xir_value *ops[2] = {buffer, index};
-    return result(emit(b, XIR_INST_BUFFER_READ, xir_type_scalar(b->module, buffer->type->scalar), 2, ops));
+    return result(emit(b, XIR_INST_BUFFER_READ, xir_type_scalar(b->module, word ? TIR_U32 : buffer->type->scalar), 2, ops));
+}
+
+xir_value *xir_build_buffer_read(xir_builder *b, xir_value *buffer, xir_value *index) {
+    return buffer_read(b, buffer, index, false);
+}
+
+xir_value *xir_build_buffer_read_word(xir_builder *b, xir_value *buffer, xir_value *index) {
+    return buffer_read(b, buffer, index, true);
 }
 
 void xir_build_buffer_write(xir_builder *b, xir_value *buffer, xir_value *index, xir_value *value) {

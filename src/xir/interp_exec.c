@@ -195,7 +195,7 @@ static tilec_status buffer_element(xi_run *r, xi_lane *lane, const xir_inst *ins
                                    unsigned char **out) {
     const xir_value *buf = xir_operand(inst, 0);
     const tir_buffer *arg = &r->args[buf->arg_index];
-    size_t es = tir_scalar_size(buf->type->scalar);
+    size_t es = tir_scalar_size(inst->kind == XIR_INST_BUFFER_READ ? inst->value.type->scalar : buf->type->scalar); /* a word read counts words */
     uint64_t index, count = arg->size_bytes / es;
     if (!xi_index(xir_operand(inst, 1)->type->scalar, x[1], &index) || index >= count) {
         char vl[64], il[32];

@@ -139,9 +139,9 @@ static const char *check_types(const xir_inst *inst) {
                    : "needs a pointer and a value of its element type";
     case XIR_INST_BUFFER_READ:
         return n == 2 && buffer_operand(inst, 0) && is_integer(op_type(inst, 1)) && is_scalar(rt) &&
-                       rt->scalar == op_type(inst, 0)->scalar
+                       (rt->scalar == op_type(inst, 0)->scalar || xir_is_word_read(op_type(inst, 0)->scalar, rt))
                    ? NULL
-                   : "needs a buffer argument, an integer index and a result of the element type";
+                   : "needs a buffer argument, an integer index and a result of the element type (or a u32 word of them)";
     case XIR_INST_BUFFER_WRITE:
         return n == 3 && buffer_operand(inst, 0) && is_integer(op_type(inst, 1)) && is_scalar(op_type(inst, 2)) &&
                        op_type(inst, 2)->scalar == op_type(inst, 0)->scalar

@@ -226,8 +226,8 @@ static void check_types(verifier *v, const xir_block *b, const xir_inst *inst) {
             return;
         }
         if (!is_scalar_of(operand_type(inst, 1), TIR_U64)) bad_operand(v, "XIR-V22", b, inst, 1, "must be a u64 index");
-        if (inst->kind == XIR_INST_BUFFER_READ) {
-            expect_result(v, b, inst, XIR_TYPE_SCALAR, buffer->scalar);
+        if (inst->kind == XIR_INST_BUFFER_READ) { /* an element, or a word of them (xir.h) */
+            expect_result(v, b, inst, XIR_TYPE_SCALAR, xir_is_word_read(buffer->scalar, inst->value.type) ? TIR_U32 : buffer->scalar);
             return;
         }
         if (!is_scalar_of(operand_type(inst, 2), buffer->scalar))

@@ -265,6 +265,14 @@ void xir_inst_set_operand(xir_inst *inst, uint32_t index, xir_value *v);
 void xir_inst_remove_operand(xir_inst *inst, uint32_t index); /* PHI incoming removal */
 bool xir_inst_erase(xir_inst *inst); /* false when the result is still used */
 void xir_value_replace_all_uses(xir_value *from, xir_value *to);
+/* Whether a buffer_read of a buffer of `elem` with result type `t` reads a
+ * word: a u32 holding the 4 (1-byte elements) or 2 (2-byte) consecutive
+ * elements from index·4 (·2) on, the first in the low bits (little-endian
+ * memory); the index counts words.  The lowering reads an mma's operands
+ * whose groups already lie in memory so (docs/lowering.md "Dot products"). */
+static inline bool xir_is_word_read(tir_scalar elem, const xir_type *t) {
+    return t && t->kind == XIR_TYPE_SCALAR && t->scalar == TIR_U32 && tir_scalar_size(elem) < 4;
+}
 static inline xir_value *xir_operand(const xir_inst *inst, uint32_t i) { return inst->operands[i]->value; }
 static inline bool xir_inst_is_terminator(const xir_inst *inst) {
     return inst->kind == XIR_INST_BR || inst->kind == XIR_INST_COND_BR || inst->kind == XIR_INST_RET;
@@ -296,6 +304,7 @@ xir_value *xir_build_gep(xir_builder *b, xir_value *array, xir_value *index);
 xir_value *xir_build_load(xir_builder *b, xir_value *ptr);
 void xir_build_store(xir_builder *b, xir_value *ptr, xir_value *value);
 xir_value *xir_build_buffer_read(xir_builder *b, xir_value *buffer, xir_value *index);
+xir_value *xir_build_buffer_read_word(xir_builder *b, xir_value *buffer, xir_value *index); /* xir_is_word_read */
 void xir_build_buffer_write(xir_builder *b, xir_value *buffer, xir_value *index, xir_value *value);
 /* Reports a bounds fault: the access of fault site `site` (u32, an index
  * into the kernel's site table) is out of range with `value` (i64). */

@@ -13,7 +13,8 @@
  *   u8 × u8 (i16 pairs, vpdpwssd), u8 × i8 and i8 × u8 (byte quads,
  *   vpdpbusd, the u8 word first), i8 × i8 (quads, A biased by 128 and B's
  *   sums subtracted), bitwise, under the profile and with
- *   "-avx512vnni" (not grouped). */
+ *   "-avx512vnni" (not grouped).
+ * - u8 × i8 operands read in place in words (models/llama/gemv_q8q.tir). */
 #include "facade_fixture.h"
 #include "simd/simd.h"
 
@@ -104,6 +105,42 @@ static void test_integers(const char *host, bool dot, tilec_runtime *const *runt
     }
 }
 
+/* models/llama/gemv_q8q.tir: u8 × i8 operands whose words lie in memory
+ * (a view axis of 4 bytes the mma contracts) are read in place, one word
+ * per lane, with no pack (plan/pack.h); D is the axis of words.  Ragged N,
+ * a group tail (K/G = 3 over BG = 2) and G = 64 (16 words: a whole packet at
+ * W = 16), packet-local at W 8 and 16 on 1 and 2 workers, against the
+ * reference (the integer sums exact; the f32 scaling at tolerance). */
+static void test_in_place(const char *host, bool dot, tilec_runtime *const *runtimes) {
+    static const tir_define ragged[] = {{"N", 37}, {"K", 96}, {"G", 32}, {"BN", 4}, {"BG", 2}};
+    static const tir_define wide[] = {{"N", 24}, {"K", 256}, {"G", 64}, {"BN", 2}, {"BG", 1}};
+    const tir_define *shapes[] = {ragged, wide};
+    setenv("TILEC_HOST", host, 1);
+    char *text = read_tir("models/llama", "gemv_q8q");
+    for (size_t i = 0; text && i < 2; i++) {
+        tir_module *m = parse_verified(ctx, text, shapes[i], 5);
+        const tir_func *f = m ? tir_module_func(m, 0) : NULL;
+        for (uint32_t w = 8; f && w <= 16; w *= 2)
+            for (uint32_t t = 0; t < 2; t++) {
+                tilec_kernel *k = compile_at_lanes(f, tilec_compile_options_default(), w, runtimes[t], w);
+                if (!k) continue;
+                const char *plan = tilec_kernel_plan_realization(k);
+                char label[160];
+                snprintf(label, sizeof label, "gemv_q8q G=%llu W=%u threads=%u (%s)", (unsigned long long)shapes[i][2].value,
+                         w, t + 1, host);
+                bool dots = dot && simd_host_dot_int8(w);
+                CHECK_MSG(item_value(plan, "dot_mmas") == (dots ? 1 : 0) && item_value(plan, "word_loads") == (dots ? 2 : 0) &&
+                              item_value(plan, "packed_loads") == 0 && strstr(plan, "local_axis=w;"),
+                          "%s: %s", label, plan);
+                run_config c = run_config_default(w, false);
+                run_facade(label, f, k, &c);
+                tilec_kernel_destroy(k);
+            }
+        tir_module_destroy(m);
+    }
+    free(text);
+}
+
 int main(void) {
     if (tilec_context_create(NULL, &ctx) != TILEC_OK) return 1;
     tilec_runtime *runtimes[2] = {NULL, NULL};
@@ -118,6 +155,8 @@ int main(void) {
         snprintf(off, sizeof off, "%s,-avx512vnni", pinned);
         test_integers(pinned, true, runtimes);
         test_integers(off, false, runtimes);
+        test_in_place(pinned, true, runtimes);
+        test_in_place(off, false, runtimes);
     }
     for (uint32_t t = 0; t < 2; t++) tilec_runtime_destroy(runtimes[t]);
     tilec_context_destroy(ctx);

@@ -2,6 +2,7 @@
  * lanes of a packet are interleaved by a warp exchange), fresh storage per
  * alloca execution, uninitialized reads, local and buffer index checks, the
  * private memory budget at its exact boundary, element encodings of every type,
+ * u32 word reads of a byte buffer,
  * arrays through PHIs, buffer aliasing and buffer_address, bounds faults. */
 #include "xir_interp_fixture.h"
 
@@ -232,6 +233,24 @@ static void test_element_types(void) {
     }
 }
 
+/* A word read (xir.h xir_is_word_read): lane i reads u32 word i of a u8
+ * buffer, its 4 bytes from 4i on, the first in the low bits; the index
+ * counts words, so 9 bytes hold 2 of them. */
+static void test_word_reads(void) {
+    xkernel k = xk_open("words", 2);
+    xir_value *in = xir_func_add_buffer(k.f, "in", TIR_U8), *out = xir_func_add_buffer(k.f, "out", TIR_U32);
+    xir_value *id = xir_build_cast(&k.b, xk_special(&k, XIR_SPECIAL_DISPATCH_ID), TIR_U64);
+    xir_build_buffer_write(&k.b, out, id, xir_build_buffer_read_word(&k.b, in, id));
+    xir_build_ret(&k.b);
+    unsigned char src[9] = {0x01, 0x02, 0x03, 0x84, 0xf5, 0x06, 0x07, 0x08, 0xee};
+    uint32_t dst[2] = {0, 0};
+    tir_buffer args[2] = {xbuf(src, 8), xbuf(dst, sizeof dst)};
+    if (xk_run_ok(&k, 2, 2, 2, args)) CHECK(dst[0] == 0x84030201u && dst[1] == 0x080706f5u);
+    args[0].size_bytes = 7; /* word 1 is partial: not a word */
+    expect_error(xk_run_with(&k, 2, 2, 2, args, NULL), TILEC_E_RUNTIME, "XIR-I07", "out of range [0, 1) of buffer %in");
+    xk_close(&k);
+}
+
 /* A PHI carries array references: two arrays swap roles every trip (the
  * current/next pattern), each trip writes next[0] = current[0] + 1. */
 static void test_array_phi(void) {
@@ -385,6 +404,7 @@ int main(void) {
     test_private_budget();
     test_buffer_index_range();
     test_element_types();
+    test_word_reads();
     test_array_phi();
     test_aliasing_and_address();
     test_uninitialized_read();

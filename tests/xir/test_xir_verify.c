@@ -79,6 +79,7 @@ static const struct {
     {"XIR-V17", HEADER "  %x = add f32 1.0, f32 2.0 : f64\n  ret\n}", "result type is f64, expected f32"},
     {"XIR-V17", HEADER "  %x = select bool true, f32 1.0, f32 2.0 : i32\n  ret\n}", "expected f32"},
     {"XIR-V17", HEADER "  %x = buffer_read %A, u64 0 : i32\n  ret\n}", "result type is i32, expected f32"},
+    {"XIR-V17", HEADER "  %x = buffer_read %A, u64 0 : u32\n  ret\n}", "result type is u32, expected f32"}, /* a word of 4-byte elements */
     {"XIR-V17", HEADER "  %a = alloca array<i32, 4>\n  %p = gep %a, i32 0 : ptr<f32>\n  ret\n}",
      "result type is ptr<f32>, expected ptr<i32>"},
     {"XIR-V17", HEADER "  %a = alloca array<i32, 4>\n  %p = gep %a, i32 0 : ptr<i32>\n  %v = load %p : u32\n  ret\n}",
