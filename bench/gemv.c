@@ -1,6 +1,8 @@
 /* gemv.c — bench_gemv: an LLM decode step's projections y = W·x with W
  * row-major N × K (models/llama/gemv.tir, gemv_bf16.tir, gemv_q8.tir: f32,
- * bf16, and int8 weights with an f32 scale per row), tilec against the
+ * bf16, and int8 weights with an f32 scale per row; gemv_q8q.tir: llama.cpp's
+ * Q8_0 × Q8_0, int8 weights with a scale per group of 32 times x quantized
+ * the same way, on int8 dot products), tilec against the
  * hand-written C kernels (bench/peers/c_gemv.c, llama.cpp's way: a row's dot
  * product per task) and OpenBLAS cblas_sgemv (f32 weights), at 1 and 2
  * threads, at the shapes of a Llama 7B-class layer (4096 × 4096, the
@@ -22,15 +24,18 @@
 #include "peers.h"
 
 #include <cblas.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { W_F32, W_BF16, W_Q8 } weight_kind;
+typedef enum { W_F32, W_BF16, W_Q8, W_Q8Q } weight_kind;
 
 static const struct {
     const char *kernel; /* models/llama/NAME.tir */
     weight_kind kind;
-} kernels[] = {{"gemv", W_F32}, {"gemv_bf16", W_BF16}, {"gemv_q8", W_Q8}};
+} kernels[] = {{"gemv", W_F32}, {"gemv_bf16", W_BF16}, {"gemv_q8", W_Q8}, {"gemv_q8q", W_Q8Q}};
+
+enum { Q8Q_GROUP = 32 }; /* gemv_q8q: llama.cpp's Q8_0 */
 
 static const struct {
     int N, K;
@@ -41,6 +46,9 @@ typedef struct {
     const float *W, *x, *S;
     const uint16_t *W16;
     const int8_t *Q;
+    const uint8_t *U;       /* gemv_q8q: Q + 128, with S per group */
+    const int8_t *xq;       /* gemv_q8q: x quantized per group, with D its scales */
+    const float *D;
     float *y;
     int N, K;
 } gemv_state;
@@ -50,8 +58,27 @@ static bool c_run(void *state, char *err, size_t errlen) {
     gemv_state *g = state;
     if (g->kind == W_F32) c_gemv(g->W, g->x, g->y, g->N, g->K);
     else if (g->kind == W_BF16) c_gemv_bf16(g->W16, g->x, g->y, g->N, g->K);
-    else c_gemv_q8(g->Q, g->S, g->x, g->y, g->N, g->K);
+    else if (g->kind == W_Q8) c_gemv_q8(g->Q, g->S, g->x, g->y, g->N, g->K);
+    else c_gemv_q8q(g->U, g->S, g->xq, g->D, g->y, g->N, g->K, Q8Q_GROUP);
     return true;
+}
+
+/* Q8_0 of `n` groups of G floats as models/llama/quantize_q8.tir computes
+ * it: d = max|v| / 127, codes round(v · (1/d)) (0 where all are 0); xn, when
+ * given, −128 · each 4 codes' sum. */
+static void quantize_groups(const float *v, size_t n, int8_t *q, float *d, int32_t *xn) {
+    for (size_t g = 0; g < n; g++) {
+        const float *r = v + g * Q8Q_GROUP;
+        float amax = 0.0f;
+        for (int i = 0; i < Q8Q_GROUP; i++) amax = fmaxf(amax, fabsf(r[i]));
+        d[g] = amax / 127.0f;
+        float inv = 1.0f / (amax > 0.0f ? d[g] : 1.0f);
+        for (int i = 0; i < Q8Q_GROUP; i++) q[g * Q8Q_GROUP + (size_t)i] = (int8_t)roundf(r[i] * inv);
+        for (int w = 0; xn && w < Q8Q_GROUP / 4; w++) {
+            const int8_t *c = q + g * Q8Q_GROUP + 4 * (size_t)w;
+            xn[g * Q8Q_GROUP / 4 + (size_t)w] = -128 * (c[0] + c[1] + c[2] + c[3]);
+        }
+    }
 }
 
 static bool openblas_run(void *state, char *err, size_t errlen) {
@@ -75,7 +102,13 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
     float *W = bench_alloc_floats(n * k), *x = bench_alloc_floats(k), *y = bench_alloc_floats(n);
     float *S = bench_alloc_floats(n);
     uint16_t *W16 = kind == W_BF16 ? bench_alloc(n * k * sizeof *W16) : NULL;
-    int8_t *Q = kind == W_Q8 ? bench_alloc(n * k) : NULL;
+    int8_t *Q = kind == W_Q8 || kind == W_Q8Q ? bench_alloc(n * k) : NULL;
+    size_t groups = k / Q8Q_GROUP; /* gemv_q8q: K is a multiple of 32 at every shape */
+    bool q8q = kind == W_Q8Q;
+    uint8_t *U = q8q ? bench_alloc(n * k) : NULL;
+    int8_t *xq = q8q ? bench_alloc(k) : NULL;
+    int32_t *xn = q8q ? bench_alloc(k) : NULL;
+    float *D = q8q ? bench_alloc_floats(groups) : NULL, *SG = q8q ? bench_alloc_floats(n * groups) : NULL;
     double *expected = malloc(n * sizeof *expected);
     if (!expected) {
         fprintf(stderr, "bench_gemv: out of memory\n");
@@ -85,15 +118,28 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
     bench_fill_uniform(x, k, 37);
     bench_fill_uniform(S, n, 41);
     if (W16) bench_round_bf16(W, W16, n * k); /* W holds the exact bf16 values */
-    for (size_t i = 0; Q && i < n * k; i++) W[i] = Q[i] = (int8_t)(127.0f * W[i]);
-    for (size_t i = 0; i < n; i++) S[i] = Q ? (S[i] + 1.0f) / 128.0f : 1.0f;
-    for (size_t r = 0; r < n; r++) { /* the FP64 reference */
-        double sum = 0;
-        for (size_t c = 0; c < k; c++) sum += (double)W[r * k + c] * (double)x[c];
-        expected[r] = sum * (double)S[r];
+    for (size_t i = 0; kind == W_Q8 && i < n * k; i++) W[i] = Q[i] = (int8_t)(127.0f * W[i]);
+    for (size_t i = 0; i < n; i++) S[i] = kind == W_Q8 ? (S[i] + 1.0f) / 128.0f : 1.0f;
+    if (q8q) { /* W's groups quantized (scales spread by a row factor), x's too; W and x then hold the codes */
+        for (size_t r = 0; r < n; r++)
+            for (size_t c = 0; c < k; c++) W[r * k + c] *= 1.0f + (float)(r % 7);
+        quantize_groups(W, n * groups, Q, SG, NULL);
+        quantize_groups(x, groups, xq, D, xn);
+        for (size_t i = 0; i < n * k; i++) U[i] = (uint8_t)(Q[i] + 128), W[i] = Q[i];
+        for (size_t c = 0; c < k; c++) x[c] = xq[c];
+    }
+    for (size_t r = 0; r < n; r++) { /* the FP64 reference (gemv_q8q: each group's sum scaled) */
+        double sum = 0, group = 0;
+        for (size_t c = 0; c < k; c++) {
+            group += (double)W[r * k + c] * (double)x[c];
+            if (q8q && (c + 1) % Q8Q_GROUP == 0)
+                sum += group * (double)SG[r * groups + c / Q8Q_GROUP] * (double)D[c / Q8Q_GROUP], group = 0;
+        }
+        expected[r] = (sum + group) * (double)S[r];
     }
     size_t weight_bytes = n * k * (kind == W_F32 ? 4 : kind == W_BF16 ? 2 : 1);
-    double bytes = (double)weight_bytes + 4.0 * (double)(k + n + (Q ? n : 0));
+    double bytes = (double)weight_bytes + 4.0 * (double)(k + n + (kind == W_Q8 ? n : 0));
+    if (q8q) bytes = (double)(n * k) + 4.0 * (double)(n * groups + groups + n) + 2.0 * (double)k; /* x: codes and XN */
     long third = (long)(bytes / 12.0) + 1; /* floats per triad array */
     c_stream st = {bench_alloc_floats((size_t)third), bench_alloc_floats((size_t)third),
                        bench_alloc_floats((size_t)third), third};
@@ -110,25 +156,32 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         bench_peer peers[4];
         bench_tilec tc;
         memset(&tc, 0, sizeof tc);
-        tilec_buffer args[4] = {{x, k * sizeof *x, TIR_F32}, {W, n * k * sizeof *W, TIR_F32}, {y, n * sizeof *y, TIR_F32}};
+        tilec_buffer args[6] = {{x, k * sizeof *x, TIR_F32}, {W, n * k * sizeof *W, TIR_F32}, {y, n * sizeof *y, TIR_F32}};
         size_t n_args = 3;
         if (W16) args[1] = (tilec_buffer){W16, n * k * sizeof *W16, TIR_BF16};
-        if (Q) {
+        if (kind == W_Q8) {
             args[1] = (tilec_buffer){Q, n * k, TIR_I8};
             args[2] = (tilec_buffer){S, n * sizeof *S, TIR_F32};
             args[3] = (tilec_buffer){y, n * sizeof *y, TIR_F32};
             n_args = 4;
         }
+        if (q8q) {
+            tilec_buffer q[6] = {{xq, k, TIR_I8},       {xn, k, TIR_I32}, {D, groups * sizeof *D, TIR_F32},
+                                 {U, n * k, TIR_U8}, {SG, n * groups * sizeof *SG, TIR_F32}, {y, n * sizeof *y, TIR_F32}};
+            memcpy(args, q, sizeof q);
+            n_args = 6;
+        }
         if (m) bench_tilec_setup(&tc, &peers[0], ctx, f, threads, args, n_args, extra, sizeof extra);
         else bench_peer_preset(&peers[0], "tilec", BENCH_ERROR, "%s", err);
         openblas_set_num_threads(threads);
         peers_set_threads(threads);
-        gemv_state g = {kind, W, x, S, W16, Q, y, N, K};
+        gemv_state g = {kind, W, x, q8q ? SG : S, W16, Q, U, xq, D, y, N, K};
         memset(&peers[1], 0, sizeof peers[1]);
         peers[1] = (bench_peer){.name = "c", .state = &g, .run = c_run};
         if (kind == W_F32) peers[2] = (bench_peer){.name = "openblas", .state = &g, .run = openblas_run};
         else bench_peer_preset(&peers[2], "openblas", BENCH_SKIPPED, "OpenBLAS has no %s matrix-vector product",
                                kind == W_BF16 ? "bf16" : "int8");
+        if (q8q) snprintf(extra + strlen(extra), sizeof extra - strlen(extra), ", \"note\": \"x quantized per group of %d beforehand (models/llama/quantize_q8.tir), not timed\"", Q8Q_GROUP);
         peers[3] = (bench_peer){.name = "stream", .state = &st, .run = c_stream_run, .bound = true};
         bench_row row = {
             .kernel = name,
@@ -136,7 +189,8 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
             .threads = threads,
             .unit = "GB/s",
             .work = bytes,
-            .work_note = Q ? "N*K + 4*(K + 2N) bytes" : "N*K*sizeof(weight) + 4*(K + N) bytes",
+            .work_note = q8q ? "N*K + 4*(N*K/32 + K/32 + N) + 2*K bytes"
+                         : kind == W_Q8 ? "N*K + 4*(K + 2N) bytes" : "N*K*sizeof(weight) + 4*(K + N) bytes",
             .extra_json = extra,
             .out = y,
             .out_len = n,
@@ -152,6 +206,7 @@ static void run_shape(bench_doc *doc, const bench_options *o, tilec_context *ctx
         tir_module_destroy(m);
     }
     free(W), free(x), free(y), free(S), free(W16), free(Q), free(expected);
+    free(U), free(xq), free(xn), free(D), free(SG);
     free(st.a), free(st.b), free(st.c);
 }
 

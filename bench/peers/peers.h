@@ -43,6 +43,7 @@ bool c_stream_run(void *state, char *err, size_t errlen);
 void c_gemv(const float *W, const float *x, float *y, int N, int K);
 void c_gemv_bf16(const uint16_t *W, const float *x, float *y, int N, int K);
 void c_gemv_q8(const int8_t *Q, const float *S, const float *x, float *y, int N, int K);
+void c_gemv_q8q(const uint8_t *U, const float *S, const int8_t *xq, const float *D, float *y, int N, int K, int G);
 void c_attention(const float *q, const float *k, const float *v, float *o,
                  int B, int Hq, int Hkv, int Lq, int Lk, int D, int Dv); /* causal bottom-right, GQA, as attention.tir */
 
