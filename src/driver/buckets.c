@@ -286,7 +286,7 @@ tilec_status pipeline_sized_plan(pipeline *p) {
     plan_packing *packing = &p->plan.packing;
     plan_split *split = &p->plan.split;
     const tir_func *at = tir_module_func(p->sized, 0);
-    if (!packing->count && !split->reduce) return TILEC_OK;
+    if (!packing->count && !packing->word_count && !split->reduce) return TILEC_OK;
     pairing m = {tilec_alloc(p->ctx, (at->next_op_id + 1) * sizeof *m.ops),
                  tilec_alloc(p->ctx, (at->next_value_id + 1) * sizeof *m.values)};
     bool ok = m.ops && m.values;
@@ -311,6 +311,14 @@ tilec_status pipeline_sized_plan(pipeline *p) {
                  "; %u of %u packs kept: the others' panels depend on a runtime size %s", kept, packing->count,
                  sized ? "other than their outermost tiles'" : "(this target packs static data only)");
     if (ok) packing->count = kept;
+    kept = 0; /* words in place: an mma's two operands, kept together */
+    for (uint32_t i = 0; ok && i + 1 < packing->word_count; i += 2) {
+        const tir_op *a = m.ops[packing->words[i].load->id], *b = m.ops[packing->words[i + 1].load->id];
+        if (!a || !b) continue;
+        packing->words[kept] = packing->words[i], packing->words[kept++].load = a;
+        packing->words[kept] = packing->words[i + 1], packing->words[kept++].load = b;
+    }
+    if (ok) packing->word_count = kept;
     if (ok && split->reduce) { /* the split's root and reduce: the kernel's own */
         split->root = m.ops[split->root->id];
         split->reduce = m.ops[split->reduce->id];
