@@ -223,17 +223,39 @@ def test_q8_0_decode(group):
     x = RNG.standard_normal(kdim).astype(np.float32)
     x[group : 2 * group] = 0
     words = (kdim // group, group // 4, 4)
-    xq, xn, d = kernel("quantize_q8", K=kdim, G=group)(x.reshape(words))
+    xq, xn, xg, d = kernel("quantize_q8", K=kdim, G=group)(x.reshape(1, *words))
     want_q, want_d = q8_0(x.reshape(-1, group))
     np.testing.assert_array_equal(xq.reshape(-1, group), want_q)
-    np.testing.assert_array_equal(d, want_d)
-    np.testing.assert_array_equal(xn, -128 * want_q.astype(np.int32).reshape(words).sum(-1))
+    np.testing.assert_array_equal(d.reshape(-1), want_d)
+    np.testing.assert_array_equal(xn.reshape(words[:2]), -128 * want_q.astype(np.int32).reshape(words).sum(-1))
+    np.testing.assert_array_equal(xg.reshape(-1), -128 * want_q.astype(np.int32).sum(-1))
+    xq, xn, d = xq.reshape(words), xn.reshape(words[:2]), d.reshape(-1)
     w = (RNG.standard_normal((n, kdim)) * np.repeat(RNG.uniform(0.01, 10, (n, kdim // group)), group, 1)).astype(np.float32)
     q, s = q8_0(w.reshape(n, -1, group))
     u = (q.astype(np.int16) + 128).astype(np.uint8)
     got = kernel("gemv_q8q", N=n, K=kdim, G=group)(xq, xn, d, u.reshape(n, *words), s)
     sums = np.einsum("ngk,gk->ng", q.astype(np.int64), want_q.astype(np.int64))
     want = (sums * s.astype(np.float64) * want_d.astype(np.float64)).sum(-1)
+    np.testing.assert_allclose(got, want, rtol=TOL, atol=1e-5 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("tokens", [3, 19, 70])
+def test_q8_0_prompt(tokens):
+    """A prompt's Q8_0 × Q8_0 projection: quantize_q8.tir over T tokens,
+    then linear_q8q.tir (int8 dot products on packed quads, group scales)
+    against the same integer sums scaled in f64; tokens and outputs ragged
+    against the blocks, K over several groups."""
+    n, kdim, group = 37, 160, 32
+    x = RNG.standard_normal((tokens, kdim)).astype(np.float32)
+    xq, _, xg, d = kernel("quantize_q8", K=kdim, G=group)(x.reshape(tokens, kdim // group, group // 4, 4))
+    want_q, want_d = q8_0(x.reshape(tokens, -1, group))
+    np.testing.assert_array_equal(xq.reshape(tokens, -1, group), want_q)
+    w = RNG.standard_normal((n, kdim)).astype(np.float32)
+    q, s = q8_0(w.reshape(n, -1, group))
+    u = (q.astype(np.int16) + 128).astype(np.uint8)
+    got = kernel("linear_q8q", N=n, K=kdim, G=group)(xq.reshape(tokens, -1, group), xg, d, u, s)
+    sums = np.einsum("tgk,ngk->tng", want_q.astype(np.int64), q.astype(np.int64))
+    want = (sums * s[None].astype(np.float64) * want_d[:, None].astype(np.float64)).sum(-1)
     np.testing.assert_allclose(got, want, rtol=TOL, atol=1e-5 * np.abs(want).max())
 
 
