@@ -6,15 +6,18 @@ eager and torch.compile (transformers' LlamaForCausalLM), plus the memory
 bound of a decode step (docs/performance.md "The model family").
 
     bench/model.py [--size small,1b] [--kernel prefill,decode] [--peer NAME]... [--threads 1,2]
-                   [--weights f32,bf16,q8] [--prompts 128,512] [--contexts 128,1024,4096]
+                   [--weights f32,bf16,q8,q8_0] [--prompts 128,512] [--contexts 128,1024,4096]
                    [--rounds N] [--python VENV_PYTHON] [--list]
 
 Rows: `prefill` at prompts of 128 and 512 tokens, `decode` at contexts of
 128, 1024 and 4096 (the step that writes the context's last row), for each
 config, weight form and thread count.  Weights are random (seed 0), the
-same for every peer: f32; bf16; int8 — tilec's one scale per output row,
-llama.cpp's Q8_0 (a scale per 32 weights), PyTorch's f32 dequantized (it
-has no int8 GEMV on the CPU; its row says so).  A decode step at context C
+same for every peer: f32; bf16; int8 (q8) — tilec's one scale per output
+row, llama.cpp's Q8_0 (a scale per 32 weights), PyTorch's f32 dequantized
+(it has no int8 GEMV on the CPU; its row says so); and Q8_0 (q8_0) — tilec
+and llama.cpp both a scale per 32 weights with each projection's input
+quantized the same way (llama.cpp's arithmetic), PyTorch the weights'
+values in f32.  A decode step at context C
 runs with C − 1 rows already in the cache (tilec: its position set, the
 cache rows whatever they hold; llama.cpp: a prompt of C − 1 tokens
 evaluated once, then the step repeated after truncating to it; PyTorch: a
@@ -59,7 +62,7 @@ def parse_args(argv):
     p.add_argument("--size", action="append", default=[], help="configs (small, 1b; default both)")
     p.add_argument("--kernel", action="append", default=[], help="prefill, decode (default both)")
     p.add_argument("--peer", action="append", default=[], help="peers to run (default all)")
-    p.add_argument("--weights", default="f32,bf16,q8")
+    p.add_argument("--weights", default="f32,bf16,q8,q8_0")
     p.add_argument("--prompts", default=",".join(map(str, PROMPTS)), help="prefill rows' prompt lengths")
     p.add_argument("--contexts", default=",".join(map(str, CONTEXTS)), help="decode rows' context lengths")
     p.add_argument("--threads", default="1,2")
@@ -174,11 +177,14 @@ class TorchPeer:
         torch.set_num_threads(threads)
         self.torch = torch
         w = dict(weights)
-        if form == "q8":  # no int8 GEMV on the CPU: the weights it stands for, in f32
+        if form in ("q8", "q8_0"):  # no int8 GEMV on the CPU: the weights they stand for, in f32
             for name, arr in w.items():
                 if arr.ndim == 2 and "embed" not in name:
-                    q, s = llama.to_q8(arr)
-                    w[name] = (q.astype("float32") * s.reshape(-1, 1))
+                    if form == "q8":
+                        q, s = llama.to_q8(arr)
+                        w[name] = (q.astype("float32") * s.reshape(-1, 1))
+                    else:
+                        w[name] = llama.from_q8_0(*llama.to_q8_0(arr))
         self.model = llama.transformers_model(config, w)
         if form == "bf16":
             self.model = self.model.to(torch.bfloat16)
@@ -279,7 +285,7 @@ def bytes_per_step(config, form, context):
     """What a decode step reads: every weight matrix once in its form (the
     embedding one row), and the f32 KV cache's rows."""
     from tilec.models import llama
-    per = {"f32": 4, "bf16": 2, "q8": 1}[form]
+    per = {"f32": 4, "bf16": 2, "q8": 1, "q8_0": 1.125}[form]  # q8_0: an f32 scale per 32 weights (tilec's)
     total = 0
     for name, shape in llama.weight_names(config).items():
         if len(shape) == 1:
@@ -287,7 +293,7 @@ def bytes_per_step(config, form, context):
         elif "embed" in name:
             total += 4 * shape[1]
         else:
-            total += per * shape[0] * shape[1] + (4 * shape[0] if form == "q8" else 0)
+            total += int(per * shape[0] * shape[1]) + (4 * shape[0] if form == "q8" else 0)
     kv = 2 * config.num_hidden_layers * config.num_key_value_heads * context * config.dh * 4
     return total + kv
 
@@ -430,7 +436,7 @@ def worker(job):
             med, lo, hi = measure(peer, kernel, n, job["rounds"])
             entry = {"name": name, "status": "ok", "median_us": med * 1e6, "min_us": lo * 1e6, "max_us": hi * 1e6,
                      "throughput": 1 / med, "build_s": round(build_s, 2)}
-            if name.startswith("torch") and form == "q8":
+            if name.startswith("torch") and form in ("q8", "q8_0"):
                 entry["note"] = "the int8 weights dequantized to f32 (no int8 GEMV on the CPU)"
             log(f"  {kernel} {n}: {1 / med:.1f} tokens/s")
         except Exception as e:  # noqa: BLE001

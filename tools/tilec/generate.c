@@ -55,7 +55,7 @@ static int generate_main(tilec_context *ctx, int argc, char **argv, bool parse_o
 const cli_command cli_generate_command = {
     "generate",
     "generate tokens with a Llama decoder on tilec's kernels (random or transformers weights)",
-    "usage: tilec generate [--model DIR | --config tiny|JSON] [--weights f32|bf16|q8]\n"
+    "usage: tilec generate [--model DIR | --config tiny|JSON] [--weights f32|bf16|q8|q8_0]\n"
     "                      [--prompt IDS] [-n N] [--temperature T] [--top-k K] [--seed S]\n"
     "                      [--threads N] [--context N] [--check]\n"
     "\n"
@@ -74,7 +74,8 @@ const cli_command cli_generate_command = {
     "Options:\n"
     "  --model DIR        a checkpoint directory: config.json, *.safetensors\n"
     "  --config C         without --model: tiny (default), or a config as JSON\n"
-    "  --weights F        f32 (default), bf16, or q8 (int8, one scale per row)\n"
+    "  --weights F        f32 (default), bf16, q8 (int8, one scale per row), or q8_0\n"
+    "                     (llama.cpp's Q8_0: a scale per 32 weights, inputs quantized too)\n"
     "  --prompt IDS       the prompt's token ids, comma-separated (1,2,...,8)\n"
     "  -n, --tokens N     tokens to generate (16)\n"
     "  --temperature T    0 (default): greedy; else sampled at T\n"

@@ -9,14 +9,17 @@ The model is two tilec modules (docs/modules.md) over the kernels of
 models/llama: `prefill` runs a prompt's T tokens (T and the context L
 runtime sizes), `decode` one token (L a runtime size) and picks the next
 by argmax in the same call.  Weights stay where the caller has them (f32),
-or are converted once to bf16 or to int8 with one f32 scale per output row
-(weights="bf16" / "q8").  The KV caches are the modules' outputs, head-major
+or are converted once to bf16, to int8 with one f32 scale per output row
+(weights="bf16" / "q8"), or to llama.cpp's Q8_0 (weights="q8_0": int8 with
+an f32 scale per group of 32 weights of a row, and each projection's input
+quantized the same way per token, the products on int8 dot products).  The KV caches are the modules' outputs, head-major
 [Hkv, S, Dh] per layer, S the context the model was built for.
 
 `python -m tilec.models.llama --help`: generation with a progress line, and
 `--check`, which compares the logits with transformers' LlamaForCausalLM."""
 import argparse
 import dataclasses
+import functools
 import json
 import os
 import sys
@@ -28,9 +31,10 @@ import tilec
 from tilec import _DTYPES, _SCALARS
 from tilec.models import kernel_dir
 
-F32, I32 = np.dtype(np.float32), np.dtype(np.int32)
+F32, I32, I8 = np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.int8)
 BF16 = _DTYPES[_SCALARS.index("bf16")]
-WEIGHT_TYPES = ("f32", "bf16", "q8")
+WEIGHT_TYPES = ("f32", "bf16", "q8", "q8_0")
+Q8_0_GROUP = 32  # llama.cpp's Q8_0 block
 # The prompt GEMMs' buckets of token counts (compile option bucket_cuts).
 # With the default cuts (2, 256, 4096) the planner serves 2..255 tokens with
 # one plan chosen from the middle and both ends, and its model picks the
@@ -138,6 +142,30 @@ def to_q8(w):
     return q, s.reshape(1, -1)
 
 
+def to_q8_0(w):
+    """llama.cpp's Q8_0 of each row's groups of 32 weights, with
+    quantize_q8.tir's arithmetic (f32): d = max|w| / 127 and codes round(w /
+    d) halfway away from zero (0 for an all-zero group); stored biased, u =
+    q + 128 as u8 (the operand of the u8 × i8 dot products, gemv_q8q.tir):
+    w ≈ (u − 128) · d per group."""
+    n, k = w.shape
+    if k % Q8_0_GROUP:
+        raise ValueError(f"tilec.models.llama: q8_0 needs rows of a multiple of {Q8_0_GROUP} weights, not {k}")
+    blocks = np.ascontiguousarray(w, np.float32).reshape(n, k // Q8_0_GROUP, Q8_0_GROUP)
+    amax = np.abs(blocks).max(-1)
+    d = amax / np.float32(127)
+    scaled = (blocks * (np.float32(1) / np.where(amax > 0, d, np.float32(1)))[..., None]).astype(np.float64)
+    q = np.sign(scaled) * np.floor(np.abs(scaled) + 0.5)
+    return (q + 128).astype(np.uint8).reshape(n, k), d.astype(np.float32)
+
+
+def from_q8_0(u, d):
+    """The f32 weights Q8_0's (u, d) stand for."""
+    n, k = u.shape
+    q = u.astype(np.float32).reshape(n, -1, Q8_0_GROUP) - np.float32(128)
+    return (q * d[..., None]).reshape(n, k).astype(np.float32)
+
+
 def _f32(array):
     """A weight as a C-contiguous f32 NumPy array (a torch tensor too)."""
     if hasattr(array, "detach"):
@@ -197,7 +225,8 @@ class Llama:
             if w.shape != shape:
                 raise ValueError(f"tilec.models.llama: {name} has shape {w.shape}, the config says {shape}")
             if len(shape) == 2 and "embed" not in name and self.weights_as != "f32":
-                self.w[name] = (to_bf16(w),) if self.weights_as == "bf16" else to_q8(w)
+                convert = {"bf16": lambda a: (to_bf16(a),), "q8": to_q8, "q8_0": to_q8_0}[self.weights_as]
+                self.w[name] = convert(w)
             else:
                 self.w[name] = (w.reshape(1, -1) if len(shape) == 1 else w,)
         self.inv_freq = (1.0 / (c.rope_theta ** (np.arange(0, c.dh, 2, dtype=np.int64).astype(np.float32) / c.dh))
@@ -215,6 +244,8 @@ class Llama:
                 out[name] = from_bf16(arrays[0])
             elif self.weights_as == "q8" and arrays[0].dtype == np.int8:
                 out[name] = (arrays[0].astype(np.float32) * arrays[1].reshape(-1, 1)).astype(np.float32)
+            elif self.weights_as == "q8_0" and arrays[0].dtype == np.uint8:
+                out[name] = from_q8_0(*arrays)
             else:
                 out[name] = arrays[0].reshape(-1) if arrays[0].shape[0] == 1 and name.endswith("norm.weight") \
                     else arrays[0]
@@ -235,17 +266,31 @@ class Llama:
                                f"({len(self._kernels)} kernels, {self.compile_seconds:.1f} s)")
         return self._kernels[key]
 
+    def _quantized(self, m, x, k, one):
+        """What the projections of a k-wide input x read: x itself, or with
+        q8_0 weights its Q8_0 (quantize_q8.tir, `one` row or the prompt's T)
+        in the module's temporaries: codes, word and group sums, scales."""
+        if self.weights_as != "q8_0":
+            return x
+        m.step(self._kernel("quantize_q8", K=k, **({"T": 1} if one else {})), x, *self._q8_0)
+        return self._q8_0
+
     def _linear(self, m, consts, decode, x, name, y, rows=None):
-        """y = x · Wᵀ for weight `name`: a GEMV at one token (decode, or a
-        prompt's last row: gemv*.tir), else a GEMM over the prompt's T
-        tokens (linear*.tir)."""
+        """y = x · Wᵀ for weight `name` (x as _quantized gave it): a GEMV at
+        one token (decode, or a prompt's last row: gemv*.tir), else a GEMM
+        over the prompt's T tokens (linear*.tir)."""
         n, k = self.w[name][0].shape
-        form = {"f32": "", "bf16": "_bf16", "q8": "_q8"}[self.weights_as]
+        form = {"f32": "", "bf16": "_bf16", "q8": "_q8", "q8_0": "_q8q"}[self.weights_as]
         if decode or rows == 1:
             kernel = self._kernel("gemv" + form, N=n, K=k)
         else:
             kernel = self._kernel("linear" + form, N=n, K=k, BT=8, options={"bucket_cuts": PROMPT_CUTS})
-        m.step(kernel, x, *consts[name], y)
+        if self.weights_as == "q8_0":  # codes, then the dots' starting values: per word (GEMV) or group (GEMM)
+            codes, words, groups, scales = x
+            x = (codes, words if decode or rows == 1 else groups, scales)
+        else:
+            x = (x,)
+        m.step(kernel, *x, *consts[name], y)
 
     def _build(self, decode):
         c, S = self.config, self.S
@@ -261,38 +306,44 @@ class Llama:
         eps, freq = m.constant("eps", self.eps), m.constant("inv_freq", self.inv_freq)
         zeros = m.constant("zeros", np.zeros((1 if decode else self.P, d), np.float32))
         h, xn, q, k, v, o, dlt, g, u = (m.temporary(n, F32) for n in ("h", "xn", "q", "k", "v", "o", "d", "g", "u"))
+        if self.weights_as == "q8_0":
+            self._q8_0 = tuple(m.temporary(n, t) for n, t in (("xq", I8), ("xq_words", I32), ("xq_groups", I32),
+                                                               ("xq_scales", F32)))
         T1 = dict(T=1) if decode else {}
         K = self._kernel
+        Q = functools.partial(self._quantized, m)
         m.step(K("embedding", V=c.vocab_size, D=d, **T1), tokens, consts["model.embed_tokens.weight"][0], h)
         prev = zeros
         for i in range(c.num_hidden_layers):
             p = f"model.layers.{i}."
             m.step(K("add_rmsnorm", D=d, **T1), h, prev, consts[p + "input_layernorm.weight"][0], eps, xn)
+            qx = Q(xn, d, decode)
             for proj, out in (("q", q), ("k", k), ("v", v)):
-                self._linear(m, consts, decode, xn, p + f"self_attn.{proj}_proj.weight", out)
+                self._linear(m, consts, decode, qx, p + f"self_attn.{proj}_proj.weight", out)
             m.step(K("rope", H=hq, Dh=dh, **T1), q, freq, pos)
             m.step(K("rope_append", Hkv=hkv, Dh=dh, S=S, **T1), k, v, freq, pos, caches[2 * i], caches[2 * i + 1])
             if decode:
                 m.step(K("attention_decode", Hq=hq, Hkv=hkv, Dh=dh, S=S), q, caches[2 * i], caches[2 * i + 1], o)
             else:
                 m.step(K("attention_prefill", Hq=hq, Hkv=hkv, Dh=dh, S=S), q, caches[2 * i], caches[2 * i + 1], o)
-            self._linear(m, consts, decode, o, p + "self_attn.o_proj.weight", dlt)
+            self._linear(m, consts, decode, Q(o, hq * dh, decode), p + "self_attn.o_proj.weight", dlt)
             m.step(K("add_rmsnorm", D=d, **T1), h, dlt, consts[p + "post_attention_layernorm.weight"][0], eps, xn)
-            self._linear(m, consts, decode, xn, p + "mlp.gate_proj.weight", g)
-            self._linear(m, consts, decode, xn, p + "mlp.up_proj.weight", u)
+            qx = Q(xn, d, decode)
+            self._linear(m, consts, decode, qx, p + "mlp.gate_proj.weight", g)
+            self._linear(m, consts, decode, qx, p + "mlp.up_proj.weight", u)
             m.step(K("swiglu", F=c.intermediate_size, **T1), g, u, g)
-            self._linear(m, consts, decode, g, p + "mlp.down_proj.weight", dlt)
+            self._linear(m, consts, decode, Q(g, c.intermediate_size, decode), p + "mlp.down_proj.weight", dlt)
             prev = dlt
         m.step(K("add_rmsnorm", D=d, **T1), h, prev, consts["model.norm.weight"][0], eps, xn)
         if decode:
-            self._linear(m, consts, True, xn, "lm_head.weight", logits)
+            self._linear(m, consts, True, Q(xn, d, True), "lm_head.weight", logits)
             m.step(K("argmax", V=c.vocab_size), logits, nxt)
         elif self.all_logits:
-            self._linear(m, consts, False, xn, "lm_head.weight", logits)
+            self._linear(m, consts, False, Q(xn, d, False), "lm_head.weight", logits)
         else:
             last = m.temporary("last", F32)
             m.step(K("last_row", D=d), xn, last)
-            self._linear(m, consts, False, last, "lm_head.weight", logits, rows=1)
+            self._linear(m, consts, False, Q(last, d, True), "lm_head.weight", logits, rows=1)
         if self.pack_weights and not decode:
             m.pack_constants()
         return m.finish()
@@ -437,6 +488,9 @@ def main(argv=None):
     ap.add_argument("--check", action="store_true", help="compare the logits with transformers' LlamaForCausalLM "
                     "(PyTorch) and the greedy tokens with its")
     args = ap.parse_args(argv)
+    if args.check and args.weights == "q8_0":  # transformers has no quantized activations to compare with
+        ap.error("--check compares with transformers' f32 activations; q8_0 rounds each projection's input as "
+                 "llama.cpp does (python/tests/test_llama.py checks it against a NumPy decoder that does too)")
     prompt = [int(t) for t in args.prompt.split(",")]
     config, weights = _config(args)
     say = lambda text: print(text, file=sys.stderr, flush=True)  # noqa: E731
