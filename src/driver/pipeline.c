@@ -109,6 +109,25 @@ static tilec_status plan_sized(pipeline *p, const tilec_compile_options *po) {
     return st ? st : pipeline_sized_plan(p);
 }
 
+/* A native packet-local plan whose distributed dims are all at most half
+ * a packet wide leaves those lanes idle in every instruction.  When no
+ * width was asked for (the host's was taken), the kernel is planned again,
+ * packet-local, at the narrowest width of at least 4 lanes that holds them
+ * (gemv_q8q's 8 words of a group at 16 lanes: a step of the Llama decoder's
+ * projections 7.7 ms against 5.4 at 8). */
+static tilec_status narrow_packets(pipeline *p, tilec_compile_options *po) {
+    const plan_choice *c = plan_selected(&p->plan);
+    uint32_t w = p->width;
+    if (p->target != &PIPELINE_CPU || !p->host_width || !c || c->candidate.local_lanes < 2) return TILEC_OK;
+    while (w > 4 && 2 * p->plan.local_widest <= w) w /= 2;
+    if (w == p->width) return TILEC_OK;
+    p->width = po->width = po->local_lanes = w;
+    tilec_status st = p->target->planner(p, po);
+    if (st) return st;
+    plan_result_free(&p->plan);
+    return plan_kernel(p->ctx, p->f, po, p->info_of, &p->plan);
+}
+
 /* The exact planner for the target; a kernel whose root domain is empty
  * has no plan: the target says what it becomes. */
 static tilec_status stage_plan(pipeline *p) {
@@ -126,7 +145,8 @@ static tilec_status stage_plan(pipeline *p) {
     }
     if (p->f->sym_count) return plan_sized(p, &po);
     p->planned = true;
-    return plan_kernel(p->ctx, p->f, &po, p->info_of, &p->plan);
+    st = plan_kernel(p->ctx, p->f, &po, p->info_of, &p->plan);
+    return st ? st : narrow_packets(p, &po);
 }
 
 /* A split plan is its partial and combine kernels (rewrite/split.h),

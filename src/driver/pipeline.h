@@ -54,6 +54,7 @@ struct pipeline {
     const tir_func *f;  /* the kernel, flattened when it nests root parallels */
     tir_module *flat;   /* owned: f's module after flattening */
     uint32_t width, workers;
+    bool host_width; /* width is the host's: neither the option nor TILEC_SIMD_WIDTH asked for one */
     union {
         plan_thread_pool pool;
         plan_gpu gpu;

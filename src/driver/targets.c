@@ -66,6 +66,7 @@ static tilec_status attach_runtime(tilec_context *ctx, tilec_kernel *k, const ti
 /* Width and workers; with a kernel to make, the kernel and its runtime. */
 static tilec_status cpu_prepare(pipeline *p) {
     if (!(p->width = packet_width(p->ctx, &p->o))) return TILEC_E_ARG;
+    p->host_width = !p->o.width && !getenv("TILEC_SIMD_WIDTH");
     if (!p->make_kernel) {
         if (p->o.runtime) return p->workers = tilec_runtime_workers(p->o.runtime), TILEC_OK;
         return rt_resolve_worker_count(p->ctx, p->o.threads, &p->workers);

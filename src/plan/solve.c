@@ -130,6 +130,8 @@ static tilec_status local_admission(solver *s) {
         if (!(s->out->local_axis = arena_strdup(&s->out->arena, d->dim->label))) return nomem(s);
         s->out->local_extent = d->extent;
         s->out->local_slots = d->slots;
+        for (uint32_t i = 0; i < s->local.dim_count; i++)
+            if (s->local.dims[i].extent > s->out->local_widest) s->out->local_widest = s->local.dims[i].extent;
         char axes[256] = "";
         for (uint32_t i = 1; i < s->local.dim_count; i++) {
             size_t n = strlen(axes);

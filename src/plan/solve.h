@@ -87,6 +87,7 @@ typedef struct {
      * per lane (realize/local.h). */
     const char *local_axis;
     uint64_t local_extent, local_slots;
+    uint64_t local_widest; /* the largest extent of the distributed dims (D's and the contractions') */
     /* the contractions' distributed axes, "d=64,k=8" (NULL: none) */
     const char *local_contraction_axes;
     const char *local_passed_over; /* the first choice of D refused before this one ("'m': why"), or NULL */

@@ -20,15 +20,22 @@ expect 0 "$TILEC" lower "$GEMM" --workers 2 --print-after lower,plan --print-aft
 expect 0 "$TILEC" plan "$GEMM" --print-after flatten --stop-after verify &&
   { cmp -s "$WORK/print" "$WORK/out" || fail "plan --stop-after verify printed more than the kernel"; }
 
-# run: the host's stages (a zen4 host, named: W = 16), then nothing runs after --stop-after.
+# run: the host's stages (a zen4 host, named: W = 16, narrowed to the 8 lanes
+# gemm's packet-local plan distributes: pipeline.c narrow_packets), then
+# nothing runs after --stop-after.
 expect 0 "$TILEC" run "$GEMM" --host zen4 --threads 2 --print-after plan --stop-after plan && {
-  contains "$WORK/out" '^@gemm: plan for target cpu-thread-pool \(W=16, 2 workers'
+  contains "$WORK/out" '^@gemm: plan for target cpu-thread-pool \(W=8, 2 workers'
   lacks "$WORK/out" 'native \(W='
 }
 expect 0 "$TILEC" run "$GEMM" --host zen4 --threads 1 --print-after emit -D M=8 -D N=8 -D K=8 -D BM=8 -D BN=8 -D BK=8 && {
   contains "$WORK/out" '^define .*@'
-  contains "$WORK/out" '^@gemm: native \(W=16, 1 workers\)'
+  contains "$WORK/out" '^@gemm: native \(W=8, 1 workers\)'
 }
+# a width asked for is kept, by option or by TILEC_SIMD_WIDTH
+expect 0 "$TILEC" run "$GEMM" --host zen4 --threads 1 --width 16 --check &&
+  contains "$WORK/out" '^@gemm: native \(W=16, 1 workers\)'
+TILEC_SIMD_WIDTH=16 expect 0 "$TILEC" run "$GEMM" --host zen4 --threads 1 --check &&
+  contains "$WORK/out" '^@gemm: native \(W=16, 1 workers\)'
 # run --xir prints the modeled target's lowering, as `tilec lower` does.
 expect 0 "$TILEC" run "$GEMM" --xir --workers 2 --print-after lower && {
   head -c "$(wc -c <"$WORK/lower")" "$WORK/out" | cmp -s - "$WORK/lower" || fail "run --xir --print-after lower != lower"

@@ -35,15 +35,13 @@ F32, I32, I8 = np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.int8)
 BF16 = _DTYPES[_SCALARS.index("bf16")]
 WEIGHT_TYPES = ("f32", "bf16", "q8", "q8_0")
 Q8_0_GROUP = 32  # llama.cpp's Q8_0 block
-# gemv_q8q in a decode step: one row a program, and packets of the 8 words
-# of a group.  Its BN choice is timed on warm caches, where 8 rows a program
-# win, while a step streams the weights from memory, where one row (one
-# stream) does: 32000 x 768 took 1.6 ms at BN = 1 and 3.3-4.1 ms at BN = 4
-# or 8.  At the host's 16 lanes half of them idle (the planner keeps W):
-# the small config's projections took 12.0 ms a step as chosen, 7.7 at
-# BN = 1 and 5.7 at BN = 1 with 8 lanes, against 7.1 for the q8 form's
-# (one thread, AMD EPYC Zen 4).
-Q8_0_GEMV = {"BN": 1, "options": {"width": Q8_0_GROUP // 4}}
+# gemv_q8q in a decode step: one row a program.  Its BN choice is timed on
+# warm caches, where 8 rows a program win, while a step streams the weights
+# from memory, where one row (one stream) does: 32000 x 768 took 1.6 ms at
+# BN = 1 and 3.3-4.1 ms at BN = 4 or 8; the small config's projections took
+# 12.0 ms a step as chosen and 5.4 at BN = 1, against 7.1 for the q8 form's
+# (one thread, AMD EPYC Zen 4; packets of a group's 8 words).
+Q8_0_GEMV = {"BN": 1}
 # The prompt GEMMs' buckets of token counts (compile option bucket_cuts).
 # With the default cuts (2, 256, 4096) the planner serves 2..255 tokens with
 # one plan chosen from the middle and both ends, and its model picks the
