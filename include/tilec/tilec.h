@@ -300,7 +300,8 @@ TILEC_API tilec_status tilec_dispatch_gpu_timed(tilec_context *ctx, tilec_kernel
  * with `options` and timed on arguments of small random values, the
  * fastest recorded per host (choices.tsv in the disk cache's
  * directory: tilec build, CPU, the text, kernel, defines and options) and
- * reused; or the first values listed.  A kernel with runtime sizes is
+ * reused; or the first values listed.  Measured warm (the same arguments
+ * every dispatch), or cold (`cold`).  A kernel with runtime sizes is
  * measured at given sizes (the options' dims), else at each size's high
  * end capped at 256.  Parameters the defines pin are not chosen. */
 typedef enum {
@@ -323,6 +324,12 @@ typedef struct {
      * size, in range); n_dims 0: each at its range's high end, at most 256 */
     const int64_t *dims;
     size_t n_dims;
+    /* time with the read-only arguments cold: each dispatch reads another
+     * copy of them, the copies at least twice the L3 together (at most 64
+     * of them, 1 GiB), as a kernel that streams its operands from memory
+     * in use does (a decode step's GEMV); recorded apart from a warm
+     * choice */
+    bool cold;
 } tilec_choose_options;
 
 typedef struct {

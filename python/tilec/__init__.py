@@ -215,7 +215,7 @@ class _Sink:
 class _ChooseOptions(ctypes.Structure):  # tilec_choose_options
     _fields_ = [("policy", ctypes.c_int), ("progress", ctypes.c_void_p), ("user", ctypes.c_void_p),
                 ("why", ctypes.c_char_p), ("why_size", ctypes.c_size_t), ("dims", ctypes.c_void_p),
-                ("n_dims", ctypes.c_size_t)]
+                ("n_dims", ctypes.c_size_t), ("cold", ctypes.c_bool)]
 
 
 class _Chosen(ctypes.Structure):  # tilec_chosen
@@ -448,7 +448,8 @@ class Runtime:
         return f"<tilec.Runtime workers={self.workers}>"
 
 
-def compile(source_or_path, *, kernel=None, threads=None, width=None, options=None, runtime=None, **params):
+def compile(source_or_path, *, kernel=None, threads=None, width=None, options=None, runtime=None, cold=False,
+            **params):
     """Parses, verifies, plans and compiles a kernel; returns a Kernel.
 
     source_or_path: TileIR text, or the path of a .tir file.  kernel: its
@@ -458,11 +459,14 @@ def compile(source_or_path, *, kernel=None, threads=None, width=None, options=No
     (default: the host's).  options: further compile options by name
     (docs/python.md), e.g. {"fuse": "off", "stores": "cached"}.  runtime:
     a tilec.Runtime to dispatch on instead of a pool of the kernel's own
-    (threads is then the runtime's)."""
+    (threads is then the runtime's).  cold: the chosen parameters (docs/
+    tir.md "Chosen parameters") are timed with the read-only arguments
+    cold, as a kernel that streams them from memory in use runs (a decode
+    step's GEMV)."""
     if runtime is not None and threads is not None:
         raise TypeError("tilec.compile: give threads or runtime, not both (a runtime has its workers)")
     text, filename = _source(source_or_path)
-    return Kernel(text, filename, kernel, params, _all_options(threads, width, options), runtime)
+    return Kernel(text, filename, kernel, params, _all_options(threads, width, options), runtime, cold)
 
 
 class _Parsed:
@@ -610,19 +614,19 @@ class Kernel:
     _release = None  # the finalizer destroying the tilec_kernel, once compiled
     _modules = ()  # the tilec.Modules whose steps run it (a WeakSet once one does)
 
-    def __init__(self, text, filename, name, params, options, runtime=None):
+    def __init__(self, text, filename, name, params, options, runtime=None, cold=False):
         self._ptr = None
         with _compile_lock:
-            self._compile(text, filename, name, params, options, runtime)
+            self._compile(text, filename, name, params, options, runtime, cold)
         self._release = _when_collected(self, _destroy_kernel, self._ptr, self._ctx, runtime)
         self._local = threading.local()  # a dispatch context per calling thread
 
-    def _compile(self, text, filename, name, params, options, runtime):
+    def _compile(self, text, filename, name, params, options, runtime, cold):
         self._ctx = _shared_context()  # outlives the kernel (the module holds a reference)
         opts = _options(self._ctx, options)
         if runtime is not None:
             _lib.tilec_compile_options_set_runtime(opts, runtime._ptr)
-        self.chosen, self.chosen_how = self._choose(text, filename, name, params, opts)
+        self.chosen, self.chosen_how = self._choose(text, filename, name, params, opts, cold)
         params = {**params, **self.chosen}
         with _Parsed(self._ctx, text, filename, name, params) as f:
             self.name = _lib.tir_func_name(f).decode()
@@ -639,12 +643,13 @@ class Kernel:
                 raise self._ctx.error("tilec: compile failed")
             self._ptr = k  # it borrows nothing from the module, which goes now
 
-    def _choose(self, text, filename, name, params, opts):
+    def _choose(self, text, filename, name, params, opts, cold):
         """The kernel's chosen parameters (docs/tir.md "Chosen parameters")
-        that params leave open, for this host: ({name: value}, how)."""
+        that params leave open, for this host (timed cold or warm): ({name:
+        value}, how)."""
         defines = (_Define * max(1, len(params)))(*[_define(k, v) for k, v in params.items()])
         out, count, why = (_Chosen * 8)(), ctypes.c_size_t(), ctypes.create_string_buffer(512)
-        co = _ChooseOptions(0, None, None, ctypes.cast(why, ctypes.c_char_p), len(why), None, 0)
+        co = _ChooseOptions(0, None, None, ctypes.cast(why, ctypes.c_char_p), len(why), None, 0, cold)
         if _lib.tilec_choose_params(self._ctx.ptr, text, len(text), filename.encode(),
                                     name.encode() if name is not None else None, defines, len(params), opts,
                                     ctypes.byref(co), out, len(out), ctypes.byref(count)) != 0:

@@ -7,8 +7,8 @@
  *   directory, keyed by the tilec build, the host, the text, the kernel,
  *   the defines and the options) → else, by the policy: measured (every
  *   combination of their values, or past 64 a search one parameter at a
- *   time, compiled and timed on arguments of small random values; the
- *   fastest, recorded) or the first values.
+ *   time, compiled and timed on arguments of small random values, warm or
+ *   cold; the fastest, recorded) or the first values.
  *
  * The planner's cost model does not choose yet: it cannot see packed panels
  * or register tiles, so it ranks blockings against the clock (docs/
@@ -49,6 +49,7 @@ typedef struct {
     uint64_t combinations;
     int64_t dims[TIR_MAX_SYMBOLS]; /* the runtime sizes measured at */
     size_t n_dims;
+    bool cold; /* the read-only arguments rotated through copies (tilec_choose_options.cold) */
 } chooser;
 
 /* The kernel to choose for: `kernel`, else the module's first. */
@@ -101,6 +102,7 @@ static bool record_key(const chooser *c, const char *build, uint64_t *key) {
         h = fnv64_more(h, &c->defines[i].value, sizeof c->defines[i].value);
     }
     if (c->n_dims) h = fnv64_more(h, c->dims, c->n_dims * sizeof *c->dims);
+    if (c->cold) h = fnv64_more(h, "cold", 5); /* (a warm choice's key unchanged) */
     const tilec_option_info *info;
     for (size_t i = 0; (info = tilec_compile_option_info(i)); i++) {
         char text[4096];
@@ -159,29 +161,58 @@ static int compare_doubles(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-static double time_kernel(tilec_context *ctx, tilec_kernel *k, size_t n_dims, const int64_t *dims, double best) {
-    size_t n = tilec_kernel_arg_count(k);
-    tilec_buffer *args = tilec_alloc(ctx, sizeof *args * (n ? n : 1));
-    void **blocks = tilec_alloc(ctx, sizeof *blocks * (n ? n : 1));
+/* How many copies of `read_bytes` of read-only arguments a cold timing
+ * rotates through: twice the L3 (32 MiB when unknown) together, at most
+ * MAX_COPIES and 1 GiB; 1 when warm. */
+enum { MAX_COPIES = 64 };
+static size_t copies_of(bool cold, uint64_t read_bytes) {
+    host_desc host;
+    uint64_t l3 = host_current(&host, NULL, 0) && host.l3_bytes ? host.l3_bytes : 32u << 20;
+    if (!cold || !read_bytes) return 1;
+    uint64_t n = (2 * l3 + read_bytes - 1) / read_bytes;
+    if (n > MAX_COPIES) n = MAX_COPIES;
+    while (n > 1 && n * read_bytes > (1ull << 30)) n--;
+    return (size_t)n;
+}
+
+static double time_kernel(tilec_context *ctx, tilec_kernel *k, size_t n_dims, const int64_t *dims, double best,
+                          bool cold) {
+    size_t n = tilec_kernel_arg_count(k), copies = 1;
+    uint64_t read_bytes = 0;
+    for (size_t i = 0; i < n; i++)
+        if (tilec_kernel_arg_use(k, i) == TIR_USE_READ)
+            read_bytes += n_dims ? tilec_kernel_arg_bytes(k, i, dims) : tilec_kernel_arg_min_bytes(k, i);
+    copies = copies_of(cold, read_bytes);
+    /* args[c·n + i]: argument i of copy c; the written ones shared by every copy */
+    tilec_buffer *args = tilec_alloc(ctx, sizeof *args * (n ? n * copies : 1));
+    void **blocks = tilec_alloc(ctx, sizeof *blocks * (n ? n * copies : 1));
     double us = -1;
     uint64_t seed = 1;
     bool ok = args && blocks;
-    for (size_t i = 0; ok && i < n; i++) {
-        uint64_t bytes = n_dims ? tilec_kernel_arg_bytes(k, i, dims) : tilec_kernel_arg_min_bytes(k, i);
-        ok = (blocks[i] = tilec_alloc(ctx, bytes + 64)) != NULL;
-        if (ok) {
-            args[i] = (tilec_buffer){align64_ptr(blocks[i]), bytes, tilec_kernel_arg_elem(k, i)};
-            fill(args[i].data, bytes, args[i].elem, &seed);
+    if (blocks) memset(blocks, 0, sizeof *blocks * (n ? n * copies : 1));
+    for (size_t c = 0; ok && c < copies; c++)
+        for (size_t i = 0; ok && i < n; i++) {
+            uint64_t bytes = n_dims ? tilec_kernel_arg_bytes(k, i, dims) : tilec_kernel_arg_min_bytes(k, i);
+            if (c && tilec_kernel_arg_use(k, i) != TIR_USE_READ) {
+                args[c * n + i] = args[i];
+                continue;
+            }
+            ok = (blocks[c * n + i] = tilec_alloc(ctx, bytes + 64)) != NULL;
+            if (ok) {
+                args[c * n + i] = (tilec_buffer){align64_ptr(blocks[c * n + i]), bytes, tilec_kernel_arg_elem(k, i)};
+                fill(args[c * n + i].data, bytes, args[c * n + i].elem, &seed);
+            }
         }
-    }
     int rounds_needed = ROUNDS;
     double start = now_ms(), once = 0;
-    if (ok && !tilec_dispatch_dims(ctx, k, n, args, n_dims, dims)) {
+    size_t next = 0; /* the copy the next dispatch reads */
+#define DISPATCH() (next = (next + 1) % copies, tilec_dispatch_dims(ctx, k, n, args + next * n, n_dims, dims))
+    if (ok && !DISPATCH()) {
         once = now_ms() - start; /* the warm-up: a first touch of every page, and whatever else runs once */
         bool slow = best > 0 && once * 1e3 > CUT * best;
         if (!slow) {
             start = now_ms();
-            ok = !tilec_dispatch_dims(ctx, k, n, args, n_dims, dims);
+            ok = !DISPATCH();
             once = now_ms() - start;
         }
         if (ok && best > 0 && once * 1e3 > CUT * best) rounds_needed = 0;
@@ -189,13 +220,14 @@ static double time_kernel(tilec_context *ctx, tilec_kernel *k, size_t n_dims, co
         double rounds[ROUNDS];
         for (int r = 0; ok && r < rounds_needed; r++) {
             start = now_ms();
-            for (uint64_t i = 0; ok && i < reps; i++) ok = !tilec_dispatch_dims(ctx, k, n, args, n_dims, dims);
+            for (uint64_t i = 0; ok && i < reps; i++) ok = !DISPATCH();
             rounds[r] = (now_ms() - start) * 1e3 / (double)reps;
         }
         if (ok) qsort(rounds, (size_t)rounds_needed, sizeof *rounds, compare_doubles);
         if (ok) us = rounds_needed ? rounds[rounds_needed / 2] : once * 1e3;
     }
-    for (size_t i = 0; blocks && i < n; i++) tilec_free(ctx, blocks[i]);
+#undef DISPATCH
+    for (size_t i = 0; blocks && i < n * copies; i++) tilec_free(ctx, blocks[i]);
     tilec_free(ctx, blocks);
     tilec_free(ctx, args);
     return us;
@@ -212,7 +244,7 @@ static double measure(chooser *c, uint64_t n, double best) {
     double us = -1;
     const tir_func *f;
     if (!parse_at(c, values, &m) && (f = pick(m, c->kernel)) && !tilec_compile(c->ctx, f, c->options, &k))
-        us = time_kernel(c->ctx, k, c->n_dims, c->dims, best);
+        us = time_kernel(c->ctx, k, c->n_dims, c->dims, best, c->cold);
     tilec_kernel_destroy(k);
     tir_module_destroy(m);
     tilec_diag_truncate(c->ctx, diags);
@@ -303,7 +335,7 @@ static tilec_status choose_measured(chooser *c, const tilec_choose_options *co, 
         record_key(c, build, &key))
         snprintf(path, sizeof path, "%s/choices.tsv", dir);
     if (path[0] && recorded(path, key, best) && *best < c->combinations) {
-        *how = "measured on this host before";
+        *how = c->cold ? "measured cold on this host before" : "measured on this host before";
         return TILEC_OK;
     }
     search *sr = tilec_alloc(c->ctx, sizeof *sr);
@@ -315,7 +347,10 @@ static tilec_status choose_measured(chooser *c, const tilec_choose_options *co, 
     snprintf(words, words_size, "measured: a search over %u of %" PRIu64 " combinations", sr->count,
              c->combinations);
     tilec_free(c->ctx, sr);
-    *how = !found ? "first listed: none compiled and ran here" : c->combinations <= EXHAUSTIVE ? "measured" : words;
+    *how = !found                           ? "first listed: none compiled and ran here"
+           : c->combinations > EXHAUSTIVE ? words
+           : c->cold                        ? "measured cold"
+                                            : "measured";
     FILE *rec = found && path[0] ? tilec_cache_open(path, "a") : NULL;
     if (rec) fprintf(rec, "%016" PRIx64 " %" PRIu64 "\n", key, *best), fclose(rec);
     return TILEC_OK;
@@ -336,7 +371,8 @@ tilec_status tilec_choose_params(tilec_context *ctx, const char *text, size_t le
     *count = 0;
     tilec_compile_options o = options ? *options : tilec_compile_options_default();
     chooser c = {.ctx = ctx, .text = text, .length = length, .filename = filename ? filename : "<string>",
-                 .kernel = kernel, .defines = defines, .n_defines = n_defines, .options = &o, .combinations = 1};
+                 .kernel = kernel, .defines = defines, .n_defines = n_defines, .options = &o, .combinations = 1,
+                 .cold = co && co->cold};
     tir_module *m = NULL;
     tilec_status st = parse_at(&c, NULL, &m);
     if (st) return st;

@@ -9,7 +9,8 @@
  * parameters are not chosen; a kernel with runtime sizes is measured at the
  * sizes given (TILEC-CH03 when they do not fit) or at its high end; the
  * measured choice is recorded in the disk cache's directory
- * and reused ("measured on this host before"); an unknown kernel has
+ * and reused ("measured on this host before"), one timed cold apart from
+ * it; an unknown kernel has
  * nothing to choose; too many combinations are TILEC-CH02. */
 #include "examples_util.h"
 #include "harness.h"
@@ -150,6 +151,13 @@ static void check_record(tilec_context *ctx, const char *text) {
     CHECK(tilec_choose_params(ctx, text, strlen(text), "t.tir", NULL, NULL, 0, &o, &co, out, 4, &count) ==
           TILEC_OK);
     CHECK_MSG(strstr(why, "(measured)"), "why: %s", why);
+    co.cold = true; /* timed cold: recorded apart from the warm choice, then reused */
+    for (int i = 0; i < 2; i++) {
+        CHECK(tilec_choose_params(ctx, text, strlen(text), "t.tir", NULL, NULL, 0, &o, &co, out, 4, &count) ==
+                  TILEC_OK &&
+              count == 2 && (out[1].value == 1 || out[1].value == 2));
+        CHECK_MSG(strstr(why, i ? "(measured cold on this host before)" : "(measured cold)"), "why: %s", why);
+    }
     char command[512];
     snprintf(command, sizeof command, "rm -rf '%s'", dir);
     CHECK(system(command) == 0);

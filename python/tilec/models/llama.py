@@ -35,13 +35,6 @@ F32, I32, I8 = np.dtype(np.float32), np.dtype(np.int32), np.dtype(np.int8)
 BF16 = _DTYPES[_SCALARS.index("bf16")]
 WEIGHT_TYPES = ("f32", "bf16", "q8", "q8_0")
 Q8_0_GROUP = 32  # llama.cpp's Q8_0 block
-# gemv_q8q in a decode step: one row a program.  Its BN choice is timed on
-# warm caches, where 8 rows a program win, while a step streams the weights
-# from memory, where one row (one stream) does: 32000 x 768 took 1.6 ms at
-# BN = 1 and 3.3-4.1 ms at BN = 4 or 8; the small config's projections took
-# 12.0 ms a step as chosen and 5.4 at BN = 1, against 7.1 for the q8 form's
-# (one thread, AMD EPYC Zen 4; packets of a group's 8 words).
-Q8_0_GEMV = {"BN": 1}
 # The prompt GEMMs' buckets of token counts (compile option bucket_cuts).
 # With the default cuts (2, 256, 4096) the planner serves 2..255 tokens with
 # one plan chosen from the middle and both ends, and its model picks the
@@ -260,12 +253,12 @@ class Llama:
 
     # ---- kernels and modules ----
 
-    def _kernel(self, name, options=None, **params):
-        key = (name, tuple(sorted(params.items())), tuple(sorted((options or {}).items())))
+    def _kernel(self, name, options=None, cold=False, **params):
+        key = (name, tuple(sorted(params.items())), tuple(sorted((options or {}).items())), cold)
         if key not in self._kernels:
             start = time.perf_counter()
             self._kernels[key] = tilec.compile(os.path.join(self._dir, name + ".tir"), runtime=self.runtime,
-                                               options=options, **params)
+                                               options=options, cold=cold, **params)
             self.compile_seconds += time.perf_counter() - start
             if self._progress:
                 chosen = self._kernels[key].chosen_how
@@ -288,8 +281,8 @@ class Llama:
         over the prompt's T tokens (linear*.tir)."""
         n, k = self.w[name][0].shape
         form = {"f32": "", "bf16": "_bf16", "q8": "_q8", "q8_0": "_q8q"}[self.weights_as]
-        if decode or rows == 1:
-            kernel = self._kernel("gemv" + form, N=n, K=k, **(Q8_0_GEMV if form == "_q8q" else {}))
+        if decode or rows == 1:  # its blocks timed cold: a step streams the weights from memory
+            kernel = self._kernel("gemv" + form, N=n, K=k, cold=True)
         else:
             kernel = self._kernel("linear" + form, N=n, K=k, BT=8, options={"bucket_cuts": PROMPT_CUTS})
         if self.weights_as == "q8_0":  # codes, then the dots' starting values: per word (GEMV) or group (GEMM)
