@@ -166,23 +166,30 @@ static int compare_doubles(const void *a, const void *b) {
  * MAX_COPIES and 1 GiB; 1 when warm. */
 enum { MAX_COPIES = 64 };
 static size_t copies_of(bool cold, uint64_t read_bytes) {
+    if (!cold || !read_bytes) return 1;
     host_desc host;
     uint64_t l3 = host_current(&host, NULL, 0) && host.l3_bytes ? host.l3_bytes : 32u << 20;
-    if (!cold || !read_bytes) return 1;
     uint64_t n = (2 * l3 + read_bytes - 1) / read_bytes;
     if (n > MAX_COPIES) n = MAX_COPIES;
     while (n > 1 && n * read_bytes > (1ull << 30)) n--;
     return (size_t)n;
 }
 
+/* One dispatch of k on the copy after *next (advanced), args[c·n..] copy c. */
+static bool dispatch_next(tilec_context *ctx, tilec_kernel *k, size_t n, const tilec_buffer *args, size_t copies,
+                          size_t *next, size_t n_dims, const int64_t *dims) {
+    *next = (*next + 1) % copies;
+    return tilec_dispatch_dims(ctx, k, n, args + *next * n, n_dims, dims) == TILEC_OK;
+}
+
 static double time_kernel(tilec_context *ctx, tilec_kernel *k, size_t n_dims, const int64_t *dims, double best,
                           bool cold) {
-    size_t n = tilec_kernel_arg_count(k), copies = 1;
+    size_t n = tilec_kernel_arg_count(k);
     uint64_t read_bytes = 0;
     for (size_t i = 0; i < n; i++)
         if (tilec_kernel_arg_use(k, i) == TIR_USE_READ)
             read_bytes += n_dims ? tilec_kernel_arg_bytes(k, i, dims) : tilec_kernel_arg_min_bytes(k, i);
-    copies = copies_of(cold, read_bytes);
+    size_t copies = copies_of(cold, read_bytes);
     /* args[c·n + i]: argument i of copy c; the written ones shared by every copy */
     tilec_buffer *args = tilec_alloc(ctx, sizeof *args * (n ? n * copies : 1));
     void **blocks = tilec_alloc(ctx, sizeof *blocks * (n ? n * copies : 1));
@@ -205,14 +212,13 @@ static double time_kernel(tilec_context *ctx, tilec_kernel *k, size_t n_dims, co
         }
     int rounds_needed = ROUNDS;
     double start = now_ms(), once = 0;
-    size_t next = 0; /* the copy the next dispatch reads */
-#define DISPATCH() (next = (next + 1) % copies, tilec_dispatch_dims(ctx, k, n, args + next * n, n_dims, dims))
-    if (ok && !DISPATCH()) {
+    size_t next = 0; /* the copy the last dispatch read */
+    if (ok && dispatch_next(ctx, k, n, args, copies, &next, n_dims, dims)) {
         once = now_ms() - start; /* the warm-up: a first touch of every page, and whatever else runs once */
         bool slow = best > 0 && once * 1e3 > CUT * best;
         if (!slow) {
             start = now_ms();
-            ok = !DISPATCH();
+            ok = dispatch_next(ctx, k, n, args, copies, &next, n_dims, dims);
             once = now_ms() - start;
         }
         if (ok && best > 0 && once * 1e3 > CUT * best) rounds_needed = 0;
@@ -220,13 +226,12 @@ static double time_kernel(tilec_context *ctx, tilec_kernel *k, size_t n_dims, co
         double rounds[ROUNDS];
         for (int r = 0; ok && r < rounds_needed; r++) {
             start = now_ms();
-            for (uint64_t i = 0; ok && i < reps; i++) ok = !DISPATCH();
+            for (uint64_t i = 0; ok && i < reps; i++) ok = dispatch_next(ctx, k, n, args, copies, &next, n_dims, dims);
             rounds[r] = (now_ms() - start) * 1e3 / (double)reps;
         }
         if (ok) qsort(rounds, (size_t)rounds_needed, sizeof *rounds, compare_doubles);
         if (ok) us = rounds_needed ? rounds[rounds_needed / 2] : once * 1e3;
     }
-#undef DISPATCH
     for (size_t i = 0; blocks && i < n * copies; i++) tilec_free(ctx, blocks[i]);
     tilec_free(ctx, blocks);
     tilec_free(ctx, args);

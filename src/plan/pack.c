@@ -304,8 +304,9 @@ static uint32_t group_dot_operands(walker *w, const plan_repr *repr, const plan_
             elem[0] != elem[1] && out->word_count + 2 <= 2 * PLAN_MAX_PACKS &&
             in_place_words(repr, local, mma->operands[0]->value, k, group, &out->words[out->word_count]) &&
             in_place_words(repr, local, mma->operands[1]->value, k, group, &out->words[out->word_count + 1])) {
-            tell(out, "'%%%s' and '%%%s' read in place in words of %u along %s", mma->operands[0]->value->def_op->operands[0]->value->name,
-                 mma->operands[1]->value->def_op->operands[0]->value->name, group, k->label);
+            const char *a = mma->operands[0]->value->def_op->operands[0]->value->name;
+            const char *b = mma->operands[1]->value->def_op->operands[0]->value->name;
+            tell(out, "'%%%s' and '%%%s' read in place in words of %u along %s", a, b, group, k->label);
             out->word_count += 2;
             continue;
         }

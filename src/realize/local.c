@@ -240,18 +240,25 @@ bool plan_local_dot_word_axis(const tir_op *load, uint32_t axis) {
     return false;
 }
 
+/* The index of s's innermost nonunit axis before axis `before` (s->rank:
+ * none). */
+static uint32_t innermost_before(const tir_space *s, uint32_t before) {
+    for (uint32_t i = before; i-- > 0;)
+        if (s->axes[i].extent > 1) return i;
+    return s->rank;
+}
+
 /* The innermost nonunit axes of the subtile accesses of `kind` in program
  * order, one per dim; with `words`, only of loads whose innermost one is a
  * dot product's word, the next one out. */
 static void collect(choices *c, const tir_block *b, tir_op_kind kind, bool words) {
     for (const tir_op *op = b->first; op && c->count < MAX_CHOICES; op = op->next) {
         if (op->kind == kind && op->domain) {
-            const tir_axis *inner = NULL;
-            bool word = false;
-            for (uint32_t i = op->domain->rank; i-- > 0 && !inner;)
-                if (op->domain->axes[i].extent > 1 && !(words && !word && (word = plan_local_dot_word_axis(op, i))))
-                    inner = &op->domain->axes[i];
-            bool seen = !inner || words != word;
+            const tir_space *s = op->domain;
+            uint32_t i = innermost_before(s, s->rank);
+            if (words) i = i < s->rank && plan_local_dot_word_axis(op, i) ? innermost_before(s, i) : s->rank;
+            const tir_axis *inner = i < s->rank ? &s->axes[i] : NULL;
+            bool seen = !inner;
             for (uint32_t j = 0; j < c->count && !seen; j++) seen = c->axes[j] && c->axes[j]->dim == inner->dim;
             if (!seen) c->axes[c->count++] = inner;
         }

@@ -2,14 +2,16 @@
  * (packing.h). */
 #include "realize/packing.h"
 
-const plan_pack *plan_packing_find(const plan_packing *p, const tir_op *load) {
-    for (uint32_t i = 0; p && i < p->count; i++)
-        if (p->packs[i].load == load) return &p->packs[i];
+static const plan_pack *find(const plan_pack *packs, uint32_t count, const tir_op *load) {
+    for (uint32_t i = 0; i < count; i++)
+        if (packs[i].load == load) return &packs[i];
     return NULL;
 }
 
+const plan_pack *plan_packing_find(const plan_packing *p, const tir_op *load) {
+    return p ? find(p->packs, p->count, load) : NULL;
+}
+
 const plan_pack *plan_packing_find_words(const plan_packing *p, const tir_op *load) {
-    for (uint32_t i = 0; p && i < p->word_count; i++)
-        if (p->words[i].load == load) return &p->words[i];
-    return NULL;
+    return p ? find(p->words, p->word_count, load) : NULL;
 }

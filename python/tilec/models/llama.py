@@ -12,8 +12,9 @@ by argmax in the same call.  Weights stay where the caller has them (f32),
 or are converted once to bf16, to int8 with one f32 scale per output row
 (weights="bf16" / "q8"), or to llama.cpp's Q8_0 (weights="q8_0": int8 with
 an f32 scale per group of 32 weights of a row, and each projection's input
-quantized the same way per token, the products on int8 dot products).  The KV caches are the modules' outputs, head-major
-[Hkv, S, Dh] per layer, S the context the model was built for.
+quantized the same way per token, the products on int8 dot products).  The
+KV caches are the modules' outputs, head-major [Hkv, S, Dh] per layer, S
+the context the model was built for.
 
 `python -m tilec.models.llama --help`: generation with a progress line, and
 `--check`, which compares the logits with transformers' LlamaForCausalLM."""
